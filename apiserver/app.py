@@ -1,0 +1,190 @@
+"""The HTTP edge: routes a request to discovery or to a resource verb and writes the answer.
+
+route -> authenticate -> parse the path -> pick the verb -> Endpoint -> bytes. Starlette lives
+here and nowhere below.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from apiserver import errors, requestinfo
+from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
+from apiserver.endpoint import Endpoint, Target
+from apiserver.errors import ApiError
+from apiserver.negotiation import require_json
+from apiserver.reply import Reply, StreamReply
+from apiserver.resources import Registry
+from apiserver.storage.interface import Store
+from apiserver.synthetic import SyntheticResources
+
+log = logging.getLogger("apiserver.http")
+
+_PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
+_NO_CACHE = {"Cache-Control": "no-cache, private"}
+
+
+@dataclass
+class ServerState:
+    registry: Registry
+    store: Store
+    discovery: Discovery
+    endpoint: Endpoint
+    synthetic: SyntheticResources
+    token: str
+
+
+def _error_response(exc: ApiError) -> Response:
+    return Response(exc.to_bytes(), status_code=exc.code, media_type="application/json",
+                    headers={**_NO_CACHE, **exc.headers})
+
+
+def _reply_response(reply: Reply | StreamReply) -> Response:
+    if isinstance(reply, StreamReply):
+        return StreamingResponse(reply.chunks, status_code=reply.status, media_type=reply.content_type,
+                                 headers=_NO_CACHE)
+    return Response(reply.body, status_code=reply.status, media_type=reply.content_type,
+                    headers={**_NO_CACHE, **reply.headers})
+
+
+def _authenticated(request: Request, token: str) -> bool:
+    header = request.headers.get("authorization", "")
+    scheme, _, presented = header.partition(" ")
+    if scheme.lower() != "bearer" or not presented:
+        return False
+    return hmac.compare_digest(presented.strip().encode(), token.encode())
+
+
+def build_app(state: ServerState) -> Starlette:
+    async def health(request: Request) -> Response:
+        return PlainTextResponse("ok")
+
+    async def version(request: Request) -> Response:
+        return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
+
+    async def api(request: Request) -> Response:
+        try:
+            return await _serve(state, request)
+        except ApiError as exc:
+            return _error_response(exc)
+
+    def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        async def check(request: Request) -> Response:
+            if not _authenticated(request, state.token):
+                return _error_response(errors.unauthorized())
+            return await handler(request)
+        return check
+
+    methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    routes = [
+        Route("/healthz", health), Route("/livez", health), Route("/readyz", health),
+        Route("/version", guarded(version)),
+        Route("/api", guarded(api)), Route("/apis", guarded(api)),
+        Route("/api/{path:path}", guarded(api), methods=methods),
+        Route("/apis/{path:path}", guarded(api), methods=methods),
+    ]
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return _error_response(errors.resource_not_found())
+
+    async def internal(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error serving %s %s", request.method, request.url.path)
+        return _error_response(errors.internal("an unexpected error occurred"))
+
+    async def not_allowed(request: Request, exc: Exception) -> Response:
+        return _error_response(errors.method_not_allowed(
+            f"the server does not allow this method on the requested resource"))
+
+    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
+
+
+async def _serve(state: ServerState, request: Request) -> Response:
+    parsed = requestinfo.parse(request.url.path)
+    if isinstance(parsed, requestinfo.DiscoveryPath):
+        return _discovery(state, request, parsed)
+    if parsed is None:
+        raise errors.resource_not_found()
+    rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
+    if rt is None:
+        raise errors.resource_not_found()
+    if parsed.subresource is not None and rt.subresource(parsed.subresource) is None:
+        raise errors.resource_not_found()
+    if not rt.namespaced and parsed.resource != "namespaces" and parsed.namespace:
+        raise errors.resource_not_found()
+    name = parsed.name
+    namespace = parsed.namespace if rt.namespaced else ""
+    target = Target(rt, namespace, name, parsed.subresource, request.query_params)
+    method = request.method
+    verb = _verb(method, name is not None, request.query_params)
+    if not rt.allows(verb) or (parsed.subresource is not None and verb not in rt.subresource(parsed.subresource).verbs):
+        raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
+    if rt.namespaced and verb in ("create",) and not namespace:
+        raise errors.resource_not_found()
+    if method in ("GET",):
+        require_json(request.headers.get("accept", ""))
+    if rt.synthetic:
+        return _reply_response(state.synthetic.serve(target, verb))
+    endpoint = state.endpoint
+    if verb == "get":
+        return _reply_response(endpoint.get(target))
+    if verb == "list":
+        return _reply_response(endpoint.list(target))
+    if verb == "watch":
+        return _reply_response(endpoint.watch(target))
+    body = await request.body()
+    content_type = request.headers.get("content-type")
+    if verb == "create":
+        return _reply_response(await endpoint.create(target, body, content_type))
+    if verb == "update":
+        return _reply_response(await endpoint.update(target, body, content_type))
+    if verb == "patch":
+        return _reply_response(await endpoint.patch(target, body, content_type))
+    if verb == "delete":
+        return _reply_response(await endpoint.delete(target, body, content_type))
+    return _reply_response(await endpoint.delete_collection(target, body, content_type))
+
+
+def _verb(method: str, has_name: bool, query: Any) -> str:
+    if method == "GET":
+        if query.get("watch") in ("1", "true"):
+            return "watch"
+        return "get" if has_name else "list"
+    if method == "POST":
+        if has_name:
+            raise errors.method_not_allowed("POST is not supported on a named resource")
+        return "create"
+    if not has_name:
+        if method == "DELETE":
+            return "deletecollection"
+        raise errors.method_not_allowed(f"{method} is not supported on a collection")
+    return {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}[method]
+
+
+def _discovery(state: ServerState, request: Request, parsed: requestinfo.DiscoveryPath) -> Response:
+    if request.method != "GET":
+        raise errors.method_not_allowed("discovery documents are read-only")
+    discovery = state.discovery
+    if parsed.group is None:
+        aggregated = wants_aggregated(request.headers.get("accept", ""))
+        if aggregated is None:
+            raise errors.not_acceptable("only the following media types are accepted: application/json, "
+                                        "application/yaml, application/vnd.kubernetes.protobuf")
+        if aggregated:
+            body, etag = discovery.aggregated(parsed.legacy)
+            return Response(body, media_type=AGGREGATED_TYPE,
+                            headers={"Cache-Control": "public", "Vary": "Accept", "ETag": etag})
+        body = discovery.api_versions() if parsed.legacy else discovery.group_list()
+        return Response(body, media_type="application/json", headers=_NO_CACHE)
+    document = (discovery.group(parsed.group) if parsed.version is None
+                else discovery.resource_list(parsed.group, parsed.version))
+    if document is None:
+        raise errors.resource_not_found()
+    return Response(document, media_type="application/json", headers=_NO_CACHE)

@@ -1,0 +1,291 @@
+"""The verbs on a resource: get, list, watch, create, update, patch, delete, deletecollection.
+
+Each takes what the request addressed and answers a Reply; the store holds bytes, and only writes
+decode an object. Reads splice the stored bytes into the answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import orjson
+
+from apiserver import bodies, errors, objects, patch
+from apiserver.conversion import Codec, codec_for
+from apiserver.reply import Reply, StreamReply
+from apiserver.resources import Registry, ResourceType
+from apiserver.selection import Selection, parse_field_selector
+from apiserver.storage.interface import Key, PreconditionFailed, StorageUnavailable, Store, StoredObject
+from apiserver.watch import open_watch
+
+_NAMESPACES = "namespaces"
+
+
+@dataclass
+class Target:
+    """One resource request: the type, where it points, and its query parameters."""
+
+    rt: ResourceType
+    namespace: str
+    name: str | None
+    subresource: str | None
+    query: Mapping[str, str]
+
+    @property
+    def codec(self) -> Codec:
+        return codec_for(self.rt)
+
+    def key(self, name: str | None = None) -> Key:
+        return (self.rt.storage_key, self.namespace if self.rt.namespaced else "", name or self.name or "")
+
+    @property
+    def dry_run(self) -> bool:
+        return self.query.get("dryRun") == "All"
+
+
+def _json(status: int, body: Any) -> Reply:
+    return Reply(status, orjson.dumps(body))
+
+
+def _load(stored: StoredObject) -> dict[str, Any]:
+    return orjson.loads(stored.data)  # type: ignore[no-any-return]
+
+
+class Endpoint:
+    def __init__(self, store: Store, registry: Registry) -> None:
+        self.store = store
+        # What a namespace holds, for deleting its contents the way the namespace controller would.
+        self._namespaced_keys = sorted({rt.storage_key for rt in registry.types if rt.namespaced and not rt.synthetic})
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def get(self, t: Target) -> Reply:
+        stored = self._require(t)
+        if t.subresource == "scale":
+            return _json(200, objects.scale_of(t.rt, _load(stored)))
+        return Reply(200, t.codec.served_bytes(stored.data))
+
+    def selection(self, t: Target) -> Selection:
+        namespace = t.namespace if t.rt.namespaced and t.namespace else None
+        return Selection(namespace, parse_field_selector(t.query.get("fieldSelector", ""), t.rt.plural))
+
+    def list(self, t: Target) -> Reply:
+        selection = self.selection(t)
+        revision, items = self.store.list(t.rt.storage_key, selection.namespace)
+        serve = t.codec.served_bytes
+        chunks = [serve(obj.data) for key, obj in items if selection.matches_key(key)]
+        head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
+                             "metadata": {"resourceVersion": str(revision)}})
+        return Reply(200, head[:-1] + b',"items":[' + b",".join(chunks) + b"]}")
+
+    def watch(self, t: Target) -> StreamReply:
+        timeout = t.query.get("timeoutSeconds")
+        try:
+            seconds = float(timeout) if timeout else None
+        except ValueError:
+            raise errors.bad_request(f'timeoutSeconds: Invalid value: "{timeout}": must be a number') from None
+        return StreamReply(open_watch(self.store, t.rt.storage_key, self.selection(t), t.query.get("resourceVersion"),
+                                      seconds, t.codec.served_bytes))
+
+    # -- writes --------------------------------------------------------------------------------
+
+    async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        body = bodies.decode_object(raw, content_type)
+        obj = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, None))
+        obj = objects.prepare_create(t.rt, obj)
+        name = obj["metadata"]["name"]
+        if t.rt.namespaced:
+            ns = self.store.latest((_NAMESPACES, "", t.namespace))
+            objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt, name)
+        if t.rt.kind == "Namespace":
+            _default_namespace(obj)
+        key = t.key(name)
+        if self.store.latest(key) is not None:
+            raise errors.already_exists(t.rt.plural, t.rt.group, name)
+        if t.dry_run:
+            return _json(201, t.codec.served(obj))
+        stored = await self._write(t, key, obj, None)
+        return Reply(201, t.codec.served_bytes(stored.data))
+
+    async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        current = self._require(t)
+        body = bodies.decode_object(raw, content_type)
+        if t.subresource == "scale":
+            return await self._scale(t, current, body)
+        return await self._replace(t, current, body, check_rv=True)
+
+    async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        current = self._require(t)
+        if t.subresource == "scale":
+            scale = objects.scale_of(t.rt, _load(current))
+            return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
+        served = t.codec.served(_load(current))
+        patched = patch.apply_patch(served, raw, content_type)
+        return await self._replace(t, current, patched, check_rv=True)
+
+    async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool) -> Reply:
+        new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
+        old = _load(current)
+        rv = new["metadata"].get("resourceVersion")
+        if check_rv and rv and rv != str(current.rv):
+            raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
+        prepared = objects.prepare_update(t.rt, new, old, t.subresource)
+        prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
+        if prepared == old:
+            return Reply(200, t.codec.served_bytes(current.data))
+        if t.dry_run:
+            return _json(200, t.codec.served(prepared))
+        meta = prepared["metadata"]
+        if meta.get("deletionTimestamp") and not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
+            stored = await self._write(t, t.key(), prepared, current, delete=True)
+            await self._finalize_namespace_if_empty(t)
+        else:
+            stored = await self._write(t, t.key(), prepared, current)
+        return Reply(200, t.codec.served_bytes(stored.data))
+
+    async def _scale(self, t: Target, current: StoredObject, scale: Any) -> Reply:
+        obj = objects.apply_scale(t.rt, _load(current), scale)
+        if not t.dry_run:
+            current = await self._write(t, t.key(), obj, current)
+            obj = _load(current)
+        return _json(200, objects.scale_of(t.rt, obj))
+
+    async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        current = self._require(t)
+        options = _delete_options(raw, content_type, t.query)
+        return await self._delete_one(t, t.key(), current, options)
+
+    async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any]) -> Reply:
+        obj = _load(current)
+        objects.check_preconditions(t.rt, obj, options.get("preconditions"))
+        grace = objects.deletion_grace(t.rt, obj, options.get("gracePeriodSeconds"))
+        if t.rt.kind == "Namespace":
+            return await self._delete_namespace(t, key, current, obj)
+        if obj["metadata"].get("finalizers") or grace > 0:
+            marked = objects.mark_deleting(obj, grace)
+            if marked is not None and not t.dry_run:
+                current = await self._write(t, key, marked, current)
+            return Reply(200, t.codec.served_bytes(current.data) if marked is None or not t.dry_run
+                         else orjson.dumps(t.codec.served(marked)))
+        if not t.dry_run:
+            current = await self._write(t, key, obj, current, delete=True)
+            await self._finalize_namespace_if_empty(t)
+        return self._deleted_reply(t, current, obj)
+
+    def _deleted_reply(self, t: Target, stored: StoredObject, obj: dict[str, Any]) -> Reply:
+        if t.rt.kind in objects.RETURNS_DELETED_OBJECT:
+            return Reply(200, t.codec.served_bytes(stored.data))
+        details: dict[str, Any] = {"name": obj["metadata"].get("name", "")}
+        if t.rt.group:
+            details["group"] = t.rt.group
+        details["kind"] = t.rt.plural
+        details["uid"] = obj["metadata"].get("uid", "")
+        return _json(200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                           "details": details})
+
+    async def delete_collection(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        options = _delete_options(raw, content_type, t.query)
+        selection = self.selection(t)
+        revision, items = self.store.list(t.rt.storage_key, selection.namespace)
+        deleted: list[bytes] = []
+        for key, _ in items:
+            current = self.store.latest(key)
+            if current is None or not selection.matches_key(key):
+                continue
+            target = Target(t.rt, key[1], key[2], None, t.query)
+            await self._delete_one(target, key, current, options)
+            deleted.append(t.codec.served_bytes(current.data))
+        head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
+                             "metadata": {"resourceVersion": str(self.store.revision)}})
+        return Reply(200, head[:-1] + b',"items":[' + b",".join(deleted) + b"]}")
+
+    # -- namespaces: the namespace controller's part, done at once -----------------------------
+
+    async def _delete_namespace(self, t: Target, key: Key, current: StoredObject, obj: dict[str, Any]) -> Reply:
+        meta = obj["metadata"]
+        if not meta.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = objects.now_rfc3339()
+            meta["deletionGracePeriodSeconds"] = 0
+            obj.setdefault("status", {})["phase"] = "Terminating"
+            if t.dry_run:
+                return _json(200, obj)
+            current = await self._write(t, key, objects.ordered(obj), current)
+        await self._empty_namespace(t, key[2])
+        await self._finalize_namespace(t, key[2])
+        return Reply(200, current.data)
+
+    async def _empty_namespace(self, t: Target, namespace: str) -> None:
+        for storage_key in self._namespaced_keys:
+            _, items = self.store.list(storage_key, namespace)
+            for key, stored in items:
+                current = self.store.latest(key)
+                if current is None:
+                    continue
+                obj = _load(current)
+                if obj["metadata"].get("finalizers"):
+                    marked = objects.mark_deleting(obj, 0)
+                    if marked is not None:
+                        await self._write(t, key, marked, current)
+                else:
+                    await self._write(t, key, obj, current, delete=True)
+
+    async def _finalize_namespace_if_empty(self, t: Target) -> None:
+        if t.rt.namespaced and t.namespace:
+            await self._finalize_namespace(t, t.namespace)
+
+    async def _finalize_namespace(self, t: Target, namespace: str) -> None:
+        key = (_NAMESPACES, "", namespace)
+        current = self.store.latest(key)
+        if current is None:
+            return
+        obj = _load(current)
+        if not obj["metadata"].get("deletionTimestamp") or obj["metadata"].get("finalizers"):
+            return
+        for storage_key in self._namespaced_keys:
+            if self.store.list(storage_key, namespace)[1]:
+                return
+        await self._write(t, key, obj, current, delete=True)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _require(self, t: Target) -> StoredObject:
+        stored = self.store.latest(t.key())
+        if stored is None:
+            raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
+        return stored
+
+    async def _write(self, t: Target, key: Key, obj: dict[str, Any], expected: StoredObject | None,
+                     delete: bool = False) -> StoredObject:
+        try:
+            return await self.store.submit(key, obj, expected, delete=delete)
+        except PreconditionFailed:
+            raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
+        except StorageUnavailable as exc:
+            raise errors.internal(f"the write could not be made durable: {exc}") from None
+
+
+def _default_namespace(obj: dict[str, Any]) -> None:
+    name = obj["metadata"]["name"]
+    obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
+    obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    obj["status"] = {"phase": "Active"}
+
+
+def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if raw.strip():
+        decoded = bodies.decode_object(raw, content_type)
+        if not isinstance(decoded, dict):
+            raise errors.bad_request("the body of a delete must be a DeleteOptions object")
+        options = decoded
+    grace = query.get("gracePeriodSeconds")
+    if grace is not None:
+        try:
+            options["gracePeriodSeconds"] = int(grace)
+        except ValueError:
+            raise errors.bad_request(f'gracePeriodSeconds: Invalid value: "{grace}"') from None
+    requested = options.get("gracePeriodSeconds")
+    if requested is not None and not isinstance(requested, int):
+        raise errors.bad_request("gracePeriodSeconds must be an integer")
+    return options

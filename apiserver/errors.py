@@ -1,0 +1,141 @@
+"""The one error type of the server: a Kubernetes `Status` waiting to be written.
+
+Every layer reports failures by returning or raising an `ApiError`; the HTTP edge renders it.
+Constructors below carry kube-apiserver's reasons and message wording.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+
+@dataclass
+class ApiError(Exception):
+    code: int
+    reason: str
+    message: str
+    details: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def status(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+        }
+        if self.reason:
+            body["reason"] = self.reason
+        if self.details is not None:
+            body["details"] = self.details
+        body["code"] = self.code
+        return body
+
+    def to_bytes(self) -> bytes:
+        return orjson.dumps(self.status())
+
+
+def _details(name: str, group: str, kind: str) -> dict[str, Any]:
+    details: dict[str, Any] = {"name": name}
+    if group:
+        details["group"] = group
+    details["kind"] = kind
+    return details
+
+
+def qualified(resource: str, group: str) -> str:
+    return f"{resource}.{group}" if group else resource
+
+
+def not_found(resource: str, group: str, name: str) -> ApiError:
+    return ApiError(404, "NotFound", f'{qualified(resource, group)} "{name}" not found',
+                    _details(name, group, resource))
+
+
+def resource_not_found() -> ApiError:
+    return ApiError(404, "NotFound", "the server could not find the requested resource", {})
+
+
+def already_exists(resource: str, group: str, name: str) -> ApiError:
+    return ApiError(409, "AlreadyExists", f'{qualified(resource, group)} "{name}" already exists',
+                    _details(name, group, resource))
+
+
+def conflict(resource: str, group: str, name: str, why: str) -> ApiError:
+    return ApiError(409, "Conflict",
+                    f'Operation cannot be fulfilled on {qualified(resource, group)} "{name}": {why}',
+                    _details(name, group, resource))
+
+
+def stale_update(resource: str, group: str, name: str) -> ApiError:
+    return conflict(resource, group, name,
+                    "the object has been modified; please apply your changes to the latest version and try again")
+
+
+@dataclass(frozen=True)
+class FieldError:
+    kind: str  # FieldValueRequired, FieldValueInvalid, ...
+    path: str
+    message: str
+
+    def cause(self) -> dict[str, str]:
+        return {"reason": self.kind, "message": self.message, "field": self.path}
+
+
+def invalid(kind: str, group: str, name: str, errors: list[FieldError]) -> ApiError:
+    summary = ", ".join(f"{e.path}: {e.message}" for e in errors)
+    if len(errors) > 1:
+        summary = f"[{summary}]"
+    details = _details(name, group, kind)
+    details["causes"] = [e.cause() for e in errors]
+    return ApiError(422, "Invalid", f'{kind}{"." + group if group else ""} "{name}" is invalid: {summary}', details)
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, "BadRequest", message)
+
+
+def method_not_allowed(message: str) -> ApiError:
+    return ApiError(405, "MethodNotAllowed", message)
+
+
+def unsupported_media_type(accepted: list[str]) -> ApiError:
+    return ApiError(415, "UnsupportedMediaType",
+                    "the body of the request was in an unknown format - accepted media types include: "
+                    + ", ".join(accepted))
+
+
+def too_large(message: str = "the server has received too large of a request body") -> ApiError:
+    return ApiError(413, "RequestEntityTooLarge", message)
+
+
+def unauthorized() -> ApiError:
+    return ApiError(401, "Unauthorized", "Unauthorized")
+
+
+def not_acceptable(message: str) -> ApiError:
+    return ApiError(406, "NotAcceptable", message)
+
+
+def gone(message: str) -> ApiError:
+    return ApiError(410, "Expired", message)
+
+
+def namespace_missing(namespace: str) -> ApiError:
+    return ApiError(404, "NotFound", f'namespaces "{namespace}" not found',
+                    {"name": namespace, "kind": "namespaces"})
+
+
+def namespace_terminating(namespace: str, resource: str, group: str, name: str) -> ApiError:
+    return ApiError(403, "Forbidden",
+                    f'{qualified(resource, group)} "{name}" is forbidden: unable to create new content in namespace '
+                    f'{namespace} because it is being terminated',
+                    _details(name, group, resource))
+
+
+def internal(message: str) -> ApiError:
+    return ApiError(500, "InternalError", f"Internal error occurred: {message}")

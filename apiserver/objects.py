@@ -1,0 +1,250 @@
+"""What the server itself sets and keeps in an object's metadata on create, update and delete.
+
+Pure functions on decoded objects; no storage and no HTTP. They follow kube-apiserver's generic
+registry (rest.BeforeCreate, BeforeUpdate, BeforeDelete) for the rules users can observe.
+"""
+
+from __future__ import annotations
+
+import datetime
+import secrets
+import uuid
+from typing import Any
+
+from apiserver import errors
+from apiserver.resources import ResourceType
+from apiserver.validation import validate_metadata
+
+# kube-apiserver's metadata field order, so that stored bytes read like upstream's.
+_META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+               "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+               "ownerReferences", "finalizers", "managedFields")
+_SERVER_SET = ("uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+               "deletionGracePeriodSeconds", "selfLink")
+# Consonants and digits that cannot spell words, as upstream's name generator uses.
+_GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+# Kinds whose DELETE answers with the deleted object instead of a Status (ReturnDeletedObject).
+RETURNS_DELETED_OBJECT = frozenset({"Pod", "Service", "ServiceAccount", "StorageClass", "Namespace",
+                                    "CustomResourceDefinition"})
+
+
+def now_rfc3339(offset_seconds: int = 0) -> str:
+    moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset_seconds)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def ordered(obj: dict[str, Any]) -> dict[str, Any]:
+    """kind, apiVersion, metadata first (metadata in upstream's order), the rest as the client sent it."""
+    meta = obj.get("metadata") or {}
+    out: dict[str, Any] = {"kind": obj.get("kind"), "apiVersion": obj.get("apiVersion")}
+    out["metadata"] = {k: meta[k] for k in _META_ORDER if k in meta}
+    out["metadata"].update((k, v) for k, v in meta.items() if k not in out["metadata"])
+    out.update((k, v) for k, v in obj.items() if k not in out)
+    return out
+
+
+def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None) -> dict[str, Any]:
+    """The body must be an object of this kind, in this namespace, with the name in the URL."""
+    if not isinstance(obj, dict):
+        raise errors.bad_request("the object provided is unrecognized (must be of type " + rt.kind + ")")
+    kind = obj.get("kind")
+    api_version = obj.get("apiVersion")
+    if kind is None or kind == "":
+        obj["kind"] = rt.kind
+    elif kind != rt.kind:
+        raise errors.bad_request(f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})")
+    if api_version is None or api_version == "":
+        obj["apiVersion"] = rt.api_version
+    elif api_version != rt.api_version:
+        raise errors.bad_request(f"the API version in the data ({api_version}) does not match the expected API "
+                                 f"version ({rt.api_version})")
+    meta = obj.get("metadata")
+    if meta is None:
+        meta = obj["metadata"] = {}
+    if not isinstance(meta, dict):
+        raise errors.bad_request("metadata must be an object")
+    if rt.namespaced:
+        body_ns = meta.get("namespace") or ""
+        if body_ns and body_ns != namespace:
+            raise errors.bad_request("the namespace of the provided object does not match the namespace sent on "
+                                     "the request")
+        meta["namespace"] = namespace
+    if name is not None and meta.get("name") and meta["name"] != name:
+        raise errors.bad_request("the name of the object (" + str(meta["name"]) + ") does not match the name on "
+                                 "the URL (" + name + ")")
+    if name is not None and not meta.get("name"):
+        meta["name"] = name
+    return obj
+
+
+def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj["metadata"]
+    if not meta.get("name") and meta.get("generateName"):
+        meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
+    for field_name in _SERVER_SET:
+        meta.pop(field_name, None)
+    meta.pop("managedFields", None)
+    meta["uid"] = str(uuid.uuid4())
+    meta["creationTimestamp"] = now_rfc3339()
+    if rt.tracks_generation:
+        meta["generation"] = 1
+    if rt.subresource("status") is not None and rt.kind not in ("Namespace", "Node", "PersistentVolume",
+                                                                 "PersistentVolumeClaim", "Pod", "Service"):
+        # A status can be set on create only for kinds whose strategy keeps it (those above do).
+        obj.pop("status", None)
+    validate(rt, obj)
+    return ordered(obj)
+
+
+def validate(rt: ResourceType, obj: dict[str, Any]) -> None:
+    problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
+    if problems:
+        raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
+
+
+def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
+                   subresource: str | None) -> dict[str, Any]:
+    """Carries over what a client cannot change and applies the subresource's view of the update."""
+    old_meta = old["metadata"]
+    if subresource == "status":
+        merged = dict(old)
+        if "status" in new:
+            merged["status"] = new["status"]
+        else:
+            merged.pop("status", None)
+        merged["metadata"] = dict(old_meta)
+        return ordered(merged)
+    meta = new["metadata"]
+    for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                       "generation"):
+        if field_name in old_meta:
+            meta[field_name] = old_meta[field_name]
+        else:
+            meta.pop(field_name, None)
+    meta.pop("selfLink", None)
+    if rt.subresource("status") is not None:
+        if "status" in old:
+            new["status"] = old["status"]
+        else:
+            new.pop("status", None)
+    if rt.tracks_generation and _spec_of(new) != _spec_of(old):
+        meta["generation"] = int(old_meta.get("generation") or 0) + 1
+    if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):
+        raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), [
+            errors.FieldError("FieldValueForbidden", "metadata.finalizers",
+                              "Forbidden: no new finalizers can be added if the object is being deleted")])
+    validate(rt, new)
+    return ordered(new)
+
+
+def _spec_of(obj: dict[str, Any]) -> Any:
+    # Kinds without a spec (ConfigMap-like) never bump generation; a CRD-style object uses its spec too.
+    return obj.get("spec")
+
+
+def _adds_finalizer(meta: dict[str, Any], old_meta: dict[str, Any]) -> bool:
+    return bool(set(meta.get("finalizers") or ()) - set(old_meta.get("finalizers") or ()))
+
+
+def deletion_grace(rt: ResourceType, obj: dict[str, Any], requested: int | None) -> int:
+    """Seconds a deletion waits for its owner (a kubelet) to finish: only scheduled, running pods wait."""
+    if rt.kind != "Pod":
+        return 0
+    spec = obj.get("spec") or {}
+    phase = (obj.get("status") or {}).get("phase")
+    if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
+        return 0
+    if requested is not None:
+        return max(requested, 0)
+    grace = spec.get("terminationGracePeriodSeconds")
+    return int(grace) if isinstance(grace, int) else 30
+
+
+def mark_deleting(obj: dict[str, Any], grace: int) -> dict[str, Any] | None:
+    """The object as it stays while finalizers or a grace period hold it, or None if nothing changes."""
+    meta = obj["metadata"]
+    if meta.get("deletionTimestamp"):
+        if grace and grace < int(meta.get("deletionGracePeriodSeconds") or 0):
+            meta["deletionGracePeriodSeconds"] = grace
+            meta["deletionTimestamp"] = now_rfc3339(grace)
+            return ordered(obj)
+        return None
+    meta["deletionTimestamp"] = now_rfc3339(grace)
+    meta["deletionGracePeriodSeconds"] = grace
+    if meta.get("generation"):
+        meta["generation"] = int(meta["generation"]) + 1
+    return ordered(obj)
+
+
+def check_preconditions(rt: ResourceType, obj: dict[str, Any], preconditions: dict[str, Any] | None) -> None:
+    if not preconditions:
+        return
+    meta = obj["metadata"]
+    name = meta.get("name", "")
+    uid = preconditions.get("uid")
+    if uid and uid != meta.get("uid"):
+        raise errors.conflict(rt.plural, rt.group, name,
+                              f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}")
+    rv = preconditions.get("resourceVersion")
+    if rv and rv != meta.get("resourceVersion"):
+        raise errors.conflict(rt.plural, rt.group, name,
+                              f"Precondition failed: ResourceVersion in precondition: {rv}, "
+                              f"ResourceVersion in object meta: {meta.get('resourceVersion')}")
+
+
+def require_namespace_usable(namespace_obj: dict[str, Any] | None, namespace: str, rt: ResourceType,
+                             name: str) -> None:
+    if namespace_obj is None:
+        raise errors.namespace_missing(namespace)
+    if (namespace_obj.get("status") or {}).get("phase") == "Terminating":
+        raise errors.namespace_terminating(namespace, rt.plural, rt.group, name)
+
+
+def scale_of(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """The autoscaling/v1 Scale view of a workload."""
+    meta = obj["metadata"]
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    selector = spec.get("selector") or {}
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                     if k in meta},
+        "spec": {"replicas": int(spec.get("replicas", 1))} if spec.get("replicas", 1) else {},
+        "status": {"replicas": int(status.get("replicas") or 0), "selector": _selector_string(selector)},
+    }
+
+
+def _selector_string(selector: dict[str, Any]) -> str:
+    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
+    for expr in selector.get("matchExpressions") or ():
+        key, op, values = expr.get("key", ""), expr.get("operator", ""), sorted(expr.get("values") or ())
+        if op == "In":
+            parts.append(f"{key} in ({','.join(values)})")
+        elif op == "NotIn":
+            parts.append(f"{key} notin ({','.join(values)})")
+        elif op == "Exists":
+            parts.append(key)
+        elif op == "DoesNotExist":
+            parts.append("!" + key)
+    return ",".join(sorted(parts))
+
+
+def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any) -> dict[str, Any]:
+    if not isinstance(scale, dict):
+        raise errors.bad_request("the object provided is unrecognized (must be of type Scale)")
+    replicas = (scale.get("spec") or {}).get("replicas", 0)
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        raise errors.invalid("Scale", "autoscaling", obj["metadata"].get("name", ""), [
+            errors.FieldError("FieldValueInvalid", "spec.replicas",
+                              f"Invalid value: {replicas}: must be greater than or equal to 0")])
+    rv = (scale.get("metadata") or {}).get("resourceVersion")
+    if rv and rv != obj["metadata"].get("resourceVersion"):
+        raise errors.stale_update(rt.plural, rt.group, obj["metadata"].get("name", ""))
+    spec = obj.setdefault("spec", {})
+    if spec.get("replicas") != replicas:
+        spec["replicas"] = replicas
+        if obj["metadata"].get("generation"):
+            obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
+    return obj

@@ -1,0 +1,44 @@
+"""Applying PATCH bodies: JSON merge patch (RFC 7386) and JSON patch (RFC 6902, by the jsonpatch library)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import jsonpatch
+
+from apiserver import bodies, errors
+
+
+def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None) -> Any:
+    bodies.check_size(raw)
+    kind = bodies.media_type(content_type)
+    if kind == bodies.MERGE_PATCH:
+        patch = bodies.decode_json(raw)
+        if not isinstance(patch, dict):
+            raise errors.bad_request("the patch is not a JSON object: a merge patch must be an object")
+        return merge_patch(original, patch)
+    if kind == bodies.JSON_PATCH:
+        operations = bodies.decode_json(raw)
+        if not isinstance(operations, list):
+            raise errors.bad_request("the server rejected our request due to an error in our request: "
+                                     "json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+        try:
+            return jsonpatch.JsonPatch(operations).apply(copy.deepcopy(original))
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError) as exc:
+            raise errors.ApiError(422, "Invalid", f"the server rejected our request due to an error in our "
+                                                  f"request: {exc}") from None
+    raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386: objects merge key by key, null deletes, anything else replaces."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result

@@ -1,0 +1,129 @@
+"""First-start credentials: a CA, a serving certificate signed by it, an admin token, a kubeconfig.
+
+Generated once under the data directory and reused on every later start, so a kubeconfig handed
+out stays valid across restarts.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import ipaddress
+import os
+import secrets
+import socket
+from dataclasses import dataclass
+
+import yaml
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+_VALIDITY = datetime.timedelta(days=3650)
+
+
+@dataclass(frozen=True)
+class Credentials:
+    ca_cert: str
+    serving_cert: str
+    serving_key: str
+    admin_token: str
+
+
+def _write_private(path: str, data: bytes) -> None:
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+def _make_ca() -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "fastkube-ca")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + _VALIDITY)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                         content_commitment=False, key_encipherment=False,
+                                         data_encipherment=False, key_agreement=False, encipher_only=False,
+                                         decipher_only=False), critical=True)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+            .sign(key, hashes.SHA256()))
+    return cert, key
+
+
+def _make_serving(ca: x509.Certificate, ca_key: ec.EllipticCurvePrivateKey,
+                  hosts: list[str]) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    names: list[x509.GeneralName] = []
+    for host in hosts:
+        try:
+            names.append(x509.IPAddress(ipaddress.ip_address(host)))
+        except ValueError:
+            names.append(x509.DNSName(host))
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "fastkube-apiserver")]))
+            .issuer_name(ca.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + _VALIDITY)
+            .add_extension(x509.SubjectAlternativeName(names), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    return cert, key
+
+
+def ensure_credentials(data_dir: str, extra_hosts: list[str]) -> Credentials:
+    """Creates the CA, serving certificate and admin token on first start; reuses them after."""
+    pki = os.path.join(data_dir, "pki")
+    os.makedirs(pki, mode=0o700, exist_ok=True)
+    creds = Credentials(os.path.join(pki, "ca.crt"), os.path.join(pki, "apiserver.crt"),
+                        os.path.join(pki, "apiserver.key"), os.path.join(pki, "admin.token"))
+    if not os.path.exists(creds.ca_cert):
+        ca, ca_key = _make_ca()
+        hosts = ["127.0.0.1", "::1", "localhost", socket.gethostname(), *extra_hosts]
+        serving, serving_key = _make_serving(ca, ca_key, list(dict.fromkeys(hosts)))
+        _write_private(os.path.join(pki, "ca.key"), _key_pem(ca_key))
+        _write_private(creds.serving_key, _key_pem(serving_key))
+        _write_private(creds.serving_cert, serving.public_bytes(serialization.Encoding.PEM))
+        _write_private(creds.admin_token, secrets.token_urlsafe(32).encode())
+        _write_private(creds.ca_cert, ca.public_bytes(serialization.Encoding.PEM))
+    return creds
+
+
+def read_token(creds: Credentials) -> str:
+    with open(creds.admin_token) as f:
+        return f.read().strip()
+
+
+def kubeconfig(server: str, token: str, ca_cert_path: str | None, user: str = "admin") -> str:
+    cluster: dict[str, object] = {"server": server}
+    if ca_cert_path is not None:
+        with open(ca_cert_path, "rb") as f:
+            cluster["certificate-authority-data"] = base64.b64encode(f.read()).decode()
+    doc = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "fastkube", "cluster": cluster}],
+        "users": [{"name": user, "user": {"token": token}}],
+        "contexts": [{"name": "fastkube", "context": {"cluster": "fastkube", "user": user}}],
+        "current-context": "fastkube",
+        "preferences": {},
+    }
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def write_kubeconfig(path: str, content: str) -> None:
+    _write_private(path, content.encode())

@@ -1,0 +1,104 @@
+"""Assembles the server: store, registry, credentials, app; and runs it on uvicorn."""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import os
+from dataclasses import dataclass
+from typing import AsyncIterator
+
+import uvicorn
+from starlette.applications import Starlette
+
+from apiserver import objects, pki
+from apiserver.app import ServerState, build_app
+from apiserver.discovery import Discovery
+from apiserver.endpoint import Endpoint, Target
+from apiserver.errors import ApiError
+from apiserver.resources import builtin_registry
+from apiserver.storage.embedded import EmbeddedStore, StoreOptions
+from apiserver.synthetic import SyntheticResources
+
+log = logging.getLogger("apiserver")
+
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+@dataclass
+class ServeOptions:
+    data_dir: str
+    host: str
+    port: int
+    plain_http: bool
+    history_size: int
+    history_seconds: float
+    snapshot_every: int
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def _seed_namespaces(endpoint: Endpoint, state: ServerState) -> None:
+    rt = state.registry.lookup("", "v1", "namespaces")
+    assert rt is not None
+    for name in SYSTEM_NAMESPACES:
+        if endpoint.store.latest(("namespaces", "", name)) is None:
+            body = f'{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{name}"}}}}'.encode()
+            try:
+                await endpoint.create(Target(rt, "", None, None, {}), body, "application/json")
+            except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
+                log.error("could not create namespace %s: %s", name, exc.message)
+
+
+def build(options: ServeOptions) -> tuple[Starlette, str]:
+    """The app and the kubeconfig path; credentials and the store are ready when this returns."""
+    os.makedirs(options.data_dir, exist_ok=True)
+    registry = builtin_registry()
+    store = EmbeddedStore(StoreOptions(os.path.join(options.data_dir, "store"), options.history_size,
+                                       options.history_seconds, options.snapshot_every))
+    client_host = "127.0.0.1" if options.host in ("0.0.0.0", "::", "") else options.host
+    address = f"[{client_host}]:{options.port}" if ":" in client_host else f"{client_host}:{options.port}"
+    creds = pki.ensure_credentials(options.data_dir, [] if is_loopback(options.host) else [options.host])
+    token = pki.read_token(creds)
+    server_url = ("http://" if options.plain_http else "https://") + address
+    kubeconfig_path = os.path.abspath(os.path.join(options.data_dir, "kubeconfig"))
+    pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
+                                                         None if options.plain_http else creds.ca_cert))
+    endpoint = Endpoint(store, registry)
+    state = ServerState(registry, store, Discovery(registry, address), endpoint,
+                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await _seed_namespaces(endpoint, state)
+        yield
+        await store.close()
+
+    app = build_app(state)
+    app.router.lifespan_context = lifespan
+    return app, kubeconfig_path
+
+
+def serve(options: ServeOptions) -> None:
+    if options.plain_http and not is_loopback(options.host):
+        raise SystemExit(f"refusing to serve plain HTTP on {options.host}: --http is for loopback addresses only")
+    app, kubeconfig_path = build(options)
+    creds = pki.ensure_credentials(options.data_dir, [])
+    print(f"kubeconfig: {kubeconfig_path}", flush=True)
+    print(f"use it with: kubectl --kubeconfig {kubeconfig_path} get namespaces", flush=True)
+    config = uvicorn.Config(
+        app, host=options.host, port=options.port, loop="uvloop", http="httptools", lifespan="on",
+        log_level="warning", access_log=False,
+        ssl_certfile=None if options.plain_http else creds.serving_cert,
+        ssl_keyfile=None if options.plain_http else creds.serving_key,
+        timeout_keep_alive=60,
+    )
+    uvicorn.Server(config).run()

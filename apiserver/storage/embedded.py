@@ -1,0 +1,311 @@
+"""The embedded store: every object in memory as bytes, every write made durable before it counts.
+
+Writes are checked and numbered at once (so a second writer sees the first one's pending state)
+but become visible to readers and watchers only after the batch they joined is fsynced: what a
+reader has seen, a crash cannot take back. Concurrent writes share one fsync.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import glob
+import logging
+import os
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import msgspec
+import orjson
+
+from apiserver.storage.interface import (
+    Change, Expired, Key, Listener, PreconditionFailed, StorageUnavailable, StoredObject,
+)
+from apiserver.storage.wal import LogWriter, frame, fsync_dir, iter_verified
+
+log = logging.getLogger("apiserver.storage")
+
+_TOMBSTONE = StoredObject(0, b"")
+
+
+class WalRecord(msgspec.Struct, array_like=True):
+    rv: int
+    delete: bool
+    storage_key: str
+    namespace: str
+    name: str
+    data: bytes
+
+
+class SnapshotHeader(msgspec.Struct, array_like=True):
+    rv: int
+
+
+_encode = msgspec.msgpack.Encoder().encode
+_decode_record = msgspec.msgpack.Decoder(WalRecord).decode
+_decode_header = msgspec.msgpack.Decoder(SnapshotHeader).decode
+
+
+@dataclass
+class StoreOptions:
+    data_dir: str
+    history_size: int = 10_000  # retained changes per resource, for watch resumption
+    history_seconds: float = 600.0
+    snapshot_every: int = 20_000  # WAL records between snapshots
+
+
+@dataclass
+class _Resource:
+    objects: dict[tuple[str, str], StoredObject] = field(default_factory=dict)
+    sorted_keys: list[tuple[str, str]] | None = None
+    history: deque[tuple[float, Change]] = field(default_factory=deque)
+    history_floor: int = 0  # watches may start at this revision or later
+    listeners: list[Listener] = field(default_factory=list)
+
+    def ordered_keys(self) -> list[tuple[str, str]]:
+        if self.sorted_keys is None:
+            self.sorted_keys = sorted(self.objects)
+        return self.sorted_keys
+
+
+@dataclass
+class _Pending:
+    record: WalRecord
+    future: asyncio.Future[StoredObject]
+
+
+class EmbeddedStore:
+    def __init__(self, options: StoreOptions) -> None:
+        self._options = options
+        self._resources: dict[str, _Resource] = {}
+        self._revision = 0
+        self._next_rv = 1
+        self._overlay: dict[Key, StoredObject] = {}
+        self._batch: list[_Pending] = []
+        self._committer: asyncio.Task[None] | None = None
+        self._log: LogWriter | None = None
+        self._records_since_snapshot = 0
+        os.makedirs(options.data_dir, exist_ok=True)
+        self._recover()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @property
+    def revision(self) -> int:
+        return self._revision
+
+    def _resource(self, storage_key: str) -> _Resource:
+        res = self._resources.get(storage_key)
+        if res is None:
+            res = self._resources[storage_key] = _Resource(history_floor=self._revision)
+        return res
+
+    def get(self, key: Key) -> StoredObject | None:
+        res = self._resources.get(key[0])
+        return None if res is None else res.objects.get((key[1], key[2]))
+
+    def latest(self, key: Key) -> StoredObject | None:
+        pending = self._overlay.get(key)
+        if pending is not None:
+            return None if pending.data == b"" else pending
+        return self.get(key)
+
+    def list(self, storage_key: str, namespace: str | None) -> tuple[int, list[tuple[Key, StoredObject]]]:
+        res = self._resources.get(storage_key)
+        if res is None:
+            return self._revision, []
+        keys = res.ordered_keys()
+        if namespace is not None:
+            lo = bisect.bisect_left(keys, (namespace, ""))
+            hi = bisect.bisect_left(keys, (namespace + "\x00", ""))
+            keys = keys[lo:hi]
+        objects = res.objects
+        return self._revision, [((storage_key, ns, name), objects[(ns, name)]) for ns, name in keys]
+
+    def changes_since(self, storage_key: str, rv: int) -> list[Change]:
+        res = self._resource(storage_key)
+        if rv < res.history_floor:
+            raise Expired(rv, res.history_floor)
+        out: list[Change] = []
+        for _, change in reversed(res.history):
+            if change.rv <= rv:
+                break
+            out.append(change)
+        out.reverse()
+        return out
+
+    def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:
+        listeners = self._resource(storage_key).listeners
+        listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in listeners:
+                listeners.remove(listener)
+
+        return unsubscribe
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def submit(self, key: Key, obj: dict[str, Any], expected: StoredObject | None,
+               delete: bool = False) -> asyncio.Future[StoredObject]:
+        current = self.latest(key)
+        if current is not expected and (current is None or expected is None or current.rv != expected.rv):
+            raise PreconditionFailed(key)
+        rv = self._next_rv
+        self._next_rv += 1
+        obj["metadata"]["resourceVersion"] = str(rv)
+        data = orjson.dumps(obj)
+        stored = StoredObject(rv, data)
+        self._overlay[key] = StoredObject(rv, b"") if delete else stored
+        future: asyncio.Future[StoredObject] = asyncio.get_running_loop().create_future()
+        self._batch.append(_Pending(WalRecord(rv, delete, key[0], key[1], key[2], data), future))
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_batches())
+        return future
+
+    async def _commit_batches(self) -> None:
+        while self._batch:
+            batch, self._batch = self._batch, []
+            frames = [frame(_encode(p.record)) for p in batch]
+            assert self._log is not None
+            try:
+                await asyncio.to_thread(self._log.append_and_sync, frames)
+            except OSError as exc:
+                self._fail_all(batch, exc)
+                continue
+            now = time.monotonic()
+            for pending in batch:
+                stored = self._apply(pending.record, now)
+                if self._overlay.get(self._key(pending.record), _TOMBSTONE).rv == pending.record.rv:
+                    del self._overlay[self._key(pending.record)]
+                if not pending.future.done():
+                    pending.future.set_result(stored)
+            self._records_since_snapshot += len(batch)
+            if self._records_since_snapshot >= self._options.snapshot_every:
+                await self._snapshot()
+
+    def _fail_all(self, batch: list[_Pending], exc: OSError) -> None:
+        # Writes queued behind the failed batch were checked against its pending state: fail them too.
+        failed = batch + self._batch
+        self._batch = []
+        self._overlay.clear()
+        log.error("write-ahead log append failed (%s); %d writes refused", exc, len(failed))
+        for pending in failed:
+            if not pending.future.done():
+                pending.future.set_exception(StorageUnavailable(str(exc)))
+
+    @staticmethod
+    def _key(record: WalRecord) -> Key:
+        return (record.storage_key, record.namespace, record.name)
+
+    def _apply(self, record: WalRecord, now: float) -> StoredObject:
+        res = self._resource(record.storage_key)
+        object_key = (record.namespace, record.name)
+        prev = res.objects.get(object_key)
+        stored = StoredObject(record.rv, record.data)
+        if record.delete:
+            res.objects.pop(object_key, None)
+            res.sorted_keys = None
+            change_type = "DELETED"
+        else:
+            if prev is None:
+                res.sorted_keys = None
+            res.objects[object_key] = stored
+            change_type = "ADDED" if prev is None else "MODIFIED"
+        self._revision = record.rv
+        change = Change(record.rv, change_type, self._key(record), record.data,  # type: ignore[arg-type]
+                        None if prev is None else prev.data)
+        self._remember(res, change, now)
+        for listener in tuple(res.listeners):
+            listener(change)
+        return stored
+
+    def _remember(self, res: _Resource, change: Change, now: float) -> None:
+        history = res.history
+        history.append((now, change))
+        horizon = now - self._options.history_seconds
+        while history and (len(history) > self._options.history_size or history[0][0] < horizon):
+            _, dropped = history.popleft()
+            res.history_floor = dropped.rv
+
+    # -- durability ----------------------------------------------------------------------------
+
+    def _paths(self, pattern: str) -> list[str]:
+        return sorted(glob.glob(os.path.join(self._options.data_dir, pattern)))
+
+    def _recover(self) -> None:
+        snapshots = self._paths("snapshot-*.snap")
+        snapshot_rv = 0
+        if snapshots:
+            snapshot_rv = self._load_snapshot(snapshots[-1])
+        logs = self._paths("wal-*.log")
+        for index, path in enumerate(logs):
+            for payload in iter_verified(path, is_last=index == len(logs) - 1):
+                record = _decode_record(payload)
+                if record.rv > snapshot_rv:
+                    self._replay(record)
+        self._revision = max(self._revision, snapshot_rv)
+        self._next_rv = self._revision + 1
+        for res in self._resources.values():
+            res.history_floor = self._revision
+        active = logs[-1] if logs else os.path.join(self._options.data_dir, f"wal-{self._next_rv:020d}.log")
+        self._log = LogWriter(active)
+        fsync_dir(self._options.data_dir)
+        log.info("store recovered at revision %d from %s", self._revision, self._options.data_dir)
+
+    def _replay(self, record: WalRecord) -> None:
+        res = self._resource(record.storage_key)
+        if record.delete:
+            res.objects.pop((record.namespace, record.name), None)
+        else:
+            res.objects[(record.namespace, record.name)] = StoredObject(record.rv, record.data)
+        res.sorted_keys = None
+        self._revision = record.rv
+
+    def _load_snapshot(self, path: str) -> int:
+        payloads = iter(iter_verified(path, is_last=False))
+        header = _decode_header(next(payloads))
+        for payload in payloads:
+            self._replay(_decode_record(payload))
+        return header.rv
+
+    async def _snapshot(self) -> None:
+        """Writes the whole state, then starts a new log and drops the logs the snapshot covers."""
+        assert self._log is not None
+        revision = self._revision
+        records = [WalRecord(obj.rv, False, storage_key, ns, name, obj.data)
+                   for storage_key, res in self._resources.items()
+                   for (ns, name), obj in res.objects.items()]
+        old_logs = self._paths("wal-*.log")
+        old_snapshots = self._paths("snapshot-*.snap")
+        self._log.close()
+        self._log = LogWriter(os.path.join(self._options.data_dir, f"wal-{revision + 1:020d}.log"))
+        try:
+            await asyncio.to_thread(self._write_snapshot, revision, records)
+        except OSError as exc:
+            log.error("snapshot at revision %d failed (%s); the logs are kept", revision, exc)
+            return
+        for path in old_logs + old_snapshots:
+            os.unlink(path)
+        self._records_since_snapshot = 0
+
+    def _write_snapshot(self, revision: int, records: list[WalRecord]) -> None:
+        final = os.path.join(self._options.data_dir, f"snapshot-{revision:020d}.snap")
+        tmp = final + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(frame(_encode(SnapshotHeader(revision))))
+            for record in records:
+                f.write(frame(_encode(record)))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+        fsync_dir(self._options.data_dir)
+
+    async def close(self) -> None:
+        while self._committer is not None and not self._committer.done():
+            await self._committer
+        if self._log is not None:
+            self._log.close()
+            self._log = None

@@ -1,0 +1,82 @@
+"""What the API layer needs of a store: objects as compact JSON bytes under a global revision.
+
+Implementations: `embedded.EmbeddedStore` (in memory, durable through a write-ahead log). An
+etcd-backed store would implement the same protocol; nothing above this module names one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Literal, Protocol
+
+# (storage key of the resource, namespace or "", name)
+Key = tuple[str, str, str]
+ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredObject:
+    rv: int
+    data: bytes  # compact JSON of the whole object, metadata.resourceVersion included
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    rv: int
+    type: ChangeType
+    key: Key
+    data: bytes  # the object after the change; for DELETED its last state at the deletion's revision
+    prev: bytes | None  # the object before the change, so selector watches can tell leaving from staying
+
+
+class PreconditionFailed(Exception):
+    """The object changed (or appeared, or vanished) between reading it and writing it."""
+
+
+class Expired(Exception):
+    """The requested revision is older than the retained history."""
+
+    def __init__(self, requested: int, oldest: int) -> None:
+        super().__init__(f"too old resource version: {requested} ({oldest})")
+        self.requested = requested
+        self.oldest = oldest
+
+
+class StorageUnavailable(Exception):
+    """The write could not be made durable (a full disk, an I/O error); nothing was applied."""
+
+
+Listener = Callable[[Change], None]
+
+
+class Store(Protocol):
+    @property
+    def revision(self) -> int:
+        """The revision of the newest durable write."""
+
+    def get(self, key: Key) -> StoredObject | None:
+        """The durable state of one object."""
+
+    def latest(self, key: Key) -> StoredObject | None:
+        """The newest state including writes still being made durable: what a writer must check against."""
+
+    def list(self, storage_key: str, namespace: str | None) -> tuple[int, list[tuple[Key, StoredObject]]]:
+        """All objects of a resource (in one namespace or all), sorted by namespace and name, and the revision."""
+
+    def submit(self, key: Key, obj: dict[str, Any], expected: StoredObject | None,
+               delete: bool = False) -> Awaitable[StoredObject]:
+        """Writes `obj` (or deletes the key) if `latest(key)` is still `expected`.
+
+        Sets metadata.resourceVersion to the new revision. Raises PreconditionFailed at once when the
+        object moved; the returned awaitable resolves once the write is durable, or raises
+        StorageUnavailable.
+        """
+
+    def changes_since(self, storage_key: str, rv: int) -> list[Change]:
+        """Durable changes of a resource after revision `rv`, oldest first; Expired when not retained."""
+
+    def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:
+        """Calls `listener` with every later change of the resource; returns the unsubscribe function."""
+
+    async def close(self) -> None:
+        """Finishes pending writes and releases files."""

@@ -1,0 +1,60 @@
+"""Resources computed from the registry instead of stored: the APIServices of the served group-versions."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import orjson
+
+from apiserver import errors
+from apiserver.endpoint import Target
+from apiserver.reply import Reply, StreamReply
+from apiserver.resources import Registry
+
+# kube-apiserver's priorities for the built-in groups it registers as local APIServices.
+_GROUP_PRIORITY = {"": 18000, "apps": 17800, "events.k8s.io": 17750, "batch": 17400,
+                   "networking.k8s.io": 17200, "storage.k8s.io": 16800, "apiextensions.k8s.io": 16700,
+                   "coordination.k8s.io": 16500, "discovery.k8s.io": 16200, "apiregistration.k8s.io": 18000}
+
+
+class SyntheticResources:
+    def __init__(self, registry: Registry, created: str, revision: int) -> None:
+        self._registry = registry
+        self._created = created
+        self._revision = revision
+
+    def _apiservices(self) -> list[dict[str, Any]]:
+        out = []
+        for group, versions in self._registry.group_versions().items():
+            for index, version in enumerate(versions):
+                name = f"{version}.{group}"
+                spec: dict[str, Any] = {}
+                if group:
+                    spec["group"] = group
+                spec.update(version=version, groupPriorityMinimum=_GROUP_PRIORITY.get(group, 15000),
+                            versionPriority=15 - index if group else 1)
+                out.append({
+                    "kind": "APIService", "apiVersion": "apiregistration.k8s.io/v1",
+                    "metadata": {"name": name, "uid": str(uuid.uuid5(uuid.NAMESPACE_URL, name)),
+                                 "resourceVersion": str(self._revision), "creationTimestamp": self._created,
+                                 "labels": {"kube-aggregator.kubernetes.io/automanaged": "onstart"}},
+                    "spec": spec,
+                    "status": {"conditions": [{"type": "Available", "status": "True",
+                                               "lastTransitionTime": self._created, "reason": "Local",
+                                               "message": "Local APIServices are always available"}]},
+                })
+        return sorted(out, key=lambda o: o["metadata"]["name"])
+
+    def serve(self, t: Target, verb: str) -> Reply | StreamReply:
+        items = self._apiservices()
+        if verb == "get":
+            for item in items:
+                if item["metadata"]["name"] == t.name:
+                    return Reply(200, orjson.dumps(item))
+            raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
+        if verb == "list":
+            return Reply(200, orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
+                                            "metadata": {"resourceVersion": str(self._revision)},
+                                            "items": items}))
+        raise errors.method_not_allowed(f"{verb} is not supported on {t.rt.qualified_name}: they are read-only")
