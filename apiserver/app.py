@@ -20,7 +20,7 @@ from apiserver import errors, requestinfo
 from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
-from apiserver.negotiation import require_json
+from apiserver.negotiation import negotiate
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
 from apiserver.storage.interface import Store
@@ -128,17 +128,16 @@ async def _serve(state: ServerState, request: Request) -> Response:
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
-    if method in ("GET",):
-        require_json(request.headers.get("accept", ""))
+    shape = negotiate(request.headers.get("accept", ""), verb)
     if rt.synthetic:
         return _reply_response(state.synthetic.serve(target, verb))
     endpoint = state.endpoint
     if verb == "get":
-        return _reply_response(endpoint.get(target))
+        return _reply_response(endpoint.get(target, shape))
     if verb == "list":
-        return _reply_response(endpoint.list(target))
+        return _reply_response(endpoint.list(target, shape))
     if verb == "watch":
-        return _reply_response(endpoint.watch(target))
+        return _reply_response(endpoint.watch(target, shape))
     body = await request.body()
     content_type = request.headers.get("content-type")
     if verb == "create":

@@ -16,6 +16,7 @@ from apiserver.conversion import Codec, codec_for
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry, ResourceType
 from apiserver.selection import Selection, parse_field_selector
+from apiserver.shape import Listing, Shape
 from apiserver.storage.interface import Key, PreconditionFailed, StorageUnavailable, Store, StoredObject
 from apiserver.watch import open_watch
 
@@ -60,33 +61,33 @@ class Endpoint:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def get(self, t: Target) -> Reply:
+    def get(self, t: Target, shape: Shape) -> Reply:
         stored = self._require(t)
         if t.subresource == "scale":
             return _json(200, objects.scale_of(t.rt, _load(stored)))
-        return Reply(200, t.codec.served_bytes(stored.data))
+        return Reply(200, shape.object_body(t.rt, stored), shape.content_type)
 
     def selection(self, t: Target) -> Selection:
         namespace = t.namespace if t.rt.namespaced and t.namespace else None
         return Selection(namespace, parse_field_selector(t.query.get("fieldSelector", ""), t.rt.plural))
 
-    def list(self, t: Target) -> Reply:
+    def select(self, t: Target) -> Listing:
+        """The objects a list answers with, in key order, at one revision."""
         selection = self.selection(t)
         revision, items = self.store.list(t.rt.storage_key, selection.namespace)
-        serve = t.codec.served_bytes
-        chunks = [serve(obj.data) for key, obj in items if selection.matches_key(key)]
-        head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
-                             "metadata": {"resourceVersion": str(revision)}})
-        return Reply(200, head[:-1] + b',"items":[' + b",".join(chunks) + b"]}")
+        return Listing(revision, [(key, obj) for key, obj in items if selection.matches_key(key)])
 
-    def watch(self, t: Target) -> StreamReply:
+    def list(self, t: Target, shape: Shape) -> Reply:
+        return Reply(200, shape.list_body(t.rt, self.select(t)), shape.content_type)
+
+    def watch(self, t: Target, shape: Shape) -> StreamReply:
         timeout = t.query.get("timeoutSeconds")
         try:
             seconds = float(timeout) if timeout else None
         except ValueError:
             raise errors.bad_request(f'timeoutSeconds: Invalid value: "{timeout}": must be a number') from None
-        return StreamReply(open_watch(self.store, t.rt.storage_key, self.selection(t), t.query.get("resourceVersion"),
-                                      seconds, t.codec.served_bytes))
+        return StreamReply(open_watch(self.store, t.rt, self.selection(t), t.query.get("resourceVersion"),
+                                      seconds, shape), shape.content_type)
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -187,7 +188,7 @@ class Endpoint:
     async def delete_collection(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         options = _delete_options(raw, content_type, t.query)
         selection = self.selection(t)
-        revision, items = self.store.list(t.rt.storage_key, selection.namespace)
+        _, items = self.store.list(t.rt.storage_key, selection.namespace)
         deleted: list[bytes] = []
         for key, _ in items:
             current = self.store.latest(key)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import AsyncIterator, Callable
+from typing import AsyncIterator
 
 from apiserver import errors
 from apiserver.selection import Selection
-from apiserver.storage.interface import Change, Expired, Store
+from apiserver.resources import ResourceType
+from apiserver.shape import Shape
+from apiserver.storage.interface import Change, Expired, Store, StoredObject
 
 QUEUE_LIMIT = 10_000
 _CLOSED = object()
@@ -33,15 +35,16 @@ def parse_rv(value: str) -> int:
     return rv
 
 
-def open_watch(store: Store, storage_key: str, selection: Selection, resource_version: str | None,
-               timeout_seconds: float | None, serve: Callable[[bytes], bytes]) -> AsyncIterator[bytes]:
+def open_watch(store: Store, rt: ResourceType, selection: Selection, resource_version: str | None,
+               timeout_seconds: float | None, shape: Shape) -> AsyncIterator[bytes]:
     """Starts the watch now (backlog read and subscription happen before the first await)."""
+    storage_key = rt.storage_key
     queue: asyncio.Queue[Change | object] = asyncio.Queue()
-    initial: list[bytes] = []
+    initial: list[StoredObject] = []
     expired: Expired | None = None
     if resource_version in (None, "", "0"):
         _, items = store.list(storage_key, selection.namespace)
-        initial = [event_line("ADDED", serve(obj.data)) for key, obj in items if selection.matches_key(key)]
+        initial = [obj for key, obj in items if selection.matches_key(key)]
     else:
         try:
             for change in store.changes_since(storage_key, parse_rv(resource_version)):
@@ -64,8 +67,10 @@ def open_watch(store: Store, storage_key: str, selection: Selection, resource_ve
             if expired is not None:
                 yield event_line("ERROR", errors.gone(str(expired)).to_bytes())
                 return
-            for line in initial:
-                yield line
+            first = True
+            for obj in initial:
+                yield event_line("ADDED", shape.event_object(rt, obj, first))
+                first = False
             while True:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
@@ -78,7 +83,8 @@ def open_watch(store: Store, storage_key: str, selection: Selection, resource_ve
                     return
                 assert isinstance(item, Change)
                 if selection.matches_key(item.key):
-                    yield event_line(item.type, serve(item.data))
+                    yield event_line(item.type, shape.event_object(rt, StoredObject(item.rv, item.data), first))
+                    first = False
         finally:
             unsubscribe()
 

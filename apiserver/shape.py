@@ -1,0 +1,76 @@
+"""The seam between reading objects and writing them out: one Shape per representation.
+
+Negotiation picks a Shape (plain JSON today; Table and PartialObjectMetadata plug in here). A
+Shape turns stored bytes into a get body, a list body or a watch event object, and knows nothing
+of storage or HTTP. `key` identifies the encoding, so watchers asking for the same one share bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Hashable, Protocol
+
+import orjson
+
+from apiserver.conversion import codec_for
+from apiserver.resources import ResourceType
+from apiserver.storage.interface import Key, StoredObject
+
+
+@dataclass
+class Listing:
+    """What a list selected: the objects, the revision they were read at, and where a next page starts."""
+
+    revision: int
+    items: list[tuple[Key, StoredObject]]
+    continue_token: str | None = None
+    remaining: int | None = None
+
+    def metadata(self) -> dict[str, object]:
+        meta: dict[str, object] = {"resourceVersion": str(self.revision)}
+        if self.continue_token:
+            meta["continue"] = self.continue_token
+        if self.remaining is not None:
+            meta["remainingItemCount"] = self.remaining
+        return meta
+
+
+class Shape(Protocol):
+    content_type: str
+
+    @property
+    def key(self) -> Hashable:
+        """Equal keys produce equal bytes for the same stored object."""
+
+    def object_body(self, rt: ResourceType, stored: StoredObject) -> bytes:
+        """The answer to a get."""
+
+    def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        """The answer to a list."""
+
+    def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
+        """The `object` of a watch event; `first` is true for the first event a watcher receives."""
+
+
+class JsonShape:
+    """Plain objects and `<Kind>List`s: stored bytes spliced, never re-serialized (unless converted)."""
+
+    content_type = "application/json"
+
+    @property
+    def key(self) -> Hashable:
+        return "json"
+
+    def object_body(self, rt: ResourceType, stored: StoredObject) -> bytes:
+        return codec_for(rt).served_bytes(stored.data)
+
+    def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        serve = codec_for(rt).served_bytes
+        head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": listing.metadata()})
+        return head[:-1] + b',"items":[' + b",".join(serve(obj.data) for _, obj in listing.items) + b"]}"
+
+    def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
+        return codec_for(rt).served_bytes(stored.data)
+
+
+JSON_SHAPE = JsonShape()

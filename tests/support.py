@@ -1,0 +1,155 @@
+"""Starting the real server process and finding the real kubectl, for tests and benchmarks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# shared/ lies beside the checkout (CI's clone, the main work tree, or a sibling git worktree).
+SHARED = os.environ.get("FASTKUBE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
+GOLDEN = os.path.join(SHARED, "golden")
+FIXTURES = os.path.join(GOLDEN, "fixtures")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class ServerProcess:
+    data_dir: str
+    port: int = field(default_factory=free_port)
+    extra_args: list[str] = field(default_factory=list)
+    proc: subprocess.Popen[bytes] | None = None
+    log_path: str = ""
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def kubeconfig(self) -> str:
+        return os.path.join(self.data_dir, "kubeconfig")
+
+    @property
+    def token(self) -> str:
+        with open(os.path.join(self.data_dir, "pki", "admin.token")) as f:
+            return f.read().strip()
+
+    @property
+    def ca(self) -> str:
+        return os.path.join(self.data_dir, "pki", "ca.crt")
+
+    def start(self, timeout: float = 30.0) -> None:
+        self.log_path = os.path.join(self.data_dir, "server.log")
+        os.makedirs(self.data_dir, exist_ok=True)
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
+             *self.extra_args],
+            cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                if self.request("GET", "/readyz", auth=False)[0] == 200 and self._namespaces_ready():
+                    return
+            except (OSError, urllib.error.URLError):
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"server did not become ready:\n{self.log()}")
+
+    def _namespaces_ready(self) -> bool:
+        status, _ = self.request("GET", "/api/v1/namespaces/default")
+        return status == 200
+
+    def log(self) -> str:
+        with open(self.log_path, errors="replace") as f:
+            return f.read()
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def ssl_context(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=self.ca)
+
+    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
+                auth: bool = True, content_type: str = "application/json") -> tuple[int, bytes]:
+        data = None
+        if body is not None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        if data is not None:
+            req.add_header("Content-Type", content_type)
+        if auth:
+            req.add_header("Authorization", f"Bearer {self.token}")
+        for key, value in (headers or {}).items():
+            req.add_header(key, value)
+        try:
+            with urllib.request.urlopen(req, context=self.ssl_context(), timeout=30) as resp:
+                return resp.status, resp.read()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read()
+
+    def json(self, method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
+        status, raw = self.request(method, path, body, **kw)
+        return status, json.loads(raw) if raw else None
+
+
+def kubectl_path() -> str:
+    found = shutil.which("kubectl")
+    if found is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("kubectl is not on PATH; CI must have it")
+        pytest.skip("kubectl is not on PATH")
+    return found
+
+
+def kubectl_versions() -> dict[str, str]:
+    """Every kubectl.1.NN lying beside the real kubectl binary, by minor version."""
+    found = shutil.which("kubectl")
+    if found is None:
+        return {}
+    directory = os.path.dirname(os.path.realpath(found))
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        if name.startswith("kubectl.1."):
+            out[name.removeprefix("kubectl.")] = os.path.join(directory, name)
+    return out
+
+
+def run_kubectl(server: ServerProcess, *args: str, binary: str | None = None, check: bool = True,
+                stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    cmd = [binary or kubectl_path(), "--kubeconfig", server.kubeconfig, *args]
+    result = subprocess.run(cmd, capture_output=True, text=True, input=stdin, timeout=timeout,
+                            env={**os.environ, "KUBECACHEDIR": os.path.join(server.data_dir, "kubecache")})
+    if check and result.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result
