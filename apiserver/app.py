@@ -21,6 +21,7 @@ from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
 from apiserver.negotiation import negotiate
+from apiserver.openapi import OpenAPI
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
 from apiserver.storage.interface import Store
@@ -83,8 +84,28 @@ def build_app(state: ServerState) -> Starlette:
             return await handler(request)
         return check
 
+    openapi = OpenAPI(state.registry)
+
+    async def openapi_v3(request: Request) -> Response:
+        key = request.path_params.get("path")
+        if key is None:
+            return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
+        found = openapi.v3_document(key)
+        if found is None:
+            return _error_response(errors.resource_not_found())
+        body, digest = found
+        # A document is named by its hash, so a client may keep it for as long as it likes.
+        cache = "public, immutable" if request.query_params.get("hash") == digest else "no-cache, private"
+        return Response(body, media_type="application/json", headers={"Cache-Control": cache, "Etag": f'"{digest}"'})
+
+    async def openapi_v2(request: Request) -> Response:
+        body, media_type = openapi.v2_body(request.headers.get("accept", ""))
+        return Response(body, media_type=media_type, headers=_NO_CACHE)
+
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
+        Route("/openapi/v3", guarded(openapi_v3)), Route("/openapi/v3/{path:path}", guarded(openapi_v3)),
+        Route("/openapi/v2", guarded(openapi_v2)),
         Route("/healthz", health), Route("/livez", health), Route("/readyz", health),
         Route("/version", guarded(version)),
         Route("/api", guarded(api)), Route("/apis", guarded(api)),
