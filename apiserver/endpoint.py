@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import orjson
 
-from apiserver import bodies, errors, objects, patch
+from apiserver import bodies, errors, objects, patch, services
 from apiserver.conversion import Codec, codec_for
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry, ResourceType
@@ -104,7 +104,13 @@ class Endpoint:
         key = t.key(name)
         if self.store.latest(key) is not None:
             raise errors.already_exists(t.rt.plural, t.rt.group, name)
+        if t.rt.kind == "Service":
+            services.allocate(obj, *services.taken(_load(s) for _, s in self.store.list(t.rt.storage_key, None)[1]))
+        if t.rt.kind == "Pod":
+            self._copy_node_topology(obj)
+        obj = objects.reshaped(obj)
         if t.dry_run:
+            obj["metadata"].pop("resourceVersion", None)
             return _json(201, t.codec.served(obj))
         stored = await self._write(t, key, obj, None)
         return Reply(201, t.codec.served_bytes(stored.data))
@@ -131,6 +137,8 @@ class Endpoint:
         rv = new["metadata"].get("resourceVersion")
         if check_rv and rv and rv != str(current.rv):
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
+        if t.rt.kind == "Service" and t.subresource is None:
+            services.keep_allocated(new, old)
         prepared = objects.prepare_update(t.rt, new, old, t.subresource)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if prepared == old:
@@ -249,6 +257,17 @@ class Endpoint:
         await self._write(t, key, obj, current, delete=True)
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _copy_node_topology(self, pod: dict[str, Any]) -> None:
+        """PodTopologyLabels admission: a pod bound to a node at create carries the node's zone and region."""
+        node_name = (pod.get("spec") or {}).get("nodeName")
+        node = self.store.latest(("nodes", "", node_name)) if node_name else None
+        if node is None:
+            return
+        node_labels = _load(node)["metadata"].get("labels") or {}
+        for key in ("topology.kubernetes.io/zone", "topology.kubernetes.io/region"):
+            if key in node_labels:
+                pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
 
     def _require(self, t: Target) -> StoredObject:
         stored = self.store.latest(t.key())

@@ -11,7 +11,7 @@ import secrets
 import uuid
 from typing import Any
 
-from apiserver import errors
+from apiserver import errors, kinds
 from apiserver.resources import ResourceType
 from apiserver.validation import validate_metadata
 
@@ -85,6 +85,8 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         meta.pop(field_name, None)
     meta.pop("managedFields", None)
     meta["uid"] = str(uuid.uuid4())
+    # Holds resourceVersion's place in the key order until the store writes the revision in.
+    meta["resourceVersion"] = ""
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1
@@ -92,8 +94,14 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
                                                                  "PersistentVolumeClaim", "Pod", "Service"):
         # A status can be set on create only for kinds whose strategy keeps it (those above do).
         obj.pop("status", None)
+    kinds.on_create(obj)
     validate(rt, obj)
-    return ordered(obj)
+    return ordered(kinds.shaped(obj))
+
+
+def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object back in upstream's shape after a later step (allocation, namespace setup) changed it."""
+    return ordered(kinds.shaped(obj))
 
 
 def validate(rt: ResourceType, obj: dict[str, Any]) -> None:
@@ -113,7 +121,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         else:
             merged.pop("status", None)
         merged["metadata"] = dict(old_meta)
-        return ordered(merged)
+        kinds.on_status_update(merged, old, now_rfc3339())
+        return ordered(kinds.shaped(merged))
     meta = new["metadata"]
     for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
                        "generation"):
@@ -127,6 +136,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             new["status"] = old["status"]
         else:
             new.pop("status", None)
+    kinds.on_update(new, old)
     if rt.tracks_generation and _spec_of(new) != _spec_of(old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):
@@ -134,7 +144,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             errors.FieldError("FieldValueForbidden", "metadata.finalizers",
                               "Forbidden: no new finalizers can be added if the object is being deleted")])
     validate(rt, new)
-    return ordered(new)
+    return ordered(kinds.shaped(new))
 
 
 def _spec_of(obj: dict[str, Any]) -> Any:

@@ -115,15 +115,20 @@ def _raw_child(schema: Schema | None, field: str | None) -> Schema | None:
 def ordered(value: Any, schema: Schema | None) -> Any:
     """The value with every object's keys in Go struct order, as kube-apiserver serializes them.
 
-    Fields the order file does not know follow the known ones in the order they came in.
+    Fields the order file does not know follow the known ones in the order they came in. Go writes
+    maps (labels, data, resource lists) with their keys sorted.
     """
     if isinstance(value, list):
         item = _raw_child(schema, None)
         return [ordered(v, item) for v in value]
     if not isinstance(value, dict):
         return value
-    order = field_order().get((ref_name(schema) if schema is not None else None) or "", ())
-    keys = [k for k in order if k in value] + [k for k in value if k not in order]
+    resolved = resolve(schema)
+    if resolved is not None and "additionalProperties" in resolved and "properties" not in resolved:
+        keys = sorted(value)
+    else:
+        order = field_order().get((ref_name(schema) if schema is not None else None) or "", ())
+        keys = [k for k in order if k in value] + [k for k in value if k not in order]
     return {k: ordered(value[k], _raw_child(schema, k)) for k in keys}
 
 

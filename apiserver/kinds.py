@@ -1,0 +1,81 @@
+"""The built-in kinds' part of a write: defaulting, create-time strategy, and the shape of the stored
+object (Go's always-written fields, Go struct key order).
+
+Called by objects.prepare_create / prepare_update on the object as it will be stored (core/v1 for
+Events served as events.k8s.io/v1). Kinds without a 1.36 definition pass through untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver import defaults, schemas
+
+Obj = dict[str, Any]
+
+_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+
+
+def _ref(obj: Obj) -> schemas.Schema | None:
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    return schemas.kind_ref(group, version, str(obj.get("kind") or ""))
+
+
+def shaped(obj: Obj) -> Obj:
+    """The object as kube-apiserver serializes it: Go's always-written fields, Go struct key order."""
+    ref = _ref(obj)
+    if ref is None:
+        return obj
+    return schemas.ordered(defaults.go_zero(obj, ref), ref)  # type: ignore[no-any-return]
+
+
+def on_create(obj: Obj) -> None:
+    kind = str(obj.get("kind") or "")
+    defaults.default(kind, obj, creating=True)
+    if kind == "Job":
+        _job_selector(obj)
+    elif kind == "PersistentVolume":
+        obj["status"]["lastPhaseTransitionTime"] = obj["metadata"]["creationTimestamp"]
+    elif kind == "DaemonSet":
+        obj["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = str(
+            obj["metadata"].get("generation") or 1)
+
+
+def on_update(new: Obj, old: Obj) -> None:
+    kind = str(new.get("kind") or "")
+    defaults.default(kind, new, creating=False)
+    if kind == "DaemonSet":
+        annotations = new["metadata"].setdefault("annotations", {})
+        previous = (old["metadata"].get("annotations") or {}).get(_TEMPLATE_GENERATION)
+        if previous is not None:
+            annotations.setdefault(_TEMPLATE_GENERATION, previous)
+        if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
+            annotations[_TEMPLATE_GENERATION] = str(int(previous or 0) + 1)
+
+
+def on_status_update(new: Obj, old: Obj, now: str) -> None:
+    """A volume records when its phase last changed, unless the writer says so itself."""
+    if new.get("kind") != "PersistentVolume":
+        return
+    status, old_status = new.get("status") or {}, old.get("status") or {}
+    if status.get("phase") != old_status.get("phase") and \
+            status.get("lastPhaseTransitionTime") in (None, old_status.get("lastPhaseTransitionTime")):
+        status["lastPhaseTransitionTime"] = now
+
+
+def _job_selector(obj: Obj) -> None:
+    """A job's pods are told apart by its uid, unless the user chose the selector (manualSelector)."""
+    spec = obj.setdefault("spec", {})
+    meta = obj["metadata"]
+    template = spec.setdefault("template", {})
+    template_meta = template.setdefault("metadata", {})
+    if not meta.get("labels") and template_meta.get("labels"):
+        meta["labels"] = dict(template_meta["labels"])
+    if spec.get("manualSelector") is True:
+        return
+    uid, name = meta["uid"], meta["name"]
+    spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    spec["manualSelector"] = False
+    labels = template_meta.setdefault("labels", {})
+    labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
+                   "controller-uid": uid, "job-name": name})
