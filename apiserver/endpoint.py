@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import orjson
 
-from apiserver import bodies, errors, objects, patch, services
+from apiserver import bodies, errors, fieldvalidation, objects, patch, services
 from apiserver.conversion import Codec, codec_for
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry, ResourceType
@@ -93,7 +93,8 @@ class Endpoint:
 
     async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         body = bodies.decode_object(raw, content_type)
-        obj = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, None))
+        warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query)
+        obj = t.codec.stored(body)
         obj = objects.prepare_create(t.rt, obj)
         name = obj["metadata"]["name"]
         if t.rt.namespaced:
@@ -111,16 +112,17 @@ class Endpoint:
         obj = objects.reshaped(obj)
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
-            return _json(201, t.codec.served(obj))
+            return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
         stored = await self._write(t, key, obj, None)
-        return Reply(201, t.codec.served_bytes(stored.data))
+        return Reply(201, t.codec.served_bytes(stored.data), headers=warnings)
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
         body = bodies.decode_object(raw, content_type)
         if t.subresource == "scale":
             return await self._scale(t, current, body)
-        return await self._replace(t, current, body, check_rv=True)
+        warnings = fieldvalidation.validate(body, raw, t.query) if isinstance(body, dict) else {}
+        return await self._replace(t, current, body, check_rv=True, headers=warnings)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
@@ -129,9 +131,11 @@ class Endpoint:
             return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
         served = t.codec.served(_load(current))
         patched = patch.apply_patch(served, raw, content_type)
-        return await self._replace(t, current, patched, check_rv=True)
+        warnings = fieldvalidation.validate(patched, raw, t.query) if isinstance(patched, dict) else {}
+        return await self._replace(t, current, patched, check_rv=True, headers=warnings)
 
-    async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool) -> Reply:
+    async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,
+                       headers: dict[str, str]) -> Reply:
         new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
         old = _load(current)
         rv = new["metadata"].get("resourceVersion")
@@ -142,16 +146,16 @@ class Endpoint:
         prepared = objects.prepare_update(t.rt, new, old, t.subresource)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if prepared == old:
-            return Reply(200, t.codec.served_bytes(current.data))
+            return Reply(200, t.codec.served_bytes(current.data), headers=headers)
         if t.dry_run:
-            return _json(200, t.codec.served(prepared))
+            return Reply(200, orjson.dumps(t.codec.served(prepared)), headers=headers)
         meta = prepared["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
             stored = await self._write(t, t.key(), prepared, current, delete=True)
             await self._finalize_namespace_if_empty(t)
         else:
             stored = await self._write(t, t.key(), prepared, current)
-        return Reply(200, t.codec.served_bytes(stored.data))
+        return Reply(200, t.codec.served_bytes(stored.data), headers=headers)
 
     async def _scale(self, t: Target, current: StoredObject, scale: Any) -> Reply:
         obj = objects.apply_scale(t.rt, _load(current), scale)

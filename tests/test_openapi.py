@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.request
 
 from support import ServerProcess, kubectl_versions, run_kubectl
 
@@ -49,3 +50,46 @@ def test_kubectl_apply_with_default_validation_leaves_it_to_the_server(shared_se
         out = run_kubectl(shared_server, "apply", "-f", "-", "-v=6", binary=binary, stdin=manifest)
         assert "/openapi/v3/api/v1?hash=" in out.stderr
         assert "fieldValidation=Strict" in out.stderr
+
+
+_BAD_DEPLOYMENT = (b'{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"NAME"},'
+                   b'"spec":{"replicas":1,"replicas":2,"selector":{"matchLabels":{"app":"x"}},"template":{'
+                   b'"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"a","image":"a",'
+                   b'"ports":[{"containerPort":80,"containerPortZ":81}]}]}},"paused2":true}}')
+
+
+def test_strict_refuses_unknown_and_duplicate_fields(shared_server: ServerProcess) -> None:
+    status, body = shared_server.json("POST", "/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict",
+                                      _BAD_DEPLOYMENT.replace(b"NAME", b"strict"))
+    assert status == 400
+    assert body["reason"] == "BadRequest"
+    assert body["message"] == (
+        'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: '
+        'unknown field "spec.template.spec.containers[0].ports[0].containerPortZ", unknown field "spec.paused2", '
+        'duplicate field "spec.replicas"')
+
+
+def test_warn_creates_and_says_why_in_a_warning_header(shared_server: ServerProcess) -> None:
+    for query in ("?fieldValidation=Warn", ""):
+        name = b"warn" + query[-4:].lower().encode()
+        req = urllib.request.Request(shared_server.url + "/apis/apps/v1/namespaces/default/deployments" + query,
+                                     data=_BAD_DEPLOYMENT.replace(b"NAME", name), method="POST",
+                                     headers={"Authorization": f"Bearer {shared_server.token}",
+                                              "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, context=shared_server.ssl_context()) as resp:
+            assert resp.status == 201
+            assert resp.headers["Warning"] == (
+                '299 - "unknown field \\"spec.template.spec.containers[0].ports[0].containerPortZ\\"", '
+                '299 - "unknown field \\"spec.paused2\\"", 299 - "duplicate field \\"spec.replicas\\""')
+
+
+def test_kubectl_apply_shows_the_servers_verdict(shared_server: ServerProcess) -> None:
+    manifest = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "typo"},
+                           "data": {"a": "b"}, "dataa": {"c": "d"}})
+    refused = run_kubectl(shared_server, "-n", "default", "apply", "-f", "-", stdin=manifest, check=False)
+    assert refused.returncode == 1
+    assert ('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: '
+            'unknown field "dataa"') in refused.stderr
+    warned = run_kubectl(shared_server, "-n", "default", "apply", "--validate=warn", "-f", "-", stdin=manifest)
+    assert 'Warning: unknown field "dataa"' in warned.stderr
+    assert "configmap/typo created" in warned.stdout
