@@ -104,8 +104,8 @@ def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
     return ordered(kinds.shaped(obj))
 
 
-def validate(rt: ResourceType, obj: dict[str, Any]) -> None:
-    problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
+def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
+    problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced) + kinds.validate(obj, old)
     if problems:
         raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
 
@@ -143,7 +143,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), [
             errors.FieldError("FieldValueForbidden", "metadata.finalizers",
                               "Forbidden: no new finalizers can be added if the object is being deleted")])
-    validate(rt, new)
+    validate(rt, new, old)
     return ordered(kinds.shaped(new))
 
 
