@@ -142,7 +142,8 @@ async def _serve(state: ServerState, request: Request) -> Response:
         raise errors.resource_not_found()
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
-    target = Target(rt, namespace, name, parsed.subresource, request.query_params)
+    target = Target(rt, namespace, name, parsed.subresource, request.query_params,
+                    request.headers.get("user-agent", ""))
     method = request.method
     verb = _verb(method, name is not None, request.query_params)
     if not rt.allows(verb) or (parsed.subresource is not None and verb not in rt.subresource(parsed.subresource).verbs):

@@ -1,9 +1,9 @@
 """kube-apiserver 1.36's defaulting of the built-in kinds, and what its Go types always serialize.
 
 Two kinds of rule, both pure functions on decoded objects:
-- `default(kind, obj)`: the SetDefaults_* functions of pkg/apis/*/v1/defaults.go, plus what the
-  default admission plugins add on create (DefaultTolerationSeconds, Priority, TaintNodesByCondition,
-  StorageObjectInUseProtection) and what registry strategies set on create.
+- `default(kind, obj)`: the SetDefaults_* functions of pkg/apis/*/v1/defaults.go.
+- `admit(kind, obj)`: what the default admission plugins add on create (DefaultTolerationSeconds,
+  Priority, TaintNodesByCondition, StorageObjectInUseProtection), and the pod strategy's status.
 - `go_zero(obj, schema)`: fields whose Go struct is not a pointer, or lacks omitempty, are written
   out even when unset (`resources: {}`, `lastProbeTime: null`). The table is keyed by definition name.
 """
@@ -39,6 +39,10 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
     "io.k8s.api.core.v1.PersistentVolumeClaimSpec": {"resources": {}},
     "io.k8s.api.apps.v1.DeploymentCondition": {"lastUpdateTime": None, "lastTransitionTime": None},
     "io.k8s.api.batch.v1.JobCondition": {"lastProbeTime": None, "lastTransitionTime": None},
+    "io.k8s.api.apps.v1.DaemonSetStatus": {"currentNumberScheduled": 0, "numberMisscheduled": 0,
+                                           "desiredNumberScheduled": 0, "numberReady": 0},
+    "io.k8s.api.apps.v1.ReplicaSetStatus": {"replicas": 0},
+    "io.k8s.api.apps.v1.StatefulSetStatus": {"replicas": 0, "availableReplicas": 0},
 }
 # Kinds whose status is a plain struct: it is written as {} even when nothing set it.
 for _definition in ("core.v1.Pod", "core.v1.Service", "core.v1.Namespace", "core.v1.Node",
@@ -46,6 +50,11 @@ for _definition in ("core.v1.Pod", "core.v1.Service", "core.v1.Namespace", "core
                     "apps.v1.ReplicaSet", "apps.v1.StatefulSet", "apps.v1.DaemonSet", "batch.v1.Job",
                     "batch.v1.CronJob", "networking.v1.Ingress"):
     _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["status"] = {}
+
+
+def always_written(definition: str) -> dict[str, Any]:
+    """The fields of a definition Go writes even when unset, with the value it writes."""
+    return _GO_ZERO.get(definition, {})
 
 
 def go_zero(value: Any, schema: schemas.Schema | None) -> Any:
@@ -140,6 +149,10 @@ def _pod(obj: Obj) -> None:
     spec = obj.setdefault("spec", {})
     pod_spec(spec)
     spec.setdefault("enableServiceLinks", True)
+
+
+def _admit_pod(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
     # DefaultTolerationSeconds admission: tolerate a not-ready or unreachable node for 300s.
     tolerations = spec.setdefault("tolerations", [])
     for key in _NOT_READY_TOLERATIONS:
@@ -149,6 +162,7 @@ def _pod(obj: Obj) -> None:
     # Priority admission, with no PriorityClass marked global default.
     spec.setdefault("priority", 0)
     spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+    # The pod strategy starts every pod Pending, in the QoS class its resources give it.
     status = obj.setdefault("status", {})
     status.setdefault("phase", "Pending")
     status.setdefault("qosClass", _qos_class(spec))
@@ -238,7 +252,9 @@ def job_spec(spec: Obj) -> None:
 
 
 def _job(obj: Obj) -> None:
-    job_spec(obj.setdefault("spec", {}))
+    spec = obj.setdefault("spec", {})
+    job_spec(spec)
+    spec.setdefault("manualSelector", False)
 
 
 def _cron_job(obj: Obj) -> None:
@@ -278,18 +294,12 @@ def _claim(obj: Obj) -> None:
     obj.setdefault("status", {}).setdefault("phase", "Pending")
 
 
-def _claim_created(obj: Obj) -> None:
-    _claim(obj)
-    _protect(obj, "kubernetes.io/pvc-protection")
-
-
-def _volume_created(obj: Obj) -> None:
+def _persistent_volume(obj: Obj) -> None:
     spec = obj.setdefault("spec", {})
     spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
     spec.setdefault("volumeMode", "Filesystem")
     _volume(spec)
     obj.setdefault("status", {}).setdefault("phase", "Pending")
-    _protect(obj, "kubernetes.io/pv-protection")
 
 
 def _protect(obj: Obj, finalizer: str) -> None:
@@ -299,7 +309,7 @@ def _protect(obj: Obj, finalizer: str) -> None:
         finalizers.append(finalizer)
 
 
-def _node_created(obj: Obj) -> None:
+def _admit_node(obj: Obj) -> None:
     # TaintNodesByCondition admission: a new node is not ready until its kubelet says so.
     taints = obj.setdefault("spec", {}).setdefault("taints", [])
     taint = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
@@ -308,6 +318,8 @@ def _node_created(obj: Obj) -> None:
 
 
 def _namespace(obj: Obj) -> None:
+    # A namespace can always be selected by its name.
+    obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = obj["metadata"].get("name", "")
     obj.setdefault("status", {}).setdefault("phase", "Active")
 
 
@@ -341,24 +353,27 @@ def _endpoints(obj: Obj) -> None:
 
 # Defaulting runs on every write, as upstream decodes every body through its defaulters.
 _DEFAULTERS: dict[str, Callable[[Obj], None]] = {
-    "Deployment": _deployment, "ReplicaSet": _replica_set, "StatefulSet": _stateful_set,
-    "DaemonSet": _daemon_set, "Job": _job,
-    "CronJob": _cron_job, "Service": _service, "PersistentVolumeClaim": _claim, "Namespace": _namespace,
+    "Pod": _pod, "Deployment": _deployment, "ReplicaSet": _replica_set, "StatefulSet": _stateful_set,
+    "DaemonSet": _daemon_set, "Job": _job, "CronJob": _cron_job, "Service": _service,
+    "PersistentVolumeClaim": _claim, "PersistentVolume": _persistent_volume, "Namespace": _namespace,
     "Secret": _secret, "StorageClass": _storage_class, "EndpointSlice": _endpoint_slice,
     "Endpoints": _endpoints,
 }
-# Admission and create strategies: only when an object is created.
-_ON_CREATE: dict[str, Callable[[Obj], None]] = {
-    "Pod": _pod, "PersistentVolumeClaim": _claim_created, "PersistentVolume": _volume_created,
-    "Node": _node_created,
+# Admission plugins and create strategies: only when an object is created, after its managed fields.
+_ADMISSION: dict[str, Callable[[Obj], None]] = {
+    "Pod": _admit_pod, "Node": _admit_node,
+    "PersistentVolumeClaim": lambda obj: _protect(obj, "kubernetes.io/pvc-protection"),
+    "PersistentVolume": lambda obj: _protect(obj, "kubernetes.io/pv-protection"),
 }
 
 
-def default(kind: str, obj: Obj, creating: bool) -> None:
+def default(kind: str, obj: Obj) -> None:
     defaulter = _DEFAULTERS.get(kind)
     if defaulter is not None:
         defaulter(obj)
-    if kind == "Pod":
-        pod_spec(obj.setdefault("spec", {}))
-    if creating and kind in _ON_CREATE:
-        _ON_CREATE[kind](obj)
+
+
+def admit(kind: str, obj: Obj) -> None:
+    admission = _ADMISSION.get(kind)
+    if admission is not None:
+        admission(obj)

@@ -32,6 +32,7 @@ class Target:
     name: str | None
     subresource: str | None
     query: Mapping[str, str]
+    user_agent: str = ""
 
     @property
     def codec(self) -> Codec:
@@ -43,6 +44,16 @@ class Target:
     @property
     def dry_run(self) -> bool:
         return self.query.get("dryRun") == "All"
+
+    @property
+    def manager(self) -> str | None:
+        """Who managedFields credit with a write: fieldManager, else the client's name from its User-Agent.
+
+        Objects served through a conversion (events.k8s.io Events) are not tracked.
+        """
+        if not self.codec.identity:
+            return None
+        return self.query.get("fieldManager") or self.user_agent.split("/", 1)[0] or None
 
 
 def _json(status: int, body: Any) -> Reply:
@@ -95,7 +106,7 @@ class Endpoint:
         body = bodies.decode_object(raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query)
         obj = t.codec.stored(body)
-        obj = objects.prepare_create(t.rt, obj)
+        obj = objects.prepare_create(t.rt, obj, t.manager)
         name = obj["metadata"]["name"]
         if t.rt.namespaced:
             ns = self.store.latest((_NAMESPACES, "", t.namespace))
@@ -143,7 +154,7 @@ class Endpoint:
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
         if t.rt.kind == "Service" and t.subresource is None:
             services.keep_allocated(new, old)
-        prepared = objects.prepare_update(t.rt, new, old, t.subresource)
+        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if prepared == old:
             return Reply(200, t.codec.served_bytes(current.data), headers=headers)

@@ -2,14 +2,17 @@
 object (Go's always-written fields, Go struct key order).
 
 Called by objects.prepare_create / prepare_update on the object as it will be stored (core/v1 for
-Events served as events.k8s.io/v1). Kinds without a 1.36 definition pass through untouched.
+Events served as events.k8s.io/v1). Kinds without a 1.36 definition pass through untouched. The
+order is upstream's: defaulting, then managed fields, then admission and the registry strategy.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from apiserver import defaults, kindvalidation, schemas
+import orjson
+
+from apiserver import defaults, kindvalidation, managedfields, schemas
 from apiserver.errors import FieldError
 
 Obj = dict[str, Any]
@@ -30,26 +33,51 @@ def shaped(obj: Obj) -> Obj:
     return schemas.ordered(defaults.go_zero(obj, ref), ref)  # type: ignore[no-any-return]
 
 
+def track(obj: Obj, old: Obj | None, manager: str | None, api_version: str, subresource: str | None,
+          now: str) -> None:
+    """Records in metadata.managedFields what `manager` changed going from old (None: created) to obj."""
+    ref = _ref(obj)
+    if manager is None or ref is None:
+        return
+    entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
+    updated = managedfields.update(entries, None if old is None else shaped(json_copy(old)),
+                                   shaped(json_copy(obj)), ref, manager, api_version, subresource, now)
+    if updated:
+        obj["metadata"]["managedFields"] = updated
+    else:
+        obj["metadata"].pop("managedFields", None)
+
+
+def json_copy(obj: Obj) -> Obj:
+    return orjson.loads(orjson.dumps(obj))  # type: ignore[no-any-return]
+
+
 def validate(obj: Obj, old: Obj | None) -> list[FieldError]:
     """Field errors of a built-in kind; a custom resource that borrows a built-in kind's name has none."""
     return [] if _ref(obj) is None else kindvalidation.validate(obj, old)
 
 
-def on_create(obj: Obj) -> None:
+def default(obj: Obj, creating: bool = False) -> None:
     kind = str(obj.get("kind") or "")
-    defaults.default(kind, obj, creating=True)
-    if kind == "Job":
-        _job_selector(obj)
-    elif kind == "PersistentVolume":
-        obj["status"]["lastPhaseTransitionTime"] = obj["metadata"]["creationTimestamp"]
-    elif kind == "DaemonSet":
+    defaults.default(kind, obj)
+    if kind == "DaemonSet" and creating:
+        # Set before managed fields are taken: kube-apiserver records it as the creator's.
         obj["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = str(
             obj["metadata"].get("generation") or 1)
 
 
-def on_update(new: Obj, old: Obj) -> None:
+def admit_create(obj: Obj) -> None:
+    """Admission and the create strategy: what a creator never wrote, so never owns."""
+    kind = str(obj.get("kind") or "")
+    defaults.admit(kind, obj)
+    if kind == "Job":
+        _job_selector(obj)
+    elif kind == "PersistentVolume":
+        obj["status"]["lastPhaseTransitionTime"] = obj["metadata"]["creationTimestamp"]
+
+
+def update_strategy(new: Obj, old: Obj) -> None:
     kind = str(new.get("kind") or "")
-    defaults.default(kind, new, creating=False)
     if kind == "DaemonSet":
         annotations = new["metadata"].setdefault("annotations", {})
         previous = (old["metadata"].get("annotations") or {}).get(_TEMPLATE_GENERATION)
@@ -81,7 +109,6 @@ def _job_selector(obj: Obj) -> None:
         return
     uid, name = meta["uid"], meta["name"]
     spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
-    spec["manualSelector"] = False
     labels = template_meta.setdefault("labels", {})
     labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
                    "controller-uid": uid, "job-name": name})

@@ -77,7 +77,8 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
     return obj
 
 
-def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None) -> dict[str, Any]:
+    """The object as it will be stored; `manager`, if given, is recorded as owning what it wrote."""
     meta = obj["metadata"]
     if not meta.get("name") and meta.get("generateName"):
         meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
@@ -94,7 +95,9 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
                                                                  "PersistentVolumeClaim", "Pod", "Service"):
         # A status can be set on create only for kinds whose strategy keeps it (those above do).
         obj.pop("status", None)
-    kinds.on_create(obj)
+    kinds.default(obj, creating=True)
+    kinds.track(obj, None, manager, rt.api_version, None, meta["creationTimestamp"])
+    kinds.admit_create(obj)
     validate(rt, obj)
     return ordered(kinds.shaped(obj))
 
@@ -111,8 +114,9 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
 
 
 def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
-                   subresource: str | None) -> dict[str, Any]:
+                   subresource: str | None, manager: str | None = None) -> dict[str, Any]:
     """Carries over what a client cannot change and applies the subresource's view of the update."""
+    now = now_rfc3339()
     old_meta = old["metadata"]
     if subresource == "status":
         merged = dict(old)
@@ -121,7 +125,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         else:
             merged.pop("status", None)
         merged["metadata"] = dict(old_meta)
-        kinds.on_status_update(merged, old, now_rfc3339())
+        kinds.track(merged, old, manager, rt.api_version, subresource, now)
+        kinds.on_status_update(merged, old, now)
         return ordered(kinds.shaped(merged))
     meta = new["metadata"]
     for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
@@ -136,7 +141,16 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             new["status"] = old["status"]
         else:
             new.pop("status", None)
-    kinds.on_update(new, old)
+    # Managed fields are the server's record: a write changes them only through what it changes.
+    meta.pop("managedFields", None)
+    if "managedFields" in old_meta:
+        meta["managedFields"] = old_meta["managedFields"]
+    kinds.default(new)
+    # Compared as stored, so that fields Go always writes do not count as changes.
+    new = kinds.shaped(new)
+    meta = new["metadata"]
+    kinds.track(new, old, manager, rt.api_version, None, now)
+    kinds.update_strategy(new, old)
     if rt.tracks_generation and _spec_of(new) != _spec_of(old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):

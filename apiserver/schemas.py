@@ -3,7 +3,7 @@
 One source for everything schema-shaped: the OpenAPI documents we serve, field validation, the
 patch strategies and merge keys of strategic merge patch, and the key order of stored objects.
 The definitions ship in the kubernetes-validate package; the key order (Go struct order, which no
-published schema keeps) is a data file beside this module, made by tools/field_order.py.
+published schema keeps) is a data file beside this module, made by tools/golden_facts.py.
 """
 
 from __future__ import annotations

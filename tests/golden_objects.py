@@ -62,20 +62,18 @@ def golden_object(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def normalized(obj: dict[str, Any]) -> dict[str, Any]:
-    """The object without what legitimately differs between two servers: identities, times, allocations.
-
-    managedFields are left out as well: this server does not record them yet.
-    """
+    """The object without what legitimately differs between two servers: identities, times, allocations."""
     meta = obj["metadata"]
     text = json.dumps(obj)
     if meta.get("uid"):
         text = text.replace(meta["uid"], "<uid>")
     out: dict[str, Any] = json.loads(text)
     meta = out["metadata"]
-    for key in ("resourceVersion", "creationTimestamp", "deletionTimestamp", "managedFields"):
+    for key in ("resourceVersion", "creationTimestamp", "deletionTimestamp"):
         if key in meta:
             meta[key] = f"<{key}>"
-    meta.pop("managedFields", None)
+    for entry in meta.get("managedFields") or ():
+        entry["time"] = "<time>"
     status = out.get("status")
     if out["kind"] == "PersistentVolume" and isinstance(status, dict) and \
             status.get("lastPhaseTransitionTime", "") >= obj["metadata"]["creationTimestamp"]:

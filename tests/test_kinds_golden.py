@@ -41,7 +41,8 @@ def test_get_json_matches_golden(loaded: tuple[ServerProcess, str], doc: dict[st
     plural, _, group = resource_name(doc).partition(".")  # type: ignore[arg-type]
     version = str(doc["apiVersion"]).rpartition("/")[2]
     resource = f"{plural}.{version}.{group}" if group else plural
-    got = json.loads(run_kubectl(server, *scope, "get", resource, meta["name"], "-o", "json", binary=binary).stdout)
+    got = json.loads(run_kubectl(server, *scope, "get", resource, meta["name"], "-o", "json", "--show-managed-fields",
+                                  binary=binary).stdout)
     want = normalized(golden_object(doc))  # type: ignore[arg-type]
     assert normalized(got) == want
     # kubectl sorts keys when it prints; the bytes the server sends keep upstream's order.

@@ -1,11 +1,14 @@
-"""Writes apiserver/data/field_order.json: the Go struct field order of each definition.
+"""Writes what only Go's types know, read off the objects a real kube-apiserver 1.36 returned
+(shared/golden), into apiserver/data/:
 
-No published schema keeps the order in which kube-apiserver serializes fields (OpenAPI sorts
-them), so it is read off the objects a real kube-apiserver 1.36 returned (shared/golden). Where
-several objects show parts of one definition, their orders are merged; a field seen nowhere keeps
-the position the client gave it.
+- field_order.json: the Go struct field order of each definition (OpenAPI sorts fields). Where
+  several objects show parts of one definition, their orders are merged; a field seen nowhere keeps
+  the position the client gave it.
+- zero_fields.json: the fields a definition's Go zero value already holds (value-typed structs,
+  non-omitempty lists and maps). Managed fields mark a field the creator added with "." only when
+  the zero value lacked it, so each creator's FieldsV1 tells which fields those are.
 
-Usage: python tools/field_order.py [GOLDEN_DIR]
+Usage: python tools/golden_facts.py [GOLDEN_DIR]
 """
 
 from __future__ import annotations
@@ -59,8 +62,23 @@ def _merge(sequences: list[list[str]]) -> list[str]:
     return out
 
 
+def _zero(fields: dict[str, Any], schema: schemas.Schema | None, found: dict[str, set[str]]) -> None:
+    name = schemas.ref_name(schema) if schema is not None else None
+    for key, child in fields.items():
+        if not key.startswith(("f:", "k:", "v:")) or not child:
+            continue
+        if key.startswith("f:"):
+            field = key[2:]
+            if name is not None and "." not in child:
+                found.setdefault(name, set()).add(field)
+            _zero(child, schemas._raw_child(schema, field), found)
+        else:
+            _zero(child, schemas._raw_child(schema, None), found)
+
+
 def main(golden: str) -> None:
     seen: dict[str, list[list[str]]] = {}
+    zero: dict[str, set[str]] = {}
     for path in sorted(glob.glob(os.path.join(golden, "kube-1.36.2", "table", "*.includeObject-Object.json"))):
         with open(path) as f:
             table = json.load(f)
@@ -72,10 +90,17 @@ def main(golden: str) -> None:
                 seen.setdefault(schemas.ref_name(ref) or "", []).append(list(obj))
                 for key, child in obj.items():
                     _walk(child, schemas._raw_child(ref, key), seen)
-    order = {name: _merge(seqs) for name, seqs in sorted(seen.items())}
-    target = os.path.join(os.path.dirname(_HERE), "apiserver", "data", "field_order.json")
-    with open(target, "w") as f:
-        json.dump(order, f, indent=1, sort_keys=True)
+                created = (obj["metadata"].get("managedFields") or [{}])[0]
+                # Served through another version (events.k8s.io), the fields are in the stored version's terms.
+                if "subresource" not in created and created.get("apiVersion") == obj["apiVersion"]:
+                    _zero(created.get("fieldsV1") or {}, ref, zero)
+    _write("field_order.json", {name: _merge(seqs) for name, seqs in sorted(seen.items())})
+    _write("zero_fields.json", {name: sorted(fields) for name, fields in sorted(zero.items())})
+
+
+def _write(name: str, data: Any) -> None:
+    with open(os.path.join(os.path.dirname(_HERE), "apiserver", "data", name), "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
         f.write("\n")
 
 
