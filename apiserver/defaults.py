@@ -60,7 +60,7 @@ def always_written(definition: str) -> dict[str, Any]:
 def go_zero(value: Any, schema: schemas.Schema | None) -> Any:
     """The value with every never-set field Go would write out anyway."""
     if isinstance(value, list):
-        item = schemas._raw_child(schema, None)
+        item = schemas.child_schema(schema, None)
         return [go_zero(v, item) for v in value]
     if not isinstance(value, dict) or schema is None:
         return value
@@ -69,7 +69,7 @@ def go_zero(value: Any, schema: schemas.Schema | None) -> Any:
         if key not in value:
             value[key] = {} if zero == {} else zero
     for key, child in value.items():
-        value[key] = go_zero(child, schemas._raw_child(schema, key))
+        value[key] = go_zero(child, schemas.child_schema(schema, key))
     return value
 
 

@@ -83,7 +83,7 @@ def _container_ports(c: Obj, where: str) -> list[FieldError]:
     for j, port in enumerate(c.get("ports") or ()):
         at = f"{where}.ports[{j}]"
         found.extend(_port(f"{at}.containerPort", port.get("containerPort")))
-        if "hostPort" in port and port["hostPort"]:
+        if port.get("hostPort"):
             found.extend(_port(f"{at}.hostPort", port["hostPort"]))
         if port.get("protocol", "TCP") not in _PROTOCOLS:
             found.append(_unsupported(f"{at}.protocol", port["protocol"], _PROTOCOLS))

@@ -37,11 +37,11 @@ def zero(schema: schemas.Schema | None) -> Any:
     name = schemas.ref_name(schema) if schema is not None else None
     out: dict[str, Any] = {}
     for field in _zero_fields().get(name or "", ()):
-        child = schemas._raw_child(schema, field)
+        child = schemas.child_schema(schema, field)
         resolved = schemas.resolve(child) or {}
         out[field] = zero(child) if "properties" in resolved else None
     for field, value in defaults.always_written(name or "").items():
-        out.setdefault(field, zero(schemas._raw_child(schema, field)) if value == {} else value)
+        out.setdefault(field, zero(schemas.child_schema(schema, field)) if value == {} else value)
     return out
 
 
@@ -67,7 +67,7 @@ def _atomic(field: schemas.Schema | None) -> bool:
     # A field may override its type's map type (a volume's claimRef is granular, other references atomic).
     map_type = (field or {}).get("x-kubernetes-map-type") or resolved.get("x-kubernetes-map-type")
     if map_type is not None:
-        return map_type == "atomic"
+        return bool(map_type == "atomic")
     return "properties" not in resolved and not isinstance(resolved.get("additionalProperties"), dict) \
         and "array" not in schemas.types_of(resolved)
 
@@ -82,10 +82,10 @@ def _element(item: Any, keys: list[str], kind: str) -> str:
 def _children(value: Any, field: schemas.Schema | None) -> Iterable[tuple[str, Any, schemas.Schema | None]]:
     if isinstance(value, dict):
         for key, child in value.items():
-            yield "f:" + key, child, schemas._raw_child(field, key)
+            yield "f:" + key, child, schemas.child_schema(field, key)
     elif isinstance(value, list):
         kind, keys = _list_keys(field)
-        item = schemas._raw_child(field, None)
+        item = schemas.child_schema(field, None)
         for element in value:
             yield _element(element, keys, kind), element, item
 

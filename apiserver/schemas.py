@@ -97,7 +97,7 @@ def field_order() -> dict[str, list[str]]:
         return json.load(f)  # type: ignore[no-any-return]
 
 
-def _raw_child(schema: Schema | None, field: str | None) -> Schema | None:
+def child_schema(schema: Schema | None, field: str | None) -> Schema | None:
     """A field's (or, with None, the list items') schema as written, keeping its $ref name."""
     schema = resolve(schema)
     if schema is None:
@@ -119,7 +119,7 @@ def ordered(value: Any, schema: Schema | None) -> Any:
     maps (labels, data, resource lists) with their keys sorted.
     """
     if isinstance(value, list):
-        item = _raw_child(schema, None)
+        item = child_schema(schema, None)
         return [ordered(v, item) for v in value]
     if not isinstance(value, dict):
         return value
@@ -129,7 +129,7 @@ def ordered(value: Any, schema: Schema | None) -> Any:
     else:
         order = field_order().get((ref_name(schema) if schema is not None else None) or "", ())
         keys = [k for k in order if k in value] + [k for k in value if k not in order]
-    return {k: ordered(value[k], _raw_child(schema, k)) for k in keys}
+    return {k: ordered(value[k], child_schema(schema, k)) for k in keys}
 
 
 def kind_ref(group: str, version: str, kind: str) -> Schema | None:

@@ -36,7 +36,7 @@ def _merge_map(original: dict[str, Any], patch: dict[str, Any], schema: schemas.
     if directive == "delete":
         return None
     if directive == "replace":
-        return _strip({k: v for k, v in patch.items() if k != _PATCH}, schema)
+        return _merge_map({}, {k: v for k, v in patch.items() if k != _PATCH}, schema)
     if directive not in (None, "merge"):
         raise errors.bad_request(f"Unknown patch type: {directive} in map: {patch}")
     retain = patch.get(_RETAIN_KEYS)
@@ -70,7 +70,8 @@ def _field(schema: schemas.Schema | None, key: str) -> schemas.Schema | None:
     """The field's own schema as written (where x-kubernetes-patch-strategy lives), not its type's."""
     resolved = schemas.resolve(schema)
     props = (resolved or {}).get("properties") or {}
-    return props.get(key)  # type: ignore[no-any-return]
+    found = props.get(key)
+    return found if isinstance(found, dict) else None
 
 
 def _merge_value(original: Any, patch: Any, schema: schemas.Schema | None, field: schemas.Schema | None) -> Any:

@@ -71,7 +71,8 @@ def test_second_apply_patches_only_the_change(server: ServerProcess) -> None:
 
 def test_a_node_port_already_taken_is_invalid(server: ServerProcess) -> None:
     run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, "00-namespaces.yaml"))
-    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "first", "namespace": "golden"},
+    service: dict[str, Any] = {"apiVersion": "v1", "kind": "Service",
+                               "metadata": {"name": "first", "namespace": "golden"},
                "spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 30555}]}}
     run_kubectl(server, "apply", "-f", "-", stdin=json.dumps(service))
     service["metadata"]["name"] = "second"

@@ -46,14 +46,14 @@ CASES = [
       ("FieldValueRequired", "spec.containers[1].image", "Required value")]),
     ("container port out of range", "/api/v1/namespaces/default/pods",
      _with(POD, "spec.containers.0.ports", [{"containerPort": 70000}]),
-     'Pod "p" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and '
-     "65535, inclusive",
+     ('Pod "p" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and '
+      "65535, inclusive"),
      [("FieldValueInvalid", "spec.containers[0].ports[0].containerPort",
        "Invalid value: 70000: must be between 1 and 65535, inclusive")]),
     ("deployment selector that misses its template", "/apis/apps/v1/namespaces/default/deployments",
      _with(DEPLOYMENT, "spec.template.metadata.labels", {"app": "other"}),
-     'Deployment.apps "d" is invalid: spec.template.metadata.labels: Invalid value: '
-     'map[string]string{"app":"other"}: `selector` does not match template `labels`',
+     ('Deployment.apps "d" is invalid: spec.template.metadata.labels: Invalid value: '
+      'map[string]string{"app":"other"}: `selector` does not match template `labels`'),
      [("FieldValueInvalid", "spec.template.metadata.labels",
        'Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`')]),
     ("deployment without selector", "/apis/apps/v1/namespaces/default/deployments",

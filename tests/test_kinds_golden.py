@@ -6,8 +6,15 @@ import json
 from typing import Iterator
 
 import pytest
-from golden_objects import (fixture_objects, golden_object, key_order, load_fixtures, normalized, object_path,
-                            resource_name)
+from golden_objects import (
+    fixture_objects,
+    golden_object,
+    key_order,
+    load_fixtures,
+    normalized,
+    object_path,
+    resource_name,
+)
 from support import ServerProcess, kubectl_versions, run_kubectl
 
 # 1.33 finds the schemas in /openapi/v3; 1.27 also downloads /openapi/v2 before it applies.
@@ -38,14 +45,14 @@ def test_get_json_matches_golden(loaded: tuple[ServerProcess, str], doc: dict[st
     meta = doc["metadata"]
     assert isinstance(meta, dict)
     scope = ["-n", meta["namespace"]] if "namespace" in meta else []
-    plural, _, group = resource_name(doc).partition(".")  # type: ignore[arg-type]
+    plural, _, group = resource_name(doc).partition(".")
     version = str(doc["apiVersion"]).rpartition("/")[2]
     resource = f"{plural}.{version}.{group}" if group else plural
     got = json.loads(run_kubectl(server, *scope, "get", resource, meta["name"], "-o", "json", "--show-managed-fields",
                                   binary=binary).stdout)
-    want = normalized(golden_object(doc))  # type: ignore[arg-type]
+    want = normalized(golden_object(doc))
     assert normalized(got) == want
     # kubectl sorts keys when it prints; the bytes the server sends keep upstream's order.
-    status, raw = server.json("GET", object_path(doc))  # type: ignore[arg-type]
+    status, raw = server.json("GET", object_path(doc))
     assert status == 200
     assert key_order(normalized(raw)) == key_order(want)

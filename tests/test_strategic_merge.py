@@ -28,7 +28,7 @@ def _brief(containers: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(c["name"], c["image"]) for c in containers]
 
 
-TWO = [{"name": "app", "image": "app:1", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
+TWO: list[dict[str, Any]] = [{"name": "app", "image": "app:1", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
         "ports": [{"containerPort": 80}, {"containerPort": 443}], "args": ["--one", "--two"]},
        {"name": "side", "image": "side:1"}]
 

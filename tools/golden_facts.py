@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from apiserver import schemas  # noqa: E402
+from apiserver import schemas
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _DEFAULT_GOLDEN = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "shared", "golden")
@@ -31,7 +31,7 @@ _DEFAULT_GOLDEN = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "shared"
 def _walk(value: Any, schema: schemas.Schema | None, seen: dict[str, list[list[str]]]) -> None:
     if isinstance(value, list):
         for item in value:
-            _walk(item, schemas._raw_child(schema, None), seen)
+            _walk(item, schemas.child_schema(schema, None), seen)
         return
     if not isinstance(value, dict) or schema is None:
         return
@@ -39,7 +39,7 @@ def _walk(value: Any, schema: schemas.Schema | None, seen: dict[str, list[list[s
     if name is not None and len(value) > 1:
         seen.setdefault(name, []).append(list(value))
     for key, child in value.items():
-        _walk(child, schemas._raw_child(schema, key), seen)
+        _walk(child, schemas.child_schema(schema, key), seen)
 
 
 def _merge(sequences: list[list[str]]) -> list[str]:
@@ -71,9 +71,9 @@ def _zero(fields: dict[str, Any], schema: schemas.Schema | None, found: dict[str
             field = key[2:]
             if name is not None and "." not in child:
                 found.setdefault(name, set()).add(field)
-            _zero(child, schemas._raw_child(schema, field), found)
+            _zero(child, schemas.child_schema(schema, field), found)
         else:
-            _zero(child, schemas._raw_child(schema, None), found)
+            _zero(child, schemas.child_schema(schema, None), found)
 
 
 def main(golden: str) -> None:
@@ -89,7 +89,7 @@ def main(golden: str) -> None:
             if ref is not None:
                 seen.setdefault(schemas.ref_name(ref) or "", []).append(list(obj))
                 for key, child in obj.items():
-                    _walk(child, schemas._raw_child(ref, key), seen)
+                    _walk(child, schemas.child_schema(ref, key), seen)
                 created = (obj["metadata"].get("managedFields") or [{}])[0]
                 # Served through another version (events.k8s.io), the fields are in the stored version's terms.
                 if "subresource" not in created and created.get("apiVersion") == obj["apiVersion"]:
