@@ -28,8 +28,19 @@ def _changed() -> str:
     return yaml.safe_dump_all(docs)
 
 
+def test_a_patch_by_another_manager_takes_over_the_fields_it_changes(server: ServerProcess) -> None:
+    run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, "00-namespaces.yaml"))
+    run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, "05-workloads.yaml"))
+    run_kubectl(server, "-n", "golden", "patch", "deployment", "web", "-p", '{"spec":{"replicas":6}}')
+    entries = {e["manager"]: e for e in _get(server, "deployment", "web")["metadata"]["managedFields"]}
+    assert set(entries) == {"kubectl-client-side-apply", "kubectl-patch"}
+    assert "f:replicas" not in entries["kubectl-client-side-apply"]["fieldsV1"]["f:spec"]
+    assert entries["kubectl-patch"]["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
+
+
 def _get(server: ServerProcess, resource: str, name: str) -> dict[str, Any]:
-    return json.loads(run_kubectl(server, "-n", "golden", "get", resource, name, "-o", "json").stdout)  # type: ignore[no-any-return]
+    out = run_kubectl(server, "-n", "golden", "get", resource, name, "-o", "json", "--show-managed-fields")
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 
 def test_second_apply_patches_only_the_change(server: ServerProcess) -> None:
@@ -55,6 +66,14 @@ def test_second_apply_patches_only_the_change(server: ServerProcess) -> None:
     for key in ("strategy", "revisionHistoryLimit", "progressDeadlineSeconds"):
         assert after["spec"][key] == before["spec"][key]
     assert container["terminationMessagePath"] == "/dev/termination-log"
+    # The applier still owns everything it wrote, and nothing of the container it dropped.
+    [entry] = after["metadata"]["managedFields"]
+    assert entry["manager"] == "kubectl-client-side-apply"
+    containers = entry["fieldsV1"]["f:spec"]["f:template"]["f:spec"]["f:containers"]
+    assert list(containers) == ['k:{"name":"app"}']
+    assert containers['k:{"name":"app"}']["f:env"] == {".": {}, 'k:{"name":"MODE"}': {".": {}, "f:name": {},
+                                                                                       "f:value": {}}}
+    assert "f:tier" not in entry["fieldsV1"]["f:metadata"]["f:labels"]
 
     service = _get(server, "service", "web-nodeport")
     assert service["spec"]["clusterIP"] == service_before["spec"]["clusterIP"]
