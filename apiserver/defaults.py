@@ -86,6 +86,10 @@ def _image_pull_policy(image: str) -> str:
 
 def _probe(probe: Any) -> None:
     if isinstance(probe, dict):
+        http_get = probe.get("httpGet")
+        if isinstance(http_get, dict):
+            http_get.setdefault("path", "/")
+            http_get.setdefault("scheme", "HTTP")
         probe.setdefault("timeoutSeconds", 1)
         probe.setdefault("periodSeconds", 10)
         probe.setdefault("successThreshold", 1)
