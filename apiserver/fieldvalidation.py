@@ -18,8 +18,8 @@ DIRECTIVES = ("Ignore", "Warn", "Strict")
 def directive(query: Mapping[str, str]) -> str:
     value = query.get("fieldValidation") or "Warn"
     if value not in DIRECTIVES:
-        raise errors.bad_request(f"fieldValidation: Invalid value: \"{value}\": must be one of "
-                                 + ", ".join(DIRECTIVES))
+        raise errors.bad_request(f'fieldValidation: Unsupported value: "{value}": supported values: '
+                                 + ", ".join(f'"{d}"' for d in DIRECTIVES))
     return value
 
 

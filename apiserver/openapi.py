@@ -30,6 +30,10 @@ def _convert(value: Any, ref_prefix: str) -> Any:
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
+    if "$ref" in value and len(value) > 1 and ref_prefix == _V3_REF:
+        # OpenAPI 3.0 ignores siblings of $ref; upstream wraps the reference so a field keeps its own
+        # description (kubectl explain shows both).
+        value = {"allOf": [{"$ref": value["$ref"]}], **{k: v for k, v in value.items() if k != "$ref"}}
     for key, child in value.items():
         if key == "$ref":
             out[key] = ref_prefix + child[len("#/$defs/"):]

@@ -52,7 +52,7 @@ def _merge_map(original: dict[str, Any], patch: dict[str, Any], schema: schemas.
             if isinstance(original.get(field), list) and isinstance(value, list):
                 original[field] = [v for v in original[field] if v not in value]
             continue
-        if value is None:
+        if value is None or (isinstance(value, dict) and value.get(_PATCH) == "delete"):
             original.pop(key, None)
             continue
         original[key] = _merge_value(original.get(key), value, _child(schema, key), _field(schema, key))

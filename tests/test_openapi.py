@@ -93,3 +93,17 @@ def test_kubectl_apply_shows_the_servers_verdict(shared_server: ServerProcess) -
     warned = run_kubectl(shared_server, "-n", "default", "apply", "--validate=warn", "-f", "-", stdin=manifest)
     assert 'Warning: unknown field "dataa"' in warned.stderr
     assert "configmap/typo created" in warned.stdout
+
+
+def test_kubectl_explain_reads_the_served_schemas(shared_server: ServerProcess) -> None:
+    out = run_kubectl(shared_server, "explain", "deployment.spec.strategy").stdout
+    assert "FIELD: strategy <DeploymentStrategy>" in out
+    assert "The deployment strategy to use to replace existing pods with new ones." in out
+    assert "rollingUpdate\t<RollingUpdateDeployment>" in out
+
+
+def test_an_unknown_validation_directive_is_a_bad_request(shared_server: ServerProcess) -> None:
+    status, body = shared_server.json("POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Loud",
+                                      {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "loud"}})
+    assert status == 400
+    assert body["message"] == 'fieldValidation: Unsupported value: "Loud": supported values: "Ignore", "Warn", "Strict"'

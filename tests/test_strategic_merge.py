@@ -74,6 +74,9 @@ CASES: list[tuple[str, dict[str, Any], Any]] = [
     ("null deletes a key of a map",
      {"metadata": {"labels": {"tier": None}}},
      lambda o: o["metadata"]["labels"] == {"app": "smp"}),
+    ("$patch: delete on a map removes it",
+     _tpl({"nodeSelector": {"$patch": "delete"}}),
+     lambda o: "nodeSelector" not in o["spec"]["template"]["spec"]),
     ("$patch: replace on a map replaces the map",
      {"metadata": {"labels": {"$patch": "replace", "app": "smp", "new": "yes"}}},
      lambda o: o["metadata"]["labels"] == {"app": "smp", "new": "yes"}),
@@ -90,7 +93,8 @@ CASES: list[tuple[str, dict[str, Any], Any]] = [
 @pytest.mark.parametrize(("case", "patch", "check"), CASES, ids=[c[0] for c in CASES])
 def test_strategic_merge_patch(shared_server: ServerProcess, case: str, patch: dict[str, Any], check: Any) -> None:
     name = f"smp-{next(_names)}"
-    obj = _deployment(copy.deepcopy(TWO), volumes=[{"name": "data", "emptyDir": {}}, {"name": "cache", "emptyDir": {}}])
+    obj = _deployment(copy.deepcopy(TWO), volumes=[{"name": "data", "emptyDir": {}}, {"name": "cache", "emptyDir": {}}],
+                      nodeSelector={"disk": "ssd"})
     obj["metadata"]["name"] = name
     base = "/apis/apps/v1/namespaces/default/deployments"
     status, _ = shared_server.json("POST", base, obj)
