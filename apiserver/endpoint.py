@@ -169,7 +169,7 @@ class Endpoint:
         return Reply(200, t.codec.served_bytes(stored.data), headers=headers)
 
     async def _scale(self, t: Target, current: StoredObject, scale: Any) -> Reply:
-        obj = objects.apply_scale(t.rt, _load(current), scale)
+        obj = objects.apply_scale(t.rt, _load(current), scale, t.manager)
         if not t.dry_run:
             current = await self._write(t, t.key(), obj, current)
             obj = _load(current)

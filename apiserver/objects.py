@@ -255,7 +255,7 @@ def _selector_string(selector: dict[str, Any]) -> str:
     return ",".join(sorted(parts))
 
 
-def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any) -> dict[str, Any]:
+def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str | None = None) -> dict[str, Any]:
     if not isinstance(scale, dict):
         raise errors.bad_request("the object provided is unrecognized (must be of type Scale)")
     replicas = (scale.get("spec") or {}).get("replicas", 0)
@@ -266,9 +266,11 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any) -> dict[str, 
     rv = (scale.get("metadata") or {}).get("resourceVersion")
     if rv and rv != obj["metadata"].get("resourceVersion"):
         raise errors.stale_update(rt.plural, rt.group, obj["metadata"].get("name", ""))
+    old = kinds.json_copy(obj)
     spec = obj.setdefault("spec", {})
     if spec.get("replicas") != replicas:
         spec["replicas"] = replicas
         if obj["metadata"].get("generation"):
             obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
-    return obj
+    kinds.track(obj, old, manager, rt.api_version, "scale", now_rfc3339())
+    return ordered(obj)

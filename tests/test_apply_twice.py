@@ -31,8 +31,15 @@ def _changed() -> str:
 def test_a_patch_by_another_manager_takes_over_the_fields_it_changes(server: ServerProcess) -> None:
     run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, "00-namespaces.yaml"))
     run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, "05-workloads.yaml"))
+    run_kubectl(server, "-n", "golden", "scale", "deployment", "web", "--replicas=4")
+    entries = {e["manager"]: e for e in _get(server, "deployment", "web")["metadata"]["managedFields"]}
+    # kubectl scale names no fieldManager: the manager is the User-Agent's product name.
+    assert set(entries) == {"kubectl-client-side-apply", "kubectl"}
+    assert entries["kubectl"]["subresource"] == "scale"
+    assert entries["kubectl"]["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
     run_kubectl(server, "-n", "golden", "patch", "deployment", "web", "-p", '{"spec":{"replicas":6}}')
     entries = {e["manager"]: e for e in _get(server, "deployment", "web")["metadata"]["managedFields"]}
+    # The last writer of a field is its only owner; a manager left with nothing is dropped.
     assert set(entries) == {"kubectl-client-side-apply", "kubectl-patch"}
     assert "f:replicas" not in entries["kubectl-client-side-apply"]["fieldsV1"]["f:spec"]
     assert entries["kubectl-patch"]["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
