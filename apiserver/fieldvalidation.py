@@ -46,6 +46,68 @@ def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "") -> l
     return found
 
 
+_JSON_KIND = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
+
+
+def _go_type(schema: schemas.Schema | None) -> str:
+    """The Go type upstream decodes a field into, as encoding/json names it in its errors."""
+    name = schemas.ref_name(schema) if schema is not None else None
+    resolved = schemas.resolve(schema) or {}
+    if name is not None and "properties" in resolved:
+        return ".".join(name.split(".")[-2:])
+    kinds = schemas.types_of(resolved) - {"null"}
+    if "array" in kinds:
+        return "[]" + _go_type(schemas.child_schema(schema, None))
+    if "object" in kinds:
+        return "map[string]" + _go_type(schemas.child_schema(schema, "")) if isinstance(
+            resolved.get("additionalProperties"), dict) else "map[string]interface {}"
+    if "integer" in kinds:
+        return str(resolved.get("format") or "int64")
+    return {"boolean": "bool", "number": "float64"}.get(next(iter(kinds), ""), "string")
+
+
+def _fits(value: Any, resolved: schemas.Schema) -> bool:
+    kinds = schemas.types_of(resolved)
+    if value is None or not kinds or len(kinds - {"null"}) > 1:
+        return True  # null is every type's zero value; int-or-string and quantities take either
+    if isinstance(value, bool):
+        return "boolean" in kinds
+    if isinstance(value, int):
+        return bool(kinds & {"integer", "number"})
+    if isinstance(value, float):
+        return "number" in kinds or ("integer" in kinds and value.is_integer())
+    if isinstance(value, str):
+        return "string" in kinds
+    if isinstance(value, list):
+        return "array" in kinds
+    return "object" in kinds
+
+
+def type_error(obj: Any, schema: schemas.Schema | None, owner: str = "", path: str = "") -> str | None:
+    """The first value of the wrong JSON type, in encoding/json's words, as upstream reports it."""
+    resolved = schemas.resolve(schema)
+    if resolved is None:
+        return None
+    if not _fits(obj, resolved):
+        kind = _JSON_KIND.get(type(obj), "value")
+        shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
+        return f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type {_go_type(schema)}"
+    if isinstance(obj, list):
+        item = schemas.child_schema(schema, None)
+        return next((e for e in (type_error(v, item, owner, path) for v in obj) if e), None)
+    if isinstance(obj, dict):
+        name = schemas.ref_name(schema) if schema is not None else None
+        struct = name.rsplit(".", 1)[-1] if name and "properties" in resolved else owner
+        for key, value in obj.items():
+            child = schemas.child_schema(schema, key)
+            if child is None:
+                continue
+            found = type_error(value, child, struct, f"{path}.{key}" if path else key)
+            if found:
+                return found
+    return None
+
+
 def duplicate_fields(raw: bytes) -> list[str]:
     """Keys given twice in one JSON object, by their path."""
     try:
@@ -91,13 +153,18 @@ def check(kind: str, api_version: str, how: str, unknown: list[str], duplicates:
 
 
 def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str]) -> dict[str, str]:
-    """The fields of a create or update body (or a patched object and its patch), checked as asked."""
+    """The fields of a create or update body (or a patched object and its patch), checked as asked.
+
+    A value of the wrong type is refused whatever the directive, as decoding it fails upstream.
+    """
     how = directive(query)
-    if how == "Ignore":
-        return {}
     kind, api_version = str(obj.get("kind") or ""), str(obj.get("apiVersion") or "")
     group, _, version = api_version.rpartition("/")
-    schema = schemas.kind_schema(group, version, kind)
-    if schema is None:
+    ref = schemas.kind_ref(group, version, kind)
+    if ref is None:
         return {}
+    mistyped = type_error(obj, ref)
+    if mistyped is not None:
+        raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
+    schema = schemas.resolve(ref)
     return check(kind, api_version, how, unknown_fields(obj, schema), duplicate_fields(raw) if raw else [])

@@ -107,3 +107,14 @@ def test_an_unknown_validation_directive_is_a_bad_request(shared_server: ServerP
                                       {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "loud"}})
     assert status == 400
     assert body["message"] == 'fieldValidation: Unsupported value: "Loud": supported values: "Ignore", "Warn", "Strict"'
+
+
+def test_a_value_of_the_wrong_type_is_refused_whatever_the_directive(shared_server: ServerProcess) -> None:
+    # YAML 1.1, which kubectl reads manifests with, takes a bare y for true.
+    manifest = ("apiVersion: v1\nkind: Pod\nmetadata: {name: yes-pod, namespace: default}\n"
+                "spec: {containers: [{name: c, image: c, args: [y]}]}\n")
+    for validate in ("--validate=true", "--validate=false"):
+        out = run_kubectl(shared_server, "apply", validate, "-f", "-", stdin=manifest, check=False)
+        assert out.returncode == 1
+        assert ('Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal bool into Go struct field '
+                "Container.spec.containers.args of type string") in out.stderr
