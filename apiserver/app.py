@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from apiserver import errors, requestinfo
+from apiserver import bodies, errors, requestinfo
 from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
@@ -138,7 +138,7 @@ async def _serve(state: ServerState, request: Request) -> Response:
         return _reply_response(endpoint.list(target, shape))
     if verb == "watch":
         return _reply_response(endpoint.watch(target, shape))
-    body = await request.body()
+    body = await _read_body(request)
     content_type = request.headers.get("content-type")
     if verb == "create":
         return _reply_response(await endpoint.create(target, body, content_type))
@@ -149,6 +149,21 @@ async def _serve(state: ServerState, request: Request) -> Response:
     if verb == "delete":
         return _reply_response(await endpoint.delete(target, body, content_type))
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
+
+
+async def _read_body(request: Request) -> bytes:
+    """The body, refused with 413 as soon as it is known to exceed the limit, never buffered past it."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > bodies.MAX_BODY_BYTES:
+        raise errors.too_large()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > bodies.MAX_BODY_BYTES:
+            raise errors.too_large()
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _verb(method: str, has_name: bool, query: Any) -> str:

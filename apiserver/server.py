@@ -100,5 +100,7 @@ def serve(options: ServeOptions) -> None:
         ssl_certfile=None if options.plain_http else creds.serving_cert,
         ssl_keyfile=None if options.plain_http else creds.serving_key,
         timeout_keep_alive=60,
+        # Open watches would hold a shutdown forever; clients re-watch after a restart anyway.
+        timeout_graceful_shutdown=2,
     )
     uvicorn.Server(config).run()
