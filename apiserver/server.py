@@ -74,7 +74,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                                                          None if options.plain_http else creds.ca_cert))
     endpoint = Endpoint(store, registry)
     state = ServerState(registry, store, Discovery(registry, address), endpoint,
-                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token)
+                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token,
+                        trust_unauthenticated=options.plain_http)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -40,8 +40,12 @@ class ServerProcess:
     log_path: str = ""
 
     @property
+    def plain_http(self) -> bool:
+        return "--http" in self.extra_args
+
+    @property
     def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}"
+        return f"{'http' if self.plain_http else 'https'}://127.0.0.1:{self.port}"
 
     @property
     def kubeconfig(self) -> str:
@@ -113,7 +117,8 @@ class ServerProcess:
         for key, value in (headers or {}).items():
             req.add_header(key, value)
         try:
-            with urllib.request.urlopen(req, context=self.ssl_context(), timeout=30) as resp:
+            context = None if self.plain_http else self.ssl_context()
+            with urllib.request.urlopen(req, context=context, timeout=30) as resp:
                 return resp.status, resp.read()
         except urllib.error.HTTPError as err:
             return err.code, err.read()
