@@ -108,7 +108,7 @@ def build_app(state: ServerState) -> Starlette:
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return _error_response(errors.method_not_allowed(
-            f"the server does not allow this method on the requested resource"))
+            "the server does not allow this method on the requested resource"))
 
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
 

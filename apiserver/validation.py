@@ -144,7 +144,7 @@ def validate_metadata(kind: str, meta: dict[str, Any], namespaced: bool) -> list
                 for detail in qualified_name(key):
                     errors.append(invalid_value("metadata.labels", key, detail))
                 if not isinstance(value, str):
-                    errors.append(invalid_value(f"metadata.labels", value, "must be a string"))
+                    errors.append(invalid_value("metadata.labels", value, "must be a string"))
                     continue
                 for detail in label_value(value):
                     errors.append(invalid_value("metadata.labels", value, detail))
