@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from columns.base import Row, Since
-from columns.declare import Meta, age_column, column, name_column, printer, template_columns
+from columns.declare import Entry, Meta, age_column, column, name_column, printer, template_columns
 from columns.format import (
     NONE, Container, LabelSelector, bool_text, container_cells, epoch, format_label_selector,
     human_duration, since, since_epoch,
@@ -111,7 +111,7 @@ class CronJobSpec(msgspec.Struct):
 
 
 class CronJobStatus(msgspec.Struct):
-    active: list[msgspec.Raw] = []
+    active: list[Entry] = []
     lastScheduleTime: str | None = None
 
 

@@ -36,9 +36,8 @@ NAMESPACES = printer(
 
 
 class ConfigMap(Named):
-    # Only the keys are counted; the values are skipped unread.
-    data: dict[str, msgspec.Raw] = {}
-    binaryData: dict[str, msgspec.Raw] = {}
+    data: dict[str, str] = {}
+    binaryData: dict[str, str] = {}
 
 
 CONFIG_MAPS = printer(
@@ -55,7 +54,7 @@ CONFIG_MAPS = printer(
 
 class Secret(Named):
     type: str = ""
-    data: dict[str, msgspec.Raw] = {}
+    data: dict[str, str] = {}
 
 
 SECRETS = printer(

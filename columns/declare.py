@@ -54,6 +54,10 @@ def template_columns(selector_description: str | None) -> list[ColumnDefinition]
     return wide
 
 
+class Entry(msgspec.Struct):
+    """A list entry that is only counted: its fields are skipped unread."""
+
+
 class Meta(msgspec.Struct):
     name: str = ""
     creationTimestamp: str | None = None

@@ -6,7 +6,7 @@ import msgspec
 
 from columns.base import Row
 from columns.core import LoadBalancerStatus, load_balancer_addresses
-from columns.declare import Meta, age_column, column, name_column, printer
+from columns.declare import Entry, Meta, age_column, column, name_column, printer
 from columns.format import NONE, UNSET, join_more, since
 
 
@@ -17,7 +17,7 @@ class IngressRule(msgspec.Struct):
 class IngressSpec(msgspec.Struct):
     ingressClassName: str | None = None
     rules: list[IngressRule] = []
-    tls: list[msgspec.Raw] = []
+    tls: list[Entry] = []
 
 
 class IngressStatus(msgspec.Struct):
