@@ -25,3 +25,10 @@ def test_rows_match_upstream(golden: GoldenRow) -> None:
 @pytest.mark.parametrize("resource", PRINTERS)
 def test_columns_match_upstream(resource: str) -> None:
     assert PRINTERS[resource].definitions == column_definitions(resource)
+
+
+def test_deployment_selector_is_empty_when_unset_and_invalid_when_wrong() -> None:
+    assert apps.DEPLOYMENTS.row(b"{}").cells[7] == ""
+    bad = b'{"spec":{"selector":{"matchExpressions":[{"key":"a","operator":"Nope"}]}}}'
+    assert apps.DEPLOYMENTS.row(bad).cells[7] == "<invalid>"
+    assert apps.REPLICA_SETS.row(bad).cells[7] == "<error>"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from columns_golden import GoldenRow, column_definitions, printed, rows
 from columns import core
-from columns.base import Printer
+from columns.base import Printer, render_cells
 
 PRINTERS: dict[str, Printer] = {
     "namespaces": core.NAMESPACES,
@@ -31,3 +32,64 @@ def test_rows_match_upstream(golden: GoldenRow) -> None:
 @pytest.mark.parametrize("resource", PRINTERS)
 def test_columns_match_upstream(resource: str) -> None:
     assert PRINTERS[resource].definitions == column_definitions(resource)
+
+
+NOW = 2_000_000_000.0
+
+
+def cells(printer: Printer, obj: dict[str, object]) -> list[object]:
+    return render_cells(printer.row(orjson.dumps(obj)), NOW)
+
+
+def service(spec: dict[str, object], ingress: list[dict[str, str]] | None = None) -> list[object]:
+    return cells(core.SERVICES, {"spec": spec, "status": {"loadBalancer": {"ingress": ingress or []}}})
+
+
+def test_service_external_ips() -> None:
+    assert service({"type": "LoadBalancer"})[3] == "<pending>"
+    assert service({"type": "LoadBalancer"}, [{"hostname": "b.example"}, {"ip": "1.2.3.4"}])[3] == \
+        "1.2.3.4,b.example"
+    assert service({"type": "LoadBalancer", "externalIPs": ["9.9.9.9"]}, [{"ip": "1.2.3.4"}])[3] == \
+        "1.2.3.4,9.9.9.9"
+    assert service({"type": "NodePort", "externalIPs": ["9.9.9.9", "8.8.8.8"]})[3] == "9.9.9.9,8.8.8.8"
+    assert service({"type": "Weird"})[3] == "<unknown>"
+    assert service({"type": "ClusterIP", "clusterIP": "10.0.0.1"})[2] == "10.0.0.1"
+
+
+def endpoints(subsets: list[dict[str, object]]) -> object:
+    return cells(core.ENDPOINTS, {"subsets": subsets})[1]
+
+
+def test_endpoints_show_three_then_count_the_rest() -> None:
+    addresses = [{"ip": f"10.0.0.{i}"} for i in range(1, 4)] + [{"ip": "fd00::1"}]
+    assert endpoints([{"addresses": addresses, "ports": [{"port": 80}, {"port": 443}]}]) == \
+        "10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 5 more..."
+    assert endpoints([{"addresses": addresses[3:], "ports": [{"port": 80}]}]) == "[fd00::1]:80"
+    assert endpoints([{"addresses": addresses[:2]}]) == "10.0.0.1,10.0.0.2"  # headless, no ports
+    assert endpoints([]) == "<none>"
+
+
+def test_node_roles_and_unknown_status() -> None:
+    node = {"metadata": {"labels": {"kubernetes.io/role": "infra", "node-role.kubernetes.io/": "",
+                                    "node-role.kubernetes.io/edge": ""}}}
+    row = cells(core.NODES, node)
+    assert row[1:3] == ["Unknown", "edge,infra"]
+    assert row[5:] == ["<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]
+
+
+def test_events_of_the_new_api() -> None:
+    event = {"metadata": {"name": "e"}, "involvedObject": {"kind": "Node"}, "message": " msg \n",
+             "eventTime": "2033-05-18T03:03:20.000000Z", "reportingComponent": "ctrl",
+             "series": {"count": 7, "lastObservedTime": "2033-05-18T03:32:20.000000Z"}}
+    assert cells(core.EVENTS, event) == ["60s", "", "", "node", "", "ctrl", "msg", "30m", 7, "e"]
+    singleton = {"metadata": {"name": "e"}, "involvedObject": {"kind": "Pod", "name": "p"}}
+    assert cells(core.EVENTS, singleton) == ["<unknown>", "", "", "pod/p", "", "", "", "<unknown>", 1, "e"]
+
+
+def test_claims_prefer_the_beta_class_annotation_and_show_capacity_once_bound() -> None:
+    claim = {"metadata": {"annotations": {"volume.beta.kubernetes.io/storage-class": "old"}},
+             "spec": {"storageClassName": "new", "volumeName": "pv"}, "status": {"phase": "Bound"}}
+    assert cells(core.PERSISTENT_VOLUME_CLAIMS, claim)[1:8] == ["Bound", "pv", "0", "", "old", "<unset>",
+                                                                "<unknown>"]
+    assert cells(core.PERSISTENT_VOLUMES, {"metadata": {"deletionTimestamp": "2033-01-01T00:00:00Z"}})[1:6] == \
+        ["0", "", "", "Terminating", ""]
