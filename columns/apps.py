@@ -7,8 +7,15 @@ import msgspec
 from columns.base import Row
 from columns.declare import Meta, age_column, column, name_column, printer, template_columns
 from columns.format import (
-    INVALID, Container, LabelSelector, SelectorError, container_cells, format_label_selector,
-    format_labels, selector_string, since,
+    INVALID,
+    Container,
+    LabelSelector,
+    SelectorError,
+    container_cells,
+    format_label_selector,
+    format_labels,
+    selector_string,
+    since,
 )
 
 

@@ -7,8 +7,16 @@ import msgspec
 from columns.base import Row, Since
 from columns.declare import Entry, Meta, age_column, column, name_column, printer, template_columns
 from columns.format import (
-    NONE, Container, LabelSelector, bool_text, container_cells, epoch, format_label_selector,
-    human_duration, since, since_epoch,
+    NONE,
+    Container,
+    LabelSelector,
+    bool_text,
+    container_cells,
+    epoch,
+    format_label_selector,
+    human_duration,
+    since,
+    since_epoch,
 )
 
 _SELECTOR = ("A label query over pods that should match the pod count. Normally, the system sets this field "

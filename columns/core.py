@@ -6,11 +6,26 @@ import msgspec
 
 from columns.base import Row
 from columns.declare import (
-    AnnotatedMeta, LabeledMeta, Meta, age_column, column, name_column, printer,
+    AnnotatedMeta,
+    LabeledMeta,
+    Meta,
+    age_column,
+    column,
+    name_column,
+    printer,
 )
 from columns.format import (
-    NONE, PENDING, UNKNOWN, UNSET, access_modes, canonical_quantity, epoch, format_labels, join_more,
-    since, since_epoch,
+    NONE,
+    PENDING,
+    UNKNOWN,
+    UNSET,
+    access_modes,
+    canonical_quantity,
+    epoch,
+    format_labels,
+    join_more,
+    since,
+    since_epoch,
 )
 
 
@@ -224,11 +239,12 @@ def format_endpoints(subsets: list[EndpointSubset]) -> str:
     shown: list[str] = []
     count = 0
     for subset in subsets:
-        # Headless services may have addresses without ports.
-        for port in subset.ports or [None]:
+        if not subset.ports:  # headless services may have addresses without ports
             count += len(subset.addresses)
-            for address in subset.addresses[:max(0, 3 - len(shown))]:
-                shown.append(address.ip if port is None else host_port(address.ip, port.port))
+            shown += [address.ip for address in subset.addresses[:max(0, 3 - len(shown))]]
+        for port in subset.ports:
+            count += len(subset.addresses)
+            shown += [host_port(address.ip, port.port) for address in subset.addresses[:max(0, 3 - len(shown))]]
     return join_more(shown, count)
 
 

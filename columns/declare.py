@@ -6,8 +6,9 @@ from an empty object must have exactly one cell per column.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Generic
+from typing import Generic
 
 import msgspec
 
@@ -72,18 +73,18 @@ class AnnotatedMeta(Meta):
     annotations: dict[str, str] = {}
 
 
-@dataclass(frozen=True)
+@dataclass
 class BuiltinPrinter(Generic[View]):
     """A Printer for a built-in kind: decode the view, then compute the row from it."""
 
     definitions: list[ColumnDefinition]
     view: type[View]
     cells: Callable[[View], Row]
-    reader: Reader = struct_reader  # type: ignore[assignment]
+    reader: Reader[View] = struct_reader
     _decode: Callable[[bytes], View] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_decode", self.reader(self.view))
+        self._decode = self.reader(self.view)
 
     def row(self, data: bytes) -> Row:
         return self.cells(self._decode(data))

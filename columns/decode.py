@@ -8,7 +8,8 @@ Both must give identical views: the contract tests hold them to that over every 
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 import msgspec
 import orjson

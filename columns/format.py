@@ -7,8 +7,8 @@ strings, canonical quantities, "a,b,c + N more..."), so printers stay short decl
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
-from typing import Iterable, Mapping, Sequence
 
 import msgspec
 
@@ -209,7 +209,9 @@ def canonical_quantity(text: str) -> str:
         value = value.scaleb(_DECIMAL[suffix or ""])
         form = "decimal"
     # Quantities keep nano precision at most, rounding up.
-    value = value.quantize(_NANO, rounding=ROUND_CEILING) if value.as_tuple().exponent < -9 else value
+    places = value.as_tuple().exponent
+    if isinstance(places, int) and places < -9:
+        value = value.quantize(_NANO, rounding=ROUND_CEILING)
     if value == 0:
         return "0"
     if form == "binary" and abs(value) >= 1024 and value == value.to_integral_value():

@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 
-from columns.base import Row, Since
+from columns.base import Cell, Row, Since
 from columns.declare import Meta, age_column, column, name_column, printer
-from columns.format import NONE, human_duration, epoch, since
+from columns.format import NONE, epoch, human_duration, since
 
 
 class Waiting(msgspec.Struct):
@@ -246,7 +246,7 @@ def pod_row(pod: Pod) -> Row:
         conditions = SUCCEEDED
     elif status.phase == "Failed":
         conditions = FAILED
-    cells = [pod.metadata.name, f"{ready}/{total}", reason, restart_cell, since(pod.metadata.creationTimestamp),
+    cells: list[Cell] = [pod.metadata.name, f"{ready}/{total}", reason, restart_cell, since(pod.metadata.creationTimestamp),
              ip or NONE, spec.nodeName or NONE, status.nominatedNodeName or NONE, gates]
     return Row(cells, conditions)
 

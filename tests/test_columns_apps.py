@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from columns_golden import GoldenRow, column_definitions, printed, rows
+
 from columns import apps
 from columns.base import Printer
 

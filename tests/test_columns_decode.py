@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from columns_golden import TABLES, GoldenRow, rows
+
 from columns.base import render_cells
-from columns.decode import full_parse_reader
 from columns.declare import BuiltinPrinter
+from columns.decode import full_parse_reader
 from columns.registry import DEFAULT, PRINTERS
 
 RESOURCES = {

@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 
 from columns.format import (
-    LabelSelector, Requirement, access_modes, canonical_quantity, format_label_selector, format_labels,
-    human_duration, join_more, selector_string,
+    LabelSelector,
+    Requirement,
+    access_modes,
+    canonical_quantity,
+    format_label_selector,
+    format_labels,
+    human_duration,
+    join_more,
+    selector_string,
 )
 
 MINUTE, HOUR, DAY, YEAR = 60, 3600, 86400, 365 * 86400

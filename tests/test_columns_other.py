@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import orjson
 import pytest
-
 from columns_golden import GoldenRow, column_definitions, printed, rows
+
 from columns import other
 from columns.base import Printer, render_cells
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import pytest
-
 from columns_golden import GoldenRow, column_definitions, printed, rows
+
 from columns.pods import PODS
 
 

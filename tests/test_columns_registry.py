@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from columns_golden import GoldenRow, column_definitions, load, printed, rows
 
 from apiserver.conversion import events_v1_to_core_event
 from apiserver.resources import BUILTIN
-from columns_golden import GoldenRow, column_definitions, load, printed, rows
 from columns.base import render_cells
 from columns.registry import DEFAULT, PRINTERS, printer_for
 

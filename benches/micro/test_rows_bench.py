@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 import pytest
 
-from columns.decode import full_parse_reader, struct_reader
 from columns.declare import BuiltinPrinter
+from columns.decode import full_parse_reader, struct_reader
 from columns.registry import printer_for
 
 TABLES = Path(__file__).resolve().parents[3] / "shared" / "golden" / "kube-1.36.2" / "table"
