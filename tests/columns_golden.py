@@ -42,11 +42,14 @@ def captured_at(answer: Path) -> float:
 
 
 def load(resource: str) -> dict[str, Any]:
-    return json.loads((TABLES / f"{resource}.list.includeObject-Object.json").read_text())
+    table: dict[str, Any] = json.loads((TABLES / f"{resource}.list.includeObject-Object.json").read_text())
+    return table
 
 
 def column_definitions(resource: str) -> list[dict[str, Any]]:
-    return json.loads((TABLES / f"{resource}.list.default.json").read_text())["columnDefinitions"]
+    answer = json.loads((TABLES / f"{resource}.list.default.json").read_text())
+    columns: list[dict[str, Any]] = answer["columnDefinitions"]
+    return columns
 
 
 def rows(resource: str) -> list[GoldenRow]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import orjson
 import pytest
 from columns_golden import GoldenRow, column_definitions, printed, rows
 
 from columns import batch
-from columns.base import Printer, render_cells
+from columns.base import Printer, RenderedCell, render_cells
 
 PRINTERS: dict[str, Printer] = {
     "jobs.batch": batch.JOBS,
@@ -29,7 +32,7 @@ def test_columns_match_upstream(resource: str) -> None:
 NOW = 2_000_000_000.0  # 2033-05-18T03:33:20Z
 
 
-def cells(printer: Printer, obj: dict[str, object]) -> list[object]:
+def cells(printer: Printer, obj: Mapping[str, Any]) -> list[RenderedCell]:
     return render_cells(printer.row(orjson.dumps(obj)), NOW)
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import orjson
 import pytest
 from columns_golden import GoldenRow, column_definitions, printed, rows
 
 from columns import core
-from columns.base import Printer, render_cells
+from columns.base import Printer, RenderedCell, render_cells
 
 PRINTERS: dict[str, Printer] = {
     "namespaces": core.NAMESPACES,
@@ -37,11 +40,11 @@ def test_columns_match_upstream(resource: str) -> None:
 NOW = 2_000_000_000.0
 
 
-def cells(printer: Printer, obj: dict[str, object]) -> list[object]:
+def cells(printer: Printer, obj: Mapping[str, Any]) -> list[RenderedCell]:
     return render_cells(printer.row(orjson.dumps(obj)), NOW)
 
 
-def service(spec: dict[str, object], ingress: list[dict[str, str]] | None = None) -> list[object]:
+def service(spec: dict[str, object], ingress: list[dict[str, str]] | None = None) -> list[RenderedCell]:
     return cells(core.SERVICES, {"spec": spec, "status": {"loadBalancer": {"ingress": ingress or []}}})
 
 

@@ -7,7 +7,7 @@ import pytest
 from columns_golden import GoldenRow, column_definitions, printed, rows
 
 from columns import other
-from columns.base import Printer, render_cells
+from columns.base import Cell, Printer, render_cells
 
 PRINTERS: dict[str, Printer] = {
     "storageclasses.storage.k8s.io": other.STORAGE_CLASSES,
@@ -44,7 +44,7 @@ def test_storage_class_defaults() -> None:
 
 
 def test_api_service_availability() -> None:
-    def row(service: object, conditions: list[dict[str, str]]) -> list[object]:
+    def row(service: object, conditions: list[dict[str, str]]) -> list[Cell]:
         obj = {"spec": {"service": service}, "status": {"conditions": conditions}}
         return other.API_SERVICES.row(orjson.dumps(obj)).cells[1:3]
 
