@@ -23,6 +23,7 @@ TABLES = Path(__file__).resolve().parents[2] / "shared" / "golden" / "kube-1.36.
 @dataclass(frozen=True)
 class GoldenRow:
     resource: str
+    answer: str  # which capture the cells come from: "list" is the includeObject=Object list
     name: str
     data: bytes
     cells: list[RenderedCell]
@@ -30,7 +31,7 @@ class GoldenRow:
     captured: float
 
     def __str__(self) -> str:
-        return f"{self.resource}/{self.name}"
+        return f"{self.resource}/{self.name}" if self.answer == "list" else f"{self.resource}/{self.name}@{self.answer}"
 
 
 def captured_at(answer: Path) -> float:
@@ -53,21 +54,29 @@ def column_definitions(resource: str) -> list[dict[str, Any]]:
 
 
 def rows(resource: str) -> list[GoldenRow]:
-    """Every row of the list answer, plus the single-object GET answer (fed the listed object)."""
-    answer = TABLES / f"{resource}.list.includeObject-Object.json"
-    table = json.loads(answer.read_text())
+    """Every row of every answer about `resource`, each fed the full object of the Object list.
+
+    Only the includeObject=Object list embeds whole objects; the other answers (GET, default and
+    Metadata lists, selectors, paging, all namespaces) are matched to it by namespace and name.
+    """
+    primary = TABLES / f"{resource}.list.includeObject-Object.json"
     objects = {}
     found = []
-    for row in table["rows"]:
-        name = row["object"]["metadata"]["name"]
-        objects[name] = orjson.dumps(row["object"])
-        found.append(GoldenRow(resource, name, objects[name], row["cells"], row.get("conditions"),
-                               captured_at(answer)))
-    get = TABLES / f"{resource}.get.default.json"
-    for row in json.loads(get.read_text())["rows"]:
-        name = row["object"]["metadata"]["name"]
-        found.append(GoldenRow(f"{resource}(get)", name, objects[name], row["cells"], row.get("conditions"),
-                               captured_at(get)))
+    for row in json.loads(primary.read_text())["rows"]:
+        meta = row["object"]["metadata"]
+        objects[meta.get("namespace"), meta["name"]] = orjson.dumps(row["object"])
+        found.append(GoldenRow(resource, "list", meta["name"], objects[meta.get("namespace"), meta["name"]],
+                               row["cells"], row.get("conditions"), captured_at(primary)))
+    for answer in sorted(TABLES.glob(f"{resource}.*.json")):
+        variant = answer.name[len(resource) + 1:].removesuffix(".json")
+        if answer == primary or not variant.startswith(("list.", "get.", "all-namespaces.")):
+            continue
+        for row in json.loads(answer.read_text())["rows"]:
+            if row["object"] is None:  # includeObject=None: nothing to match the cells to
+                continue
+            meta = row["object"]["metadata"]
+            found.append(GoldenRow(resource, variant, meta["name"], objects[meta.get("namespace"), meta["name"]],
+                                   row["cells"], row.get("conditions"), captured_at(answer)))
     return found
 
 
