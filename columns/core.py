@@ -9,6 +9,7 @@ from columns.declare import (
     AnnotatedMeta,
     LabeledMeta,
     Meta,
+    Named,
     age_column,
     column,
     name_column,
@@ -28,18 +29,14 @@ from columns.format import (
     since_epoch,
 )
 
-
-class Named(msgspec.Struct):
-    metadata: Meta = msgspec.field(default_factory=Meta)
-
-
 # --- Namespace, ConfigMap, Secret, ServiceAccount ---------------------------------------
 
 class NamespaceStatus(msgspec.Struct):
     phase: str = ""
 
 
-class Namespace(Named):
+class Namespace(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
     status: NamespaceStatus = msgspec.field(default_factory=NamespaceStatus)
 
 
@@ -50,7 +47,8 @@ NAMESPACES = printer(
 )
 
 
-class ConfigMap(Named):
+class ConfigMap(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
     data: dict[str, str] = {}
     binaryData: dict[str, str] = {}
 
@@ -67,7 +65,8 @@ CONFIG_MAPS = printer(
 )
 
 
-class Secret(Named):
+class Secret(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
     type: str = ""
     data: dict[str, str] = {}
 
@@ -123,7 +122,8 @@ class ServiceStatus(msgspec.Struct):
     loadBalancer: LoadBalancerStatus = msgspec.field(default_factory=LoadBalancerStatus)
 
 
-class Service(Named):
+class Service(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
     spec: ServiceSpec = msgspec.field(default_factory=ServiceSpec)
     status: ServiceStatus = msgspec.field(default_factory=ServiceStatus)
 
@@ -223,7 +223,8 @@ class EndpointSubset(msgspec.Struct):
     ports: list[EndpointPort] = []
 
 
-class Endpoints(Named):
+class Endpoints(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
     subsets: list[EndpointSubset] = []
 
 
@@ -368,7 +369,8 @@ class EventSeries(msgspec.Struct):
     lastObservedTime: str | None = None
 
 
-class Event(Named):
+class Event(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
     involvedObject: ObjectReference = msgspec.field(default_factory=ObjectReference)
     reason: str = ""
     message: str = ""

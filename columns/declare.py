@@ -65,6 +65,12 @@ class Meta(msgspec.Struct):
     deletionTimestamp: str | None = None
 
 
+class Named(msgspec.Struct):
+    """The view of kinds whose columns read nothing but metadata."""
+
+    metadata: Meta = msgspec.field(default_factory=Meta)
+
+
 class LabeledMeta(Meta):
     labels: dict[str, str] = {}
 

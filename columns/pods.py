@@ -15,7 +15,7 @@ import msgspec
 
 from columns.base import Cell, Row, Since
 from columns.declare import Meta, age_column, column, name_column, printer
-from columns.format import NONE, epoch, human_duration, since
+from columns.format import NONE, elapsed, epoch, since
 
 
 class Waiting(msgspec.Struct):
@@ -134,7 +134,7 @@ class Restarts:
     count: int
 
     def __call__(self, seconds: float | None) -> str:
-        return f"{self.count} ({human_duration(seconds or 0.0)} ago)"
+        return f"{self.count} ({elapsed(seconds)} ago)"
 
 
 def _later(current: float | None, state: State) -> float | None:

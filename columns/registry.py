@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import datetime
 
-import msgspec
-
 from columns import apps, batch, core, networking, other, pods
 from columns.base import Printer, Row
-from columns.declare import CREATED_DESCRIPTION, Meta, column, name_column, printer
+from columns.declare import CREATED_DESCRIPTION, Named, column, name_column, printer
 from columns.format import epoch
-
-
-class Named(msgspec.Struct):
-    metadata: Meta = msgspec.field(default_factory=Meta)
 
 
 def created_at(timestamp: str | None) -> str:
