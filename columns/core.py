@@ -154,7 +154,7 @@ def port_string(ports: list[ServicePort]) -> str:
 
 def service_row(service: Service) -> Row:
     spec = service.spec
-    # Upstream reads clusterIPs after conversion, which fills it from a lone clusterIP.
+    # Upstream stores clusterIPs filled from a lone clusterIP and prints its first entry.
     cluster_ip = spec.clusterIPs[0] if spec.clusterIPs else spec.clusterIP
     return Row([service.metadata.name, spec.type, cluster_ip or NONE, external_ip(service),
                 port_string(spec.ports) or NONE, since(service.metadata.creationTimestamp),
