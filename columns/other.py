@@ -1,46 +1,12 @@
-"""Printers for storage.k8s.io StorageClasses, coordination.k8s.io Leases and apiregistration APIServices."""
+"""Printers for coordination.k8s.io Leases and apiregistration.k8s.io APIServices."""
 
 from __future__ import annotations
 
 import msgspec
 
 from columns.base import Row
-from columns.declare import AnnotatedMeta, Meta, age_column, column, name_column, printer
+from columns.declare import Meta, age_column, column, name_column, printer
 from columns.format import since
-
-DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
-                             "storageclass.beta.kubernetes.io/is-default-class")
-
-
-class StorageClass(msgspec.Struct):
-    metadata: AnnotatedMeta = msgspec.field(default_factory=AnnotatedMeta)
-    provisioner: str = ""
-    reclaimPolicy: str | None = None
-    volumeBindingMode: str | None = None
-    allowVolumeExpansion: bool | None = None
-
-
-def storage_class_row(sc: StorageClass) -> Row:
-    name = sc.metadata.name
-    if any(sc.metadata.annotations.get(key) == "true" for key in DEFAULT_CLASS_ANNOTATIONS):
-        name += " (default)"
-    return Row([name, sc.provisioner, sc.reclaimPolicy or "Delete", sc.volumeBindingMode or "Immediate",
-                bool(sc.allowVolumeExpansion), since(sc.metadata.creationTimestamp)])
-
-
-STORAGE_CLASSES = printer(
-    [name_column(),
-     column("Provisioner", "provisioner indicates the type of the provisioner."),
-     column("ReclaimPolicy", "reclaimPolicy controls the reclaimPolicy for dynamically provisioned "
-                             "PersistentVolumes of this storage class. Defaults to Delete."),
-     column("VolumeBindingMode", "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned "
-                                 "and bound.  When unset, VolumeBindingImmediate is used. This field is only "
-                                 "honored by servers that enable the VolumeScheduling feature."),
-     column("AllowVolumeExpansion", "allowVolumeExpansion shows whether the storage class allow volume expand."),
-     age_column()],
-    StorageClass,
-    storage_class_row,
-)
 
 
 class LeaseSpec(msgspec.Struct):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from columns import apps, batch, core, networking, other, pods
+from columns import apps, batch, core, events, networking, other, pods, storage
 from columns.base import Printer, Row
 from columns.declare import CREATED_DESCRIPTION, Named, column, name_column, printer
 from columns.format import epoch
@@ -35,11 +35,11 @@ PRINTERS: dict[tuple[str, str], Printer] = {
     ("", "Service"): core.SERVICES,
     ("", "Endpoints"): core.ENDPOINTS,
     ("", "Node"): core.NODES,
-    ("", "Event"): core.EVENTS,
+    ("", "Event"): events.EVENTS,
     # events.k8s.io Events are stored as core/v1 Events and printed from those bytes.
-    ("events.k8s.io", "Event"): core.EVENTS,
-    ("", "PersistentVolume"): core.PERSISTENT_VOLUMES,
-    ("", "PersistentVolumeClaim"): core.PERSISTENT_VOLUME_CLAIMS,
+    ("events.k8s.io", "Event"): events.EVENTS,
+    ("", "PersistentVolume"): storage.PERSISTENT_VOLUMES,
+    ("", "PersistentVolumeClaim"): storage.PERSISTENT_VOLUME_CLAIMS,
     ("apps", "Deployment"): apps.DEPLOYMENTS,
     ("apps", "ReplicaSet"): apps.REPLICA_SETS,
     ("apps", "StatefulSet"): apps.STATEFUL_SETS,
@@ -49,7 +49,7 @@ PRINTERS: dict[tuple[str, str], Printer] = {
     ("networking.k8s.io", "Ingress"): networking.INGRESSES,
     ("networking.k8s.io", "IngressClass"): networking.INGRESS_CLASSES,
     ("discovery.k8s.io", "EndpointSlice"): networking.ENDPOINT_SLICES,
-    ("storage.k8s.io", "StorageClass"): other.STORAGE_CLASSES,
+    ("storage.k8s.io", "StorageClass"): storage.STORAGE_CLASSES,
     ("coordination.k8s.io", "Lease"): other.LEASES,
     ("apiregistration.k8s.io", "APIService"): other.API_SERVICES,
 }

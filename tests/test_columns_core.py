@@ -1,4 +1,4 @@
-"""Core/v1 printers against the cells a real kube-apiserver 1.36.2 printed for the same objects."""
+"""The core/v1 printers (Pods aside) against the cells a real kube-apiserver 1.36.2 printed for the same objects."""
 
 from __future__ import annotations
 
@@ -20,9 +20,6 @@ PRINTERS: dict[str, Printer] = {
     "services": core.SERVICES,
     "endpoints": core.ENDPOINTS,
     "nodes": core.NODES,
-    "events": core.EVENTS,
-    "persistentvolumes": core.PERSISTENT_VOLUMES,
-    "persistentvolumeclaims": core.PERSISTENT_VOLUME_CLAIMS,
 }
 
 
@@ -77,21 +74,3 @@ def test_node_roles_and_unknown_status() -> None:
     row = cells(core.NODES, node)
     assert row[1:3] == ["Unknown", "edge,infra"]
     assert row[5:] == ["<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]
-
-
-def test_events_of_the_new_api() -> None:
-    event = {"metadata": {"name": "e"}, "involvedObject": {"kind": "Node"}, "message": " msg \n",
-             "eventTime": "2033-05-18T03:03:20.000000Z", "reportingComponent": "ctrl",
-             "series": {"count": 7, "lastObservedTime": "2033-05-18T03:32:20.000000Z"}}
-    assert cells(core.EVENTS, event) == ["60s", "", "", "node", "", "ctrl", "msg", "30m", 7, "e"]
-    singleton = {"metadata": {"name": "e"}, "involvedObject": {"kind": "Pod", "name": "p"}}
-    assert cells(core.EVENTS, singleton) == ["<unknown>", "", "", "pod/p", "", "", "", "<unknown>", 1, "e"]
-
-
-def test_claims_prefer_the_beta_class_annotation_and_show_capacity_once_bound() -> None:
-    claim = {"metadata": {"annotations": {"volume.beta.kubernetes.io/storage-class": "old"}},
-             "spec": {"storageClassName": "new", "volumeName": "pv"}, "status": {"phase": "Bound"}}
-    assert cells(core.PERSISTENT_VOLUME_CLAIMS, claim)[1:8] == ["Bound", "pv", "0", "", "old", "<unset>",
-                                                                "<unknown>"]
-    assert cells(core.PERSISTENT_VOLUMES, {"metadata": {"deletionTimestamp": "2033-01-01T00:00:00Z"}})[1:6] == \
-        ["0", "", "", "Terminating", ""]

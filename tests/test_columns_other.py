@@ -10,7 +10,6 @@ from columns import other
 from columns.base import Cell, Printer, render_cells
 
 PRINTERS: dict[str, Printer] = {
-    "storageclasses.storage.k8s.io": other.STORAGE_CLASSES,
     "apiservices.apiregistration.k8s.io": other.API_SERVICES,
 }
 
@@ -34,12 +33,6 @@ def test_lease_columns_and_rows() -> None:
              "spec": {"holderIdentity": "node-a_1234"}}
     assert render_cells(other.LEASES.row(orjson.dumps(lease)), NOW) == ["kube-scheduler", "node-a_1234", "3m20s"]
     assert render_cells(other.LEASES.row(b"{}"), NOW) == ["", "", "<unknown>"]
-
-
-def test_storage_class_defaults() -> None:
-    beta = {"metadata": {"name": "s", "annotations": {"storageclass.beta.kubernetes.io/is-default-class": "true"}}}
-    assert other.STORAGE_CLASSES.row(orjson.dumps(beta)).cells[:5] == ["s (default)", "", "Delete", "Immediate",
-                                                                        False]
 
 
 def test_api_service_availability() -> None:
