@@ -1,0 +1,211 @@
+"""The write-ahead log and the embedded store on real files: framing, torn tails, corruption,
+snapshots and replay, group commit, the watch history window, and a full disk."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+import struct
+import time
+import zlib
+from typing import Any, Awaitable, Callable
+
+import orjson
+import pytest
+
+from apiserver.endpoint import Endpoint, Target
+from apiserver.errors import ApiError
+from apiserver.negotiation import negotiate
+from apiserver.resources import builtin_registry
+from apiserver.storage.embedded import EmbeddedStore, StoreOptions
+from apiserver.storage.interface import Expired, Key, StorageUnavailable, StoredObject
+from apiserver.storage.wal import CorruptLog, frame, iter_verified, read_frames
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def key(name: str) -> Key:
+    return ("configmaps", "default", name)
+
+
+def configmap(name: str, value: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"},
+            "data": {"v": value}}
+
+
+def write(store: EmbeddedStore, name: str, value: str, delete: bool = False) -> Awaitable[StoredObject]:
+    return store.submit(key(name), configmap(name, value), store.latest(key(name)), delete=delete)
+
+
+def contents(store: EmbeddedStore) -> dict[str, StoredObject]:
+    return {k[2]: obj for k, obj in store.list("configmaps", None)[1]}
+
+
+def value_of(stored: StoredObject) -> str:
+    return str(orjson.loads(stored.data)["data"]["v"])
+
+
+def open_store(directory: str, **options: Any) -> EmbeddedStore:
+    return EmbeddedStore(StoreOptions(directory, **options))
+
+
+def run(body: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(body())
+
+
+def write_one_by_one(directory: str, count: int, **options: Any) -> dict[str, StoredObject]:
+    """`count` objects, each its own batch (so its own frame run in the log); what the store acknowledged."""
+    acked: dict[str, StoredObject] = {}
+
+    async def body() -> None:
+        store = open_store(directory, **options)
+        for i in range(count):
+            acked[f"cm-{i}"] = await write(store, f"cm-{i}", f"value-{i}" * 5)
+        await store.close()
+
+    run(body)
+    return acked
+
+
+def frame_offsets(path: str) -> list[int]:
+    """Where each frame of a well-formed file starts, and (last) where the file ends."""
+    with open(path, "rb") as f:
+        data = f.read()
+    offsets = [0]
+    while offsets[-1] < len(data):
+        (length,) = struct.unpack_from("<I", data, offsets[-1])
+        offsets.append(offsets[-1] + 8 + length)
+    assert offsets[-1] == len(data)
+    return offsets
+
+
+def only_log(directory: str) -> str:
+    logs = sorted(p for p in os.listdir(directory) if p.startswith("wal-"))
+    assert len(logs) == 1, logs
+    return os.path.join(directory, logs[0])
+
+
+# -- framing -------------------------------------------------------------------------------------
+
+
+def test_a_frame_is_length_checksum_payload(tmp_path: Any) -> None:
+    payload = b'{"a":1}'
+    assert frame(payload) == struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
+    path = str(tmp_path / "f")
+    with open(path, "wb") as f:
+        f.write(frame(b"one") + frame(b"two") + frame(b"x" * 70_000))
+    result = read_frames(path)
+    assert result.payloads == [b"one", b"two", b"x" * 70_000]
+    assert (result.valid_length, result.torn) == (os.path.getsize(path), False)
+
+
+def test_a_log_cut_at_any_byte_of_its_last_records_keeps_every_whole_record(tmp_path: Any,
+                                                                           caplog: pytest.LogCaptureFixture) -> None:
+    payloads = [b"first", b"second" * 10, b"third" * 20]
+    whole = b"".join(frame(p) for p in payloads)
+    second_starts = len(frame(payloads[0]))
+    path = str(tmp_path / "wal-1.log")
+    for cut in range(second_starts, len(whole) + 1):
+        with open(path, "wb") as f:
+            f.write(whole[:cut])
+        boundaries = [0, second_starts, second_starts + len(frame(payloads[1])), len(whole)]
+        kept = max(i for i, b in enumerate(boundaries) if b <= cut)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, "apiserver.storage"):
+            assert list(iter_verified(path, is_last=True)) == payloads[:kept]
+        torn = cut != boundaries[kept]
+        assert ("dropping torn record" in caplog.text) == torn, cut
+        # The torn bytes are gone from the file, so later appends do not land behind them.
+        assert os.path.getsize(path) == boundaries[kept]
+
+
+def test_a_torn_tail_anywhere_but_the_last_log_is_refused(tmp_path: Any) -> None:
+    path = str(tmp_path / "wal-1.log")
+    with open(path, "wb") as f:
+        f.write(frame(b"whole") + frame(b"torn")[:-1])
+    with pytest.raises(CorruptLog, match=f"{path} at offset {len(frame(b'whole'))}"):
+        list(iter_verified(path, is_last=False))
+
+
+def test_a_zeroed_tail_is_torn_but_zeros_before_records_are_corruption(tmp_path: Any) -> None:
+    # A file extended but never written reads as zeros; an all-zero header must not pass as a frame.
+    path = str(tmp_path / "wal-1.log")
+    with open(path, "wb") as f:
+        f.write(frame(b"kept") + bytes(64))
+    assert list(iter_verified(path, is_last=True)) == [b"kept"]
+    assert os.path.getsize(path) == len(frame(b"kept"))
+    with open(path, "wb") as f:
+        f.write(frame(b"kept") + bytes(64) + frame(b"after"))
+    with pytest.raises(CorruptLog, match=f"at offset {len(frame(b'kept'))}"):
+        read_frames(path)
+
+
+# -- torn tails and corruption through the store ---------------------------------------------------
+
+
+def test_the_store_recovers_from_a_cut_at_every_byte_of_its_last_records(tmp_path: Any) -> None:
+    original = str(tmp_path / "original")
+    acked = write_one_by_one(original, 6)
+    offsets = frame_offsets(only_log(original))
+    names = sorted(acked, key=lambda n: acked[n].rv)
+    trial = str(tmp_path / "trial")
+    for cut in range(offsets[-3], offsets[-1] + 1):
+        shutil.rmtree(trial, ignore_errors=True)
+        shutil.copytree(original, trial)
+        with open(only_log(trial), "r+b") as f:
+            f.truncate(cut)
+        whole = sum(1 for o in offsets[1:] if o <= cut)
+
+        async def body() -> None:
+            store = open_store(trial)
+            expected = {n: acked[n] for n in names[:whole]}
+            assert contents(store) == expected, cut
+            assert store.revision == acked[names[whole - 1]].rv
+            # Appends after the recovery follow straight on from the last whole record.
+            again = await write(store, "after", "x")
+            assert again.rv == store.revision == acked[names[whole - 1]].rv + 1
+            await store.close()
+            reopened = open_store(trial)
+            assert contents(reopened) == {**expected, "after": again}
+            await reopened.close()
+
+        run(body)
+
+
+def test_a_damaged_byte_anywhere_in_a_middle_record_refuses_to_start(tmp_path: Any) -> None:
+    original = str(tmp_path / "original")
+    write_one_by_one(original, 5)
+    log = only_log(original)
+    offsets = frame_offsets(log)
+    start, end = offsets[2], offsets[3]
+    with open(log, "rb") as f:
+        pristine = f.read()
+    for at in range(start, end):
+        damaged = bytearray(pristine)
+        damaged[at] ^= 0x41
+        with open(log, "wb") as f:
+            f.write(damaged)
+        # Length, checksum or payload: whichever is hit, the record is named and nothing is cut off.
+        with pytest.raises(CorruptLog, match=f"corrupt record in {log} at offset {start}: .*refusing to start"):
+            open_store(original)
+        with open(log, "rb") as f:
+            assert f.read() == damaged
+
+
+def test_a_damaged_last_record_is_dropped_like_a_torn_one(tmp_path: Any) -> None:
+    directory = str(tmp_path / "store")
+    acked = write_one_by_one(directory, 4)
+    log = only_log(directory)
+    last = frame_offsets(log)[-2]
+    with open(log, "r+b") as f:
+        f.seek(last + 12)
+        f.write(b"\xff")
+
+    async def body() -> None:
+        store = open_store(directory)
+        assert contents(store) == {n: s for n, s in acked.items() if n != "cm-3"}
+        await store.close()
+
+    run(body)
