@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import glob
 import logging
 import os
@@ -236,6 +237,8 @@ class EmbeddedStore:
         return sorted(glob.glob(os.path.join(self._options.data_dir, pattern)))
 
     def _recover(self) -> None:
+        for leftover in self._paths("snapshot-*.snap.tmp"):
+            os.unlink(leftover)  # a snapshot cut short by a crash; the logs it was to replace are all here
         snapshots = self._paths("snapshot-*.snap")
         snapshot_rv = 0
         if snapshots:
@@ -272,36 +275,54 @@ class EmbeddedStore:
         return header.rv
 
     async def _snapshot(self) -> None:
-        """Writes the whole state, then starts a new log and drops the logs the snapshot covers."""
-        assert self._log is not None
+        """Writes the whole state, then starts a new log and drops the files the snapshot covers.
+
+        Commits wait meanwhile (this runs inside the committer), so the state cannot move under it.
+        Each step leaves a recoverable directory: until the snapshot is renamed into place the logs
+        are untouched, and after it replay skips the records it holds.
+        """
+        self._records_since_snapshot = 0  # a failed snapshot is retried after as many records again
         revision = self._revision
         records = [WalRecord(obj.rv, False, storage_key, ns, name, obj.data)
                    for storage_key, res in self._resources.items()
                    for (ns, name), obj in res.objects.items()]
-        old_logs = self._paths("wal-*.log")
-        old_snapshots = self._paths("snapshot-*.snap")
-        self._log.close()
-        self._log = LogWriter(os.path.join(self._options.data_dir, f"wal-{revision + 1:020d}.log"))
         try:
-            await asyncio.to_thread(self._write_snapshot, revision, records)
+            snapshot = await asyncio.to_thread(self._write_snapshot, revision, records)
+            self._rotate(revision, snapshot)
         except OSError as exc:
             log.error("snapshot at revision %d failed (%s); the logs are kept", revision, exc)
-            return
-        for path in old_logs + old_snapshots:
-            os.unlink(path)
-        self._records_since_snapshot = 0
 
-    def _write_snapshot(self, revision: int, records: list[WalRecord]) -> None:
+    def _write_snapshot(self, revision: int, records: list[WalRecord]) -> str:
         final = os.path.join(self._options.data_dir, f"snapshot-{revision:020d}.snap")
         tmp = final + ".tmp"
-        with open(tmp, "wb") as f:
-            f.write(frame(_encode(SnapshotHeader(revision))))
-            for record in records:
-                f.write(frame(_encode(record)))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, final)
+        f = open(tmp, "wb")
+        try:
+            with f:
+                f.write(frame(_encode(SnapshotHeader(revision))))
+                for record in records:
+                    f.write(frame(_encode(record)))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, final)
+        except OSError:
+            # A partial snapshot on a full disk would hold on to the space the log needs.
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
         fsync_dir(self._options.data_dir)
+        return final
+
+    def _rotate(self, revision: int, snapshot: str) -> None:
+        assert self._log is not None
+        covered = [path for path in self._paths("wal-*.log") + self._paths("snapshot-*.snap")
+                   if path != snapshot]
+        # The new log is opened before the old one is closed: if opening fails, appends go on as before.
+        new_log = LogWriter(os.path.join(self._options.data_dir, f"wal-{revision + 1:020d}.log"))
+        self._log.close()
+        self._log = new_log
+        fsync_dir(self._options.data_dir)
+        for path in covered:
+            os.unlink(path)
 
     async def close(self) -> None:
         while self._committer is not None and not self._committer.done():
