@@ -320,3 +320,34 @@ def test_a_snapshot_cut_short_by_a_crash_is_cleared_away(tmp_path: Any) -> None:
         await store.close()
 
     run(body)
+
+
+# -- group commit ------------------------------------------------------------------------------
+
+
+def test_concurrent_writes_share_fsyncs(tmp_path: Any) -> None:
+    async def body() -> None:
+        store = open_store(str(tmp_path / "store"))
+
+        async def writer(w: int) -> None:
+            for i in range(20):
+                await write(store, f"w{w}-{i}", "v")
+
+        await asyncio.gather(*(writer(w) for w in range(8)))
+        assert store.stats.records == 160
+        # Each writer waits for its own fsync, so up to eight writes ride on every one.
+        assert store.stats.syncs * 4 <= store.stats.records, store.stats
+        await store.close()
+
+    run(body)
+
+
+def test_sequential_writes_each_take_an_fsync(tmp_path: Any) -> None:
+    async def body() -> None:
+        store = open_store(str(tmp_path / "store"))
+        for i in range(5):
+            await write(store, f"cm-{i}", "v")
+        assert (store.stats.syncs, store.stats.records) == (5, 5)
+        await store.close()
+
+    run(body)

@@ -58,6 +58,14 @@ class StoreOptions:
 
 
 @dataclass
+class WalStats:
+    """Counts of the log's group commit: under concurrency `syncs` stays well below `records`."""
+
+    syncs: int = 0  # appends made durable, one fsync each
+    records: int = 0  # writes those appends carried
+
+
+@dataclass
 class _Resource:
     objects: dict[tuple[str, str], StoredObject] = field(default_factory=dict)
     sorted_keys: list[tuple[str, str]] | None = None
@@ -88,6 +96,7 @@ class EmbeddedStore:
         self._committer: asyncio.Task[None] | None = None
         self._log: LogWriter | None = None
         self._records_since_snapshot = 0
+        self.stats = WalStats()
         os.makedirs(options.data_dir, exist_ok=True)
         self._recover()
 
@@ -176,6 +185,8 @@ class EmbeddedStore:
             except OSError as exc:
                 self._fail_all(batch, exc)
                 continue
+            self.stats.syncs += 1
+            self.stats.records += len(batch)
             now = time.monotonic()
             for pending in batch:
                 stored = self._apply(pending.record, now)
