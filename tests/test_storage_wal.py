@@ -351,3 +351,55 @@ def test_sequential_writes_each_take_an_fsync(tmp_path: Any) -> None:
         await store.close()
 
     run(body)
+
+
+# -- the watch history window ------------------------------------------------------------------
+
+
+def test_history_keeps_the_newest_changes_by_count(tmp_path: Any) -> None:
+    async def body() -> None:
+        store = open_store(str(tmp_path / "store"), history_size=3)
+        revs = [(await write(store, f"cm-{i}", "v")).rv for i in range(6)]
+        assert [c.rv for c in store.changes_since("configmaps", revs[2])] == revs[3:]
+        with pytest.raises(Expired) as expired:
+            store.changes_since("configmaps", revs[1])
+        assert (expired.value.requested, expired.value.oldest) == (revs[1], revs[2])
+        # Another resource's writes do not push configmaps' changes out.
+        for i in range(5):
+            await store.submit(("secrets", "default", f"s-{i}"), configmap(f"s-{i}", "v"), None)
+        assert [c.rv for c in store.changes_since("configmaps", revs[2])] == revs[3:]
+        await store.close()
+
+    run(body)
+
+
+def test_history_expires_by_age_even_without_new_writes(tmp_path: Any) -> None:
+    async def body() -> None:
+        store = open_store(str(tmp_path / "store"), history_seconds=0.3)
+        first = await write(store, "cm", "a")
+        second = await write(store, "cm", "b")
+        assert [c.type for c in store.changes_since("configmaps", first.rv - 1)] == ["ADDED", "MODIFIED"]
+        time.sleep(0.4)
+        with pytest.raises(Expired):
+            store.changes_since("configmaps", first.rv - 1)
+        assert store.changes_since("configmaps", second.rv) == []
+        await store.close()
+
+    run(body)
+
+
+def test_after_a_restart_history_starts_at_the_recovered_revision(tmp_path: Any) -> None:
+    directory = str(tmp_path / "store")
+    acked = write_one_by_one(directory, 3)
+
+    async def body() -> None:
+        store = open_store(directory)
+        with pytest.raises(Expired):
+            store.changes_since("configmaps", acked["cm-1"].rv)
+        assert store.changes_since("configmaps", store.revision) == []
+        later = await write(store, "cm-0", "changed")
+        changes = store.changes_since("configmaps", acked["cm-2"].rv)
+        assert [(c.type, c.rv, c.prev) for c in changes] == [("MODIFIED", later.rv, acked["cm-0"].data)]
+        await store.close()
+
+    run(body)

@@ -136,6 +136,8 @@ class EmbeddedStore:
 
     def changes_since(self, storage_key: str, rv: int) -> list[Change]:
         res = self._resource(storage_key)
+        # Trimmed here too, so the age bound holds for a resource nobody has written to lately.
+        self._trim(res, time.monotonic())
         if rv < res.history_floor:
             raise Expired(rv, res.history_floor)
         out: list[Change] = []
@@ -235,8 +237,11 @@ class EmbeddedStore:
         return stored
 
     def _remember(self, res: _Resource, change: Change, now: float) -> None:
+        res.history.append((now, change))
+        self._trim(res, now)
+
+    def _trim(self, res: _Resource, now: float) -> None:
         history = res.history
-        history.append((now, change))
         horizon = now - self._options.history_seconds
         while history and (len(history) > self._options.history_size or history[0][0] < horizon):
             _, dropped = history.popleft()
