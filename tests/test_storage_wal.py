@@ -353,6 +353,35 @@ def test_sequential_writes_each_take_an_fsync(tmp_path: Any) -> None:
     run(body)
 
 
+# -- what readers see --------------------------------------------------------------------------
+
+
+def test_a_write_is_invisible_to_readers_until_its_fsync(tmp_path: Any) -> None:
+    async def body() -> None:
+        store = open_store(str(tmp_path / "store"))
+        endpoint = Endpoint(store, builtin_registry())
+        rt = builtin_registry().lookup("", "v1", "configmaps")
+        assert rt is not None
+        first = await write(store, "cm", "old")
+        pending = write(store, "cm", "new")
+        # A writer checks against the pending state; a reader, and a watch, see only what is durable.
+        latest = store.latest(key("cm"))
+        assert latest is not None and latest.rv == first.rv + 1
+        reply = endpoint.get(Target(rt, "default", "cm", None, {}), negotiate("", "get"))
+        assert b'"v":"old"' in reply.body
+        assert store.get(key("cm")) == first
+        created = store.submit(key("fresh"), configmap("fresh", "v"), None)
+        with pytest.raises(ApiError) as missing:
+            endpoint.get(Target(rt, "default", "fresh", None, {}), negotiate("", "get"))
+        assert missing.value.code == 404
+        await pending
+        await created
+        assert b'"v":"new"' in endpoint.get(Target(rt, "default", "cm", None, {}), negotiate("", "get")).body
+        await store.close()
+
+    run(body)
+
+
 # -- the watch history window ------------------------------------------------------------------
 
 
