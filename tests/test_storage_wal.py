@@ -22,6 +22,7 @@ from apiserver.resources import builtin_registry
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 from apiserver.storage.interface import Expired, Key, StorageUnavailable, StoredObject
 from apiserver.storage.wal import CorruptLog, frame, iter_verified, read_frames
+from support import fill_up, small_tmpfs
 
 # -- helpers -------------------------------------------------------------------------------------
 
@@ -432,3 +433,34 @@ def test_after_a_restart_history_starts_at_the_recovered_revision(tmp_path: Any)
         await store.close()
 
     run(body)
+
+
+# -- a full disk -------------------------------------------------------------------------------
+
+
+def test_a_full_disk_refuses_the_batch_and_leaves_the_log_whole(tmp_path: Any) -> None:
+    with small_tmpfs(str(tmp_path / "disk"), "256k") as disk:
+        directory = os.path.join(disk, "store")
+
+        async def body() -> None:
+            store = open_store(directory)
+            acked = {f"cm-{i}": await write(store, f"cm-{i}", "v") for i in range(3)}
+            log = only_log(directory)
+            size = os.path.getsize(log)
+            filler = fill_up(disk)
+            # Bigger than a page, so it cannot fit in the slack of the log's last page.
+            big = [write(store, f"big-{i}", "x" * 3000) for i in range(4)]
+            results = await asyncio.gather(*big, return_exceptions=True)
+            assert all(isinstance(r, StorageUnavailable) for r in results), results
+            assert os.path.getsize(log) == size  # the half-written batch was cut off again
+            assert contents(store) == acked and store.latest(key("big-0")) is None
+            os.unlink(filler)
+            newest = max(s.rv for s in acked.values())
+            acked["big-0"] = await write(store, "big-0", "x" * 3000)
+            assert acked["big-0"].rv > newest
+            await store.close()
+            reopened = open_store(directory)
+            assert contents(reopened) == acked
+            await reopened.close()
+
+        run(body)
