@@ -11,6 +11,8 @@ import json
 import os
 import random
 import struct
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from support import ServerProcess, fill_up, small_tmpfs
+from support import REPO, ServerProcess, fill_up, small_tmpfs
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 RUNS = int(os.environ.get("CRASH_RUNS", "3"))
@@ -211,6 +213,28 @@ def test_a_torn_last_record_is_dropped_at_restart_with_a_log_line(tmp_path: Any)
         assert status == 201 and int(body["metadata"]["resourceVersion"]) == revision + 1
     finally:
         server.stop()
+
+
+def test_a_damaged_record_in_the_middle_stops_the_server_naming_file_and_offset(tmp_path: Any) -> None:
+    server = ServerProcess(str(tmp_path))
+    server.start()
+    try:
+        _create_configmaps(server, 4)
+    finally:
+        server.kill()
+    log = _latest_log(server)
+    offsets = _frame_offsets(log)
+    middle = offsets[len(offsets) // 2]
+    with open(log, "r+b") as f:
+        f.seek(middle + 20)
+        byte = f.read(1)
+        f.seek(middle + 20)
+        f.write(bytes([byte[0] ^ 0x20]))
+    result = subprocess.run([sys.executable, "-m", "apiserver", "--data-dir", server.data_dir,
+                             "--port", str(server.port)], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert f"corrupt record in {log} at offset {middle}" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_a_full_disk_fails_writes_with_500_and_keeps_reads_and_data(tmp_path: Any) -> None:
