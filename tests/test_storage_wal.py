@@ -418,6 +418,24 @@ def test_history_expires_by_age_even_without_new_writes(tmp_path: Any) -> None:
     run(body)
 
 
+def test_a_resource_never_written_can_be_watched_from_any_revision_since_the_start(tmp_path: Any) -> None:
+    directory = str(tmp_path / "store")
+    write_one_by_one(directory, 2)
+
+    async def body() -> None:
+        store = open_store(directory)
+        listed_at = store.list("secrets", None)[0]
+        # Writes to other resources between a list and its watch must not make the watch 410.
+        for i in range(3):
+            await write(store, f"more-{i}", "v")
+        assert store.changes_since("secrets", listed_at) == []
+        with pytest.raises(Expired):
+            store.changes_since("secrets", listed_at - 1)
+        await store.close()
+
+    run(body)
+
+
 def test_after_a_restart_history_starts_at_the_recovered_revision(tmp_path: Any) -> None:
     directory = str(tmp_path / "store")
     acked = write_one_by_one(directory, 3)

@@ -90,6 +90,7 @@ class EmbeddedStore:
         self._options = options
         self._resources: dict[str, _Resource] = {}
         self._revision = 0
+        self._history_start = 0  # changes before it were not kept in memory: the recovered revision
         self._next_rv = 1
         self._overlay: dict[Key, StoredObject] = {}
         self._batch: list[_Pending] = []
@@ -109,7 +110,8 @@ class EmbeddedStore:
     def _resource(self, storage_key: str) -> _Resource:
         res = self._resources.get(storage_key)
         if res is None:
-            res = self._resources[storage_key] = _Resource(history_floor=self._revision)
+            # A resource first seen now has had no changes since the store started, so none were dropped.
+            res = self._resources[storage_key] = _Resource(history_floor=self._history_start)
         return res
 
     def get(self, key: Key) -> StoredObject | None:
@@ -267,6 +269,7 @@ class EmbeddedStore:
                     self._replay(record)
         self._revision = max(self._revision, snapshot_rv)
         self._next_rv = self._revision + 1
+        self._history_start = self._revision
         for res in self._resources.values():
             res.history_floor = self._revision
         active = logs[-1] if logs else os.path.join(self._options.data_dir, f"wal-{self._next_rv:020d}.log")
