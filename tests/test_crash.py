@@ -109,9 +109,13 @@ def _stored(server: ServerProcess) -> tuple[int, dict[str, tuple[int, str]]]:
              for item in listing["items"]})
 
 
-def _lost_writes(writer: Writer, stored: dict[str, tuple[int, str]]) -> list[str]:
-    """Each object must be as its last acknowledged write left it, or as its in-flight write would, wholly."""
+def _check_writer(writer: Writer, stored: dict[str, tuple[int, str]]) -> tuple[list[str], bool]:
+    """Each object must be as its last acknowledged write left it, or as its in-flight write would, wholly.
+
+    Takes the writer's objects out of `stored`; answers what was lost, and whether the in-flight write applied.
+    """
     lost = []
+    applied = False
     names = set(writer.acked) | ({writer.in_flight[0]} if writer.in_flight else set())
     for name in sorted(names):
         found = stored.pop(name, None)
@@ -120,12 +124,12 @@ def _lost_writes(writer: Writer, stored: dict[str, tuple[int, str]]) -> list[str
             continue
         if writer.in_flight is not None and writer.in_flight[0] == name:
             value = writer.in_flight[1]
-            if value is None and found is None:
-                continue
-            if value is not None and found is not None and found[1] == value and found[0] > (acked or (0, ""))[0]:
+            applied = (found is None if value is None else
+                       found is not None and found[1] == value and found[0] > (acked or (0, ""))[0])
+            if applied:
                 continue
         lost.append(f"{name}: acknowledged {acked}, in flight {writer.in_flight}, found {found}")
-    return lost
+    return lost, applied
 
 
 @pytest.mark.parametrize("seed", range(RUNS))
@@ -150,10 +154,12 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Any, seed: int) -> None:
 
         server.start()
         revision, stored = _stored(server)
-        lost = [line for w in writers for line in _lost_writes(w, stored)]
+        checked = [_check_writer(w, stored) for w in writers]
+        lost = [line for writer_lost, _ in checked for line in writer_lost]
         acknowledged = sum(w.acknowledged for w in writers)
-        print(f"\nseed {seed}: {acknowledged} writes acknowledged, {len(lost)} lost, "
-              f"{sum(1 for w in writers if w.in_flight)} in flight at the kill, revision {revision}")
+        print(f"\nseed {seed}: {acknowledged} writes acknowledged, {len(lost)} lost; "
+              f"{sum(1 for w in writers if w.in_flight)} in flight at the kill, "
+              f"{sum(applied for _, applied in checked)} of them applied; revision {revision}")
         assert acknowledged > 0
         assert lost == []
         assert stored == {}, f"objects no acknowledged or in-flight write made: {stored}"
