@@ -8,12 +8,12 @@ import logging
 import os
 import shutil
 import struct
-import time
 import zlib
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Coroutine
 
 import orjson
 import pytest
+from support import fill_up, small_tmpfs
 
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
@@ -22,7 +22,6 @@ from apiserver.resources import builtin_registry
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 from apiserver.storage.interface import Expired, Key, StorageUnavailable, StoredObject
 from apiserver.storage.wal import CorruptLog, frame, iter_verified, read_frames
-from support import fill_up, small_tmpfs
 
 # -- helpers -------------------------------------------------------------------------------------
 
@@ -52,7 +51,7 @@ def open_store(directory: str, **options: Any) -> EmbeddedStore:
     return EmbeddedStore(StoreOptions(directory, **options))
 
 
-def run(body: Callable[[], Awaitable[None]]) -> None:
+def run(body: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(body())
 
 
@@ -159,7 +158,7 @@ def test_the_store_recovers_from_a_cut_at_every_byte_of_its_last_records(tmp_pat
             f.truncate(cut)
         whole = sum(1 for o in offsets[1:] if o <= cut)
 
-        async def body() -> None:
+        async def body(cut: int = cut, whole: int = whole) -> None:
             store = open_store(trial)
             expected = {n: acked[n] for n in names[:whole]}
             assert contents(store) == expected, cut
@@ -409,7 +408,7 @@ def test_history_expires_by_age_even_without_new_writes(tmp_path: Any) -> None:
         first = await write(store, "cm", "a")
         second = await write(store, "cm", "b")
         assert [c.type for c in store.changes_since("configmaps", first.rv - 1)] == ["ADDED", "MODIFIED"]
-        time.sleep(0.4)
+        await asyncio.sleep(0.4)
         with pytest.raises(Expired):
             store.changes_since("configmaps", first.rv - 1)
         assert store.changes_since("configmaps", second.rv) == []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import contextlib
+import builtins
 import glob
 import logging
 import os
@@ -136,7 +136,9 @@ class EmbeddedStore:
         objects = res.objects
         return self._revision, [((storage_key, ns, name), objects[(ns, name)]) for ns, name in keys]
 
-    def changes_since(self, storage_key: str, rv: int) -> list[Change]:
+    # Below `list` means the method above, so annotations name the builtin as `builtins.list`.
+
+    def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:
         res = self._resource(storage_key)
         # Trimmed here too, so the age bound holds for a resource nobody has written to lately.
         self._trim(res, time.monotonic())
@@ -202,7 +204,7 @@ class EmbeddedStore:
             if self._records_since_snapshot >= self._options.snapshot_every:
                 await self._snapshot()
 
-    def _fail_all(self, batch: list[_Pending], exc: OSError) -> None:
+    def _fail_all(self, batch: builtins.list[_Pending], exc: OSError) -> None:
         # Writes queued behind the failed batch were checked against its pending state: fail them too.
         failed = batch + self._batch
         self._batch = []
@@ -251,7 +253,7 @@ class EmbeddedStore:
 
     # -- durability ----------------------------------------------------------------------------
 
-    def _paths(self, pattern: str) -> list[str]:
+    def _paths(self, pattern: str) -> builtins.list[str]:
         return sorted(glob.glob(os.path.join(self._options.data_dir, pattern)))
 
     def _recover(self) -> None:
@@ -311,23 +313,20 @@ class EmbeddedStore:
         except OSError as exc:
             log.error("snapshot at revision %d failed (%s); the logs are kept", revision, exc)
 
-    def _write_snapshot(self, revision: int, records: list[WalRecord]) -> str:
+    def _write_snapshot(self, revision: int, records: builtins.list[WalRecord]) -> str:
         final = os.path.join(self._options.data_dir, f"snapshot-{revision:020d}.snap")
         tmp = final + ".tmp"
-        f = open(tmp, "wb")
-        try:
-            with f:
+        with open(tmp, "wb") as f:
+            try:
                 f.write(frame(_encode(SnapshotHeader(revision))))
-                for record in records:
-                    f.write(frame(_encode(record)))
+                f.writelines(frame(_encode(record)) for record in records)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, final)
-        except OSError:
-            # A partial snapshot on a full disk would hold on to the space the log needs.
-            with contextlib.suppress(OSError):
+            except OSError:
+                # A partial snapshot on a full disk would hold on to the space the log needs.
                 os.unlink(tmp)
-            raise
+                raise
+        os.replace(tmp, final)
         fsync_dir(self._options.data_dir)
         return final
 

@@ -47,7 +47,7 @@ def _frame_end(data: memoryview, offset: int) -> int | None:
     if len(data) - offset < HEADER.size:
         return None
     length, crc = HEADER.unpack_from(data, offset)
-    end = offset + HEADER.size + length
+    end: int = offset + HEADER.size + length
     if length == 0 or end > len(data) or zlib.crc32(data[offset + HEADER.size:end]) != crc:
         return None
     return end
