@@ -481,3 +481,28 @@ def test_a_full_disk_refuses_the_batch_and_leaves_the_log_whole(tmp_path: Any) -
             await reopened.close()
 
         run(body)
+
+
+def test_a_snapshot_failing_on_a_full_disk_gives_its_space_back_to_the_log(tmp_path: Any,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    with small_tmpfs(str(tmp_path / "disk"), "256k") as disk:
+        directory = os.path.join(disk, "store")
+
+        async def body() -> None:
+            store = open_store(directory, snapshot_every=11)
+            acked = {f"cm-{i}": await write(store, f"cm-{i}", "x" * 3000) for i in range(10)}
+            filler = fill_up(disk)
+            # Four pages free: room for log appends, not for a snapshot of ten 3 kB objects.
+            os.truncate(filler, os.path.getsize(filler) - 4 * 4096)
+            with caplog.at_level(logging.ERROR, "apiserver.storage"):
+                acked["cm-10"] = await write(store, "cm-10", "x" * 3000)
+                acked["cm-11"] = await write(store, "cm-11", "x" * 3000)
+            assert "snapshot at revision 11 failed" in caplog.text
+            assert sorted(os.listdir(directory)) == [f"wal-{1:020d}.log"]
+            await store.close()
+            os.unlink(filler)
+            reopened = open_store(directory)
+            assert contents(reopened) == acked
+            await reopened.close()
+
+        run(body)
