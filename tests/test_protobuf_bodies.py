@@ -219,3 +219,59 @@ def test_imperative_create_stores_what_yaml_would(shared_server: ServerProcess, 
         status, found[way] = shared_server.json("GET", path)
         assert status == 200, found[way]
     assert comparable(found["pb"]) == comparable(found["yaml"])
+
+
+# -- other verbs over HTTP --------------------------------------------------------------------------------
+
+
+def deployment(server: ServerProcess, name: str) -> dict[str, Any]:
+    status, created = server.json("POST", "/apis/apps/v1/namespaces/default/deployments", {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": name}},
+                 "template": {"metadata": {"labels": {"app": name}},
+                              "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+    assert status == 201, created
+    return created
+
+
+def test_update_and_scale_take_protobuf_bodies(shared_server: ServerProcess) -> None:
+    current = deployment(shared_server, "pb-put")
+    path = "/apis/apps/v1/namespaces/default/deployments/pb-put"
+    replaced = {"metadata": {"name": "pb-put", "resourceVersion": current["metadata"]["resourceVersion"]},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "pb-put"}},
+                         "template": {"metadata": {"labels": {"app": "pb-put"}},
+                                      "spec": {"containers": [{"name": "c", "image": "nginx:2"}]}}}}
+    status, raw = shared_server.request("PUT", path, encode("apps/v1", "Deployment", replaced), content_type=PROTOBUF)
+    assert status == 200, raw
+    status, scale = shared_server.request("PUT", path + "/scale",
+                                          encode("autoscaling/v1", "Scale", {"metadata": {"name": "pb-put"},
+                                                                             "spec": {"replicas": 5}}),
+                                          content_type=PROTOBUF)
+    assert status == 200, scale
+    stored = shared_server.json("GET", path)[1]
+    assert stored["spec"]["replicas"] == 5
+    assert stored["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:2"
+
+
+def test_delete_takes_protobuf_delete_options(shared_server: ServerProcess) -> None:
+    deployment(shared_server, "pb-delete")
+    path = "/apis/apps/v1/namespaces/default/deployments/pb-delete"
+    stale = encode("apps/v1", "DeleteOptions", {"preconditions": {"uid": "not-the-uid"}})
+    status, body = shared_server.json("DELETE", path, stale, content_type=PROTOBUF)
+    assert (status, body["reason"]) == (409, "Conflict")
+    assert "Precondition failed: UID in precondition: not-the-uid" in body["message"]
+    now = encode("apps/v1", "DeleteOptions", {"gracePeriodSeconds": 0, "propagationPolicy": "Background"})
+    assert shared_server.request("DELETE", path, now, content_type=PROTOBUF)[0] == 200
+    assert shared_server.request("GET", path)[0] == 404
+
+
+@pytest.mark.parametrize("body,message", [
+    (b"\x0a\x02v1", "the protobuf body does not start with the Kubernetes prefix"),
+    (protobuf.MAGIC + b"\x12\x7f", "the protobuf body could not be decoded"),
+    (encode("v1", "Secret", {"metadata": {"name": "s"}}), "the kind in the data (Secret) does not match"),
+])
+def test_malformed_protobuf_bodies_are_400(shared_server: ServerProcess, body: bytes, message: str) -> None:
+    status, answer = shared_server.json("POST", "/api/v1/namespaces/default/configmaps", body,
+                                        content_type=PROTOBUF)
+    assert (status, answer["reason"]) == (400, "BadRequest")
+    assert message in answer["message"]
