@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -205,9 +206,10 @@ def test_imperative_create_stores_what_yaml_would(shared_server: ServerProcess, 
                                                            "metadata": {"name": ns}})
         filled = [a.format(ns_name=f"{ns}-{name}", **tls_files) for a in args]
         if way == "pb":
-            sent = run_kubectl(shared_server, "-v=8", "-n", ns, "create", *filled, binary=binary)
+            sent = run_kubectl(shared_server, "-v=8", "-n", ns, "create", "-o", "json", *filled, binary=binary)
             assert f"Content-Type: {PROTOBUF}" in sent.stderr
-            assert " created" in sent.stdout
+            # kubectl accepts protobuf or JSON back and decodes the JSON the server answers with.
+            answered = json.loads(sent.stdout)
         else:
             manifest = run_kubectl(shared_server, "-n", ns, "create", "--dry-run=client", "-o", "yaml", *filled,
                                    binary=binary).stdout
@@ -218,6 +220,7 @@ def test_imperative_create_stores_what_yaml_would(shared_server: ServerProcess, 
         path = "/" + collection.format(ns="" if args[0] == "namespace" else f"namespaces/{ns}/") + "/" + obj_name
         status, found[way] = shared_server.json("GET", path)
         assert status == 200, found[way]
+    assert answered["metadata"]["uid"] == found["pb"]["metadata"]["uid"]
     assert comparable(found["pb"]) == comparable(found["yaml"])
 
 
