@@ -49,9 +49,9 @@ class _Field:
     inline: bool  # a Go struct embedded with `json:",inline"`
 
 
-def _parse_field(spec: str) -> tuple[int, _Field, str, bool]:
-    """`3 items core.v1.KeyToPath[]` -> number, field, type to declare, repeated."""
-    number, name, kind = spec.split(" ")
+def _parse_field(spec: str) -> tuple[int, str, str, bool, _Field]:
+    """`3 items core.v1.KeyToPath[]` -> number, proto name, type to declare, repeated, and the field."""
+    number, name, kind, *json_name = spec.split(" ")
     repeated = kind.endswith("[]")
     kind = kind.removesuffix("[]")
     inline = kind.startswith("...")
@@ -59,7 +59,7 @@ def _parse_field(spec: str) -> tuple[int, _Field, str, bool]:
     keeps_zero = kind.endswith("?")
     kind = kind.removesuffix("?")
     value = kind[kind.index(",") + 1:-1] if kind.startswith("map<") else kind
-    return int(number), _Field(name, value, keeps_zero, inline), kind, repeated
+    return int(number), name, kind, repeated, _Field(json_name[0] if json_name else name, value, keeps_zero, inline)
 
 
 def _message_name(short: str) -> str:
@@ -94,8 +94,8 @@ def _load_schema() -> tuple[dict[str, type[message.Message]], type[message.Messa
     for short, specs in data["messages"].items():
         msg = file.message_type.add(name=_message_name(short))
         for spec in specs:
-            number, field, kind, repeated = _parse_field(spec)
-            _declare(msg, number, field.name, kind, repeated)
+            number, name, kind, repeated, field = _parse_field(spec)
+            _declare(msg, number, name, kind, repeated)
             fields[(f"{_PACKAGE}.{msg.name}", number)] = field
     pool = descriptor_pool.DescriptorPool()
     pool.Add(file)
@@ -165,10 +165,27 @@ def _time(value: Any, layout: str) -> str | None:
     return moment.strftime(layout)
 
 
+def _raw_json(raw: bytes) -> Any:
+    return orjson.loads(raw) if raw else None
+
+
+def _schema_or(value: Any, alternative: Any) -> Any:
+    """JSONSchemaPropsOr*: the alternative when set, else the schema (null when neither is)."""
+    if alternative:
+        return alternative
+    return _to_json(value.schema) if value.HasField("schema") else None
+
+
+# The message types Kubernetes writes in JSON as something other than an object of their fields.
 _SPECIAL: dict[str, Any] = {
     "apis.meta.v1.Time": lambda v: _time(v, "%Y-%m-%dT%H:%M:%SZ"),
     "apis.meta.v1.MicroTime": lambda v: _time(v, "%Y-%m-%dT%H:%M:%S.%fZ"),
     "util.intstr.IntOrString": lambda v: v.strVal if v.type == 1 else v.intVal,
     "api.resource.Quantity": lambda v: v.string,
-    "apis.meta.v1.FieldsV1": lambda v: orjson.loads(v.Raw),
+    "apis.meta.v1.FieldsV1": lambda v: _raw_json(v.Raw),
+    "apiextensions.v1.JSON": lambda v: _raw_json(v.raw),
+    "apiextensions.v1.JSONSchemaPropsOrArray": lambda v: _schema_or(v, [_to_json(s) for s in v.jSONSchemas]),
+    "apiextensions.v1.JSONSchemaPropsOrStringArray": lambda v: _schema_or(v, list(v.property)),
+    # Go writes a schema when there is one, else the boolean.
+    "apiextensions.v1.JSONSchemaPropsOrBool": lambda v: _to_json(v.schema) if v.HasField("schema") else v.allows,
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from typing import Any
@@ -278,3 +279,99 @@ def test_malformed_protobuf_bodies_are_400(shared_server: ServerProcess, body: b
                                         content_type=PROTOBUF)
     assert (status, answer["reason"]) == (400, "BadRequest")
     assert message in answer["message"]
+
+
+def raw(value: Any) -> dict[str, str]:
+    """An apiextensions JSON message in ParseDict's form: its raw bytes, base64."""
+    return {"raw": base64.b64encode(json.dumps(value).encode()).decode()}
+
+
+CRD_PROTO = {
+    "metadata": {"name": "widgets.pb.example.com"},
+    "spec": {
+        "group": "pb.example.com", "scope": "Namespaced", "preserveUnknownFields": False,
+        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList",
+                  "shortNames": ["wd"]},
+        "versions": [{
+            "name": "v1", "served": True, "storage": True, "deprecated": False,
+            "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.size",
+                                                     "statusReplicasPath": ".status.size"}},
+            "additionalPrinterColumns": [{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}],
+            "selectableFields": [{"jsonPath": ".spec.color"}],
+            "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {
+                    "spec": {
+                        "type": "object", "required": ["size"],
+                        "xKubernetesValidations": [{"rule": "self.size >= 0", "messageExpression": "'bad size'",
+                                                    "optionalOldSelf": False}],
+                        "properties": {
+                            "size": {"type": "integer", "minimum": 0, "maximum": 10, "default": raw(3)},
+                            "color": {"type": "string", "enum": [raw("red"), raw("blue")]},
+                            "tags": {"type": "array", "items": {"schema": {"type": "string"}},
+                                     "xKubernetesListType": "set"},
+                            "labels": {"type": "object", "additionalProperties": {"schema": {"type": "string"}}},
+                            "extra": {"type": "object", "xKubernetesPreserveUnknownFields": True},
+                            "port": {"xKubernetesIntOrString": True,
+                                     "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                        },
+                    },
+                    "status": {"type": "object", "additionalProperties": {"allows": False}},
+                },
+            }},
+        }],
+    },
+}
+
+CRD_JSON = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.pb.example.com"},
+    "spec": {
+        "group": "pb.example.com", "scope": "Namespaced",
+        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList",
+                  "shortNames": ["wd"]},
+        "versions": [{
+            "name": "v1", "served": True, "storage": True,
+            "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.size",
+                                                     "statusReplicasPath": ".status.size"}},
+            "additionalPrinterColumns": [{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}],
+            "selectableFields": [{"jsonPath": ".spec.color"}],
+            "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {
+                    "spec": {
+                        "type": "object", "required": ["size"],
+                        "x-kubernetes-validations": [{"rule": "self.size >= 0", "messageExpression": "'bad size'",
+                                                      "optionalOldSelf": False}],
+                        "properties": {
+                            "size": {"type": "integer", "minimum": 0, "maximum": 10, "default": 3},
+                            "color": {"type": "string", "enum": ["red", "blue"]},
+                            "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+                            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                            "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                            "port": {"x-kubernetes-int-or-string": True,
+                                     "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                        },
+                    },
+                    "status": {"type": "object", "additionalProperties": False},
+                },
+            }},
+        }],
+    },
+}
+
+
+def test_crd_schemas_render_as_in_json() -> None:
+    body = encode("apiextensions.k8s.io/v1", "CustomResourceDefinition", CRD_PROTO)
+    assert protobuf.decode_protobuf(body) == CRD_JSON
+
+
+def test_a_protobuf_crd_is_stored_as_its_json_twin(shared_server: ServerProcess) -> None:
+    body = encode("apiextensions.k8s.io/v1", "CustomResourceDefinition", CRD_PROTO)
+    status, created = shared_server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body,
+                                         content_type=PROTOBUF)
+    assert status == 201, created
+    twin = json.loads(json.dumps(CRD_JSON).replace("pb.example.com", "json.example.com"))
+    status, stored = shared_server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", twin)
+    assert status == 201, stored
+    assert json.loads(json.dumps(created["spec"]).replace("pb.example.com", "json.example.com")) == stored["spec"]

@@ -1,13 +1,16 @@
-"""Derive apiserver/protobuf_schema.json from the protobuf descriptors compiled into a kubectl binary.
+"""Derive apiserver/protobuf_schema.json from the protobuf descriptors compiled into Go binaries.
 
-kubectl (1.33 and older) embeds, gzipped, the FileDescriptorProto of every k8s.io/api and
-k8s.io/apimachinery generated.proto it was built from, including the gogoproto options of the Go
-types. Those options carry what the .proto text does not: whether a scalar field is a Go pointer
-(presence matters, so a zero value is kept) or a plain value (zero means unset).
+Go binaries built with gogo protobuf embed, gzipped, the FileDescriptorProto of every generated.proto
+they link, including the gogoproto options of the Go types. Those options carry what the .proto text
+does not: whether a scalar field is a Go pointer (presence matters, so a zero value is kept) or a plain
+value (zero means unset). kubectl 1.33 carries k8s.io/api and k8s.io/apimachinery; it does not link
+apiextensions-apiserver, whose descriptors come from the Cloud SDK's anthoscli (an older release:
+the fields added since are listed below from upstream's generated.proto).
 
-    python tools/protobuf_schema.py /path/to/kubectl.1.33 > apiserver/protobuf_schema.json
+    python tools/protobuf_schema.py /path/to/kubectl.1.33 /path/to/anthoscli > apiserver/protobuf_schema.json
 
-Only the messages reachable from the kinds the server decodes are kept.
+Only the messages reachable from the kinds the server decodes are kept. A field line reads
+`number name type [json name]`: a type ending in `?` is a Go pointer, `[]` repeated, `...` inlined.
 """
 
 from __future__ import annotations
@@ -35,7 +38,21 @@ _INLINE = {
     ("ephemeralContainerCommon", "core.v1.EphemeralContainerCommon"),
     ("ingressRuleValue", "networking.v1.IngressRuleValue"),
 }
-_PREFIXES = ("k8s.io.api.", "k8s.io.apimachinery.pkg.")
+_APIEXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1"
+_PREFIXES = ("k8s.io.api.", "k8s.io.apimachinery.pkg.", "k8s.io.apiextensions_apiserver.pkg.apis.")
+_FIELD = descriptor_pb2.FieldDescriptorProto
+# apiextensions v1 fields newer than anthoscli's descriptors: (message, number, name, type, Go pointer).
+_NEWER_APIEXTENSIONS = (
+    ("ValidationRule", 3, "messageExpression", _FIELD.TYPE_STRING, False),
+    ("ValidationRule", 4, "reason", _FIELD.TYPE_STRING, True),
+    ("ValidationRule", 5, "fieldPath", _FIELD.TYPE_STRING, False),
+    ("ValidationRule", 6, "optionalOldSelf", _FIELD.TYPE_BOOL, True),
+    ("SelectableField", 1, "jsonPath", _FIELD.TYPE_STRING, False),
+    ("CustomResourceDefinitionVersion", 9, "selectableFields", f".{_APIEXTENSIONS}.SelectableField", False),
+)
+# JSON names that are not proto identifiers (JSONSchemaProps's `$ref`, `x-kubernetes-...`).
+_JSON_NAMES = {"ref": "$ref", "schema": "$schema"}
+_X_KUBERNETES = re.compile(r"^xKubernetes([A-Z].*)$")
 _SCALARS = {
     descriptor_pb2.FieldDescriptorProto.TYPE_STRING: "string",
     descriptor_pb2.FieldDescriptorProto.TYPE_BYTES: "bytes",
@@ -78,18 +95,47 @@ def nullable(field: descriptor_pb2.FieldDescriptorProto) -> bool:
     return _GOGO_NULLABLE_FALSE not in options.SerializeToString()
 
 
-def main(kubectl: str) -> None:
-    with open(kubectl, "rb") as f:
-        files = embedded_files(f.read())
+def add_newer_apiextensions(messages: dict[str, descriptor_pb2.DescriptorProto]) -> None:
+    for owner, number, name, kind, pointer in _NEWER_APIEXTENSIONS:
+        msg = messages.setdefault(f"{_APIEXTENSIONS}.{owner}", descriptor_pb2.DescriptorProto(name=owner))
+        if any(f.number == number for f in msg.field):
+            continue
+        field = msg.field.add(name=name, number=number, label=_FIELD.LABEL_OPTIONAL)
+        if isinstance(kind, str):
+            field.type, field.type_name, field.label = _FIELD.TYPE_MESSAGE, kind, _FIELD.LABEL_REPEATED
+        else:
+            field.type = kind
+        if not pointer:
+            field.options.MergeFromString(_GOGO_NULLABLE_FALSE)
+
+
+def json_name(owner: str, field: str) -> str:
+    if not owner.endswith(".JSONSchemaProps"):
+        return field
+    x_kubernetes = _X_KUBERNETES.match(field)
+    if x_kubernetes:
+        return "x-kubernetes-" + re.sub(r"(?<!^)([A-Z])", r"-\1", x_kubernetes.group(1)).lower()
+    return _JSON_NAMES.get(field, field)
+
+
+def main(kubectl: str, apiextensions_binary: str) -> None:
     messages: dict[str, descriptor_pb2.DescriptorProto] = {}
-    for fd in files.values():
-        for msg in fd.message_type:
-            messages[f"{fd.package}.{msg.name}"] = msg
-            for nested in msg.nested_type:
-                messages[f"{fd.package}.{msg.name}.{nested.name}"] = nested
+    for path, wanted in ((kubectl, ("k8s.io.api.", "k8s.io.apimachinery.")), (apiextensions_binary, (_APIEXTENSIONS,))):
+        with open(path, "rb") as f:
+            files = embedded_files(f.read())
+        for fd in files.values():
+            if not fd.package.startswith(wanted):
+                continue
+            for msg in fd.message_type:
+                messages[f"{fd.package}.{msg.name}"] = msg
+                for nested in msg.nested_type:
+                    messages[f"{fd.package}.{msg.name}.{nested.name}"] = nested
+    add_newer_apiextensions(messages)
     kinds = dict(_EXTRA_KINDS)
     for rt in BUILTIN:
-        full = f"k8s.io.api.{rt.group.split('.')[0] or 'core'}.{rt.version}.{rt.kind}"
+        package = _APIEXTENSIONS.removesuffix(".v1") if rt.group == "apiextensions.k8s.io" \
+            else f"k8s.io.api.{rt.group.split('.')[0] or 'core'}"
+        full = f"{package}.{rt.version}.{rt.kind}"
         if full in messages:
             kinds[f"{rt.group_version}/{rt.kind}"] = full
         else:
@@ -103,7 +149,9 @@ def main(kubectl: str) -> None:
             continue
         fields = []
         for field in messages[full].field:
-            fields.append(f"{field.number} {field.name} {describe(field, messages, pending)}")
+            line = f"{field.number} {field.name} {describe(field, messages, pending)}"
+            name = json_name(full, field.name)
+            fields.append(line if name == field.name else f"{line} {name}")
         out[short(full)] = fields
     lines = [f"  {json.dumps(name)}: {json.dumps(fields)}" for name, fields in sorted(out.items())]
     kind_lines = [f"  {json.dumps(key)}: {json.dumps(short(full))}" for key, full in sorted(kinds.items())]
@@ -132,4 +180,4 @@ def describe(field: descriptor_pb2.FieldDescriptorProto, messages: dict[str, des
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2])
