@@ -61,13 +61,18 @@ def test_kubectl_bodies_decode_to_what_kubectl_sends_as_json(command: str, body:
     assert protobuf.decode_protobuf(bytes.fromhex(body)) == expected
 
 
-def encode(api_version: str, kind: str, obj: dict[str, Any], content_encoding: str = "") -> bytes:
-    """A body as client-go frames it, the object given in the proto's own field names."""
-    inner = json_format.ParseDict(obj, protobuf.message_class(api_version, kind)())
+def wrap(api_version: str, kind: str, inner: bytes, content_encoding: str = "") -> bytes:
+    """An encoded object framed as client-go frames it."""
     envelope: Any = json_format.ParseDict({"typeMeta": {"apiVersion": api_version, "kind": kind},
                                            "contentEncoding": content_encoding}, protobuf.ENVELOPE())
-    envelope.raw = inner.SerializeToString()
+    envelope.raw = inner
     return protobuf.MAGIC + envelope.SerializeToString()
+
+
+def encode(api_version: str, kind: str, obj: dict[str, Any], content_encoding: str = "") -> bytes:
+    """A body as client-go sends it, the object given in the proto's own field names."""
+    inner = json_format.ParseDict(obj, protobuf.message_class(api_version, kind)())
+    return wrap(api_version, kind, inner.SerializeToString(), content_encoding)
 
 
 def test_special_types_render_as_in_json() -> None:
@@ -130,6 +135,8 @@ def test_delete_options_decode_in_any_group_version() -> None:
     (bytes.fromhex(CAPTURED[0][1])[:-12], "could not be decoded"),
     (encode("v1", "ConfigMap", {}, content_encoding="gzip"), 'unsupported protobuf content encoding "gzip"'),
     (encode("v1", "ConfigMap", {})[:8] + b"\x07", "could not be decoded"),
+    (wrap("v1", "ConfigMap", b"\x0a\x03\x0a\x01\xff"), "has a name that is not UTF-8"),
+    (encode("v1", "Pod", {"metadata": {"managedFields": [{"fieldsV1": {"Raw": "e30s"}}]}}), "could not be decoded"),
 ])
 def test_malformed_bodies_are_bad_requests(body: bytes, message: str) -> None:
     with pytest.raises(ApiError) as caught:
@@ -363,7 +370,10 @@ CRD_JSON = {
 
 def test_crd_schemas_render_as_in_json() -> None:
     body = encode("apiextensions.k8s.io/v1", "CustomResourceDefinition", CRD_PROTO)
-    assert protobuf.decode_protobuf(body) == CRD_JSON
+    decoded = protobuf.decode_protobuf(body)
+    assert decoded == CRD_JSON
+    size = decoded["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"]
+    assert json.dumps([size["minimum"], size["maximum"]]) == "[0, 10]"  # whole doubles as Go writes them
 
 
 def test_a_protobuf_crd_is_stored_as_its_json_twin(shared_server: ServerProcess) -> None:
