@@ -7,7 +7,7 @@ value (zero means unset). kubectl 1.33 carries k8s.io/api and k8s.io/apimachiner
 apiextensions-apiserver, whose descriptors come from the Cloud SDK's anthoscli (an older release:
 the fields added since are listed below from upstream's generated.proto).
 
-    python tools/protobuf_schema.py /path/to/kubectl.1.33 /path/to/anthoscli > apiserver/protobuf_schema.json
+    python -m tools.protobuf_schema /path/to/kubectl.1.33 /path/to/anthoscli > apiserver/protobuf_schema.json
 
 Only the messages reachable from the kinds the server decodes are kept. A field line reads
 `number name type [json name]`: a type ending in `?` is a Go pointer, `[]` repeated, `...` inlined.
