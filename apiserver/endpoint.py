@@ -20,7 +20,8 @@ from apiserver.shape import Listing, Shape
 from apiserver.storage.interface import (
     Expired, Key, PreconditionFailed, StorageUnavailable, Store, StoredObject,
 )
-from apiserver.watch import open_watch
+from apiserver.fanout import WatchHub
+from apiserver.watch import open_watch, parse_watch_options
 
 _NAMESPACES = "namespaces"
 
@@ -56,8 +57,12 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 
 
 class Endpoint:
-    def __init__(self, store: Store, registry: Registry) -> None:
+    def __init__(self, store: Store, registry: Registry, watch_queue_limit: int = 1000,
+                 bookmark_seconds: float = 60.0) -> None:
         self.store = store
+        self.watches = WatchHub(store)
+        self.watch_queue_limit = watch_queue_limit  # events a watcher may fall behind before it is closed
+        self.bookmark_seconds = bookmark_seconds
         # What a namespace holds, for deleting its contents the way the namespace controller would.
         self._namespaced_keys = sorted({rt.storage_key for rt in registry.types if rt.namespaced and not rt.synthetic})
 
@@ -106,13 +111,11 @@ class Endpoint:
         return Reply(200, shape.list_body(t.rt, self.select(t)), shape.content_type)
 
     def watch(self, t: Target, shape: Shape) -> StreamReply:
-        timeout = t.query.get("timeoutSeconds")
-        try:
-            seconds = float(timeout) if timeout else None
-        except ValueError:
-            raise errors.bad_request(f'timeoutSeconds: Invalid value: "{timeout}": must be a number') from None
-        return StreamReply(open_watch(self.store, t.rt, self.selection(t), t.query.get("resourceVersion"),
-                                      seconds, shape), shape.content_type)
+        options = parse_watch_options(t.query)
+        selection = self.selection(t)
+        chunks, closed = open_watch(self.store, self.watches.fanout(t.rt.storage_key), t.rt, selection, options,
+                                    shape, self.watch_queue_limit, self.bookmark_seconds)
+        return StreamReply(chunks, shape.content_type, closed=closed)
 
     # -- writes --------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import asyncio
 from typing import AsyncIterator
 
 JSON_TYPE = "application/json"
@@ -21,3 +22,4 @@ class StreamReply:
     chunks: AsyncIterator[bytes]
     content_type: str = JSON_TYPE
     status: int = 200
+    closed: asyncio.Event = field(default_factory=asyncio.Event)  # set: end the response now

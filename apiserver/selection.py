@@ -45,6 +45,11 @@ class Selection:
         """Whether anything beyond the namespace narrows the result (upstream omits remainingItemCount then)."""
         return not self.labels.empty or bool(self.key_terms) or bool(self.compares)
 
+    @property
+    def decodes(self) -> bool:
+        """Whether matching reads the object, not just its key."""
+        return self._decode is not None
+
     def matches_key(self, key: Key) -> bool:
         if self.namespace is not None and key[1] != self.namespace:
             return False
