@@ -13,14 +13,19 @@ import orjson
 
 from apiserver import bodies, errors, objects, paging, patch
 from apiserver.conversion import Codec, codec_for
+from apiserver.fanout import WatchHub
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry, ResourceType
 from apiserver.selection import Selection, selection_for
 from apiserver.shape import Listing, Shape
 from apiserver.storage.interface import (
-    Expired, Key, PreconditionFailed, StorageUnavailable, Store, StoredObject,
+    Expired,
+    Key,
+    PreconditionFailed,
+    StorageUnavailable,
+    Store,
+    StoredObject,
 )
-from apiserver.fanout import WatchHub
 from apiserver.watch import open_watch, parse_watch_options
 
 _NAMESPACES = "namespaces"

@@ -30,7 +30,7 @@ def event_line(event_type: str, object_bytes: bytes) -> bytes:
 class Event:
     """One change as all watchers of its resource see it."""
 
-    __slots__ = ("change", "_lines", "_left")
+    __slots__ = ("_left", "_lines", "change")
 
     def __init__(self, change: Change) -> None:
         self.change = change

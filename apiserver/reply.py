@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import asyncio
+from dataclasses import dataclass, field
 from typing import AsyncIterator
 
 JSON_TYPE = "application/json"

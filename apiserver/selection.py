@@ -12,7 +12,15 @@ from typing import Any
 
 from apiserver import errors
 from apiserver.fields import (
-    LABELS, FieldSelectorError, FieldTerm, Path, Projection, kind_field, parse_field_selector, projection, read_path,
+    LABELS,
+    FieldSelectorError,
+    FieldTerm,
+    Path,
+    Projection,
+    kind_field,
+    parse_field_selector,
+    projection,
+    read_path,
 )
 from apiserver.labels import EVERYTHING, LabelSelector, SelectorError, parse_label_selector
 from apiserver.resources import ResourceType
@@ -28,7 +36,7 @@ class _Compare:
     value: Any
 
     def matches(self, decoded: Any) -> bool:
-        actual = self.value(*(read_path(decoded, p) for p in self.paths))
+        actual: str = self.value(*(read_path(decoded, p) for p in self.paths))
         return (actual == self.term.value) == self.term.equal
 
 

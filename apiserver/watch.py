@@ -149,7 +149,7 @@ async def _stream(fanout: Fanout, watcher: Watcher, rt: ResourceType, selection:
             watcher.wakeup.clear()
             try:
                 await asyncio.wait_for(watcher.wakeup.wait(), wait)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
     finally:
         watcher.stop()

@@ -8,7 +8,6 @@ import urllib.parse
 from typing import Any
 
 import pytest
-
 from support import GOLDEN, ServerProcess
 
 ERRORS = os.path.join(GOLDEN, "kube-1.36.2", "errors")
@@ -132,7 +131,7 @@ def test_resource_version_rules(loaded: ServerProcess) -> None:
     status, body = loaded.json("GET", path + q(resourceVersion="999999", resourceVersionMatch="Exact"))
     assert (status, body["reason"], body["message"].split(",")[0]) == (504, "Timeout", "Too large resource version: 999999")
     status, body = loaded.json("GET", path + q(resourceVersionMatch="Exact"))
-    assert (status, body["message"]) == (422, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
-                                              "resourceVersionMatch is forbidden unless resourceVersion is provided")
+    assert (status, body["message"]) == (422, ('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
+                                               "resourceVersionMatch is forbidden unless resourceVersion is provided"))
     status, body = loaded.json("GET", path + q(resourceVersion="1", resourceVersionMatch="Exact"))
     assert (status, body["reason"], body["message"]) == (410, "Expired", "The resourceVersion for the provided list is too old.")

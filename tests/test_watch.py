@@ -12,7 +12,6 @@ from typing import Any, Iterator
 
 import pytest
 from kubernetes import client, config, watch
-
 from support import ServerProcess, kubectl_path
 
 NS = "/api/v1/namespaces/default/configmaps"
@@ -167,5 +166,5 @@ def test_bad_watch_parameters_are_400_or_422(server: ServerProcess) -> None:
     status, body = server.json("GET", NS + "?watch=1&resourceVersion=abc")
     assert (status, body["reason"]) == (400, "BadRequest")
     status, body = server.json("GET", NS + "?watch=1&sendInitialEvents=true")
-    assert (status, body["message"]) == (422, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
-                                              "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+    assert (status, body["message"]) == (422, ('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
+                                               "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))

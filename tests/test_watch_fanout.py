@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator
 
 import pytest
-
 from support import ServerProcess
 
 PATH = "/api/v1/namespaces/default/configmaps"
@@ -23,7 +22,7 @@ PATH = "/api/v1/namespaces/default/configmaps"
 
 def metric(server: ServerProcess, name: str) -> float:
     _, text = server.request("GET", "/metrics")
-    match = re.search(rf'^{name}\{{resource="configmaps"\}} (\S+)$', text.decode(), re.M)
+    match = re.search(rf'^{name}\{{resource="configmaps"\}} (\S+)$', text.decode(), re.MULTILINE)
     return float(match.group(1)) if match else 0.0
 
 
