@@ -151,7 +151,7 @@ async def _serve(state: ServerState, request: Request) -> Response:
         return _reply_response(state.synthetic.serve(target, verb))
     endpoint = state.endpoint
     if verb == "get":
-        return _reply_response(endpoint.get(target, shape))
+        return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "list":
         return _reply_response(endpoint.list(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "watch":

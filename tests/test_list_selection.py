@@ -8,7 +8,7 @@ import urllib.parse
 from typing import Any
 
 import pytest
-from support import GOLDEN, ServerProcess
+from support import GOLDEN, ServerProcess, run_kubectl
 
 ERRORS = os.path.join(GOLDEN, "kube-1.36.2", "errors")
 
@@ -135,3 +135,10 @@ def test_resource_version_rules(loaded: ServerProcess) -> None:
                                                "resourceVersionMatch is forbidden unless resourceVersion is provided"))
     status, body = loaded.json("GET", path + q(resourceVersion="1", resourceVersionMatch="Exact"))
     assert (status, body["reason"], body["message"]) == (410, "Expired", "The resourceVersion for the provided list is too old.")
+
+
+def test_kubectl_chunked_get_and_label_selector(loaded: ServerProcess) -> None:
+    out = run_kubectl(loaded, "get", "configmaps", "-n", "sel", "--chunk-size=2", "-o", "name").stdout.split()
+    assert out == [f"configmap/{n}" for n in "abcde"]
+    out = run_kubectl(loaded, "get", "configmaps", "-n", "sel", "-l", "app in (db)", "-o", "name").stdout.split()
+    assert out == ["configmap/c", "configmap/e"]
