@@ -10,6 +10,7 @@ a representation pays for it and the rest write the very same bytes.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import OrderedDict, deque
 from typing import Callable, Hashable
 
@@ -19,6 +20,8 @@ from apiserver import metrics
 from apiserver.resources import ResourceType
 from apiserver.shape import Shape
 from apiserver.storage.interface import Change, Key, Store, StoredObject
+
+log = logging.getLogger("apiserver.watch")
 
 _INITIAL_CACHE = 10_000  # initial-event lines kept per resource for watchers starting together
 
@@ -112,6 +115,7 @@ class Fanout:
             self._initial.clear()
 
     def drop(self, watcher: Watcher) -> None:
+        log.warning("closing a watch of %s that fell %d events behind", self.storage_key, len(watcher.queue))
         self.remove(watcher)
         watcher.queue.clear()
         watcher.closed.set()

@@ -74,3 +74,24 @@ def test_large_lists_are_gzipped_for_clients_that_accept_it(server: ServerProces
     assert status == 200 and json.loads(plain) == listed
     status, small = server.request("GET", PATH + "?limit=1", headers={"Accept-Encoding": "gzip"})
     assert json.loads(small)["items"][0]["metadata"]["name"] == "big-0"
+
+
+def test_continue_past_the_history_is_410_with_a_fresh_token(tmp_path: Any) -> None:
+    proc = ServerProcess(str(tmp_path), extra_args=["--history-size", "3"])
+    proc.start()
+    try:
+        for name in "abc":
+            assert proc.json("POST", PATH, {"metadata": {"name": name}})[0] == 201
+        _, first = proc.json("GET", PATH + "?limit=1")
+        for i in range(5):
+            proc.json("PATCH", f"{PATH}/c", {"data": {"v": str(i)}}, content_type="application/merge-patch+json")
+        query = urllib.parse.urlencode({"limit": 1, "continue": first["metadata"]["continue"]})
+        status, gone = proc.json("GET", f"{PATH}?{query}")
+        assert (status, gone["reason"]) == (410, "Expired")
+        assert gone["message"].startswith("The provided continue parameter is too old")
+        status, rest = proc.json("GET", PATH + "?" + urllib.parse.urlencode({"continue": gone["metadata"]["continue"]}))
+    finally:
+        proc.stop()
+    assert status == 200
+    assert [i["metadata"]["name"] for i in rest["items"]] == ["b", "c"]
+    assert rest["items"][1]["data"] == {"v": "4"}  # the inconsistent remainder is read at the newest revision
