@@ -140,3 +140,17 @@ def test_stalled_watcher_is_dropped_without_slowing_writers(tmp_path: Any) -> No
         conn.close()
     finally:
         server.stop()
+
+
+def test_watchers_starting_together_share_initial_event_bytes(fanout_server: ServerProcess) -> None:
+    server = fanout_server
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: server.json("POST", PATH, {"metadata": {"name": f"s-{i:02d}"}}), range(50)))
+    encoded_before = metric(server, "apiserver_watch_events_encoded_total")
+    streams = [open_stream(server, sendInitialEvents="true", resourceVersionMatch="NotOlderThan",
+                           allowWatchBookmarks="true", timeoutSeconds="1") for _ in range(20)]
+    for conn, resp in streams:
+        events = [json.loads(line) for line in resp]
+        conn.close()
+        assert [e["type"] for e in events[:51]] == ["ADDED"] * 50 + ["BOOKMARK"]
+    assert metric(server, "apiserver_watch_events_encoded_total") - encoded_before == 50
