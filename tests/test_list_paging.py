@@ -90,6 +90,10 @@ def test_continue_past_the_history_is_410_with_a_fresh_token(tmp_path: Any) -> N
         assert (status, gone["reason"]) == (410, "Expired")
         assert gone["message"].startswith("The provided continue parameter is too old")
         status, rest = proc.json("GET", PATH + "?" + urllib.parse.urlencode({"continue": gone["metadata"]["continue"]}))
+        rv = first["metadata"]["resourceVersion"]
+        code, old = proc.json("GET", f"{PATH}?resourceVersion={rv}&resourceVersionMatch=Exact")
+        assert (code, old["reason"], old["message"]) == (410, "Expired",
+                                                         "The resourceVersion for the provided list is too old.")
     finally:
         proc.stop()
     assert status == 200

@@ -6,6 +6,7 @@ etcd-backed store would implement the same protocol; nothing above this module n
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Protocol
 
@@ -79,7 +80,7 @@ class Store(Protocol):
     def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
         """The resource (in one namespace or all) as of `revision`; Expired when not retained."""
 
-    def changes_since(self, storage_key: str, rv: int) -> list[Change]:
+    def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:  # `list` is the method above
         """Durable changes of a resource after revision `rv`, oldest first; Expired when not retained."""
 
     def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:
