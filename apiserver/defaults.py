@@ -10,7 +10,6 @@ Two kinds of rule, both pure functions on decoded objects:
 
 from __future__ import annotations
 
-import base64
 from typing import Any, Callable
 
 from apiserver import schemas
@@ -328,12 +327,6 @@ def _namespace(obj: Obj) -> None:
 
 
 def _secret(obj: Obj) -> None:
-    # stringData is write-only: it is folded into data, base64-encoded, and never stored.
-    string_data = obj.pop("stringData", None)
-    if isinstance(string_data, dict):
-        data = obj.setdefault("data", {})
-        for key, text in string_data.items():
-            data[key] = base64.b64encode(str(text).encode()).decode()
     obj.setdefault("type", "Opaque")
 
 

@@ -6,6 +6,7 @@ registry (rest.BeforeCreate, BeforeUpdate, BeforeDelete) for the rules users can
 
 from __future__ import annotations
 
+import base64
 import datetime
 import secrets
 import uuid
@@ -91,10 +92,11 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1
-    if rt.subresource("status") is not None and rt.kind not in ("Namespace", "Node", "PersistentVolume",
-                                                                 "PersistentVolumeClaim", "Pod", "Service"):
-        # A status can be set on create only for kinds whose strategy keeps it (those above do).
+    if rt.subresource("status") is not None and rt.kind != "Node":
+        # Status is the status subresource's to write; only a Node's create keeps it upstream.
         obj.pop("status", None)
+    if rt.kind == "Secret":
+        fold_string_data(obj)
     kinds.default(obj, creating=True)
     kinds.track(obj, None, manager, rt.api_version, None, meta["creationTimestamp"])
     kinds.admit_create(obj)
@@ -105,6 +107,16 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
 def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
     """The object back in upstream's shape after a later step (allocation, namespace setup) changed it."""
     return ordered(kinds.shaped(obj))
+
+
+def fold_string_data(obj: dict[str, Any]) -> None:
+    """A Secret's write-only stringData is merged into data (base64) and never stored, as upstream does."""
+    string_data = obj.pop("stringData", None)
+    if isinstance(string_data, dict) and string_data:
+        data = obj.get("data") or {}
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+        obj["data"] = data
 
 
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
@@ -141,6 +153,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             new["status"] = old["status"]
         else:
             new.pop("status", None)
+    if rt.kind == "Secret":
+        fold_string_data(new)
     # Managed fields are the server's record: a write changes them only through what it changes.
     meta.pop("managedFields", None)
     if "managedFields" in old_meta:

@@ -35,6 +35,8 @@ class ServeOptions:
     history_size: int
     history_seconds: float
     snapshot_every: int
+    watch_queue_limit: int = 1000
+    bookmark_seconds: float = 60.0
 
 
 def is_loopback(host: str) -> bool:
@@ -72,9 +74,10 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     kubeconfig_path = os.path.abspath(os.path.join(options.data_dir, "kubeconfig"))
     pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
                                                          None if options.plain_http else creds.ca_cert))
-    endpoint = Endpoint(store, registry)
+    endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds)
     state = ServerState(registry, store, Discovery(registry, address), endpoint,
-                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token)
+                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token,
+                        trust_unauthenticated=options.plain_http)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -100,5 +103,7 @@ def serve(options: ServeOptions) -> None:
         ssl_certfile=None if options.plain_http else creds.serving_cert,
         ssl_keyfile=None if options.plain_http else creds.serving_key,
         timeout_keep_alive=60,
+        # Open watches would hold a shutdown forever; clients re-watch after a restart anyway.
+        timeout_graceful_shutdown=2,
     )
     uvicorn.Server(config).run()
