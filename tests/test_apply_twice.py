@@ -6,9 +6,10 @@ import json
 import os
 from typing import Any
 
+import pytest
 import yaml
 from golden_objects import fixture_documents
-from support import FIXTURES, ServerProcess, run_kubectl
+from support import FIXTURES, ServerProcess, kubectl_versions, run_kubectl
 
 
 def _changed() -> str:
@@ -50,14 +51,18 @@ def _get(server: ServerProcess, resource: str, name: str) -> dict[str, Any]:
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 
-def test_second_apply_patches_only_the_change(server: ServerProcess) -> None:
-    run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, "00-namespaces.yaml"))
+@pytest.mark.parametrize("version", ["default", "1.27"])
+def test_second_apply_patches_only_the_change(server: ServerProcess, version: str) -> None:
+    binary = kubectl_versions().get(version)
+    if version != "default" and binary is None:
+        pytest.skip(f"no kubectl {version}")
+    run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, "00-namespaces.yaml"), binary=binary)
     for name in ("05-workloads.yaml", "06-network-storage.yaml"):
-        run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, name))
+        run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, name), binary=binary)
     before = _get(server, "deployment", "web")
     service_before = _get(server, "service", "web-nodeport")
 
-    out = run_kubectl(server, "apply", "-f", "-", stdin=_changed())
+    out = run_kubectl(server, "apply", "-f", "-", stdin=_changed(), binary=binary)
     assert "deployment.apps/web configured" in out.stdout
     assert "service/web-nodeport configured" in out.stdout
     assert "daemonset.apps/agent unchanged" in out.stdout
@@ -88,9 +93,9 @@ def test_second_apply_patches_only_the_change(server: ServerProcess) -> None:
     assert service["spec"]["ports"][1]["port"] == 9091
 
     # Nothing left to change: diff is empty and a third apply changes nothing.
-    diff = run_kubectl(server, "diff", "-f", "-", stdin=_changed(), check=False)
+    diff = run_kubectl(server, "diff", "-f", "-", stdin=_changed(), check=False, binary=binary)
     assert diff.returncode == 0, diff.stdout + diff.stderr
-    again = run_kubectl(server, "apply", "-f", "-", stdin=_changed())
+    again = run_kubectl(server, "apply", "-f", "-", stdin=_changed(), binary=binary)
     assert "deployment.apps/web unchanged" in again.stdout
     assert "service/web-nodeport unchanged" in again.stdout
 
