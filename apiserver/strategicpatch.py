@@ -41,6 +41,7 @@ def _merge_map(original: dict[str, Any], patch: dict[str, Any], schema: schemas.
         raise errors.bad_request(f"Unknown patch type: {directive} in map: {patch}")
     retain = patch.get(_RETAIN_KEYS)
     orders: dict[str, list[Any]] = {}
+    live = {k[len(_ELEMENT_ORDER):]: original.get(k[len(_ELEMENT_ORDER):]) for k in patch if k.startswith(_ELEMENT_ORDER)}
     for key, value in patch.items():
         if key in (_PATCH, _RETAIN_KEYS):
             continue
@@ -58,7 +59,9 @@ def _merge_map(original: dict[str, Any], patch: dict[str, Any], schema: schemas.
         original[key] = _merge_value(original.get(key), value, _child(schema, key), _field(schema, key))
     for field, order in orders.items():
         if isinstance(original.get(field), list):
-            original[field] = _reorder(original[field], order, _field(schema, field))
+            before = live.get(field)
+            original[field] = _reorder(original[field], order, before if isinstance(before, list) else [],
+                                       _field(schema, field))
     if isinstance(retain, list):
         for key in list(original):
             if key not in retain:
@@ -111,17 +114,29 @@ def _merge_list(original: list[Any], patch: list[Any], field: schemas.Schema | N
     return merged
 
 
-def _reorder(merged: list[Any], order: list[Any], field: schemas.Schema | None) -> list[Any]:
-    """Elements the client listed come in its order; ones only the server had keep their place after."""
+def _reorder(merged: list[Any], order: list[Any], live: list[Any], field: schemas.Schema | None) -> list[Any]:
+    """Elements the client listed come in its order; the ones only the server had are slotted in where
+    the live list had them relative to the listed ones (upstream's normalizeElementOrder)."""
     _, merge_key = schemas.patch_strategy(field)
 
-    def identity(v: Any) -> Any:
-        return v.get(merge_key) if merge_key is not None and isinstance(v, dict) else v
+    def identity(v: Any) -> str:
+        return repr(v.get(merge_key) if merge_key is not None and isinstance(v, dict) else v)
 
-    wanted = [identity(v) for v in order]
-    rank = {repr(k): i for i, k in enumerate(wanted)}
-    listed = sorted((v for v in merged if repr(identity(v)) in rank), key=lambda v: rank[repr(identity(v))])
-    return listed + [v for v in merged if repr(identity(v)) not in rank]
+    rank = {identity(v): i for i, v in enumerate(order)}
+    live_rank = {identity(v): i for i, v in enumerate(live)}
+    listed = sorted((v for v in merged if identity(v) in rank), key=lambda v: rank[identity(v)])
+    server_only = sorted((v for v in merged if identity(v) not in rank), key=lambda v: live_rank.get(identity(v), -1))
+    out: list[Any] = []
+    while listed or server_only:
+        if not listed:
+            out.append(server_only.pop(0))
+        elif not server_only:
+            out.append(listed.pop(0))
+        else:
+            left, right = live_rank.get(identity(server_only[0])), live_rank.get(identity(listed[0]))
+            take_left = left is not None and right is not None and left < right
+            out.append((server_only if take_left else listed).pop(0))
+    return out
 
 
 def _strip(value: Any, schema: schemas.Schema | None) -> Any:
