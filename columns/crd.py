@@ -1,0 +1,142 @@
+"""The Table columns of a custom resource: a CRD version's additionalPrinterColumns, through JSONPath.
+
+NAME comes first, then each declared column in order (priority and format kept). A version that
+declares none gets the default Age column. Every path is compiled once per CRD version. Cells follow
+the CRD table convertor: the first match only; a missing value or one of the wrong type is null;
+string columns print what they find (maps and arrays as compact JSON with sorted keys); date columns
+are ages rendered at request time, `<invalid>` when the text is not an RFC 3339 timestamp.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from columns.base import Cell, ColumnDefinition, Row, Since
+from columns.duration import human_duration
+from columns.gofmt import json_text, value_text
+from columns.jsonpath import MISSING, Path, compile_path
+
+NAME_DESCRIPTION = (
+    "Name must be unique within a namespace. Is required when creating resources, although some resources "
+    "may allow a client to request the generation of an appropriate name automatically. Name is primarily "
+    "intended for creation idempotence and configuration definition. Cannot be updated. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names")
+CREATION_TIMESTAMP_DESCRIPTION = (
+    "CreationTimestamp is a timestamp representing the server time when this object was created. It is not "
+    "guaranteed to be set in happens-before order across separate operations. Clients may not set this value. "
+    "It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. "
+    "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
+DEFAULT_COLUMNS: tuple[dict[str, Any], ...] = (
+    {"name": "Age", "type": "date", "description": CREATION_TIMESTAMP_DESCRIPTION,
+     "jsonPath": ".metadata.creationTimestamp"},
+)
+COLUMN_TYPES = ("string", "integer", "number", "boolean", "date")
+
+_NAME_COLUMN = ColumnDefinition(name="Name", type="string", format="name", description=NAME_DESCRIPTION,
+                                priority=0)
+# What Go's time.Parse accepts for RFC 3339 (fractional seconds allowed, a zone required).
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
+_INVALID = "<invalid>"
+
+
+def _string_cell(value: Any) -> Cell:
+    if value is None:
+        return None
+    if isinstance(value, (dict, list)):
+        return json_text(value)
+    return value_text(value)
+
+
+def _integer_cell(value: Any) -> Cell:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return int(value)  # Go's int64(f) truncates toward zero, as int() does
+    return None
+
+
+def _number_cell(value: Any) -> Cell:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    # Go writes a float64 holding a whole number without a fraction ("3", not "3.0").
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    return value
+
+
+def _boolean_cell(value: Any) -> Cell:
+    return value if isinstance(value, bool) else None
+
+
+def _date_cell(value: Any) -> Cell:
+    if not isinstance(value, str):
+        return None
+    if value in ("", "null"):
+        return Since(None, human_duration)  # upstream reads these as the zero time: <unknown>
+    if not _RFC3339.fullmatch(value):
+        return _INVALID
+    try:
+        moment = datetime.datetime.fromisoformat(value)
+    except ValueError:
+        return _INVALID
+    return Since(moment.timestamp(), human_duration)
+
+
+_CELLS: dict[str, Callable[[Any], Cell]] = {
+    "string": _string_cell,
+    "integer": _integer_cell,
+    "number": _number_cell,
+    "boolean": _boolean_cell,
+    "date": _date_cell,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    path: Path
+    cell: Callable[[Any], Cell]
+
+
+def _no_cell(value: Any) -> Cell:
+    return None
+
+
+class CrdPrinter:
+    """The Printer of one CRD version."""
+
+    def __init__(self, columns: list[dict[str, Any]]) -> None:
+        self.definitions: list[ColumnDefinition] = [_NAME_COLUMN]
+        self._columns: list[_Column] = []
+        for column in columns:
+            path = str(column.get("jsonPath") or "")
+            kind = str(column.get("type") or "")
+            self.definitions.append(ColumnDefinition(
+                name=str(column.get("name") or ""), type=kind, format=str(column.get("format") or ""),
+                description=str(column.get("description") or
+                                f"Custom resource definition column (in JSONPath format): {path}"),
+                priority=int(column.get("priority") or 0)))
+            self._columns.append(_Column(compile_path(path), _CELLS.get(kind, _no_cell)))
+
+    def row(self, data: bytes) -> Row:
+        obj = orjson.loads(data)
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        cells: list[Cell] = [meta.get("name", "") if isinstance(meta, dict) else ""]
+        for column in self._columns:
+            value = column.path.first(obj)
+            cells.append(None if value is MISSING else column.cell(value))
+        return Row(cells)
+
+
+def crd_printer(version: dict[str, Any]) -> CrdPrinter:
+    """The printer of a CRD's spec.versions[i]; raises jsonpath.InvalidPath for a path outside the dialect."""
+    columns = version.get("additionalPrinterColumns") or list(DEFAULT_COLUMNS)
+    return CrdPrinter(columns)
