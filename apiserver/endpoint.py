@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import orjson
 
-from apiserver import bodies, errors, objects, patch
+from apiserver import bodies, crdspec, errors, objects, patch
 from apiserver.conversion import Codec, codec_for
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry, ResourceType
@@ -56,8 +56,14 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 class Endpoint:
     def __init__(self, store: Store, registry: Registry) -> None:
         self.store = store
-        # What a namespace holds, for deleting its contents the way the namespace controller would.
-        self._namespaced_keys = sorted({rt.storage_key for rt in registry.types if rt.namespaced and not rt.synthetic})
+        self._registry = registry
+
+    @property
+    def _namespaced_keys(self) -> list[str]:
+        """What a namespace holds, for deleting its contents the way the namespace controller would.
+
+        Read at each use: custom resources come and go with their CRDs."""
+        return sorted({rt.storage_key for rt in self._registry.types if rt.namespaced and not rt.synthetic})
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -261,6 +267,10 @@ class Endpoint:
 
     async def _write(self, t: Target, key: Key, obj: dict[str, Any], expected: StoredObject | None,
                      delete: bool = False) -> StoredObject:
+        if t.rt.custom is not None and not delete:
+            # The store fills in resourceVersion in place, so the key must already hold its sorted position.
+            obj["metadata"].setdefault("resourceVersion", "")
+            obj = crdspec.canonical(obj)
         try:
             return await self.store.submit(key, obj, expected, delete=delete)
         except PreconditionFailed:

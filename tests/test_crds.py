@@ -1,0 +1,230 @@
+"""CustomResourceDefinitions served end to end: the real server process and the real kubectl."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Iterator
+
+import pytest
+import yaml
+
+from support import FIXTURES, GOLDEN, ServerProcess, run_kubectl
+
+DISCOVERY = os.path.join(GOLDEN, "kube-1.36.2", "discovery")
+WIDGETS = "/apis/example.com/v1/namespaces/golden/widgets"
+AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+THINGS_CRD: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "things.demo.io"},
+    "spec": {
+        "group": "demo.io", "scope": "Cluster",
+        "names": {"plural": "things", "kind": "Thing", "shortNames": ["th"], "categories": ["demo"]},
+        "versions": [
+            {"name": "v1beta1", "served": True, "storage": True,
+             "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+             "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                      "statusReplicasPath": ".status.replicas",
+                                                      "labelSelectorPath": ".status.selector"}}},
+            {"name": "v1", "served": True, "storage": False,
+             "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+             "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                      "statusReplicasPath": ".status.replicas",
+                                                      "labelSelectorPath": ".status.selector"}}},
+        ],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def loaded(shared_server: ServerProcess) -> Iterator[ServerProcess]:
+    """The server with the golden namespaces, CRDs (established) and custom objects."""
+    run_kubectl(shared_server, "apply", "--validate=false", "-f", os.path.join(FIXTURES, "00-namespaces.yaml"))
+    run_kubectl(shared_server, "apply", "--validate=false", "-f", os.path.join(FIXTURES, "01-crds.yaml"))
+    started = time.monotonic()
+    waited = run_kubectl(shared_server, "wait", "--for=condition=Established", "crd/widgets.example.com",
+                         "crd/gadgets.example.com", "--timeout=10s")
+    assert time.monotonic() - started < 5
+    assert waited.stdout.count("condition met") == 2
+    run_kubectl(shared_server, "apply", "--validate=false", "-f", os.path.join(FIXTURES, "08-custom.yaml"))
+    yield shared_server
+
+
+def _sorted_compact(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def test_crd_status_is_set_like_upstream(loaded: ServerProcess) -> None:
+    status, crd = loaded.json("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com")
+    assert status == 200
+    conditions = {c["type"]: c for c in crd["status"]["conditions"]}
+    assert [c["type"] for c in crd["status"]["conditions"]] == ["NamesAccepted", "Established"]
+    assert conditions["Established"]["status"] == "True"
+    assert conditions["Established"]["reason"] == "InitialNamesAccepted"
+    assert conditions["NamesAccepted"]["reason"] == "NoConflicts"
+    assert crd["status"]["acceptedNames"] == {"plural": "widgets", "singular": "widget", "shortNames": ["wd"],
+                                              "kind": "Widget", "listKind": "WidgetList", "categories": ["all"]}
+    assert crd["status"]["storedVersions"] == ["v1"]
+    assert crd["spec"]["conversion"] == {"strategy": "None"}
+    assert list(crd["spec"]) == ["group", "names", "scope", "versions", "conversion"]
+
+
+def _golden_resource_list() -> bytes:
+    # Our discovery documents leave out the newline Go's encoder ends them with.
+    with open(os.path.join(DISCOVERY, "apis.example.com.v1.json"), "rb") as f:
+        return f.read().rstrip(b"\n")
+
+
+def test_discovery_matches_kube_apiserver(loaded: ServerProcess) -> None:
+    golden = _golden_resource_list()
+    status, body = loaded.request("GET", "/apis/example.com/v1")
+    assert status == 200
+    assert body == golden
+    _, groups = loaded.json("GET", "/apis")
+    assert {"name": "example.com", "versions": [{"groupVersion": "example.com/v1", "version": "v1"}],
+            "preferredVersion": {"groupVersion": "example.com/v1", "version": "v1"}} in groups["groups"]
+    with open(os.path.join(DISCOVERY, "apis.aggregated-v2.json")) as f:
+        golden_items = {i["metadata"]["name"]: i for i in json.load(f)["items"]}
+    _, aggregated = loaded.json("GET", "/apis", headers={"Accept": AGGREGATED})
+    items = {i["metadata"]["name"]: i for i in aggregated["items"]}
+    assert items["example.com"] == golden_items["example.com"]
+
+
+def test_kubectl_finds_kinds_by_short_name_and_category(loaded: ServerProcess) -> None:
+    by_short = run_kubectl(loaded, "get", "wd", "-n", "golden", "-o", "name")
+    assert by_short.stdout.split() == ["widget.example.com/widget-alpha", "widget.example.com/widget-beta",
+                                       "widget.example.com/widget-gamma"]
+    in_all = run_kubectl(loaded, "get", "all", "-n", "golden", "-o", "name")
+    assert "widget.example.com/widget-alpha" in in_all.stdout.split()
+
+
+def test_custom_objects_are_stored_with_sorted_keys(loaded: ServerProcess) -> None:
+    status, body = loaded.request("GET", f"{WIDGETS}/widget-alpha")
+    assert status == 200
+    obj = json.loads(body)
+    assert body == _sorted_compact(obj)
+    assert obj["metadata"]["generation"] == 1
+    assert obj["spec"]["items"] == [{"name": "bolt", "qty": 10}, {"name": "nut", "qty": 20}]
+    status, listed = loaded.request("GET", WIDGETS)
+    items = json.loads(listed)["items"]
+    assert [i["metadata"]["name"] for i in items] == ["widget-alpha", "widget-beta", "widget-gamma"]
+    assert json.loads(listed)["kind"] == "WidgetList"
+    assert _sorted_compact(items[0]) in listed
+
+
+def test_status_patches_from_the_fixtures(loaded: ServerProcess) -> None:
+    for name in ("widget-alpha", "widget-beta"):
+        patch_file = os.path.join(FIXTURES, "status", f"golden__widgets.example.com__{name}.yaml")
+        run_kubectl(loaded, "-n", "golden", "patch", "widgets.example.com", name, "--subresource=status",
+                    "--type=merge", "--patch-file", patch_file)
+        with open(patch_file) as f:
+            expected = yaml.safe_load(f)["status"]
+        _, obj = loaded.json("GET", f"{WIDGETS}/{name}")
+        assert obj["status"] == expected
+        assert obj["metadata"]["generation"] == 1
+    _, beta = loaded.json("GET", f"{WIDGETS}/widget-beta")
+    # The main resource ignores status; a spec change bumps generation.
+    status, patched = loaded.json("PATCH", f"{WIDGETS}/widget-beta", {"spec": {"replicas": 5},
+                                                                      "status": {"score": 99}},
+                                  content_type="application/merge-patch+json")
+    assert status == 200
+    assert patched["spec"]["replicas"] == 5
+    assert patched["status"] == beta["status"]
+    assert patched["metadata"]["generation"] == 2
+
+
+def test_patch_kinds(loaded: ServerProcess) -> None:
+    status, obj = loaded.json("PATCH", f"{WIDGETS}/widget-gamma",
+                              [{"op": "replace", "path": "/spec/size", "value": "tiny"}],
+                              content_type="application/json-patch+json")
+    assert status == 200 and obj["spec"]["size"] == "tiny"
+    status, obj = loaded.json("PATCH", f"{WIDGETS}/widget-gamma", {"spec": {"owner": None}},
+                              content_type="application/merge-patch+json")
+    assert status == 200 and "owner" not in obj["spec"]
+    status, error = loaded.json("PATCH", f"{WIDGETS}/widget-gamma", {"spec": {"size": "huge"}},
+                                content_type="application/strategic-merge-patch+json")
+    assert status == 415
+    assert error["reason"] == "UnsupportedMediaType"
+    refused = run_kubectl(loaded, "-n", "golden", "patch", "widget", "widget-gamma", "-p", '{"spec":{"size":"x"}}',
+                          check=False)
+    assert refused.returncode != 0
+    assert "UnsupportedMediaType" in refused.stderr or "unknown format" in refused.stderr
+
+
+def test_create_watch_and_delete(loaded: ServerProcess) -> None:
+    _, listed = loaded.json("GET", "/apis/example.com/v1/namespaces/golden/gadgets")
+    since = listed["metadata"]["resourceVersion"]
+    gadget = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "gadget-three"},
+              "spec": {"color": "green", "anything": {"goes": [1, 2]}}}
+    status, created = loaded.json("POST", "/apis/example.com/v1/namespaces/golden/gadgets", gadget)
+    assert status == 201
+    assert created["spec"] == gadget["spec"]  # preserve-unknown-fields keeps what it was given
+    status, _ = loaded.json("PATCH", "/apis/example.com/v1/namespaces/golden/gadgets/gadget-three",
+                            {"spec": {"color": "teal"}}, content_type="application/merge-patch+json")
+    assert status == 200
+    status, _ = loaded.json("DELETE", "/apis/example.com/v1/namespaces/golden/gadgets/gadget-three")
+    assert status == 200
+    status, body = loaded.request(
+        "GET", f"/apis/example.com/v1/namespaces/golden/gadgets?watch=1&resourceVersion={since}&timeoutSeconds=1")
+    events = [json.loads(line) for line in body.splitlines()]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
+        ("ADDED", "gadget-three"), ("MODIFIED", "gadget-three"), ("DELETED", "gadget-three")]
+    assert events[1]["object"]["spec"]["color"] == "teal"
+
+
+def test_versions_scope_and_scale(loaded: ServerProcess) -> None:
+    status, _ = loaded.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", THINGS_CRD)
+    assert status == 201
+    _, group = loaded.json("GET", "/apis/demo.io")
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1"]
+    assert group["preferredVersion"]["version"] == "v1"
+    thing = {"apiVersion": "demo.io/v1", "kind": "Thing", "metadata": {"name": "one"}, "spec": {"replicas": 2}}
+    status, created = loaded.json("POST", "/apis/demo.io/v1/things", thing)
+    assert status == 201 and created["apiVersion"] == "demo.io/v1"
+    assert "namespace" not in created["metadata"]
+    _, old = loaded.json("GET", "/apis/demo.io/v1beta1/things/one")
+    assert old["apiVersion"] == "demo.io/v1beta1"
+    _, listed = loaded.json("GET", "/apis/demo.io/v1/things")
+    assert [i["apiVersion"] for i in listed["items"]] == ["demo.io/v1"]
+    assert loaded.json("GET", "/apis/demo.io/v1/namespaces/default/things/one")[0] == 404
+
+    status, scale = loaded.json("GET", "/apis/demo.io/v1/things/one/scale")
+    assert status == 200
+    assert scale["kind"] == "Scale" and scale["spec"] == {"replicas": 2} and scale["status"] == {"replicas": 0}
+    run_kubectl(loaded, "scale", "things.demo.io/one", "--replicas=4")
+    status, obj = loaded.json("GET", "/apis/demo.io/v1/things/one")
+    assert obj["spec"]["replicas"] == 4 and obj["metadata"]["generation"] == 2
+    status, _ = loaded.json("PATCH", "/apis/demo.io/v1/things/one/status",
+                            {"status": {"replicas": 3, "selector": "app=x"}},
+                            content_type="application/merge-patch+json")
+    assert status == 200
+    _, scale = loaded.json("GET", "/apis/demo.io/v1/things/one/scale")
+    assert scale["status"] == {"replicas": 3, "selector": "app=x"}
+
+
+def test_deleting_the_crd_removes_endpoints_and_objects(loaded: ServerProcess) -> None:
+    crd = dict(THINGS_CRD, metadata={"name": "things.demo.io"})
+    if loaded.json("GET", "/apis/demo.io/v1/things")[0] == 404:
+        assert loaded.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0] == 201
+    thing = {"apiVersion": "demo.io/v1", "kind": "Thing", "metadata": {"name": "doomed"}}
+    assert loaded.json("POST", "/apis/demo.io/v1/things", thing)[0] == 201
+    run_kubectl(loaded, "delete", "crd", "things.demo.io", "--timeout=10s")
+    assert loaded.json("GET", "/apis/demo.io/v1/things")[0] == 404
+    assert loaded.json("GET", "/apis/demo.io")[0] == 404
+    _, groups = loaded.json("GET", "/apis")
+    assert "demo.io" not in [g["name"] for g in groups["groups"]]
+    assert loaded.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0] == 201
+    _, listed = loaded.json("GET", "/apis/demo.io/v1/things")
+    assert listed["items"] == []
+
+
+def test_crds_are_served_again_after_a_restart(loaded: ServerProcess) -> None:
+    loaded.stop()
+    loaded.start()
+    status, obj = loaded.json("GET", f"{WIDGETS}/widget-alpha")
+    assert status == 200 and obj["spec"]["size"] == "large"
+    status, body = loaded.request("GET", "/apis/example.com/v1")
+    assert body == _golden_resource_list()
+    assert len(run_kubectl(loaded, "get", "wd", "-n", "golden", "-o", "name").stdout.split()) == 3
