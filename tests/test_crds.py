@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import yaml
-
 from support import FIXTURES, GOLDEN, ServerProcess, run_kubectl
 
 DISCOVERY = os.path.join(GOLDEN, "kube-1.36.2", "discovery")
