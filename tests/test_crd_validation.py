@@ -124,3 +124,4 @@ def test_updates_and_status_are_checked_too(server: ServerProcess) -> None:
                               content_type="application/merge-patch+json")
     assert status == 200
     assert obj["status"] == {"phase": "Ready"}
+

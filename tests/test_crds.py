@@ -8,9 +8,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 import pytest
 import yaml
 from support import FIXTURES, GOLDEN, ServerProcess, run_kubectl
+
+from apiserver.crdspec import ApiVersionCodec, canonical
 
 DISCOVERY = os.path.join(GOLDEN, "kube-1.36.2", "discovery")
 WIDGETS = "/apis/example.com/v1/namespaces/golden/widgets"
@@ -228,3 +231,13 @@ def test_crds_are_served_again_after_a_restart(loaded: ServerProcess) -> None:
     status, body = loaded.request("GET", "/apis/example.com/v1")
     assert body == _golden_resource_list()
     assert len(run_kubectl(loaded, "get", "wd", "-n", "golden", "-o", "name").stdout.split()) == 3
+
+
+@pytest.mark.parametrize("obj", [
+    {"apiVersion": "shop.io/v1beta1", "kind": "Gadget", "metadata": {"name": "a"}, "spec": {"x": "é\u2028"}},
+    {"Zebra": 1, "apiVersion": "shop.io/v1beta1", "kind": "Gadget", "metadata": {"name": "b"}},
+])
+def test_version_splice_equals_reserialization(obj: dict[str, Any]) -> None:
+    codec = ApiVersionCodec("shop.io/v1", "shop.io/v1beta1")
+    stored = orjson.dumps(canonical(obj))
+    assert codec.served_bytes(stored) == orjson.dumps(canonical({**obj, "apiVersion": "shop.io/v1"}))
