@@ -237,6 +237,9 @@ def validate_crd(crd: dict[str, Any]) -> list[FieldError]:
         problems.append(FieldError("FieldValueInvalid", "spec.versions",
                                    "Invalid value: ...: must have exactly one version marked as storage version"))
     for index, version in enumerate(versions):
+        if not isinstance(version, dict) or not version.get("name"):
+            problems.append(FieldError("FieldValueRequired", f"spec.versions[{index}].name", "Required value"))
+            continue
         problems.extend(_validate_columns(version, f"spec.versions[{index}]"))
     return problems
 

@@ -125,3 +125,17 @@ def test_updates_and_status_are_checked_too(server: ServerProcess) -> None:
     assert status == 200
     assert obj["status"] == {"phase": "Ready"}
 
+
+
+def test_a_crd_that_cannot_be_served_is_refused(server: ServerProcess) -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "wrong.shop.io"},
+           "spec": {"group": "shop.io", "scope": "Everywhere", "names": {"plural": "bolts", "kind": "Bolt"},
+                    "versions": [{"name": "v1", "served": True, "storage": False, "additionalPrinterColumns": [
+                        {"name": "X", "type": "text", "jsonPath": ".spec.x["}]}]}}
+    status, error = server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    assert status == 422
+    assert {c["field"] for c in error["details"]["causes"]} == {
+        "metadata.name", "spec.scope", "spec.versions", "spec.versions[0].additionalPrinterColumns[0].type",
+        "spec.versions[0].additionalPrinterColumns[0].jsonPath"}
+    assert server.json("GET", "/apis/shop.io/v1/namespaces/default/bolts")[0] == 404
