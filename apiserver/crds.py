@@ -25,29 +25,44 @@ log = logging.getLogger("apiserver.crds")
 STORAGE_KEY = f"{crdspec.GROUP}/customresourcedefinitions"
 
 
-def _condition(kind: str, reason: str, message: str, since: str) -> dict[str, str]:
-    return {"type": kind, "status": "True", "lastTransitionTime": since, "reason": reason, "message": message}
+def _condition(kind: str, accepted: bool, reason: str, message: str, since: str) -> dict[str, str]:
+    return {"type": kind, "status": "True" if accepted else "False", "lastTransitionTime": since,
+            "reason": reason, "message": message}
 
 
-def crd_status(crd: dict[str, Any], now: str) -> dict[str, Any]:
-    """The status upstream's controllers give a CRD whose names are free: accepted and established."""
+def crd_status(crd: dict[str, Any], now: str, conflict: str | None = None) -> dict[str, Any]:
+    """The status upstream's controllers give a CRD: names accepted and established, unless its plural is taken.
+
+    A condition keeps its lastTransitionTime while its status stays; Established, once true, stays true."""
     old = crd.get("status") or {}
-    since = {c.get("type"): c.get("lastTransitionTime") for c in old.get("conditions") or ()
-             if c.get("status") == "True"}
+    previous = {c.get("type"): c for c in old.get("conditions") or ()}
+
+    def since(kind: str, status: str) -> str:
+        before = previous.get(kind) or {}
+        return str(before.get("lastTransitionTime") or now) if before.get("status") == status else now
+
     names = crd["spec"]["names"]
+    if conflict is None:
+        accepted = _condition("NamesAccepted", True, "NoConflicts", "no conflicts found",
+                              since("NamesAccepted", "True"))
+    else:
+        accepted = _condition("NamesAccepted", False, "PluralConflict", f'"{conflict}" is already in use',
+                              since("NamesAccepted", "False"))
+    if conflict is None or (previous.get("Established") or {}).get("status") == "True":
+        established = _condition("Established", True, "InitialNamesAccepted",
+                                 "the initial names have been accepted", since("Established", "True"))
+    else:
+        established = _condition("Established", False, "NotAccepted", "not all names are accepted",
+                                 since("Established", "False"))
     stored = list(old.get("storedVersions") or ())
     storage = crdspec.storage_version(crd)
     if storage and storage not in stored:
         stored.append(storage)
-    return {
-        "conditions": [
-            _condition("NamesAccepted", "NoConflicts", "no conflicts found", since.get("NamesAccepted") or now),
-            _condition("Established", "InitialNamesAccepted", "the initial names have been accepted",
-                       since.get("Established") or now),
-        ],
-        "acceptedNames": dict(names),
-        "storedVersions": stored,
-    }
+    status: dict[str, Any] = {"conditions": [accepted, established]}
+    accepted_names = old.get("acceptedNames") if conflict is not None else dict(names)
+    status["acceptedNames"] = accepted_names or {"plural": "", "kind": ""}
+    status["storedVersions"] = stored
+    return status
 
 
 class CustomResourceDefinitions:
@@ -69,27 +84,34 @@ class CustomResourceDefinitions:
         self._store.subscribe(STORAGE_KEY, self._changed)
 
     def _changed(self, change: Change) -> None:
-        crd = orjson.loads(change.data)
-        if change.type == "DELETED":
-            self._withdraw(crd["metadata"]["name"], delete_objects=True)
-        else:
-            self._established(change.key, crd)
+        # Called from inside the store's commit: a CRD this code cannot serve must not stop other writes.
+        try:
+            crd = orjson.loads(change.data)
+            if change.type == "DELETED":
+                self._withdraw(crd["metadata"]["name"], delete_objects=True)
+            else:
+                self._established(change.key, crd)
+        except Exception:
+            log.exception("could not follow the change of CRD %s", change.key[2])
 
     def _established(self, key: Key, crd: dict[str, Any]) -> None:
         name = crd["metadata"]["name"]
         spec = crd.get("spec")
         served = self._served.get(name)
+        conflict = None
         if served is None or served[0] != spec:
             self._withdraw(name, delete_objects=False)
             types = crdspec.resource_types(crd)
-            for rt in types:
-                try:
+            taken = [rt for rt in types if self._registry.lookup(rt.group, rt.version, rt.plural) is not None]
+            # A CRD's name is plural.group, so only a built-in resource can already hold its plural.
+            if taken:
+                conflict = taken[0].plural
+            else:
+                for rt in types:
                     self._registry.add(rt)
-                except ValueError:
-                    log.error("CRD %s declares %s/%s, which is already served", name, rt.group, rt.plural)
-            self._served[name] = (spec, [rt for rt in types if rt in self._registry.types])
-            self._discovery.invalidate()
-        status = crd_status(crd, objects.now_rfc3339())
+                self._served[name] = (spec, types)
+                self._discovery.invalidate()
+        status = crd_status(crd, objects.now_rfc3339(), conflict)
         if status != crd.get("status"):
             self._submit(key, {**crd, "status": status})
 

@@ -241,3 +241,18 @@ def test_version_splice_equals_reserialization(obj: dict[str, Any]) -> None:
     codec = ApiVersionCodec("shop.io/v1", "shop.io/v1beta1")
     stored = orjson.dumps(canonical(obj))
     assert codec.served_bytes(stored) == orjson.dumps(canonical({**obj, "apiVersion": "shop.io/v1"}))
+
+
+def test_a_crd_claiming_a_built_in_resource_is_not_established(loaded: ServerProcess) -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "deployments.apps"},
+           "spec": {"group": "apps", "scope": "Namespaced", "names": {"plural": "deployments", "kind": "Fake"},
+                    "versions": [{"name": "v1", "served": True, "storage": True}]}}
+    assert loaded.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0] == 201
+    _, stored = loaded.json("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/deployments.apps")
+    conditions = {c["type"]: (c["status"], c["reason"]) for c in stored["status"]["conditions"]}
+    assert conditions == {"NamesAccepted": ("False", "PluralConflict"), "Established": ("False", "NotAccepted")}
+    _, resources = loaded.json("GET", "/apis/apps/v1")
+    assert [r["kind"] for r in resources["resources"] if r["name"] == "deployments"] == ["Deployment"]
+    assert loaded.json("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/deployments.apps")[0] == 200
+    assert loaded.json("GET", "/apis/apps/v1/namespaces/default/deployments")[0] == 200
