@@ -99,8 +99,10 @@ class CustomVersion:
         self.scale_paths: dict[str, str] | None = subresources.get("scale")
         self.codec = ApiVersionCodec(f"{spec['group']}/{version['name']}", f"{spec['group']}/{storage_version}")
 
-    def prune(self, obj: dict[str, Any]) -> None:
+    def prepare(self, obj: dict[str, Any]) -> None:
+        """Prunes unknown fields and fills schema defaults, in place, as upstream does while decoding."""
         crschema.prune(obj, self.schema)
+        crschema.default(obj, self.schema)
 
     def problems(self, obj: dict[str, Any]) -> list[FieldError]:
         return crschema.validate(obj, self.schema)

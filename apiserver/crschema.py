@@ -1,7 +1,7 @@
-"""Custom objects against their version's openAPIV3Schema: unknown fields pruned, then every rule checked.
+"""Custom objects against their version's openAPIV3Schema: pruned, defaulted, then every rule checked.
 
 Pruning drops what the schema does not declare (unless x-kubernetes-preserve-unknown-fields keeps
-it), as upstream does while decoding. Validation reports every failing field at once, with the
+it) and defaulting fills declared defaults, as upstream does while decoding. Validation reports every failing field at once, with the
 field paths, reasons and wording kube-apiserver uses for custom resources ("spec.replicas in body
 must be of type integer: \"string\""). Checked: type (nullable, x-kubernetes-int-or-string), enum,
 required, pattern, minLength/maxLength, minimum/maximum (exclusive too), minItems/maxItems.
@@ -9,6 +9,7 @@ required, pattern, minLength/maxLength, minimum/maximum (exclusive too), minItem
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from functools import lru_cache
@@ -53,6 +54,37 @@ def _prune_object(value: dict[str, Any], schema: Schema, keep: tuple[str, ...]) 
             _prune(value[key], additional)
         elif not preserve and additional is not True:
             del value[key]
+
+
+def default(value: Any, schema: Schema | None) -> None:
+    """Fills, in place, absent fields (and nulls the schema does not allow) that declare a default."""
+    if schema is None:
+        return
+    if isinstance(value, dict):
+        properties = schema.get("properties") or {}
+        for key, sub in properties.items():
+            if "default" in sub and (key not in value or _null_to_default(value[key], sub)):
+                value[key] = copy.deepcopy(sub["default"])
+        additional = schema.get("additionalProperties")
+        for key, item in value.items():
+            sub = properties.get(key)
+            if sub is None and isinstance(additional, dict):
+                sub = additional
+                if _null_to_default(item, sub):
+                    value[key] = item = copy.deepcopy(sub["default"])
+            if isinstance(sub, dict):
+                default(item, sub)
+    elif isinstance(value, list):
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for index, item in enumerate(value):
+                if _null_to_default(item, items):
+                    value[index] = item = copy.deepcopy(items["default"])
+                default(item, items)
+
+
+def _null_to_default(value: Any, schema: Schema) -> bool:
+    return value is None and not schema.get("nullable") and "default" in schema
 
 
 def validate(obj: dict[str, Any], schema: Schema | None) -> list[FieldError]:

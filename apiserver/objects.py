@@ -97,7 +97,7 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     if rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
         crdspec.default_crd(obj)
     if rt.custom is not None:
-        rt.custom.prune(obj)
+        rt.custom.prepare(obj)
     validate(rt, obj)
     return ordered(obj)
 
@@ -134,7 +134,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             merged.pop("status", None)
         merged["metadata"] = dict(old_meta)
         if rt.custom is not None:
-            rt.custom.prune(merged)
+            rt.custom.prepare(merged)
             validate(rt, merged)
         return ordered(merged)
     meta = new["metadata"]
@@ -155,7 +155,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     if rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
         crdspec.default_crd(new)
     if rt.custom is not None:
-        rt.custom.prune(new)  # before generation compares: dropped fields change nothing
+        rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):

@@ -27,6 +27,9 @@ SCHEMA: dict[str, Any] = {
                 "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
                 "port": {"x-kubernetes-int-or-string": True},
                 "parts": {"type": "array", "items": {"type": "object", "properties": {"qty": {"type": "integer"}}}},
+                "mode": {"type": "string", "default": "auto"},
+                "limits": {"type": "object", "default": {},
+                           "properties": {"cpu": {"type": "integer", "default": 1}}},
             },
         },
         "status": {"type": "object", "properties": {"phase": {"type": "string", "enum": ["Ready", "Broken"]}}},
@@ -52,13 +55,14 @@ def _gadget(name: str, spec: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"apiVersion": "shop.io/v1", "kind": "Gadget", "metadata": {"name": name}, "spec": spec, **extra}
 
 
-def test_unknown_fields_are_pruned(server: ServerProcess) -> None:
+def test_unknown_fields_are_pruned_and_defaults_filled(server: ServerProcess) -> None:
     status, created = server.json("POST", GADGETS, _gadget("pruned", {
         "size": "small", "unknown": 1, "labels": {"a": "b"}, "free": {"anything": {"at": ["all"]}},
         "parts": [{"qty": 1, "colour": "red"}], "owner": None, "port": "http"}, unknownTop=True))
     assert status == 201, created
     assert created["spec"] == {"free": {"anything": {"at": ["all"]}}, "labels": {"a": "b"}, "owner": None,
-                               "parts": [{"qty": 1}], "port": "http", "size": "small"}
+                               "parts": [{"qty": 1}], "port": "http", "size": "small", "mode": "auto",
+                               "limits": {"cpu": 1}}
     assert "unknownTop" not in created
 
 
