@@ -281,7 +281,6 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any) -> dict[str, 
         spec = obj.setdefault("spec", {})
         changed = spec.get("replicas") != replicas
         spec["replicas"] = replicas
-    if changed:
-        if obj["metadata"].get("generation"):
-            obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
+    if changed and obj["metadata"].get("generation"):
+        obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
     return obj
