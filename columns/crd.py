@@ -9,7 +9,6 @@ are ages rendered at request time, `<invalid>` when the text is not an RFC 3339 
 
 from __future__ import annotations
 
-import datetime
 import math
 import re
 from collections.abc import Callable
@@ -18,32 +17,19 @@ from typing import Any
 
 import orjson
 
-from columns.base import Cell, ColumnDefinition, Row, Since
-from columns.duration import human_duration
+from columns.base import Cell, ColumnDefinition, Row, parse_time
+from columns.declare import CREATED_DESCRIPTION, column, name_column
+from columns.format import INVALID, since, since_epoch
 from columns.gofmt import json_text, value_text
 from columns.jsonpath import MISSING, Path, compile_path
 
-NAME_DESCRIPTION = (
-    "Name must be unique within a namespace. Is required when creating resources, although some resources "
-    "may allow a client to request the generation of an appropriate name automatically. Name is primarily "
-    "intended for creation idempotence and configuration definition. Cannot be updated. More info: "
-    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names")
-CREATION_TIMESTAMP_DESCRIPTION = (
-    "CreationTimestamp is a timestamp representing the server time when this object was created. It is not "
-    "guaranteed to be set in happens-before order across separate operations. Clients may not set this value. "
-    "It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. "
-    "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
 DEFAULT_COLUMNS: tuple[dict[str, Any], ...] = (
-    {"name": "Age", "type": "date", "description": CREATION_TIMESTAMP_DESCRIPTION,
-     "jsonPath": ".metadata.creationTimestamp"},
+    {"name": "Age", "type": "date", "description": CREATED_DESCRIPTION, "jsonPath": ".metadata.creationTimestamp"},
 )
 COLUMN_TYPES = ("string", "integer", "number", "boolean", "date")
 
-_NAME_COLUMN = ColumnDefinition(name="Name", type="string", format="name", description=NAME_DESCRIPTION,
-                                priority=0)
 # What Go's time.Parse accepts for RFC 3339 (fractional seconds allowed, a zone required).
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
-_INVALID = "<invalid>"
 
 
 def _string_cell(value: Any) -> Cell:
@@ -81,14 +67,10 @@ def _date_cell(value: Any) -> Cell:
     if not isinstance(value, str):
         return None
     if value in ("", "null"):
-        return Since(None, human_duration)  # upstream reads these as the zero time: <unknown>
-    if not _RFC3339.fullmatch(value):
-        return _INVALID
-    try:
-        moment = datetime.datetime.fromisoformat(value)
-    except ValueError:
-        return _INVALID
-    return Since(moment.timestamp(), human_duration)
+        return since_epoch(None)  # upstream reads these as the zero time: <unknown>
+    if not _RFC3339.fullmatch(value) or parse_time(value) is None:
+        return INVALID
+    return since(value)
 
 
 _CELLS: dict[str, Callable[[Any], Cell]] = {
@@ -114,25 +96,25 @@ class CrdPrinter:
     """The Printer of one CRD version."""
 
     def __init__(self, columns: list[dict[str, Any]]) -> None:
-        self.definitions: list[ColumnDefinition] = [_NAME_COLUMN]
+        self.definitions: list[ColumnDefinition] = [name_column()]
         self._columns: list[_Column] = []
-        for column in columns:
-            path = str(column.get("jsonPath") or "")
-            kind = str(column.get("type") or "")
-            self.definitions.append(ColumnDefinition(
-                name=str(column.get("name") or ""), type=kind, format=str(column.get("format") or ""),
-                description=str(column.get("description") or
-                                f"Custom resource definition column (in JSONPath format): {path}"),
-                priority=int(column.get("priority") or 0)))
+        for declared in columns:
+            path = str(declared.get("jsonPath") or "")
+            kind = str(declared.get("type") or "")
+            description = (declared.get("description")
+                           or f"Custom resource definition column (in JSONPath format): {path}")
+            self.definitions.append(column(str(declared.get("name") or ""), str(description), type=kind,
+                                           priority=int(declared.get("priority") or 0),
+                                           format=str(declared.get("format") or "")))
             self._columns.append(_Column(compile_path(path), _CELLS.get(kind, _no_cell)))
 
     def row(self, data: bytes) -> Row:
         obj = orjson.loads(data)
         meta = obj.get("metadata") if isinstance(obj, dict) else None
         cells: list[Cell] = [meta.get("name", "") if isinstance(meta, dict) else ""]
-        for column in self._columns:
-            value = column.path.first(obj)
-            cells.append(None if value is MISSING else column.cell(value))
+        for compiled in self._columns:
+            value = compiled.path.first(obj)
+            cells.append(None if value is MISSING else compiled.cell(value))
         return Row(cells)
 
 
