@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from jsonpath_ng import DatumInContext
-from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
-from jsonpath_ng.ext import parse as ng_parse
-from jsonpath_ng.jsonpath import Index, Slice
+from jsonpath_ng import DatumInContext  # type: ignore[import-untyped]
+from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError  # type: ignore[import-untyped]
+from jsonpath_ng.ext import parse as ng_parse  # type: ignore[import-untyped]
+from jsonpath_ng.jsonpath import Index, Slice  # type: ignore[import-untyped]
 
 
 class _Missing:
