@@ -4,14 +4,20 @@ Pruning drops what the schema does not declare (unless x-kubernetes-preserve-unk
 it) and defaulting fills declared defaults, as upstream does while decoding. Validation reports every failing field at once, with the
 field paths, reasons and wording kube-apiserver uses for custom resources ("spec.replicas in body
 must be of type integer: \"string\""). Checked: type (nullable, x-kubernetes-int-or-string), enum,
-required, pattern, minLength/maxLength, minimum/maximum (exclusive too), minItems/maxItems.
+required, pattern, minLength/maxLength, minimum/maximum (exclusive too), minItems/maxItems, and the
+common string formats (date, date-time, uuid, ipv4, ipv6, byte).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
+import datetime
+import ipaddress
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -21,6 +27,9 @@ from columns.gofmt import format_float, json_text
 Schema = dict[str, Any]
 
 _ROOT_FIELDS = ("apiVersion", "kind", "metadata")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def prune(obj: dict[str, Any], schema: Schema | None) -> None:
@@ -206,6 +215,57 @@ def _check_string(value: str, schema: Schema, path: str, problems: list[FieldErr
         pattern = _pattern(source)
         if pattern is not None and not pattern.search(value):
             problems.append(_invalid(path, value, f"{path} in body should match '{source}'"))
+    name = schema.get("format")
+    check = _FORMATS.get(name) if isinstance(name, str) else None
+    if check is not None and not check(value):
+        problems.append(FieldError("FieldValueTypeInvalid", path,
+                                   f"Invalid value: {bad_value(value)}: {path} in body must be of type {name}: "
+                                   f"{bad_value(value)}"))
+
+
+def _is_date(text: str) -> bool:
+    if not _DATE.fullmatch(text):
+        return False
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_date_time(text: str) -> bool:
+    match = _DATE_TIME.fullmatch(text)
+    if match is None or not _is_date(match.group(1)):
+        return False
+    hour, minute, second = (int(g) for g in match.group(2, 3, 4))
+    return hour < 24 and minute < 60 and second < 61
+
+
+def _is_ip(text: str, version: int, separator: str) -> bool:
+    try:
+        return ipaddress.ip_address(text).version == version and separator in text
+    except ValueError:
+        return False
+
+
+def _is_base64(text: str) -> bool:
+    try:
+        base64.b64decode(text, validate=True)
+    except binascii.Error:
+        return False
+    return True
+
+
+# The string formats upstream checks that objects commonly declare; others are accepted unchecked.
+_FORMATS: dict[str, Callable[[str], bool]] = {
+    "date": _is_date,
+    "date-time": _is_date_time,
+    "datetime": _is_date_time,
+    "uuid": lambda text: _UUID.fullmatch(text) is not None,
+    "ipv4": lambda text: _is_ip(text, 4, "."),
+    "ipv6": lambda text: _is_ip(text, 6, ":"),
+    "byte": _is_base64,
+}
 
 
 def _check_number(value: float, schema: Schema, path: str, problems: list[FieldError]) -> None:

@@ -28,6 +28,8 @@ SCHEMA: dict[str, Any] = {
                 "port": {"x-kubernetes-int-or-string": True},
                 "parts": {"type": "array", "items": {"type": "object", "properties": {"qty": {"type": "integer"}}}},
                 "mode": {"type": "string", "default": "auto"},
+                "seen": {"type": "string", "format": "date-time"},
+                "id": {"type": "string", "format": "uuid"},
                 "limits": {"type": "object", "default": {},
                            "properties": {"cpu": {"type": "integer", "default": 1}}},
             },
@@ -58,11 +60,13 @@ def _gadget(name: str, spec: dict[str, Any], **extra: Any) -> dict[str, Any]:
 def test_unknown_fields_are_pruned_and_defaults_filled(server: ServerProcess) -> None:
     status, created = server.json("POST", GADGETS, _gadget("pruned", {
         "size": "small", "unknown": 1, "labels": {"a": "b"}, "free": {"anything": {"at": ["all"]}},
-        "parts": [{"qty": 1, "colour": "red"}], "owner": None, "port": "http"}, unknownTop=True))
+        "parts": [{"qty": 1, "colour": "red"}], "owner": None, "port": "http", "seen": "2026-11-30T05:00:00.5+01:00",
+        "id": "0F8FAD5B-D9CB-469F-A165-70867728950E"}, unknownTop=True))
     assert status == 201, created
     assert created["spec"] == {"free": {"anything": {"at": ["all"]}}, "labels": {"a": "b"}, "owner": None,
                                "parts": [{"qty": 1}], "port": "http", "size": "small", "mode": "auto",
-                               "limits": {"cpu": 1}}
+                               "limits": {"cpu": 1}, "seen": "2026-11-30T05:00:00.5+01:00",
+                               "id": "0F8FAD5B-D9CB-469F-A165-70867728950E"}
     assert "unknownTop" not in created
 
 
@@ -103,6 +107,10 @@ def test_every_failing_field_is_reported(server: ServerProcess) -> None:
     ({"size": "small", "replicas": 11}, "spec.replicas",
      "Invalid value: 11: spec.replicas in body should be less than or equal to 10"),
     ({"size": "small", "name": "a"}, "spec.name", 'Invalid value: "a": spec.name in body should be at least 2 chars long'),
+    ({"size": "small", "seen": "2026-11-30 25:00:00Z"}, "spec.seen",
+     'Invalid value: "2026-11-30 25:00:00Z": spec.seen in body must be of type date-time: "2026-11-30 25:00:00Z"'),
+    ({"size": "small", "id": "not-a-uuid"}, "spec.id",
+     'Invalid value: "not-a-uuid": spec.id in body must be of type uuid: "not-a-uuid"'),
     ({"size": "small", "replicas": 2.5}, "spec.replicas",
      'Invalid value: "number": spec.replicas in body must be of type integer: "number"'),
 ])
