@@ -55,6 +55,16 @@ def loaded(shared_server: ServerProcess) -> Iterator[ServerProcess]:
     yield shared_server
 
 
+def _with_status(server: ServerProcess, crd: str) -> dict[str, Any]:
+    """The CRD once its controller has written status (a moment after the create, as upstream)."""
+    deadline = time.monotonic() + 5
+    while True:
+        _, obj = server.json("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}")
+        if "status" in obj or time.monotonic() > deadline:
+            return obj  # type: ignore[no-any-return]
+        time.sleep(0.02)
+
+
 def _sorted_compact(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -249,7 +259,7 @@ def test_a_crd_claiming_a_built_in_resource_is_not_established(loaded: ServerPro
            "spec": {"group": "apps", "scope": "Namespaced", "names": {"plural": "deployments", "kind": "Fake"},
                     "versions": [{"name": "v1", "served": True, "storage": True}]}}
     assert loaded.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0] == 201
-    _, stored = loaded.json("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/deployments.apps")
+    stored = _with_status(loaded, "deployments.apps")
     conditions = {c["type"]: (c["status"], c["reason"]) for c in stored["status"]["conditions"]}
     assert conditions == {"NamesAccepted": ("False", "PluralConflict"), "Established": ("False", "NotAccepted")}
     _, resources = loaded.json("GET", "/apis/apps/v1")
