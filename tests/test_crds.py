@@ -164,6 +164,12 @@ def test_patch_kinds(loaded: ServerProcess) -> None:
                           check=False)
     assert refused.returncode != 0
     assert "UnsupportedMediaType" in refused.stderr or "unknown format" in refused.stderr
+    with open(os.path.join(FIXTURES, "08-custom.yaml")) as f:
+        changed = f.read().replace("color: red", "color: purple")
+    applied = run_kubectl(loaded, "apply", "--validate=false", "-f", "-", stdin=changed)  # a merge patch
+    assert "gadget.example.com/gadget-one configured" in applied.stdout
+    _, gadget = loaded.json("GET", "/apis/example.com/v1/namespaces/golden/gadgets/gadget-one")
+    assert gadget["spec"] == {"color": "purple", "parts": ["a", "b"]}
 
 
 def test_create_watch_and_delete(loaded: ServerProcess) -> None:
