@@ -96,3 +96,26 @@ def test_format_and_priority_pass_through_and_description_defaults() -> None:
     assert printer.definitions[1] == {"name": "Host", "type": "string", "format": "hostname", "priority": 1,
                                       "description": "Custom resource definition column (in JSONPath format): "
                                                      ".spec.host"}
+
+
+SERVERS = {"metadata": {"name": "blah"},
+           "spec": {"servers": [{"hosts": ["foo"]}, {"hosts": ["bar", "baz"]}],
+                    "foo": [{"bar": [1]}, {"bar": [2, 3]}]}}
+
+
+@pytest.mark.parametrize("kind,path,expected", [
+    # Facts from upstream's table convertor: a string column prints the first match, arrays as JSON.
+    ("string", ".spec.servers[0].hosts[0]", "foo"),
+    ("string", ".spec.servers[0].hosts", '["foo"]'),
+    ("string", ".spec.servers[1].hosts", '["bar","baz"]'),
+    ("string", ".spec.servers[*].hosts", '["foo"]'),
+    ("string", ".spec.foo[0].bar[0]", "1"),
+    ("string", ".spec.foo[1].bar", "[2,3]"),
+    ("string", '.spec.servers[*].hosts[?(@ == "baz")]', "baz"),
+    # An integer column given an array is empty, not an error.
+    ("integer", ".spec.foo[0].bar[0]", 1),
+    ("integer", ".spec.foo[0].bar", None),
+    ("integer", ".spec.foo[*].bar", None),
+])
+def test_upstream_convertor_facts(kind: str, path: str, expected: Any) -> None:
+    assert _cells({"name": "C", "type": kind, "jsonPath": path}, SERVERS) == ["blah", expected]
