@@ -1,7 +1,8 @@
-"""The registry of built-in resource types: what each one is called and what it allows.
+"""The registry of resource types: what each one is called and what it allows.
 
 Every other layer (routing, discovery, storage keys) reads these declarations; nothing else
-names a resource. Declared once, checked when the module loads.
+names a resource. Built-in types are declared once, checked when the module loads; the types
+CustomResourceDefinitions declare join and leave at run time (apiserver.crds).
 """
 
 from __future__ import annotations
