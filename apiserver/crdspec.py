@@ -246,6 +246,16 @@ def validate_crd(crd: dict[str, Any]) -> list[FieldError]:
     return problems
 
 
+def immutable_changes(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """What an update may not change: where the CRD's objects live depends on its group and scope."""
+    problems = []
+    for field_name in ("group", "scope"):
+        value = (new.get("spec") or {}).get(field_name)
+        if value != (old.get("spec") or {}).get(field_name):
+            problems.append(crschema_invalid(f"spec.{field_name}", value, "field is immutable"))
+    return problems
+
+
 def crschema_invalid(path: str, value: Any, detail: str) -> FieldError:
     return FieldError("FieldValueInvalid", path, f"Invalid value: {crschema.bad_value(value)}: {detail}")
 

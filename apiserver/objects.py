@@ -154,6 +154,9 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         fold_string_data(new)
     if rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
         crdspec.default_crd(new)
+        immutable = crdspec.immutable_changes(new, old)
+        if immutable:
+            raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), immutable)
     if rt.custom is not None:
         rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):

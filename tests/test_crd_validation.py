@@ -151,3 +151,13 @@ def test_a_crd_that_cannot_be_served_is_refused(server: ServerProcess) -> None:
         "metadata.name", "spec.scope", "spec.versions", "spec.versions[0].additionalPrinterColumns[0].type",
         "spec.versions[0].additionalPrinterColumns[0].jsonPath"}
     assert server.json("GET", "/apis/shop.io/v1/namespaces/default/bolts")[0] == 404
+
+
+def test_group_and_scope_of_a_crd_cannot_change(server: ServerProcess) -> None:
+    _, crd = server.json("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.shop.io")
+    crd["spec"]["scope"] = "Cluster"
+    status, error = server.json("PUT", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.shop.io",
+                                crd)
+    assert status == 422
+    assert [(c["field"], c["message"]) for c in error["details"]["causes"]] == [
+        ("spec.scope", 'Invalid value: "Cluster": field is immutable')]
