@@ -3,7 +3,8 @@
 NAME comes first, then each declared column in order (priority and format kept). A version that
 declares none gets the default Age column. Every path is compiled once per CRD version. Cells follow
 the CRD table convertor: the first match only; a missing value or one of the wrong type is null;
-string columns print what they find (maps and arrays as compact JSON with sorted keys); date columns
+string columns print what they find (maps and arrays as compact JSON with sorted keys, an explicit
+null as `<no value>`); date columns
 are ages rendered at request time, `<invalid>` when the text is not an RFC 3339 timestamp.
 """
 
@@ -27,6 +28,7 @@ DEFAULT_COLUMNS: tuple[dict[str, Any], ...] = (
     {"name": "Age", "type": "date", "description": CREATED_DESCRIPTION, "jsonPath": ".metadata.creationTimestamp"},
 )
 COLUMN_TYPES = ("string", "integer", "number", "boolean", "date")
+NO_VALUE = "<no value>"
 
 # What Go's time.Parse accepts for RFC 3339 (fractional seconds allowed, a zone required).
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
@@ -34,7 +36,9 @@ _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:
 
 def _string_cell(value: Any) -> Cell:
     if value is None:
-        return None
+        # An explicit null reaches client-go's printer as an invalid value, which Go's template
+        # printing spells "<no value>"; only a missing field gives an empty cell.
+        return NO_VALUE
     if isinstance(value, (dict, list)):
         return json_text(value)
     return value_text(value)

@@ -62,7 +62,7 @@ def _cells(column: dict[str, Any], obj: dict[str, Any]) -> list[Any]:
     ("boolean", True, True), ("boolean", "true", None), ("boolean", 1, None),
     ("string", "x", "x"), ("string", 3, "3"), ("string", 1e6, "1e+06"), ("string", 2.5, "2.5"),
     ("string", True, "true"), ("string", {"b": [1, 2.0], "a": "<&>"}, '{"a":"\\u003c\\u0026\\u003e","b":[1,2]}'),
-    ("string", [], "[]"), ("string", None, None),
+    ("string", [], "[]"), ("string", None, "<no value>"), ("integer", None, None), ("date", None, None),
     ("date", "not a date", "<invalid>"), ("date", "2026-11-30", "<invalid>"), ("date", "", "<unknown>"),
     ("date", 5, None),
 ])
