@@ -4,8 +4,8 @@ NAME comes first, then each declared column in order (priority and format kept).
 declares none gets the default Age column. Every path is compiled once per CRD version. Cells follow
 the CRD table convertor: the first match only; a missing value or one of the wrong type is null;
 string columns print what they find (maps and arrays as compact JSON with sorted keys, an explicit
-null as `<no value>`); date columns
-are ages rendered at request time, `<invalid>` when the text is not an RFC 3339 timestamp.
+null as `<no value>`); date columns are ages rendered at request time, `<invalid>` when the text is
+not an RFC 3339 timestamp.
 """
 
 from __future__ import annotations
