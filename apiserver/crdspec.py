@@ -242,8 +242,42 @@ def validate_crd(crd: dict[str, Any]) -> list[FieldError]:
         if not isinstance(version, dict) or not version.get("name"):
             problems.append(FieldError("FieldValueRequired", f"spec.versions[{index}].name", "Required value"))
             continue
+        problems.extend(_validate_schema(version, f"spec.versions[{index}].schema.openAPIV3Schema"))
         problems.extend(_validate_columns(version, f"spec.versions[{index}]"))
     return problems
+
+
+def _validate_schema(version: dict[str, Any], path: str) -> list[FieldError]:
+    """A structural schema: present, an object at the root, and a type on every field it specifies."""
+    schema = (version.get("schema") or {}).get("openAPIV3Schema")
+    if not isinstance(schema, dict):
+        return [FieldError("FieldValueRequired", path, "Required value: schemas are required")]
+    problems: list[FieldError] = []
+    if schema.get("type") != "object":
+        if schema.get("type"):
+            problems.append(crschema_invalid(f"{path}.type", schema["type"], "must be object at the root"))
+        else:
+            problems.append(FieldError("FieldValueRequired", f"{path}.type",
+                                       "Required value: must not be empty at the root"))
+    _typed_fields(schema, path, problems)
+    return problems
+
+
+def _typed_fields(schema: dict[str, Any], path: str, problems: list[FieldError]) -> None:
+    children = [(f"{path}.properties[{name}]", sub, "object fields")
+                for name, sub in (schema.get("properties") or {}).items()]
+    if isinstance(schema.get("items"), dict):
+        children.append((f"{path}.items", schema["items"], "array items"))
+    if isinstance(schema.get("additionalProperties"), dict):
+        children.append((f"{path}.additionalProperties", schema["additionalProperties"], "object fields"))
+    for child_path, sub, where in children:
+        if not isinstance(sub, dict):
+            continue
+        untyped_allowed = sub.get("x-kubernetes-int-or-string") or sub.get("x-kubernetes-preserve-unknown-fields")
+        if not sub.get("type") and not untyped_allowed:
+            problems.append(FieldError("FieldValueRequired", f"{child_path}.type",
+                                       f"Required value: must not be empty for specified {where}"))
+        _typed_fields(sub, child_path, problems)
 
 
 def immutable_changes(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:

@@ -144,12 +144,19 @@ def test_a_crd_that_cannot_be_served_is_refused(server: ServerProcess) -> None:
            "metadata": {"name": "wrong.shop.io"},
            "spec": {"group": "shop.io", "scope": "Everywhere", "names": {"plural": "bolts", "kind": "Bolt"},
                     "versions": [{"name": "v1", "served": True, "storage": False, "additionalPrinterColumns": [
-                        {"name": "X", "type": "text", "jsonPath": ".spec.x["}]}]}}
+                        {"name": "X", "type": "text", "jsonPath": ".spec.x["}], "schema": {"openAPIV3Schema": {
+                            "type": "object", "properties": {"spec": {"properties": {"x": {"type": "string"}}}}}}},
+                                 {"name": "v2", "served": True, "storage": False}]}}
     status, error = server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
     assert status == 422
+    assert {(c["field"], c["message"]) for c in error["details"]["causes"]} >= {
+        ("spec.versions[0].schema.openAPIV3Schema.properties[spec].type",
+         "Required value: must not be empty for specified object fields"),
+        ("spec.versions[1].schema.openAPIV3Schema", "Required value: schemas are required")}
     assert {c["field"] for c in error["details"]["causes"]} == {
         "metadata.name", "spec.scope", "spec.versions", "spec.versions[0].additionalPrinterColumns[0].type",
-        "spec.versions[0].additionalPrinterColumns[0].jsonPath"}
+        "spec.versions[0].additionalPrinterColumns[0].jsonPath",
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].type", "spec.versions[1].schema.openAPIV3Schema"}
     assert server.json("GET", "/apis/shop.io/v1/namespaces/default/bolts")[0] == 404
 
 

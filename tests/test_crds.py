@@ -263,7 +263,8 @@ def test_a_crd_claiming_a_built_in_resource_is_not_established(loaded: ServerPro
     crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
            "metadata": {"name": "deployments.apps"},
            "spec": {"group": "apps", "scope": "Namespaced", "names": {"plural": "deployments", "kind": "Fake"},
-                    "versions": [{"name": "v1", "served": True, "storage": True}]}}
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": {"type": "object"}}}]}}
     assert loaded.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0] == 201
     stored = _with_status(loaded, "deployments.apps")
     conditions = {c["type"]: (c["status"], c["reason"]) for c in stored["status"]["conditions"]}
