@@ -59,11 +59,15 @@ class Endpoint:
         self._registry = registry
 
     @property
-    def _namespaced_keys(self) -> list[str]:
-        """What a namespace holds, for deleting its contents the way the namespace controller would.
+    def _namespaced_types(self) -> dict[str, ResourceType]:
+        """What a namespace holds, by storage key, for deleting its contents as the namespace controller would.
 
         Read at each use: custom resources come and go with their CRDs."""
-        return sorted({rt.storage_key for rt in self._registry.types if rt.namespaced and not rt.synthetic})
+        found: dict[str, ResourceType] = {}
+        for rt in self._registry.types:
+            if rt.namespaced and not rt.synthetic:
+                found.setdefault(rt.storage_key, rt)
+        return dict(sorted(found.items()))
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -226,7 +230,8 @@ class Endpoint:
         return Reply(200, current.data)
 
     async def _empty_namespace(self, t: Target, namespace: str) -> None:
-        for storage_key in self._namespaced_keys:
+        for storage_key, rt in self._namespaced_types.items():
+            held = Target(rt, namespace, None, None, t.query)  # writes as its own kind (custom ones sort keys)
             _, items = self.store.list(storage_key, namespace)
             for key, stored in items:
                 current = self.store.latest(key)
@@ -236,9 +241,9 @@ class Endpoint:
                 if obj["metadata"].get("finalizers"):
                     marked = objects.mark_deleting(obj, 0)
                     if marked is not None:
-                        await self._write(t, key, marked, current)
+                        await self._write(held, key, marked, current)
                 else:
-                    await self._write(t, key, obj, current, delete=True)
+                    await self._write(held, key, obj, current, delete=True)
 
     async def _finalize_namespace_if_empty(self, t: Target) -> None:
         if t.rt.namespaced and t.namespace:
@@ -252,7 +257,7 @@ class Endpoint:
         obj = _load(current)
         if not obj["metadata"].get("deletionTimestamp") or obj["metadata"].get("finalizers"):
             return
-        for storage_key in self._namespaced_keys:
+        for storage_key in self._namespaced_types:
             if self.store.list(storage_key, namespace)[1]:
                 return
         await self._write(t, key, obj, current, delete=True)

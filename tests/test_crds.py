@@ -273,3 +273,23 @@ def test_a_crd_claiming_a_built_in_resource_is_not_established(loaded: ServerPro
     assert [r["kind"] for r in resources["resources"] if r["name"] == "deployments"] == ["Deployment"]
     assert loaded.json("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/deployments.apps")[0] == 200
     assert loaded.json("GET", "/apis/apps/v1/namespaces/default/deployments")[0] == 200
+
+
+def test_deleting_a_namespace_deletes_its_custom_objects(loaded: ServerProcess) -> None:
+    assert loaded.json("POST", "/api/v1/namespaces", {"metadata": {"name": "short-lived"}})[0] == 201
+    widgets = "/apis/example.com/v1/namespaces/short-lived/widgets"
+    held = {"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "held", "finalizers": ["example.com/hold"]}, "spec": {"size": "small"}}
+    free = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "free"}}
+    assert loaded.json("POST", widgets, held)[0] == 201
+    assert loaded.json("POST", widgets, free)[0] == 201
+    assert loaded.json("DELETE", "/api/v1/namespaces/short-lived")[0] == 200
+    assert loaded.json("GET", f"{widgets}/free")[0] == 404
+    status, body = loaded.request("GET", f"{widgets}/held")
+    assert status == 200
+    obj = json.loads(body)
+    assert obj["metadata"]["deletionTimestamp"]
+    assert body == _sorted_compact(obj)
+    assert loaded.json("PATCH", f"{widgets}/held", {"metadata": {"finalizers": None}},
+                       content_type="application/merge-patch+json")[0] == 200
+    assert loaded.json("GET", f"{widgets}/held")[0] == 404
