@@ -90,6 +90,7 @@ class CustomVersion:
     def __init__(self, crd: dict[str, Any], version: dict[str, Any], storage_version: str) -> None:
         spec = crd["spec"]
         self.crd_name: str = crd["metadata"]["name"]
+        self.created: str = crd["metadata"].get("creationTimestamp", "")
         self.version = version
         self.storage_version = storage_version
         schema = (version.get("schema") or {}).get("openAPIV3Schema")

@@ -293,3 +293,15 @@ def test_deleting_a_namespace_deletes_its_custom_objects(loaded: ServerProcess) 
     assert loaded.json("PATCH", f"{widgets}/held", {"metadata": {"finalizers": None}},
                        content_type="application/merge-patch+json")[0] == 200
     assert loaded.json("GET", f"{widgets}/held")[0] == 404
+
+
+def test_the_crd_group_has_its_apiservice(loaded: ServerProcess) -> None:
+    with open(os.path.join(GOLDEN, "kube-1.36.2", "table",
+                           "apiservices.apiregistration.k8s.io.list.includeObject-Object.json")) as f:
+        golden = next(r["object"] for r in json.load(f)["rows"] if r["cells"][0] == "v1.example.com")
+    status, ours = loaded.json("GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.example.com")
+    assert status == 200
+    assert ours["spec"] == golden["spec"]
+    assert ours["metadata"]["labels"] == golden["metadata"]["labels"]
+    _, crd = loaded.json("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com")
+    assert ours["metadata"]["creationTimestamp"] == crd["metadata"]["creationTimestamp"]
