@@ -20,7 +20,7 @@ import orjson
 
 from columns.base import Cell, ColumnDefinition, Row, parse_time
 from columns.declare import CREATED_DESCRIPTION, column, name_column
-from columns.format import INVALID, since, since_epoch
+from columns.format import INVALID, since_epoch
 from columns.gofmt import json_text, value_text
 from columns.jsonpath import MISSING, Path, compile_path
 
@@ -31,6 +31,7 @@ COLUMN_TYPES = ("string", "integer", "number", "boolean", "date")
 NO_VALUE = "<no value>"
 
 # What Go's time.Parse accepts for RFC 3339 (fractional seconds allowed, a zone required).
+_ZERO_TIME = "0001-01-01T00:00:00"
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
 
 
@@ -72,9 +73,12 @@ def _date_cell(value: Any) -> Cell:
         return None
     if value in ("", "null"):
         return since_epoch(None)  # upstream reads these as the zero time: <unknown>
-    if not _RFC3339.fullmatch(value) or parse_time(value) is None:
+    if not _RFC3339.fullmatch(value):
         return INVALID
-    return since(value)
+    if value.startswith(_ZERO_TIME):
+        return since_epoch(None)  # Go's zero time reads as no timestamp: <unknown>
+    at = parse_time(value)
+    return INVALID if at is None else since_epoch(at)
 
 
 _CELLS: dict[str, Callable[[Any], Cell]] = {
