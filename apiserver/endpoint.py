@@ -11,14 +11,22 @@ from typing import Any, Mapping
 
 import orjson
 
-from apiserver import bodies, crdspec, errors, objects, patch
+from apiserver import bodies, crdspec, errors, objects, paging, patch
 from apiserver.conversion import Codec, codec_for
+from apiserver.fanout import WatchHub
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry, ResourceType
-from apiserver.selection import Selection, parse_field_selector
+from apiserver.selection import Selection, selection_for
 from apiserver.shape import Listing, Shape
-from apiserver.storage.interface import Key, PreconditionFailed, StorageUnavailable, Store, StoredObject
-from apiserver.watch import open_watch
+from apiserver.storage.interface import (
+    Expired,
+    Key,
+    PreconditionFailed,
+    StorageUnavailable,
+    Store,
+    StoredObject,
+)
+from apiserver.watch import open_watch, parse_watch_options
 
 _NAMESPACES = "namespaces"
 
@@ -54,8 +62,12 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 
 
 class Endpoint:
-    def __init__(self, store: Store, registry: Registry) -> None:
+    def __init__(self, store: Store, registry: Registry, watch_queue_limit: int = 1000,
+                 bookmark_seconds: float = 60.0) -> None:
         self.store = store
+        self.watches = WatchHub(store)
+        self.watch_queue_limit = watch_queue_limit  # events a watcher may fall behind before it is closed
+        self.bookmark_seconds = bookmark_seconds
         self._registry = registry
 
     @property
@@ -82,25 +94,46 @@ class Endpoint:
 
     def selection(self, t: Target) -> Selection:
         namespace = t.namespace if t.rt.namespaced and t.namespace else None
-        return Selection(namespace, parse_field_selector(t.query.get("fieldSelector", ""), t.rt.plural))
+        return selection_for(t.rt, namespace, t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""))
 
     def select(self, t: Target) -> Listing:
-        """The objects a list answers with, in key order, at one revision."""
+        """One page of what a list answers, in key order, every page read at the first page's revision."""
         selection = self.selection(t)
-        revision, items = self.store.list(t.rt.storage_key, selection.namespace)
-        return Listing(revision, [(key, obj) for key, obj in items if selection.matches_key(key)])
+        page = paging.parse_page(t.query, t.rt.namespaced, selection.namespace)
+        current = self.store.revision
+        if page.revision is not None and page.revision > current:
+            raise paging.too_large(page.revision, current)
+        revision = page.revision if page.exact and page.revision is not None else current
+        try:
+            snapshot = self.store.snapshot(t.rt.storage_key, selection.namespace, revision)
+        except Expired:
+            if page.token_start is not None:
+                raise paging.continue_too_old(page.token_start) from None
+            raise errors.gone(paging.LIST_TOO_OLD) from None
+        items: list[tuple[Key, StoredObject]] = []
+        more: tuple[str, str] | None = None
+        for key, obj in snapshot.items(page.start):
+            if page.limit and len(items) == page.limit:
+                more = (key[1], key[2])
+                break
+            if selection.matches(key, obj.data):
+                items.append((key, obj))
+        if more is None:
+            return Listing(revision, items)
+        last = items[-1][0]
+        token = paging.encode_continue(revision, (last[1], last[2]), t.rt.namespaced, selection.namespace)
+        remaining = None if selection.filtered else snapshot.count(more)
+        return Listing(revision, items, token, remaining)
 
     def list(self, t: Target, shape: Shape) -> Reply:
         return Reply(200, shape.list_body(t.rt, self.select(t)), shape.content_type)
 
     def watch(self, t: Target, shape: Shape) -> StreamReply:
-        timeout = t.query.get("timeoutSeconds")
-        try:
-            seconds = float(timeout) if timeout else None
-        except ValueError:
-            raise errors.bad_request(f'timeoutSeconds: Invalid value: "{timeout}": must be a number') from None
-        return StreamReply(open_watch(self.store, t.rt, self.selection(t), t.query.get("resourceVersion"),
-                                      seconds, shape), shape.content_type)
+        options = parse_watch_options(t.query)
+        selection = self.selection(t)
+        chunks, closed = open_watch(self.store, self.watches.fanout(t.rt.storage_key), t.rt, selection, options,
+                                    shape, self.watch_queue_limit, self.bookmark_seconds)
+        return StreamReply(chunks, shape.content_type, closed=closed)
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -205,7 +238,7 @@ class Endpoint:
         deleted: list[bytes] = []
         for key, _ in items:
             current = self.store.latest(key)
-            if current is None or not selection.matches_key(key):
+            if current is None or not selection.matches(key, current.data):
                 continue
             target = Target(t.rt, key[1], key[2], None, t.query)
             await self._delete_one(target, key, current, options)

@@ -36,6 +36,8 @@ class ServeOptions:
     history_size: int
     history_seconds: float
     snapshot_every: int
+    watch_queue_limit: int = 1000
+    bookmark_seconds: float = 60.0
 
 
 def is_loopback(host: str) -> bool:
@@ -73,7 +75,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     kubeconfig_path = os.path.abspath(os.path.join(options.data_dir, "kubeconfig"))
     pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
                                                          None if options.plain_http else creds.ca_cert))
-    endpoint = Endpoint(store, registry)
+    endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds)
     discovery = Discovery(registry, address)
     state = ServerState(registry, store, discovery, endpoint,
                         SyntheticResources(registry, objects.now_rfc3339(), store.revision), token,
