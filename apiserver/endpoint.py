@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import orjson
 
-from apiserver import bodies, crdspec, errors, objects, paging, patch
+from apiserver import bodies, crdspec, errors, objects, paging, patch, protobuf
 from apiserver.conversion import Codec, codec_for
 from apiserver.fanout import WatchHub
 from apiserver.reply import Reply, StreamReply
@@ -138,7 +138,7 @@ class Endpoint:
     # -- writes --------------------------------------------------------------------------------
 
     async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        body = bodies.decode_object(raw, content_type)
+        body = _decode_body(t, raw, content_type)
         obj = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, None))
         obj = objects.prepare_create(t.rt, obj)
         name = obj["metadata"]["name"]
@@ -157,7 +157,7 @@ class Endpoint:
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
-        body = bodies.decode_object(raw, content_type)
+        body = _decode_body(t, raw, content_type)
         if t.subresource == "scale":
             return await self._scale(t, current, body)
         return await self._replace(t, current, body, check_rv=True)
@@ -315,6 +315,14 @@ class Endpoint:
             raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
         except StorageUnavailable as exc:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
+
+
+def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
+    # Custom objects have no protobuf form upstream; their Scale does.
+    if (t.rt.custom is not None and t.subresource != "scale"
+            and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
+        raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
+    return bodies.decode_object(raw, content_type)
 
 
 def _default_namespace(obj: dict[str, Any]) -> None:

@@ -172,6 +172,12 @@ def test_patch_kinds(loaded: ServerProcess) -> None:
     assert gadget["spec"] == {"color": "purple", "parts": ["a", "b"]}
 
 
+def test_custom_objects_take_no_protobuf_bodies(loaded: ServerProcess) -> None:
+    status, error = loaded.json("POST", WIDGETS, b"k8s\x00\x0a\x00", content_type="application/vnd.kubernetes.protobuf")
+    assert status == 415
+    assert error["message"].endswith("accepted media types include: application/json, application/yaml")
+
+
 def test_create_watch_and_delete(loaded: ServerProcess) -> None:
     _, listed = loaded.json("GET", "/apis/example.com/v1/namespaces/golden/gadgets")
     since = listed["metadata"]["resourceVersion"]
