@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import orjson
 
-from apiserver import bodies, errors, fieldvalidation, objects, paging, patch, services
+from apiserver import bodies, crdspec, errors, fieldvalidation, objects, paging, patch, protobuf, services
 from apiserver.conversion import Codec, codec_for
 from apiserver.fanout import WatchHub
 from apiserver.reply import Reply, StreamReply
@@ -79,8 +79,18 @@ class Endpoint:
         self.watches = WatchHub(store)
         self.watch_queue_limit = watch_queue_limit  # events a watcher may fall behind before it is closed
         self.bookmark_seconds = bookmark_seconds
-        # What a namespace holds, for deleting its contents the way the namespace controller would.
-        self._namespaced_keys = sorted({rt.storage_key for rt in registry.types if rt.namespaced and not rt.synthetic})
+        self._registry = registry
+
+    @property
+    def _namespaced_types(self) -> dict[str, ResourceType]:
+        """What a namespace holds, by storage key, for deleting its contents as the namespace controller would.
+
+        Read at each use: custom resources come and go with their CRDs."""
+        found: dict[str, ResourceType] = {}
+        for rt in self._registry.types:
+            if rt.namespaced and not rt.synthetic:
+                found.setdefault(rt.storage_key, rt)
+        return dict(sorted(found.items()))
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -139,7 +149,7 @@ class Endpoint:
     # -- writes --------------------------------------------------------------------------------
 
     async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        body = bodies.decode_object(raw, content_type)
+        body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query)
         obj = t.codec.stored(body)
         obj = objects.prepare_create(t.rt, obj, t.manager)
@@ -165,7 +175,7 @@ class Endpoint:
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
-        body = bodies.decode_object(raw, content_type)
+        body = _decode_body(t, raw, content_type)
         if t.subresource == "scale":
             return await self._scale(t, current, body)
         warnings = fieldvalidation.validate(body, raw, t.query) if isinstance(body, dict) else {}
@@ -276,7 +286,8 @@ class Endpoint:
         return Reply(200, current.data)
 
     async def _empty_namespace(self, t: Target, namespace: str) -> None:
-        for storage_key in self._namespaced_keys:
+        for storage_key, rt in self._namespaced_types.items():
+            held = Target(rt, namespace, None, None, t.query)  # writes as its own kind (custom ones sort keys)
             _, items = self.store.list(storage_key, namespace)
             for key, stored in items:
                 current = self.store.latest(key)
@@ -286,9 +297,9 @@ class Endpoint:
                 if obj["metadata"].get("finalizers"):
                     marked = objects.mark_deleting(obj, 0)
                     if marked is not None:
-                        await self._write(t, key, marked, current)
+                        await self._write(held, key, marked, current)
                 else:
-                    await self._write(t, key, obj, current, delete=True)
+                    await self._write(held, key, obj, current, delete=True)
 
     async def _finalize_namespace_if_empty(self, t: Target) -> None:
         if t.rt.namespaced and t.namespace:
@@ -302,7 +313,7 @@ class Endpoint:
         obj = _load(current)
         if not obj["metadata"].get("deletionTimestamp") or obj["metadata"].get("finalizers"):
             return
-        for storage_key in self._namespaced_keys:
+        for storage_key in self._namespaced_types:
             if self.store.list(storage_key, namespace)[1]:
                 return
         await self._write(t, key, obj, current, delete=True)
@@ -328,12 +339,24 @@ class Endpoint:
 
     async def _write(self, t: Target, key: Key, obj: dict[str, Any], expected: StoredObject | None,
                      delete: bool = False) -> StoredObject:
+        if t.rt.custom is not None and not delete:
+            # The store fills in resourceVersion in place, so the key must already hold its sorted position.
+            obj["metadata"].setdefault("resourceVersion", "")
+            obj = crdspec.canonical(obj)
         try:
             return await self.store.submit(key, obj, expected, delete=delete)
         except PreconditionFailed:
             raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
         except StorageUnavailable as exc:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
+
+
+def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
+    # Custom objects have no protobuf form upstream; their Scale does.
+    if (t.rt.custom is not None and t.subresource != "scale"
+            and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
+        raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
+    return bodies.decode_object(raw, content_type)
 
 
 def _default_namespace(obj: dict[str, Any]) -> None:

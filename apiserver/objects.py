@@ -12,7 +12,7 @@ import secrets
 import uuid
 from typing import Any
 
-from apiserver import errors, kinds
+from apiserver import crdspec, errors, kinds
 from apiserver.resources import ResourceType
 from apiserver.validation import validate_metadata
 
@@ -97,6 +97,10 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
         obj.pop("status", None)
     if rt.kind == "Secret":
         fold_string_data(obj)
+    if rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
+        crdspec.default_crd(obj)
+    if rt.custom is not None:
+        rt.custom.prepare(obj)
     kinds.default(obj, creating=True)
     kinds.track(obj, None, manager, rt.api_version, None, meta["creationTimestamp"])
     kinds.admit_create(obj)
@@ -120,7 +124,13 @@ def fold_string_data(obj: dict[str, Any]) -> None:
 
 
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
-    problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced) + kinds.validate(obj, old)
+    problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
+    if rt.custom is not None:
+        problems += rt.custom.problems(obj)
+    elif rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
+        problems += crdspec.validate_crd(obj)
+    else:
+        problems += kinds.validate(obj, old)
     if problems:
         raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
 
@@ -137,6 +147,9 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         else:
             merged.pop("status", None)
         merged["metadata"] = dict(old_meta)
+        if rt.custom is not None:
+            rt.custom.prepare(merged)
+            validate(rt, merged)
         kinds.track(merged, old, manager, rt.api_version, subresource, now)
         kinds.on_status_update(merged, old, now)
         return ordered(kinds.shaped(merged))
@@ -159,13 +172,20 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     meta.pop("managedFields", None)
     if "managedFields" in old_meta:
         meta["managedFields"] = old_meta["managedFields"]
+    if rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
+        crdspec.default_crd(new)
+        immutable = crdspec.immutable_changes(new, old)
+        if immutable:
+            raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), immutable)
+    if rt.custom is not None:
+        rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
     kinds.default(new)
     # Compared as stored, so that fields Go always writes do not count as changes.
     new = kinds.shaped(new)
     meta = new["metadata"]
     kinds.track(new, old, manager, rt.api_version, None, now)
     kinds.update_strategy(new, old)
-    if rt.tracks_generation and _spec_of(new) != _spec_of(old):
+    if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):
         raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), [
@@ -175,8 +195,10 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     return ordered(kinds.shaped(new))
 
 
-def _spec_of(obj: dict[str, Any]) -> Any:
-    # Kinds without a spec (ConfigMap-like) never bump generation; a CRD-style object uses its spec too.
+def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
+    # Kinds without a spec (ConfigMap-like) never bump generation.
+    if rt.custom is not None:
+        return rt.custom.generation_fields(obj)
     return obj.get("spec")
 
 
@@ -240,6 +262,8 @@ def require_namespace_usable(namespace_obj: dict[str, Any] | None, namespace: st
 
 def scale_of(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """The autoscaling/v1 Scale view of a workload."""
+    if rt.custom is not None:
+        return rt.custom.scale_of(obj)
     meta = obj["metadata"]
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
@@ -281,10 +305,13 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str 
     if rv and rv != obj["metadata"].get("resourceVersion"):
         raise errors.stale_update(rt.plural, rt.group, obj["metadata"].get("name", ""))
     old = kinds.json_copy(obj)
-    spec = obj.setdefault("spec", {})
-    if spec.get("replicas") != replicas:
+    if rt.custom is not None:
+        changed = rt.custom.set_replicas(obj, replicas)
+    else:
+        spec = obj.setdefault("spec", {})
+        changed = spec.get("replicas") != replicas
         spec["replicas"] = replicas
-        if obj["metadata"].get("generation"):
-            obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
+    if changed and obj["metadata"].get("generation"):
+        obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
     kinds.track(obj, old, manager, rt.api_version, "scale", now_rfc3339())
     return ordered(obj)
