@@ -20,6 +20,9 @@ from apiserver.discovery import Discovery
 from apiserver.resources import Registry, ResourceType
 from apiserver.storage.interface import Change, Key, PreconditionFailed, Store
 
+# The field manager kube-apiserver 1.36.2's own controllers write as (seen in its managedFields).
+_CONTROLLER_MANAGER = "kube-apiserver-go1264"
+
 log = logging.getLogger("apiserver.crds")
 
 STORAGE_KEY = f"{crdspec.GROUP}/customresourcedefinitions"
@@ -113,7 +116,11 @@ class CustomResourceDefinitions:
                 self._discovery.invalidate()
         status = crd_status(crd, objects.now_rfc3339(), conflict)
         if status != crd.get("status"):
-            self._submit(key, {**crd, "status": status})
+            crd_type = self._registry.lookup(crdspec.GROUP, "v1", "customresourcedefinitions")
+            updated = {**crd, "status": status}
+            if crd_type is not None:  # recorded in managedFields as upstream's controllers are
+                updated = objects.prepare_update(crd_type, updated, crd, "status", _CONTROLLER_MANAGER)
+            self._submit(key, updated)
 
     def _withdraw(self, name: str, delete_objects: bool) -> None:
         served = self._served.pop(name, None)

@@ -41,6 +41,10 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
     "io.k8s.api.apps.v1.DaemonSetStatus": {"currentNumberScheduled": 0, "numberMisscheduled": 0,
                                            "desiredNumberScheduled": 0, "numberReady": 0},
     "io.k8s.api.apps.v1.ReplicaSetStatus": {"replicas": 0},
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus": {
+        "conditions": None, "acceptedNames": {}},
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": {
+        "plural": "", "kind": ""},
     "io.k8s.api.apps.v1.StatefulSetStatus": {"replicas": 0, "availableReplicas": 0},
 }
 # Kinds whose status is a plain struct: it is written as {} even when nothing set it.

@@ -14,6 +14,7 @@ import orjson
 
 from apiserver import defaults, kindvalidation, managedfields, schemas
 from apiserver.errors import FieldError
+from apiserver.resources import ResourceType
 
 Obj = dict[str, Any]
 
@@ -33,19 +34,36 @@ def shaped(obj: Obj) -> Obj:
     return schemas.ordered(defaults.go_zero(obj, ref), ref)  # type: ignore[no-any-return]
 
 
-def track(obj: Obj, old: Obj | None, manager: str | None, api_version: str, subresource: str | None,
+# A custom object's schema may leave parts open; upstream then tracks what it finds, maps key by key.
+_OPEN_OBJECT: schemas.Schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+
+def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subresource: str | None,
           now: str) -> None:
     """Records in metadata.managedFields what `manager` changed going from old (None: created) to obj."""
-    ref = _ref(obj)
-    if manager is None or ref is None:
+    if rt.custom is not None:
+        schema: schemas.Schema | None = _with_object_meta(rt.custom.schema or _OPEN_OBJECT)
+        resets_status = rt.custom.has_status
+    else:
+        schema = _ref(obj)
+        resets_status = rt.subresource("status") is not None
+    if manager is None or schema is None:
         return
     entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
     updated = managedfields.update(entries, None if old is None else shaped(json_copy(old)),
-                                   shaped(json_copy(obj)), ref, manager, api_version, subresource, now)
+                                   shaped(json_copy(obj)), schema, manager, rt.api_version, subresource, now,
+                                   resets_status)
     if updated:
         obj["metadata"]["managedFields"] = updated
     else:
         obj["metadata"].pop("managedFields", None)
+
+
+def _with_object_meta(schema: schemas.Schema) -> schemas.Schema:
+    """A custom resource's schema says nothing of its metadata, which is an ObjectMeta all the same."""
+    meta = schemas.kind_ref("meta.k8s.io", "v1", "ObjectMeta") or {
+        "$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+    return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
 
 
 def json_copy(obj: Obj) -> Obj:
@@ -72,6 +90,10 @@ def admit_create(obj: Obj) -> None:
     defaults.admit(kind, obj)
     if kind == "Job":
         _job_selector(obj)
+    elif kind == "CustomResourceDefinition":
+        # The CRD strategy records the storage version; the names and conditions are the controller's.
+        stored = [v["name"] for v in (obj.get("spec") or {}).get("versions") or () if v.get("storage")]
+        obj["status"] = {"storedVersions": stored}
     elif kind == "PersistentVolume":
         obj["status"]["lastPhaseTransitionTime"] = obj["metadata"]["creationTimestamp"]
 

@@ -68,6 +68,8 @@ def _atomic(field: schemas.Schema | None) -> bool:
     map_type = (field or {}).get("x-kubernetes-map-type") or resolved.get("x-kubernetes-map-type")
     if map_type is not None:
         return bool(map_type == "atomic")
+    if "object" in schemas.types_of(resolved):
+        return False  # an object a custom resource's schema leaves open is still tracked key by key
     return "properties" not in resolved and not isinstance(resolved.get("additionalProperties"), dict) \
         and "array" not in schemas.types_of(resolved)
 
@@ -91,6 +93,8 @@ def _children(value: Any, field: schemas.Schema | None) -> Iterable[tuple[str, A
 
 
 def _granular(value: Any, field: schemas.Schema | None) -> bool:
+    if field is None:
+        return isinstance(value, dict)  # inside an open object: maps key by key, lists whole
     if isinstance(value, list):
         return _list_keys(field)[0] != "atomic"
     return isinstance(value, dict) and not _atomic(field)
@@ -165,14 +169,18 @@ def from_fields_v1(fields: dict[str, Any], path: Path = ()) -> set[Path]:
 
 
 def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema: schemas.Schema,
-           manager: str, api_version: str, subresource: str | None, now: str) -> list[dict[str, Any]]:
-    """The managedFields after `manager` turned old (None on create) into new."""
+           manager: str, api_version: str, subresource: str | None, now: str,
+           resets_status: bool) -> list[dict[str, Any]]:
+    """The managedFields after `manager` turned old (None on create) into new.
+
+    With a status subresource, a write to the main resource owns no status and one to /status only status.
+    """
     changed, removed = compare(zero(schema) if old is None else old, new, schema)
     changed -= _SERVER_OWNED
     ignored = ("f:status",)
     if subresource == "status":
         changed = {p for p in changed if p[:1] == ignored}
-    elif "status" in ((schemas.resolve(schema) or {}).get("properties") or {}):
+    elif resets_status:
         changed = {p for p in changed if p[:1] != ignored}
     out: list[dict[str, Any]] = []
     mine: dict[str, Any] | None = None

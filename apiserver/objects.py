@@ -102,7 +102,7 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
     if rt.custom is not None:
         rt.custom.prepare(obj)
     kinds.default(obj, creating=True)
-    kinds.track(obj, None, manager, rt.api_version, None, meta["creationTimestamp"])
+    kinds.track(rt, obj, None, manager, None, meta["creationTimestamp"])
     kinds.admit_create(obj)
     validate(rt, obj)
     return ordered(kinds.shaped(obj))
@@ -150,7 +150,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         if rt.custom is not None:
             rt.custom.prepare(merged)
             validate(rt, merged)
-        kinds.track(merged, old, manager, rt.api_version, subresource, now)
+        kinds.track(rt, merged, old, manager, subresource, now)
         kinds.on_status_update(merged, old, now)
         return ordered(kinds.shaped(merged))
     meta = new["metadata"]
@@ -183,7 +183,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     # Compared as stored, so that fields Go always writes do not count as changes.
     new = kinds.shaped(new)
     meta = new["metadata"]
-    kinds.track(new, old, manager, rt.api_version, None, now)
+    kinds.track(rt, new, old, manager, None, now)
     kinds.update_strategy(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
@@ -313,5 +313,5 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str 
         spec["replicas"] = replicas
     if changed and obj["metadata"].get("generation"):
         obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
-    kinds.track(obj, old, manager, rt.api_version, "scale", now_rfc3339())
+    kinds.track(rt, obj, old, manager, "scale", now_rfc3339())
     return ordered(obj)

@@ -10,20 +10,19 @@ from typing import Any, Iterator
 import yaml
 from support import FIXTURES, GOLDEN, ServerProcess, run_kubectl
 
-# The CRDs and their custom resources (01, 08) are served only where CRDs are.
-BUILTIN_FIXTURES = ("00-namespaces.yaml", "02-cluster.yaml", "03-config.yaml", "04-pods.yaml",
-                    "05-workloads.yaml", "06-network-storage.yaml", "07-events.yaml")
-_CUSTOM_GROUPS = ("example.com",)
+FIXTURE_FILES = ("00-namespaces.yaml", "01-crds.yaml", "02-cluster.yaml", "03-config.yaml", "04-pods.yaml",
+                 "05-workloads.yaml", "06-network-storage.yaml", "07-events.yaml", "08-custom.yaml")
 
 
 def load_fixtures(server: ServerProcess, binary: str | None = None) -> None:
-    """What fixtures/apply.sh does, with kubectl's default validation, for the built-in kinds."""
-    for name in BUILTIN_FIXTURES:
+    """What fixtures/apply.sh does, with kubectl's default validation."""
+    for name in FIXTURE_FILES:
         run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, name), binary=binary)
+        if name == "01-crds.yaml":
+            run_kubectl(server, "wait", "--for=condition=Established", "crd/widgets.example.com",
+                        "crd/gadgets.example.com", "--timeout=30s", binary=binary)
     for path in sorted(glob.glob(os.path.join(FIXTURES, "status", "*.yaml"))):
         parts = os.path.basename(path)[:-len(".yaml")].split("__")
-        if any(parts[-2].endswith(group) for group in _CUSTOM_GROUPS):
-            continue
         scope = ["-n", parts[0]] if len(parts) == 3 else []
         run_kubectl(server, *scope, "patch", parts[-2], parts[-1], "--subresource=status", "--type=merge",
                     "--patch-file", path, binary=binary)
@@ -36,7 +35,7 @@ def fixture_documents(name: str) -> list[dict[str, Any]]:
 
 
 def fixture_objects() -> Iterator[dict[str, Any]]:
-    for name in BUILTIN_FIXTURES:
+    for name in FIXTURE_FILES:
         yield from fixture_documents(name)
 
 
@@ -75,6 +74,9 @@ def normalized(obj: dict[str, Any]) -> dict[str, Any]:
     for entry in meta.get("managedFields") or ():
         entry["time"] = "<time>"
     status = out.get("status")
+    if out["kind"] == "CustomResourceDefinition" and isinstance(status, dict):
+        for condition in status.get("conditions") or ():
+            condition["lastTransitionTime"] = "<set by the server>"
     if out["kind"] == "PersistentVolume" and isinstance(status, dict) and \
             status.get("lastPhaseTransitionTime", "") >= obj["metadata"]["creationTimestamp"]:
         status["lastPhaseTransitionTime"] = "<set by the server>"

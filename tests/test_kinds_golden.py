@@ -1,4 +1,4 @@
-"""Built-in kinds exactly as kube-apiserver 1.36 keeps them: apply the fixtures, compare `get -o json`."""
+"""Objects exactly as kube-apiserver 1.36 keeps them: apply every fixture, compare `get -o json` (managedFields too)."""
 
 from __future__ import annotations
 

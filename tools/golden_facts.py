@@ -90,7 +90,8 @@ def main(golden: str) -> None:
                 seen.setdefault(schemas.ref_name(ref) or "", []).append(list(obj))
                 for key, child in obj.items():
                     _walk(child, schemas.child_schema(ref, key), seen)
-                created = (obj["metadata"].get("managedFields") or [{}])[0]
+                # The creator's entry: the one for the main resource (a controller may have written status).
+                created = next((e for e in obj["metadata"].get("managedFields") or () if "subresource" not in e), {})
                 # Served through another version (events.k8s.io), the fields are in the stored version's terms.
                 if "subresource" not in created and created.get("apiVersion") == obj["apiVersion"]:
                     _zero(created.get("fieldsV1") or {}, ref, zero)
