@@ -20,7 +20,7 @@ from apiserver import errors, requestinfo
 from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
-from apiserver.negotiation import negotiate
+from apiserver.negotiation import error_body, negotiate
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
 from apiserver.storage.interface import Store
@@ -42,9 +42,9 @@ class ServerState:
     token: str
 
 
-def _error_response(exc: ApiError) -> Response:
-    return Response(exc.to_bytes(), status_code=exc.code, media_type="application/json",
-                    headers={**_NO_CACHE, **exc.headers})
+def _error_response(exc: ApiError, request: Request) -> Response:
+    body, media_type = error_body(exc, request.headers.get("accept", ""))
+    return Response(body, status_code=exc.code, media_type=media_type, headers={**_NO_CACHE, **exc.headers})
 
 
 def _reply_response(reply: Reply | StreamReply) -> Response:
@@ -74,12 +74,12 @@ def build_app(state: ServerState) -> Starlette:
         try:
             return await _serve(state, request)
         except ApiError as exc:
-            return _error_response(exc)
+            return _error_response(exc, request)
 
     def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def check(request: Request) -> Response:
             if not _authenticated(request, state.token):
-                return _error_response(errors.unauthorized())
+                return _error_response(errors.unauthorized(), request)
             return await handler(request)
         return check
 
@@ -93,15 +93,15 @@ def build_app(state: ServerState) -> Starlette:
     ]
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return _error_response(errors.resource_not_found())
+        return _error_response(errors.resource_not_found(), request)
 
     async def internal(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error serving %s %s", request.method, request.url.path)
-        return _error_response(errors.internal("an unexpected error occurred"))
+        return _error_response(errors.internal("an unexpected error occurred"), request)
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return _error_response(errors.method_not_allowed(
-            f"the server does not allow this method on the requested resource"))
+            f"the server does not allow this method on the requested resource"), request)
 
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
 
@@ -128,9 +128,9 @@ async def _serve(state: ServerState, request: Request) -> Response:
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
-    shape = negotiate(request.headers.get("accept", ""), verb)
+    shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if rt.synthetic:
-        return _reply_response(state.synthetic.serve(target, verb))
+        return _reply_response(state.synthetic.serve(target, verb, shape))
     endpoint = state.endpoint
     if verb == "get":
         return _reply_response(endpoint.get(target, shape))
