@@ -7,6 +7,7 @@ creation time as an RFC 3339 timestamp (a fixed string, not an age).
 from __future__ import annotations
 
 import datetime
+import re
 
 import msgspec
 
@@ -24,6 +25,8 @@ CREATION_TIMESTAMP_DESCRIPTION = (
     "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
 
 _GO_ZERO_TIME = "0001-01-01T00:00:00Z"  # what Go prints for an unset metav1.Time
+# Already as Go's time.RFC3339 prints a UTC time (what the store holds): no need to reformat.
+_CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 
 class _Meta(msgspec.Struct):
@@ -48,9 +51,11 @@ class DefaultPrinter:
 
     def row(self, data: bytes) -> Row:
         meta = _decode(data).metadata
-        epoch = parse_time(meta.creationTimestamp)
-        created = _GO_ZERO_TIME if epoch is None else datetime.datetime.fromtimestamp(
-            epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        created = meta.creationTimestamp
+        if created is None or not _CANONICAL.fullmatch(created):
+            epoch = parse_time(created)
+            created = _GO_ZERO_TIME if epoch is None else datetime.datetime.fromtimestamp(
+                epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         return Row([meta.name, created])
 
 

@@ -1,71 +1,86 @@
 """Table rows computed once per stored version; only the request-time cells are rendered per request.
 
-A printer's Row is turned into its JSON once, split around its `Since` cells:
-`{"cells":[` static cells, ages, static cells `],"conditions":[..],"object":`. A request joins the
-pieces with the ages of its own moment and the object it was asked to embed.
+A printer's Row is turned into its JSON once, split around its `Since` cells, with the embedded
+object already in place: `{"cells":[` static cells, ages, static cells `],"conditions":[..],
+"object":` object `}`. A request joins the pieces with the ages of its own moment.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from columns.base import Printer, Row, Since
 from tables.cache import VersionCache
 from tables.wire import go_json
 
+# Ages rendered for one request: many objects share a creation second (bulk creates).
+Ages = dict[tuple[Callable[[float | None], str], float | None], bytes]
+
 
 @dataclass(frozen=True, slots=True)
 class CompiledRow:
-    """A row's JSON up to its `object` value: `pieces` interleaved with the rendered `since` cells."""
+    """A whole row's JSON: `pieces` interleaved with the rendered `since` cells."""
 
     pieces: tuple[bytes, ...]  # one more than `since`
     since: tuple[Since, ...]
 
-    def render(self, now: float) -> bytes:
+    def render(self, now: float, ages: Ages) -> bytes:
         if not self.since:
             return self.pieces[0]
         out = [self.pieces[0]]
         for cell, piece in zip(self.since, self.pieces[1:]):
-            out.append(go_json(cell.render(None if cell.epoch is None else now - cell.epoch)))
+            key = (cell.render, cell.epoch)
+            text = ages.get(key)
+            if text is None:
+                text = ages[key] = go_json(cell.render(None if cell.epoch is None else now - cell.epoch))
+            out.append(text)
             out.append(piece)
         return b"".join(out)
 
 
-def compile_row(row: Row) -> CompiledRow:
-    tokens: list[bytes | Since] = [b'{"cells":[']
-    for index, cell in enumerate(row.cells):
-        if index:
-            tokens.append(b",")
-        tokens.append(cell if isinstance(cell, Since) else go_json(cell))
-    tokens.append(b"]" + (b',"conditions":' + go_json(row.conditions) if row.conditions else b"") + b',"object":')
-    pieces: list[bytes] = [b""]
+def compile_row(row: Row, obj: bytes) -> CompiledRow:
+    """The row's JSON around its ages, with `obj` (`null`, metadata or the object) embedded."""
+    pieces: list[bytes] = []
     since: list[Since] = []
-    for token in tokens:
-        if isinstance(token, Since):
-            since.append(token)
-            pieces.append(b"")
+    text = b'{"cells":['
+    run: list[object] = []  # static cells since the last age, encoded together
+    for cell in row.cells:
+        if isinstance(cell, Since):
+            if run:
+                text += go_json(run)[1:-1] + b","
+                run = []
+            pieces.append(text)
+            since.append(cell)
+            text = b","
         else:
-            pieces[-1] += token
+            run.append(cell)
+    if run:
+        text += go_json(run)[1:-1]
+    elif since:
+        text = b""
+    conditions = b',"conditions":' + go_json(row.conditions) if row.conditions else b""
+    pieces.append(text + b"]" + conditions + b',"object":' + obj + b"}")
     return CompiledRow(tuple(pieces), tuple(since))
 
 
-# Keyed by (id(printer), stored bytes); each value holds its printer, so that id is not reused
-# by another printer while the entry lives.
+# Keyed by (variant, stored bytes): the variant names the printer and what is embedded. Each value
+# holds its printer, so the printer's id (part of the variant) is not reused while the entry lives.
 _ROWS: VersionCache[tuple[Printer, CompiledRow]] = VersionCache()
 
 
-def row_of(printer: Printer, data: bytes) -> CompiledRow:
-    """The compiled row of a stored object version, computed by `printer` on first sight."""
-    key = (id(printer), data)
+def variant(printer: Printer, embedding: str) -> str:
+    """What, beside the stored bytes, decides a row: the printer and how the object is embedded."""
+    return f"{id(printer)}|{embedding}"
+
+
+def row_of(printer: Printer, row_variant: str, data: bytes, embed: Callable[[bytes], bytes]) -> CompiledRow:
+    """The compiled row of a stored object version, computed on first sight of (variant, data)."""
+    key = (row_variant, data)
     hit = _ROWS.get(key)
     if hit is None:
-        hit = _ROWS.put(key, (printer, compile_row(printer.row(data))))
+        hit = _ROWS.put(key, (printer, compile_row(printer.row(data), embed(data))))
     return hit[1]
-
-
-def row_json(compiled: CompiledRow, now: float, obj: bytes) -> bytes:
-    """One whole row: its cells at `now`, then the embedded object (`null`, metadata or object)."""
-    return compiled.render(now) + obj + b"}"
 
 
 def clear_cache() -> None:

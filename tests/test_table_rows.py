@@ -13,7 +13,7 @@ from apiserver.storage.interface import StoredObject
 from apiserver.table_shape import TableShape
 from columns.base import ColumnDefinition, Row, Since, render_cells
 from tables.default import DEFAULT_PRINTER
-from tables.rows import compile_row, row_json, row_of
+from tables.rows import compile_row, row_of, variant
 from tables.wire import go_json
 
 
@@ -27,6 +27,8 @@ ROWS = [
     Row(["<none>", Since(50.0, age)], [{"type": "Completed", "status": "True", "reason": "Succeeded",
                                         "message": "a & b"}]),
     Row([Since(10.0, age)]),
+    Row([Since(10.0, age), Since(20.0, age), "x", Since(None, age)]),
+    Row(["a", "b", Since(30.0, age), Since(40.0, age)]),
     Row([]),
 ]
 
@@ -38,17 +40,30 @@ def test_compiled_row_equals_the_rendered_cells(row: Row) -> None:
     if row.conditions:
         expected["conditions"] = row.conditions
     expected["object"] = None
-    assert row_json(compile_row(row), now, b"null") == go_json(expected)
+    assert compile_row(row, b"null").render(now, {}) == go_json(expected)
 
 
 def test_ages_are_rendered_per_request() -> None:
-    compiled = compile_row(ROWS[1])
-    assert json.loads(row_json(compiled, 110.0, b"null"))["cells"] == ["10s", "mid", "<unknown>"]
-    assert json.loads(row_json(compiled, 170.0, b"null"))["cells"] == ["70s", "mid", "<unknown>"]
+    compiled = compile_row(ROWS[1], b"null")
+    assert json.loads(compiled.render(110.0, {}))["cells"] == ["10s", "mid", "<unknown>"]
+    assert json.loads(compiled.render(170.0, {}))["cells"] == ["70s", "mid", "<unknown>"]
+
+
+def test_ages_are_rendered_once_per_creation_second_in_a_request() -> None:
+    calls: list[float | None] = []
+
+    def counted(seconds: float | None) -> str:
+        calls.append(seconds)
+        return age(seconds)
+
+    rows = [compile_row(Row([name, Since(100.0, counted)]), b"null") for name in ("a", "b", "c")]
+    ages: dict[tuple[object, float | None], bytes] = {}
+    assert [json.loads(r.render(130.0, ages))["cells"] for r in rows] == [[n, "30s"] for n in ("a", "b", "c")]
+    assert calls == [30.0]
 
 
 def test_go_escapes_html_characters_as_upstream_does() -> None:
-    assert row_json(compile_row(Row(["<none>", "a&b"])), 0, b"null") == \
+    assert compile_row(Row(["<none>", "a&b"]), b"null").render(0, {}) == \
         b'{"cells":["\\u003cnone\\u003e","a\\u0026b"],"object":null}'
 
 
@@ -65,16 +80,22 @@ class CountingPrinter:
         return Row([orjson.loads(data)["metadata"]["name"]])
 
 
+def null(data: bytes) -> bytes:
+    return b"null"
+
+
 def test_a_row_is_computed_once_per_stored_version() -> None:
     printer = CountingPrinter()
+    kind = variant(printer, "None")
     v1 = b'{"metadata":{"name":"a","uid":"u","resourceVersion":"5"}}'
     v2 = b'{"metadata":{"name":"a","uid":"u","resourceVersion":"6"}}'
-    assert row_of(printer, v1) is row_of(printer, v1)
-    assert row_of(printer, bytes(bytearray(v1))) is row_of(printer, v1)  # equal bytes, same version
+    assert row_of(printer, kind, v1, null) is row_of(printer, kind, v1, null)
+    assert row_of(printer, kind, bytes(bytearray(v1)), null) is row_of(printer, kind, v1, null)  # equal bytes
     assert printer.calls == 1
-    row_of(printer, v2)
+    row_of(printer, kind, v2, null)
     assert printer.calls == 2
-    assert row_of(CountingPrinter(), v1) is not row_of(printer, v1)  # another printer, its own row
+    other = CountingPrinter()
+    assert row_of(other, variant(other, "None"), v1, null) is not row_of(printer, kind, v1, null)
 
 
 def test_list_metadata_is_carried_into_the_table() -> None:
