@@ -32,8 +32,9 @@ _GoStyleDumper.add_representer(str, _represent_str)
 
 
 def yaml_of(value: Any) -> bytes:
-    return yaml.dump(value, Dumper=_GoStyleDumper, sort_keys=True, default_flow_style=False,
-                     allow_unicode=True, width=80).encode()
+    text: str = yaml.dump(value, Dumper=_GoStyleDumper, sort_keys=True, default_flow_style=False,
+                          allow_unicode=True, width=80)
+    return text.encode()
 
 
 def json_to_yaml(body: bytes) -> bytes:

@@ -13,7 +13,7 @@ from apiserver.storage.interface import StoredObject
 from apiserver.table_shape import TableShape
 from columns.base import ColumnDefinition, Row, Since, render_cells
 from tables.default import DEFAULT_PRINTER
-from tables.rows import compile_row, row_of, variant
+from tables.rows import Ages, compile_row, row_of, variant
 from tables.wire import go_json
 
 
@@ -57,7 +57,7 @@ def test_ages_are_rendered_once_per_creation_second_in_a_request() -> None:
         return age(seconds)
 
     rows = [compile_row(Row([name, Since(100.0, counted)]), b"null") for name in ("a", "b", "c")]
-    ages: dict[tuple[object, float | None], bytes] = {}
+    ages: Ages = {}
     assert [json.loads(r.render(130.0, ages))["cells"] for r in rows] == [[n, "30s"] for n in ("a", "b", "c")]
     assert calls == [30.0]
 

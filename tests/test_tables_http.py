@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 import pytest
 from fetch import KUBECTL_ACCEPT, TABLE, TABLE_V1BETA1, Watch, configmap, create, fetch, load_golden_namespace
-from support import GOLDEN, ServerProcess
+from support import GOLDEN, ServerProcess, run_kubectl
 
 from tables.convertor import printer_for
 
@@ -170,3 +170,12 @@ def test_watch_without_a_version_starts_with_the_existing_objects(server: Server
 def test_bad_include_object_on_a_watch_is_refused_before_streaming(server: ServerProcess) -> None:
     status, _, body = fetch(server, CONFIGMAPS + "?watch=1&includeObject=Bogus", TABLE)
     assert status == 400 and b"includeObject" in body
+
+
+def test_kubectl_get_prints_the_servers_table(server: ServerProcess) -> None:
+    out = run_kubectl(server, "get", "configmaps", "-n", "golden", "--show-labels").stdout.splitlines()
+    header = out[0].split()
+    assert header[0] == "NAME" and header[-1] == "LABELS"
+    assert [line.split()[0] for line in out[1:]] == NAMES
+    # The labels come from each row's embedded PartialObjectMetadata.
+    assert [line.split()[-1] for line in out[1:]] == ["app=web,tier=gold", "app=tools", "<none>"]
