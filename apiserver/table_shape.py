@@ -18,7 +18,7 @@ from apiserver.storage.interface import StoredObject
 from columns.base import Printer
 from tables.convertor import printer_for
 from tables.metadata import partial_object_metadata, pom_prefix
-from tables.rows import Ages, row_of, variant
+from tables.rows import render_rows, variant
 from tables.table import Include, definitions_json, table_json
 
 
@@ -52,14 +52,13 @@ class TableShape:
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
         printer, row_variant, embed = self._rows_of(rt)
-        now = time.time()
-        ages: Ages = {}
-        return table_json(self.api_version, listing.metadata(), definitions_json(printer),
-                          [row_of(printer, row_variant, obj.data, embed).render(now, ages)
-                           for _, obj in listing.items])
+        rows: list[bytes] = []
+        render_rows(rows, printer, row_variant, (obj.data for _, obj in listing.items), embed, time.time())
+        return table_json(self.api_version, listing.metadata(), definitions_json(printer), rows)
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         printer, row_variant, embed = self._rows_of(rt)
+        row: list[bytes] = []
+        render_rows(row, printer, row_variant, (stored.data,), embed, time.time())
         return table_json(self.api_version, {"resourceVersion": str(stored.rv)},
-                          definitions_json(printer) if first else None,
-                          [row_of(printer, row_variant, stored.data, embed).render(time.time(), {})])
+                          definitions_json(printer) if first else None, row)

@@ -1,40 +1,28 @@
-"""A bounded least-recently-used map from one stored object version to what was computed from it.
+"""A bounded map from one stored object version to what was computed from it.
 
 Keys are (or contain) the stored bytes themselves: the store hands out the same bytes object for
-an unchanged version, and CPython caches a bytes object's hash, so a hit costs a dict lookup.
-Equal bytes always give equal results, so a key can never go stale; a new version is a new key
-and the old one ages out.
+an unchanged version, and CPython caches a bytes object's hash, so a hit costs one dict lookup.
+Equal bytes always give equal results, so an entry never goes stale; a new version is a new key,
+and the oldest entries leave first once the bound is reached (no bookkeeping on a hit).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Generic, Hashable, TypeVar
+from typing import Hashable, TypeVar
 
 V = TypeVar("V")
 
 DEFAULT_LIMIT = 65_536
 
 
-class VersionCache(Generic[V]):
+class VersionCache(OrderedDict[Hashable, V]):
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+        super().__init__()
         self.limit = limit
-        self._entries: OrderedDict[Hashable, V] = OrderedDict()
-
-    def get(self, key: Hashable) -> V | None:
-        value = self._entries.get(key)
-        if value is not None:
-            self._entries.move_to_end(key)
-        return value
 
     def put(self, key: Hashable, value: V) -> V:
-        self._entries[key] = value
-        if len(self._entries) > self.limit:
-            self._entries.popitem(last=False)
+        self[key] = value
+        if len(self) > self.limit:
+            self.popitem(last=False)
         return value
-
-    def clear(self) -> None:
-        self._entries.clear()
-
-    def __len__(self) -> int:
-        return len(self._entries)

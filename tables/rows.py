@@ -8,41 +8,41 @@ object already in place: `{"cells":[` static cells, ages, static cells `],"condi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from columns.base import Printer, Row, Since
 from tables.cache import VersionCache
 from tables.wire import go_json
 
+# An age cell as a memo key: its render function and epoch.
+AgeKey = tuple[Callable[[float | None], str], float | None]
 # Ages rendered for one request: many objects share a creation second (bulk creates).
-Ages = dict[tuple[Callable[[float | None], str], float | None], bytes]
+Ages = dict[AgeKey, bytes]
 
 
 @dataclass(frozen=True, slots=True)
 class CompiledRow:
-    """A whole row's JSON: `pieces` interleaved with the rendered `since` cells."""
+    """A whole row's JSON: `head`, then each age cell followed by the bytes after it."""
 
-    pieces: tuple[bytes, ...]  # one more than `since`
-    since: tuple[Since, ...]
+    head: bytes
+    tail: tuple[tuple[AgeKey, bytes], ...]
 
-    def render(self, now: float, ages: Ages) -> bytes:
-        if not self.since:
-            return self.pieces[0]
-        out = [self.pieces[0]]
-        for cell, piece in zip(self.since, self.pieces[1:]):
-            key = (cell.render, cell.epoch)
+    def render(self, out: list[bytes], now: float, ages: Ages) -> None:
+        """Appends the row's bytes to `out`, ages as of `now` (one join for a whole list is cheaper)."""
+        out.append(self.head)
+        for key, piece in self.tail:
             text = ages.get(key)
             if text is None:
-                text = ages[key] = go_json(cell.render(None if cell.epoch is None else now - cell.epoch))
+                render, epoch = key
+                text = ages[key] = go_json(render(None if epoch is None else now - epoch))
             out.append(text)
             out.append(piece)
-        return b"".join(out)
 
 
 def compile_row(row: Row, obj: bytes) -> CompiledRow:
     """The row's JSON around its ages, with `obj` (`null`, metadata or the object) embedded."""
     pieces: list[bytes] = []
-    since: list[Since] = []
+    ages: list[AgeKey] = []
     text = b'{"cells":['
     run: list[object] = []  # static cells since the last age, encoded together
     for cell in row.cells:
@@ -51,17 +51,17 @@ def compile_row(row: Row, obj: bytes) -> CompiledRow:
                 text += go_json(run)[1:-1] + b","
                 run = []
             pieces.append(text)
-            since.append(cell)
+            ages.append((cell.render, cell.epoch))
             text = b","
         else:
             run.append(cell)
     if run:
         text += go_json(run)[1:-1]
-    elif since:
+    elif ages:
         text = b""
     conditions = b',"conditions":' + go_json(row.conditions) if row.conditions else b""
     pieces.append(text + b"]" + conditions + b',"object":' + obj + b"}")
-    return CompiledRow(tuple(pieces), tuple(since))
+    return CompiledRow(pieces[0], tuple(zip(ages, pieces[1:])))
 
 
 # Keyed by (variant, stored bytes): the variant names the printer and what is embedded. Each value
@@ -74,13 +74,18 @@ def variant(printer: Printer, embedding: str) -> str:
     return f"{id(printer)}|{embedding}"
 
 
-def row_of(printer: Printer, row_variant: str, data: bytes, embed: Callable[[bytes], bytes]) -> CompiledRow:
-    """The compiled row of a stored object version, computed on first sight of (variant, data)."""
-    key = (row_variant, data)
-    hit = _ROWS.get(key)
-    if hit is None:
-        hit = _ROWS.put(key, (printer, compile_row(printer.row(data), embed(data))))
-    return hit[1]
+def render_rows(out: list[bytes], printer: Printer, row_variant: str, objects: Iterable[bytes],
+                embed: Callable[[bytes], bytes], now: float) -> None:
+    """Appends the comma-separated rows of stored `objects` to `out`, ages as of `now`."""
+    ages: Ages = {}
+    lookup = _ROWS.get
+    for index, data in enumerate(objects):
+        if index:
+            out.append(b",")
+        hit = lookup((row_variant, data))
+        if hit is None:
+            hit = _ROWS.put((row_variant, data), (printer, compile_row(printer.row(data), embed(data))))
+        hit[1].render(out, now, ages)
 
 
 def clear_cache() -> None:

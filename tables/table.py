@@ -6,7 +6,7 @@ events after the first, `rows` is `[]` when empty.
 
 from __future__ import annotations
 
-from typing import Iterable, Literal
+from typing import Literal
 
 from columns.base import Printer
 from tables.cache import VersionCache
@@ -27,10 +27,11 @@ def definitions_json(printer: Printer) -> bytes:
 
 
 def table_json(api_version: str, metadata: dict[str, object], definitions: bytes | None,
-               rows: Iterable[bytes]) -> bytes:
-    """A whole Table; `definitions` None writes `"columnDefinitions":null` (later watch events)."""
-    return b"".join((
-        b'{"kind":"Table","apiVersion":"', api_version.encode(), b'","metadata":', go_json(metadata),
-        b',"columnDefinitions":', b"null" if definitions is None else definitions,
-        b',"rows":[', b",".join(rows), b"]}",
-    ))
+               rows: list[bytes]) -> bytes:
+    """A whole Table from the bytes of its comma-separated rows; `definitions` None writes
+    `"columnDefinitions":null` (watch events after the first)."""
+    parts = [b'{"kind":"Table","apiVersion":"', api_version.encode(), b'","metadata":', go_json(metadata),
+             b',"columnDefinitions":', b"null" if definitions is None else definitions, b',"rows":[']
+    parts.extend(rows)
+    parts.append(b"]}")
+    return b"".join(parts)
