@@ -6,6 +6,7 @@ import argparse
 import logging
 
 from apiserver.server import ServeOptions, serve
+from apiserver.storage.wal import CorruptLog
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -23,8 +24,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="write-ahead log records between snapshots")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size, args.history_seconds,
-                       args.snapshot_every))
+    try:
+        serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
+                           args.history_seconds, args.snapshot_every))
+    except CorruptLog as exc:
+        # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
+        raise SystemExit(f"cannot start: {exc}") from None
 
 
 if __name__ == "__main__":

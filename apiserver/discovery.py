@@ -156,7 +156,7 @@ class Discovery:
 def wants_aggregated(accept: str) -> bool | None:
     """True for aggregated v2, None when only v2beta1 aggregated is asked for (406), else False."""
     clauses = [c.replace(" ", "") for c in accept.split(",")]
-    v2 = v2beta1 = False
+    v2beta1 = False
     for clause in clauses:
         if "as=APIGroupDiscoveryList" in clause and "g=apidiscovery.k8s.io" in clause:
             if "v=v2beta1" in clause:

@@ -62,7 +62,10 @@ class Endpoint:
     # -- reads ---------------------------------------------------------------------------------
 
     def get(self, t: Target, shape: Shape) -> Reply:
-        stored = self._require(t)
+        # Durable state only: a write still waiting for its fsync could be taken back by a crash.
+        stored = self.store.get(t.key())
+        if stored is None:
+            raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
         if t.subresource == "scale":
             return _json(200, objects.scale_of(t.rt, _load(stored)))
         return Reply(200, shape.object_body(t.rt, stored), shape.content_type)

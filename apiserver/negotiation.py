@@ -11,6 +11,7 @@ without transforms; when no clause allows a plain object, they are written as in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal, Mapping
 
 import orjson
@@ -38,6 +39,8 @@ META_GROUP = "meta.k8s.io"
 META_VERSIONS = ("v1", "v1beta1")
 Transform = Literal["Table", "PartialObjectMetadata", "PartialObjectMetadataList"]
 TRANSFORMS: tuple[Transform, ...] = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
+
+_NO_QUERY: Mapping[str, str] = MappingProxyType({})
 
 # Our own clause parameter, beyond upstream (which ignores parameters it does not know):
 # `managedFields=omit` leaves managedFields out of every PartialObjectMetadata written.
@@ -148,7 +151,7 @@ def _include(query: Mapping[str, str]) -> Include:
                              f"{orjson.dumps(value).decode()}: must be 'Metadata', 'Object', 'None', or empty")
 
 
-def negotiate(accept: str, verb: str, query: Mapping[str, str]) -> Shape:
+def negotiate(accept: str, verb: str, query: Mapping[str, str] = _NO_QUERY) -> Shape:
     """The Shape that answers a read; 406 when no clause can be written, 400 for a bad includeObject."""
     choice = choose(accept)
     if choice is None:

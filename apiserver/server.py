@@ -74,7 +74,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                                                          None if options.plain_http else creds.ca_cert))
     endpoint = Endpoint(store, registry)
     state = ServerState(registry, store, Discovery(registry, address), endpoint,
-                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token)
+                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token,
+                        trust_unauthenticated=options.plain_http)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -100,5 +101,7 @@ def serve(options: ServeOptions) -> None:
         ssl_certfile=None if options.plain_http else creds.serving_cert,
         ssl_keyfile=None if options.plain_http else creds.serving_key,
         timeout_keep_alive=60,
+        # Open watches would hold a shutdown forever; clients re-watch after a restart anyway.
+        timeout_graceful_shutdown=2,
     )
     uvicorn.Server(config).run()

@@ -6,6 +6,7 @@ etcd-backed store would implement the same protocol; nothing above this module n
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Literal, Protocol
 
@@ -72,7 +73,7 @@ class Store(Protocol):
         StorageUnavailable.
         """
 
-    def changes_since(self, storage_key: str, rv: int) -> list[Change]:
+    def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:  # `list` is the method above
         """Durable changes of a resource after revision `rv`, oldest first; Expired when not retained."""
 
     def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:
