@@ -16,7 +16,7 @@ from apiserver.resources import ResourceType
 from apiserver.shape import Listing
 from apiserver.storage.interface import StoredObject
 from columns.base import Printer
-from tables.convertor import printer_for
+from columns.registry import printer_for
 from tables.metadata import partial_object_metadata, pom_prefix
 from tables.rows import render_rows, variant
 from tables.table import Include, definitions_json, table_json

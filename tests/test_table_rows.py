@@ -12,7 +12,6 @@ from apiserver.shape import Listing
 from apiserver.storage.interface import StoredObject
 from apiserver.table_shape import TableShape
 from columns.base import ColumnDefinition, Row, Since, render_cells
-from tables.default import DEFAULT_PRINTER
 from tables.rows import Ages, CompiledRow, compile_row, render_rows, variant
 from tables.wire import go_json
 
@@ -120,9 +119,3 @@ def test_list_metadata_is_carried_into_the_table() -> None:
     assert table["metadata"] == {"resourceVersion": "9", "continue": "token", "remainingItemCount": 4}
     (row,) = table["rows"]
     assert row["cells"][0] == "a" and row["object"] is None
-
-
-def test_default_printer_gives_name_and_creation_time() -> None:
-    data = b'{"metadata":{"name":"v1.apps","creationTimestamp":"2026-11-30T04:33:41Z"}}'
-    assert DEFAULT_PRINTER.row(data) == Row(["v1.apps", "2026-11-30T04:33:41Z"])
-    assert [c["name"] for c in DEFAULT_PRINTER.definitions] == ["Name", "Created At"]

@@ -15,7 +15,7 @@ import pytest
 from fetch import KUBECTL_ACCEPT, TABLE, TABLE_V1BETA1, Watch, configmap, create, fetch, load_golden_namespace
 from support import GOLDEN, ServerProcess, run_kubectl
 
-from tables.convertor import printer_for
+from columns.registry import printer_for
 
 TABLES = os.path.join(GOLDEN, "kube-1.36.2", "table")
 WATCHES = os.path.join(GOLDEN, "kube-1.36.2", "watch")
