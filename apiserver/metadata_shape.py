@@ -7,7 +7,7 @@ object is still a 404.
 
 from __future__ import annotations
 
-from typing import Hashable
+from collections.abc import Hashable
 
 import orjson
 

@@ -10,9 +10,10 @@ without transforms; when no clause allows a plain object, they are written as in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal, Mapping
+from typing import Literal
 
 import orjson
 

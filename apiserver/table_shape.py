@@ -8,7 +8,7 @@ renders ages and joins bytes.
 from __future__ import annotations
 
 import time
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 from apiserver.conversion import codec_for
 from apiserver.reply import JSON_TYPE

@@ -9,7 +9,8 @@ and the oldest entries leave first once the bound is reached (no bookkeeping on 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Hashable, TypeVar
+from collections.abc import Hashable
+from typing import TypeVar
 
 V = TypeVar("V")
 

@@ -7,8 +7,8 @@ object already in place: `{"cells":[` static cells, ages, static cells `],"condi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from columns.base import Printer, Row, Since
 from tables.cache import VersionCache

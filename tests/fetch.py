@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import http.client
+import importlib.util
 import json
-from typing import Any, Iterator
+import os
+from collections.abc import Iterator
+from typing import Any
 
-from support import ServerProcess
+import yaml
+from support import FIXTURES, GOLDEN, ServerProcess, run_kubectl
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 TABLE_V1BETA1 = "application/json;as=Table;v=v1beta1;g=meta.k8s.io"
@@ -80,12 +84,59 @@ def configmap(name: str, namespace: str, data: dict[str, str], labels: dict[str,
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": data}
 
 
-def load_golden_namespace(server: ServerProcess) -> None:
-    """The golden namespace with the three ConfigMaps the goldens list, created over HTTP."""
-    create(server, "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "golden"}})
+def load_golden_config(server: ServerProcess) -> None:
+    """The goldens' namespaces, ConfigMaps and Secrets, applied with the real kubectl as they were upstream."""
+    for name in ("00-namespaces.yaml", "03-config.yaml"):
+        run_kubectl(server, "apply", "--validate=false", "-f", os.path.join(FIXTURES, name))
+
+
+def _golden_compare() -> Any:
+    spec = importlib.util.spec_from_file_location("golden_compare", os.path.join(GOLDEN, "compare.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_COMPARE = _golden_compare()
+
+
+def normalized(raw: bytes) -> Any:
+    """An answer as golden/compare.py sees it: what differs between two servers (uids, versions, ages) masked."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = yaml.load(raw, Loader=yaml.BaseLoader)
+    return _COMPARE.norm(value)
+
+
+def golden_normalized(relative: str) -> Any:
+    """A golden answer (path under kube-1.36.2/) as golden/compare.py sees it."""
+    return _COMPARE.load(os.path.join(GOLDEN, "kube-1.36.2", relative))[1]
+
+
+def watch_demo(server: ServerProcess, query: str, accept: str, count: int) -> list[Any]:
+    """What the goldens' watch captures did: watch golden's ConfigMaps (from the current version when
+    `query` says `resourceVersion=now`), create, patch and delete `watch-demo`; the first `count` events."""
     base = "/api/v1/namespaces/golden/configmaps"
-    create(server, base, configmap("app-config", "golden", {"FEATURE_X": "true", "LOG_LEVEL": "info",
-                                                           "app.properties": "server.port=8080\n"},
-                                   {"app": "web", "tier": "gold"}))
-    create(server, base, configmap("binary-config", "golden", {"readme.txt": "hello"}, {"app": "tools"}))
-    create(server, base, configmap("empty-config", "golden", {}))
+    if "resourceVersion=now" in query:
+        status, plain = server.json("GET", base)
+        assert status == 200
+        query = query.replace("resourceVersion=now", f"resourceVersion={plain['metadata']['resourceVersion']}")
+    watch = Watch(server, f"{base}?watch=1&timeoutSeconds=10&{query}", accept)
+    try:
+        assert watch.status == 200 and watch.headers["content-type"] == "application/json"
+        create(server, base, configmap("watch-demo", "golden", {"k": "v1"}, {"demo": "watch"}))
+        status, _ = server.json("PATCH", base + "/watch-demo", {"data": {"k": "v2", "k2": "x"}},
+                                content_type="application/merge-patch+json")
+        assert status == 200
+        assert server.json("DELETE", base + "/watch-demo")[0] == 200
+        return [watch.next_event() for _ in range(count)]
+    finally:
+        watch.close()
+
+
+def golden_watch(name: str) -> list[Any]:
+    """A golden watch stream (under kube-1.36.2/watch/), each event as golden/compare.py sees it."""
+    with open(os.path.join(GOLDEN, "kube-1.36.2", "watch", name), "rb") as f:
+        return [normalized(line) for line in f]

@@ -4,22 +4,34 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import orjson
 import pytest
-from fetch import METADATA_CLIENT_ACCEPT, POM, POML, Watch, configmap, create, fetch, load_golden_namespace
+from fetch import (
+    METADATA_CLIENT_ACCEPT,
+    POM,
+    POML,
+    configmap,
+    create,
+    fetch,
+    golden_normalized,
+    golden_watch,
+    load_golden_config,
+    normalized,
+    watch_demo,
+)
 from support import GOLDEN, ServerProcess
 
 METADATA = os.path.join(GOLDEN, "kube-1.36.2", "metadata")
-WATCHES = os.path.join(GOLDEN, "kube-1.36.2", "watch")
 CONFIGMAPS = "/api/v1/namespaces/golden/configmaps"
 POM_PREFIX = b'{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":'
 
 
 @pytest.fixture(scope="module")
 def server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
-    load_golden_namespace(shared_server)
+    load_golden_config(shared_server)
     yield shared_server
 
 
@@ -112,23 +124,24 @@ def test_yaml(server: ServerProcess) -> None:
     assert yaml.safe_load(body) == json.loads(fetch(server, CONFIGMAPS + "/app-config", POM)[2])
 
 
-def test_watch_sends_partial_object_metadata(server: ServerProcess) -> None:
-    create(server, "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "pomwatch"}})
-    base = "/api/v1/namespaces/pomwatch/configmaps"
-    watch = Watch(server, f"{base}?watch=1&timeoutSeconds=10", POM)
-    try:
-        assert watch.status == 200 and watch.headers["content-type"] == "application/json"
-        created = create(server, base, configmap("watch-demo", "pomwatch", {"k": "v"}, {"demo": "watch"}))
-        status, patched = server.json("PATCH", base + "/watch-demo", {"data": {"k": "v2"}},
-                                      content_type="application/merge-patch+json")
-        assert status == 200
-        events = [watch.next_event() for _ in range(2)]
-    finally:
-        watch.close()
-    with open(os.path.join(WATCHES, "configmaps.watch.partialobjectmetadata.from-rv.jsonl")) as f:
-        reference = [json.loads(line) for line in f]
-    assert [e["type"] for e in events] == ["ADDED", "MODIFIED"]
-    assert [list(e["object"]) for e in events] == [list(e["object"]) for e in reference[:2]]
-    assert [e["object"] for e in events] == [
-        {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj["metadata"]}
-        for obj in (created, patched)]
+@pytest.mark.parametrize(("reference", "path", "accept"), [
+    ("metadata/configmaps.list.json", CONFIGMAPS, POML),
+    ("metadata/configmaps.get.json", CONFIGMAPS + "/app-config", POM),
+    ("metadata/secrets.list.json", "/api/v1/namespaces/golden/secrets", POML),
+    ("metadata/secrets.get.json", "/api/v1/namespaces/golden/secrets/app-secret", POM),
+], ids=lambda value: value if value.endswith(".json") else "")
+def test_answers_equal_the_goldens_once_normalized(server: ServerProcess, reference: str, path: str,
+                                                   accept: str) -> None:
+    status, _, body = fetch(server, path, accept)
+    assert status == 200
+    assert normalized(body) == golden_normalized(reference)
+
+
+@pytest.mark.parametrize(("reference", "query", "count"), [
+    ("configmaps.watch.partialobjectmetadata.from-rv.jsonl", "resourceVersion=now", 3),
+    ("configmaps.watch.partialobjectmetadata.no-rv.jsonl", "", 6),
+])
+def test_watch_streams_equal_the_goldens(server: ServerProcess, reference: str, query: str, count: int) -> None:
+    events = watch_demo(server, query, POM, count)
+    assert {e["object"]["kind"] for e in events} == {"PartialObjectMetadata"}
+    assert [normalized(json.dumps(e).encode()) for e in events] == golden_watch(reference)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 import yaml
-from fetch import KUBECTL_ACCEPT, METADATA_CLIENT_ACCEPT, POM, POML, TABLE, fetch, load_golden_namespace
+from fetch import KUBECTL_ACCEPT, METADATA_CLIENT_ACCEPT, POM, POML, TABLE, fetch, load_golden_config
 from support import GOLDEN, ServerProcess
 
 from apiserver.negotiation import Choice, choose, parse_accept
@@ -71,7 +71,7 @@ def test_errors_are_negotiated_without_transforms() -> None:
 
 @pytest.fixture(scope="module")
 def golden_server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
-    load_golden_namespace(shared_server)
+    load_golden_config(shared_server)
     yield shared_server
 
 

@@ -9,16 +9,26 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from fetch import KUBECTL_ACCEPT, TABLE, TABLE_V1BETA1, Watch, configmap, create, fetch, load_golden_namespace
+from fetch import (
+    KUBECTL_ACCEPT,
+    TABLE,
+    TABLE_V1BETA1,
+    fetch,
+    golden_normalized,
+    golden_watch,
+    load_golden_config,
+    normalized,
+    watch_demo,
+)
 from support import GOLDEN, ServerProcess, run_kubectl
 
 from columns.registry import printer_for
 
 TABLES = os.path.join(GOLDEN, "kube-1.36.2", "table")
-WATCHES = os.path.join(GOLDEN, "kube-1.36.2", "watch")
 CONFIGMAPS = "/api/v1/namespaces/golden/configmaps"
 NAMES = ["app-config", "binary-config", "empty-config"]
 
@@ -28,14 +38,9 @@ def golden(name: str) -> Any:
         return json.load(f)
 
 
-def golden_watch(name: str) -> list[Any]:
-    with open(os.path.join(WATCHES, name)) as f:
-        return [json.loads(line) for line in f]
-
-
 @pytest.fixture(scope="module")
 def server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
-    load_golden_namespace(shared_server)
+    load_golden_config(shared_server)
     yield shared_server
 
 
@@ -122,49 +127,17 @@ def test_synthetic_apiservices_are_tables_too(server: ServerProcess) -> None:
     assert table["rows"][0]["object"]["metadata"]["name"] == "v1.apps"
 
 
-def test_watch_from_a_version_sends_one_row_tables_with_definitions_first(server: ServerProcess) -> None:
-    create(server, "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "watching"}})
-    base = "/api/v1/namespaces/watching/configmaps"
-    rv = get_json(server, base, "application/json")["metadata"]["resourceVersion"]
-    watch = Watch(server, f"{base}?watch=1&resourceVersion={rv}&timeoutSeconds=10", TABLE)
-    try:
-        assert watch.status == 200 and watch.headers["content-type"] == "application/json"
-        create(server, base, configmap("watch-demo", "watching", {"k": "v"}, {"demo": "watch"}))
-        status, _ = server.json("PATCH", base + "/watch-demo", {"data": {"k": "v2", "k2": "x"}},
-                                content_type="application/merge-patch+json")
-        assert status == 200
-        assert server.json("DELETE", base + "/watch-demo")[0] == 200
-        events = [watch.next_event() for _ in range(3)]
-    finally:
-        watch.close()
-    reference = golden_watch("configmaps.watch.table.from-rv.jsonl")
-    assert [e["type"] for e in events] == [e["type"] for e in reference] == ["ADDED", "MODIFIED", "DELETED"]
-    assert [list(e["object"]) for e in events] == [list(e["object"]) for e in reference]
-    assert events[0]["object"]["columnDefinitions"] == configmap_definitions()
-    assert [e["object"]["columnDefinitions"] for e in events[1:]] == [None, None]
-    for event in events:
-        (row,) = event["object"]["rows"]
-        assert row["cells"][0] == "watch-demo"
-        assert row["object"]["kind"] == "PartialObjectMetadata"
-        assert event["object"]["metadata"] == {"resourceVersion": row["object"]["metadata"]["resourceVersion"]}
-
-
-@pytest.mark.parametrize("include", ["None", "Object"])
-def test_watch_without_a_version_starts_with_the_existing_objects(server: ServerProcess, include: str) -> None:
-    watch = Watch(server, f"{CONFIGMAPS}?watch=1&timeoutSeconds=1&includeObject={include}", TABLE)
-    try:
-        events = list(watch.events())
-    finally:
-        watch.close()
-    assert [e["type"] for e in events] == ["ADDED"] * 3
-    assert [e["object"]["rows"][0]["cells"][0] for e in events] == NAMES
-    assert events[0]["object"]["columnDefinitions"] == configmap_definitions()
-    assert [e["object"]["columnDefinitions"] for e in events[1:]] == [None, None]
-    objects = [e["object"]["rows"][0]["object"] for e in events]
-    if include == "None":
-        assert objects == [None] * 3
-    else:
-        assert [o["kind"] for o in objects] == ["ConfigMap"] * 3
+@pytest.mark.parametrize(("reference", "query", "count"), [
+    ("configmaps.watch.table.from-rv.jsonl", "resourceVersion=now", 3),
+    ("configmaps.watch.table-includeObject-None.from-rv.jsonl", "resourceVersion=now&includeObject=None", 3),
+    ("configmaps.watch.table-includeObject-Object.from-rv.jsonl", "resourceVersion=now&includeObject=Object", 3),
+    ("configmaps.watch.table.no-rv.jsonl", "", 6),
+])
+def test_watch_streams_equal_the_goldens(server: ServerProcess, reference: str, query: str, count: int) -> None:
+    events = watch_demo(server, query, TABLE, count)
+    # One-row Tables; the column definitions in the first event only.
+    assert [e["object"]["columnDefinitions"] is None for e in events] == [False] + [True] * (count - 1)
+    assert [normalized(json.dumps(e).encode()) for e in events] == golden_watch(reference)
 
 
 def test_bad_include_object_on_a_watch_is_refused_before_streaming(server: ServerProcess) -> None:
@@ -179,3 +152,25 @@ def test_kubectl_get_prints_the_servers_table(server: ServerProcess) -> None:
     assert [line.split()[0] for line in out[1:]] == NAMES
     # The labels come from each row's embedded PartialObjectMetadata.
     assert [line.split()[-1] for line in out[1:]] == ["app=web,tier=gold", "app=tools", "<none>"]
+
+
+SECRETS = "/api/v1/namespaces/golden/secrets"
+YAML_TABLE = "application/yaml;as=Table;v=v1;g=meta.k8s.io"
+
+
+@pytest.mark.parametrize(("reference", "path", "accept"), [
+    ("table/configmaps.list.default.json", CONFIGMAPS, TABLE),
+    ("table/configmaps.list.includeObject-None.json", CONFIGMAPS + "?includeObject=None", TABLE),
+    ("table/configmaps.list.includeObject-Metadata.json", CONFIGMAPS + "?includeObject=Metadata", TABLE),
+    ("table/configmaps.list.includeObject-Object.json", CONFIGMAPS + "?includeObject=Object", TABLE),
+    ("table/configmaps.get.default.json", CONFIGMAPS + "/app-config", TABLE),
+    ("table/secrets.list.default.json", SECRETS, TABLE),
+    ("table/secrets.get.default.json", SECRETS + "/app-secret", TABLE),
+    ("errors/table-v1beta1.list.json", CONFIGMAPS, TABLE_V1BETA1),
+    ("errors/table-yaml.list.json", CONFIGMAPS, YAML_TABLE),
+], ids=lambda value: value if value.endswith(".json") else "")
+def test_answers_equal_the_goldens_once_normalized(server: ServerProcess, reference: str, path: str,
+                                                   accept: str) -> None:
+    status, _, body = fetch(server, path, accept)
+    assert status == 200
+    assert normalized(body) == golden_normalized(reference)
