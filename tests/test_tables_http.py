@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import subprocess
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,7 +27,7 @@ from fetch import (
     normalized,
     watch_demo,
 )
-from support import GOLDEN, ServerProcess, run_kubectl
+from support import GOLDEN, ServerProcess, kubectl_path, run_kubectl
 
 from columns.registry import printer_for
 
@@ -174,3 +177,29 @@ def test_answers_equal_the_goldens_once_normalized(server: ServerProcess, refere
     status, _, body = fetch(server, path, accept)
     assert status == 200
     assert normalized(body) == golden_normalized(reference)
+
+
+def test_kubectl_get_watch_prints_rows_from_the_table_watch(server: ServerProcess) -> None:
+    proc = subprocess.Popen([kubectl_path(), "--kubeconfig", server.kubeconfig, "get", "configmaps", "-n", "golden",
+                             "-w"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "KUBECACHEDIR": os.path.join(server.data_dir, "kubecache")})
+    stdout = proc.stdout
+    assert stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(text) for text in stdout], daemon=True).start()
+
+    def line() -> list[str]:
+        return lines.get(timeout=15).split()
+
+    try:
+        assert line()[0] == "NAME"
+        assert [line()[0] for _ in NAMES] == NAMES
+        # kubectl lists first and then watches from the list's version: only new changes follow.
+        status, _ = server.json("POST", CONFIGMAPS, {"apiVersion": "v1", "kind": "ConfigMap",
+                                                     "metadata": {"name": "watched"}, "data": {"k": "v"}})
+        assert status == 201
+        assert server.json("DELETE", CONFIGMAPS + "/watched")[0] == 200
+        assert [line()[0] for _ in range(2)] == ["watched", "watched"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
