@@ -6,7 +6,7 @@ bytes back untouched) and then spliced into every answer, list item, Table row a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import msgspec
 import orjson
@@ -27,8 +27,11 @@ _decode_fields = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 
 @dataclass(slots=True)
 class _Cut:
+    """What one stored version gives: its metadata bytes, and what was made of them so far."""
+
     full: bytes
     trimmed: bytes | None = None  # without managedFields, made on first request for it
+    items: dict[tuple[bytes, bool], bytes] = field(default_factory=dict)  # (prefix, managedFields) -> POM
 
 
 _CUTS: VersionCache[_Cut] = VersionCache()
@@ -41,9 +44,8 @@ def _cut(data: bytes) -> _Cut:
     return cut
 
 
-def object_metadata(data: bytes, managed_fields: bool = True) -> bytes:
-    """The `metadata` of a stored object, byte for byte; without managedFields when asked."""
-    cut = _cut(data)
+def _metadata(cut: _Cut, managed_fields: bool) -> bytes:
+    """The version's `metadata`, byte for byte; without managedFields when asked."""
     if managed_fields:
         return cut.full
     if cut.trimmed is None:
@@ -57,10 +59,9 @@ def object_metadata(data: bytes, managed_fields: bool = True) -> bytes:
     return cut.trimmed
 
 
-# One bytes object per version, so a cache key holding it hashes and compares at once.
+# One bytes object per version, so a key holding it hashes and compares at once.
 _PREFIXES = {version: b'{"kind":"PartialObjectMetadata","apiVersion":"' + version.encode() + b'","metadata":'
              for version in (META_V1, META_V1BETA1)}
-_ITEMS: VersionCache[bytes] = VersionCache()
 
 
 def pom_prefix(api_version: str) -> bytes:
@@ -70,14 +71,14 @@ def pom_prefix(api_version: str) -> bytes:
 
 def partial_object_metadata(prefix: bytes, data: bytes, managed_fields: bool = True) -> bytes:
     """The PartialObjectMetadata of a stored object, made once per version; `prefix` from `pom_prefix`."""
-    key = (prefix, managed_fields, data)
-    item = _ITEMS.get(key)
+    cut = _cut(data)
+    key = (prefix, managed_fields)
+    item = cut.items.get(key)
     if item is None:
-        item = _ITEMS.put(key, prefix + object_metadata(data, managed_fields) + b"}")
+        item = cut.items[key] = prefix + _metadata(cut, managed_fields) + b"}"
     return item
 
 
 def clear_cache() -> None:
     """Forgets every cut (benchmarks measure the cold path with it)."""
     _CUTS.clear()
-    _ITEMS.clear()
