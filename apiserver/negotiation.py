@@ -1,7 +1,7 @@
 """Content negotiation: which Shape answers a read, and how an error is written, from the Accept header.
 
-As kube-apiserver does it: the header is split into clauses, ordered by q (more specific first
-among equals); each clause is tried against the media types in the server's order, and the first
+As kube-apiserver does it: the header is split into clauses, ordered as its goautoneg orders them
+(by q, but a concrete type before a wildcard); each clause is tried against the media types in the server's order, and the first
 one the endpoint can write wins. A clause may ask for a transform with `as`, `g` and `v`: a Table
 (JSON or YAML) or PartialObjectMetadata(List), in meta.k8s.io v1 or v1beta1. A clause this server
 cannot write (protobuf, `as=Foo`, a transform without `g`) is skipped. Errors are negotiated
@@ -89,8 +89,18 @@ def parse_accept(header: str) -> list[Clause]:
             else:
                 values[name] = value.strip(" ")
         clauses.append(Clause(type_, subtype, q, values))
-    # Stable: among equals the header's order stands, as Go's insertion sort keeps it for short lists.
-    return sorted(clauses, key=lambda c: (-c.q, c.type == "*", c.subtype == "*"))
+    # Go sorts a short slice by insertion, so this gives upstream's order, quirks included.
+    for i in range(1, len(clauses)):
+        j = i
+        while j > 0 and _before(clauses[j], clauses[j - 1]):
+            clauses[j], clauses[j - 1] = clauses[j - 1], clauses[j]
+            j -= 1
+    return clauses
+
+
+def _before(a: Clause, b: Clause) -> bool:
+    """goautoneg's order: a higher q first, or a concrete type (or subtype) before a wildcard, whatever its q."""
+    return a.q > b.q or (a.type != "*" and b.type == "*") or (a.subtype != "*" and b.subtype == "*")
 
 
 @dataclass(frozen=True)

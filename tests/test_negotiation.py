@@ -23,6 +23,13 @@ def test_parse_accept_orders_by_q_then_specificity_and_keeps_params() -> None:
     assert clauses[0].params == {"as": "Table", "g": "meta.k8s.io", "v": "v1"}
 
 
+def test_parse_accept_puts_a_concrete_type_before_a_wildcard_whatever_its_q() -> None:
+    # goautoneg's ordering, which kube-apiserver inherits.
+    assert [(c.type, c.subtype) for c in parse_accept("*/*, application/yaml;q=0.1")] == [
+        ("application", "yaml"), ("*", "*")]
+    assert choose("*/*, application/yaml;q=0.1") == Choice("application/yaml")
+
+
 def test_parse_accept_skips_malformed_ranges_and_reads_bare_star() -> None:
     assert [(c.type, c.subtype) for c in parse_accept("json, a/b/c, *")] == [("*", "*")]
     assert parse_accept("application/json;q=x")[0].q == 0.0
