@@ -1,11 +1,12 @@
 """Content negotiation: which Shape answers a read, and how an error is written, from the Accept header.
 
 As kube-apiserver does it: the header is split into clauses, ordered as its goautoneg orders them
-(by q, but a concrete type before a wildcard); each clause is tried against the media types in the server's order, and the first
-one the endpoint can write wins. A clause may ask for a transform with `as`, `g` and `v`: a Table
-(JSON or YAML) or PartialObjectMetadata(List), in meta.k8s.io v1 or v1beta1. A clause this server
-cannot write (protobuf, `as=Foo`, a transform without `g`) is skipped. Errors are negotiated
-without transforms; when no clause allows a plain object, they are written as indented JSON.
+(by q, but a concrete type before a wildcard); each clause is tried against the media types in
+the server's order, and the first one the endpoint can write wins. A clause may ask for a
+transform with `as`, `g` and `v`: a Table (JSON or YAML) or PartialObjectMetadata(List), in
+meta.k8s.io v1 or v1beta1. A clause this server cannot write (protobuf, `as=Foo`, a transform
+without `g`) is skipped. Errors are negotiated without transforms; when no clause allows a plain
+object, they are written as indented JSON.
 """
 
 from __future__ import annotations
