@@ -6,6 +6,7 @@ here and nowhere below.
 
 from __future__ import annotations
 
+import gzip
 import hmac
 import logging
 from dataclasses import dataclass
@@ -13,10 +14,10 @@ from typing import Any, Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from apiserver import bodies, errors, requestinfo
+from apiserver import bodies, errors, metrics, requestinfo
 from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
@@ -24,12 +25,14 @@ from apiserver.negotiation import error_body, negotiate
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
 from apiserver.storage.interface import Store
+from apiserver.streaming import WatchResponse
 from apiserver.synthetic import SyntheticResources
 
 log = logging.getLogger("apiserver.http")
 
 _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
 _NO_CACHE = {"Cache-Control": "no-cache, private"}
+_GZIP_THRESHOLD = 128 * 1024
 
 
 @dataclass
@@ -51,12 +54,23 @@ def _error_response(exc: ApiError, request: Request) -> Response:
     return Response(body, status_code=exc.code, media_type=media_type, headers={**_NO_CACHE, **exc.headers})
 
 
-def _reply_response(reply: Reply | StreamReply) -> Response:
+def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Response:
     if isinstance(reply, StreamReply):
-        return StreamingResponse(reply.chunks, status_code=reply.status, media_type=reply.content_type,
-                                 headers=_NO_CACHE)
-    return Response(reply.body, status_code=reply.status, media_type=reply.content_type,
-                    headers={**_NO_CACHE, **reply.headers})
+        return WatchResponse(reply.chunks, reply.closed, reply.content_type, _NO_CACHE)
+    body, headers = reply.body, {**_NO_CACHE, **reply.headers}
+    # kube-apiserver gzips only large answers: below this the CPU costs more than the bytes save
+    if len(body) > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
+        body = gzip.compress(body, compresslevel=1)
+        headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+    return Response(body, status_code=reply.status, media_type=reply.content_type, headers=headers)
+
+
+def _accepts_gzip(accept_encoding: str) -> bool:
+    for clause in accept_encoding.split(","):
+        coding, _, params = clause.strip().partition(";")
+        if coding.strip().lower() in ("gzip", "*") and params.replace(" ", "") not in ("q=0", "q=0.0", "q=0.00"):
+            return True
+    return False
 
 
 def _authenticated(request: Request, state: ServerState) -> bool:
@@ -77,6 +91,10 @@ def build_app(state: ServerState) -> Starlette:
     async def version(request: Request) -> Response:
         return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
 
+    async def metrics_text(request: Request) -> Response:
+        body, content_type = metrics.exposition()
+        return Response(body, media_type=content_type, headers=_NO_CACHE)
+
     async def api(request: Request) -> Response:
         try:
             return await _serve(state, request)
@@ -93,7 +111,7 @@ def build_app(state: ServerState) -> Starlette:
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
         Route("/healthz", health), Route("/livez", health), Route("/readyz", health),
-        Route("/version", guarded(version)),
+        Route("/version", guarded(version)), Route("/metrics", guarded(metrics_text)),
         Route("/api", guarded(api)), Route("/apis", guarded(api)),
         Route("/api/{path:path}", guarded(api), methods=methods),
         Route("/apis/{path:path}", guarded(api), methods=methods),
@@ -140,9 +158,9 @@ async def _serve(state: ServerState, request: Request) -> Response:
         return _reply_response(state.synthetic.serve(target, verb, shape))
     endpoint = state.endpoint
     if verb == "get":
-        return _reply_response(endpoint.get(target, shape))
+        return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "list":
-        return _reply_response(endpoint.list(target, shape))
+        return _reply_response(endpoint.list(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "watch":
         return _reply_response(endpoint.watch(target, shape))
     body = await _read_body(request)

@@ -34,16 +34,24 @@ class SyntheticResources:
                 spec: dict[str, Any] = {}
                 if group:
                     spec["group"] = group
-                spec.update(version=version, groupPriorityMinimum=_GROUP_PRIORITY.get(group, 15000),
-                            versionPriority=15 - index if group else 1)
+                custom = next((rt.custom for rt in self._registry.in_group_version(group, version) if rt.custom),
+                              None)
+                if custom is not None:
+                    # Registered for a CRD when it is established, with the priorities upstream gives CRD groups.
+                    created, managed = custom.created, "true"
+                    spec.update(version=version, groupPriorityMinimum=1000, versionPriority=100)
+                else:
+                    created, managed = self._created, "onstart"
+                    spec.update(version=version, groupPriorityMinimum=_GROUP_PRIORITY.get(group, 15000),
+                                versionPriority=15 - index if group else 1)
                 out.append({
                     "kind": "APIService", "apiVersion": "apiregistration.k8s.io/v1",
                     "metadata": {"name": name, "uid": str(uuid.uuid5(uuid.NAMESPACE_URL, name)),
-                                 "resourceVersion": str(self._revision), "creationTimestamp": self._created,
-                                 "labels": {"kube-aggregator.kubernetes.io/automanaged": "onstart"}},
+                                 "resourceVersion": str(self._revision), "creationTimestamp": created,
+                                 "labels": {"kube-aggregator.kubernetes.io/automanaged": managed}},
                     "spec": spec,
                     "status": {"conditions": [{"type": "Available", "status": "True",
-                                               "lastTransitionTime": self._created, "reason": "Local",
+                                               "lastTransitionTime": created, "reason": "Local",
                                                "message": "Local APIServices are always available"}]},
                 })
         return sorted(out, key=lambda o: o["metadata"]["name"])

@@ -24,6 +24,7 @@ import orjson
 from apiserver.storage.interface import (
     Change, Expired, Key, Listener, PreconditionFailed, StorageUnavailable, StoredObject,
 )
+from apiserver.storage.snapshot import Snapshot, undo
 from apiserver.storage.wal import LogWriter, frame, fsync_dir, iter_verified
 
 log = logging.getLogger("apiserver.storage")
@@ -152,6 +153,24 @@ class EmbeddedStore:
         out.reverse()
         return out
 
+    def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
+        res = self._resource(storage_key)
+        if revision < res.history_floor:
+            raise Expired(revision, res.history_floor)
+        later = []
+        for _, change in reversed(res.history):
+            if change.rv <= revision:
+                break
+            later.append(change)
+        past = undo(later, namespace)
+        keys = res.ordered_keys()
+        lo, hi = 0, len(keys)
+        if namespace is not None:
+            lo = bisect.bisect_left(keys, (namespace, ""))
+            hi = bisect.bisect_left(keys, (namespace + "\x00", ""))
+        past_keys = sorted(k for k, v in past.items() if v is not None)
+        return Snapshot(storage_key, revision, keys, lo, hi, res.objects, past, past_keys)
+
     def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:
         listeners = self._resource(storage_key).listeners
         listeners.append(listener)
@@ -234,7 +253,7 @@ class EmbeddedStore:
             change_type = "ADDED" if prev is None else "MODIFIED"
         self._revision = record.rv
         change = Change(record.rv, change_type, self._key(record), record.data,  # type: ignore[arg-type]
-                        None if prev is None else prev.data)
+                        None if prev is None else prev.data, 0 if prev is None else prev.rv)
         self._remember(res, change, now)
         for listener in tuple(res.listeners):
             listener(change)
