@@ -18,19 +18,13 @@ from apiserver.shape import Listing
 from apiserver.storage.interface import StoredObject
 from tables.metadata import partial_object_metadata, pom_prefix
 
-# The Go package of each built-in group's internal types, for upstream's "(*core.ConfigMap)".
+# The Go package of the internal types of a built-in group, where it is not the group's first label.
 _GO_PACKAGES = {"": "core", "events.k8s.io": "core"}
-_BUILTIN_GROUPS = frozenset({
-    "", "apps", "batch", "autoscaling", "policy", "events.k8s.io", "networking.k8s.io", "storage.k8s.io",
-    "discovery.k8s.io", "coordination.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
-    "rbac.authorization.k8s.io", "scheduling.k8s.io", "node.k8s.io", "certificates.k8s.io",
-    "admissionregistration.k8s.io", "flowcontrol.apiserver.k8s.io", "resource.k8s.io",
-})
 
 
 def go_type(rt: ResourceType, is_list: bool) -> str:
     """The Go type upstream names in its errors: `*core.ConfigMapList`, `*unstructured.Unstructured`."""
-    if rt.group not in _BUILTIN_GROUPS:
+    if rt.custom is not None:
         return "*unstructured.UnstructuredList" if is_list else "*unstructured.Unstructured"
     package = _GO_PACKAGES.get(rt.group, rt.group.split(".", 1)[0])
     return f"*{package}.{rt.list_kind if is_list else rt.kind}"

@@ -37,7 +37,8 @@ class TableShape:
 
     def _rows_of(self, rt: ResourceType) -> tuple[Printer, str, Callable[[bytes], bytes]]:
         """The printer, the row variant and the embedding of this shape for one resource type."""
-        printer = printer_for(rt.group, rt.kind)
+        # A custom resource's columns come from its CRD version; built-in kinds have theirs in columns/.
+        printer = rt.custom.printer if rt.custom is not None else printer_for(rt.group, rt.kind)
         if self.include == "None":
             return printer, variant(printer, "None"), lambda data: b"null"
         if self.include == "Metadata":

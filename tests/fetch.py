@@ -90,6 +90,19 @@ def load_golden_config(server: ServerProcess) -> None:
         run_kubectl(server, "apply", "--validate=false", "-f", os.path.join(FIXTURES, name))
 
 
+def load_golden_custom(server: ServerProcess) -> None:
+    """The goldens' two CRDs and their objects, widgets' status included, as fixtures/apply.sh loads them."""
+    run_kubectl(server, "apply", "--validate=false", "-f", os.path.join(FIXTURES, "01-crds.yaml"))
+    run_kubectl(server, "wait", "--for=condition=Established", "crd/widgets.example.com", "crd/gadgets.example.com",
+                "--timeout=30s")
+    run_kubectl(server, "apply", "--validate=false", "-f", os.path.join(FIXTURES, "08-custom.yaml"))
+    for status in sorted(os.listdir(os.path.join(FIXTURES, "status"))):
+        parts = status.removesuffix(".yaml").split("__")  # namespace__resource__name
+        if len(parts) == 3 and parts[1].endswith(".example.com"):
+            run_kubectl(server, "-n", parts[0], "patch", parts[1], parts[2], "--subresource=status", "--type=merge",
+                        "--patch-file", os.path.join(FIXTURES, "status", status))
+
+
 def _golden_compare() -> Any:
     spec = importlib.util.spec_from_file_location("golden_compare", os.path.join(GOLDEN, "compare.py"))
     assert spec is not None and spec.loader is not None

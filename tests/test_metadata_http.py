@@ -19,6 +19,7 @@ from fetch import (
     golden_normalized,
     golden_watch,
     load_golden_config,
+    load_golden_custom,
     normalized,
     watch_demo,
 )
@@ -32,6 +33,7 @@ POM_PREFIX = b'{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","me
 @pytest.fixture(scope="module")
 def server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
     load_golden_config(shared_server)
+    load_golden_custom(shared_server)
     yield shared_server
 
 
@@ -129,6 +131,10 @@ def test_yaml(server: ServerProcess) -> None:
     ("metadata/configmaps.get.json", CONFIGMAPS + "/app-config", POM),
     ("metadata/secrets.list.json", "/api/v1/namespaces/golden/secrets", POML),
     ("metadata/secrets.get.json", "/api/v1/namespaces/golden/secrets/app-secret", POM),
+    ("metadata/widgets.example.com.list.json", "/apis/example.com/v1/namespaces/golden/widgets", POML),
+    ("metadata/widgets.example.com.get.json", "/apis/example.com/v1/namespaces/golden/widgets/widget-alpha", POM),
+    ("metadata/gadgets.example.com.list.json", "/apis/example.com/v1/namespaces/golden/gadgets", POML),
+    ("metadata/gadgets.example.com.get.json", "/apis/example.com/v1/namespaces/golden/gadgets/gadget-one", POM),
 ], ids=lambda value: value if value.endswith(".json") else "")
 def test_answers_equal_the_goldens_once_normalized(server: ServerProcess, reference: str, path: str,
                                                    accept: str) -> None:

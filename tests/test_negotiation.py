@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 
 import pytest
 import yaml
-from fetch import KUBECTL_ACCEPT, METADATA_CLIENT_ACCEPT, POM, POML, TABLE, fetch, load_golden_config
+from fetch import (
+    KUBECTL_ACCEPT,
+    METADATA_CLIENT_ACCEPT,
+    POM,
+    POML,
+    TABLE,
+    fetch,
+    load_golden_config,
+    load_golden_custom,
+)
 from support import GOLDEN, ServerProcess
 
 from apiserver.negotiation import Choice, choose, parse_accept
@@ -158,3 +168,11 @@ def test_unwatchable_accepts_get_406_before_streaming(golden_server: ServerProce
     status, headers, body = fetch(golden_server, CONFIGMAPS + "?watch=1&timeoutSeconds=1", accept)
     assert status == 406 and headers["content-type"] == content_type
     assert message in yaml.safe_load(body)["message"]
+
+
+def test_the_wrong_metadata_kind_on_a_custom_resource_names_upstreams_unstructured_type(
+        golden_server: ServerProcess) -> None:
+    load_golden_custom(golden_server)
+    status, _, body = fetch(golden_server, "/apis/example.com/v1/namespaces/golden/widgets", POM)
+    assert status == 406 and json.loads(body)["message"] == (
+        "you requested PartialObjectMetadata, but the requested object is a list (*unstructured.UnstructuredList)")

@@ -24,6 +24,7 @@ from fetch import (
     golden_normalized,
     golden_watch,
     load_golden_config,
+    load_golden_custom,
     normalized,
     watch_demo,
 )
@@ -44,6 +45,7 @@ def golden(name: str) -> Any:
 @pytest.fixture(scope="module")
 def server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
     load_golden_config(shared_server)
+    load_golden_custom(shared_server)
     yield shared_server
 
 
@@ -170,6 +172,15 @@ YAML_TABLE = "application/yaml;as=Table;v=v1;g=meta.k8s.io"
     ("table/secrets.list.default.json", SECRETS, TABLE),
     ("table/secrets.get.default.json", SECRETS + "/app-secret", TABLE),
     ("errors/table-v1beta1.list.json", CONFIGMAPS, TABLE_V1BETA1),
+    *[(f"table/{plural}.example.com.list.{variant}.json", f"/apis/example.com/v1/namespaces/golden/{plural}{query}",
+       TABLE) for plural in ("widgets", "gadgets")
+      for variant, query in (("default", ""), ("includeObject-None", "?includeObject=None"),
+                             ("includeObject-Metadata", "?includeObject=Metadata"),
+                             ("includeObject-Object", "?includeObject=Object"))],
+    ("table/widgets.example.com.get.default.json", "/apis/example.com/v1/namespaces/golden/widgets/widget-alpha",
+     TABLE),
+    ("table/gadgets.example.com.get.default.json", "/apis/example.com/v1/namespaces/golden/gadgets/gadget-one",
+     TABLE),
     ("errors/table-yaml.list.json", CONFIGMAPS, YAML_TABLE),
 ], ids=lambda value: value if value.endswith(".json") else "")
 def test_answers_equal_the_goldens_once_normalized(server: ServerProcess, reference: str, path: str,
