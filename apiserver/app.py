@@ -21,7 +21,7 @@ from apiserver import bodies, errors, metrics, requestinfo
 from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
-from apiserver.negotiation import negotiate
+from apiserver.negotiation import error_body, negotiate
 from apiserver.openapi import OpenAPI
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
@@ -50,9 +50,9 @@ class ServerState:
     trust_unauthenticated: bool = False
 
 
-def _error_response(exc: ApiError) -> Response:
-    return Response(exc.to_bytes(), status_code=exc.code, media_type="application/json",
-                    headers={**_NO_CACHE, **exc.headers})
+def _error_response(exc: ApiError, request: Request) -> Response:
+    body, media_type = error_body(exc, request.headers.get("accept", ""))
+    return Response(body, status_code=exc.code, media_type=media_type, headers={**_NO_CACHE, **exc.headers})
 
 
 def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Response:
@@ -100,12 +100,12 @@ def build_app(state: ServerState) -> Starlette:
         try:
             return await _serve(state, request)
         except ApiError as exc:
-            return _error_response(exc)
+            return _error_response(exc, request)
 
     def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def check(request: Request) -> Response:
             if not _authenticated(request, state):
-                return _error_response(errors.unauthorized())
+                return _error_response(errors.unauthorized(), request)
             return await handler(request)
         return check
 
@@ -117,7 +117,7 @@ def build_app(state: ServerState) -> Starlette:
             return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
         found = openapi.v3_document(key)
         if found is None:
-            return _error_response(errors.resource_not_found())
+            return _error_response(errors.resource_not_found(), request)
         body, digest = found
         # A document is named by its hash, so a client may keep it for as long as it likes.
         cache = "public, immutable" if request.query_params.get("hash") == digest else "no-cache, private"
@@ -139,15 +139,15 @@ def build_app(state: ServerState) -> Starlette:
     ]
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return _error_response(errors.resource_not_found())
+        return _error_response(errors.resource_not_found(), request)
 
     async def internal(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error serving %s %s", request.method, request.url.path)
-        return _error_response(errors.internal("an unexpected error occurred"))
+        return _error_response(errors.internal("an unexpected error occurred"), request)
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return _error_response(errors.method_not_allowed(
-            "the server does not allow this method on the requested resource"))
+            "the server does not allow this method on the requested resource"), request)
 
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
 
@@ -175,9 +175,9 @@ async def _serve(state: ServerState, request: Request) -> Response:
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
-    shape = negotiate(request.headers.get("accept", ""), verb)
+    shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if rt.synthetic:
-        return _reply_response(state.synthetic.serve(target, verb))
+        return _reply_response(state.synthetic.serve(target, verb, shape))
     endpoint = state.endpoint
     if verb == "get":
         return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))

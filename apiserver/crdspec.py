@@ -8,6 +8,7 @@ stored in, and the paths of its scale subresource.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import re
 from typing import Any
@@ -18,7 +19,7 @@ from apiserver import crschema
 from apiserver.conversion import Codec
 from apiserver.errors import FieldError
 from apiserver.resources import ResourceType, Subresource
-from columns.crd import COLUMN_TYPES
+from columns.crd import COLUMN_TYPES, CrdPrinter, crd_printer
 from columns.jsonpath import InvalidPath, compile_path
 
 GROUP = "apiextensions.k8s.io"
@@ -99,6 +100,11 @@ class CustomVersion:
         self.has_status = "status" in subresources
         self.scale_paths: dict[str, str] | None = subresources.get("scale")
         self.codec = ApiVersionCodec(f"{spec['group']}/{version['name']}", f"{spec['group']}/{storage_version}")
+
+    @functools.cached_property
+    def printer(self) -> CrdPrinter:
+        """The version's Table columns, compiled once (their paths were checked when the CRD was written)."""
+        return crd_printer(self.version)
 
     def prepare(self, obj: dict[str, Any]) -> None:
         """Prunes unknown fields and fills schema defaults, in place, as upstream does while decoding."""

@@ -11,6 +11,8 @@ from apiserver import errors
 from apiserver.endpoint import Target
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
+from apiserver.shape import Listing, Shape
+from apiserver.storage.interface import StoredObject
 
 # kube-apiserver's priorities for the built-in groups it registers as local APIServices.
 _GROUP_PRIORITY = {"": 18000, "apps": 17800, "events.k8s.io": 17750, "batch": 17400,
@@ -54,15 +56,14 @@ class SyntheticResources:
                 })
         return sorted(out, key=lambda o: o["metadata"]["name"])
 
-    def serve(self, t: Target, verb: str) -> Reply | StreamReply:
-        items = self._apiservices()
+    def serve(self, t: Target, verb: str, shape: Shape) -> Reply | StreamReply:
+        items = [(t.key(item["metadata"]["name"]), StoredObject(self._revision, orjson.dumps(item)))
+                 for item in self._apiservices()]
         if verb == "get":
-            for item in items:
-                if item["metadata"]["name"] == t.name:
-                    return Reply(200, orjson.dumps(item))
+            for key, stored in items:
+                if key[2] == t.name:
+                    return Reply(200, shape.object_body(t.rt, stored), shape.content_type)
             raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
         if verb == "list":
-            return Reply(200, orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
-                                            "metadata": {"resourceVersion": str(self._revision)},
-                                            "items": items}))
+            return Reply(200, shape.list_body(t.rt, Listing(self._revision, items)), shape.content_type)
         raise errors.method_not_allowed(f"{verb} is not supported on {t.rt.qualified_name}: they are read-only")
