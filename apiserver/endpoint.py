@@ -150,7 +150,8 @@ class Endpoint:
 
     async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         body = _decode_body(t, raw, content_type)
-        warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query)
+        warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
+                                            t.rt.custom)
         obj = t.codec.stored(body)
         obj = objects.prepare_create(t.rt, obj, t.manager)
         name = obj["metadata"]["name"]
@@ -178,7 +179,7 @@ class Endpoint:
         body = _decode_body(t, raw, content_type)
         if t.subresource == "scale":
             return await self._scale(t, current, body)
-        warnings = fieldvalidation.validate(body, raw, t.query) if isinstance(body, dict) else {}
+        warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom) if isinstance(body, dict) else {}
         return await self._replace(t, current, body, check_rv=True, headers=warnings)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
@@ -188,7 +189,7 @@ class Endpoint:
             return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
         served = t.codec.served(_load(current))
         patched = patch.apply_patch(served, raw, content_type)
-        warnings = fieldvalidation.validate(patched, raw, t.query) if isinstance(patched, dict) else {}
+        warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom) if isinstance(patched, dict) else {}
         return await self._replace(t, current, patched, check_rv=True, headers=warnings)
 
     async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,

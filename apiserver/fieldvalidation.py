@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from apiserver import errors, schemas
+import orjson
+
+from apiserver import crschema, errors, schemas
+from apiserver.crdspec import CustomVersion
 
 DIRECTIVES = ("Ignore", "Warn", "Strict")
 
@@ -152,13 +155,39 @@ def check(kind: str, api_version: str, how: str, unknown: list[str], duplicates:
     return {"Warning": ", ".join("299 - " + json.dumps(p) for p in problems)}
 
 
-def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str]) -> dict[str, str]:
+def _pruned(original: Any, kept: Any, path: str = "") -> list[str]:
+    """Paths of the fields pruning took out of original, leaving kept."""
+    if isinstance(original, dict) and isinstance(kept, dict):
+        found: list[str] = []
+        for key, value in original.items():
+            where = f"{path}.{key}" if path else key
+            found.extend([where] if key not in kept else _pruned(value, kept[key], where))
+        return found
+    if isinstance(original, list) and isinstance(kept, list):
+        return [p for i, (a, b) in enumerate(zip(original, kept)) for p in _pruned(a, b, f"{path}[{i}]")]
+    return []
+
+
+def _custom_unknown(obj: dict[str, Any], custom: CustomVersion) -> list[str]:
+    """A custom object's unknown fields: what its CRD's schema prunes, and strangers in its metadata."""
+    kept = orjson.loads(orjson.dumps(obj))
+    crschema.prune(kept, custom.schema)
+    meta = schemas.kind_ref("meta.k8s.io", "v1", "ObjectMeta") or {
+        "$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+    return _pruned(obj, kept) + unknown_fields(obj.get("metadata"), schemas.resolve(meta), "metadata")
+
+
+def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
+             custom: CustomVersion | None = None) -> dict[str, str]:
     """The fields of a create or update body (or a patched object and its patch), checked as asked.
 
-    A value of the wrong type is refused whatever the directive, as decoding it fails upstream.
+    A value of the wrong type is refused whatever the directive, as decoding it fails upstream; a
+    custom object's types are its CRD validation's to check.
     """
     how = directive(query)
     kind, api_version = str(obj.get("kind") or ""), str(obj.get("apiVersion") or "")
+    if custom is not None:
+        return check(kind, api_version, how, _custom_unknown(obj, custom), duplicate_fields(raw) if raw else [])
     group, _, version = api_version.rpartition("/")
     ref = schemas.kind_ref(group, version, kind)
     if ref is None:

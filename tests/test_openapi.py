@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import urllib.request
 
-from support import ServerProcess, kubectl_versions, run_kubectl
+from support import FIXTURES, ServerProcess, kubectl_versions, run_kubectl
 
 
 def test_v3_index_names_a_document_per_group_version_by_hash(shared_server: ServerProcess) -> None:
@@ -118,3 +118,19 @@ def test_a_value_of_the_wrong_type_is_refused_whatever_the_directive(shared_serv
         assert out.returncode == 1
         assert ('Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal bool into Go struct field '
                 "Container.spec.containers.args of type string") in out.stderr
+
+
+def test_a_custom_objects_unknown_fields_are_what_its_schema_prunes(shared_server: ServerProcess) -> None:
+    run_kubectl(shared_server, "apply", "-f", f"{FIXTURES}/00-namespaces.yaml")
+    run_kubectl(shared_server, "apply", "-f", f"{FIXTURES}/01-crds.yaml")
+    run_kubectl(shared_server, "wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=30s")
+    manifest = ("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w-typo, namespace: golden}\n"
+                "spec: {size: small, colour: red}\n")
+    refused = run_kubectl(shared_server, "apply", "-f", "-", stdin=manifest, check=False)
+    assert refused.returncode == 1
+    assert ('Widget in version "v1" cannot be handled as a Widget: strict decoding error: '
+            'unknown field "spec.colour"') in refused.stderr
+    warned = run_kubectl(shared_server, "apply", "--validate=warn", "-f", "-", stdin=manifest)
+    assert 'Warning: unknown field "spec.colour"' in warned.stderr
+    status, stored = shared_server.json("GET", "/apis/example.com/v1/namespaces/golden/widgets/w-typo")
+    assert status == 200 and "colour" not in stored["spec"]
