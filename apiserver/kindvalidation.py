@@ -127,7 +127,17 @@ def _workload(obj: Obj, old: Obj | None) -> list[FieldError]:
             found.append(FieldError("FieldValueInvalid", "spec.template.metadata.labels",
                                     f"Invalid value: {_go_map(labels)}: `selector` does not match template `labels`"))
     found.extend(pod_spec(template.get("spec"), "spec.template.spec"))
+    if old is not None and obj.get("kind") != "StatefulSet":
+        found.extend(_immutable_selector(spec, old))
     return found
+
+
+def _immutable_selector(spec: Obj, old: Obj) -> list[FieldError]:
+    """apps/v1 and batch/v1 selectors are fixed once set: the objects they pick already exist."""
+    if spec.get("selector") == (old.get("spec") or {}).get("selector"):
+        return []
+    return [FieldError("FieldValueInvalid", "spec.selector",
+                       f"Invalid value: {_go_selector(spec.get('selector'))}: field is immutable")]
 
 
 def _job(obj: Obj, old: Obj | None) -> list[FieldError]:
@@ -137,10 +147,7 @@ def _job(obj: Obj, old: Obj | None) -> list[FieldError]:
     if policy == "Always":
         found.append(_unsupported("spec.template.spec.restartPolicy", policy, ("OnFailure", "Never")))
     if old is not None:
-        old_selector = (old.get("spec") or {}).get("selector")
-        if spec.get("selector") != old_selector:
-            found.append(FieldError("FieldValueInvalid", "spec.selector",
-                                    f"Invalid value: {_go_selector(spec.get('selector'))}: field is immutable"))
+        found.extend(_immutable_selector(spec, old))
     return found
 
 

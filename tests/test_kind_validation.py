@@ -101,3 +101,14 @@ def test_a_storage_class_provisioner_cannot_change(shared_server: ServerProcess)
     assert out.returncode == 1
     assert ('The StorageClass "sc" is invalid: provisioner: Forbidden: updates to provisioner are forbidden.'
             in out.stderr)
+
+
+def test_a_deployments_selector_cannot_change(shared_server: ServerProcess) -> None:
+    base = "/apis/apps/v1/namespaces/default/deployments"
+    assert shared_server.json("POST", base, _with(DEPLOYMENT, "metadata.name", "fixed"))[0] == 201
+    moved = {"spec": {"selector": {"matchLabels": {"app": "e"}}, "template": {"metadata": {"labels": {"app": "e"}}}}}
+    status, body = shared_server.json("PATCH", f"{base}/fixed", moved, content_type="application/merge-patch+json")
+    assert status == 422
+    assert body["message"] == (
+        'Deployment.apps "fixed" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:'
+        'map[string]string{"app":"e"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable')
