@@ -15,13 +15,10 @@ from typing import Any
 
 import orjson
 
-from apiserver import crdspec, objects
+from apiserver import crdspec, managedfields, objects
 from apiserver.discovery import Discovery
 from apiserver.resources import Registry, ResourceType
 from apiserver.storage.interface import Change, Key, PreconditionFailed, Store
-
-# The field manager kube-apiserver 1.36.2's own controllers write as (seen in its managedFields).
-_CONTROLLER_MANAGER = "kube-apiserver-go1264"
 
 log = logging.getLogger("apiserver.crds")
 
@@ -119,7 +116,7 @@ class CustomResourceDefinitions:
             crd_type = self._registry.lookup(crdspec.GROUP, "v1", "customresourcedefinitions")
             updated = {**crd, "status": status}
             if crd_type is not None:  # recorded in managedFields as upstream's controllers are
-                updated = objects.prepare_update(crd_type, updated, crd, "status", _CONTROLLER_MANAGER)
+                updated = objects.prepare_update(crd_type, updated, crd, "status", managedfields.KUBE_APISERVER)
             self._submit(key, updated)
 
     def _withdraw(self, name: str, delete_objects: bool) -> None:

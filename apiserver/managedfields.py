@@ -16,6 +16,9 @@ from typing import Any, Iterable
 
 from apiserver import defaults, schemas
 
+# The field manager kube-apiserver 1.36.2's own writers (bootstrap, controllers) are recorded as.
+KUBE_APISERVER = "kube-apiserver-go1264"
+
 Path = tuple[str, ...]
 _ABSENT = object()
 _SERVER_OWNED: frozenset[Path] = frozenset({

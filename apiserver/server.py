@@ -13,7 +13,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver import objects, pki
+from apiserver import managedfields, objects, pki
 from apiserver.app import ServerState, build_app
 from apiserver.crds import CustomResourceDefinitions
 from apiserver.discovery import Discovery
@@ -72,7 +72,8 @@ async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
         if endpoint.store.latest((rt.storage_key, namespace, meta["name"])) is not None:
             continue
         try:
-            await endpoint.create(Target(rt, namespace, None, None, {}), orjson.dumps(body), "application/json")
+            await endpoint.create(Target(rt, namespace, None, None, {}, managedfields.KUBE_APISERVER),
+                                  orjson.dumps(body), "application/json")
         except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
             log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
 

@@ -56,3 +56,12 @@ def test_get_json_matches_golden(loaded: tuple[ServerProcess, str], doc: dict[st
     status, raw = server.json("GET", object_path(doc))
     assert status == 200
     assert key_order(normalized(raw)) == key_order(want)
+
+
+@pytest.mark.parametrize("name", ["default", "kube-system", "kube-public", "kube-node-lease"])
+def test_namespaces_the_server_creates_match_the_golden(shared_server: ServerProcess, name: str) -> None:
+    status, got = shared_server.json("GET", f"/api/v1/namespaces/{name}")
+    assert status == 200
+    want = normalized(golden_object({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}))
+    assert normalized(got) == want
+    assert key_order(normalized(got)) == key_order(want)
