@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from apiserver import openapi_proto, schemas
 from apiserver.resources import Registry, ResourceType
@@ -105,19 +105,32 @@ def _operation(rt: ResourceType, action: str, ref: str | None, params: tuple[str
         "x-kubernetes-group-version-kind": {"group": rt.group, "version": rt.version, "kind": rt.kind},
     }
     if action in ("put", "post", "patch"):
-        media = (["application/json-patch+json", "application/merge-patch+json",
-                  "application/strategic-merge-patch+json", "application/apply-patch+yaml"]
-                 if action == "patch" else ["application/json", "application/yaml"])
+        # kubectl apply sends a strategic merge patch only where the document lists it: never for custom kinds.
+        patch_media = ["application/json-patch+json", "application/merge-patch+json",
+                       "application/strategic-merge-patch+json"]
+        if rt.custom is not None:
+            patch_media.remove("application/strategic-merge-patch+json")
+        media = patch_media if action == "patch" else ["application/json", "application/yaml"]
         body_ref = _V3_REF + "io.k8s.apimachinery.pkg.apis.meta.v1.Patch" if action == "patch" else ref
         op["requestBody"] = {"content": {m: {"schema": {"$ref": body_ref}} for m in media}, "required": True}
     return op
 
 
-def _paths(types: list[ResourceType]) -> dict[str, Any]:
+def _builtin_name(rt: ResourceType, kind: str) -> str | None:
+    return schemas.definition_name(rt.group, rt.version, kind)
+
+
+def _custom_name(rt: ResourceType, kind: str) -> str:
+    """Upstream names a custom kind's schema by its reversed group: com.example.v1.Widget."""
+    return ".".join([*reversed(rt.group.split(".")), rt.version, kind])
+
+
+def _paths(types: list[ResourceType], name_of: Callable[[ResourceType, str], str | None] = _builtin_name
+           ) -> dict[str, Any]:
     paths: dict[str, Any] = {}
     for rt in types:
-        name = schemas.definition_name(rt.group, rt.version, rt.kind)
-        list_name = schemas.definition_name(rt.group, rt.version, rt.list_kind)
+        name = name_of(rt, rt.kind)
+        list_name = name_of(rt, rt.list_kind)
         ref = _V3_REF + name if name else None
         list_ref = _V3_REF + list_name if list_name else None
         collection: dict[str, Any] = {}
@@ -140,6 +153,25 @@ def _paths(types: list[ResourceType]) -> dict[str, Any]:
         if item:
             paths[prefix + "/{name}"] = item
     return paths
+
+
+def _custom_schema(rt: ResourceType) -> dict[str, Any]:
+    assert rt.custom is not None
+    schema = dict(rt.custom.schema or {"type": "object", "x-kubernetes-preserve-unknown-fields": True})
+    schema["properties"] = {
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+        "metadata": {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+        **{k: v for k, v in (schema.get("properties") or {}).items() if k not in ("apiVersion", "kind", "metadata")}}
+    schema["x-kubernetes-group-version-kind"] = [{"group": rt.group, "version": rt.version, "kind": rt.kind}]
+    return schema
+
+
+def _custom_list_schema(rt: ResourceType) -> dict[str, Any]:
+    return {"type": "object", "required": ["items"],
+            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                           "items": {"type": "array", "items": {"$ref": "#/$defs/" + _custom_name(rt, rt.kind)}},
+                           "metadata": {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"}},
+            "x-kubernetes-group-version-kind": [{"group": rt.group, "version": rt.version, "kind": rt.list_kind}]}
 
 
 def _dumps(doc: Any) -> bytes:
@@ -176,13 +208,36 @@ class OpenAPI:
             documents[key] = (body, hashlib.sha512(body).hexdigest().upper())
         return documents
 
+    def _custom_documents(self) -> dict[str, tuple[bytes, str]]:
+        """Custom resources' documents, rendered per request: CRDs come and go while the server runs."""
+        found: dict[str, list[ResourceType]] = {}
+        for rt in self._registry.types:
+            if rt.custom is not None:
+                found.setdefault(f"apis/{rt.group}/{rt.version}", []).append(rt)
+        documents = {}
+        for key, types in found.items():
+            own = {}
+            for rt in types:
+                own[_custom_name(rt, rt.kind)] = _custom_schema(rt)
+                own[_custom_name(rt, rt.list_kind)] = _custom_list_schema(rt)
+            meta = _closure(["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+                             "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", *_kind_names([])])
+            components = {name: _convert(schemas.definitions()[name], _V3_REF) for name in meta}
+            components.update((name, _convert(schema, _V3_REF)) for name, schema in own.items())
+            doc = {"openapi": "3.0.0", "info": {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
+                   "paths": _paths(types, _custom_name), "components": {"schemas": components}}
+            body = _dumps(doc)
+            documents[key] = (body, hashlib.sha512(body).hexdigest().upper())
+        return documents
+
     def v3_index(self) -> bytes:
+        documents = {**self._custom_documents(), **self._v3_documents}
         return _dumps({"paths": {key: {"serverRelativeURL": f"/openapi/v3/{key}?hash={digest}"}
-                                 for key, (_, digest) in sorted(self._v3_documents.items())}})
+                                 for key, (_, digest) in sorted(documents.items())}})
 
     def v3_document(self, key: str) -> tuple[bytes, str] | None:
         """A group-version's document and its hash (its ETag)."""
-        return self._v3_documents.get(key)
+        return self._v3_documents.get(key) or self._custom_documents().get(key)
 
     @functools.cached_property
     def _v2_json(self) -> bytes:

@@ -134,3 +134,19 @@ def test_a_custom_objects_unknown_fields_are_what_its_schema_prunes(shared_serve
     assert 'Warning: unknown field "spec.colour"' in warned.stderr
     status, stored = shared_server.json("GET", "/apis/example.com/v1/namespaces/golden/widgets/w-typo")
     assert status == 200 and "colour" not in stored["spec"]
+
+
+def test_custom_resources_get_a_document_while_their_crd_is_served(shared_server: ServerProcess) -> None:
+    run_kubectl(shared_server, "apply", "-f", f"{FIXTURES}/01-crds.yaml")
+    run_kubectl(shared_server, "wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=30s")
+    status, index = shared_server.json("GET", "/openapi/v3")
+    assert status == 200
+    status, doc = shared_server.json("GET", index["paths"]["apis/example.com/v1"]["serverRelativeURL"])
+    assert status == 200
+    widget = doc["components"]["schemas"]["com.example.v1.Widget"]
+    assert widget["x-kubernetes-group-version-kind"] == [{"group": "example.com", "version": "v1", "kind": "Widget"}]
+    assert "replicas" in widget["properties"]["spec"]["properties"]
+    out = run_kubectl(shared_server, "explain", "widgets.spec").stdout
+    assert "KIND:       Widget" in out and "replicas\t<integer>" in out
+    run_kubectl(shared_server, "delete", "crd", "gadgets.example.com")
+    assert "apis/example.com/v1" in shared_server.json("GET", "/openapi/v3")[1]["paths"]
