@@ -60,6 +60,13 @@ def _bootstrap_objects() -> list[tuple[str, str, dict[str, object]]]:
         "apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "kube-apiserver-legacy-service-account-token-tracking", "namespace": "kube-system"},
         "data": {"since": objects.now_rfc3339()[:10]}}))
+    # The in-cluster address of the API, at the first address of the service range.
+    bootstrap.append(("services", "default", {
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "kubernetes", "namespace": "default",
+                     "labels": {"component": "apiserver", "provider": "kubernetes"}},
+        "spec": {"clusterIP": "10.96.0.1", "type": "ClusterIP", "sessionAffinity": "None",
+                 "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}))
     return bootstrap
 
 

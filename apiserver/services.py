@@ -14,8 +14,9 @@ from apiserver import errors
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 NODE_PORTS = range(30000, 32768)
-# The first address is the `kubernetes` service's, reserved even when nothing holds it.
-_RESERVED = {SERVICE_CIDR.network_address, SERVICE_CIDR.network_address + 1, SERVICE_CIDR.broadcast_address}
+_UNUSABLE = {SERVICE_CIDR.network_address, SERVICE_CIDR.broadcast_address}
+# The first address is the `kubernetes` service's: never handed out dynamically, only when asked for.
+_RESERVED = _UNUSABLE | {SERVICE_CIDR.network_address + 1}
 
 Obj = dict[str, Any]
 
@@ -92,7 +93,7 @@ def _check_ip(ip: str, ips: set[str]) -> list[errors.FieldError]:
     except ValueError:
         return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
                                   f'Invalid value: "{ip}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')]
-    if address not in SERVICE_CIDR or address in _RESERVED:
+    if address not in SERVICE_CIDR or address in _UNUSABLE:
         return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
                                   f"Invalid value: {shown}: failed to allocate IP {ip}: the provided IP ({ip}) "
                                   f"is not in the valid range. The range of valid IPs is {SERVICE_CIDR}")]

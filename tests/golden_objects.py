@@ -73,6 +73,11 @@ def normalized(obj: dict[str, Any]) -> dict[str, Any]:
             meta[key] = f"<{key}>"
     for entry in meta.get("managedFields") or ():
         entry["time"] = "<time>"
+    if meta.get("managedFields"):
+        # Entries are ordered by time first, so whether two writes fell in the same second decides
+        # their order; with times normalized away, compare them in one fixed order.
+        meta["managedFields"].sort(key=lambda e: (e.get("operation", ""), e.get("manager", ""),
+                                                  e.get("apiVersion", ""), e.get("subresource", "")))
     status = out.get("status")
     if out["kind"] == "CustomResourceDefinition" and isinstance(status, dict):
         for condition in status.get("conditions") or ():
