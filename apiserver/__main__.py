@@ -1,16 +1,30 @@
-"""`python -m apiserver`: serve the API on the embedded store."""
+"""`python -m apiserver`: serve the API on the embedded store; `... token add`: hand out a token."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
+import sys
 
+from apiserver import access, pki, tokens
+from apiserver.limits import Limits
 from apiserver.server import ServeOptions, serve
+
+
+def _add_token(data_dir: str, name: str, role: str) -> None:
+    path = tokens.token_file_path(data_dir)
+    kubeconfig = os.path.join(data_dir, "kubeconfig")
+    if not os.path.exists(path) or not os.path.exists(kubeconfig):
+        raise SystemExit(f"no server has started with --data-dir {data_dir} yet: "
+                         "start it once, then add tokens")
+    token = tokens.add_token(path, name, access.ROLE_GROUPS[role])
+    sys.stdout.write(pki.kubeconfig_beside(kubeconfig, name, token))
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m apiserver",
-                                     description="A Kubernetes-compatible API server on an embedded durable store.")
+                                     description="A Kubernetes-compatible API server on an embedded store.")
     parser.add_argument("--data-dir", default="./data", help="where the store, credentials and kubeconfig live")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=6443)
@@ -21,10 +35,32 @@ def main(argv: list[str] | None = None) -> None:
                         help="how long a change is kept for watches to resume from")
     parser.add_argument("--snapshot-every", type=int, default=20_000,
                         help="write-ahead log records between snapshots")
+    defaults = Limits()
+    parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes,
+                        help="largest request body; larger ones are answered 413")
+    parser.add_argument("--max-object-bytes", type=int, default=defaults.max_object_bytes,
+                        help="largest object once encoded (etcd's request limit); larger ones are answered 413")
+    parser.add_argument("--max-watches-per-user", type=int, default=defaults.max_watches_per_user,
+                        help="open watches one user may hold; more are answered 429")
+    parser.add_argument("--max-watches", type=int, default=defaults.max_watches,
+                        help="open watches on the whole server; more are answered 429")
+    parser.add_argument("--request-timeout", type=float, default=defaults.request_timeout_seconds,
+                        help="seconds a request other than a watch may take before it is answered 504")
+    commands = parser.add_subparsers(dest="command", metavar="{token}")
+    token = commands.add_parser("token", help="manage bearer tokens").add_subparsers(dest="action", required=True)
+    add = token.add_parser("add", help="add a token to DATA_DIR/pki/tokens.csv and print a kubeconfig for it")
+    add.add_argument("name", help="the user name the token authenticates as")
+    add.add_argument("--role", choices=sorted(access.ROLE_GROUPS), required=True)
+    add.add_argument("--data-dir", default=argparse.SUPPRESS, help="as for serving (default ./data)")
     args = parser.parse_args(argv)
+    if args.command == "token":
+        _add_token(args.data_dir, args.name, args.role)
+        return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    limits = Limits(args.max_body_bytes, args.max_object_bytes, args.max_watches_per_user, args.max_watches,
+                    args.request_timeout)
     serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size, args.history_seconds,
-                       args.snapshot_every))
+                       args.snapshot_every, limits))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """The HTTP edge: routes a request to discovery or to a resource verb and writes the answer.
 
-route -> authenticate -> parse the path -> pick the verb -> Endpoint -> bytes. Starlette lives
-here and nowhere below.
+route -> authenticate -> parse the path -> pick the verb -> authorize -> Endpoint -> bytes. Starlette
+lives here and nowhere below.
 """
 
 from __future__ import annotations
 
-import hmac
+import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
@@ -16,15 +16,17 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from apiserver import bodies, errors, requestinfo
+from apiserver import access, errors, requestinfo
 from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
+from apiserver.limits import Limits, WatchSlots
 from apiserver.negotiation import negotiate
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
 from apiserver.storage.interface import Store
 from apiserver.synthetic import SyntheticResources
+from apiserver.tokens import TokenAuthenticator, User
 
 log = logging.getLogger("apiserver.http")
 
@@ -39,7 +41,9 @@ class ServerState:
     discovery: Discovery
     endpoint: Endpoint
     synthetic: SyntheticResources
-    token: str
+    authenticator: TokenAuthenticator
+    limits: Limits
+    watch_slots: WatchSlots
     # The loopback-only plain HTTP mode: client-go never sends a bearer token over plain HTTP, so
     # there, like kube-apiserver's old insecure port, a request without credentials is let in.
     # A wrong token is still refused.
@@ -59,35 +63,37 @@ def _reply_response(reply: Reply | StreamReply) -> Response:
                     headers={**_NO_CACHE, **reply.headers})
 
 
-def _authenticated(request: Request, state: ServerState) -> bool:
+def _user(request: Request, state: ServerState) -> User | None:
     header = request.headers.get("authorization", "")
     if not header and state.trust_unauthenticated:
-        return True
-    token = state.token
-    scheme, _, presented = header.partition(" ")
-    if scheme.lower() != "bearer" or not presented:
-        return False
-    return hmac.compare_digest(presented.strip().encode(), token.encode())
+        return access.UNSECURED
+    return state.authenticator.authenticate(header)
 
 
 def build_app(state: ServerState) -> Starlette:
     async def health(request: Request) -> Response:
         return PlainTextResponse("ok")
 
-    async def version(request: Request) -> Response:
+    async def version(request: Request, user: User) -> Response:
         return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
 
-    async def api(request: Request) -> Response:
+    async def api(request: Request, user: User) -> Response:
         try:
-            return await _serve(state, request)
+            # kube-apiserver's bound on everything but watches; a watch's _serve returns as soon as
+            # its stream is open, so the bound never cuts one short.
+            async with asyncio.timeout(state.limits.request_timeout_seconds):
+                return await _serve(state, request, user)
         except ApiError as exc:
             return _error_response(exc)
+        except TimeoutError:
+            return _error_response(errors.timeout())
 
-    def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    def guarded(handler: Callable[[Request, User], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def check(request: Request) -> Response:
-            if not _authenticated(request, state):
+            user = _user(request, state)
+            if user is None:
                 return _error_response(errors.unauthorized())
-            return await handler(request)
+            return await handler(request, user)
         return check
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -113,12 +119,18 @@ def build_app(state: ServerState) -> Starlette:
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
 
 
-async def _serve(state: ServerState, request: Request) -> Response:
+async def _serve(state: ServerState, request: Request, user: User) -> Response:
     parsed = requestinfo.parse(request.url.path)
     if isinstance(parsed, requestinfo.DiscoveryPath):
         return _discovery(state, request, parsed)
     if parsed is None:
         raise errors.resource_not_found()
+    method = request.method
+    verb = _verb(method, parsed.name is not None, request.query_params)
+    # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
+    # learns nothing about what exists.
+    access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
+                                             parsed.namespace, parsed.name or ""))
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None:
         raise errors.resource_not_found()
@@ -129,23 +141,23 @@ async def _serve(state: ServerState, request: Request) -> Response:
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
     target = Target(rt, namespace, name, parsed.subresource, request.query_params)
-    method = request.method
-    verb = _verb(method, name is not None, request.query_params)
     if not rt.allows(verb) or (parsed.subresource is not None and verb not in rt.subresource(parsed.subresource).verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
     shape = negotiate(request.headers.get("accept", ""), verb)
+    if verb == "watch":
+        state.watch_slots.check(user.name)
     if rt.synthetic:
-        return _reply_response(state.synthetic.serve(target, verb))
+        return _reply_response(_held(state, user, state.synthetic.serve(target, verb)))
     endpoint = state.endpoint
     if verb == "get":
         return _reply_response(endpoint.get(target, shape))
     if verb == "list":
         return _reply_response(endpoint.list(target, shape))
     if verb == "watch":
-        return _reply_response(endpoint.watch(target, shape))
-    body = await _read_body(request)
+        return _reply_response(_held(state, user, endpoint.watch(target, shape)))
+    body = await _read_body(request, state.limits.max_body_bytes)
     content_type = request.headers.get("content-type")
     if verb == "create":
         return _reply_response(await endpoint.create(target, body, content_type))
@@ -158,17 +170,24 @@ async def _serve(state: ServerState, request: Request) -> Response:
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
 
 
-async def _read_body(request: Request) -> bytes:
+def _held(state: ServerState, user: User, reply: Reply | StreamReply) -> Reply | StreamReply:
+    """A watch stream counted against its user's open watches while it lasts."""
+    if isinstance(reply, StreamReply):
+        reply.chunks = state.watch_slots.hold(user.name, reply.chunks)
+    return reply
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
     """The body, refused with 413 as soon as it is known to exceed the limit, never buffered past it."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > bodies.MAX_BODY_BYTES:
-        raise errors.too_large()
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise errors.too_large(limit)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > bodies.MAX_BODY_BYTES:
-            raise errors.too_large()
+        if size > limit:
+            raise errors.too_large(limit)
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -1,4 +1,4 @@
-"""Reading request bodies: size limit, media type, JSON or YAML into plain Python values."""
+"""Reading request bodies: media type, JSON or YAML into plain Python values (the HTTP edge bounds their size)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import orjson
 import yaml
 
 from apiserver import errors
-
-MAX_BODY_BYTES = 3 * 1024 * 1024
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -31,14 +29,8 @@ def media_type(content_type: str | None) -> str:
     return (content_type or "").split(";", 1)[0].strip().lower()
 
 
-def check_size(raw: bytes) -> None:
-    if len(raw) > MAX_BODY_BYTES:
-        raise errors.too_large()
-
-
 def decode_object(raw: bytes, content_type: str | None) -> Any:
     """A create or update body (JSON or YAML)."""
-    check_size(raw)
     kind = media_type(content_type) or JSON
     if kind == JSON:
         return decode_json(raw)

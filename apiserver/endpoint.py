@@ -13,6 +13,7 @@ import orjson
 
 from apiserver import bodies, errors, objects, patch
 from apiserver.conversion import Codec, codec_for
+from apiserver.limits import Limits
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry, ResourceType
 from apiserver.selection import Selection, parse_field_selector
@@ -54,8 +55,9 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 
 
 class Endpoint:
-    def __init__(self, store: Store, registry: Registry) -> None:
+    def __init__(self, store: Store, registry: Registry, max_object_bytes: int = Limits.max_object_bytes) -> None:
         self.store = store
+        self.max_object_bytes = max_object_bytes
         # What a namespace holds, for deleting its contents the way the namespace controller would.
         self._namespaced_keys = sorted({rt.storage_key for rt in registry.types if rt.namespaced and not rt.synthetic})
 
@@ -258,6 +260,12 @@ class Endpoint:
 
     async def _write(self, t: Target, key: Key, obj: dict[str, Any], expected: StoredObject | None,
                      delete: bool = False) -> StoredObject:
+        if not delete:
+            # etcd's per-request limit, which kube-apiserver inherits; checked here so that nothing
+            # past it is ever numbered or logged.
+            size = len(orjson.dumps(obj))
+            if size > self.max_object_bytes:
+                raise errors.object_too_large(size, self.max_object_bytes)
         try:
             return await self.store.submit(key, obj, expected, delete=delete)
         except PreconditionFailed:
