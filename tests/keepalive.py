@@ -32,7 +32,7 @@ class Connection:
 
     def request(self, method: str, path: str, body: bytes | None = None,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
-        """Status, headers (lower-case names) and body; reconnects once if the server closed the connection."""
+        """Status, headers (lower-case names) and body; reconnects once if the server had closed."""
         all_headers = {"Authorization": f"Bearer {self.token}", **(headers or {})}
         if body is not None:
             all_headers.setdefault("Content-Type", "application/json")

@@ -10,24 +10,11 @@ from collections.abc import Iterator
 
 import kubernetes
 import pytest
-import yaml
-
+from accounts import add_token
 from keepalive import Connection
 from support import REPO, ServerProcess, run_kubectl
 
 CM_PATH = "/api/v1/namespaces/default/configmaps"
-
-
-def add_token(server: ServerProcess, name: str, role: str) -> tuple[str, str]:
-    """`python -m apiserver token add`: the printed kubeconfig, saved beside the data dir, and its token."""
-    result = subprocess.run([sys.executable, "-m", "apiserver", "token", "add", name, "--role", role,
-                             "--data-dir", server.data_dir], cwd=REPO, capture_output=True, text=True, timeout=30)
-    assert result.returncode == 0, result.stderr
-    doc = yaml.safe_load(result.stdout)
-    path = os.path.join(server.data_dir, f"{name}.kubeconfig")
-    with open(path, "w") as f:
-        f.write(result.stdout)
-    return path, doc["users"][0]["user"]["token"]
 
 
 def kubectl_as(server: ServerProcess, kubeconfig: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -57,14 +44,16 @@ def test_a_data_dir_from_before_the_token_file_keeps_its_kubeconfig(server: Serv
     assert run_kubectl(server, "get", "namespaces", "-o", "name").stdout.count("namespace/") == 4
 
 
-def test_viewer_reads_through_kubectl(shared_server: ServerProcess, viewer: tuple[str, Connection]) -> None:
+def test_viewer_reads_through_kubectl(shared_server: ServerProcess,
+                                      viewer: tuple[str, Connection]) -> None:
     kubeconfig, _ = viewer
     result = kubectl_as(shared_server, kubeconfig, "get", "configmaps", "-n", "default")
     assert result.returncode == 0, result.stderr
     assert kubectl_as(shared_server, kubeconfig, "get", "namespaces", "default").returncode == 0
 
 
-def test_viewer_write_is_refused_like_rbac(shared_server: ServerProcess, viewer: tuple[str, Connection]) -> None:
+def test_viewer_write_is_refused_like_rbac(shared_server: ServerProcess,
+                                           viewer: tuple[str, Connection]) -> None:
     kubeconfig, _ = viewer
     result = kubectl_as(shared_server, kubeconfig, "create", "configmap", "nope", "-n", "default")
     assert result.returncode != 0
@@ -78,7 +67,8 @@ def test_viewer_write_is_refused_like_rbac(shared_server: ServerProcess, viewer:
      'secrets "token" is forbidden: User "viewer" cannot get resource "secrets" in API group "" '
      'in the namespace "default"'),
     ("GET", "/api/v1/secrets", None,
-     'secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" at the cluster scope'),
+     'secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" '
+     'at the cluster scope'),
     ("GET", "/api/v1/namespaces/default/secrets?watch=1", None,
      'secrets is forbidden: User "viewer" cannot watch resource "secrets" in API group "" '
      'in the namespace "default"'),
@@ -101,29 +91,32 @@ def test_viewer_gets_upstreams_forbidden_status(shared_server: ServerProcess, vi
                                                 method: str, path: str, body: object, message: str) -> None:
     _, conn = viewer
     before = shared_server.json("GET", CM_PATH)[1]["metadata"]["resourceVersion"]
-    status, answer = conn.json(method, path, body,
-                               headers={"Content-Type": "application/merge-patch+json"} if method == "PATCH" else None)
+    headers = {"Content-Type": "application/merge-patch+json"} if method == "PATCH" else None
+    status, answer = conn.json(method, path, body, headers=headers)
     assert status == 403
     assert answer["kind"] == "Status" and answer["reason"] == "Forbidden" and answer["code"] == 403
     assert answer["message"] == message
     assert shared_server.json("GET", CM_PATH)[1]["metadata"]["resourceVersion"] == before
 
 
-def test_forbidden_details_name_the_resource(shared_server: ServerProcess, viewer: tuple[str, Connection]) -> None:
+def test_forbidden_details_name_the_resource(shared_server: ServerProcess,
+                                             viewer: tuple[str, Connection]) -> None:
     _, conn = viewer
     status, answer = conn.json("PUT", "/apis/apps/v1/namespaces/default/deployments/web", {})
     assert status == 403
     assert answer["details"] == {"name": "web", "group": "apps", "kind": "deployments"}
 
 
-def test_viewer_reads_and_discovers(shared_server: ServerProcess, viewer: tuple[str, Connection]) -> None:
+def test_viewer_reads_and_discovers(shared_server: ServerProcess,
+                                    viewer: tuple[str, Connection]) -> None:
     _, conn = viewer
     for path in ("/api", "/apis", "/api/v1", "/version", "/apis/apps/v1/deployments", CM_PATH,
                  "/api/v1/namespaces/default/serviceaccounts"):
         assert conn.request("GET", path)[0] == 200, path
 
 
-def test_python_client_with_a_view_token(shared_server: ServerProcess, viewer: tuple[str, Connection]) -> None:
+def test_python_client_with_a_view_token(shared_server: ServerProcess,
+                                         viewer: tuple[str, Connection]) -> None:
     kubeconfig, _ = viewer
     client = kubernetes.config.new_client_from_config(config_file=kubeconfig)
     core = kubernetes.client.CoreV1Api(client)
@@ -185,7 +178,8 @@ def test_a_broken_token_file_stops_the_start(tmp_path: object) -> None:
 
 def test_token_add_before_any_start_says_what_to_do(tmp_path: object) -> None:
     result = subprocess.run([sys.executable, "-m", "apiserver", "token", "add", "x", "--role", "view",
-                             "--data-dir", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=30)
+                             "--data-dir", str(tmp_path)],
+                            cwd=REPO, capture_output=True, text=True, timeout=30)
     assert result.returncode != 0
     assert "start it once" in result.stderr
 
