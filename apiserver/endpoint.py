@@ -46,8 +46,16 @@ class Target:
         return self.query.get("dryRun") == "All"
 
 
+def _encode(obj: Any) -> bytes:
+    try:
+        return orjson.dumps(obj)
+    except orjson.JSONEncodeError as exc:
+        # Decoding accepts deeper nesting than encoding can write back (orjson stops at 255 levels).
+        raise errors.bad_request(f"the object cannot be stored: {exc}") from None
+
+
 def _json(status: int, body: Any) -> Reply:
-    return Reply(status, orjson.dumps(body))
+    return Reply(status, _encode(body))
 
 
 def _load(stored: StoredObject) -> dict[str, Any]:
@@ -55,7 +63,8 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 
 
 class Endpoint:
-    def __init__(self, store: Store, registry: Registry, max_object_bytes: int = Limits.max_object_bytes) -> None:
+    def __init__(self, store: Store, registry: Registry,
+                 max_object_bytes: int = Limits.max_object_bytes) -> None:
         self.store = store
         self.max_object_bytes = max_object_bytes
         # What a namespace holds, for deleting its contents the way the namespace controller would.
@@ -263,7 +272,7 @@ class Endpoint:
         if not delete:
             # etcd's per-request limit, which kube-apiserver inherits; checked here so that nothing
             # past it is ever numbered or logged.
-            size = len(orjson.dumps(obj))
+            size = len(_encode(obj))
             if size > self.max_object_bytes:
                 raise errors.object_too_large(size, self.max_object_bytes)
         try:
