@@ -123,9 +123,10 @@ def test_python_client_with_a_view_token(shared_server: ServerProcess,
     core = kubernetes.client.CoreV1Api(client)
     assert core.read_namespace("default").metadata.name == "default"
     with pytest.raises(kubernetes.client.ApiException) as refused:
-        core.create_namespaced_config_map("default", {"metadata": {"name": "from-viewer"}})
+        core.create_namespaced_config_map("default", kubernetes.client.V1ConfigMap(
+            metadata=kubernetes.client.V1ObjectMeta(name="from-viewer")))
     assert refused.value.status == 403
-    assert json.loads(refused.value.body)["reason"] == "Forbidden"
+    assert json.loads(refused.value.body or "{}")["reason"] == "Forbidden"
 
 
 def test_an_added_admin_token_writes(shared_server: ServerProcess) -> None:
