@@ -10,6 +10,7 @@ import sys
 from apiserver import access, pki, tokens
 from apiserver.limits import Limits
 from apiserver.server import ServeOptions, serve
+from apiserver.storage.wal import CorruptLog
 
 
 def _add_token(data_dir: str, name: str, role: str) -> None:
@@ -35,11 +36,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="how long a change is kept for watches to resume from")
     parser.add_argument("--snapshot-every", type=int, default=20_000,
                         help="write-ahead log records between snapshots")
+    parser.add_argument("--watch-queue-limit", type=int, default=1000,
+                        help="events a watcher may fall behind before it is closed (its client re-lists)")
+    parser.add_argument("--watch-bookmark-seconds", type=float, default=60.0,
+                        help="how often watches that allow bookmarks receive one")
     defaults = Limits()
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes,
                         help="largest request body; larger ones are answered 413")
     parser.add_argument("--max-object-bytes", type=int, default=defaults.max_object_bytes,
-                        help="largest object once encoded (etcd's request limit); larger ones are answered 413")
+                        help="largest object once encoded (etcd's limit); larger ones are answered 413")
     parser.add_argument("--max-watches-per-user", type=int, default=defaults.max_watches_per_user,
                         help="open watches one user may hold; more are answered 429")
     parser.add_argument("--max-watches", type=int, default=defaults.max_watches,
@@ -47,8 +52,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--request-timeout", type=float, default=defaults.request_timeout_seconds,
                         help="seconds a request other than a watch may take before it is answered 504")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
-    token = commands.add_parser("token", help="manage bearer tokens").add_subparsers(dest="action", required=True)
-    add = token.add_parser("add", help="add a token to DATA_DIR/pki/tokens.csv and print a kubeconfig for it")
+    token = commands.add_parser("token", help="manage bearer tokens")
+    token_actions = token.add_subparsers(dest="action", required=True)
+    add = token_actions.add_parser("add", help="add a token to DATA_DIR/pki/tokens.csv and print a kubeconfig for it")
     add.add_argument("name", help="the user name the token authenticates as")
     add.add_argument("--role", choices=sorted(access.ROLE_GROUPS), required=True)
     add.add_argument("--data-dir", default=argparse.SUPPRESS, help="as for serving (default ./data)")
@@ -59,8 +65,13 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     limits = Limits(args.max_body_bytes, args.max_object_bytes, args.max_watches_per_user, args.max_watches,
                     args.request_timeout)
-    serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size, args.history_seconds,
-                       args.snapshot_every, limits))
+    try:
+        serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
+                           args.history_seconds, args.snapshot_every, args.watch_queue_limit,
+                           args.watch_bookmark_seconds, limits))
+    except CorruptLog as exc:
+        # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
+        raise SystemExit(f"cannot start: {exc}") from None
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 admin (group `system:masters`, kube-apiserver's superuser group) may do everything. view (group
 `fastkube:view`) may get, list and watch, except Secrets, as RBAC's `view` ClusterRole: reading
 Secrets would hand out the service account tokens they hold. Discovery and /version are open to
-every authenticated user, as RBAC's `system:discovery` role.
+every authenticated user, as RBAC's `system:discovery` role; /metrics to admins only, as upstream
+gives it to no default role but the superuser's.
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ def allowed(user: User, attrs: Attributes) -> bool:
     if VIEW_GROUP in user.groups:
         return attrs.verb in _READ_VERBS and (attrs.group, attrs.resource) not in _HIDDEN_FROM_VIEW
     return False
+
+
+def authorize_path(user: User, verb: str, path: str) -> None:
+    """Raises 403 Forbidden when the user may not reach a path that names no resource (/metrics)."""
+    if ADMIN_GROUP not in user.groups:
+        raise errors.forbidden_path(user.name, verb, path)
 
 
 def authorize(user: User, attrs: Attributes) -> None:

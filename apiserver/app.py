@@ -7,24 +7,26 @@ lives here and nowhere below.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import logging
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from apiserver import access, errors, requestinfo
+from apiserver import access, errors, metrics, requestinfo
 from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
 from apiserver.limits import Limits, WatchSlots
-from apiserver.negotiation import negotiate
+from apiserver.negotiation import error_body, negotiate
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
 from apiserver.storage.interface import Store
+from apiserver.streaming import WatchResponse
 from apiserver.synthetic import SyntheticResources
 from apiserver.tokens import TokenAuthenticator, User
 
@@ -32,6 +34,7 @@ log = logging.getLogger("apiserver.http")
 
 _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
 _NO_CACHE = {"Cache-Control": "no-cache, private"}
+_GZIP_THRESHOLD = 128 * 1024
 
 
 @dataclass
@@ -50,17 +53,28 @@ class ServerState:
     trust_unauthenticated: bool = False
 
 
-def _error_response(exc: ApiError) -> Response:
-    return Response(exc.to_bytes(), status_code=exc.code, media_type="application/json",
-                    headers={**_NO_CACHE, **exc.headers})
+def _error_response(exc: ApiError, request: Request) -> Response:
+    body, media_type = error_body(exc, request.headers.get("accept", ""))
+    return Response(body, status_code=exc.code, media_type=media_type, headers={**_NO_CACHE, **exc.headers})
 
 
-def _reply_response(reply: Reply | StreamReply) -> Response:
+def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Response:
     if isinstance(reply, StreamReply):
-        return StreamingResponse(reply.chunks, status_code=reply.status, media_type=reply.content_type,
-                                 headers=_NO_CACHE)
-    return Response(reply.body, status_code=reply.status, media_type=reply.content_type,
-                    headers={**_NO_CACHE, **reply.headers})
+        return WatchResponse(reply.chunks, reply.closed, reply.content_type, _NO_CACHE)
+    body, headers = reply.body, {**_NO_CACHE, **reply.headers}
+    # kube-apiserver gzips only large answers: below this the CPU costs more than the bytes save
+    if len(body) > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
+        body = gzip.compress(body, compresslevel=1)
+        headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+    return Response(body, status_code=reply.status, media_type=reply.content_type, headers=headers)
+
+
+def _accepts_gzip(accept_encoding: str) -> bool:
+    for clause in accept_encoding.split(","):
+        coding, _, params = clause.strip().partition(";")
+        if coding.strip().lower() in ("gzip", "*") and params.replace(" ", "") not in ("q=0", "q=0.0", "q=0.00"):
+            return True
+    return False
 
 
 def _user(request: Request, state: ServerState) -> User | None:
@@ -77,6 +91,14 @@ def build_app(state: ServerState) -> Starlette:
     async def version(request: Request, user: User) -> Response:
         return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
 
+    async def metrics_text(request: Request, user: User) -> Response:
+        try:
+            access.authorize_path(user, "get", request.url.path)
+        except ApiError as exc:
+            return _error_response(exc, request)
+        body, content_type = metrics.exposition()
+        return Response(body, media_type=content_type, headers=_NO_CACHE)
+
     async def api(request: Request, user: User) -> Response:
         try:
             # kube-apiserver's bound on everything but watches; a watch's _serve returns as soon as
@@ -84,37 +106,39 @@ def build_app(state: ServerState) -> Starlette:
             async with asyncio.timeout(state.limits.request_timeout_seconds):
                 return await _serve(state, request, user)
         except ApiError as exc:
-            return _error_response(exc)
+            return _error_response(exc, request)
         except TimeoutError:
-            return _error_response(errors.timeout())
+            return _error_response(errors.timeout(), request)
 
-    def guarded(handler: Callable[[Request, User], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    Handler = Callable[[Request, User], Awaitable[Response]]
+
+    def guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def check(request: Request) -> Response:
             user = _user(request, state)
             if user is None:
-                return _error_response(errors.unauthorized())
+                return _error_response(errors.unauthorized(), request)
             return await handler(request, user)
         return check
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
         Route("/healthz", health), Route("/livez", health), Route("/readyz", health),
-        Route("/version", guarded(version)),
+        Route("/version", guarded(version)), Route("/metrics", guarded(metrics_text)),
         Route("/api", guarded(api)), Route("/apis", guarded(api)),
         Route("/api/{path:path}", guarded(api), methods=methods),
         Route("/apis/{path:path}", guarded(api), methods=methods),
     ]
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return _error_response(errors.resource_not_found())
+        return _error_response(errors.resource_not_found(), request)
 
     async def internal(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error serving %s %s", request.method, request.url.path)
-        return _error_response(errors.internal("an unexpected error occurred"))
+        return _error_response(errors.internal("an unexpected error occurred"), request)
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return _error_response(errors.method_not_allowed(
-            "the server does not allow this method on the requested resource"))
+            "the server does not allow this method on the requested resource"), request)
 
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
 
@@ -145,16 +169,16 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
-    shape = negotiate(request.headers.get("accept", ""), verb)
+    shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if verb == "watch":
         state.watch_slots.check(user.name)
     if rt.synthetic:
-        return _reply_response(_held(state, user, state.synthetic.serve(target, verb)))
+        return _reply_response(_held(state, user, state.synthetic.serve(target, verb, shape)))
     endpoint = state.endpoint
     if verb == "get":
-        return _reply_response(endpoint.get(target, shape))
+        return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "list":
-        return _reply_response(endpoint.list(target, shape))
+        return _reply_response(endpoint.list(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "watch":
         return _reply_response(_held(state, user, endpoint.watch(target, shape)))
     body = await _read_body(request, state.limits.max_body_bytes)

@@ -19,12 +19,13 @@ class ApiError(Exception):
     message: str
     details: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    list_metadata: dict[str, Any] | None = None  # a Status's ListMeta, e.g. a continue token offered with a 410
 
     def status(self) -> dict[str, Any]:
         body: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": self.list_metadata or {},
             "status": "Failure",
             "message": self.message,
         }
@@ -135,6 +136,10 @@ def forbidden(user: str, verb: str, group: str, resource: str, subresource: str 
         details["group"] = group
     details["kind"] = resource
     return ApiError(403, "Forbidden", f"{subject} is forbidden: {reason}", details)
+
+
+def forbidden_path(user: str, verb: str, path: str) -> ApiError:
+    return ApiError(403, "Forbidden", f'forbidden: User "{user}" cannot {verb} path "{path}"', {})
 
 
 def too_many_requests(message: str, retry_after: int) -> ApiError:

@@ -69,6 +69,8 @@ class WatchSlots:
                     yield chunk
             finally:
                 release()
+                # Closing this stream closes the watch under it now, not whenever it is collected.
+                await chunks.aclose()  # type: ignore[attr-defined]
 
         stream = counted()
         # A stream whose client left before its first byte is never started, so its `finally`

@@ -14,6 +14,7 @@ from starlette.applications import Starlette
 
 from apiserver import access, objects, pki, tokens
 from apiserver.app import ServerState, build_app
+from apiserver.crds import CustomResourceDefinitions
 from apiserver.discovery import Discovery
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
@@ -36,6 +37,8 @@ class ServeOptions:
     history_size: int
     history_seconds: float
     snapshot_every: int
+    watch_queue_limit: int = 1000
+    bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
 
 
@@ -81,14 +84,18 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     kubeconfig_path = os.path.abspath(os.path.join(options.data_dir, "kubeconfig"))
     pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
                                                          None if options.plain_http else creds.ca_cert))
-    endpoint = Endpoint(store, registry, limits.max_object_bytes)
-    state = ServerState(registry, store, Discovery(registry, address), endpoint,
+    endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
+                        limits.max_object_bytes)
+    discovery = Discovery(registry, address)
+    state = ServerState(registry, store, discovery, endpoint,
                         SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http)
+    crds = CustomResourceDefinitions(store, registry, discovery)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        crds.start()
         await _seed_namespaces(endpoint, state)
         yield
         await store.close()

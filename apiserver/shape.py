@@ -1,8 +1,9 @@
 """The seam between reading objects and writing them out: one Shape per representation.
 
-Negotiation picks a Shape (plain JSON today; Table and PartialObjectMetadata plug in here). A
-Shape turns stored bytes into a get body, a list body or a watch event object, and knows nothing
-of storage or HTTP. `key` identifies the encoding, so watchers asking for the same one share bytes.
+Negotiation picks a Shape: plain JSON and YAML of any shape (here), Table (`table_shape`),
+PartialObjectMetadata (`metadata_shape`). A Shape turns stored bytes into a get body, a list body
+or a watch event object, and knows nothing of storage or HTTP. `key` identifies the encoding, so
+watchers asking for the same one share bytes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import orjson
 from apiserver.conversion import codec_for
 from apiserver.resources import ResourceType
 from apiserver.storage.interface import Key, StoredObject
+from apiserver.yaml_wire import json_to_yaml
 
 
 @dataclass
@@ -74,3 +76,25 @@ class JsonShape:
 
 
 JSON_SHAPE = JsonShape()
+
+
+class YamlShape:
+    """Any shape's answer written as YAML (upstream serves YAML for reads, never for watches)."""
+
+    content_type = "application/yaml"
+
+    def __init__(self, inner: Shape) -> None:
+        self.inner = inner
+
+    @property
+    def key(self) -> Hashable:
+        return ("yaml", self.inner.key)
+
+    def object_body(self, rt: ResourceType, stored: StoredObject) -> bytes:
+        return json_to_yaml(self.inner.object_body(rt, stored))
+
+    def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        return json_to_yaml(self.inner.list_body(rt, listing))
+
+    def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
+        return json_to_yaml(self.inner.event_object(rt, stored, first))

@@ -100,6 +100,14 @@ def test_viewer_gets_upstreams_forbidden_status(shared_server: ServerProcess, vi
     assert shared_server.json("GET", CM_PATH)[1]["metadata"]["resourceVersion"] == before
 
 
+def test_metrics_are_for_admins(shared_server: ServerProcess, viewer: tuple[str, Connection]) -> None:
+    _, conn = viewer
+    status, answer = conn.json("GET", "/metrics")
+    assert status == 403
+    assert answer["message"] == 'forbidden: User "viewer" cannot get path "/metrics"'
+    assert shared_server.request("GET", "/metrics")[0] == 200
+
+
 def test_forbidden_details_name_the_resource(shared_server: ServerProcess,
                                              viewer: tuple[str, Connection]) -> None:
     _, conn = viewer
