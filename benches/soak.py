@@ -231,6 +231,7 @@ def run(seconds: float, clients: int, watchers: int, history_size: int, data_dir
             "rss_mib_middle": round(half[0] / 2**20, 1) if half else None,
             "rss_mib_end": round(memory[-1][1] / 2**20, 1),
             "rss_growth_second_half": round(growth, 4),
+            "rss_mib_every_10s": [round(m / 2**20, 1) for t, m in memory if int(t) % 10 == 0],
             "server_log_tracebacks": server.log().count("Traceback"),
         }
     finally:

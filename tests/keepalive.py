@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import ssl
 from typing import Any
 
 from support import ServerProcess
@@ -42,7 +43,8 @@ class Connection:
                 conn.request(method, path, body=body, headers=all_headers)
                 resp = conn.getresponse()
                 data = resp.read()
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            except (http.client.RemoteDisconnected, ConnectionError, ssl.SSLEOFError):
+                # The server closes a connection idle past its keep-alive time.
                 self.close()
                 if attempt:
                     raise
