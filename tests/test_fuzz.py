@@ -236,10 +236,16 @@ def test_names_and_labels(probe: Probe, cases: list[tuple[str, dict[str, str], d
         probe.read(CM_PATH + "/" + urllib.parse.quote(name, safe=""))
 
 
-selectors = st.one_of(st.text(max_size=60), st.lists(st.tuples(
-    st.sampled_from(["metadata.name", "metadata.namespace", "status.phase", "spec.nodeName", "", "x"]),
-    st.sampled_from(["=", "==", "!=", "", "=!", "in"]), st.text(max_size=10)), max_size=3)
-    .map(lambda terms: ",".join(f + o + v for f, o, v in terms)))
+selector_keys = st.one_of(st.sampled_from(["metadata.name", "metadata.namespace", "status.phase",
+                                           "spec.nodeName", "a", "app.kubernetes.io/name", "", "x/", "/y"]),
+                          label_text)
+selector_values = st.one_of(st.sampled_from(["b", "target", "fuzz", "", "(b)", "(b,c)", "(", ")", "(b c)"]),
+                            label_text)
+selector_terms = st.one_of(
+    st.tuples(selector_keys, st.sampled_from(["=", "==", "!=", "", "=!", " in ", " notin ", "in", "<", ">"]),
+              selector_values).map("".join),
+    selector_keys.map(lambda key: "!" + key))
+selectors = st.one_of(st.text(max_size=60), st.lists(selector_terms, max_size=3).map(",".join))
 
 
 @FUZZ
