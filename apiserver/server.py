@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field
 from typing import AsyncIterator
 
+import orjson
 import uvicorn
 from starlette.applications import Starlette
 
@@ -51,16 +52,31 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-async def _seed_namespaces(endpoint: Endpoint, state: ServerState) -> None:
-    rt = state.registry.lookup("", "v1", "namespaces")
-    assert rt is not None
-    for name in SYSTEM_NAMESPACES:
-        if endpoint.store.latest(("namespaces", "", name)) is None:
-            body = f'{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{name}"}}}}'.encode()
-            try:
-                await endpoint.create(Target(rt, "", None, None, {}), body, "application/json")
-            except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
-                log.error("could not create namespace %s: %s", name, exc.message)
+def _bootstrap_objects() -> list[tuple[str, str, dict[str, object]]]:
+    """What kube-apiserver itself creates on a fresh cluster: (resource, namespace, object)."""
+    bootstrap: list[tuple[str, str, dict[str, object]]] = [
+        ("namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+        for name in SYSTEM_NAMESPACES]
+    # Written at start-up by the legacy service account token tracking controller.
+    bootstrap.append(("configmaps", "kube-system", {
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "kube-apiserver-legacy-service-account-token-tracking", "namespace": "kube-system"},
+        "data": {"since": objects.now_rfc3339()[:10]}}))
+    return bootstrap
+
+
+async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
+    for plural, namespace, body in _bootstrap_objects():
+        rt = state.registry.lookup("", "v1", plural)
+        assert rt is not None
+        meta = body["metadata"]
+        assert isinstance(meta, dict)
+        if endpoint.store.latest((rt.storage_key, namespace, meta["name"])) is not None:
+            continue
+        try:
+            await endpoint.create(Target(rt, namespace, None, None, {}), orjson.dumps(body), "application/json")
+        except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
+            log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
 
 
 def build(options: ServeOptions) -> tuple[Starlette, str]:
@@ -96,7 +112,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         crds.start()
-        await _seed_namespaces(endpoint, state)
+        await _bootstrap(endpoint, state)
         yield
         await store.close()
 

@@ -9,7 +9,7 @@ watchers asking for the same one share bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Protocol
+from typing import Callable, Hashable, Protocol
 
 import orjson
 
@@ -54,6 +54,29 @@ class Shape(Protocol):
         """The `object` of a watch event; `first` is true for the first event a watcher receives."""
 
 
+def list_item_bytes(rt: ResourceType) -> Callable[[bytes], bytes]:
+    """How an object is written as an item of a built-in kind's list: without kind and apiVersion.
+
+    Upstream decodes items into typed lists, whose items carry no TypeMeta; custom resources'
+    unstructured lists keep it. Stored bytes begin with exactly this kind/apiVersion prefix
+    (objects.ordered puts them first), so dropping it is a slice, not a re-serialization.
+    """
+    codec = codec_for(rt)
+    served_kind = {"kind": rt.kind, "apiVersion": rt.api_version}
+    prefix = orjson.dumps(served_kind)[:-1] + b","
+
+    def item(stored: bytes) -> bytes:
+        served = codec.served_bytes(stored)
+        if served.startswith(prefix):
+            return b"{" + served[len(prefix):]
+        obj = orjson.loads(served)
+        obj.pop("kind", None)
+        obj.pop("apiVersion", None)
+        return orjson.dumps(obj)
+
+    return item
+
+
 class JsonShape:
     """Plain objects and `<Kind>List`s: stored bytes spliced, never re-serialized (unless converted)."""
 
@@ -67,9 +90,9 @@ class JsonShape:
         return codec_for(rt).served_bytes(stored.data)
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
-        serve = codec_for(rt).served_bytes
+        item = codec_for(rt).served_bytes if rt.custom else list_item_bytes(rt)
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": listing.metadata()})
-        return head[:-1] + b',"items":[' + b",".join(serve(obj.data) for _, obj in listing.items) + b"]}"
+        return head[:-1] + b',"items":[' + b",".join(item(obj.data) for _, obj in listing.items) + b"]}"
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return codec_for(rt).served_bytes(stored.data)

@@ -45,3 +45,15 @@ def test_get_answers_the_stored_bytes(shared_server: ServerProcess) -> None:
     assert status == 201
     status, fetched = shared_server.request("GET", "/api/v1/namespaces/default/configmaps/same")
     assert status == 200 and fetched == created
+
+
+def test_typed_list_items_carry_no_type_meta_like_upstream(shared_server: ServerProcess) -> None:
+    status, raw = shared_server.request("GET", "/api/v1/namespaces/kube-system/configmaps?limit=1")
+    assert status == 200
+    listing = orjson.loads(raw)
+    assert listing["kind"] == "ConfigMapList"
+    item = listing["items"][0]
+    assert "kind" not in item and "apiVersion" not in item
+    assert item["metadata"]["name"] == "kube-apiserver-legacy-service-account-token-tracking"
+    status, single = shared_server.json("GET", "/api/v1/namespaces/kube-system/configmaps/" + item["metadata"]["name"])
+    assert single == {"kind": "ConfigMap", "apiVersion": "v1", **item}
