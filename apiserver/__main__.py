@@ -19,7 +19,10 @@ def _add_token(data_dir: str, name: str, role: str) -> None:
     if not os.path.exists(path) or not os.path.exists(kubeconfig):
         raise SystemExit(f"no server has started with --data-dir {data_dir} yet: "
                          "start it once, then add tokens")
-    token = tokens.add_token(path, name, access.ROLE_GROUPS[role])
+    try:
+        token = tokens.add_token(path, name, access.ROLE_GROUPS[role])
+    except tokens.TokenFileError as exc:
+        raise SystemExit(f"not adding to a token file that does not parse: {exc}") from None
     sys.stdout.write(pki.kubeconfig_beside(kubeconfig, name, token))
 
 
@@ -54,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
-    add = token_actions.add_parser("add", help="add a token to DATA_DIR/pki/tokens.csv and print a kubeconfig for it")
+    add = token_actions.add_parser("add", help="add a token to DATA_DIR/pki/tokens.csv; print its kubeconfig")
     add.add_argument("name", help="the user name the token authenticates as")
     add.add_argument("--role", choices=sorted(access.ROLE_GROUPS), required=True)
     add.add_argument("--data-dir", default=argparse.SUPPRESS, help="as for serving (default ./data)")

@@ -172,6 +172,12 @@ def test_a_broken_token_file_keeps_the_last_good_tokens(server: ServerProcess) -
         f.write("only-one-column\n")
     assert server.request("GET", CM_PATH)[0] == 200
     assert "token file not reloaded" in server.log()
+    result = subprocess.run([sys.executable, "-m", "apiserver", "token", "add", "x", "--role", "view",
+                             "--data-dir", server.data_dir],
+                            cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert result.returncode != 0
+    assert result.stderr.startswith("not adding to a token file that does not parse: ")
+    assert "tokens.csv:2: a record needs at least 3 columns" in result.stderr
 
 
 def test_a_broken_token_file_stops_the_start(tmp_path: object) -> None:
