@@ -1,13 +1,13 @@
 """The HTTP edge: routes a request to discovery or to a resource verb and writes the answer.
 
-route -> authenticate -> parse the path -> pick the verb -> Endpoint -> bytes. Starlette lives
-here and nowhere below.
+route -> authenticate -> parse the path -> pick the verb -> authorize -> Endpoint -> bytes. Starlette
+lives here and nowhere below.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gzip
-import hmac
 import logging
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
@@ -17,10 +17,11 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from apiserver import bodies, errors, metrics, requestinfo
+from apiserver import access, errors, metrics, requestinfo
 from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
+from apiserver.limits import Limits, WatchSlots
 from apiserver.negotiation import error_body, negotiate
 from apiserver.openapi import OpenAPI
 from apiserver.reply import Reply, StreamReply
@@ -28,6 +29,7 @@ from apiserver.resources import Registry
 from apiserver.storage.interface import Store
 from apiserver.streaming import WatchResponse
 from apiserver.synthetic import SyntheticResources
+from apiserver.tokens import TokenAuthenticator, User
 
 log = logging.getLogger("apiserver.http")
 
@@ -43,7 +45,9 @@ class ServerState:
     discovery: Discovery
     endpoint: Endpoint
     synthetic: SyntheticResources
-    token: str
+    authenticator: TokenAuthenticator
+    limits: Limits
+    watch_slots: WatchSlots
     # The loopback-only plain HTTP mode: client-go never sends a bearer token over plain HTTP, so
     # there, like kube-apiserver's old insecure port, a request without credentials is let in.
     # A wrong token is still refused.
@@ -74,44 +78,52 @@ def _accepts_gzip(accept_encoding: str) -> bool:
     return False
 
 
-def _authenticated(request: Request, state: ServerState) -> bool:
+def _user(request: Request, state: ServerState) -> User | None:
     header = request.headers.get("authorization", "")
     if not header and state.trust_unauthenticated:
-        return True
-    token = state.token
-    scheme, _, presented = header.partition(" ")
-    if scheme.lower() != "bearer" or not presented:
-        return False
-    return hmac.compare_digest(presented.strip().encode(), token.encode())
+        return access.UNSECURED
+    return state.authenticator.authenticate(header)
 
 
 def build_app(state: ServerState) -> Starlette:
     async def health(request: Request) -> Response:
         return PlainTextResponse("ok")
 
-    async def version(request: Request) -> Response:
+    async def version(request: Request, user: User) -> Response:
         return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
 
-    async def metrics_text(request: Request) -> Response:
+    async def metrics_text(request: Request, user: User) -> Response:
+        try:
+            access.authorize_path(user, "get", request.url.path)
+        except ApiError as exc:
+            return _error_response(exc, request)
         body, content_type = metrics.exposition()
         return Response(body, media_type=content_type, headers=_NO_CACHE)
 
-    async def api(request: Request) -> Response:
+    async def api(request: Request, user: User) -> Response:
         try:
-            return await _serve(state, request)
+            # kube-apiserver's bound on everything but watches; a watch's _serve returns as soon as
+            # its stream is open, so the bound never cuts one short.
+            async with asyncio.timeout(state.limits.request_timeout_seconds):
+                return await _serve(state, request, user)
         except ApiError as exc:
             return _error_response(exc, request)
+        except TimeoutError:
+            return _error_response(errors.timeout(), request)
 
-    def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    Handler = Callable[[Request, User], Awaitable[Response]]
+
+    def guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def check(request: Request) -> Response:
-            if not _authenticated(request, state):
+            user = _user(request, state)
+            if user is None:
                 return _error_response(errors.unauthorized(), request)
-            return await handler(request)
+            return await handler(request, user)
         return check
 
     openapi = OpenAPI(state.registry)
 
-    async def openapi_v3(request: Request) -> Response:
+    async def openapi_v3(request: Request, user: User) -> Response:
         key = request.path_params.get("path")
         if key is None:
             return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
@@ -123,7 +135,7 @@ def build_app(state: ServerState) -> Starlette:
         cache = "public, immutable" if request.query_params.get("hash") == digest else "no-cache, private"
         return Response(body, media_type="application/json", headers={"Cache-Control": cache, "Etag": f'"{digest}"'})
 
-    async def openapi_v2(request: Request) -> Response:
+    async def openapi_v2(request: Request, user: User) -> Response:
         body, media_type = openapi.v2_body(request.headers.get("accept", ""))
         return Response(body, media_type=media_type, headers=_NO_CACHE)
 
@@ -152,12 +164,18 @@ def build_app(state: ServerState) -> Starlette:
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
 
 
-async def _serve(state: ServerState, request: Request) -> Response:
+async def _serve(state: ServerState, request: Request, user: User) -> Response:
     parsed = requestinfo.parse(request.url.path)
     if isinstance(parsed, requestinfo.DiscoveryPath):
         return _discovery(state, request, parsed)
     if parsed is None:
         raise errors.resource_not_found()
+    method = request.method
+    verb = _verb(method, parsed.name is not None, request.query_params)
+    # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
+    # learns nothing about what exists.
+    access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
+                                             parsed.namespace, parsed.name or ""))
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None:
         raise errors.resource_not_found()
@@ -169,23 +187,23 @@ async def _serve(state: ServerState, request: Request) -> Response:
     namespace = parsed.namespace if rt.namespaced else ""
     target = Target(rt, namespace, name, parsed.subresource, request.query_params,
                     request.headers.get("user-agent", ""))
-    method = request.method
-    verb = _verb(method, name is not None, request.query_params)
     if not rt.allows(verb) or (parsed.subresource is not None and verb not in rt.subresource(parsed.subresource).verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
     shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
+    if verb == "watch":
+        state.watch_slots.check(user.name)
     if rt.synthetic:
-        return _reply_response(state.synthetic.serve(target, verb, shape))
+        return _reply_response(_held(state, user, state.synthetic.serve(target, verb, shape)))
     endpoint = state.endpoint
     if verb == "get":
         return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "list":
         return _reply_response(endpoint.list(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "watch":
-        return _reply_response(endpoint.watch(target, shape))
-    body = await _read_body(request)
+        return _reply_response(_held(state, user, endpoint.watch(target, shape)))
+    body = await _read_body(request, state.limits.max_body_bytes)
     content_type = request.headers.get("content-type")
     if verb == "create":
         return _reply_response(await endpoint.create(target, body, content_type))
@@ -198,17 +216,24 @@ async def _serve(state: ServerState, request: Request) -> Response:
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
 
 
-async def _read_body(request: Request) -> bytes:
+def _held(state: ServerState, user: User, reply: Reply | StreamReply) -> Reply | StreamReply:
+    """A watch stream counted against its user's open watches while it lasts."""
+    if isinstance(reply, StreamReply):
+        reply.chunks = state.watch_slots.hold(user.name, reply.chunks)
+    return reply
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
     """The body, refused with 413 as soon as it is known to exceed the limit, never buffered past it."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > bodies.MAX_BODY_BYTES:
-        raise errors.too_large()
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise errors.too_large(limit)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > bodies.MAX_BODY_BYTES:
-            raise errors.too_large()
+        if size > limit:
+            raise errors.too_large(limit)
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -14,6 +14,7 @@ import orjson
 from apiserver import bodies, crdspec, errors, fieldvalidation, objects, paging, patch, protobuf, services
 from apiserver.conversion import Codec, codec_for
 from apiserver.fanout import WatchHub
+from apiserver.limits import Limits
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry, ResourceType
 from apiserver.selection import Selection, selection_for
@@ -64,8 +65,16 @@ class Target:
         return self.query.get("fieldManager") or self.user_agent.split("/", 1)[0] or None
 
 
+def _encode(obj: Any) -> bytes:
+    try:
+        return orjson.dumps(obj)
+    except orjson.JSONEncodeError as exc:
+        # Decoding accepts deeper nesting than encoding can write back (orjson stops at 255 levels).
+        raise errors.bad_request(f"the object cannot be stored: {exc}") from None
+
+
 def _json(status: int, body: Any) -> Reply:
-    return Reply(status, orjson.dumps(body))
+    return Reply(status, _encode(body))
 
 
 def _load(stored: StoredObject) -> dict[str, Any]:
@@ -74,11 +83,12 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 
 class Endpoint:
     def __init__(self, store: Store, registry: Registry, watch_queue_limit: int = 1000,
-                 bookmark_seconds: float = 60.0) -> None:
+                 bookmark_seconds: float = 60.0, max_object_bytes: int = Limits.max_object_bytes) -> None:
         self.store = store
         self.watches = WatchHub(store)
         self.watch_queue_limit = watch_queue_limit  # events a watcher may fall behind before it is closed
         self.bookmark_seconds = bookmark_seconds
+        self.max_object_bytes = max_object_bytes
         self._registry = registry
 
     @property
@@ -344,6 +354,12 @@ class Endpoint:
             # The store fills in resourceVersion in place, so the key must already hold its sorted position.
             obj["metadata"].setdefault("resourceVersion", "")
             obj = crdspec.canonical(obj)
+        if not delete:
+            # etcd's per-request limit, which kube-apiserver inherits; checked here so that nothing
+            # past it is ever numbered or logged.
+            size = len(_encode(obj))
+            if size > self.max_object_bytes:
+                raise errors.object_too_large(size, self.max_object_bytes)
         try:
             return await self.store.submit(key, obj, expected, delete=delete)
         except PreconditionFailed:

@@ -110,12 +110,46 @@ def unsupported_media_type(accepted: list[str]) -> ApiError:
                     + ", ".join(accepted))
 
 
-def too_large(message: str = "the server has received too large of a request body") -> ApiError:
-    return ApiError(413, "RequestEntityTooLarge", message)
+def too_large(limit: int) -> ApiError:
+    return ApiError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {limit}")
+
+
+def object_too_large(size: int, limit: int) -> ApiError:
+    # etcd's own refusal, which kube-apiserver passes on as 413.
+    return ApiError(413, "RequestEntityTooLarge",
+                    f"Request entity too large: the object is {size} bytes once encoded, limit is {limit}: "
+                    "request is too large")
 
 
 def unauthorized() -> ApiError:
     return ApiError(401, "Unauthorized", "Unauthorized")
+
+
+def forbidden(user: str, verb: str, group: str, resource: str, subresource: str | None, namespace: str,
+              name: str) -> ApiError:
+    what = f"{resource}/{subresource}" if subresource else resource
+    where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+    reason = f'User "{user}" cannot {verb} resource "{what}" in API group "{group}" {where}'
+    subject = f'{qualified(resource, group)} "{name}"' if name else qualified(resource, group)
+    details: dict[str, Any] = {"name": name} if name else {}
+    if group:
+        details["group"] = group
+    details["kind"] = resource
+    return ApiError(403, "Forbidden", f"{subject} is forbidden: {reason}", details)
+
+
+def forbidden_path(user: str, verb: str, path: str) -> ApiError:
+    return ApiError(403, "Forbidden", f'forbidden: User "{user}" cannot {verb} path "{path}"', {})
+
+
+def too_many_requests(message: str, retry_after: int) -> ApiError:
+    return ApiError(429, "TooManyRequests", message, {"retryAfterSeconds": retry_after},
+                    {"Retry-After": str(retry_after)})
+
+
+def timeout() -> ApiError:
+    return ApiError(504, "Timeout", "Timeout: request did not complete within requested timeout - "
+                                    "context deadline exceeded", {})
 
 
 def not_acceptable(message: str) -> ApiError:

@@ -64,6 +64,7 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
         meta = obj["metadata"] = {}
     if not isinstance(meta, dict):
         raise errors.bad_request("metadata must be an object")
+    _check_metadata_types(rt, meta)
     if rt.namespaced:
         body_ns = meta.get("namespace") or ""
         if body_ns and body_ns != namespace:
@@ -76,6 +77,47 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
     if name is not None and not meta.get("name"):
         meta["name"] = name
     return obj
+
+
+# ObjectMeta's typed fields: a value of another JSON type is a decoding error upstream (400), and
+# everything below relies on these types.
+_META_TYPES: dict[str, tuple[type, str]] = {
+    **{f: (str, "string") for f in ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+                                    "creationTimestamp", "deletionTimestamp")},
+    "generation": (int, "int64"), "deletionGracePeriodSeconds": (int, "int64"),
+    "labels": (dict, "map[string]string"), "annotations": (dict, "map[string]string"),
+    "finalizers": (list, "[]string"), "ownerReferences": (list, "[]v1.OwnerReference"),
+    "managedFields": (list, "[]v1.ManagedFieldsEntry"),
+}
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "null"
+
+
+def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
+    for field_name, (expected, go_type) in _META_TYPES.items():
+        value = meta.get(field_name)
+        if value is None:
+            continue
+        wrong = not isinstance(value, expected) or isinstance(value, bool) and expected is int
+        inner = None
+        if not wrong and go_type == "map[string]string":
+            inner = next((v for v in value.values() if not isinstance(v, str)), None)
+        elif not wrong and go_type == "[]string":
+            inner = next((v for v in value if not isinstance(v, str)), None)
+        if wrong or inner is not None:
+            found = _json_type(value if wrong else inner)
+            target = go_type if wrong else "string"
+            raise errors.bad_request(
+                f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: json: cannot unmarshal '
+                f"{found} into Go struct field ObjectMeta.metadata.{field_name} of type {target}")
 
 
 def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None) -> dict[str, Any]:

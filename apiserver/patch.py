@@ -12,7 +12,6 @@ from apiserver import bodies, errors, schemas, strategicpatch
 
 
 def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None) -> Any:
-    bodies.check_size(raw)
     kind = bodies.media_type(content_type)
     if kind == bodies.MERGE_PATCH:
         patch = bodies.decode_json(raw)

@@ -113,6 +113,17 @@ def kubeconfig(server: str, token: str, ca_cert_path: str | None, user: str = "a
     if ca_cert_path is not None:
         with open(ca_cert_path, "rb") as f:
             cluster["certificate-authority-data"] = base64.b64encode(f.read()).decode()
+    return _kubeconfig_document(cluster, user, token)
+
+
+def kubeconfig_beside(path: str, user: str, token: str) -> str:
+    """A kubeconfig for `user` that reaches the same server, with the same CA, as the one at `path`."""
+    with open(path) as f:
+        cluster = yaml.safe_load(f)["clusters"][0]["cluster"]
+    return _kubeconfig_document(cluster, user, token)
+
+
+def _kubeconfig_document(cluster: dict[str, object], user: str, token: str) -> str:
     doc = {
         "apiVersion": "v1",
         "kind": "Config",

@@ -6,19 +6,20 @@ import contextlib
 import ipaddress
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import AsyncIterator
 
 import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver import managedfields, objects, pki
+from apiserver import access, managedfields, objects, pki, tokens
 from apiserver.app import ServerState, build_app
 from apiserver.crds import CustomResourceDefinitions
 from apiserver.discovery import Discovery
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
+from apiserver.limits import Limits, WatchSlots
 from apiserver.resources import builtin_registry
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 from apiserver.synthetic import SyntheticResources
@@ -39,6 +40,7 @@ class ServeOptions:
     snapshot_every: int
     watch_queue_limit: int = 1000
     bookmark_seconds: float = 60.0
+    limits: Limits = field(default_factory=Limits)
 
 
 def is_loopback(host: str) -> bool:
@@ -95,14 +97,23 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     address = f"[{client_host}]:{options.port}" if ":" in client_host else f"{client_host}:{options.port}"
     creds = pki.ensure_credentials(options.data_dir, [] if is_loopback(options.host) else [options.host])
     token = pki.read_token(creds)
+    tokens_path = tokens.token_file_path(options.data_dir)
+    tokens.ensure_token_file(tokens_path, token, access.ROLE_GROUPS["admin"])
+    try:
+        authenticator = tokens.TokenAuthenticator(tokens_path)
+    except tokens.TokenFileError as exc:
+        raise SystemExit(f"cannot start: {exc}") from None
+    limits = options.limits
     server_url = ("http://" if options.plain_http else "https://") + address
     kubeconfig_path = os.path.abspath(os.path.join(options.data_dir, "kubeconfig"))
     pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
                                                          None if options.plain_http else creds.ca_cert))
-    endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds)
+    endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
+                        limits.max_object_bytes)
     discovery = Discovery(registry, address)
     state = ServerState(registry, store, discovery, endpoint,
-                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token,
+                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
+                        limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http)
     crds = CustomResourceDefinitions(store, registry, discovery)
 

@@ -79,6 +79,9 @@ class AnnotatedMeta(Meta):
     annotations: dict[str, str] = {}
 
 
+_read_named = struct_reader(Named)
+
+
 @dataclass
 class BuiltinPrinter(Generic[View]):
     """A Printer for a built-in kind: decode the view, then compute the row from it."""
@@ -93,7 +96,18 @@ class BuiltinPrinter(Generic[View]):
         self._decode = self.reader(self.view)
 
     def row(self, data: bytes) -> Row:
-        return self.cells(self._decode(data))
+        try:
+            return self.cells(self._decode(data))
+        except msgspec.ValidationError:
+            # A field stored with another type than the kind declares (the write path does not check
+            # every field of every kind) must not fail the whole list: name the object, leave the
+            # rest at the empty object's placeholders.
+            row = self.cells(self.view())
+            try:
+                row.cells[0] = _read_named(data).metadata.name
+            except msgspec.ValidationError:
+                pass
+            return row
 
 
 def printer(definitions: list[ColumnDefinition], view: type[View],
