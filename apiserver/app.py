@@ -179,7 +179,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None:
         raise errors.resource_not_found()
-    if parsed.subresource is not None and rt.subresource(parsed.subresource) is None:
+    subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
+    if parsed.subresource is not None and subresource is None:
         raise errors.resource_not_found()
     if not rt.namespaced and parsed.resource != "namespaces" and parsed.namespace:
         raise errors.resource_not_found()
@@ -187,7 +188,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     namespace = parsed.namespace if rt.namespaced else ""
     target = Target(rt, namespace, name, parsed.subresource, request.query_params,
                     request.headers.get("user-agent", ""))
-    if not rt.allows(verb) or (parsed.subresource is not None and verb not in rt.subresource(parsed.subresource).verbs):
+    if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import jsonpatch
+import jsonpatch  # type: ignore[import-untyped]
 
 from apiserver import bodies, errors, schemas, strategicpatch
 

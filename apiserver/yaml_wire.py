@@ -23,7 +23,7 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style: str | None = None
     if "\n" in value:
         style = "|"
-    elif value == "" or dumper.resolve(yaml.ScalarNode, value, (True, False)) != _STR:
+    elif value == "" or dumper.resolve(yaml.ScalarNode, value, (True, False)) != _STR:  # type: ignore[no-untyped-call]
         style = '"'
     return dumper.represent_scalar(_STR, value, style=style)
 
