@@ -11,6 +11,7 @@ import email.utils
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -83,3 +84,27 @@ def rows(resource: str) -> list[GoldenRow]:
 def printed(printer: Printer, golden: GoldenRow) -> tuple[list[RenderedCell], list[dict[str, Any]] | None]:
     row = printer.row(golden.data)
     return render_cells(row, golden.captured), row.conditions
+
+
+# Every built-in resource the goldens print, and the kind that prints it.
+RESOURCES = {
+    "pods": ("", "Pod"), "namespaces": ("", "Namespace"), "configmaps": ("", "ConfigMap"),
+    "secrets": ("", "Secret"), "serviceaccounts": ("", "ServiceAccount"), "services": ("", "Service"),
+    "endpoints": ("", "Endpoints"), "nodes": ("", "Node"), "events": ("", "Event"),
+    "persistentvolumes": ("", "PersistentVolume"), "persistentvolumeclaims": ("", "PersistentVolumeClaim"),
+    "deployments.apps": ("apps", "Deployment"), "replicasets.apps": ("apps", "ReplicaSet"),
+    "statefulsets.apps": ("apps", "StatefulSet"), "daemonsets.apps": ("apps", "DaemonSet"),
+    "jobs.batch": ("batch", "Job"), "cronjobs.batch": ("batch", "CronJob"),
+    "ingresses.networking.k8s.io": ("networking.k8s.io", "Ingress"),
+    "ingressclasses.networking.k8s.io": ("networking.k8s.io", "IngressClass"),
+    "endpointslices.discovery.k8s.io": ("discovery.k8s.io", "EndpointSlice"),
+    "storageclasses.storage.k8s.io": ("storage.k8s.io", "StorageClass"),
+    "apiservices.apiregistration.k8s.io": ("apiregistration.k8s.io", "APIService"),
+}
+
+NOW = 2_000_000_000.0  # 2033-05-18T03:33:20Z: a fixed "now" for hand-written cases
+
+
+def cells(printer: Printer, obj: Mapping[str, Any]) -> list[RenderedCell]:
+    """The rendered row of a hand-written object, at NOW."""
+    return render_cells(printer.row(orjson.dumps(obj)), NOW)

@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
 
-import orjson
-import pytest
-from columns_golden import GoldenRow, column_definitions, printed, rows
+from columns_golden import cells
 
 from columns import batch
-from columns.base import Printer, RenderedCell, render_cells
-
-PRINTERS: dict[str, Printer] = {
-    "jobs.batch": batch.JOBS,
-    "cronjobs.batch": batch.CRON_JOBS,
-}
 
 
-@pytest.mark.parametrize("golden", [g for resource in PRINTERS for g in rows(resource)], ids=str)
-def test_rows_match_upstream(golden: GoldenRow) -> None:
-    assert printed(PRINTERS[golden.resource], golden) == (golden.cells, golden.conditions)
 
 
-@pytest.mark.parametrize("resource", PRINTERS)
-def test_columns_match_upstream(resource: str) -> None:
-    assert PRINTERS[resource].definitions == column_definitions(resource)
-
-
-NOW = 2_000_000_000.0  # 2033-05-18T03:33:20Z
-
-
-def cells(printer: Printer, obj: Mapping[str, Any]) -> list[RenderedCell]:
-    return render_cells(printer.row(orjson.dumps(obj)), NOW)
 
 
 def test_job_completions_status_and_duration() -> None:

@@ -2,42 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
 
-import orjson
-import pytest
-from columns_golden import GoldenRow, column_definitions, printed, rows
+from columns_golden import cells
 
 from columns import core
-from columns.base import Printer, RenderedCell, render_cells
-
-PRINTERS: dict[str, Printer] = {
-    "namespaces": core.NAMESPACES,
-    "configmaps": core.CONFIG_MAPS,
-    "secrets": core.SECRETS,
-    "serviceaccounts": core.SERVICE_ACCOUNTS,
-    "services": core.SERVICES,
-    "endpoints": core.ENDPOINTS,
-    "nodes": core.NODES,
-}
+from columns.base import RenderedCell
 
 
-@pytest.mark.parametrize("golden", [g for resource in PRINTERS for g in rows(resource)], ids=str)
-def test_rows_match_upstream(golden: GoldenRow) -> None:
-    assert printed(PRINTERS[golden.resource], golden) == (golden.cells, golden.conditions)
 
 
-@pytest.mark.parametrize("resource", PRINTERS)
-def test_columns_match_upstream(resource: str) -> None:
-    assert PRINTERS[resource].definitions == column_definitions(resource)
-
-
-NOW = 2_000_000_000.0
-
-
-def cells(printer: Printer, obj: Mapping[str, Any]) -> list[RenderedCell]:
-    return render_cells(printer.row(orjson.dumps(obj)), NOW)
 
 
 def service(spec: dict[str, object], ingress: list[dict[str, str]] | None = None) -> list[RenderedCell]:

@@ -5,27 +5,13 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from columns_golden import TABLES, GoldenRow, rows
+from columns_golden import RESOURCES, TABLES, GoldenRow, rows
 
 from columns.base import render_cells
 from columns.declare import BuiltinPrinter
 from columns.decode import full_parse_reader
 from columns.registry import DEFAULT, PRINTERS
 
-RESOURCES = {
-    "pods": ("", "Pod"), "namespaces": ("", "Namespace"), "configmaps": ("", "ConfigMap"),
-    "secrets": ("", "Secret"), "serviceaccounts": ("", "ServiceAccount"), "services": ("", "Service"),
-    "endpoints": ("", "Endpoints"), "nodes": ("", "Node"), "events": ("", "Event"),
-    "persistentvolumes": ("", "PersistentVolume"), "persistentvolumeclaims": ("", "PersistentVolumeClaim"),
-    "deployments.apps": ("apps", "Deployment"), "replicasets.apps": ("apps", "ReplicaSet"),
-    "statefulsets.apps": ("apps", "StatefulSet"), "daemonsets.apps": ("apps", "DaemonSet"),
-    "jobs.batch": ("batch", "Job"), "cronjobs.batch": ("batch", "CronJob"),
-    "ingresses.networking.k8s.io": ("networking.k8s.io", "Ingress"),
-    "ingressclasses.networking.k8s.io": ("networking.k8s.io", "IngressClass"),
-    "endpointslices.discovery.k8s.io": ("discovery.k8s.io", "EndpointSlice"),
-    "storageclasses.storage.k8s.io": ("storage.k8s.io", "StorageClass"),
-    "apiservices.apiregistration.k8s.io": ("apiregistration.k8s.io", "APIService"),
-}
 EVERY_OBJECT = [g for resource in RESOURCES for g in rows(resource) if g.answer == "list"]
 
 

@@ -3,27 +3,9 @@
 from __future__ import annotations
 
 import orjson
-import pytest
-from columns_golden import GoldenRow, column_definitions, printed, rows
 
 from columns import networking
-from columns.base import Printer
 
-PRINTERS: dict[str, Printer] = {
-    "ingresses.networking.k8s.io": networking.INGRESSES,
-    "ingressclasses.networking.k8s.io": networking.INGRESS_CLASSES,
-    "endpointslices.discovery.k8s.io": networking.ENDPOINT_SLICES,
-}
-
-
-@pytest.mark.parametrize("golden", [g for resource in PRINTERS for g in rows(resource)], ids=str)
-def test_rows_match_upstream(golden: GoldenRow) -> None:
-    assert printed(PRINTERS[golden.resource], golden) == (golden.cells, golden.conditions)
-
-
-@pytest.mark.parametrize("resource", PRINTERS)
-def test_columns_match_upstream(resource: str) -> None:
-    assert PRINTERS[resource].definitions == column_definitions(resource)
 
 
 def test_ingress_hosts() -> None:

@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import orjson
-import pytest
-from columns_golden import GoldenRow, column_definitions, printed, rows
+from columns_golden import NOW
 
 from columns import other
-from columns.base import Cell, Printer, render_cells
-
-PRINTERS: dict[str, Printer] = {
-    "apiservices.apiregistration.k8s.io": other.API_SERVICES,
-}
+from columns.base import Cell, render_cells
 
 
-@pytest.mark.parametrize("golden", [g for resource in PRINTERS for g in rows(resource)], ids=str)
-def test_rows_match_upstream(golden: GoldenRow) -> None:
-    assert printed(PRINTERS[golden.resource], golden) == (golden.cells, golden.conditions)
 
-
-@pytest.mark.parametrize("resource", PRINTERS)
-def test_columns_match_upstream(resource: str) -> None:
-    assert PRINTERS[resource].definitions == column_definitions(resource)
-
-
-NOW = 2_000_000_000.0  # 2033-05-18T03:33:20Z
 
 
 def test_lease_columns_and_rows() -> None:
