@@ -13,10 +13,11 @@ import shutil
 import sys
 import tempfile
 import time
+from typing import Any
 
 from benches.api_load import report
 from benches.api_load import scenarios as sc
-from benches.api_load.measure import Measurement, Options, overload_warning
+from benches.api_load.measure import Measurement, Options, measure_interleaved, overload_warning
 from benches.api_load.servers import REPO, SHARED, LocalServer, Target, free_port, from_kubeconfig
 from benches.api_load.wrk import Load, require_wrk
 
@@ -31,7 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--token", help="bearer token for --url")
     where.add_argument("--ca", help="CA file for --url (default: do not verify)")
     where.add_argument("--kubeconfig", help="take server, token and CA from this kubeconfig's current context")
-    where.add_argument("--server-repo", default=REPO, help="checkout whose server to start (default: this one)")
+    where.add_argument("--server-repo", action="append", metavar="[NAME=]DIR",
+                       help="checkout whose server to start (default: this one); given several times, each "
+                            "server is started and the runs take turns between them; results go to OUT/NAME/")
     p.add_argument("--scenarios", default=" ".join(s.name for s in sc.ALL),
                    help="space or comma separated, from: " + " ".join(sc.BY_NAME))
     p.add_argument("--runs", type=int, default=3)
@@ -63,6 +66,29 @@ def _target(args: argparse.Namespace) -> Target | None:
     return None
 
 
+def _servers(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(name, checkout) of each server to start; names default to the checkout's directory name."""
+    out = []
+    for spec in args.server_repo or [REPO]:
+        name, _, path = spec.rpartition("=")
+        out.append((name or os.path.basename(os.path.abspath(path)), os.path.abspath(path)))
+    if len({name for name, _ in out}) != len(out):
+        raise SystemExit("--server-repo: give each server a distinct NAME=")
+    return out
+
+
+def _write(results: dict[str, Any], out: str, references: list[str]) -> None:
+    report.attach_references(results, report.load_references(references), {s.name: s.reference for s in sc.ALL})
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(results, f, indent=2)
+    table = report.markdown(results)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(table)
+    report.chart(results, os.path.join(out, "results.png"))
+    print(f"\n## {results['label']}\n\n{table}\nresults in {out}/results.{{json,md,png}}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     require_wrk()
@@ -74,43 +100,47 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"unknown scenarios: {' '.join(unknown)}")
     out = os.path.abspath(args.out or os.path.join("bench-results", time.strftime("api_load-%Y%m%dT%H%M%S")))
     os.makedirs(out, exist_ok=True)
-    options = Options(names, QUICK_COUNT if args.quick else args.count, args.runs,
-                      Load(args.threads, args.connections, QUICK_DURATION_S if args.quick else args.duration),
-                      floor=not (args.no_floor or args.quick), work_dir=tempfile.mkdtemp(prefix="work-", dir=out))
+    work = tempfile.mkdtemp(prefix="work-", dir=out)
     warnings = [w for w in [overload_warning()] if w]
     for warning in warnings:
         print(f"warning: {warning}; no baseline will be saved", file=sys.stderr)
-    target = _target(args)
-    local = None
-    if target is None:
-        local = LocalServer(os.path.abspath(args.server_repo), os.path.join(options.work_dir, "server"), free_port())
-        target = local.start()
-    print(f"== {target.url}: {len(names)} scenarios x {options.runs} runs of {options.load.duration_s:g}s, "
-          f"{options.count} objects", flush=True)
+
+    def options(label: str) -> Options:
+        return Options(names, QUICK_COUNT if args.quick else args.count, args.runs,
+                       Load(args.threads, args.connections, QUICK_DURATION_S if args.quick else args.duration),
+                       floor=not (args.no_floor or args.quick), work_dir=os.path.join(work, label), label=label)
+
+    remote = _target(args)
+    local: list[LocalServer] = []
+    measurements: list[Measurement] = []
     try:
-        results = Measurement(target, options, warnings).run()
+        if remote is not None:
+            measurements.append(Measurement(remote, options(args.label or remote.url), list(warnings)))
+        else:
+            for label, repo in _servers(args):
+                opts = options(label)
+                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port())
+                local.append(server)
+                measurements.append(Measurement(server.start(), opts, list(warnings)))
+        print(f"== {' / '.join(m.target.url for m in measurements)}: {len(names)} scenarios x {args.runs} runs of "
+              f"{measurements[0].options.load.duration_s:g}s, {measurements[0].options.count} objects", flush=True)
+        all_results = measure_interleaved(measurements, args.runs)
     finally:
-        if local is not None:
-            local.stop()
-    shutil.rmtree(options.work_dir, ignore_errors=True)
-    results["label"] = args.label or (f"this server from {args.server_repo}" if local else target.url)
-    report.attach_references(results, report.load_references(args.reference),
-                             {s.name: s.reference for s in sc.ALL})
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(results, f, indent=2)
-    table = report.markdown(results)
-    with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(table)
-    report.chart(results, os.path.join(out, "results.png"))
-    print(table)
-    print(f"results in {out}/results.{{json,md,png}}")
+        for server in local:
+            server.stop()
+    shutil.rmtree(work, ignore_errors=True)
+    for m, results in zip(measurements, all_results):
+        results["label"] = m.options.label if remote is not None or len(measurements) > 1 else (
+            args.label or f"this server from {m.options.label}")
+        _write(results, out if len(measurements) == 1 else os.path.join(out, m.options.label), args.reference)
     if args.save_baseline:
-        if results["baseline_ok"]:
+        first = all_results[0]
+        if len(all_results) == 1 and first["baseline_ok"]:
             shutil.copyfile(os.path.join(out, "results.json"), args.save_baseline)
             print(f"baseline saved to {args.save_baseline}")
         else:
-            print(f"warning: baseline NOT saved to {args.save_baseline}: {'; '.join(results['warnings'])}",
-                  file=sys.stderr)
+            print(f"warning: baseline NOT saved to {args.save_baseline}: "
+                  f"{'; '.join(first['warnings']) or 'more than one server measured'}", file=sys.stderr)
     return 0
 
 

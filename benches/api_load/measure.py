@@ -35,6 +35,7 @@ class Options:
     load: wrk.Load = field(default_factory=wrk.Load)
     floor: bool = True
     work_dir: str = "."
+    label: str = ""
     run_id: str = field(default_factory=lambda: f"b{int(time.time() * 1000) % 10**9:09d}")
 
 
@@ -55,12 +56,11 @@ class MemorySampler:
         while not self._stop.wait(0.5):
             self.peak_kb = max(self.peak_kb, self._rss_kb())
 
-    def __enter__(self) -> MemorySampler:
+    def start(self) -> None:
         if self._process is not None:
             self._thread.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
         self._stop.set()
 
 
@@ -115,7 +115,10 @@ class Measurement:
         self.warnings = warnings
         self.headers = {"Authorization": f"Bearer {target.token}"}
         self._floor: Floor | None = None
-        self._last_event_bytes = 0
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.selected: list[sc.Scenario] = []
+        self.floor_urls: dict[str, str] = {}
+        self.memory = MemorySampler(None)
 
     def seed(self) -> None:
         names = set(self.options.scenarios)
@@ -150,77 +153,102 @@ class Measurement:
         if s.driver == "watch":
             revision = self.client.revision(s.path)
             duration = self.options.load.duration_s
-            figures, size = watch.measure(self.target, sc.WATCH_NAMESPACE, revision,
-                                          _prefix(s, self.options, run), s.watchers, duration)
-            self._last_event_bytes = size
-            return figures
+            return watch.measure(self.target, sc.WATCH_NAMESPACE, revision, _prefix(s, self.options, run),
+                                 s.watchers, duration)
         script = None if s.driver == "wrk" else _script(s, self.options, run, sc.PATCH_TARGETS)
         return wrk.run(self.target.url + s.path, {**self.headers, "Accept": s.accept}, self.options.load, script)
 
-    def run(self) -> dict[str, Any]:
+    def prepare(self) -> None:
+        """Seeds, checks each read once, and starts the floor with the bytes the checks got."""
         self.seed()
-        selected = [sc.BY_NAME[n] for n in self.options.scenarios]
-        entries: dict[str, dict[str, Any]] = {}
-        for s in selected:
-            entries[s.name] = self.check(s) if s.driver == "wrk" else {"path": s.path, "notes": []}
-        floor_urls = self._start_floor(selected, entries)
-        try:
-            with MemorySampler(self.target.pid) as memory:
-                for s in selected:
-                    self._measure(s, entries[s.name], floor_urls.get(s.name))
-        finally:
-            if self._floor is not None:
-                self._floor.stop()
-        for entry in entries.values():
-            entry.pop("body", None)
+        self.selected = [sc.BY_NAME[n] for n in self.options.scenarios]
+        for s in self.selected:
+            self.entries[s.name] = self.check(s) if s.driver == "wrk" else {"path": s.path, "notes": []}
+        self.floor_urls = self._start_floor()
+        self.memory = MemorySampler(self.target.pid)
+        self.memory.start()
+
+    def run_once(self, s: sc.Scenario, run: int) -> None:
+        """Run `run` of scenario `s`, then of its floor; the medians are taken in `finish`."""
+        entry = self.entries[s.name]
+        if entry.get("http_status", 200) != 200:
+            return  # not answered: nothing to load; compare.py reports a scenario that stopped being answered
+        entry.setdefault("runs", []).append(self._load_once(s, run))
+        floor_url = self.floor_urls.get(s.name)
+        if floor_url is not None:
+            entry.setdefault("floor", {"runs": []})["runs"].append(
+                wrk.run(floor_url, {**self.headers, "Accept": s.accept}, self.options.load))
+
+    def finish(self) -> dict[str, Any]:
+        self.memory.stop()
+        for s in self.selected:
+            self._summarize(s, self.entries[s.name])
         return {"label": "", "url": self.target.url, "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "run_id": self.options.run_id,
                 "host": {"nproc": os.cpu_count(), "loadavg_at_end": list(os.getloadavg())},
                 "load": {"threads": self.options.load.threads, "connections": self.options.load.connections,
                          "duration_s": self.options.load.duration_s, "runs": self.options.runs,
                          "objects": self.options.count},
-                "server_rss_kb": {"at_rest": memory.at_rest_kb, "peak": memory.peak_kb},
+                "server_rss_kb": {"at_rest": self.memory.at_rest_kb, "peak": self.memory.peak_kb},
                 "warnings": self.warnings, "baseline_ok": not self.warnings,
-                "scenarios": entries}
+                "scenarios": self.entries}
 
-    def _start_floor(self, selected: list[sc.Scenario], entries: dict[str, dict[str, Any]]) -> dict[str, str]:
-        floored = [s for s in selected if s.floor and "body" in entries[s.name]]
+    def close(self) -> None:
+        if self._floor is not None:
+            self._floor.stop()
+
+    def _start_floor(self) -> dict[str, str]:
+        floored = [s for s in self.selected if s.floor and "body" in self.entries[s.name]]
         if not self.options.floor or not floored:
             return {}
         body_dir = os.path.join(self.options.work_dir, "floor-bodies")
         os.makedirs(body_dir, exist_ok=True)
         for s in floored:
             with open(os.path.join(body_dir, f"{s.name}.body"), "wb") as f:
-                f.write(entries[s.name]["body"])
+                f.write(self.entries[s.name]["body"])
         cert, key = floor_credentials(os.path.join(self.options.work_dir, "floor-pki"))
         self._floor = Floor(body_dir, cert, key, free_port())
         url = self._floor.start()
         return {s.name: f"{url}/{s.name}" for s in floored}
 
-    def _measure(self, s: sc.Scenario, entry: dict[str, Any], floor_url: str | None) -> None:
-        if entry.get("http_status", 200) != 200:
-            return  # not answered: nothing to load; compare.py reports a scenario that stopped being answered
-        runs: list[wrk.RunFigures] = []
-        floor_runs: list[wrk.RunFigures] = []
-        for run in range(1, self.options.runs + 1):
-            runs.append(self._load_once(s, run))
-            if floor_url is not None:
-                floor_runs.append(wrk.run(floor_url, {**self.headers, "Accept": s.accept}, self.options.load))
-        entry["runs"] = runs
+    def _summarize(self, s: sc.Scenario, entry: dict[str, Any]) -> None:
+        entry.pop("body", None)
+        runs: list[wrk.RunFigures] = entry.get("runs", [])
+        if not runs:
+            return
         entry["median"] = medians(runs)
         entry["failed"] = sum(r["failed"] for r in runs)
-        if "response_bytes" in entry and s.driver == "wrk":
-            loaded = statistics.median(r["bytes_per_response"] for r in runs)
-            # wrk counts headers too: a few hundred bytes over the checked body
-            if abs(loaded - entry["response_bytes"]) > 1024 + 0.02 * entry["response_bytes"]:
-                entry["notes"].append(f"under load answered {loaded:,.0f} bytes per response, "
-                                      f"not the checked {entry['response_bytes']:,}")
+        loaded = statistics.median(r["bytes_per_response"] for r in runs)
         if s.driver == "watch":
-            entry["response_bytes"] = self._last_event_bytes
+            entry["response_bytes"] = int(loaded)
             entry["watchers"] = s.watchers
-        if floor_runs:
-            entry["floor"] = {"runs": floor_runs, "median": medians(floor_runs)}
+        elif "response_bytes" in entry and abs(loaded - entry["response_bytes"]) > 1024 + 0.02 * entry["response_bytes"]:
+            # wrk counts headers too, a few hundred bytes over the checked body; more means another answer
+            entry["notes"].append(f"under load answered {loaded:,.0f} bytes per response, "
+                                  f"not the checked {entry['response_bytes']:,}")
+        if "floor" in entry:
+            entry["floor"]["median"] = medians(entry["floor"]["runs"])
             entry["ratio_to_floor"] = entry["median"]["rps"] / max(entry["floor"]["median"]["rps"], 1e-9)
-        print(f"   {s.name}: {entry['median']['rps']:.1f} ops/s, p99 {entry['median']['p99_ms']:.1f} ms, "
-              f"{entry['failed']} failed"
-              + (f", floor {entry['floor']['median']['rps']:.1f} ops/s" if floor_runs else ""), flush=True)
+
+
+def measure_interleaved(measurements: list[Measurement], runs: int) -> list[dict[str, Any]]:
+    """Every scenario's runs, taking turns between the servers (ABBA...) so that a drift of the
+    machine's load between two runs falls on both alike; the results, in the order given."""
+    try:
+        for m in measurements:
+            m.prepare()
+        for s in measurements[0].selected:
+            for run in range(1, runs + 1):
+                for m in (measurements if run % 2 else measurements[::-1]):
+                    m.run_once(s, run)
+            for m in measurements:
+                e = m.entries[s.name]
+                if e.get("runs"):
+                    rps = statistics.median(r["rps"] for r in e["runs"])
+                    p99 = statistics.median(r["p99_ms"] for r in e["runs"])
+                    print(f"   {s.name} [{m.options.label}]: {rps:.1f} ops/s, p99 {p99:.1f} ms, "
+                          f"{sum(r['failed'] for r in e['runs'])} failed", flush=True)
+        return [m.finish() for m in measurements]
+    finally:
+        for m in measurements:
+            m.close()

@@ -123,7 +123,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 async def _measure(target: Target, namespace: str, revision: str, prefix: str, watchers: int,
-                   duration_s: float) -> tuple[RunFigures, int]:
+                   duration_s: float) -> RunFigures:
     collection = f"/api/v1/namespaces/{namespace}/configmaps"
     seen = _Seen(watchers)
     watch_path = f"{collection}?watch=1&resourceVersion={revision}&timeoutSeconds={int(duration_s) + 60}"
@@ -160,11 +160,11 @@ async def _measure(target: Target, namespace: str, revision: str, prefix: str, w
                          p99_ms=_percentile(latencies, 0.99), requests=done, failed=failed,
                          bytes_per_response=float(seen.event_bytes),
                          loadavg=os.getloadavg()[0])
-    return figures, seen.event_bytes
+    return figures
 
 
 def measure(target: Target, namespace: str, revision: str, prefix: str, watchers: int,
-            duration_s: float) -> tuple[RunFigures, int]:
+            duration_s: float) -> RunFigures:
     """Creates objects one after another for `duration_s`; ops/s counts writes seen by every watcher.
 
     Latencies are per delivery (write sent -> event line read), over all watchers; a write some watcher
