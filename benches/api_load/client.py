@@ -89,15 +89,16 @@ def _parallel(fn: Callable[[int], int], count: int, what: str, workers: int = 16
         raise RuntimeError(f"seeding {what}: HTTP codes {bad} out of {count}")
 
 
-def seed_configmaps(client: Client, namespace: str, count: int, prefix: str = "load-cm") -> None:
+def seed_configmaps(client: Client, namespace: str, count: int, prefix: str = "load-cm", start: int = 0) -> None:
+    """ConfigMaps `prefix-START` .. `prefix-(count-1)`, unless the namespace already holds `count`."""
     path = f"/api/v1/namespaces/{namespace}/configmaps"
-    if client.count(path) >= count:
+    if start == 0 and client.count(path) >= count:
         return
 
     def create(i: int) -> int:
-        status = client.call("POST", path, objects.configmap(namespace, f"{prefix}-{i:06d}", i)).status
+        status = client.call("POST", path, objects.configmap(namespace, f"{prefix}-{start + i:06d}", start + i)).status
         return 201 if status == 409 else status  # already there from an earlier run against the same server
-    _parallel(create, count, "configmaps")
+    _parallel(create, count - start, "configmaps")
 
 
 def seed_pods(client: Client, namespace: str, count: int) -> None:
