@@ -10,9 +10,10 @@ import http.client
 import json
 import threading
 import urllib.parse
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from benches import objects
 from benches.api_load.servers import Target

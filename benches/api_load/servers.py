@@ -100,8 +100,9 @@ class LocalServer:
         deadline = time.monotonic() + 60
         while not os.path.exists(os.path.join(self.pki, "admin.token")) and time.monotonic() < deadline:
             time.sleep(0.05)
-        target = Target(url, open(os.path.join(self.pki, "admin.token")).read().strip(),
-                        os.path.join(self.pki, "ca.crt"), self.proc.pid)
+        with open(os.path.join(self.pki, "admin.token")) as f:
+            token = f.read().strip()
+        target = Target(url, token, os.path.join(self.pki, "ca.crt"), self.proc.pid)
         _wait_ready(url + "/readyz", target.ssl_context(), self.proc, log_path, 60)
         return target
 

@@ -12,8 +12,8 @@ import asyncio
 import os
 import time
 import urllib.parse
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import AsyncIterator
 
 import orjson
 
@@ -147,7 +147,7 @@ async def _measure(target: Target, namespace: str, revision: str, prefix: str, w
                     raise RuntimeError(f"create: HTTP {status}")
                 await asyncio.wait_for(complete.wait(), DELIVERY_TIMEOUT_S)
                 done += 1
-            except (RuntimeError, asyncio.TimeoutError):
+            except (TimeoutError, RuntimeError):
                 failed += 1
             latencies += [(t - sent) * 1000 for t in seen.times.pop(name)]
         elapsed = time.perf_counter() - start

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import orjson
 import pytest
