@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from benches.api_load.compare import confirmed, regressions
+from benches.api_load.wrk import parse
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -72,3 +73,29 @@ def test_comparing_the_code_with_itself_passes(tmp_path: Any) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no regression" in done.stdout
     assert os.path.exists(tmp_path / "out" / "1" / "branch" / "results.png")
+
+
+_WRK_OUTPUT = """Running 10s test @ https://127.0.0.1:6443/api/v1/namespaces/apiload/configmaps
+  2 threads and 32 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency   677.17ms  120.02ms   1.13s    70.00%
+    Req/Sec    25.00     10.00    50.00     70.00%
+  Latency Distribution
+     50%  677.17ms
+     75%  737.16ms
+     90%  816.35ms
+     99%    1.08s
+  454 requests in 10.05s, 614.19MB read
+  Socket errors: connect 0, read 1, write 0, timeout 2
+  Non-2xx or 3xx responses: 3
+Requests/sec:     45.16
+Transfer/sec:     61.11MB
+"""
+
+
+def test_wrk_figures_count_every_failure() -> None:
+    figures = parse(_WRK_OUTPUT)
+    assert (figures["rps"], figures["p50_ms"], figures["p90_ms"], figures["p99_ms"]) == (45.16, 677.17, 816.35, 1080.0)
+    assert figures["requests"] == 454
+    assert figures["failed"] == 6  # 3 non-2xx, 1 read error, 2 timeouts
+    assert figures["bytes_per_response"] == pytest.approx(614.19 * 1024**2 / 454)
