@@ -1,7 +1,8 @@
-"""One measurement: seed, check every scenario's answer once, then load each scenario and its floor in turn.
+"""Measurements: seed, check every scenario's answer once, then load each scenario and its floor in turn.
 
-Each scenario runs `runs` times, alternating with its floor run, so that a ratio to the floor compares
-two loads that met the same machine. A figure is the median of its runs. Write scenarios name their
+Each scenario runs `runs` times, each run followed by its floor run, so that a ratio to the floor
+compares two loads that met the same machine; several servers take turns run by run in the same way.
+A figure is the median of its runs. Write scenarios name their
 objects `<run id>-<scenario>-r<run>-<wrk thread>-<counter>`: unique across runs and across measurements.
 """
 
