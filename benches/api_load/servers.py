@@ -36,11 +36,15 @@ class Target:
 
     def ssl_context(self) -> ssl.SSLContext:
         if self.ca_file is None:
-            ctx = ssl.create_default_context()
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-            return ctx
+            return _unverified()
         return ssl.create_default_context(cafile=self.ca_file)
+
+
+def _unverified() -> ssl.SSLContext:
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
 
 
 def free_port() -> int:
@@ -97,14 +101,11 @@ class LocalServer:
                 [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port)],
                 cwd=self.repo, stdout=log, stderr=subprocess.STDOUT)
         url = f"https://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 60
-        while not os.path.exists(os.path.join(self.pki, "admin.token")) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        # Credentials are written while the server starts: poll without them, read them once it is ready.
+        _wait_ready(url + "/readyz", _unverified(), self.proc, log_path, 60)
         with open(os.path.join(self.pki, "admin.token")) as f:
             token = f.read().strip()
-        target = Target(url, token, os.path.join(self.pki, "ca.crt"), self.proc.pid)
-        _wait_ready(url + "/readyz", target.ssl_context(), self.proc, log_path, 60)
-        return target
+        return Target(url, token, os.path.join(self.pki, "ca.crt"), self.proc.pid)
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -146,11 +147,8 @@ class Floor:
                  "--log-level", "warning", "--no-access-log", "--timeout-keep-alive", "60"],
                 env={**os.environ, "BODY_DIR": self.body_dir}, stdout=log, stderr=subprocess.STDOUT)
         url = f"https://127.0.0.1:{self.port}"
-        ctx = ssl.create_default_context()
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
         names = [n for n in os.listdir(self.body_dir) if n.endswith(".body")]
-        _wait_ready(f"{url}/{names[0][:-len('.body')]}", ctx, self.proc, log_path, 30)
+        _wait_ready(f"{url}/{names[0][:-len('.body')]}", _unverified(), self.proc, log_path, 30)
         return url
 
     def stop(self) -> None:
