@@ -6,6 +6,7 @@ import argparse
 import logging
 
 from apiserver.server import ServeOptions, serve
+from apiserver.storage.wal import CorruptLog
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -21,10 +22,19 @@ def main(argv: list[str] | None = None) -> None:
                         help="how long a change is kept for watches to resume from")
     parser.add_argument("--snapshot-every", type=int, default=20_000,
                         help="write-ahead log records between snapshots")
+    parser.add_argument("--watch-queue-limit", type=int, default=1000,
+                        help="events a watcher may fall behind before it is closed (its client re-lists)")
+    parser.add_argument("--watch-bookmark-seconds", type=float, default=60.0,
+                        help="how often watches that allow bookmarks receive one")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size, args.history_seconds,
-                       args.snapshot_every))
+    try:
+        serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
+                           args.history_seconds, args.snapshot_every, args.watch_queue_limit,
+                           args.watch_bookmark_seconds))
+    except CorruptLog as exc:
+        # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
+        raise SystemExit(f"cannot start: {exc}") from None
 
 
 if __name__ == "__main__":

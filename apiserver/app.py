@@ -6,6 +6,7 @@ here and nowhere below.
 
 from __future__ import annotations
 
+import gzip
 import hmac
 import logging
 from dataclasses import dataclass
@@ -13,23 +14,25 @@ from typing import Any, Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from apiserver import errors, requestinfo
+from apiserver import bodies, errors, metrics, requestinfo
 from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
-from apiserver.negotiation import negotiate
+from apiserver.negotiation import error_body, negotiate
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
 from apiserver.storage.interface import Store
+from apiserver.streaming import WatchResponse
 from apiserver.synthetic import SyntheticResources
 
 log = logging.getLogger("apiserver.http")
 
 _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
 _NO_CACHE = {"Cache-Control": "no-cache, private"}
+_GZIP_THRESHOLD = 128 * 1024
 
 
 @dataclass
@@ -40,23 +43,41 @@ class ServerState:
     endpoint: Endpoint
     synthetic: SyntheticResources
     token: str
+    # The loopback-only plain HTTP mode: client-go never sends a bearer token over plain HTTP, so
+    # there, like kube-apiserver's old insecure port, a request without credentials is let in.
+    # A wrong token is still refused.
+    trust_unauthenticated: bool = False
 
 
-def _error_response(exc: ApiError) -> Response:
-    return Response(exc.to_bytes(), status_code=exc.code, media_type="application/json",
-                    headers={**_NO_CACHE, **exc.headers})
+def _error_response(exc: ApiError, request: Request) -> Response:
+    body, media_type = error_body(exc, request.headers.get("accept", ""))
+    return Response(body, status_code=exc.code, media_type=media_type, headers={**_NO_CACHE, **exc.headers})
 
 
-def _reply_response(reply: Reply | StreamReply) -> Response:
+def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Response:
     if isinstance(reply, StreamReply):
-        return StreamingResponse(reply.chunks, status_code=reply.status, media_type=reply.content_type,
-                                 headers=_NO_CACHE)
-    return Response(reply.body, status_code=reply.status, media_type=reply.content_type,
-                    headers={**_NO_CACHE, **reply.headers})
+        return WatchResponse(reply.chunks, reply.closed, reply.content_type, _NO_CACHE)
+    body, headers = reply.body, {**_NO_CACHE, **reply.headers}
+    # kube-apiserver gzips only large answers: below this the CPU costs more than the bytes save
+    if len(body) > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
+        body = gzip.compress(body, compresslevel=1)
+        headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+    return Response(body, status_code=reply.status, media_type=reply.content_type, headers=headers)
 
 
-def _authenticated(request: Request, token: str) -> bool:
+def _accepts_gzip(accept_encoding: str) -> bool:
+    for clause in accept_encoding.split(","):
+        coding, _, params = clause.strip().partition(";")
+        if coding.strip().lower() in ("gzip", "*") and params.replace(" ", "") not in ("q=0", "q=0.0", "q=0.00"):
+            return True
+    return False
+
+
+def _authenticated(request: Request, state: ServerState) -> bool:
     header = request.headers.get("authorization", "")
+    if not header and state.trust_unauthenticated:
+        return True
+    token = state.token
     scheme, _, presented = header.partition(" ")
     if scheme.lower() != "bearer" or not presented:
         return False
@@ -70,38 +91,42 @@ def build_app(state: ServerState) -> Starlette:
     async def version(request: Request) -> Response:
         return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
 
+    async def metrics_text(request: Request) -> Response:
+        body, content_type = metrics.exposition()
+        return Response(body, media_type=content_type, headers=_NO_CACHE)
+
     async def api(request: Request) -> Response:
         try:
             return await _serve(state, request)
         except ApiError as exc:
-            return _error_response(exc)
+            return _error_response(exc, request)
 
     def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def check(request: Request) -> Response:
-            if not _authenticated(request, state.token):
-                return _error_response(errors.unauthorized())
+            if not _authenticated(request, state):
+                return _error_response(errors.unauthorized(), request)
             return await handler(request)
         return check
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
         Route("/healthz", health), Route("/livez", health), Route("/readyz", health),
-        Route("/version", guarded(version)),
+        Route("/version", guarded(version)), Route("/metrics", guarded(metrics_text)),
         Route("/api", guarded(api)), Route("/apis", guarded(api)),
         Route("/api/{path:path}", guarded(api), methods=methods),
         Route("/apis/{path:path}", guarded(api), methods=methods),
     ]
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return _error_response(errors.resource_not_found())
+        return _error_response(errors.resource_not_found(), request)
 
     async def internal(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error serving %s %s", request.method, request.url.path)
-        return _error_response(errors.internal("an unexpected error occurred"))
+        return _error_response(errors.internal("an unexpected error occurred"), request)
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return _error_response(errors.method_not_allowed(
-            f"the server does not allow this method on the requested resource"))
+            "the server does not allow this method on the requested resource"), request)
 
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
 
@@ -128,17 +153,17 @@ async def _serve(state: ServerState, request: Request) -> Response:
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
-    shape = negotiate(request.headers.get("accept", ""), verb)
+    shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if rt.synthetic:
-        return _reply_response(state.synthetic.serve(target, verb))
+        return _reply_response(state.synthetic.serve(target, verb, shape))
     endpoint = state.endpoint
     if verb == "get":
-        return _reply_response(endpoint.get(target, shape))
+        return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "list":
-        return _reply_response(endpoint.list(target, shape))
+        return _reply_response(endpoint.list(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "watch":
         return _reply_response(endpoint.watch(target, shape))
-    body = await request.body()
+    body = await _read_body(request)
     content_type = request.headers.get("content-type")
     if verb == "create":
         return _reply_response(await endpoint.create(target, body, content_type))
@@ -149,6 +174,21 @@ async def _serve(state: ServerState, request: Request) -> Response:
     if verb == "delete":
         return _reply_response(await endpoint.delete(target, body, content_type))
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
+
+
+async def _read_body(request: Request) -> bytes:
+    """The body, refused with 413 as soon as it is known to exceed the limit, never buffered past it."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > bodies.MAX_BODY_BYTES:
+        raise errors.too_large()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > bodies.MAX_BODY_BYTES:
+            raise errors.too_large()
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _verb(method: str, has_name: bool, query: Any) -> str:

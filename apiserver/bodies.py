@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import yaml
 
-from apiserver import errors
+from apiserver import errors, protobuf
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
 
@@ -37,14 +37,16 @@ def check_size(raw: bytes) -> None:
 
 
 def decode_object(raw: bytes, content_type: str | None) -> Any:
-    """A create or update body (JSON or YAML)."""
+    """A create or update body (JSON, YAML, or protobuf for built-in kinds)."""
     check_size(raw)
     kind = media_type(content_type) or JSON
     if kind == JSON:
         return decode_json(raw)
     if kind in (YAML, "application/x-yaml", "text/yaml"):
         return decode_yaml(raw)
-    raise errors.unsupported_media_type(["application/json", "application/yaml"])
+    if kind == protobuf.MEDIA_TYPE:
+        return protobuf.decode_protobuf(raw)
+    raise errors.unsupported_media_type(["application/json", "application/yaml", protobuf.MEDIA_TYPE])
 
 
 def decode_json(raw: bytes) -> Any:

@@ -80,4 +80,6 @@ _EVENTS_V1 = Codec(core_event_to_events_v1, events_v1_to_core_event)
 def codec_for(rt: ResourceType) -> Codec:
     if rt.group == "events.k8s.io" and rt.kind == "Event":
         return _EVENTS_V1
+    if rt.custom is not None and rt.custom.storage_version != rt.version:
+        return rt.custom.codec
     return IDENTITY

@@ -36,30 +36,34 @@ def _legacy_resources(rts: list[ResourceType]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for rt in rts:
         entry: dict[str, Any] = {"name": rt.plural, "singularName": rt.singular, "namespaced": rt.namespaced,
-                                 "kind": rt.kind, "verbs": sorted(rt.verbs)}
+                                 "kind": rt.kind, "verbs": list(rt.verbs)}
         if rt.short_names:
             entry["shortNames"] = list(rt.short_names)
         if rt.categories:
             entry["categories"] = list(rt.categories)
+        if rt.storage_version_hash:
+            entry["storageVersionHash"] = rt.storage_version_hash
         out.append(entry)
-        for sub in sorted(rt.subresources, key=lambda s: s.name):
+        for sub in rt.subresources:
             sub_entry: dict[str, Any] = {"name": f"{rt.plural}/{sub.name}", "singularName": "",
                                          "namespaced": rt.namespaced, "kind": sub.kind}
             if sub.group:
                 sub_entry["group"] = sub.group
                 sub_entry["version"] = sub.version
-            sub_entry["verbs"] = sorted(sub.verbs)
+            sub_entry["verbs"] = list(sub.verbs)
             out.append(sub_entry)
     return out
 
 
 def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:
+    # Custom resources name their own group and version where built-in ones leave them empty.
+    own = {"group": rt.group, "version": rt.version} if rt.custom else {"group": "", "version": ""}
     entry: dict[str, Any] = {
         "resource": rt.plural,
-        "responseKind": {"group": "", "version": "", "kind": rt.kind},
+        "responseKind": {**own, "kind": rt.kind},
         "scope": "Namespaced" if rt.namespaced else "Cluster",
         "singularResource": rt.singular,
-        "verbs": sorted(rt.verbs),
+        "verbs": list(rt.verbs),
     }
     if rt.short_names:
         entry["shortNames"] = list(rt.short_names)
@@ -68,9 +72,10 @@ def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:
     if rt.subresources:
         entry["subresources"] = [
             {"subresource": sub.name,
-             "responseKind": {"group": sub.group, "version": sub.version, "kind": sub.kind},
-             "verbs": sorted(sub.verbs)}
-            for sub in sorted(rt.subresources, key=lambda s: s.name)
+             "responseKind": {"group": sub.group, "version": sub.version, "kind": sub.kind} if sub.group
+             else {**own, "kind": sub.kind},
+             "verbs": list(sub.verbs)}
+            for sub in rt.subresources
         ]
     return entry
 
@@ -143,7 +148,8 @@ class Discovery:
                 "metadata": {"name": group} if group else {},
                 "versions": [{"version": v,
                               "resources": [_aggregated_resource(rt) for rt in
-                                            self._registry.in_group_version(group, v)],
+                                            sorted(self._registry.in_group_version(group, v),
+                                                   key=lambda rt: rt.plural)],
                               "freshness": "Current"} for v in versions],
             })
         return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {},
@@ -156,7 +162,7 @@ class Discovery:
 def wants_aggregated(accept: str) -> bool | None:
     """True for aggregated v2, None when only v2beta1 aggregated is asked for (406), else False."""
     clauses = [c.replace(" ", "") for c in accept.split(",")]
-    v2 = v2beta1 = False
+    v2beta1 = False
     for clause in clauses:
         if "as=APIGroupDiscoveryList" in clause and "g=apidiscovery.k8s.io" in clause:
             if "v=v2beta1" in clause:

@@ -11,14 +11,22 @@ from typing import Any, Mapping
 
 import orjson
 
-from apiserver import bodies, errors, objects, patch
+from apiserver import bodies, crdspec, errors, objects, paging, patch, protobuf
 from apiserver.conversion import Codec, codec_for
+from apiserver.fanout import WatchHub
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry, ResourceType
-from apiserver.selection import Selection, parse_field_selector
+from apiserver.selection import Selection, selection_for
 from apiserver.shape import Listing, Shape
-from apiserver.storage.interface import Key, PreconditionFailed, StorageUnavailable, Store, StoredObject
-from apiserver.watch import open_watch
+from apiserver.storage.interface import (
+    Expired,
+    Key,
+    PreconditionFailed,
+    StorageUnavailable,
+    Store,
+    StoredObject,
+)
+from apiserver.watch import open_watch, parse_watch_options
 
 _NAMESPACES = "namespaces"
 
@@ -54,45 +62,83 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 
 
 class Endpoint:
-    def __init__(self, store: Store, registry: Registry) -> None:
+    def __init__(self, store: Store, registry: Registry, watch_queue_limit: int = 1000,
+                 bookmark_seconds: float = 60.0) -> None:
         self.store = store
-        # What a namespace holds, for deleting its contents the way the namespace controller would.
-        self._namespaced_keys = sorted({rt.storage_key for rt in registry.types if rt.namespaced and not rt.synthetic})
+        self.watches = WatchHub(store)
+        self.watch_queue_limit = watch_queue_limit  # events a watcher may fall behind before it is closed
+        self.bookmark_seconds = bookmark_seconds
+        self._registry = registry
+
+    @property
+    def _namespaced_types(self) -> dict[str, ResourceType]:
+        """What a namespace holds, by storage key, for deleting its contents as the namespace controller would.
+
+        Read at each use: custom resources come and go with their CRDs."""
+        found: dict[str, ResourceType] = {}
+        for rt in self._registry.types:
+            if rt.namespaced and not rt.synthetic:
+                found.setdefault(rt.storage_key, rt)
+        return dict(sorted(found.items()))
 
     # -- reads ---------------------------------------------------------------------------------
 
     def get(self, t: Target, shape: Shape) -> Reply:
-        stored = self._require(t)
+        # Durable state only: a write still waiting for its fsync could be taken back by a crash.
+        stored = self.store.get(t.key())
+        if stored is None:
+            raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
         if t.subresource == "scale":
             return _json(200, objects.scale_of(t.rt, _load(stored)))
         return Reply(200, shape.object_body(t.rt, stored), shape.content_type)
 
     def selection(self, t: Target) -> Selection:
         namespace = t.namespace if t.rt.namespaced and t.namespace else None
-        return Selection(namespace, parse_field_selector(t.query.get("fieldSelector", ""), t.rt.plural))
+        return selection_for(t.rt, namespace, t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""))
 
     def select(self, t: Target) -> Listing:
-        """The objects a list answers with, in key order, at one revision."""
+        """One page of what a list answers, in key order, every page read at the first page's revision."""
         selection = self.selection(t)
-        revision, items = self.store.list(t.rt.storage_key, selection.namespace)
-        return Listing(revision, [(key, obj) for key, obj in items if selection.matches_key(key)])
+        page = paging.parse_page(t.query, t.rt.namespaced, selection.namespace)
+        current = self.store.revision
+        if page.revision is not None and page.revision > current:
+            raise paging.too_large(page.revision, current)
+        revision = page.revision if page.exact and page.revision is not None else current
+        try:
+            snapshot = self.store.snapshot(t.rt.storage_key, selection.namespace, revision)
+        except Expired:
+            if page.token_start is not None:
+                raise paging.continue_too_old(page.token_start) from None
+            raise errors.gone(paging.LIST_TOO_OLD) from None
+        items: list[tuple[Key, StoredObject]] = []
+        more: tuple[str, str] | None = None
+        for key, obj in snapshot.items(page.start):
+            if page.limit and len(items) == page.limit:
+                more = (key[1], key[2])
+                break
+            if selection.matches(key, obj.data):
+                items.append((key, obj))
+        if more is None:
+            return Listing(revision, items)
+        last = items[-1][0]
+        token = paging.encode_continue(revision, (last[1], last[2]), t.rt.namespaced, selection.namespace)
+        remaining = None if selection.filtered else snapshot.count(more)
+        return Listing(revision, items, token, remaining)
 
     def list(self, t: Target, shape: Shape) -> Reply:
         return Reply(200, shape.list_body(t.rt, self.select(t)), shape.content_type)
 
     def watch(self, t: Target, shape: Shape) -> StreamReply:
-        timeout = t.query.get("timeoutSeconds")
-        try:
-            seconds = float(timeout) if timeout else None
-        except ValueError:
-            raise errors.bad_request(f'timeoutSeconds: Invalid value: "{timeout}": must be a number') from None
-        return StreamReply(open_watch(self.store, t.rt, self.selection(t), t.query.get("resourceVersion"),
-                                      seconds, shape), shape.content_type)
+        options = parse_watch_options(t.query)
+        selection = self.selection(t)
+        chunks, closed = open_watch(self.store, self.watches.fanout(t.rt.storage_key), t.rt, selection, options,
+                                    shape, self.watch_queue_limit, self.bookmark_seconds)
+        return StreamReply(chunks, shape.content_type, closed=closed)
 
     # -- writes --------------------------------------------------------------------------------
 
     async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        body = bodies.decode_object(raw, content_type)
+        body = _decode_body(t, raw, content_type)
         obj = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, None))
         obj = objects.prepare_create(t.rt, obj)
         name = obj["metadata"]["name"]
@@ -111,7 +157,7 @@ class Endpoint:
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
-        body = bodies.decode_object(raw, content_type)
+        body = _decode_body(t, raw, content_type)
         if t.subresource == "scale":
             return await self._scale(t, current, body)
         return await self._replace(t, current, body, check_rv=True)
@@ -192,7 +238,7 @@ class Endpoint:
         deleted: list[bytes] = []
         for key, _ in items:
             current = self.store.latest(key)
-            if current is None or not selection.matches_key(key):
+            if current is None or not selection.matches(key, current.data):
                 continue
             target = Target(t.rt, key[1], key[2], None, t.query)
             await self._delete_one(target, key, current, options)
@@ -217,7 +263,8 @@ class Endpoint:
         return Reply(200, current.data)
 
     async def _empty_namespace(self, t: Target, namespace: str) -> None:
-        for storage_key in self._namespaced_keys:
+        for storage_key, rt in self._namespaced_types.items():
+            held = Target(rt, namespace, None, None, t.query)  # writes as its own kind (custom ones sort keys)
             _, items = self.store.list(storage_key, namespace)
             for key, stored in items:
                 current = self.store.latest(key)
@@ -227,9 +274,9 @@ class Endpoint:
                 if obj["metadata"].get("finalizers"):
                     marked = objects.mark_deleting(obj, 0)
                     if marked is not None:
-                        await self._write(t, key, marked, current)
+                        await self._write(held, key, marked, current)
                 else:
-                    await self._write(t, key, obj, current, delete=True)
+                    await self._write(held, key, obj, current, delete=True)
 
     async def _finalize_namespace_if_empty(self, t: Target) -> None:
         if t.rt.namespaced and t.namespace:
@@ -243,7 +290,7 @@ class Endpoint:
         obj = _load(current)
         if not obj["metadata"].get("deletionTimestamp") or obj["metadata"].get("finalizers"):
             return
-        for storage_key in self._namespaced_keys:
+        for storage_key in self._namespaced_types:
             if self.store.list(storage_key, namespace)[1]:
                 return
         await self._write(t, key, obj, current, delete=True)
@@ -258,12 +305,24 @@ class Endpoint:
 
     async def _write(self, t: Target, key: Key, obj: dict[str, Any], expected: StoredObject | None,
                      delete: bool = False) -> StoredObject:
+        if t.rt.custom is not None and not delete:
+            # The store fills in resourceVersion in place, so the key must already hold its sorted position.
+            obj["metadata"].setdefault("resourceVersion", "")
+            obj = crdspec.canonical(obj)
         try:
             return await self.store.submit(key, obj, expected, delete=delete)
         except PreconditionFailed:
             raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
         except StorageUnavailable as exc:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
+
+
+def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
+    # Custom objects have no protobuf form upstream; their Scale does.
+    if (t.rt.custom is not None and t.subresource != "scale"
+            and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
+        raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
+    return bodies.decode_object(raw, content_type)
 
 
 def _default_namespace(obj: dict[str, Any]) -> None:

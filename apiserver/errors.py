@@ -19,12 +19,13 @@ class ApiError(Exception):
     message: str
     details: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    list_metadata: dict[str, Any] | None = None  # a Status's ListMeta, e.g. a continue token offered with a 410
 
     def status(self) -> dict[str, Any]:
         body: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": self.list_metadata or {},
             "status": "Failure",
             "message": self.message,
         }

@@ -6,12 +6,13 @@ registry (rest.BeforeCreate, BeforeUpdate, BeforeDelete) for the rules users can
 
 from __future__ import annotations
 
+import base64
 import datetime
 import secrets
 import uuid
 from typing import Any
 
-from apiserver import errors
+from apiserver import crdspec, errors
 from apiserver.resources import ResourceType
 from apiserver.validation import validate_metadata
 
@@ -88,16 +89,35 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1
-    if rt.subresource("status") is not None and rt.kind not in ("Namespace", "Node", "PersistentVolume",
-                                                                 "PersistentVolumeClaim", "Pod", "Service"):
-        # A status can be set on create only for kinds whose strategy keeps it (those above do).
+    if rt.subresource("status") is not None and rt.kind != "Node":
+        # Status is the status subresource's to write; only a Node's create keeps it upstream.
         obj.pop("status", None)
+    if rt.kind == "Secret":
+        fold_string_data(obj)
+    if rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
+        crdspec.default_crd(obj)
+    if rt.custom is not None:
+        rt.custom.prepare(obj)
     validate(rt, obj)
     return ordered(obj)
 
 
+def fold_string_data(obj: dict[str, Any]) -> None:
+    """A Secret's write-only stringData is merged into data (base64) and never stored, as upstream does."""
+    string_data = obj.pop("stringData", None)
+    if isinstance(string_data, dict) and string_data:
+        data = obj.get("data") or {}
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+        obj["data"] = data
+
+
 def validate(rt: ResourceType, obj: dict[str, Any]) -> None:
     problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
+    if rt.custom is not None:
+        problems += rt.custom.problems(obj)
+    elif rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
+        problems += crdspec.validate_crd(obj)
     if problems:
         raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
 
@@ -113,6 +133,9 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         else:
             merged.pop("status", None)
         merged["metadata"] = dict(old_meta)
+        if rt.custom is not None:
+            rt.custom.prepare(merged)
+            validate(rt, merged)
         return ordered(merged)
     meta = new["metadata"]
     for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
@@ -127,7 +150,16 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             new["status"] = old["status"]
         else:
             new.pop("status", None)
-    if rt.tracks_generation and _spec_of(new) != _spec_of(old):
+    if rt.kind == "Secret":
+        fold_string_data(new)
+    if rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
+        crdspec.default_crd(new)
+        immutable = crdspec.immutable_changes(new, old)
+        if immutable:
+            raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), immutable)
+    if rt.custom is not None:
+        rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
+    if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):
         raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), [
@@ -137,8 +169,10 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     return ordered(new)
 
 
-def _spec_of(obj: dict[str, Any]) -> Any:
-    # Kinds without a spec (ConfigMap-like) never bump generation; a CRD-style object uses its spec too.
+def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
+    # Kinds without a spec (ConfigMap-like) never bump generation.
+    if rt.custom is not None:
+        return rt.custom.generation_fields(obj)
     return obj.get("spec")
 
 
@@ -202,6 +236,8 @@ def require_namespace_usable(namespace_obj: dict[str, Any] | None, namespace: st
 
 def scale_of(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """The autoscaling/v1 Scale view of a workload."""
+    if rt.custom is not None:
+        return rt.custom.scale_of(obj)
     meta = obj["metadata"]
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
@@ -242,9 +278,12 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any) -> dict[str, 
     rv = (scale.get("metadata") or {}).get("resourceVersion")
     if rv and rv != obj["metadata"].get("resourceVersion"):
         raise errors.stale_update(rt.plural, rt.group, obj["metadata"].get("name", ""))
-    spec = obj.setdefault("spec", {})
-    if spec.get("replicas") != replicas:
+    if rt.custom is not None:
+        changed = rt.custom.set_replicas(obj, replicas)
+    else:
+        spec = obj.setdefault("spec", {})
+        changed = spec.get("replicas") != replicas
         spec["replicas"] = replicas
-        if obj["metadata"].get("generation"):
-            obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
+    if changed and obj["metadata"].get("generation"):
+        obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
     return obj

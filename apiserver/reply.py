@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import AsyncIterator
 
@@ -21,3 +22,4 @@ class StreamReply:
     chunks: AsyncIterator[bytes]
     content_type: str = JSON_TYPE
     status: int = 200
+    closed: asyncio.Event = field(default_factory=asyncio.Event)  # set: end the response now

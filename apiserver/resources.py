@@ -1,13 +1,17 @@
-"""The registry of built-in resource types: what each one is called and what it allows.
+"""The registry of resource types: what each one is called and what it allows.
 
 Every other layer (routing, discovery, storage keys) reads these declarations; nothing else
-names a resource. Declared once, checked when the module loads.
+names a resource. Built-in types are declared once, checked when the module loads; the types
+CustomResourceDefinitions declare join and leave at run time (apiserver.crds).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from apiserver.crdspec import CustomVersion
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 READ_VERBS = ("get", "list", "watch")
@@ -31,6 +35,7 @@ class ResourceType:
     plural: str
     singular: str
     namespaced: bool
+    # Discovery lists verbs and subresources in the order declared here.
     verbs: tuple[str, ...] = ALL_VERBS
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
@@ -42,6 +47,10 @@ class ResourceType:
     synthetic: bool = False
     # A spec change bumps metadata.generation only for kinds upstream tracks it for.
     tracks_generation: bool = False
+    # Discovery's hash of the group/version/kind objects are stored as ("" leaves it out).
+    storage_version_hash: str = ""
+    # Served from a CustomResourceDefinition: its schema, storage version and subresource paths.
+    custom: CustomVersion | None = field(default=None, compare=False)
 
     @property
     def group_version(self) -> str:
@@ -149,6 +158,10 @@ class Registry:
         self._by_path[key] = rt
         self.types.append(rt)
 
+    def remove(self, rt: ResourceType) -> None:
+        if self._by_path.pop((rt.group, rt.version, rt.plural), None) is not None:
+            self.types.remove(rt)
+
     def lookup(self, group: str, version: str, plural: str) -> ResourceType | None:
         return self._by_path.get((group, version, plural))
 
@@ -163,8 +176,9 @@ class Registry:
         return dict(sorted(found.items(), key=lambda kv: order.get(kv[0], len(order))))
 
     def in_group_version(self, group: str, version: str) -> list[ResourceType]:
+        """Built-in types by name; custom ones after them in the order their CRDs were served."""
         return sorted((rt for rt in self.types if rt.group == group and rt.version == version),
-                      key=lambda rt: rt.plural)
+                      key=lambda rt: (1, "") if rt.custom else (0, rt.plural))
 
     def storage_keys(self) -> Iterable[str]:
         return {rt.storage_key for rt in self.types if not rt.synthetic}

@@ -9,11 +9,13 @@ import os
 from dataclasses import dataclass
 from typing import AsyncIterator
 
+import orjson
 import uvicorn
 from starlette.applications import Starlette
 
 from apiserver import objects, pki
 from apiserver.app import ServerState, build_app
+from apiserver.crds import CustomResourceDefinitions
 from apiserver.discovery import Discovery
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
@@ -35,6 +37,8 @@ class ServeOptions:
     history_size: int
     history_seconds: float
     snapshot_every: int
+    watch_queue_limit: int = 1000
+    bookmark_seconds: float = 60.0
 
 
 def is_loopback(host: str) -> bool:
@@ -46,16 +50,31 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-async def _seed_namespaces(endpoint: Endpoint, state: ServerState) -> None:
-    rt = state.registry.lookup("", "v1", "namespaces")
-    assert rt is not None
-    for name in SYSTEM_NAMESPACES:
-        if endpoint.store.latest(("namespaces", "", name)) is None:
-            body = f'{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{name}"}}}}'.encode()
-            try:
-                await endpoint.create(Target(rt, "", None, None, {}), body, "application/json")
-            except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
-                log.error("could not create namespace %s: %s", name, exc.message)
+def _bootstrap_objects() -> list[tuple[str, str, dict[str, object]]]:
+    """What kube-apiserver itself creates on a fresh cluster: (resource, namespace, object)."""
+    bootstrap: list[tuple[str, str, dict[str, object]]] = [
+        ("namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+        for name in SYSTEM_NAMESPACES]
+    # Written at start-up by the legacy service account token tracking controller.
+    bootstrap.append(("configmaps", "kube-system", {
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "kube-apiserver-legacy-service-account-token-tracking", "namespace": "kube-system"},
+        "data": {"since": objects.now_rfc3339()[:10]}}))
+    return bootstrap
+
+
+async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
+    for plural, namespace, body in _bootstrap_objects():
+        rt = state.registry.lookup("", "v1", plural)
+        assert rt is not None
+        meta = body["metadata"]
+        assert isinstance(meta, dict)
+        if endpoint.store.latest((rt.storage_key, namespace, meta["name"])) is not None:
+            continue
+        try:
+            await endpoint.create(Target(rt, namespace, None, None, {}), orjson.dumps(body), "application/json")
+        except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
+            log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
 
 
 def build(options: ServeOptions) -> tuple[Starlette, str]:
@@ -72,13 +91,17 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     kubeconfig_path = os.path.abspath(os.path.join(options.data_dir, "kubeconfig"))
     pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
                                                          None if options.plain_http else creds.ca_cert))
-    endpoint = Endpoint(store, registry)
-    state = ServerState(registry, store, Discovery(registry, address), endpoint,
-                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token)
+    endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds)
+    discovery = Discovery(registry, address)
+    state = ServerState(registry, store, discovery, endpoint,
+                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), token,
+                        trust_unauthenticated=options.plain_http)
+    crds = CustomResourceDefinitions(store, registry, discovery)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await _seed_namespaces(endpoint, state)
+        crds.start()
+        await _bootstrap(endpoint, state)
         yield
         await store.close()
 
@@ -100,5 +123,7 @@ def serve(options: ServeOptions) -> None:
         ssl_certfile=None if options.plain_http else creds.serving_cert,
         ssl_keyfile=None if options.plain_http else creds.serving_key,
         timeout_keep_alive=60,
+        # Open watches would hold a shutdown forever; clients re-watch after a restart anyway.
+        timeout_graceful_shutdown=2,
     )
     uvicorn.Server(config).run()

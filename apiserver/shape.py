@@ -1,20 +1,22 @@
 """The seam between reading objects and writing them out: one Shape per representation.
 
-Negotiation picks a Shape (plain JSON today; Table and PartialObjectMetadata plug in here). A
-Shape turns stored bytes into a get body, a list body or a watch event object, and knows nothing
-of storage or HTTP. `key` identifies the encoding, so watchers asking for the same one share bytes.
+Negotiation picks a Shape: plain JSON and YAML of any shape (here), Table (`table_shape`),
+PartialObjectMetadata (`metadata_shape`). A Shape turns stored bytes into a get body, a list body
+or a watch event object, and knows nothing of storage or HTTP. `key` identifies the encoding, so
+watchers asking for the same one share bytes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Protocol
+from typing import Callable, Hashable, Protocol
 
 import orjson
 
 from apiserver.conversion import codec_for
 from apiserver.resources import ResourceType
 from apiserver.storage.interface import Key, StoredObject
+from apiserver.yaml_wire import json_to_yaml
 
 
 @dataclass
@@ -52,6 +54,29 @@ class Shape(Protocol):
         """The `object` of a watch event; `first` is true for the first event a watcher receives."""
 
 
+def list_item_bytes(rt: ResourceType) -> Callable[[bytes], bytes]:
+    """How an object is written as an item of a built-in kind's list: without kind and apiVersion.
+
+    Upstream decodes items into typed lists, whose items carry no TypeMeta; custom resources'
+    unstructured lists keep it. Stored bytes begin with exactly this kind/apiVersion prefix
+    (objects.ordered puts them first), so dropping it is a slice, not a re-serialization.
+    """
+    codec = codec_for(rt)
+    served_kind = {"kind": rt.kind, "apiVersion": rt.api_version}
+    prefix = orjson.dumps(served_kind)[:-1] + b","
+
+    def item(stored: bytes) -> bytes:
+        served = codec.served_bytes(stored)
+        if served.startswith(prefix):
+            return b"{" + served[len(prefix):]
+        obj = orjson.loads(served)
+        obj.pop("kind", None)
+        obj.pop("apiVersion", None)
+        return orjson.dumps(obj)
+
+    return item
+
+
 class JsonShape:
     """Plain objects and `<Kind>List`s: stored bytes spliced, never re-serialized (unless converted)."""
 
@@ -65,12 +90,34 @@ class JsonShape:
         return codec_for(rt).served_bytes(stored.data)
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
-        serve = codec_for(rt).served_bytes
+        item = codec_for(rt).served_bytes if rt.custom else list_item_bytes(rt)
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": listing.metadata()})
-        return head[:-1] + b',"items":[' + b",".join(serve(obj.data) for _, obj in listing.items) + b"]}"
+        return head[:-1] + b',"items":[' + b",".join(item(obj.data) for _, obj in listing.items) + b"]}"
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return codec_for(rt).served_bytes(stored.data)
 
 
 JSON_SHAPE = JsonShape()
+
+
+class YamlShape:
+    """Any shape's answer written as YAML (upstream serves YAML for reads, never for watches)."""
+
+    content_type = "application/yaml"
+
+    def __init__(self, inner: Shape) -> None:
+        self.inner = inner
+
+    @property
+    def key(self) -> Hashable:
+        return ("yaml", self.inner.key)
+
+    def object_body(self, rt: ResourceType, stored: StoredObject) -> bytes:
+        return json_to_yaml(self.inner.object_body(rt, stored))
+
+    def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        return json_to_yaml(self.inner.list_body(rt, listing))
+
+    def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
+        return json_to_yaml(self.inner.event_object(rt, stored, first))

@@ -44,37 +44,31 @@ def too_long(path: str, limit: int) -> FieldError:
     return FieldError("FieldValueTooLong", path, f"Too long: may not be more than {limit} bytes")
 
 
-def dns1123_label(value: str) -> list[str]:
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _LABEL_RE.fullmatch(value):
-        errors.append(_regex_error("a lowercase RFC 1123 label must consist of lower case alphanumeric characters "
-                                   "or '-', and must start and end with an alphanumeric character",
-                                   _LABEL_FMT, "my-name", "123-abc"))
-    return errors
+def _pattern_rule(limit: int, pattern: re.Pattern[str], message: str, fmt: str,
+                  *examples: str) -> Callable[[str], list[str]]:
+    def check(value: str) -> list[str]:
+        errors = []
+        if len(value) > limit:
+            errors.append(f"must be no more than {limit} characters")
+        if not pattern.fullmatch(value):
+            errors.append(_regex_error(message, fmt, *examples))
+        return errors
+    return check
 
 
-def dns1123_subdomain(value: str) -> list[str]:
-    errors = []
-    if len(value) > 253:
-        errors.append("must be no more than 253 characters")
-    if not _SUBDOMAIN_RE.fullmatch(value):
-        errors.append(_regex_error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                                   "characters, '-' or '.', and must start and end with an alphanumeric character",
-                                   _SUBDOMAIN_FMT, "example.com"))
-    return errors
-
-
-def dns1035_label(value: str) -> list[str]:
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _DNS1035_RE.fullmatch(value):
-        errors.append(_regex_error("a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
-                                   "start with an alphabetic character, and end with an alphanumeric character",
-                                   _DNS1035_FMT, "my-name", "abc-123"))
-    return errors
+dns1123_label = _pattern_rule(
+    63, _LABEL_RE, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character", _LABEL_FMT, "my-name", "123-abc")
+dns1123_subdomain = _pattern_rule(
+    253, _SUBDOMAIN_RE, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+    "or '.', and must start and end with an alphanumeric character", _SUBDOMAIN_FMT, "example.com")
+dns1035_label = _pattern_rule(
+    63, _DNS1035_RE, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character", _DNS1035_FMT, "my-name", "abc-123")
+label_value = _pattern_rule(
+    63, _LABEL_VALUE_RE, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+    "or '.', and must start and end with an alphanumeric character", _LABEL_VALUE_FMT, "MyValue", "my_value",
+    "12345")
 
 
 def path_segment_name(value: str) -> list[str]:
@@ -125,17 +119,6 @@ def qualified_name(value: str) -> list[str]:
     return errors
 
 
-def label_value(value: str) -> list[str]:
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errors.append(_regex_error("a valid label must be an empty string or consist of alphanumeric characters, "
-                                   "'-', '_' or '.', and must start and end with an alphanumeric character",
-                                   _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errors
-
-
 def validate_metadata(kind: str, meta: dict[str, Any], namespaced: bool) -> list[FieldError]:
     """The ObjectMeta rules every kind shares: name, namespace, labels, annotations."""
     errors: list[FieldError] = []
@@ -161,7 +144,7 @@ def validate_metadata(kind: str, meta: dict[str, Any], namespaced: bool) -> list
                 for detail in qualified_name(key):
                     errors.append(invalid_value("metadata.labels", key, detail))
                 if not isinstance(value, str):
-                    errors.append(invalid_value(f"metadata.labels", value, "must be a string"))
+                    errors.append(invalid_value("metadata.labels", value, "must be a string"))
                     continue
                 for detail in label_value(value):
                     errors.append(invalid_value("metadata.labels", value, detail))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import shutil
@@ -14,7 +16,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -40,8 +42,12 @@ class ServerProcess:
     log_path: str = ""
 
     @property
+    def plain_http(self) -> bool:
+        return "--http" in self.extra_args
+
+    @property
     def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}"
+        return f"{'http' if self.plain_http else 'https'}://127.0.0.1:{self.port}"
 
     @property
     def kubeconfig(self) -> str:
@@ -113,7 +119,8 @@ class ServerProcess:
         for key, value in (headers or {}).items():
             req.add_header(key, value)
         try:
-            with urllib.request.urlopen(req, context=self.ssl_context(), timeout=30) as resp:
+            context = None if self.plain_http else self.ssl_context()
+            with urllib.request.urlopen(req, context=context, timeout=30) as resp:
                 return resp.status, resp.read()
         except urllib.error.HTTPError as err:
             return err.code, err.read()
@@ -153,3 +160,33 @@ def run_kubectl(server: ServerProcess, *args: str, binary: str | None = None, ch
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
     return result
+
+
+@contextlib.contextmanager
+def small_tmpfs(path: str, size: str) -> Iterator[str]:
+    """A tmpfs of `size` mounted at `path`, to fill up in full-disk tests; skips where mounting is refused."""
+    os.makedirs(path, exist_ok=True)
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command: cannot make a small file system to fill up")
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path],
+                            check=False, capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip(f"mounting a tmpfs is not permitted here ({result.stderr.strip()}); it needs root or "
+                    f"CAP_SYS_ADMIN")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", path], check=True)
+
+
+def fill_up(directory: str) -> str:
+    """Writes one file until its file system is full; deleting it frees the space again."""
+    path = os.path.join(directory, "filler")
+    with open(path, "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(bytes(4096))
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+    return path

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import builtins
 import glob
 import logging
 import os
@@ -23,6 +24,7 @@ import orjson
 from apiserver.storage.interface import (
     Change, Expired, Key, Listener, PreconditionFailed, StorageUnavailable, StoredObject,
 )
+from apiserver.storage.snapshot import Snapshot, undo
 from apiserver.storage.wal import LogWriter, frame, fsync_dir, iter_verified
 
 log = logging.getLogger("apiserver.storage")
@@ -57,6 +59,14 @@ class StoreOptions:
 
 
 @dataclass
+class WalStats:
+    """Counts of the log's group commit: under concurrency `syncs` stays well below `records`."""
+
+    syncs: int = 0  # appends made durable, one fsync each
+    records: int = 0  # writes those appends carried
+
+
+@dataclass
 class _Resource:
     objects: dict[tuple[str, str], StoredObject] = field(default_factory=dict)
     sorted_keys: list[tuple[str, str]] | None = None
@@ -81,12 +91,14 @@ class EmbeddedStore:
         self._options = options
         self._resources: dict[str, _Resource] = {}
         self._revision = 0
+        self._history_start = 0  # changes before it were not kept in memory: the recovered revision
         self._next_rv = 1
         self._overlay: dict[Key, StoredObject] = {}
         self._batch: list[_Pending] = []
         self._committer: asyncio.Task[None] | None = None
         self._log: LogWriter | None = None
         self._records_since_snapshot = 0
+        self.stats = WalStats()
         os.makedirs(options.data_dir, exist_ok=True)
         self._recover()
 
@@ -99,7 +111,8 @@ class EmbeddedStore:
     def _resource(self, storage_key: str) -> _Resource:
         res = self._resources.get(storage_key)
         if res is None:
-            res = self._resources[storage_key] = _Resource(history_floor=self._revision)
+            # A resource first seen now has had no changes since the store started, so none were dropped.
+            res = self._resources[storage_key] = _Resource(history_floor=self._history_start)
         return res
 
     def get(self, key: Key) -> StoredObject | None:
@@ -124,8 +137,12 @@ class EmbeddedStore:
         objects = res.objects
         return self._revision, [((storage_key, ns, name), objects[(ns, name)]) for ns, name in keys]
 
-    def changes_since(self, storage_key: str, rv: int) -> list[Change]:
+    # Below `list` means the method above, so annotations name the builtin as `builtins.list`.
+
+    def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:
         res = self._resource(storage_key)
+        # Trimmed here too, so the age bound holds for a resource nobody has written to lately.
+        self._trim(res, time.monotonic())
         if rv < res.history_floor:
             raise Expired(rv, res.history_floor)
         out: list[Change] = []
@@ -135,6 +152,24 @@ class EmbeddedStore:
             out.append(change)
         out.reverse()
         return out
+
+    def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
+        res = self._resource(storage_key)
+        if revision < res.history_floor:
+            raise Expired(revision, res.history_floor)
+        later = []
+        for _, change in reversed(res.history):
+            if change.rv <= revision:
+                break
+            later.append(change)
+        past = undo(later, namespace)
+        keys = res.ordered_keys()
+        lo, hi = 0, len(keys)
+        if namespace is not None:
+            lo = bisect.bisect_left(keys, (namespace, ""))
+            hi = bisect.bisect_left(keys, (namespace + "\x00", ""))
+        past_keys = sorted(k for k, v in past.items() if v is not None)
+        return Snapshot(storage_key, revision, keys, lo, hi, res.objects, past, past_keys)
 
     def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:
         listeners = self._resource(storage_key).listeners
@@ -175,6 +210,8 @@ class EmbeddedStore:
             except OSError as exc:
                 self._fail_all(batch, exc)
                 continue
+            self.stats.syncs += 1
+            self.stats.records += len(batch)
             now = time.monotonic()
             for pending in batch:
                 stored = self._apply(pending.record, now)
@@ -186,7 +223,7 @@ class EmbeddedStore:
             if self._records_since_snapshot >= self._options.snapshot_every:
                 await self._snapshot()
 
-    def _fail_all(self, batch: list[_Pending], exc: OSError) -> None:
+    def _fail_all(self, batch: builtins.list[_Pending], exc: OSError) -> None:
         # Writes queued behind the failed batch were checked against its pending state: fail them too.
         failed = batch + self._batch
         self._batch = []
@@ -216,15 +253,18 @@ class EmbeddedStore:
             change_type = "ADDED" if prev is None else "MODIFIED"
         self._revision = record.rv
         change = Change(record.rv, change_type, self._key(record), record.data,  # type: ignore[arg-type]
-                        None if prev is None else prev.data)
+                        None if prev is None else prev.data, 0 if prev is None else prev.rv)
         self._remember(res, change, now)
         for listener in tuple(res.listeners):
             listener(change)
         return stored
 
     def _remember(self, res: _Resource, change: Change, now: float) -> None:
+        res.history.append((now, change))
+        self._trim(res, now)
+
+    def _trim(self, res: _Resource, now: float) -> None:
         history = res.history
-        history.append((now, change))
         horizon = now - self._options.history_seconds
         while history and (len(history) > self._options.history_size or history[0][0] < horizon):
             _, dropped = history.popleft()
@@ -232,10 +272,12 @@ class EmbeddedStore:
 
     # -- durability ----------------------------------------------------------------------------
 
-    def _paths(self, pattern: str) -> list[str]:
+    def _paths(self, pattern: str) -> builtins.list[str]:
         return sorted(glob.glob(os.path.join(self._options.data_dir, pattern)))
 
     def _recover(self) -> None:
+        for leftover in self._paths("snapshot-*.snap.tmp"):
+            os.unlink(leftover)  # a snapshot cut short by a crash; the logs it was to replace are all here
         snapshots = self._paths("snapshot-*.snap")
         snapshot_rv = 0
         if snapshots:
@@ -248,6 +290,7 @@ class EmbeddedStore:
                     self._replay(record)
         self._revision = max(self._revision, snapshot_rv)
         self._next_rv = self._revision + 1
+        self._history_start = self._revision
         for res in self._resources.values():
             res.history_floor = self._revision
         active = logs[-1] if logs else os.path.join(self._options.data_dir, f"wal-{self._next_rv:020d}.log")
@@ -272,36 +315,51 @@ class EmbeddedStore:
         return header.rv
 
     async def _snapshot(self) -> None:
-        """Writes the whole state, then starts a new log and drops the logs the snapshot covers."""
-        assert self._log is not None
+        """Writes the whole state, then starts a new log and drops the files the snapshot covers.
+
+        Commits wait meanwhile (this runs inside the committer), so the state cannot move under it.
+        Each step leaves a recoverable directory: until the snapshot is renamed into place the logs
+        are untouched, and after it replay skips the records it holds.
+        """
+        self._records_since_snapshot = 0  # a failed snapshot is retried after as many records again
         revision = self._revision
         records = [WalRecord(obj.rv, False, storage_key, ns, name, obj.data)
                    for storage_key, res in self._resources.items()
                    for (ns, name), obj in res.objects.items()]
-        old_logs = self._paths("wal-*.log")
-        old_snapshots = self._paths("snapshot-*.snap")
-        self._log.close()
-        self._log = LogWriter(os.path.join(self._options.data_dir, f"wal-{revision + 1:020d}.log"))
         try:
-            await asyncio.to_thread(self._write_snapshot, revision, records)
+            snapshot = await asyncio.to_thread(self._write_snapshot, revision, records)
+            self._rotate(revision, snapshot)
         except OSError as exc:
             log.error("snapshot at revision %d failed (%s); the logs are kept", revision, exc)
-            return
-        for path in old_logs + old_snapshots:
-            os.unlink(path)
-        self._records_since_snapshot = 0
 
-    def _write_snapshot(self, revision: int, records: list[WalRecord]) -> None:
+    def _write_snapshot(self, revision: int, records: builtins.list[WalRecord]) -> str:
         final = os.path.join(self._options.data_dir, f"snapshot-{revision:020d}.snap")
         tmp = final + ".tmp"
         with open(tmp, "wb") as f:
-            f.write(frame(_encode(SnapshotHeader(revision))))
-            for record in records:
-                f.write(frame(_encode(record)))
-            f.flush()
-            os.fsync(f.fileno())
+            try:
+                f.write(frame(_encode(SnapshotHeader(revision))))
+                f.writelines(frame(_encode(record)) for record in records)
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError:
+                # A partial snapshot on a full disk would hold on to the space the log needs.
+                os.unlink(tmp)
+                raise
         os.replace(tmp, final)
         fsync_dir(self._options.data_dir)
+        return final
+
+    def _rotate(self, revision: int, snapshot: str) -> None:
+        assert self._log is not None
+        covered = [path for path in self._paths("wal-*.log") + self._paths("snapshot-*.snap")
+                   if path != snapshot]
+        # The new log is opened before the old one is closed: if opening fails, appends go on as before.
+        new_log = LogWriter(os.path.join(self._options.data_dir, f"wal-{revision + 1:020d}.log"))
+        self._log.close()
+        self._log = new_log
+        fsync_dir(self._options.data_dir)
+        for path in covered:
+            os.unlink(path)
 
     async def close(self) -> None:
         while self._committer is not None and not self._committer.done():

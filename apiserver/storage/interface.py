@@ -6,8 +6,9 @@ etcd-backed store would implement the same protocol; nothing above this module n
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Protocol
 
 # (storage key of the resource, namespace or "", name)
 Key = tuple[str, str, str]
@@ -27,6 +28,7 @@ class Change:
     key: Key
     data: bytes  # the object after the change; for DELETED its last state at the deletion's revision
     prev: bytes | None  # the object before the change, so selector watches can tell leaving from staying
+    prev_rv: int = 0  # the revision `prev` was written at, so a past state can be listed again
 
 
 class PreconditionFailed(Exception):
@@ -47,6 +49,9 @@ class StorageUnavailable(Exception):
 
 
 Listener = Callable[[Change], None]
+
+if TYPE_CHECKING:
+    from apiserver.storage.snapshot import Snapshot
 
 
 class Store(Protocol):
@@ -72,7 +77,10 @@ class Store(Protocol):
         StorageUnavailable.
         """
 
-    def changes_since(self, storage_key: str, rv: int) -> list[Change]:
+    def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
+        """The resource (in one namespace or all) as of `revision`; Expired when not retained."""
+
+    def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:  # `list` is the method above
         """Durable changes of a resource after revision `rv`, oldest first; Expired when not retained."""
 
     def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:

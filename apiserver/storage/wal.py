@@ -1,8 +1,11 @@
 """Record framing for the write-ahead log and snapshots: length, CRC-32 of the payload, payload.
 
-A frame is `<u32 length><u32 crc32(payload)><payload>`. Reading tells a torn tail (the last frame
-of a file is incomplete or fails its checksum: a crash mid-write, safe to drop) from corruption
-(a bad frame with more data after it: refuse to start, since acknowledged writes would be lost).
+A frame is `<u32 length><u32 crc32(payload)><payload>`, never empty (a zeroed region, as a file
+extended but not written reads, is damage rather than a run of empty frames). Reading tells a torn
+tail from corruption: a crash mid-append leaves a prefix of the last batch, so nothing verifiable
+follows the first bad frame; it is safe to drop, since that batch was never acknowledged. A bad
+frame with an intact frame anywhere after it is damage in the middle (whichever header field it
+hit, the length included): refuse to start, since acknowledged writes would be lost.
 """
 
 from __future__ import annotations
@@ -39,25 +42,37 @@ class ReadResult:
     torn: bool
 
 
+def _frame_end(data: memoryview, offset: int) -> int | None:
+    """Where the frame at `offset` ends, or None when no whole, verified frame starts there."""
+    if len(data) - offset < HEADER.size:
+        return None
+    length, crc = HEADER.unpack_from(data, offset)
+    end: int = offset + HEADER.size + length
+    if length == 0 or end > len(data) or zlib.crc32(data[offset + HEADER.size:end]) != crc:
+        return None
+    return end
+
+
+def _next_frame(data: memoryview, start: int) -> int | None:
+    for offset in range(start, len(data) - HEADER.size):
+        if _frame_end(data, offset) is not None:
+            return offset
+    return None
+
+
 def read_frames(path: str) -> ReadResult:
     with open(path, "rb") as f:
-        data = f.read()
+        data = memoryview(f.read())
     payloads: list[bytes] = []
     offset = 0
-    size = len(data)
-    while offset < size:
-        if size - offset < HEADER.size:
+    while offset < len(data):
+        end = _frame_end(data, offset)
+        if end is None:
+            intact = _next_frame(data, offset + 1)
+            if intact is not None:
+                raise CorruptLog(path, offset, f"damaged record, intact records follow from offset {intact}")
             return ReadResult(payloads, offset, True)
-        length, crc = HEADER.unpack_from(data, offset)
-        end = offset + HEADER.size + length
-        if end > size:
-            return ReadResult(payloads, offset, True)
-        payload = data[offset + HEADER.size:end]
-        if zlib.crc32(payload) != crc:
-            if end == size:
-                return ReadResult(payloads, offset, True)
-            raise CorruptLog(path, offset, "checksum mismatch")
-        payloads.append(payload)
+        payloads.append(bytes(data[offset + HEADER.size:end]))
         offset = end
     return ReadResult(payloads, offset, False)
 

@@ -1,0 +1,23 @@
+"""Prometheus counters of the watch fan-out, served at /metrics.
+
+`encoded` counts event bytes produced, `delivered` the events written to watchers: with the shared
+encoding, a hundred watchers of one resource cost one encoding per event.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, generate_latest
+
+REGISTRY = CollectorRegistry()
+
+EVENTS_ENCODED = Counter("apiserver_watch_events_encoded", "Watch event lines serialized (once per representation).",
+                         ["resource"], registry=REGISTRY)
+EVENTS_DELIVERED = Counter("apiserver_watch_events_delivered", "Watch event lines handed to a watcher's stream.",
+                           ["resource"], registry=REGISTRY)
+WATCHERS_DROPPED = Counter("apiserver_watchers_dropped", "Watchers closed because they fell too far behind.",
+                           ["resource"], registry=REGISTRY)
+WATCHERS = Gauge("apiserver_watchers", "Open watches.", ["resource"], registry=REGISTRY)
+
+
+def exposition() -> tuple[bytes, str]:
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST

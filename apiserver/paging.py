@@ -1,0 +1,208 @@
+"""What revision a list reads and where its page starts: resourceVersion, resourceVersionMatch, limit, continue.
+
+The continue token is kube-apiserver's: base64url of `{"v":"meta.k8s.io/v1","rv":R,"start":"<key>\\u0000"}`,
+the key relative to the listed prefix. Every page of a list reads the revision of the first one.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import orjson
+
+from apiserver import errors
+from apiserver.storage.snapshot import ObjectKey
+
+_TOKEN_VERSION = "meta.k8s.io/v1"
+_INVALID_KEY = "continue key is not valid"
+LIST_TOO_OLD = "The resourceVersion for the provided list is too old."
+CONTINUE_TOO_OLD = (
+    "The provided continue parameter is too old to display a consistent list result. You can start a new list "
+    "without the continue parameter, or use the continue token in this response to retrieve the remainder of the "
+    "results. Continuing with the provided token results in an inconsistent list - objects that were created, "
+    "modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+
+
+@dataclass(frozen=True)
+class Page:
+    """Where to read: `revision` None means the newest; `start` the first key; `limit` 0 means all."""
+
+    revision: int | None
+    exact: bool  # the revision must be served as asked (a snapshot), not anything newer
+    start: ObjectKey | None
+    limit: int
+    token_start: str | None = None  # the continue token's key, to hand back in a 410
+
+
+def parse_page(query: Mapping[str, str], namespaced: bool, namespace: str | None) -> Page:
+    limit = _limit(query.get("limit"))
+    token = query.get("continue", "")
+    rv_text = query.get("resourceVersion", "")
+    match = query.get("resourceVersionMatch", "")
+    _validate(rv_text, match, token)
+    if token:
+        if rv_text not in ("", "0"):
+            raise errors.bad_request("specifying resource version is not allowed when using continue")
+        revision, relative = decode_continue(token)
+        return Page(None if revision == -1 else revision, revision != -1,
+                    _object_key(relative, namespaced, namespace), limit, relative)
+    if rv_text in ("", "0"):
+        return Page(None, False, None, limit)
+    revision = parse_rv(rv_text)
+    # a legacy (match-less) resourceVersion with a limit pages from exactly that revision, as etcd does
+    exact = match == "Exact" or (match == "" and limit > 0)
+    return Page(revision, exact, None, limit)
+
+
+def parse_rv(text: str) -> int:
+    try:
+        rv = int(text)
+    except ValueError:
+        raise errors.bad_request(f'resourceVersion: Invalid value: "{text}": must be an integer') from None
+    if rv < 0:
+        raise errors.bad_request(f'resourceVersion: Invalid value: "{text}": must be non-negative')
+    return rv
+
+
+def too_large(requested: int, current: int) -> errors.ApiError:
+    return errors.ApiError(504, "Timeout", f"Too large resource version: {requested}, current: {current}",
+                           {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                            "retryAfterSeconds": 1})
+
+
+def continue_too_old(token_start: str) -> errors.ApiError:
+    """410 with a token that goes on from the same key at the newest revision (rv -1), as upstream offers."""
+    return errors.ApiError(410, "Expired", CONTINUE_TOO_OLD, list_metadata={"continue": encode_raw(-1, token_start)})
+
+
+def encode_continue(revision: int, last: ObjectKey, namespaced: bool, namespace: str | None) -> str:
+    relative = last[1] if not namespaced or namespace is not None else f"{last[0]}/{last[1]}"
+    return encode_raw(revision, relative + "\x00")
+
+
+def encode_raw(revision: int, start: str) -> str:
+    raw = orjson.dumps({"v": _TOKEN_VERSION, "rv": revision, "start": start})
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    """The token's revision and start key; 400 with upstream's wording when it is not one of ours."""
+    try:
+        data = _b64decode(token)
+    except ValueError as exc:
+        raise _invalid_token(f"{_INVALID_KEY}: {exc}") from None
+    try:
+        decoded: Any = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise _invalid_token(f"{_INVALID_KEY}: {_go_json_error(data)}") from None
+    if not isinstance(decoded, dict):
+        kind = {list: "array", str: "string", bool: "bool"}.get(type(decoded), "number")
+        raise _invalid_token(f"{_INVALID_KEY}: json: cannot unmarshal {kind} into Go value of type "
+                             "storage.continueToken")
+    version, revision, start = decoded.get("v"), decoded.get("rv", 0), decoded.get("start", "")
+    if version != _TOKEN_VERSION:
+        raise _invalid_token(f"{_INVALID_KEY}: server does not recognize this encoded version {version or ''}")
+    if not isinstance(revision, int) or revision == 0:
+        raise _invalid_token(f"{_INVALID_KEY}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+    if not isinstance(start, str) or not start:
+        raise _invalid_token(f"{_INVALID_KEY}: encoded start key empty (version meta.k8s.io/v1)")
+    if not _clean(start):
+        raise _invalid_token(f"{_INVALID_KEY}: {start}")
+    return revision, start
+
+
+def _object_key(relative: str, namespaced: bool, namespace: str | None) -> ObjectKey:
+    if not namespaced:
+        return ("", relative)
+    if namespace is not None:
+        return (namespace, relative)
+    ns, _, name = relative.partition("/")
+    return (ns, name)
+
+
+def _invalid_token(message: str) -> errors.ApiError:
+    return errors.bad_request(f"invalid continue token: {message}")
+
+
+def _limit(text: str | None) -> int:
+    if not text:
+        return 0
+    try:
+        return max(0, int(text))
+    except ValueError:
+        raise errors.bad_request(f'limit: Invalid value: "{text}": must be an integer') from None
+
+
+def _validate(rv_text: str, match: str, token: str) -> None:
+    """ListOptions validation: 422 Invalid with field errors, as upstream."""
+    problems: list[errors.FieldError] = []
+    if match:
+        if not rv_text:
+            problems.append(_forbidden("resourceVersionMatch is forbidden unless resourceVersion is provided"))
+        if token:
+            problems.append(_forbidden("resourceVersionMatch is forbidden when continue is provided"))
+        if match not in ("Exact", "NotOlderThan"):
+            problems.append(errors.FieldError("FieldValueNotSupported", "resourceVersionMatch",
+                                              f'Unsupported value: "{match}": supported values: "Exact", '
+                                              '"NotOlderThan", ""'))
+        if match == "Exact" and rv_text == "0":
+            problems.append(_forbidden('resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+    if problems:
+        raise errors.invalid("ListOptions", "meta.k8s.io", "", problems)
+
+
+def _forbidden(detail: str) -> errors.FieldError:
+    return errors.FieldError("FieldValueForbidden", "resourceVersionMatch", f"Forbidden: {detail}")
+
+
+def _b64decode(token: str) -> bytes:
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    for i, ch in enumerate(token):
+        if ch not in alphabet:
+            raise ValueError(f"illegal base64 data at input byte {i}")
+    if len(token) % 4 == 1:
+        raise ValueError(f"illegal base64 data at input byte {len(token) - 1}")
+    try:
+        return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except binascii.Error as exc:  # pragma: no cover - the checks above leave nothing for it
+        raise ValueError(str(exc)) from None
+
+
+def _go_json_error(data: bytes) -> str:
+    """encoding/json's message for the first thing it trips over, for tokens that are not JSON at all."""
+    stripped = data.lstrip(b" \t\r\n")
+    if not stripped:
+        return "unexpected end of JSON input"
+    first = stripped[0]
+    if chr(first) in '{["-0123456789tfn':
+        return "unexpected end of JSON input"
+    return f"invalid character {_go_quote_char(first)} looking for beginning of value"
+
+
+def _go_quote_char(byte: int) -> str:
+    ch = chr(byte)
+    if ch == "'":
+        return "'\\''"
+    if ch == '"':
+        return "'\"'"
+    escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+    if ch in escapes:
+        return f"'{escapes[ch]}'"
+    if byte < 0x20 or byte == 0x7F:
+        return f"'\\x{byte:02x}'"
+    if byte >= 0x80 and not unicodedata.category(ch).startswith(("L", "M", "N", "P", "S", "Zs")):
+        return f"'\\u{byte:04x}'"
+    return f"'{ch}'"
+
+
+def _clean(start: str) -> bool:
+    """Whether path.Clean leaves `/start` as it is: the key cannot climb out of the listed prefix."""
+    key = start if start.startswith("/") else "/" + start
+    parts = key.split("/")[1:]
+    if key != "/" and key.endswith("/"):
+        return False
+    return all(part not in ("", ".", "..") for part in parts) or key == "/"

@@ -1,0 +1,76 @@
+"""The core/v1 printers (Pods aside) against the cells a real kube-apiserver 1.36.2 printed for the same objects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+import pytest
+from columns_golden import GoldenRow, column_definitions, printed, rows
+
+from columns import core
+from columns.base import Printer, RenderedCell, render_cells
+
+PRINTERS: dict[str, Printer] = {
+    "namespaces": core.NAMESPACES,
+    "configmaps": core.CONFIG_MAPS,
+    "secrets": core.SECRETS,
+    "serviceaccounts": core.SERVICE_ACCOUNTS,
+    "services": core.SERVICES,
+    "endpoints": core.ENDPOINTS,
+    "nodes": core.NODES,
+}
+
+
+@pytest.mark.parametrize("golden", [g for resource in PRINTERS for g in rows(resource)], ids=str)
+def test_rows_match_upstream(golden: GoldenRow) -> None:
+    assert printed(PRINTERS[golden.resource], golden) == (golden.cells, golden.conditions)
+
+
+@pytest.mark.parametrize("resource", PRINTERS)
+def test_columns_match_upstream(resource: str) -> None:
+    assert PRINTERS[resource].definitions == column_definitions(resource)
+
+
+NOW = 2_000_000_000.0
+
+
+def cells(printer: Printer, obj: Mapping[str, Any]) -> list[RenderedCell]:
+    return render_cells(printer.row(orjson.dumps(obj)), NOW)
+
+
+def service(spec: dict[str, object], ingress: list[dict[str, str]] | None = None) -> list[RenderedCell]:
+    return cells(core.SERVICES, {"spec": spec, "status": {"loadBalancer": {"ingress": ingress or []}}})
+
+
+def test_service_external_ips() -> None:
+    assert service({"type": "LoadBalancer"})[3] == "<pending>"
+    assert service({"type": "LoadBalancer"}, [{"hostname": "b.example"}, {"ip": "1.2.3.4"}])[3] == \
+        "1.2.3.4,b.example"
+    assert service({"type": "LoadBalancer", "externalIPs": ["9.9.9.9"]}, [{"ip": "1.2.3.4"}])[3] == \
+        "1.2.3.4,9.9.9.9"
+    assert service({"type": "NodePort", "externalIPs": ["9.9.9.9", "8.8.8.8"]})[3] == "9.9.9.9,8.8.8.8"
+    assert service({"type": "Weird"})[3] == "<unknown>"
+    assert service({"type": "ClusterIP", "clusterIP": "10.0.0.1"})[2] == "10.0.0.1"
+
+
+def endpoints(subsets: list[dict[str, object]]) -> object:
+    return cells(core.ENDPOINTS, {"subsets": subsets})[1]
+
+
+def test_endpoints_show_three_then_count_the_rest() -> None:
+    addresses = [{"ip": f"10.0.0.{i}"} for i in range(1, 4)] + [{"ip": "fd00::1"}]
+    assert endpoints([{"addresses": addresses, "ports": [{"port": 80}, {"port": 443}]}]) == \
+        "10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 5 more..."
+    assert endpoints([{"addresses": addresses[3:], "ports": [{"port": 80}]}]) == "[fd00::1]:80"
+    assert endpoints([{"addresses": addresses[:2]}]) == "10.0.0.1,10.0.0.2"  # headless, no ports
+    assert endpoints([]) == "<none>"
+
+
+def test_node_roles_and_unknown_status() -> None:
+    node = {"metadata": {"labels": {"kubernetes.io/role": "infra", "node-role.kubernetes.io/": "",
+                                    "node-role.kubernetes.io/edge": ""}}}
+    row = cells(core.NODES, node)
+    assert row[1:3] == ["Unknown", "edge,infra"]
+    assert row[5:] == ["<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]

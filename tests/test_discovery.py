@@ -1,0 +1,117 @@
+"""Discovery documents match kube-apiserver 1.36's for every resource this server serves."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import pytest
+
+from support import GOLDEN, ServerProcess
+
+DISCOVERY = os.path.join(GOLDEN, "kube-1.36.2", "discovery")
+AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+KUBECTL_ACCEPT = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+                  "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json")
+# Served here as read-only projections of the registry, so their verbs are get/list/watch only.
+READ_ONLY = {"apiservices"}
+
+
+def golden(name: str) -> Any:
+    with open(os.path.join(DISCOVERY, name)) as f:
+        return json.load(f)
+
+
+def resources_by_group(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    out = {}
+    for group in doc["items"]:
+        for version in group["versions"]:
+            for resource in version["resources"]:
+                out[(group["metadata"].get("name", ""), version["version"], resource["resource"])] = resource
+    return out
+
+
+@pytest.mark.parametrize("path, golden_file", [("/api", "api.aggregated-v2.json"),
+                                               ("/apis", "apis.aggregated-v2.json")])
+def test_aggregated_discovery_entries_equal_upstream(shared_server: ServerProcess, path: str,
+                                                     golden_file: str) -> None:
+    status, raw = shared_server.request("GET", path, headers={"Accept": KUBECTL_ACCEPT})
+    assert status == 200
+    ours = resources_by_group(json.loads(raw))
+    theirs = resources_by_group(golden(golden_file))
+    assert ours, "no resources served"
+    for key, entry in ours.items():
+        if key[0] == "example.com":
+            continue
+        expected = dict(theirs[key])
+        served_subresources = {s["subresource"] for s in entry.get("subresources", [])}
+        if "subresources" in expected:
+            expected["subresources"] = [s for s in expected["subresources"] if s["subresource"] in served_subresources]
+            if not expected["subresources"]:
+                del expected["subresources"]
+        if key[2] in READ_ONLY:
+            expected["verbs"] = ["get", "list", "watch"]
+        assert entry == expected, key
+
+
+def test_aggregated_discovery_headers(shared_server: ServerProcess) -> None:
+    import urllib.request
+
+    req = urllib.request.Request(shared_server.url + "/apis", headers={
+        "Accept": KUBECTL_ACCEPT, "Authorization": f"Bearer {shared_server.token}"})
+    with urllib.request.urlopen(req, context=shared_server.ssl_context()) as resp:
+        assert resp.headers["Content-Type"] == AGGREGATED_V2
+        assert resp.headers["Vary"] == "Accept"
+        assert resp.headers["Cache-Control"] == "public"
+        assert resp.headers["ETag"].startswith('"') and len(resp.headers["ETag"]) == 130
+
+
+def test_v2beta1_alone_is_406_like_1_36(shared_server: ServerProcess) -> None:
+    status, raw = shared_server.request("GET", "/apis", headers={
+        "Accept": "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"})
+    assert status == 406
+    with open(os.path.join(DISCOVERY, "apis.aggregated-v2beta1.json")) as f:
+        assert json.loads(raw) == json.load(f)
+
+
+def test_legacy_core_resource_list_equals_upstream(shared_server: ServerProcess) -> None:
+    status, ours = shared_server.json("GET", "/api/v1")
+    assert status == 200
+    theirs = {r["name"]: r for r in golden("api.v1.json")["resources"]}
+    assert ours["kind"] == "APIResourceList" and ours["groupVersion"] == "v1" and "apiVersion" not in ours
+    for entry in ours["resources"]:
+        expected = {k: v for k, v in theirs[entry["name"]].items() if k != "storageVersionHash"}
+        assert entry == expected
+
+
+def test_legacy_group_version_document(shared_server: ServerProcess) -> None:
+    status, ours = shared_server.json("GET", "/apis/apps/v1")
+    assert status == 200
+    theirs = {r["name"]: r for r in golden("apis.apps.v1.json")["resources"]}
+    assert ours["apiVersion"] == "v1" and ours["groupVersion"] == "apps/v1"
+    for entry in ours["resources"]:
+        assert entry == {k: v for k, v in theirs[entry["name"]].items() if k != "storageVersionHash"}
+
+
+def test_group_list_keeps_upstream_order(shared_server: ServerProcess) -> None:
+    status, ours = shared_server.json("GET", "/apis")
+    assert status == 200
+    theirs = [g["name"] for g in golden("apis.json")["groups"]]
+    names = [g["name"] for g in ours["groups"]]
+    assert names == [n for n in theirs if n in names]
+    expected = {g["name"]: g for g in golden("apis.json")["groups"]}
+    for group in ours["groups"]:
+        assert group == expected[group["name"]]
+
+
+def test_api_versions(shared_server: ServerProcess) -> None:
+    status, ours = shared_server.json("GET", "/api")
+    assert status == 200
+    assert ours["kind"] == "APIVersions" and ours["versions"] == ["v1"]
+    assert ours["serverAddressByClientCIDRs"][0]["serverAddress"] == f"127.0.0.1:{shared_server.port}"
+
+
+def test_unknown_group_is_404(shared_server: ServerProcess) -> None:
+    assert shared_server.json("GET", "/apis/nope.example.com")[0] == 404
+    assert shared_server.json("GET", "/apis/apps/v9")[0] == 404
