@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from benches.api_load.compare import confirmed, regressions
+from benches.api_load.compare import byte_changes, confirmed, regressions
 from benches.api_load.wrk import parse
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -99,3 +99,11 @@ def test_wrk_figures_count_every_failure() -> None:
     assert figures["requests"] == 454
     assert figures["failed"] == 6  # 3 non-2xx, 1 read error, 2 timeouts
     assert figures["bytes_per_response"] == pytest.approx(614.19 * 1024**2 / 454)
+
+
+def test_answers_that_changed_size_are_pointed_out() -> None:
+    base = _results(get={**_figures(100, 1.0), "response_bytes": 1000},
+                    list_all={**_figures(1, 9.0), "response_bytes": 500})
+    head = _results(get={**_figures(100, 1.0), "response_bytes": 1050},
+                    list_all={**_figures(1, 9.0), "response_bytes": 900})
+    assert byte_changes(base, head) == {"list_all": "answers 500 -> 900 bytes"}

@@ -46,6 +46,17 @@ def regressions(base: dict[str, Any], head: dict[str, Any], margin: float = MARG
     return out
 
 
+def byte_changes(base: dict[str, Any], head: dict[str, Any]) -> dict[str, str]:
+    """Scenarios whose answers changed size by more than 10%: their speeds compare different work."""
+    out = {}
+    for name, h in head["scenarios"].items():
+        b = base["scenarios"].get(name, {})
+        hb, bb = h.get("response_bytes"), b.get("response_bytes")
+        if hb and bb and abs(hb - bb) > 0.1 * bb:
+            out[name] = f"answers {bb:,} -> {hb:,} bytes"
+    return out
+
+
 def confirmed(first: dict[str, list[str]], second: dict[str, list[str]]) -> dict[str, list[str]]:
     """Regressions seen in both rounds: only these fail a comparison."""
     return {name: first[name] + second[name] for name in first if name in second}
@@ -64,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if len(args.files) not in (2, 4):
         parser.error("give two files (one round) or four (two rounds)")
-    first = regressions(_read(args.files[0]), _read(args.files[1]), args.margin)
+    base, head = _read(args.files[0]), _read(args.files[1])
+    for name, change in byte_changes(base, head).items():
+        print(f"note {name}: {change}: not the same work", file=sys.stderr)
+    first = regressions(base, head, args.margin)
     if len(args.files) == 2:
         for name, why in first.items():
             print(f"suspect {name}: {'; '.join(why)}", file=sys.stderr)
