@@ -22,6 +22,7 @@ from apiserver.discovery import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
 from apiserver.negotiation import error_body, negotiate
+from apiserver.openapi import OpenAPI
 from apiserver.reply import Reply, StreamReply
 from apiserver.resources import Registry
 from apiserver.storage.interface import Store
@@ -108,8 +109,28 @@ def build_app(state: ServerState) -> Starlette:
             return await handler(request)
         return check
 
+    openapi = OpenAPI(state.registry)
+
+    async def openapi_v3(request: Request) -> Response:
+        key = request.path_params.get("path")
+        if key is None:
+            return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
+        found = openapi.v3_document(key)
+        if found is None:
+            return _error_response(errors.resource_not_found(), request)
+        body, digest = found
+        # A document is named by its hash, so a client may keep it for as long as it likes.
+        cache = "public, immutable" if request.query_params.get("hash") == digest else "no-cache, private"
+        return Response(body, media_type="application/json", headers={"Cache-Control": cache, "Etag": f'"{digest}"'})
+
+    async def openapi_v2(request: Request) -> Response:
+        body, media_type = openapi.v2_body(request.headers.get("accept", ""))
+        return Response(body, media_type=media_type, headers=_NO_CACHE)
+
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
+        Route("/openapi/v3", guarded(openapi_v3)), Route("/openapi/v3/{path:path}", guarded(openapi_v3)),
+        Route("/openapi/v2", guarded(openapi_v2)),
         Route("/healthz", health), Route("/livez", health), Route("/readyz", health),
         Route("/version", guarded(version)), Route("/metrics", guarded(metrics_text)),
         Route("/api", guarded(api)), Route("/apis", guarded(api)),
@@ -146,7 +167,8 @@ async def _serve(state: ServerState, request: Request) -> Response:
         raise errors.resource_not_found()
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
-    target = Target(rt, namespace, name, parsed.subresource, request.query_params)
+    target = Target(rt, namespace, name, parsed.subresource, request.query_params,
+                    request.headers.get("user-agent", ""))
     method = request.method
     verb = _verb(method, name is not None, request.query_params)
     if not rt.allows(verb) or (parsed.subresource is not None and verb not in rt.subresource(parsed.subresource).verbs):

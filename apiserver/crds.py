@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from apiserver import crdspec, objects
+from apiserver import crdspec, managedfields, objects
 from apiserver.discovery import Discovery
 from apiserver.resources import Registry, ResourceType
 from apiserver.storage.interface import Change, Key, PreconditionFailed, Store
@@ -113,7 +113,11 @@ class CustomResourceDefinitions:
                 self._discovery.invalidate()
         status = crd_status(crd, objects.now_rfc3339(), conflict)
         if status != crd.get("status"):
-            self._submit(key, {**crd, "status": status})
+            crd_type = self._registry.lookup(crdspec.GROUP, "v1", "customresourcedefinitions")
+            updated = {**crd, "status": status}
+            if crd_type is not None:  # recorded in managedFields as upstream's controllers are
+                updated = objects.prepare_update(crd_type, updated, crd, "status", managedfields.KUBE_APISERVER)
+            self._submit(key, updated)
 
     def _withdraw(self, name: str, delete_objects: bool) -> None:
         served = self._served.pop(name, None)

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import orjson
 
-from apiserver import bodies, crdspec, errors, objects, paging, patch, protobuf
+from apiserver import bodies, crdspec, errors, fieldvalidation, objects, paging, patch, protobuf, services
 from apiserver.conversion import Codec, codec_for
 from apiserver.fanout import WatchHub
 from apiserver.reply import Reply, StreamReply
@@ -40,6 +40,7 @@ class Target:
     name: str | None
     subresource: str | None
     query: Mapping[str, str]
+    user_agent: str = ""
 
     @property
     def codec(self) -> Codec:
@@ -51,6 +52,16 @@ class Target:
     @property
     def dry_run(self) -> bool:
         return self.query.get("dryRun") == "All"
+
+    @property
+    def manager(self) -> str | None:
+        """Who managedFields credit with a write: fieldManager, else the client's name from its User-Agent.
+
+        Objects served through a conversion (events.k8s.io Events) are not tracked.
+        """
+        if not self.codec.identity:
+            return None
+        return self.query.get("fieldManager") or self.user_agent.split("/", 1)[0] or None
 
 
 def _json(status: int, body: Any) -> Reply:
@@ -139,8 +150,10 @@ class Endpoint:
 
     async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         body = _decode_body(t, raw, content_type)
-        obj = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, None))
-        obj = objects.prepare_create(t.rt, obj)
+        warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
+                                            t.rt.custom)
+        obj = t.codec.stored(body)
+        obj = objects.prepare_create(t.rt, obj, t.manager)
         name = obj["metadata"]["name"]
         if t.rt.namespaced:
             ns = self.store.latest((_NAMESPACES, "", t.namespace))
@@ -150,17 +163,24 @@ class Endpoint:
         key = t.key(name)
         if self.store.latest(key) is not None:
             raise errors.already_exists(t.rt.plural, t.rt.group, name)
+        if t.rt.kind == "Service":
+            services.allocate(obj, *services.taken(_load(s) for _, s in self.store.list(t.rt.storage_key, None)[1]))
+        if t.rt.kind == "Pod":
+            self._copy_node_topology(obj)
+        obj = objects.reshaped(obj)
         if t.dry_run:
-            return _json(201, t.codec.served(obj))
+            obj["metadata"].pop("resourceVersion", None)
+            return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
         stored = await self._write(t, key, obj, None)
-        return Reply(201, t.codec.served_bytes(stored.data))
+        return Reply(201, t.codec.served_bytes(stored.data), headers=warnings)
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
         body = _decode_body(t, raw, content_type)
         if t.subresource == "scale":
             return await self._scale(t, current, body)
-        return await self._replace(t, current, body, check_rv=True)
+        warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom) if isinstance(body, dict) else {}
+        return await self._replace(t, current, body, check_rv=True, headers=warnings)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
@@ -169,30 +189,34 @@ class Endpoint:
             return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
         served = t.codec.served(_load(current))
         patched = patch.apply_patch(served, raw, content_type)
-        return await self._replace(t, current, patched, check_rv=True)
+        warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom) if isinstance(patched, dict) else {}
+        return await self._replace(t, current, patched, check_rv=True, headers=warnings)
 
-    async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool) -> Reply:
+    async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,
+                       headers: dict[str, str]) -> Reply:
         new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
         old = _load(current)
         rv = new["metadata"].get("resourceVersion")
         if check_rv and rv and rv != str(current.rv):
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
-        prepared = objects.prepare_update(t.rt, new, old, t.subresource)
+        if t.rt.kind == "Service" and t.subresource is None:
+            services.keep_allocated(new, old)
+        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if prepared == old:
-            return Reply(200, t.codec.served_bytes(current.data))
+            return Reply(200, t.codec.served_bytes(current.data), headers=headers)
         if t.dry_run:
-            return _json(200, t.codec.served(prepared))
+            return Reply(200, orjson.dumps(t.codec.served(prepared)), headers=headers)
         meta = prepared["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
             stored = await self._write(t, t.key(), prepared, current, delete=True)
             await self._finalize_namespace_if_empty(t)
         else:
             stored = await self._write(t, t.key(), prepared, current)
-        return Reply(200, t.codec.served_bytes(stored.data))
+        return Reply(200, t.codec.served_bytes(stored.data), headers=headers)
 
     async def _scale(self, t: Target, current: StoredObject, scale: Any) -> Reply:
-        obj = objects.apply_scale(t.rt, _load(current), scale)
+        obj = objects.apply_scale(t.rt, _load(current), scale, t.manager)
         if not t.dry_run:
             current = await self._write(t, t.key(), obj, current)
             obj = _load(current)
@@ -296,6 +320,17 @@ class Endpoint:
         await self._write(t, key, obj, current, delete=True)
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _copy_node_topology(self, pod: dict[str, Any]) -> None:
+        """PodTopologyLabels admission: a pod bound to a node at create carries the node's zone and region."""
+        node_name = (pod.get("spec") or {}).get("nodeName")
+        node = self.store.latest(("nodes", "", node_name)) if node_name else None
+        if node is None:
+            return
+        node_labels = _load(node)["metadata"].get("labels") or {}
+        for key in ("topology.kubernetes.io/zone", "topology.kubernetes.io/region"):
+            if key in node_labels:
+                pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
 
     def _require(self, t: Target) -> StoredObject:
         stored = self.store.latest(t.key())

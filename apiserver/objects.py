@@ -12,7 +12,7 @@ import secrets
 import uuid
 from typing import Any
 
-from apiserver import crdspec, errors
+from apiserver import crdspec, errors, kinds
 from apiserver.resources import ResourceType
 from apiserver.validation import validate_metadata
 
@@ -78,7 +78,8 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
     return obj
 
 
-def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None) -> dict[str, Any]:
+    """The object as it will be stored; `manager`, if given, is recorded as owning what it wrote."""
     meta = obj["metadata"]
     if not meta.get("name") and meta.get("generateName"):
         meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
@@ -86,6 +87,8 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         meta.pop(field_name, None)
     meta.pop("managedFields", None)
     meta["uid"] = str(uuid.uuid4())
+    # Holds resourceVersion's place in the key order until the store writes the revision in.
+    meta["resourceVersion"] = ""
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1
@@ -98,8 +101,16 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         crdspec.default_crd(obj)
     if rt.custom is not None:
         rt.custom.prepare(obj)
+    kinds.default(obj, creating=True)
+    kinds.track(rt, obj, None, manager, None, meta["creationTimestamp"])
+    kinds.admit_create(obj)
     validate(rt, obj)
-    return ordered(obj)
+    return ordered(kinds.shaped(obj))
+
+
+def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object back in upstream's shape after a later step (allocation, namespace setup) changed it."""
+    return ordered(kinds.shaped(obj))
 
 
 def fold_string_data(obj: dict[str, Any]) -> None:
@@ -112,19 +123,22 @@ def fold_string_data(obj: dict[str, Any]) -> None:
         obj["data"] = data
 
 
-def validate(rt: ResourceType, obj: dict[str, Any]) -> None:
+def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
     problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
     if rt.custom is not None:
         problems += rt.custom.problems(obj)
     elif rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
         problems += crdspec.validate_crd(obj)
+    else:
+        problems += kinds.validate(obj, old)
     if problems:
         raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
 
 
 def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
-                   subresource: str | None) -> dict[str, Any]:
+                   subresource: str | None, manager: str | None = None) -> dict[str, Any]:
     """Carries over what a client cannot change and applies the subresource's view of the update."""
+    now = now_rfc3339()
     old_meta = old["metadata"]
     if subresource == "status":
         merged = dict(old)
@@ -136,7 +150,9 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         if rt.custom is not None:
             rt.custom.prepare(merged)
             validate(rt, merged)
-        return ordered(merged)
+        kinds.track(rt, merged, old, manager, subresource, now)
+        kinds.on_status_update(merged, old, now)
+        return ordered(kinds.shaped(merged))
     meta = new["metadata"]
     for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
                        "generation"):
@@ -152,6 +168,10 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             new.pop("status", None)
     if rt.kind == "Secret":
         fold_string_data(new)
+    # Managed fields are the server's record: a write changes them only through what it changes.
+    meta.pop("managedFields", None)
+    if "managedFields" in old_meta:
+        meta["managedFields"] = old_meta["managedFields"]
     if rt.kind == crdspec.KIND and rt.group == crdspec.GROUP:
         crdspec.default_crd(new)
         immutable = crdspec.immutable_changes(new, old)
@@ -159,14 +179,20 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), immutable)
     if rt.custom is not None:
         rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
+    kinds.default(new)
+    # Compared as stored, so that fields Go always writes do not count as changes.
+    new = kinds.shaped(new)
+    meta = new["metadata"]
+    kinds.track(rt, new, old, manager, None, now)
+    kinds.update_strategy(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):
         raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), [
             errors.FieldError("FieldValueForbidden", "metadata.finalizers",
                               "Forbidden: no new finalizers can be added if the object is being deleted")])
-    validate(rt, new)
-    return ordered(new)
+    validate(rt, new, old)
+    return ordered(kinds.shaped(new))
 
 
 def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
@@ -267,7 +293,7 @@ def _selector_string(selector: dict[str, Any]) -> str:
     return ",".join(sorted(parts))
 
 
-def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any) -> dict[str, Any]:
+def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str | None = None) -> dict[str, Any]:
     if not isinstance(scale, dict):
         raise errors.bad_request("the object provided is unrecognized (must be of type Scale)")
     replicas = (scale.get("spec") or {}).get("replicas", 0)
@@ -278,6 +304,7 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any) -> dict[str, 
     rv = (scale.get("metadata") or {}).get("resourceVersion")
     if rv and rv != obj["metadata"].get("resourceVersion"):
         raise errors.stale_update(rt.plural, rt.group, obj["metadata"].get("name", ""))
+    old = kinds.json_copy(obj)
     if rt.custom is not None:
         changed = rt.custom.set_replicas(obj, replicas)
     else:
@@ -286,4 +313,5 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any) -> dict[str, 
         spec["replicas"] = replicas
     if changed and obj["metadata"].get("generation"):
         obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
-    return obj
+    kinds.track(rt, obj, old, manager, "scale", now_rfc3339())
+    return ordered(obj)

@@ -1,4 +1,5 @@
-"""Applying PATCH bodies: JSON merge patch (RFC 7386) and JSON patch (RFC 6902, by the jsonpatch library)."""
+"""Applying PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, by the jsonpatch library), and
+strategic merge patch for kinds that have a built-in schema."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import jsonpatch
 
-from apiserver import bodies, errors
+from apiserver import bodies, errors, schemas, strategicpatch
 
 
 def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None) -> Any:
@@ -28,7 +29,20 @@ def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None) 
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError) as exc:
             raise errors.ApiError(422, "Invalid", f"the server rejected our request due to an error in our "
                                                   f"request: {exc}") from None
-    raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
+    schema = _kind_schema(original)
+    if kind == bodies.STRATEGIC_PATCH and schema is not None:
+        patch = bodies.decode_json(raw)
+        if not isinstance(patch, dict):
+            raise errors.bad_request("the patch is not a JSON object: a strategic merge patch must be an object")
+        return strategicpatch.apply(original, patch, schema)
+    # Custom resources have no patch strategies to follow, so upstream refuses strategic merge for them.
+    accepted = [bodies.JSON_PATCH, bodies.MERGE_PATCH] + ([bodies.STRATEGIC_PATCH] if schema is not None else [])
+    raise errors.unsupported_media_type(accepted)
+
+
+def _kind_schema(obj: dict[str, Any]) -> schemas.Schema | None:
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    return schemas.kind_schema(group, version, str(obj.get("kind") or ""))
 
 
 def merge_patch(target: Any, patch: Any) -> Any:

@@ -13,7 +13,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver import objects, pki
+from apiserver import managedfields, objects, pki
 from apiserver.app import ServerState, build_app
 from apiserver.crds import CustomResourceDefinitions
 from apiserver.discovery import Discovery
@@ -60,6 +60,13 @@ def _bootstrap_objects() -> list[tuple[str, str, dict[str, object]]]:
         "apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "kube-apiserver-legacy-service-account-token-tracking", "namespace": "kube-system"},
         "data": {"since": objects.now_rfc3339()[:10]}}))
+    # The in-cluster address of the API, at the first address of the service range.
+    bootstrap.append(("services", "default", {
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "kubernetes", "namespace": "default",
+                     "labels": {"component": "apiserver", "provider": "kubernetes"}},
+        "spec": {"clusterIP": "10.96.0.1", "type": "ClusterIP", "sessionAffinity": "None",
+                 "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}))
     return bootstrap
 
 
@@ -72,7 +79,8 @@ async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
         if endpoint.store.latest((rt.storage_key, namespace, meta["name"])) is not None:
             continue
         try:
-            await endpoint.create(Target(rt, namespace, None, None, {}), orjson.dumps(body), "application/json")
+            await endpoint.create(Target(rt, namespace, None, None, {}, managedfields.KUBE_APISERVER),
+                                  orjson.dumps(body), "application/json")
         except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
             log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
 

@@ -37,11 +37,32 @@ class _Cut:
 _CUTS: VersionCache[_Cut] = VersionCache()
 
 
+# Annotations that upstream's v1 conversion writes from a spec field of the internal object: the
+# metadata projection is made from the internal object, so they never appear in it (only in
+# managedFields). Keyed by the prefix every stored object of that kind begins with.
+_CONVERSION_ANNOTATIONS = {
+    b'{"kind":"DaemonSet","apiVersion":"apps/v1",': "deprecated.daemonset.template.generation",
+}
+
+
 def _cut(data: bytes) -> _Cut:
     cut = _CUTS.get(data)
     if cut is None:
-        cut = _CUTS.put(data, _Cut(bytes(_decode_envelope(data).metadata)))
+        cut = _CUTS.put(data, _Cut(_projected_metadata(data)))
     return cut
+
+
+def _projected_metadata(data: bytes) -> bytes:
+    metadata = bytes(_decode_envelope(data).metadata)
+    for prefix, annotation in _CONVERSION_ANNOTATIONS.items():
+        if data.startswith(prefix) and annotation.encode() in metadata:
+            meta = orjson.loads(metadata)
+            annotations = meta.get("annotations") or {}
+            annotations.pop(annotation, None)
+            if not annotations:
+                meta.pop("annotations", None)
+            return orjson.dumps(meta)
+    return metadata
 
 
 def _metadata(cut: _Cut, managed_fields: bool) -> bytes:

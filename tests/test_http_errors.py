@@ -180,10 +180,10 @@ def test_unsupported_content_type_is_415(shared_server: ServerProcess) -> None:
     assert_status(body, 415, "UnsupportedMediaType")
 
 
-def test_strategic_merge_patch_is_not_yet_accepted_with_415(shared_server: ServerProcess) -> None:
+def test_a_patch_of_an_unknown_type_is_415(shared_server: ServerProcess) -> None:
     assert shared_server.json("POST", CM_PATH, configmap("smp"))[0] == 201
     status, body = shared_server.request("PATCH", CM_PATH + "/smp", {"data": {"b": "2"}},
-                                         content_type="application/strategic-merge-patch+json")
+                                         content_type="application/x-patch+json")
     assert status == 415
     assert_status(body, 415, "UnsupportedMediaType")
 

@@ -1,0 +1,138 @@
+"""The OpenAPI definitions of the built-in kinds, as Kubernetes 1.36 publishes them.
+
+One source for everything schema-shaped: the OpenAPI documents we serve, field validation, the
+patch strategies and merge keys of strategic merge patch, and the key order of stored objects.
+The definitions ship in the kubernetes-validate package; the key order (Go struct order, which no
+published schema keeps) is a data file beside this module, made by tools/golden_facts.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from typing import Any
+
+SCHEMA_VERSION = "v1.36.0-local"
+_REF_PREFIX = "#/$defs/"
+_ORDER_FILE = "field_order.json"
+
+Schema = dict[str, Any]
+
+
+@functools.cache
+def definitions() -> dict[str, Schema]:
+    root = importlib.resources.files("kubernetes_validate") / "kubernetes-json-schema" / SCHEMA_VERSION
+    with (root / "_definitions.json").open("rb") as f:
+        return json.load(f)["$defs"]  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _by_kind() -> dict[tuple[str, str, str], str]:
+    found: dict[tuple[str, str, str], str] = {}
+    for name, schema in definitions().items():
+        for gvk in schema.get("x-kubernetes-group-version-kind") or ():
+            found.setdefault((gvk["group"], gvk["version"], gvk["kind"]), name)
+    return found
+
+
+def definition_name(group: str, version: str, kind: str) -> str | None:
+    return _by_kind().get((group, version, kind))
+
+
+def ref_name(schema: Schema) -> str | None:
+    ref = schema.get("$ref")
+    return ref[len(_REF_PREFIX):] if isinstance(ref, str) and ref.startswith(_REF_PREFIX) else None
+
+
+def resolve(schema: Schema | None) -> Schema | None:
+    """The schema itself, or the definition it refers to."""
+    if schema is None:
+        return None
+    name = ref_name(schema)
+    return definitions()[name] if name is not None else schema
+
+
+def kind_schema(group: str, version: str, kind: str) -> Schema | None:
+    name = definition_name(group, version, kind)
+    return None if name is None else definitions()[name]
+
+
+def property_schema(schema: Schema | None, field: str) -> Schema | None:
+    """The resolved schema of a field of an object schema, or of a map value (additionalProperties)."""
+    schema = resolve(schema)
+    if schema is None:
+        return None
+    props = schema.get("properties")
+    if props is not None and field in props:
+        return resolve(props[field])
+    extra = schema.get("additionalProperties")
+    return resolve(extra) if isinstance(extra, dict) else None
+
+
+def items_schema(schema: Schema | None) -> Schema | None:
+    schema = resolve(schema)
+    items = None if schema is None else schema.get("items")
+    return resolve(items) if isinstance(items, dict) else None
+
+
+def types_of(schema: Schema) -> set[str]:
+    kinds = schema.get("type")
+    if kinds is None:
+        return {t for alt in schema.get("oneOf") or () for t in types_of(alt)}
+    return {kinds} if isinstance(kinds, str) else set(kinds)
+
+
+def patch_strategy(schema: Schema | None) -> tuple[set[str], str | None]:
+    """A list or map field's strategic-merge strategies and its merge key."""
+    if schema is None:
+        return set(), None
+    strategy = schema.get("x-kubernetes-patch-strategy") or ""
+    return {s for s in strategy.split(",") if s}, schema.get("x-kubernetes-patch-merge-key")
+
+
+@functools.cache
+def field_order() -> dict[str, list[str]]:
+    with (importlib.resources.files("apiserver") / "data" / _ORDER_FILE).open("rb") as f:
+        return json.load(f)  # type: ignore[no-any-return]
+
+
+def child_schema(schema: Schema | None, field: str | None) -> Schema | None:
+    """A field's (or, with None, the list items') schema as written, keeping its $ref name."""
+    schema = resolve(schema)
+    if schema is None:
+        return None
+    if field is None:
+        items = schema.get("items")
+        return items if isinstance(items, dict) else None
+    props = schema.get("properties")
+    if props is not None and field in props:
+        return props[field]  # type: ignore[no-any-return]
+    extra = schema.get("additionalProperties")
+    return extra if isinstance(extra, dict) else None
+
+
+def ordered(value: Any, schema: Schema | None) -> Any:
+    """The value with every object's keys in Go struct order, as kube-apiserver serializes them.
+
+    Fields the order file does not know follow the known ones in the order they came in. Go writes
+    maps (labels, data, resource lists) with their keys sorted.
+    """
+    if isinstance(value, list):
+        item = child_schema(schema, None)
+        return [ordered(v, item) for v in value]
+    if not isinstance(value, dict):
+        return value
+    resolved = resolve(schema)
+    if resolved is not None and "additionalProperties" in resolved and "properties" not in resolved:
+        keys = sorted(value)
+    else:
+        order = field_order().get((ref_name(schema) if schema is not None else None) or "", ())
+        keys = [k for k in order if k in value] + [k for k in value if k not in order]
+    return {k: ordered(value[k], child_schema(schema, k)) for k in keys}
+
+
+def kind_ref(group: str, version: str, kind: str) -> Schema | None:
+    """A reference to a kind's definition, the starting point of ordered()."""
+    name = definition_name(group, version, kind)
+    return None if name is None else {"$ref": _REF_PREFIX + name}

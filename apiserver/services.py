@@ -1,0 +1,122 @@
+"""A Service's cluster IP and node ports: allocated on create, kept across updates.
+
+Upstream allocates from the service CIDR (10.96.0.0/12 by default) and the node port range
+30000-32767; a port or IP someone else holds is a 422. Pure functions over what is already taken.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+from typing import Any, Iterable
+
+from apiserver import errors
+
+SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
+NODE_PORTS = range(30000, 32768)
+_UNUSABLE = {SERVICE_CIDR.network_address, SERVICE_CIDR.broadcast_address}
+# The first address is the `kubernetes` service's: never handed out dynamically, only when asked for.
+_RESERVED = _UNUSABLE | {SERVICE_CIDR.network_address + 1}
+
+Obj = dict[str, Any]
+
+
+def taken(services: Iterable[Obj]) -> tuple[set[str], set[int]]:
+    ips: set[str] = set()
+    ports: set[int] = set()
+    for svc in services:
+        spec = svc.get("spec") or {}
+        ips.update(ip for ip in spec.get("clusterIPs") or () if ip != "None")
+        ports.update(int(p["nodePort"]) for p in spec.get("ports") or () if p.get("nodePort"))
+    return ips, ports
+
+
+def _needs_node_ports(spec: Obj) -> bool:
+    kind = spec.get("type")
+    return kind == "NodePort" or (kind == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts", True))
+
+
+def allocate(svc: Obj, ips: set[str], ports: set[int]) -> None:
+    """Fills in a new Service's IP families, cluster IP and node ports; 422 for ones already held."""
+    spec = svc.setdefault("spec", {})
+    problems: list[errors.FieldError] = []
+    if spec.get("type") != "ExternalName":
+        ip = spec.get("clusterIP") or (spec.get("clusterIPs") or [None])[0]
+        if ip is None or ip == "":
+            ip = _free_ip(ips)
+        elif ip != "None":
+            problems.extend(_check_ip(ip, ips))
+        spec["clusterIP"] = ip
+        spec["clusterIPs"] = [ip]
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+    if _needs_node_ports(spec):
+        for i, port in enumerate(spec.get("ports") or ()):
+            requested = port.get("nodePort")
+            if requested:
+                problems.extend(_check_port(i, int(requested), ports))
+                ports.add(int(requested))
+            else:
+                port["nodePort"] = _free_port(ports)
+    if problems:
+        raise errors.invalid("Service", "", str(svc["metadata"].get("name") or ""), problems)
+
+
+def keep_allocated(new: Obj, old: Obj) -> None:
+    """An update that leaves allocated values out keeps them (upstream's patchAllocatedValues)."""
+    spec, old_spec = new.setdefault("spec", {}), old.get("spec") or {}
+    if spec.get("type") == "ExternalName":
+        return
+    for key in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
+        if key not in spec and key in old_spec:
+            spec[key] = old_spec[key]
+    if _needs_node_ports(spec):
+        held = {(p.get("port"), p.get("protocol", "TCP")): p.get("nodePort") for p in old_spec.get("ports") or ()}
+        for port in spec.get("ports") or ():
+            previous = held.get((port.get("port"), port.get("protocol", "TCP")))
+            if not port.get("nodePort") and previous:
+                port["nodePort"] = previous
+
+
+def _free_ip(ips: set[str]) -> str:
+    while True:
+        candidate = SERVICE_CIDR.network_address + random.randrange(SERVICE_CIDR.num_addresses)
+        if candidate not in _RESERVED and str(candidate) not in ips:
+            ips.add(str(candidate))
+            return str(candidate)
+
+
+def _check_ip(ip: str, ips: set[str]) -> list[errors.FieldError]:
+    shown = f'[]string{{"{ip}"}}'
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
+                                  f'Invalid value: "{ip}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')]
+    if address not in SERVICE_CIDR or address in _UNUSABLE:
+        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
+                                  f"Invalid value: {shown}: failed to allocate IP {ip}: the provided IP ({ip}) "
+                                  f"is not in the valid range. The range of valid IPs is {SERVICE_CIDR}")]
+    if ip in ips:
+        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
+                                  f"Invalid value: {shown}: failed to allocate IP {ip}: provided IP is already allocated")]
+    ips.add(ip)
+    return []
+
+
+def _check_port(i: int, port: int, ports: set[int]) -> list[errors.FieldError]:
+    path = f"spec.ports[{i}].nodePort"
+    if port not in NODE_PORTS:
+        return [errors.FieldError("FieldValueInvalid", path,
+                                  f"Invalid value: {port}: provided port is not in the valid range. "
+                                  f"The range of valid ports is {NODE_PORTS.start}-{NODE_PORTS.stop - 1}")]
+    if port in ports:
+        return [errors.FieldError("FieldValueInvalid", path, f"Invalid value: {port}: provided port is already allocated")]
+    return []
+
+
+def _free_port(ports: set[int]) -> int:
+    free = [p for p in NODE_PORTS if p not in ports]
+    port = random.choice(free)
+    ports.add(port)
+    return port

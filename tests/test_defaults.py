@@ -1,0 +1,75 @@
+"""Defaults kube-apiserver 1.36 gives fields the golden fixtures leave out: object in, defaulted fields out."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any, Callable
+
+import pytest
+from support import ServerProcess
+
+
+def _pod(container: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", **container}], **spec}}
+
+
+def _first(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj["spec"]["containers"][0]  # type: ignore[no-any-return]
+
+
+def _in_range(svc: dict[str, Any]) -> bool:
+    spec = svc["spec"]
+    return (ipaddress.ip_address(spec["clusterIP"]) in ipaddress.ip_network("10.96.0.0/12")
+            and spec["clusterIPs"] == [spec["clusterIP"]]
+            and all(30000 <= p["nodePort"] <= 32767 for p in spec["ports"]))
+
+
+CASES: list[tuple[str, str, dict[str, Any], Callable[[dict[str, Any]], Any], Any]] = [
+    ("an image without a tag is always pulled", "pods", _pod({"image": "nginx"}),
+     lambda o: _first(o)["imagePullPolicy"], "Always"),
+    ("an image tagged latest is always pulled", "pods", _pod({"image": "example.com:5000/nginx:latest"}),
+     lambda o: _first(o)["imagePullPolicy"], "Always"),
+    ("an image pinned by digest is pulled if not present", "pods", _pod({"image": "nginx@sha256:" + "a" * 64}),
+     lambda o: _first(o)["imagePullPolicy"], "IfNotPresent"),
+    ("a probe gets its timings", "pods",
+     _pod({"image": "a:1", "readinessProbe": {"httpGet": {"path": "/", "port": 80}}}),
+     lambda o: _first(o)["readinessProbe"],
+     {"httpGet": {"path": "/", "port": 80, "scheme": "HTTP"}, "timeoutSeconds": 1, "periodSeconds": 10,
+      "successThreshold": 1, "failureThreshold": 3}),
+    ("limits without requests become the requests, and the pod is Guaranteed", "pods",
+     _pod({"image": "a:1", "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}),
+     lambda o: (_first(o)["resources"]["requests"], o["status"]["qosClass"]),
+     ({"cpu": "1", "memory": "1Gi"}, "Guaranteed")),
+    ("a configMap volume is readable by all, writable by none", "pods",
+     _pod({"image": "a:1"}, volumes=[{"name": "v", "configMap": {"name": "cm"}}]),
+     lambda o: o["spec"]["volumes"], [{"name": "v", "configMap": {"name": "cm", "defaultMode": 420}}]),
+    ("a Recreate deployment has no rollingUpdate", "deployments",
+     {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+      "spec": {"strategy": {"type": "Recreate"}, "selector": {"matchLabels": {"a": "b"}},
+               "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "c"}]}}}},
+     lambda o: (o["spec"]["strategy"], o["spec"]["replicas"]), ({"type": "Recreate"}, 1)),
+    ("a job with parallelism only has no completions", "jobs",
+     {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+      "spec": {"parallelism": 3, "template": {"spec": {"restartPolicy": "Never",
+                                                       "containers": [{"name": "c", "image": "c"}]}}}},
+     lambda o: ("completions" in o["spec"], o["spec"]["parallelism"], o["spec"]["manualSelector"]), (False, 3, False)),
+    ("a load balancer gets a cluster IP and node ports from their ranges", "services",
+     {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "lb"},
+      "spec": {"type": "LoadBalancer", "ports": [{"name": "a", "port": 80}, {"name": "b", "port": 81}]}},
+     lambda o: (_in_range(o), o["spec"]["allocateLoadBalancerNodePorts"], o["spec"]["externalTrafficPolicy"],
+                o["spec"]["ports"][1]["targetPort"]), (True, True, "Cluster", 81)),
+    ("stringData is folded into data, base64-encoded", "secrets",
+     {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"k": "v"}, "data": {"x": "eQ=="}},
+     lambda o: ("stringData" in o, o["data"], o["type"]), (False, {"k": "dg==", "x": "eQ=="}, "Opaque")),
+]
+_GROUPS = {"pods": "/api/v1", "services": "/api/v1", "secrets": "/api/v1", "deployments": "/apis/apps/v1",
+           "jobs": "/apis/batch/v1"}
+
+
+@pytest.mark.parametrize(("case", "resource", "obj", "pick", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_defaults(shared_server: ServerProcess, case: str, resource: str, obj: dict[str, Any],
+                  pick: Callable[[dict[str, Any]], Any], expected: Any) -> None:
+    status, created = shared_server.json("POST", f"{_GROUPS[resource]}/namespaces/default/{resource}?dryRun=All", obj)
+    assert status == 201, created
+    assert pick(created) == expected
