@@ -1,0 +1,148 @@
+"""`python -m benches.api_load`: measure our server (started here) or any Kubernetes API server (--url).
+
+Writes OUT/results.json, OUT/results.md and OUT/results.png. See benches/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from typing import Any
+
+from benches.api_load import report
+from benches.api_load import scenarios as sc
+from benches.api_load.measure import Measurement, Options, measure_interleaved, overload_warning
+from benches.api_load.servers import REPO, SHARED, LocalServer, Target, free_port, from_kubeconfig
+from benches.api_load.wrk import Load, require_wrk
+
+QUICK_COUNT = 50
+QUICK_DURATION_S = 1.0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benches.api_load", description=__doc__)
+    where = p.add_argument_group("server (default: start `python -m apiserver` from --server-repo)")
+    where.add_argument("--url", help="measure this server instead (with --token or --kubeconfig)")
+    where.add_argument("--token", help="bearer token for --url")
+    where.add_argument("--ca", help="CA file for --url (default: do not verify)")
+    where.add_argument("--kubeconfig", help="take server, token and CA from this kubeconfig's current context")
+    where.add_argument("--server-repo", action="append", metavar="[NAME=]DIR",
+                       help="checkout whose server to start (default: this one); given several times, each "
+                            "server is started and the runs take turns between them; results go to OUT/NAME/")
+    p.add_argument("--scenarios", default=" ".join(s.name for s in sc.ALL),
+                   help="space or comma separated, from: " + " ".join(sc.BY_NAME))
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--duration", type=float, default=10.0, help="seconds per run")
+    p.add_argument("--connections", type=int, default=32)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--count", type=int, default=1_000, help="ConfigMaps and Pods to seed")
+    p.add_argument("--no-floor", action="store_true", help="skip the floor app runs")
+    p.add_argument("--quick", action="store_true",
+                   help=f"a few seconds: {QUICK_COUNT} objects, {QUICK_DURATION_S:g}s runs, no floor, "
+                        f"scenarios {' '.join(sc.QUICK)} unless --scenarios is given")
+    p.add_argument("--reference", nargs="*",
+                   default=sorted(glob.glob(os.path.join(SHARED, "bench", "results-kube-apiserver-*.json"))),
+                   help="apiload.sh result files to compare with (default: shared/bench's kube-apiserver ones)")
+    p.add_argument("--out", help="output directory (default: bench-results/api_load-<time>)")
+    p.add_argument("--label", default="", help="free text stored in the results")
+    p.add_argument("--save-baseline", metavar="PATH",
+                   help="also copy results.json here, unless the machine was too loaded to trust it")
+    return p
+
+
+def _target(args: argparse.Namespace) -> Target | None:
+    if args.kubeconfig:
+        return from_kubeconfig(args.kubeconfig)
+    if args.url:
+        if not args.token:
+            raise SystemExit("--url needs --token (or use --kubeconfig)")
+        return Target(args.url.rstrip("/"), args.token, args.ca)
+    return None
+
+
+def _servers(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(name, checkout) of each server to start; names default to the checkout's directory name."""
+    out = []
+    for spec in args.server_repo or [REPO]:
+        name, _, path = spec.rpartition("=")
+        out.append((name or os.path.basename(os.path.abspath(path)), os.path.abspath(path)))
+    if len({name for name, _ in out}) != len(out):
+        raise SystemExit("--server-repo: give each server a distinct NAME=")
+    return out
+
+
+def _write(results: dict[str, Any], out: str, references: list[str]) -> None:
+    report.attach_references(results, report.load_references(references), {s.name: s.reference for s in sc.ALL})
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(results, f, indent=2)
+    table = report.markdown(results)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(table)
+    report.chart(results, os.path.join(out, "results.png"))
+    print(f"\n## {results['label']}\n\n{table}\nresults in {out}/results.{{json,md,png}}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    require_wrk()
+    names = args.scenarios.replace(",", " ").split()
+    if args.quick and "--scenarios" not in (argv if argv is not None else sys.argv):
+        names = list(sc.QUICK)
+    unknown = [n for n in names if n not in sc.BY_NAME]
+    if unknown:
+        raise SystemExit(f"unknown scenarios: {' '.join(unknown)}")
+    out = os.path.abspath(args.out or os.path.join("bench-results", time.strftime("api_load-%Y%m%dT%H%M%S")))
+    os.makedirs(out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="work-", dir=out)
+    warnings = [w for w in [overload_warning()] if w]
+    for warning in warnings:
+        print(f"warning: {warning}; no baseline will be saved", file=sys.stderr)
+
+    def options(label: str) -> Options:
+        return Options(names, QUICK_COUNT if args.quick else args.count, args.runs,
+                       Load(args.threads, args.connections, QUICK_DURATION_S if args.quick else args.duration),
+                       floor=not (args.no_floor or args.quick), work_dir=os.path.join(work, label), label=label)
+
+    remote = _target(args)
+    local: list[LocalServer] = []
+    measurements: list[Measurement] = []
+    try:
+        if remote is not None:
+            measurements.append(Measurement(remote, options(args.label or remote.url), list(warnings)))
+        else:
+            for label, repo in _servers(args):
+                opts = options(label)
+                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port())
+                local.append(server)
+                measurements.append(Measurement(server.start(), opts, list(warnings)))
+        print(f"== {' / '.join(m.target.url for m in measurements)}: {len(names)} scenarios x {args.runs} runs of "
+              f"{measurements[0].options.load.duration_s:g}s, {measurements[0].options.count} objects", flush=True)
+        all_results = measure_interleaved(measurements, args.runs)
+    finally:
+        for server in local:
+            server.stop()
+    shutil.rmtree(work, ignore_errors=True)
+    for m, results in zip(measurements, all_results):
+        results["label"] = m.options.label if remote is not None or len(measurements) > 1 else (
+            args.label or f"this server from {m.options.label}")
+        _write(results, out if len(measurements) == 1 else os.path.join(out, m.options.label), args.reference)
+    if args.save_baseline:
+        first = all_results[0]
+        if len(all_results) == 1 and first["baseline_ok"]:
+            shutil.copyfile(os.path.join(out, "results.json"), args.save_baseline)
+            print(f"baseline saved to {args.save_baseline}")
+        else:
+            print(f"warning: baseline NOT saved to {args.save_baseline}: "
+                  f"{'; '.join(first['warnings']) or 'more than one server measured'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

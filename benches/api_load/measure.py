@@ -1,0 +1,258 @@
+"""Measurements: seed, check every scenario's answer once, then load each scenario and its floor in turn.
+
+Each scenario runs `runs` times, each run followed by its floor run, so that a ratio to the floor
+compares two loads that met the same machine; several servers take turns run by run in the same way.
+A figure is the median of its runs. Write scenarios name their
+objects `<run id>-<scenario>-r<run>-<wrk thread>-<counter>`: unique across runs and across measurements.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import psutil
+
+from benches import objects
+from benches.api_load import scenarios as sc
+from benches.api_load import watch, wrk
+from benches.api_load.client import MERGE_PATCH, Client, seed_configmaps, seed_pods
+from benches.api_load.servers import Floor, Target, floor_credentials, free_port
+
+_MARKER = "@@UNIQUE@@"
+
+
+@dataclass
+class Options:
+    scenarios: list[str]
+    count: int = 1_000
+    runs: int = 3
+    load: wrk.Load = field(default_factory=wrk.Load)
+    floor: bool = True
+    work_dir: str = "."
+    label: str = ""
+    run_id: str = field(default_factory=lambda: f"b{int(time.time() * 1000) % 10**9:09d}")
+
+
+class MemorySampler:
+    """The server's resident memory at rest and its peak while loaded, from /proc through psutil."""
+
+    def __init__(self, pid: int | None) -> None:
+        self._process = psutil.Process(pid) if pid is not None else None
+        self.at_rest_kb = self._rss_kb()
+        self.peak_kb = self.at_rest_kb
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _rss_kb(self) -> int:
+        return 0 if self._process is None else int(self._process.memory_info().rss // 1024)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.5):
+            self.peak_kb = max(self.peak_kb, self._rss_kb())
+
+    def start(self) -> None:
+        if self._process is not None:
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def overload_warning() -> str | None:
+    """Set when other work is taking the cores the figures depend on: a load average above half the CPUs.
+
+    Only meaningful before a measurement starts: the load average of the minute after a run includes
+    the run's own server and wrk.
+    """
+    load = os.getloadavg()[0]
+    cpus = os.cpu_count() or 1
+    if load <= cpus / 2:
+        return None
+    return f"load average {load:.2f} above half of {cpus} CPUs before the measurement: figures are noisy"
+
+
+def medians(runs: list[wrk.RunFigures]) -> dict[str, float]:
+    return {"rps": statistics.median(r["rps"] for r in runs),
+            "p50_ms": statistics.median(r["p50_ms"] for r in runs),
+            "p90_ms": statistics.median(r["p90_ms"] for r in runs),
+            "p99_ms": statistics.median(r["p99_ms"] for r in runs)}
+
+
+def _answered(body: bytes) -> tuple[str, int]:
+    """The kind an answer declares and how many items (or rows) it holds."""
+    doc = orjson.loads(body)
+    if "items" in doc:
+        return str(doc.get("kind", "")), len(doc["items"] or [])
+    if "rows" in doc:
+        return str(doc.get("kind", "")), len(doc["rows"] or [])
+    return str(doc.get("kind", "")), 1
+
+
+def _prefix(s: sc.Scenario, options: Options, run: int) -> str:
+    """Names of the objects one run creates start with this (a DNS label: no underscores)."""
+    return f"{options.run_id}-{s.name.replace('_', '-')}-r{run}"
+
+
+def _script(s: sc.Scenario, options: Options, run: int, targets: int) -> str:
+    prefix = _prefix(s, options, run)
+    path = os.path.join(options.work_dir, f"{s.name}.lua")
+    if s.driver == "create":
+        before, after = orjson.dumps(objects.configmap(sc.WRITE_NAMESPACE, _MARKER, 1)).decode().split(_MARKER)
+        return wrk.write_script(path, "POST", s.path, "application/json", before, after, prefix)
+    before, after = json.dumps({"data": {"mode": _MARKER}}).split(_MARKER)
+    return wrk.write_script(path, "PATCH", s.path, MERGE_PATCH, before, after, prefix, "patch-target", targets)
+
+
+class Measurement:
+    def __init__(self, target: Target, options: Options, warnings: list[str]) -> None:
+        self.target = target
+        self.options = options
+        self.client = Client(target)
+        self.warnings = warnings
+        self.headers = {"Authorization": f"Bearer {target.token}"}
+        self._floor: Floor | None = None
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.selected: list[sc.Scenario] = []
+        self.floor_urls: dict[str, str] = {}
+        self.memory = MemorySampler(None)
+
+    def seed(self) -> None:
+        names = set(self.options.scenarios)
+        for namespace in (sc.READ_NAMESPACE, sc.WRITE_NAMESPACE, sc.WATCH_NAMESPACE):
+            self.client.ensure_namespace(namespace)
+        seed_configmaps(self.client, sc.READ_NAMESPACE, self.options.count)
+        if any(n.endswith("_pods") for n in names):
+            seed_pods(self.client, sc.READ_NAMESPACE, self.options.count)
+        if "patch" in names:
+            seed_configmaps(self.client, sc.WRITE_NAMESPACE, sc.PATCH_TARGETS, prefix="patch-target")
+
+    def check(self, s: sc.Scenario) -> dict[str, Any]:
+        """One request of a read scenario: is the answer what the scenario means to measure?"""
+        answer = self.client.call("GET", s.path, accept=s.accept)
+        entry: dict[str, Any] = {"path": s.path, "accept": s.accept, "http_status": answer.status,
+                                 "content_type": answer.content_type, "response_bytes": len(answer.body),
+                                 "notes": []}
+        if answer.status != 200:
+            entry["notes"].append(f"not answered: HTTP {answer.status}")
+            return entry
+        kind, items = _answered(answer.body)
+        entry.update(kind=kind, items=items)
+        expected_items = s.items_for(self.options.count)
+        if s.expected_kind and kind != s.expected_kind:
+            entry["notes"].append(f"answered as {kind}, not {s.expected_kind}: not like for like")
+        if expected_items is not None and items != expected_items:
+            entry["notes"].append(f"answered {items} items, not {expected_items}: not like for like")
+        entry["body"] = answer.body
+        return entry
+
+    def _load_once(self, s: sc.Scenario, run: int) -> wrk.RunFigures:
+        if s.driver == "watch":
+            revision = self.client.revision(s.path)
+            duration = self.options.load.duration_s
+            return watch.measure(self.target, sc.WATCH_NAMESPACE, revision, _prefix(s, self.options, run),
+                                 s.watchers, duration)
+        script = None if s.driver == "wrk" else _script(s, self.options, run, sc.PATCH_TARGETS)
+        return wrk.run(self.target.url + s.path, {**self.headers, "Accept": s.accept}, self.options.load, script)
+
+    def prepare(self) -> None:
+        """Seeds, checks each read once, and starts the floor with the bytes the checks got."""
+        self.seed()
+        self.selected = [sc.BY_NAME[n] for n in self.options.scenarios]
+        for s in self.selected:
+            self.entries[s.name] = self.check(s) if s.driver == "wrk" else {"path": s.path, "notes": []}
+        self.floor_urls = self._start_floor()
+        self.memory = MemorySampler(self.target.pid)
+        self.memory.start()
+
+    def run_once(self, s: sc.Scenario, run: int) -> None:
+        """Run `run` of scenario `s`, then of its floor; the medians are taken in `finish`."""
+        entry = self.entries[s.name]
+        if entry.get("http_status", 200) != 200:
+            return  # not answered: nothing to load; compare.py reports a scenario that stopped being answered
+        entry.setdefault("runs", []).append(self._load_once(s, run))
+        floor_url = self.floor_urls.get(s.name)
+        if floor_url is not None:
+            entry.setdefault("floor", {"runs": []})["runs"].append(
+                wrk.run(floor_url, {**self.headers, "Accept": s.accept}, self.options.load))
+
+    def finish(self) -> dict[str, Any]:
+        self.memory.stop()
+        for s in self.selected:
+            self._summarize(s, self.entries[s.name])
+        return {"label": "", "url": self.target.url, "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "run_id": self.options.run_id,
+                "host": {"nproc": os.cpu_count(), "loadavg_at_end": list(os.getloadavg())},
+                "load": {"threads": self.options.load.threads, "connections": self.options.load.connections,
+                         "duration_s": self.options.load.duration_s, "runs": self.options.runs,
+                         "objects": self.options.count},
+                "server_rss_kb": {"at_rest": self.memory.at_rest_kb, "peak": self.memory.peak_kb},
+                "warnings": self.warnings, "baseline_ok": not self.warnings,
+                "scenarios": self.entries}
+
+    def close(self) -> None:
+        if self._floor is not None:
+            self._floor.stop()
+
+    def _start_floor(self) -> dict[str, str]:
+        floored = [s for s in self.selected if s.floor and "body" in self.entries[s.name]]
+        if not self.options.floor or not floored:
+            return {}
+        body_dir = os.path.join(self.options.work_dir, "floor-bodies")
+        os.makedirs(body_dir, exist_ok=True)
+        for s in floored:
+            with open(os.path.join(body_dir, f"{s.name}.body"), "wb") as f:
+                f.write(self.entries[s.name]["body"])
+        cert, key = floor_credentials(os.path.join(self.options.work_dir, "floor-pki"))
+        self._floor = Floor(body_dir, cert, key, free_port())
+        url = self._floor.start()
+        return {s.name: f"{url}/{s.name}" for s in floored}
+
+    def _summarize(self, s: sc.Scenario, entry: dict[str, Any]) -> None:
+        entry.pop("body", None)
+        runs: list[wrk.RunFigures] = entry.get("runs", [])
+        if not runs:
+            return
+        entry["median"] = medians(runs)
+        entry["failed"] = sum(r["failed"] for r in runs)
+        loaded = statistics.median(r["bytes_per_response"] for r in runs)
+        if s.driver == "watch":
+            entry["response_bytes"] = int(loaded)
+            entry["watchers"] = s.watchers
+        elif "response_bytes" in entry and abs(loaded - entry["response_bytes"]) > 512 + 0.1 * entry["response_bytes"]:
+            # wrk counts headers too (a few hundred bytes), and a Table's Age cells grow during a run
+            # ("9s" to "2m10s"); more than that means another answer than the one checked
+            entry["notes"].append(f"under load answered {loaded:,.0f} bytes per response, "
+                                  f"not the checked {entry['response_bytes']:,}")
+        if "floor" in entry:
+            entry["floor"]["median"] = medians(entry["floor"]["runs"])
+            entry["ratio_to_floor"] = entry["median"]["rps"] / max(entry["floor"]["median"]["rps"], 1e-9)
+
+
+def measure_interleaved(measurements: list[Measurement], runs: int) -> list[dict[str, Any]]:
+    """Every scenario's runs, taking turns between the servers (ABBA...) so that a drift of the
+    machine's load between two runs falls on both alike; the results, in the order given."""
+    try:
+        for m in measurements:
+            m.prepare()
+        for s in measurements[0].selected:
+            for run in range(1, runs + 1):
+                for m in (measurements if run % 2 else measurements[::-1]):
+                    m.run_once(s, run)
+            for m in measurements:
+                e = m.entries[s.name]
+                if e.get("runs"):
+                    rps = statistics.median(r["rps"] for r in e["runs"])
+                    p99 = statistics.median(r["p99_ms"] for r in e["runs"])
+                    print(f"   {s.name} [{m.options.label}]: {rps:.1f} ops/s, p99 {p99:.1f} ms, "
+                          f"{sum(r['failed'] for r in e['runs'])} failed", flush=True)
+        return [m.finish() for m in measurements]
+    finally:
+        for m in measurements:
+            m.close()

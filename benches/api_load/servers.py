@@ -1,0 +1,164 @@
+"""The processes a load run talks to: a server under test (ours started here, or any other by URL) and the floor.
+
+Our server runs as its own process with its store on disk, as in production. The floor app
+(shared/bench/floor_app.py) runs on the same uvicorn, loop, HTTP parser and certificate, and serves
+precomputed bytes: what any answer of that size costs before the server does any work of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+import yaml
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SHARED = os.environ.get("FASTKUBE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
+FLOOR_APP = os.path.join(SHARED, "bench", "floor_app.py")
+
+
+@dataclass
+class Target:
+    """Where to send requests: a base URL and a bearer token; `pid` when its memory can be sampled here."""
+
+    url: str
+    token: str
+    ca_file: str | None
+    pid: int | None = None
+
+    def ssl_context(self) -> ssl.SSLContext:
+        if self.ca_file is None:
+            return _unverified()
+        return ssl.create_default_context(cafile=self.ca_file)
+
+
+def _unverified() -> ssl.SSLContext:
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_ready(url: str, ctx: ssl.SSLContext, proc: subprocess.Popen[bytes], log_path: str,
+                timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            with open(log_path, errors="replace") as f:
+                raise RuntimeError(f"{url} exited with {proc.returncode}:\n{f.read()}")
+        try:
+            with urllib.request.urlopen(url, context=ctx, timeout=5) as resp:
+                if resp.status == 200:
+                    return
+        except (OSError, urllib.error.URLError):
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{url} did not become ready within {timeout}s (log: {log_path})")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@dataclass
+class LocalServer:
+    """`python -m apiserver` from `repo` (this checkout, or another one being compared with it)."""
+
+    repo: str
+    data_dir: str
+    port: int
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pki(self) -> str:
+        return os.path.join(self.data_dir, "pki")
+
+    def start(self) -> Target:
+        os.makedirs(self.data_dir, exist_ok=True)
+        log_path = os.path.join(self.data_dir, "server.log")
+        with open(log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port)],
+                cwd=self.repo, stdout=log, stderr=subprocess.STDOUT)
+        url = f"https://127.0.0.1:{self.port}"
+        # Credentials are written while the server starts: poll without them, read them once it is ready.
+        _wait_ready(url + "/readyz", _unverified(), self.proc, log_path, 60)
+        with open(os.path.join(self.pki, "admin.token")) as f:
+            token = f.read().strip()
+        return Target(url, token, os.path.join(self.pki, "ca.crt"), self.proc.pid)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop(self.proc)
+
+
+def from_kubeconfig(path: str) -> Target:
+    """The current context's server and bearer token (wrk can send a header, not a client certificate)."""
+    with open(path) as f:
+        config = yaml.safe_load(f)
+    context = next(c["context"] for c in config["contexts"] if c["name"] == config["current-context"])
+    cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
+    user = next(u["user"] for u in config["users"] if u["name"] == context["user"])
+    if "token" not in user:
+        raise SystemExit(f"{path}: the current user has no bearer token; wrk can only send a token")
+    ca = cluster.get("certificate-authority")
+    if ca is not None and not os.path.isabs(ca):
+        ca = os.path.join(os.path.dirname(os.path.abspath(path)), ca)
+    return Target(cluster["server"].rstrip("/"), user["token"], ca)
+
+
+@dataclass
+class Floor:
+    """floor_app.py under uvicorn with our server's flags, serving every NAME.body in `body_dir` at /NAME."""
+
+    body_dir: str
+    cert: str
+    key: str
+    port: int
+    proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> str:
+        log_path = os.path.join(self.body_dir, "floor.log")
+        with open(log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "floor_app:app", "--app-dir", os.path.dirname(FLOOR_APP),
+                 "--host", "127.0.0.1", "--port", str(self.port), "--loop", "uvloop", "--http", "httptools",
+                 "--ssl-certfile", self.cert, "--ssl-keyfile", self.key,
+                 "--log-level", "warning", "--no-access-log", "--timeout-keep-alive", "60"],
+                env={**os.environ, "BODY_DIR": self.body_dir}, stdout=log, stderr=subprocess.STDOUT)
+        url = f"https://127.0.0.1:{self.port}"
+        names = [n for n in os.listdir(self.body_dir) if n.endswith(".body")]
+        _wait_ready(f"{url}/{names[0][:-len('.body')]}", _unverified(), self.proc, log_path, 30)
+        return url
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop(self.proc)
+
+
+def floor_credentials(directory: str) -> tuple[str, str]:
+    """A certificate of the kind our server makes, for a floor beside a server we did not start."""
+    from apiserver import pki  # the server's own certificate code: the same key type and chain
+
+    creds = pki.ensure_credentials(directory, [])
+    return creds.serving_cert, creds.serving_key
