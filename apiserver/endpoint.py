@@ -131,6 +131,10 @@ class Endpoint:
             if page.token_start is not None:
                 raise paging.continue_too_old(page.token_start) from None
             raise errors.gone(paging.LIST_TOO_OLD) from None
+        if not page.limit and page.start is None and not selection.filtered:
+            whole = snapshot.unchanged_items()
+            if whole is not None:
+                return Listing(revision, whole)
         items: list[tuple[Key, StoredObject]] = []
         more: tuple[str, str] | None = None
         for key, obj in snapshot.items(page.start):

@@ -9,7 +9,7 @@ watchers asking for the same one share bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Hashable, Protocol
+from typing import Hashable, Protocol
 
 import orjson
 
@@ -54,27 +54,27 @@ class Shape(Protocol):
         """The `object` of a watch event; `first` is true for the first event a watcher receives."""
 
 
-def list_item_bytes(rt: ResourceType) -> Callable[[bytes], bytes]:
-    """How an object is written as an item of a built-in kind's list: without kind and apiVersion.
+def typed_list_items(rt: ResourceType, stored: list[bytes]) -> bytes:
+    """The items of a built-in kind's list, comma-joined: each object without kind and apiVersion.
 
     Upstream decodes items into typed lists, whose items carry no TypeMeta; custom resources'
     unstructured lists keep it. Stored bytes begin with exactly this kind/apiVersion prefix
     (objects.ordered puts them first), so dropping it is a slice, not a re-serialization.
     """
     codec = codec_for(rt)
-    served_kind = {"kind": rt.kind, "apiVersion": rt.api_version}
-    prefix = orjson.dumps(served_kind)[:-1] + b","
+    served = stored if codec.identity else [codec.served_bytes(data) for data in stored]
+    prefix = orjson.dumps({"kind": rt.kind, "apiVersion": rt.api_version})[:-1] + b","
+    cut = len(prefix)
+    # Each tail is an object's bytes after its opening brace; the join puts the braces back.
+    tails = [data[cut:] if data.startswith(prefix) else _without_type_meta(data)[1:] for data in served]
+    return b"{" + b",{".join(tails) if tails else b""
 
-    def item(stored: bytes) -> bytes:
-        served = codec.served_bytes(stored)
-        if served.startswith(prefix):
-            return b"{" + served[len(prefix):]
-        obj = orjson.loads(served)
-        obj.pop("kind", None)
-        obj.pop("apiVersion", None)
-        return orjson.dumps(obj)
 
-    return item
+def _without_type_meta(data: bytes) -> bytes:
+    obj = orjson.loads(data)
+    obj.pop("kind", None)
+    obj.pop("apiVersion", None)
+    return orjson.dumps(obj)
 
 
 class JsonShape:
@@ -90,9 +90,14 @@ class JsonShape:
         return codec_for(rt).served_bytes(stored.data)
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
-        item = codec_for(rt).served_bytes if rt.custom else list_item_bytes(rt)
+        stored = [obj.data for _, obj in listing.items]
+        if rt.custom:
+            serve = codec_for(rt).served_bytes
+            items = b",".join([serve(data) for data in stored])
+        else:
+            items = typed_list_items(rt, stored)
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": listing.metadata()})
-        return head[:-1] + b',"items":[' + b",".join(item(obj.data) for _, obj in listing.items) + b"]}"
+        return head[:-1] + b',"items":[' + items + b"]}"
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return codec_for(rt).served_bytes(stored.data)

@@ -50,6 +50,13 @@ class Snapshot:
                 yield (self.storage_key, *older), stored
                 j += 1
 
+    def unchanged_items(self) -> list[tuple[Key, StoredObject]] | None:
+        """Every object at once when nothing changed since `revision` (the common, unpaged case), else None."""
+        if self.past:
+            return None
+        sk, objects = self.storage_key, self.objects
+        return [((sk, ns, name), objects[(ns, name)]) for ns, name in self.keys[self.lo:self.hi]]
+
     def count(self, start: ObjectKey) -> int:
         """How many objects at `revision` have a key `start` or later."""
         current = self.hi - max(self.lo, bisect.bisect_left(self.keys, start, self.lo, self.hi))
