@@ -1,8 +1,10 @@
 """What a user may do: two roles, given by group, checked once per resource request.
 
 admin (group `system:masters`, kube-apiserver's superuser group) may do everything. view (group
-`fastkube:view`) may get, list and watch, except Secrets, as RBAC's `view` ClusterRole: reading
-Secrets would hand out the service account tokens they hold. Discovery and /version are open to
+`fastkube:view`) may get, list and watch what RBAC's `view` ClusterRole lets it read: the workload
+and configuration resources of namespaces, but not Secrets (they would hand out the service
+account tokens they hold) nor cluster-wide objects such as nodes, persistent volumes or storage
+classes. Discovery and /version are open to
 every authenticated user, as RBAC's `system:discovery` role; /metrics to admins only, as upstream
 gives it to no default role but the superuser's.
 """
@@ -22,7 +24,20 @@ ROLE_GROUPS = {"admin": (ADMIN_GROUP,), "view": (VIEW_GROUP,)}
 UNSECURED = User("system:unsecured", "", (ADMIN_GROUP, "system:authenticated"))
 
 _READ_VERBS = frozenset({"get", "list", "watch"})
-_HIDDEN_FROM_VIEW = frozenset({("", "secrets")})
+# RBAC's `view` ClusterRole (bootstrap policy), as (API group, resource or resource/subresource),
+# restricted to the resources served here.
+_VIEWABLE = frozenset({
+    ("", "configmaps"), ("", "endpoints"), ("", "persistentvolumeclaims"), ("", "persistentvolumeclaims/status"),
+    ("", "pods"), ("", "pods/status"), ("", "serviceaccounts"), ("", "services"), ("", "services/status"),
+    ("", "events"), ("", "namespaces"), ("", "namespaces/status"),
+    ("apps", "daemonsets"), ("apps", "daemonsets/status"), ("apps", "deployments"), ("apps", "deployments/scale"),
+    ("apps", "deployments/status"), ("apps", "replicasets"), ("apps", "replicasets/scale"),
+    ("apps", "replicasets/status"), ("apps", "statefulsets"), ("apps", "statefulsets/scale"),
+    ("apps", "statefulsets/status"),
+    ("batch", "cronjobs"), ("batch", "cronjobs/status"), ("batch", "jobs"), ("batch", "jobs/status"),
+    ("networking.k8s.io", "ingresses"), ("networking.k8s.io", "ingresses/status"),
+    ("discovery.k8s.io", "endpointslices"),
+})
 
 
 @dataclass(frozen=True)
@@ -41,7 +56,8 @@ def allowed(user: User, attrs: Attributes) -> bool:
     if ADMIN_GROUP in user.groups:
         return True
     if VIEW_GROUP in user.groups:
-        return attrs.verb in _READ_VERBS and (attrs.group, attrs.resource) not in _HIDDEN_FROM_VIEW
+        resource = attrs.resource if attrs.subresource is None else f"{attrs.resource}/{attrs.subresource}"
+        return attrs.verb in _READ_VERBS and (attrs.group, resource) in _VIEWABLE
     return False
 
 

@@ -177,13 +177,32 @@ Projection = Callable[[bytes], Any]
 LABELS: Path = ("metadata", "labels")
 
 
+# Projections already made, per (path set, stored version): a selector list or watch reads the
+# same unchanged objects again and again. Stored bytes objects are shared and cache their hash,
+# so a hit costs a dict lookup. Bounded: when full, it starts over.
+_MEMO_LIMIT = 100_000
+_memo: dict[tuple[frozenset[Path], bytes], Any] = {}
+
+
 @lru_cache(maxsize=256)
 def projection(paths: frozenset[Path]) -> Projection:
     """A decoder of only `paths` (leaves decoded as plain values); the rest of the object is skipped.
 
     Cached by path set: building a Struct type costs far more than a request, and selectors repeat.
+    The decoded values are shared between callers and must not be changed.
     """
-    return msgspec.json.Decoder(_struct(_tree(paths), "Projection")).decode
+    decode = msgspec.json.Decoder(_struct(_tree(paths), "Projection")).decode
+
+    def project(data: bytes) -> Any:
+        key = (paths, data)
+        found = _memo.get(key)
+        if found is None:
+            if len(_memo) >= _MEMO_LIMIT:
+                _memo.clear()
+            found = _memo[key] = decode(data)
+        return found
+
+    return project
 
 
 def read_path(decoded: Any, path: Path) -> Any:

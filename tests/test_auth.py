@@ -81,6 +81,14 @@ def test_viewer_write_is_refused_like_rbac(shared_server: ServerProcess,
     ("PUT", "/apis/apps/v1/namespaces/default/deployments/web/scale", {"spec": {"replicas": 2}},
      'deployments.apps "web" is forbidden: User "viewer" cannot update resource "deployments/scale" '
      'in API group "apps" in the namespace "default"'),
+    ("GET", "/api/v1/nodes", None,
+     'nodes is forbidden: User "viewer" cannot list resource "nodes" in API group "" at the cluster scope'),
+    ("GET", "/api/v1/persistentvolumes/pv-1", None,
+     'persistentvolumes "pv-1" is forbidden: User "viewer" cannot get resource "persistentvolumes" in API group "" '
+     'at the cluster scope'),
+    ("GET", "/apis/storage.k8s.io/v1/storageclasses", None,
+     'storageclasses.storage.k8s.io is forbidden: User "viewer" cannot list resource "storageclasses" in API group '
+     '"storage.k8s.io" at the cluster scope'),
     ("PATCH", CM_PATH + "/x", {"data": {}},
      'configmaps "x" is forbidden: User "viewer" cannot patch resource "configmaps" in API group "" '
      'in the namespace "default"'),
@@ -120,7 +128,8 @@ def test_viewer_reads_and_discovers(shared_server: ServerProcess,
                                     viewer: tuple[str, Connection]) -> None:
     _, conn = viewer
     for path in ("/api", "/apis", "/api/v1", "/version", "/apis/apps/v1/deployments", CM_PATH,
-                 "/api/v1/namespaces/default/serviceaccounts"):
+                 "/api/v1/namespaces/default/serviceaccounts", "/api/v1/namespaces",
+                 "/apis/apps/v1/namespaces/default/deployments?watch=1&timeoutSeconds=1"):
         assert conn.request("GET", path)[0] == 200, path
 
 
