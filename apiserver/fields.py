@@ -191,7 +191,7 @@ def projection(paths: frozenset[Path]) -> Projection:
     Cached by path set: building a Struct type costs far more than a request, and selectors repeat.
     The decoded values are shared between callers and must not be changed.
     """
-    decode = msgspec.json.Decoder(_struct(_tree(paths), "Projection")).decode
+    decode: Callable[[bytes], Any] = msgspec.json.Decoder(_struct(_tree(paths), "Projection")).decode
 
     def project(data: bytes) -> Any:
         key = (paths, data)

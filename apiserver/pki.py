@@ -31,7 +31,8 @@ class Credentials:
     admin_token: str
 
 
-def _write_private(path: str, data: bytes) -> None:
+def write_private(path: str, data: bytes) -> None:
+    """Replaces `path` atomically with a file only its owner can read, synced before the rename."""
     tmp = path + ".tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as f:
@@ -95,11 +96,11 @@ def ensure_credentials(data_dir: str, extra_hosts: list[str]) -> Credentials:
         ca, ca_key = _make_ca()
         hosts = ["127.0.0.1", "::1", "localhost", socket.gethostname(), *extra_hosts]
         serving, serving_key = _make_serving(ca, ca_key, list(dict.fromkeys(hosts)))
-        _write_private(os.path.join(pki, "ca.key"), _key_pem(ca_key))
-        _write_private(creds.serving_key, _key_pem(serving_key))
-        _write_private(creds.serving_cert, serving.public_bytes(serialization.Encoding.PEM))
-        _write_private(creds.admin_token, secrets.token_urlsafe(32).encode())
-        _write_private(creds.ca_cert, ca.public_bytes(serialization.Encoding.PEM))
+        write_private(os.path.join(pki, "ca.key"), _key_pem(ca_key))
+        write_private(creds.serving_key, _key_pem(serving_key))
+        write_private(creds.serving_cert, serving.public_bytes(serialization.Encoding.PEM))
+        write_private(creds.admin_token, secrets.token_urlsafe(32).encode())
+        write_private(creds.ca_cert, ca.public_bytes(serialization.Encoding.PEM))
     return creds
 
 
@@ -137,4 +138,4 @@ def _kubeconfig_document(cluster: dict[str, object], user: str, token: str) -> s
 
 
 def write_kubeconfig(path: str, content: str) -> None:
-    _write_private(path, content.encode())
+    write_private(path, content.encode())

@@ -19,6 +19,8 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
+from apiserver.pki import write_private
+
 log = logging.getLogger("apiserver.tokens")
 
 FILE_NAME = "tokens.csv"
@@ -72,21 +74,11 @@ def format_record(token: str, user: User) -> str:
     return out.getvalue()
 
 
-def _write_private(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    # A replace gives the file a new inode, which is how the running server notices the change.
-    os.replace(tmp, path)
-
-
 def ensure_token_file(path: str, admin_token: str, admin_groups: tuple[str, ...]) -> None:
     """Creates the file with the admin token on first start; an existing file is the authority."""
     if not os.path.exists(path):
-        _write_private(path, format_record(admin_token, User("admin", "admin", admin_groups)))
+        # A replace gives the file a new inode, which is how the running server notices a change.
+        write_private(path, format_record(admin_token, User("admin", "admin", admin_groups)).encode())
 
 
 def add_token(path: str, name: str, groups: tuple[str, ...]) -> str:
@@ -100,7 +92,7 @@ def add_token(path: str, name: str, groups: tuple[str, ...]) -> str:
         parse(text, path)
         if text and not text.endswith("\n"):
             text += "\n"
-        _write_private(path, text + format_record(token, User(name, str(uuid.uuid4()), groups)))
+        write_private(path, (text + format_record(token, User(name, str(uuid.uuid4()), groups))).encode())
     return token
 
 
