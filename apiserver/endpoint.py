@@ -62,7 +62,8 @@ class Target:
         """
         if not self.codec.identity:
             return None
-        return self.query.get("fieldManager") or self.user_agent.split("/", 1)[0] or None
+        # kube-apiserver tracks every write; one with neither names an empty manager.
+        return self.query.get("fieldManager") or self.user_agent.split("/", 1)[0]
 
 
 def _encode(obj: Any) -> bytes:

@@ -189,7 +189,7 @@ def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema:
     mine: dict[str, Any] | None = None
     for entry in entries:
         owned = from_fields_v1(entry.get("fieldsV1") or {})
-        is_mine = (entry.get("manager") == manager and entry.get("operation") == "Update"
+        is_mine = (entry.get("manager", "") == manager and entry.get("operation") == "Update"
                    and entry.get("subresource") == subresource)
         if is_mine:
             mine = entry
@@ -202,9 +202,11 @@ def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema:
     before = from_fields_v1(mine.get("fieldsV1") or {}) if mine is not None else set()
     owned = (before - removed) | changed
     if owned:
-        entry = {"manager": manager, "operation": "Update", "apiVersion": api_version,
-                 "time": mine["time"] if mine is not None and owned == before else now,
-                 "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned)}
+        # A client without fieldManager or User-Agent is an unnamed manager; the name is then omitted.
+        entry = {"manager": manager} if manager else {}
+        entry.update({"operation": "Update", "apiVersion": api_version,
+                      "time": mine["time"] if mine is not None and owned == before else now,
+                      "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned)})
         if subresource:
             entry["subresource"] = subresource
         out.append(entry)
