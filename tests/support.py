@@ -16,7 +16,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, NoReturn
 
 import pytest
 
@@ -130,13 +130,26 @@ class ServerProcess:
         return status, json.loads(raw) if raw else None
 
 
+def unavailable(what: str) -> NoReturn:
+    """A tool a test needs is missing: a failure in CI, which must prove it, a skip elsewhere."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what}; CI must have it")
+    pytest.skip(what)
+
+
 def kubectl_path() -> str:
     found = shutil.which("kubectl")
     if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("kubectl is not on PATH; CI must have it")
-        pytest.skip("kubectl is not on PATH")
+        unavailable("kubectl is not on PATH")
     return found
+
+
+def versioned_kubectl(minor: str) -> str:
+    """The kubectl.<minor> binary beside the real kubectl (e.g. "1.27")."""
+    binary = kubectl_versions().get(minor)
+    if binary is None:
+        unavailable(f"kubectl.{minor} does not lie beside kubectl")
+    return binary
 
 
 def kubectl_versions() -> dict[str, str]:
@@ -167,11 +180,11 @@ def small_tmpfs(path: str, size: str) -> Iterator[str]:
     """A tmpfs of `size` mounted at `path`, to fill up in full-disk tests; skips where mounting is refused."""
     os.makedirs(path, exist_ok=True)
     if shutil.which("mount") is None:
-        pytest.skip("no mount command: cannot make a small file system to fill up")
+        unavailable("no mount command: cannot make a small file system to fill up")
     result = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path],
                             check=False, capture_output=True, text=True)
     if result.returncode != 0:
-        pytest.skip(f"mounting a tmpfs is not permitted here ({result.stderr.strip()}); it needs root or "
+        unavailable(f"mounting a tmpfs is not permitted here ({result.stderr.strip()}); it needs root or "
                     f"CAP_SYS_ADMIN")
     try:
         yield path

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 from golden_objects import fixture_documents
-from support import FIXTURES, ServerProcess, kubectl_versions, run_kubectl
+from support import FIXTURES, ServerProcess, run_kubectl, versioned_kubectl
 
 
 def _changed() -> str:
@@ -53,9 +53,7 @@ def _get(server: ServerProcess, resource: str, name: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("version", ["default", "1.27"])
 def test_second_apply_patches_only_the_change(server: ServerProcess, version: str) -> None:
-    binary = kubectl_versions().get(version)
-    if version != "default" and binary is None:
-        pytest.skip(f"no kubectl {version}")
+    binary = None if version == "default" else versioned_kubectl(version)
     run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, "00-namespaces.yaml"), binary=binary)
     for name in ("05-workloads.yaml", "06-network-storage.yaml"):
         run_kubectl(server, "apply", "-f", os.path.join(FIXTURES, name), binary=binary)

@@ -15,15 +15,15 @@ from golden_objects import (
     object_path,
     resource_name,
 )
-from support import ServerProcess, kubectl_versions, run_kubectl
+from support import ServerProcess, run_kubectl, versioned_kubectl
 
 # 1.33 finds the schemas in /openapi/v3; 1.27 also downloads /openapi/v2 before it applies.
-KUBECTLS = [v for v in ("1.33", "1.27") if v in kubectl_versions()]
+KUBECTLS = ["1.33", "1.27"]
 
 
 @pytest.fixture(scope="module", params=KUBECTLS)
 def loaded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, str]]:
-    binary = kubectl_versions()[request.param]
+    binary = versioned_kubectl(request.param)
     server = ServerProcess(str(tmp_path_factory.mktemp("golden")))
     server.start()
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import urllib.request
 
-from support import FIXTURES, ServerProcess, kubectl_versions, run_kubectl
+from support import FIXTURES, ServerProcess, run_kubectl, versioned_kubectl
 
 
 def test_v3_index_names_a_document_per_group_version_by_hash(shared_server: ServerProcess) -> None:
@@ -42,9 +42,7 @@ def test_v2_is_json_or_protobuf_by_accept(shared_server: ServerProcess) -> None:
 
 def test_kubectl_apply_with_default_validation_leaves_it_to_the_server(shared_server: ServerProcess) -> None:
     for version in ("1.27", "1.33"):
-        binary = kubectl_versions().get(version)
-        if binary is None:
-            continue
+        binary = versioned_kubectl(version)
         manifest = json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
                                "metadata": {"name": "openapi-" + version.replace(".", "-"), "namespace": "default"}})
         out = run_kubectl(shared_server, "apply", "-f", "-", "-v=6", binary=binary, stdin=manifest)

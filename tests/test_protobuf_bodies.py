@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from google.protobuf import json_format
-from support import ServerProcess, kubectl_path, kubectl_versions, run_kubectl
+from support import ServerProcess, kubectl_path, run_kubectl, versioned_kubectl
 
 from apiserver import protobuf
 from apiserver.errors import ApiError
@@ -157,9 +157,8 @@ def test_kinds_without_a_schema_are_bad_requests() -> None:
 
 
 def kubectl_binaries() -> list[str]:
-    """kubectl sends protobuf from 1.32 on: the default one (1.32) and, when it lies beside it, 1.33."""
-    versions = kubectl_versions()
-    return ["default", *(["1.33"] if "1.33" in versions else [])]
+    """kubectl sends protobuf from 1.32 on: the default one (1.32) and 1.33."""
+    return ["default", "1.33"]
 
 
 # (name, command after `create`, API path of the collection)
@@ -218,7 +217,7 @@ def tls_files(tmp_path_factory: pytest.TempPathFactory, shared_server: ServerPro
 @pytest.mark.parametrize("name,args,collection", COMMANDS, ids=[c[0] for c in COMMANDS])
 def test_imperative_create_stores_what_yaml_would(shared_server: ServerProcess, tls_files: dict[str, str],
                                                    version: str, name: str, args: list[str], collection: str) -> None:
-    binary = kubectl_path() if version == "default" else kubectl_versions()[version]
+    binary = kubectl_path() if version == "default" else versioned_kubectl(version)
     found = {}
     for way in ("pb", "yaml"):
         ns = f"{way}-{version.replace('.', '-')}"
