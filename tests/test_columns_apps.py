@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-
 from columns import apps
-
 
 
 def test_deployment_selector_is_empty_when_unset_and_invalid_when_wrong() -> None:

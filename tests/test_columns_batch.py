@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-
 from columns_golden import cells
 
 from columns import batch
-
-
-
-
 
 
 def test_job_completions_status_and_duration() -> None:

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-
 from columns_golden import cells
 
 from columns import core
 from columns.base import RenderedCell
-
-
-
-
 
 
 def service(spec: dict[str, object], ingress: list[dict[str, str]] | None = None) -> list[RenderedCell]:

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-
 from columns_golden import cells
 
 from columns import events
-
-
-
-
 
 
 def test_events_of_the_new_api() -> None:

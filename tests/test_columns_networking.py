@@ -7,7 +7,6 @@ import orjson
 from columns import networking
 
 
-
 def test_ingress_hosts() -> None:
     def hosts(rules: list[dict[str, str]]) -> object:
         return networking.INGRESSES.row(orjson.dumps({"spec": {"rules": rules}})).cells[2]

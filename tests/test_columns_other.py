@@ -9,9 +9,6 @@ from columns import other
 from columns.base import Cell, render_cells
 
 
-
-
-
 def test_lease_columns_and_rows() -> None:
     assert [c["name"] for c in other.LEASES.definitions] == ["Name", "Holder", "Age"]
     lease = {"metadata": {"name": "kube-scheduler", "creationTimestamp": "2033-05-18T03:30:00Z"},

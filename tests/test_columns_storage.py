@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-
 import orjson
 from columns_golden import cells
 
 from columns import storage
-
-
-
-
 
 
 def test_claims_prefer_the_beta_class_annotation_and_show_capacity_once_bound() -> None:
