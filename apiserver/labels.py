@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal, Mapping
+
+from apiserver.validation import label_value, qualified_name
 
 Operator = Literal["in", "notin", "=", "==", "!=", "gt", "lt", "exists", "!"]
 
@@ -18,16 +19,6 @@ _SYMBOLS = {")": "CLOSE", ",": "COMMA", "!": "NOT", "==": "DEQ", "=": "EQ", ">":
             "(": "OPEN"}
 _KEYWORDS = {"in": "IN", "notin": "NOTIN"}
 _BINARY = "in, notin, =, ==, !=, gt, lt"
-
-_NAME = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_NAME_RE = re.compile(f"^{_NAME}$")
-_VALUE_RE = re.compile(f"^({_NAME})?$")
-_DNS1123_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN}$")
-_NAME_FORMAT = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                f"alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
-                f"is '{_NAME}')")
-
 
 class SelectorError(ValueError):
     """The selector text is not valid; the message is kube-apiserver's."""
@@ -224,7 +215,7 @@ def _requirement(key: str, operator: Operator, values: list[str]) -> Requirement
                 problems.append(f'values[{i}]: Invalid value: "{value}": for \'Gt\', \'Lt\' operators, the value must '
                                 "be an integer")
     for i, value in enumerate(values):
-        for problem in _value_problems(value):
+        for problem in label_value(value):
             problems.append(f'values[{i}][{key}]: Invalid value: "{value}": {problem}')
     if len(problems) == 1:
         raise SelectorError(problems[0])
@@ -241,45 +232,8 @@ def _is_int64(value: str) -> bool:
 
 
 def _check_key(key: str, path: str) -> None:
-    problems = _key_problems(key)
+    problems = qualified_name(key)
     if problems:
         raise SelectorError(f'{path}: Invalid value: "{key}": ' + "; ".join(problems))
 
 
-def _key_problems(key: str) -> list[str]:
-    parts = key.split("/")
-    if len(parts) == 1:
-        prefix, name = "", parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            return ["prefix part must be non-empty"]
-    else:
-        return ["a qualified name " + _NAME_FORMAT + " with an optional DNS subdomain prefix and '/' (e.g. "
-                "'example.com/MyName')"]
-    problems: list[str] = []
-    if prefix:
-        if len(prefix) > 253:
-            problems.append("prefix part must be no more than 253 characters")
-        if not _SUBDOMAIN_RE.match(prefix):
-            problems.append("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                            "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
-                            f"'example.com', regex used for validation is '{_DNS1123_SUBDOMAIN}')")
-    if not name:
-        problems.append("name part must be non-empty")
-    elif len(name) > 63:
-        problems.append("name part must be no more than 63 characters")
-    if name and not _NAME_RE.match(name):
-        problems.append("name part " + _NAME_FORMAT)
-    return problems
-
-
-def _value_problems(value: str) -> list[str]:
-    problems: list[str] = []
-    if len(value) > 63:
-        problems.append("must be no more than 63 characters")
-    if not _VALUE_RE.match(value):
-        problems.append("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-                        "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value', "
-                        f" or '12345', regex used for validation is '({_NAME})?')")
-    return problems
