@@ -10,6 +10,7 @@ import shutil
 import signal
 import socket
 import ssl
+import struct
 import subprocess
 import sys
 import time
@@ -203,3 +204,15 @@ def fill_up(directory: str) -> str:
             if exc.errno != errno.ENOSPC:
                 raise
     return path
+
+
+def frame_offsets(path: str) -> list[int]:
+    """Where each frame of a well-formed file starts, and (last) where the file ends."""
+    with open(path, "rb") as f:
+        data = f.read()
+    offsets = [0]
+    while offsets[-1] < len(data):
+        (length,) = struct.unpack_from("<I", data, offsets[-1])
+        offsets.append(offsets[-1] + 8 + length)
+    assert offsets[-1] == len(data)
+    return offsets

@@ -10,7 +10,6 @@ import http.client
 import json
 import os
 import random
-import struct
 import subprocess
 import sys
 import threading
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from support import REPO, ServerProcess, fill_up, small_tmpfs
+from support import REPO, ServerProcess, fill_up, frame_offsets, small_tmpfs
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 RUNS = int(os.environ.get("CRASH_RUNS", "3"))
@@ -174,16 +173,6 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Any, seed: int) -> None:
         server.stop()
 
 
-def _frame_offsets(path: str) -> list[int]:
-    with open(path, "rb") as f:
-        data = f.read()
-    offsets = [0]
-    while offsets[-1] < len(data):
-        (length,) = struct.unpack_from("<I", data, offsets[-1])
-        offsets.append(offsets[-1] + 8 + length)
-    return offsets
-
-
 def _latest_log(server: ServerProcess) -> str:
     store = os.path.join(server.data_dir, "store")
     return os.path.join(store, max(p for p in os.listdir(store) if p.startswith("wal-")))
@@ -205,7 +194,7 @@ def test_a_torn_last_record_is_dropped_at_restart_with_a_log_line(tmp_path: Any)
         created = _create_configmaps(server, 4)
         server.kill()
         log = _latest_log(server)
-        last = _frame_offsets(log)[-2]
+        last = frame_offsets(log)[-2]
         with open(log, "r+b") as f:
             f.truncate(last + 11)  # as if the crash came in the middle of appending cm-3
         server.start()
@@ -232,7 +221,7 @@ def test_a_damaged_record_in_the_middle_stops_the_server_naming_file_and_offset(
     finally:
         server.kill()
     log = _latest_log(server)
-    offsets = _frame_offsets(log)
+    offsets = frame_offsets(log)
     middle = offsets[len(offsets) // 2]
     with open(log, "r+b") as f:
         f.seek(middle + 20)

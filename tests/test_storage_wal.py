@@ -13,7 +13,7 @@ from typing import Any, Awaitable, Callable, Coroutine
 
 import orjson
 import pytest
-from support import fill_up, small_tmpfs
+from support import fill_up, frame_offsets, small_tmpfs
 
 from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
@@ -67,18 +67,6 @@ def write_one_by_one(directory: str, count: int, **options: Any) -> dict[str, St
 
     run(body)
     return acked
-
-
-def frame_offsets(path: str) -> list[int]:
-    """Where each frame of a well-formed file starts, and (last) where the file ends."""
-    with open(path, "rb") as f:
-        data = f.read()
-    offsets = [0]
-    while offsets[-1] < len(data):
-        (length,) = struct.unpack_from("<I", data, offsets[-1])
-        offsets.append(offsets[-1] + 8 + length)
-    assert offsets[-1] == len(data)
-    return offsets
 
 
 def only_log(directory: str) -> str:
