@@ -7,8 +7,8 @@ import logging
 import os
 import sys
 
-from apiserver import access, pki, tokens
-from apiserver.limits import Limits
+from apiserver.auth import access, pki, tokens
+from apiserver.http.limits import Limits
 from apiserver.server import ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
 

@@ -13,16 +13,17 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver import access, managedfields, objects, pki, tokens
-from apiserver.app import ServerState, build_app
-from apiserver.crds import CustomResourceDefinitions
-from apiserver.discovery import Discovery
-from apiserver.endpoint import Endpoint, Target
+from apiserver.auth import access, pki, tokens
+from apiserver.crd.crds import CustomResourceDefinitions
+from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
-from apiserver.limits import Limits, WatchSlots
-from apiserver.resources import builtin_registry
+from apiserver.http.app import ServerState, build_app
+from apiserver.http.endpoint import Endpoint, Target
+from apiserver.http.limits import Limits, WatchSlots
+from apiserver.http.synthetic import SyntheticResources
+from apiserver.kinds import managedfields, objects
+from apiserver.kinds.resources import builtin_registry
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
-from apiserver.synthetic import SyntheticResources
 
 log = logging.getLogger("apiserver")
 

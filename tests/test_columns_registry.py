@@ -6,8 +6,8 @@ import orjson
 import pytest
 from columns_golden import GoldenRow, column_definitions, printed, rows
 
-from apiserver.conversion import events_v1_to_core_event
-from apiserver.resources import BUILTIN
+from apiserver.kinds.conversion import events_v1_to_core_event
+from apiserver.kinds.resources import BUILTIN
 from columns.base import render_cells
 from columns.registry import DEFAULT, PRINTERS, printer_for
 

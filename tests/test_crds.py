@@ -13,7 +13,7 @@ import pytest
 import yaml
 from support import FIXTURES, GOLDEN, ServerProcess, run_kubectl
 
-from apiserver.crdspec import ApiVersionCodec, canonical
+from apiserver.crd.crdspec import ApiVersionCodec, canonical
 
 DISCOVERY = os.path.join(GOLDEN, "kube-1.36.2", "discovery")
 WIDGETS = "/apis/example.com/v1/namespaces/golden/widgets"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apiserver.labels import SelectorError, parse_label_selector
+from apiserver.query.labels import SelectorError, parse_label_selector
 
 NAME_RULE = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
              "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "

@@ -20,7 +20,7 @@ from fetch import (
 )
 from support import GOLDEN, ServerProcess
 
-from apiserver.negotiation import Choice, choose, parse_accept
+from apiserver.http.negotiation import Choice, choose, parse_accept
 
 ERRORS = os.path.join(GOLDEN, "kube-1.36.2", "errors")
 CONFIGMAPS = "/api/v1/namespaces/golden/configmaps"

@@ -13,8 +13,8 @@ import yaml
 from google.protobuf import json_format
 from support import ServerProcess, kubectl_path, run_kubectl, versioned_kubectl
 
-from apiserver import protobuf
 from apiserver.errors import ApiError
+from apiserver.wire import protobuf
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 

@@ -15,10 +15,10 @@ import orjson
 import pytest
 from support import fill_up, frame_offsets, small_tmpfs
 
-from apiserver.endpoint import Endpoint, Target
 from apiserver.errors import ApiError
-from apiserver.negotiation import negotiate
-from apiserver.resources import builtin_registry
+from apiserver.http.endpoint import Endpoint, Target
+from apiserver.http.negotiation import negotiate
+from apiserver.kinds.resources import builtin_registry
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 from apiserver.storage.interface import Expired, Key, StorageUnavailable, StoredObject
 from apiserver.storage.wal import CorruptLog, frame, iter_verified, read_frames

@@ -7,10 +7,10 @@ import json
 import orjson
 import pytest
 
-from apiserver.resources import builtin_registry
-from apiserver.shape import Listing
+from apiserver.kinds.resources import builtin_registry
+from apiserver.shapes.shape import Listing
+from apiserver.shapes.table_shape import TableShape
 from apiserver.storage.interface import StoredObject
-from apiserver.table_shape import TableShape
 from columns.base import ColumnDefinition, Row, Since, render_cells
 from tables.rows import Ages, CompiledRow, compile_row, render_rows, variant
 from tables.wire import go_json

@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from apiserver import schemas
+from apiserver.kinds import schemas
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _DEFAULT_GOLDEN = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "shared", "golden")

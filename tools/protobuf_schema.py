@@ -1,4 +1,4 @@
-"""Derive apiserver/protobuf_schema.json from the protobuf descriptors compiled into Go binaries.
+"""Derive apiserver/wire/protobuf_schema.json from the protobuf descriptors compiled into Go binaries.
 
 Go binaries built with gogo protobuf embed, gzipped, the FileDescriptorProto of every generated.proto
 they link, including the gogoproto options of the Go types. Those options carry what the .proto text
@@ -7,7 +7,7 @@ value (zero means unset). kubectl 1.33 carries k8s.io/api and k8s.io/apimachiner
 apiextensions-apiserver, whose descriptors come from the Cloud SDK's anthoscli (an older release:
 the fields added since are listed below from upstream's generated.proto).
 
-    python -m tools.protobuf_schema /path/to/kubectl.1.33 /path/to/anthoscli > apiserver/protobuf_schema.json
+    python -m tools.protobuf_schema /path/to/kubectl.1.33 /path/to/anthoscli > apiserver/wire/protobuf_schema.json
 
 Only the messages reachable from the kinds the server decodes are kept. A field line reads
 `number name type [json name]`: a type ending in `?` is a Go pointer, `[]` repeated, `...` inlined.
@@ -22,7 +22,7 @@ import zlib
 
 from google.protobuf import descriptor_pb2
 
-from apiserver.resources import BUILTIN
+from apiserver.kinds.resources import BUILTIN
 
 _GZIP_HEADER = re.compile(rb"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff")
 # gogoproto.nullable (extension 65001) = false, as serialized: varint key, then 0.

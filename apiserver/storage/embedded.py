@@ -22,7 +22,13 @@ import msgspec
 import orjson
 
 from apiserver.storage.interface import (
-    Change, Expired, Key, Listener, PreconditionFailed, StorageUnavailable, StoredObject,
+    Change,
+    Expired,
+    Key,
+    Listener,
+    PreconditionFailed,
+    StorageUnavailable,
+    StoredObject,
 )
 from apiserver.storage.snapshot import Snapshot, undo
 from apiserver.storage.wal import LogWriter, frame, fsync_dir, iter_verified

@@ -158,7 +158,7 @@ class Floor:
 
 def floor_credentials(directory: str) -> tuple[str, str]:
     """A certificate of the kind our server makes, for a floor beside a server we did not start."""
-    from apiserver import pki  # the server's own certificate code: the same key type and chain
+    from apiserver.auth import pki  # the server's own certificate code: the same key type and chain
 
     creds = pki.ensure_credentials(directory, [])
     return creds.serving_cert, creds.serving_key

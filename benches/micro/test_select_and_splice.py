@@ -12,10 +12,10 @@ from typing import Any
 import orjson
 import pytest
 
-from apiserver.labels import parse_label_selector
-from apiserver.resources import builtin_registry
-from apiserver.selection import selection_for
-from apiserver.shape import JSON_SHAPE, Listing
+from apiserver.kinds.resources import builtin_registry
+from apiserver.query.labels import parse_label_selector
+from apiserver.query.selection import selection_for
+from apiserver.shapes.shape import JSON_SHAPE, Listing
 from apiserver.storage.interface import Key, StoredObject
 
 RT = builtin_registry().lookup("", "v1", "pods")

@@ -18,11 +18,11 @@ from typing import Any
 import orjson
 import pytest
 
-from apiserver.metadata_shape import MetadataShape
-from apiserver.resources import ResourceType, builtin_registry
-from apiserver.shape import JSON_SHAPE, Listing, Shape
+from apiserver.kinds.resources import ResourceType, builtin_registry
+from apiserver.shapes.metadata_shape import MetadataShape
+from apiserver.shapes.shape import JSON_SHAPE, Listing, Shape
+from apiserver.shapes.table_shape import TableShape
 from apiserver.storage.interface import StoredObject
-from apiserver.table_shape import TableShape
 from tables import metadata, rows
 
 COUNT = 1_000

@@ -18,10 +18,10 @@ import orjson
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from apiserver.objects import ordered
-from apiserver.patch import merge_patch
-from apiserver.resources import ResourceType, builtin_registry
-from apiserver.shape import JSON_SHAPE, Listing
+from apiserver.kinds.objects import ordered
+from apiserver.kinds.resources import ResourceType, builtin_registry
+from apiserver.patching.patch import merge_patch
+from apiserver.shapes.shape import JSON_SHAPE, Listing
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions, WalRecord, _encode
 from apiserver.storage.interface import Key, StoredObject
 from apiserver.storage.wal import LogWriter, frame

@@ -1,0 +1,139 @@
+"""Who is calling: bearer tokens from a file in kube-apiserver's --token-auth-file CSV format.
+
+One record a line: `token,user,uid,"group1,group2"` (groups optional). The file lives at
+DIR/pki/tokens.csv; on first start it holds the admin token of DIR/pki/admin.token, so data
+directories from before the file existed keep their kubeconfig. The server re-reads the file when
+it changes on disk, so a token added by `python -m apiserver token add` works without a restart.
+"""
+
+from __future__ import annotations
+
+import csv
+import fcntl
+import hashlib
+import hmac
+import io
+import logging
+import os
+import secrets
+import uuid
+from dataclasses import dataclass
+
+from apiserver.auth.pki import write_private
+
+log = logging.getLogger("apiserver.auth.tokens")
+
+FILE_NAME = "tokens.csv"
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    uid: str
+    groups: tuple[str, ...]
+
+
+class TokenFileError(Exception):
+    """The token file cannot be read as the CSV records kube-apiserver accepts."""
+
+
+def token_file_path(data_dir: str) -> str:
+    return os.path.join(data_dir, "pki", FILE_NAME)
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def parse(text: str, path: str) -> list[tuple[bytes, User]]:
+    """The records of a token file, each keyed by the SHA-256 of its token."""
+    records: list[tuple[bytes, User]] = []
+    reader = csv.reader(io.StringIO(text), skipinitialspace=True)
+    try:
+        for record in reader:
+            if not any(field.strip() for field in record):
+                continue
+            if len(record) < 3:
+                raise TokenFileError(f"{path}:{reader.line_num}: a record needs at least 3 columns "
+                                     f"(token, user name, user uid), found {len(record)}")
+            token = record[0].strip()
+            if not token:
+                # kube-apiserver skips such a record with a warning rather than refusing the file.
+                log.warning("%s:%d: empty token, record skipped", path, reader.line_num)
+                continue
+            groups = tuple(g.strip() for g in record[3].split(",") if g.strip()) if len(record) > 3 else ()
+            records.append((_digest(token), User(record[1].strip(), record[2].strip(), groups)))
+    except csv.Error as exc:
+        raise TokenFileError(f"{path}:{reader.line_num}: {exc}") from None
+    return records
+
+
+def format_record(token: str, user: User) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow([token, user.name, user.uid, ",".join(user.groups)])
+    return out.getvalue()
+
+
+def ensure_token_file(path: str, admin_token: str, admin_groups: tuple[str, ...]) -> None:
+    """Creates the file with the admin token on first start; an existing file is the authority."""
+    if not os.path.exists(path):
+        # A replace gives the file a new inode, which is how the running server notices a change.
+        write_private(path, format_record(admin_token, User("admin", "admin", admin_groups)).encode())
+
+
+def add_token(path: str, name: str, groups: tuple[str, ...]) -> str:
+    """Appends a fresh token for `name` and returns it."""
+    token = secrets.token_urlsafe(32)
+    # Two `token add` at once must not lose one of the records.
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(path) as f:
+            text = f.read()
+        parse(text, path)
+        if text and not text.endswith("\n"):
+            text += "\n"
+        write_private(path, (text + format_record(token, User(name, str(uuid.uuid4()), groups))).encode())
+    return token
+
+
+class TokenAuthenticator:
+    """Answers who a bearer token belongs to, from the token file as it is now on disk."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._stamp = self._stat()
+        with open(path) as f:
+            self._records = parse(f.read(), path)
+
+    def _stat(self) -> tuple[int, int, int]:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return (-1, -1, -1)
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def _current(self) -> list[tuple[bytes, User]]:
+        stamp = self._stat()
+        if stamp != self._stamp:
+            self._stamp = stamp
+            try:
+                with open(self.path) as f:
+                    self._records = parse(f.read(), self.path)
+            except (OSError, TokenFileError) as exc:
+                # A half-edited or vanished file must not lock everyone out: keep the last good tokens.
+                log.error("token file not reloaded, keeping the previous tokens: %s", exc)
+        return self._records
+
+    def authenticate(self, authorization: str) -> User | None:
+        """The user of an `Authorization: Bearer <token>` header; None when it names nobody."""
+        parts = authorization.split()
+        if len(parts) < 2 or parts[0].lower() != "bearer":
+            return None
+        presented = _digest(parts[1])
+        found: User | None = None
+        # Every record is compared, in constant time, so the answer's timing says nothing about
+        # how much of a token was right or which record it matched.
+        for digest, user in self._current():
+            if hmac.compare_digest(digest, presented):
+                found = user
+        return found

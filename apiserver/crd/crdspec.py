@@ -1,0 +1,176 @@
+"""What a CustomResourceDefinition declares, read into the registry's terms.
+
+Pure functions on decoded objects. A CRD becomes one ResourceType per served version, each carrying
+a CustomVersion: the schema its objects are pruned and checked against, the version objects are
+stored in, and the paths of its scale subresource.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import re
+from typing import Any
+
+import orjson
+
+from apiserver.errors import FieldError
+from apiserver.kinds import crschema
+from apiserver.kinds.conversion import Codec
+from apiserver.kinds.resources import ResourceType, Subresource
+from columns.crd import CrdPrinter, crd_printer
+
+# The order kube-apiserver lists a custom resource's verbs in.
+CUSTOM_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
+
+_KUBE_VERSION = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
+
+
+def canonical(value: Any) -> Any:
+    """A custom object as upstream serializes unstructured objects: every map's keys sorted."""
+    if isinstance(value, dict):
+        return {k: canonical(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [canonical(v) for v in value]
+    return value
+
+
+def version_order(name: str) -> tuple[int, int, int, str]:
+    """Sort key putting versions in kube-apiserver's priority: GA, then beta, then alpha, newest first."""
+    match = _KUBE_VERSION.fullmatch(name)
+    if match is None:
+        return (3, 0, 0, name)
+    stability = {None: 0, "beta": 1, "alpha": 2}[match.group(2)]
+    return (stability, -int(match.group(1)), -int(match.group(3) or 0), "")
+
+
+def storage_version_hash(group: str, version: str, kind: str) -> str:
+    return base64.b64encode(hashlib.sha256(f"{group}/{version}/{kind}".encode()).digest()[:8]).decode()
+
+
+class ApiVersionCodec(Codec):
+    """Conversion strategy None: versions differ in apiVersion only, so reads rewrite just that.
+
+    Sorted keys put apiVersion first in nearly every stored object, so the rewrite is a splice of
+    the stored bytes; an object with a key sorting before it is re-serialized instead."""
+
+    def __init__(self, served: str, stored: str) -> None:
+        super().__init__(lambda obj: {**obj, "apiVersion": served}, lambda obj: {**obj, "apiVersion": stored})
+        self._stored_head = b'{"apiVersion":' + orjson.dumps(stored)
+        self._served_head = b'{"apiVersion":' + orjson.dumps(served)
+
+    def served_bytes(self, stored: bytes) -> bytes:
+        if stored.startswith(self._stored_head):
+            return self._served_head + stored[len(self._stored_head):]
+        return super().served_bytes(stored)
+
+
+def _path_keys(path: str) -> list[str]:
+    return path.removeprefix(".").split(".")
+
+
+class CustomVersion:
+    """One served version of a CRD, as its objects' writes and reads need it."""
+
+    def __init__(self, crd: dict[str, Any], version: dict[str, Any], storage_version: str) -> None:
+        spec = crd["spec"]
+        self.crd_name: str = crd["metadata"]["name"]
+        self.created: str = crd["metadata"].get("creationTimestamp", "")
+        self.version = version
+        self.storage_version = storage_version
+        schema = (version.get("schema") or {}).get("openAPIV3Schema")
+        self.schema: dict[str, Any] | None = schema if isinstance(schema, dict) else None
+        subresources = version.get("subresources") or {}
+        self.has_status = "status" in subresources
+        self.scale_paths: dict[str, str] | None = subresources.get("scale")
+        self.codec = ApiVersionCodec(f"{spec['group']}/{version['name']}", f"{spec['group']}/{storage_version}")
+
+    @functools.cached_property
+    def printer(self) -> CrdPrinter:
+        """The version's Table columns, compiled once (their paths were checked when the CRD was written)."""
+        return crd_printer(self.version)
+
+    def prepare(self, obj: dict[str, Any]) -> None:
+        """Prunes unknown fields and fills schema defaults, in place, as upstream does while decoding."""
+        crschema.prune(obj, self.schema)
+        crschema.default(obj, self.schema)
+
+    def problems(self, obj: dict[str, Any]) -> list[FieldError]:
+        return crschema.validate(obj, self.schema)
+
+    def generation_fields(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """What a change to bumps metadata.generation: all but metadata (and status, if a subresource)."""
+        skipped = ("metadata", "status") if self.has_status else ("metadata",)
+        return {k: v for k, v in obj.items() if k not in skipped}
+
+    def _get(self, obj: dict[str, Any], path: str) -> Any:
+        value: Any = obj
+        for key in _path_keys(path):
+            if not isinstance(value, dict):
+                return None
+            value = value.get(key)
+        return value
+
+    def scale_of(self, obj: dict[str, Any]) -> dict[str, Any]:
+        assert self.scale_paths is not None
+        meta = obj["metadata"]
+        spec_replicas = self._get(obj, self.scale_paths.get("specReplicasPath", ""))
+        status_replicas = self._get(obj, self.scale_paths.get("statusReplicasPath", ""))
+        selector_path = self.scale_paths.get("labelSelectorPath")
+        selector = self._get(obj, selector_path) if selector_path else None
+        status: dict[str, Any] = {"replicas": status_replicas if isinstance(status_replicas, int) else 0}
+        if isinstance(selector, str) and selector:
+            status["selector"] = selector
+        return {
+            "kind": "Scale",
+            "apiVersion": "autoscaling/v1",
+            "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                         if k in meta},
+            "spec": {"replicas": spec_replicas} if isinstance(spec_replicas, int) and spec_replicas else {},
+            "status": status,
+        }
+
+    def set_replicas(self, obj: dict[str, Any], replicas: int) -> bool:
+        """Writes the scale's replicas at specReplicasPath; answers whether anything changed."""
+        assert self.scale_paths is not None
+        keys = _path_keys(self.scale_paths.get("specReplicasPath", ""))
+        parent = obj
+        for key in keys[:-1]:
+            child = parent.get(key)
+            if not isinstance(child, dict):
+                child = parent[key] = {}
+            parent = child
+        if parent.get(keys[-1]) == replicas:
+            return False
+        parent[keys[-1]] = replicas
+        return True
+
+
+def storage_version(crd: dict[str, Any]) -> str:
+    return next((v["name"] for v in crd["spec"].get("versions") or () if v.get("storage")), "")
+
+
+def resource_types(crd: dict[str, Any]) -> list[ResourceType]:
+    """The resource types a CRD serves: one per served version, in kube-apiserver's version order."""
+    spec = crd["spec"]
+    names = spec["names"]
+    group, kind = spec["group"], names["kind"]
+    stored = storage_version(crd)
+    versions = sorted((v for v in spec.get("versions") or () if v.get("served")),
+                      key=lambda v: version_order(v["name"]))
+    out = []
+    for version in versions:
+        subresources = version.get("subresources") or {}
+        subs = []
+        if "status" in subresources:
+            subs.append(Subresource("status", kind))
+        if "scale" in subresources:
+            subs.append(Subresource("scale", "Scale", "autoscaling", "v1"))
+        out.append(ResourceType(
+            group, version["name"], kind, names["plural"], names.get("singular") or kind.lower(),
+            spec.get("scope") == "Namespaced", verbs=CUSTOM_VERBS, short_names=tuple(names.get("shortNames") or ()),
+            categories=tuple(names.get("categories") or ()), subresources=tuple(subs), tracks_generation=True,
+            storage_version_hash=storage_version_hash(group, stored, kind),
+            custom=CustomVersion(crd, version, stored)))
+    return out

@@ -1,0 +1,412 @@
+"""The verbs on a resource: get, list, watch, create, update, patch, delete, deletecollection.
+
+Each takes what the request addressed and answers a Reply; the store holds bytes, and only writes
+decode an object. Reads splice the stored bytes into the answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import orjson
+
+from apiserver import errors
+from apiserver.crd import crdspec
+from apiserver.http.limits import Limits
+from apiserver.kinds import fieldvalidation, objects, services
+from apiserver.kinds.conversion import Codec, codec_for
+from apiserver.kinds.resources import Registry, ResourceType
+from apiserver.patching import patch
+from apiserver.query import paging
+from apiserver.query.selection import Selection, selection_for
+from apiserver.reply import Reply, StreamReply
+from apiserver.shapes.shape import Listing, Shape
+from apiserver.storage.interface import (
+    Expired,
+    Key,
+    PreconditionFailed,
+    StorageUnavailable,
+    Store,
+    StoredObject,
+)
+from apiserver.watch.fanout import WatchHub
+from apiserver.watch.stream import open_watch, parse_watch_options
+from apiserver.wire import bodies, protobuf
+
+_NAMESPACES = "namespaces"
+
+
+@dataclass
+class Target:
+    """One resource request: the type, where it points, and its query parameters."""
+
+    rt: ResourceType
+    namespace: str
+    name: str | None
+    subresource: str | None
+    query: Mapping[str, str]
+    user_agent: str = ""
+
+    @property
+    def codec(self) -> Codec:
+        return codec_for(self.rt)
+
+    def key(self, name: str | None = None) -> Key:
+        return (self.rt.storage_key, self.namespace if self.rt.namespaced else "", name or self.name or "")
+
+    @property
+    def dry_run(self) -> bool:
+        return self.query.get("dryRun") == "All"
+
+    @property
+    def manager(self) -> str | None:
+        """Who managedFields credit with a write: fieldManager, else the client's name from its User-Agent.
+
+        Objects served through a conversion (events.k8s.io Events) are not tracked.
+        """
+        if not self.codec.identity:
+            return None
+        # kube-apiserver tracks every write; one with neither names an empty manager.
+        return self.query.get("fieldManager") or self.user_agent.split("/", 1)[0]
+
+
+def _encode(obj: Any) -> bytes:
+    try:
+        return orjson.dumps(obj)
+    except orjson.JSONEncodeError as exc:
+        # Decoding accepts deeper nesting than encoding can write back (orjson stops at 255 levels).
+        raise errors.bad_request(f"the object cannot be stored: {exc}") from None
+
+
+def _json(status: int, body: Any) -> Reply:
+    return Reply(status, _encode(body))
+
+
+def _load(stored: StoredObject) -> dict[str, Any]:
+    return orjson.loads(stored.data)  # type: ignore[no-any-return]
+
+
+class Endpoint:
+    def __init__(self, store: Store, registry: Registry, watch_queue_limit: int = 1000,
+                 bookmark_seconds: float = 60.0, max_object_bytes: int = Limits.max_object_bytes) -> None:
+        self.store = store
+        self.watches = WatchHub(store)
+        self.watch_queue_limit = watch_queue_limit  # events a watcher may fall behind before it is closed
+        self.bookmark_seconds = bookmark_seconds
+        self.max_object_bytes = max_object_bytes
+        self._registry = registry
+
+    @property
+    def _namespaced_types(self) -> dict[str, ResourceType]:
+        """What a namespace holds, by storage key, for deleting its contents as the namespace controller would.
+
+        Read at each use: custom resources come and go with their CRDs."""
+        found: dict[str, ResourceType] = {}
+        for rt in self._registry.types:
+            if rt.namespaced and not rt.synthetic:
+                found.setdefault(rt.storage_key, rt)
+        return dict(sorted(found.items()))
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def get(self, t: Target, shape: Shape) -> Reply:
+        # Durable state only: a write still waiting for its fsync could be taken back by a crash.
+        stored = self.store.get(t.key())
+        if stored is None:
+            raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
+        if t.subresource == "scale":
+            return _json(200, objects.scale_of(t.rt, _load(stored)))
+        return Reply(200, shape.object_body(t.rt, stored), shape.content_type)
+
+    def selection(self, t: Target) -> Selection:
+        namespace = t.namespace if t.rt.namespaced and t.namespace else None
+        return selection_for(t.rt, namespace, t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""))
+
+    def select(self, t: Target) -> Listing:
+        """One page of what a list answers, in key order, every page read at the first page's revision."""
+        selection = self.selection(t)
+        page = paging.parse_page(t.query, t.rt.namespaced, selection.namespace)
+        current = self.store.revision
+        if page.revision is not None and page.revision > current:
+            raise paging.too_large(page.revision, current)
+        revision = page.revision if page.exact and page.revision is not None else current
+        try:
+            snapshot = self.store.snapshot(t.rt.storage_key, selection.namespace, revision)
+        except Expired:
+            if page.token_start is not None:
+                raise paging.continue_too_old(page.token_start) from None
+            raise errors.gone(paging.LIST_TOO_OLD) from None
+        if not page.limit and page.start is None and not selection.filtered:
+            whole = snapshot.unchanged_items()
+            if whole is not None:
+                return Listing(revision, whole)
+        items: list[tuple[Key, StoredObject]] = []
+        more: tuple[str, str] | None = None
+        for key, obj in snapshot.items(page.start):
+            if page.limit and len(items) == page.limit:
+                more = (key[1], key[2])
+                break
+            if selection.matches(key, obj.data):
+                items.append((key, obj))
+        if more is None:
+            return Listing(revision, items)
+        last = items[-1][0]
+        token = paging.encode_continue(revision, (last[1], last[2]), t.rt.namespaced, selection.namespace)
+        remaining = None if selection.filtered else snapshot.count(more)
+        return Listing(revision, items, token, remaining)
+
+    def list(self, t: Target, shape: Shape) -> Reply:
+        return Reply(200, shape.list_body(t.rt, self.select(t)), shape.content_type)
+
+    def watch(self, t: Target, shape: Shape) -> StreamReply:
+        options = parse_watch_options(t.query)
+        selection = self.selection(t)
+        chunks, closed = open_watch(self.store, self.watches.fanout(t.rt.storage_key), t.rt, selection, options,
+                                    shape, self.watch_queue_limit, self.bookmark_seconds)
+        return StreamReply(chunks, shape.content_type, closed=closed)
+
+    # -- writes --------------------------------------------------------------------------------
+
+    async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        body = _decode_body(t, raw, content_type)
+        warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
+                                            t.rt.custom)
+        obj = t.codec.stored(body)
+        obj = objects.prepare_create(t.rt, obj, t.manager)
+        name = obj["metadata"]["name"]
+        if t.rt.namespaced:
+            ns = self.store.latest((_NAMESPACES, "", t.namespace))
+            objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt, name)
+        if t.rt.kind == "Namespace":
+            _default_namespace(obj)
+        key = t.key(name)
+        if self.store.latest(key) is not None:
+            raise errors.already_exists(t.rt.plural, t.rt.group, name)
+        if t.rt.kind == "Service":
+            services.allocate(obj, *services.taken(_load(s) for _, s in self.store.list(t.rt.storage_key, None)[1]))
+        if t.rt.kind == "Pod":
+            self._copy_node_topology(obj)
+        obj = objects.reshaped(obj)
+        if t.dry_run:
+            obj["metadata"].pop("resourceVersion", None)
+            return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
+        stored = await self._write(t, key, obj, None)
+        return Reply(201, t.codec.served_bytes(stored.data), headers=warnings)
+
+    async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        current = self._require(t)
+        body = _decode_body(t, raw, content_type)
+        if t.subresource == "scale":
+            return await self._scale(t, current, body)
+        warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom) if isinstance(body, dict) else {}
+        return await self._replace(t, current, body, check_rv=True, headers=warnings)
+
+    async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        current = self._require(t)
+        if t.subresource == "scale":
+            scale = objects.scale_of(t.rt, _load(current))
+            return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
+        served = t.codec.served(_load(current))
+        patched = patch.apply_patch(served, raw, content_type)
+        warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom) if isinstance(patched, dict) else {}
+        return await self._replace(t, current, patched, check_rv=True, headers=warnings)
+
+    async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,
+                       headers: dict[str, str]) -> Reply:
+        new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
+        old = _load(current)
+        rv = new["metadata"].get("resourceVersion")
+        if check_rv and rv and rv != str(current.rv):
+            raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
+        if t.rt.kind == "Service" and t.subresource is None:
+            services.keep_allocated(new, old)
+        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager)
+        prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
+        if prepared == old:
+            return Reply(200, t.codec.served_bytes(current.data), headers=headers)
+        if t.dry_run:
+            return Reply(200, orjson.dumps(t.codec.served(prepared)), headers=headers)
+        meta = prepared["metadata"]
+        if meta.get("deletionTimestamp") and not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
+            stored = await self._write(t, t.key(), prepared, current, delete=True)
+            await self._finalize_namespace_if_empty(t)
+        else:
+            stored = await self._write(t, t.key(), prepared, current)
+        return Reply(200, t.codec.served_bytes(stored.data), headers=headers)
+
+    async def _scale(self, t: Target, current: StoredObject, scale: Any) -> Reply:
+        obj = objects.apply_scale(t.rt, _load(current), scale, t.manager)
+        if not t.dry_run:
+            current = await self._write(t, t.key(), obj, current)
+            obj = _load(current)
+        return _json(200, objects.scale_of(t.rt, obj))
+
+    async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        current = self._require(t)
+        options = _delete_options(raw, content_type, t.query)
+        return await self._delete_one(t, t.key(), current, options)
+
+    async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any]) -> Reply:
+        obj = _load(current)
+        objects.check_preconditions(t.rt, obj, options.get("preconditions"))
+        grace = objects.deletion_grace(t.rt, obj, options.get("gracePeriodSeconds"))
+        if t.rt.kind == "Namespace":
+            return await self._delete_namespace(t, key, current, obj)
+        if obj["metadata"].get("finalizers") or grace > 0:
+            marked = objects.mark_deleting(obj, grace)
+            if marked is not None and not t.dry_run:
+                current = await self._write(t, key, marked, current)
+            return Reply(200, t.codec.served_bytes(current.data) if marked is None or not t.dry_run
+                         else orjson.dumps(t.codec.served(marked)))
+        if not t.dry_run:
+            current = await self._write(t, key, obj, current, delete=True)
+            await self._finalize_namespace_if_empty(t)
+        return self._deleted_reply(t, current, obj)
+
+    def _deleted_reply(self, t: Target, stored: StoredObject, obj: dict[str, Any]) -> Reply:
+        if t.rt.kind in objects.RETURNS_DELETED_OBJECT:
+            return Reply(200, t.codec.served_bytes(stored.data))
+        details: dict[str, Any] = {"name": obj["metadata"].get("name", "")}
+        if t.rt.group:
+            details["group"] = t.rt.group
+        details["kind"] = t.rt.plural
+        details["uid"] = obj["metadata"].get("uid", "")
+        return _json(200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                           "details": details})
+
+    async def delete_collection(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        options = _delete_options(raw, content_type, t.query)
+        selection = self.selection(t)
+        _, items = self.store.list(t.rt.storage_key, selection.namespace)
+        deleted: list[bytes] = []
+        for key, _ in items:
+            current = self.store.latest(key)
+            if current is None or not selection.matches(key, current.data):
+                continue
+            target = Target(t.rt, key[1], key[2], None, t.query)
+            await self._delete_one(target, key, current, options)
+            deleted.append(t.codec.served_bytes(current.data))
+        head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
+                             "metadata": {"resourceVersion": str(self.store.revision)}})
+        return Reply(200, head[:-1] + b',"items":[' + b",".join(deleted) + b"]}")
+
+    # -- namespaces: the namespace controller's part, done at once -----------------------------
+
+    async def _delete_namespace(self, t: Target, key: Key, current: StoredObject, obj: dict[str, Any]) -> Reply:
+        meta = obj["metadata"]
+        if not meta.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = objects.now_rfc3339()
+            meta["deletionGracePeriodSeconds"] = 0
+            obj.setdefault("status", {})["phase"] = "Terminating"
+            if t.dry_run:
+                return _json(200, obj)
+            current = await self._write(t, key, objects.ordered(obj), current)
+        await self._empty_namespace(t, key[2])
+        await self._finalize_namespace(t, key[2])
+        return Reply(200, current.data)
+
+    async def _empty_namespace(self, t: Target, namespace: str) -> None:
+        for storage_key, rt in self._namespaced_types.items():
+            held = Target(rt, namespace, None, None, t.query)  # writes as its own kind (custom ones sort keys)
+            _, items = self.store.list(storage_key, namespace)
+            for key, stored in items:
+                current = self.store.latest(key)
+                if current is None:
+                    continue
+                obj = _load(current)
+                if obj["metadata"].get("finalizers"):
+                    marked = objects.mark_deleting(obj, 0)
+                    if marked is not None:
+                        await self._write(held, key, marked, current)
+                else:
+                    await self._write(held, key, obj, current, delete=True)
+
+    async def _finalize_namespace_if_empty(self, t: Target) -> None:
+        if t.rt.namespaced and t.namespace:
+            await self._finalize_namespace(t, t.namespace)
+
+    async def _finalize_namespace(self, t: Target, namespace: str) -> None:
+        key = (_NAMESPACES, "", namespace)
+        current = self.store.latest(key)
+        if current is None:
+            return
+        obj = _load(current)
+        if not obj["metadata"].get("deletionTimestamp") or obj["metadata"].get("finalizers"):
+            return
+        for storage_key in self._namespaced_types:
+            if self.store.list(storage_key, namespace)[1]:
+                return
+        await self._write(t, key, obj, current, delete=True)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _copy_node_topology(self, pod: dict[str, Any]) -> None:
+        """PodTopologyLabels admission: a pod bound to a node at create carries the node's zone and region."""
+        node_name = (pod.get("spec") or {}).get("nodeName")
+        node = self.store.latest(("nodes", "", node_name)) if node_name else None
+        if node is None:
+            return
+        node_labels = _load(node)["metadata"].get("labels") or {}
+        for key in ("topology.kubernetes.io/zone", "topology.kubernetes.io/region"):
+            if key in node_labels:
+                pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
+
+    def _require(self, t: Target) -> StoredObject:
+        stored = self.store.latest(t.key())
+        if stored is None:
+            raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
+        return stored
+
+    async def _write(self, t: Target, key: Key, obj: dict[str, Any], expected: StoredObject | None,
+                     delete: bool = False) -> StoredObject:
+        if t.rt.custom is not None and not delete:
+            # The store fills in resourceVersion in place, so the key must already hold its sorted position.
+            obj["metadata"].setdefault("resourceVersion", "")
+            obj = crdspec.canonical(obj)
+        if not delete:
+            # etcd's per-request limit, which kube-apiserver inherits; checked here so that nothing
+            # past it is ever numbered or logged.
+            size = len(_encode(obj))
+            if size > self.max_object_bytes:
+                raise errors.object_too_large(size, self.max_object_bytes)
+        try:
+            return await self.store.submit(key, obj, expected, delete=delete)
+        except PreconditionFailed:
+            raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
+        except StorageUnavailable as exc:
+            raise errors.internal(f"the write could not be made durable: {exc}") from None
+
+
+def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
+    # Custom objects have no protobuf form upstream; their Scale does.
+    if (t.rt.custom is not None and t.subresource != "scale"
+            and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
+        raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
+    return bodies.decode_object(raw, content_type)
+
+
+def _default_namespace(obj: dict[str, Any]) -> None:
+    name = obj["metadata"]["name"]
+    obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
+    obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    obj["status"] = {"phase": "Active"}
+
+
+def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if raw.strip():
+        decoded = bodies.decode_object(raw, content_type)
+        if not isinstance(decoded, dict):
+            raise errors.bad_request("the body of a delete must be a DeleteOptions object")
+        options = decoded
+    grace = query.get("gracePeriodSeconds")
+    if grace is not None:
+        try:
+            options["gracePeriodSeconds"] = int(grace)
+        except ValueError:
+            raise errors.bad_request(f'gracePeriodSeconds: Invalid value: "{grace}"') from None
+    requested = options.get("gracePeriodSeconds")
+    if requested is not None and not isinstance(requested, int):
+        raise errors.bad_request("gracePeriodSeconds must be an integer")
+    return options

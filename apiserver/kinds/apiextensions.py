@@ -1,0 +1,161 @@
+"""apiextensions.k8s.io: the CustomResourceDefinition kind's own rules (defaulting, validation, updates).
+
+What a CRD declares for the objects it serves is `apiserver.crd.crdspec`'s; this module is about the
+CRD object itself, as any kind's rules are about its objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver.errors import FieldError
+from apiserver.kinds import crschema
+from columns.crd import COLUMN_TYPES
+from columns.jsonpath import InvalidPath, compile_path
+
+GROUP = "apiextensions.k8s.io"
+KIND = "CustomResourceDefinition"
+
+# Field orders of the CRD's Go types, so a stored CRD reads like upstream's.
+_SPEC_ORDER = ("group", "names", "scope", "versions", "conversion", "preserveUnknownFields")
+_NAMES_ORDER = ("plural", "singular", "shortNames", "kind", "listKind", "categories")
+_VERSION_ORDER = ("name", "served", "storage", "deprecated", "deprecationWarning", "schema", "subresources",
+                  "additionalPrinterColumns", "selectableFields")
+_COLUMN_ORDER = ("name", "type", "format", "description", "priority", "jsonPath")
+
+
+def _in_order(obj: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    out = {k: obj[k] for k in order if k in obj}
+    out.update((k, v) for k, v in obj.items() if k not in out)
+    return out
+
+
+def default_crd(crd: dict[str, Any]) -> None:
+    """Fills what upstream defaults in a CRD's spec, in its Go field order."""
+    spec = crd.get("spec")
+    if not isinstance(spec, dict):
+        return
+    names = spec.get("names")
+    if isinstance(names, dict) and isinstance(names.get("kind"), str):
+        names.setdefault("singular", names["kind"].lower())
+        names.setdefault("listKind", names["kind"] + "List")
+        spec["names"] = _in_order(names, _NAMES_ORDER)
+    versions = spec.get("versions")
+    if isinstance(versions, list):
+        spec["versions"] = [_default_version(v) if isinstance(v, dict) else v for v in versions]
+    spec.setdefault("conversion", {"strategy": "None"})
+    crd["spec"] = _in_order(spec, _SPEC_ORDER)
+
+
+def _default_version(version: dict[str, Any]) -> dict[str, Any]:
+    columns = version.get("additionalPrinterColumns")
+    if isinstance(columns, list):
+        version["additionalPrinterColumns"] = [_in_order(c, _COLUMN_ORDER) if isinstance(c, dict) else c
+                                               for c in columns]
+    return _in_order(version, _VERSION_ORDER)
+
+
+def validate_crd(crd: dict[str, Any]) -> list[FieldError]:
+    """The rules a CRD must meet to be served (a subset of upstream's, with its paths and wording)."""
+    spec = crd.get("spec")
+    if not isinstance(spec, dict):
+        return [FieldError("FieldValueRequired", "spec", "Required value")]
+    problems: list[FieldError] = []
+    group = spec.get("group")
+    names_value = spec.get("names")
+    names: dict[str, Any] = names_value if isinstance(names_value, dict) else {}
+    if not group:
+        problems.append(FieldError("FieldValueRequired", "spec.group", "Required value"))
+    for field_name in ("plural", "kind"):
+        if not names.get(field_name):
+            problems.append(FieldError("FieldValueRequired", f"spec.names.{field_name}", "Required value"))
+    name = crd.get("metadata", {}).get("name")
+    if group and names.get("plural") and name != f"{names['plural']}.{group}":
+        problems.append(crschema_invalid("metadata.name", name, "must be spec.names.plural+\".\"+spec.group"))
+    scope = spec.get("scope")
+    if scope not in ("Cluster", "Namespaced"):
+        problems.append(FieldError("FieldValueNotSupported", "spec.scope",
+                                   f'Unsupported value: {crschema.bad_value(scope)}: supported values: "Cluster", '
+                                   '"Namespaced"'))
+    versions = spec.get("versions")
+    if not isinstance(versions, list) or not versions:
+        problems.append(FieldError("FieldValueRequired", "spec.versions", "Required value"))
+        return problems
+    if sum(1 for v in versions if isinstance(v, dict) and v.get("storage")) != 1:
+        problems.append(FieldError("FieldValueInvalid", "spec.versions",
+                                   "Invalid value: ...: must have exactly one version marked as storage version"))
+    for index, version in enumerate(versions):
+        if not isinstance(version, dict) or not version.get("name"):
+            problems.append(FieldError("FieldValueRequired", f"spec.versions[{index}].name", "Required value"))
+            continue
+        problems.extend(_validate_schema(version, f"spec.versions[{index}].schema.openAPIV3Schema"))
+        problems.extend(_validate_columns(version, f"spec.versions[{index}]"))
+    return problems
+
+
+def _validate_schema(version: dict[str, Any], path: str) -> list[FieldError]:
+    """A structural schema: present, an object at the root, and a type on every field it specifies."""
+    schema = (version.get("schema") or {}).get("openAPIV3Schema")
+    if not isinstance(schema, dict):
+        return [FieldError("FieldValueRequired", path, "Required value: schemas are required")]
+    problems: list[FieldError] = []
+    if schema.get("type") != "object":
+        if schema.get("type"):
+            problems.append(crschema_invalid(f"{path}.type", schema["type"], "must be object at the root"))
+        else:
+            problems.append(FieldError("FieldValueRequired", f"{path}.type",
+                                       "Required value: must not be empty at the root"))
+    _typed_fields(schema, path, problems)
+    return problems
+
+
+def _typed_fields(schema: dict[str, Any], path: str, problems: list[FieldError]) -> None:
+    children = [(f"{path}.properties[{name}]", sub, "object fields")
+                for name, sub in (schema.get("properties") or {}).items()]
+    if isinstance(schema.get("items"), dict):
+        children.append((f"{path}.items", schema["items"], "array items"))
+    if isinstance(schema.get("additionalProperties"), dict):
+        children.append((f"{path}.additionalProperties", schema["additionalProperties"], "object fields"))
+    for child_path, sub, where in children:
+        if not isinstance(sub, dict):
+            continue
+        untyped_allowed = sub.get("x-kubernetes-int-or-string") or sub.get("x-kubernetes-preserve-unknown-fields")
+        if not sub.get("type") and not untyped_allowed:
+            problems.append(FieldError("FieldValueRequired", f"{child_path}.type",
+                                       f"Required value: must not be empty for specified {where}"))
+        _typed_fields(sub, child_path, problems)
+
+
+def immutable_changes(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """What an update may not change: where the CRD's objects live depends on its group and scope."""
+    problems = []
+    for field_name in ("group", "scope"):
+        value = (new.get("spec") or {}).get(field_name)
+        if value != (old.get("spec") or {}).get(field_name):
+            problems.append(crschema_invalid(f"spec.{field_name}", value, "field is immutable"))
+    return problems
+
+
+def crschema_invalid(path: str, value: Any, detail: str) -> FieldError:
+    return FieldError("FieldValueInvalid", path, f"Invalid value: {crschema.bad_value(value)}: {detail}")
+
+
+def _validate_columns(version: Any, path: str) -> list[FieldError]:
+    problems: list[FieldError] = []
+    columns = version.get("additionalPrinterColumns") if isinstance(version, dict) else None
+    for index, column in enumerate(columns or ()):
+        at = f"{path}.additionalPrinterColumns[{index}]"
+        kind = column.get("type")
+        if kind not in COLUMN_TYPES:
+            supported = ", ".join(f'"{t}"' for t in sorted(COLUMN_TYPES))
+            problems.append(FieldError("FieldValueNotSupported", f"{at}.type",
+                                       f"Unsupported value: {crschema.bad_value(kind)}: supported values: "
+                                       f"{supported}"))
+        if not column.get("jsonPath"):
+            problems.append(FieldError("FieldValueRequired", f"{at}.jsonPath", "Required value"))
+            continue
+        try:
+            compile_path(str(column["jsonPath"]))
+        except InvalidPath:
+            problems.append(crschema_invalid(f"{at}.jsonPath", column.get("jsonPath"), "must be a simple json path"))
+    return problems

@@ -1,0 +1,85 @@
+"""Serving one stored kind through another group's field names: events.k8s.io/v1 Events.
+
+Events are stored once, as core/v1 Events (upstream's storage version); events.k8s.io/v1 reads and
+writes them through the field renames below, in the order upstream's serializer writes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import orjson
+
+from apiserver.kinds.resources import ResourceType
+
+# events.k8s.io/v1 field -> core/v1 field, in events.k8s.io/v1's field order.
+_EVENTS_V1_FIELDS = (
+    ("eventTime", "eventTime"),
+    ("series", "series"),
+    ("reportingController", "reportingComponent"),
+    ("reportingInstance", "reportingInstance"),
+    ("action", "action"),
+    ("reason", "reason"),
+    ("regarding", "involvedObject"),
+    ("related", "related"),
+    ("note", "message"),
+    ("type", "type"),
+    ("deprecatedSource", "source"),
+    ("deprecatedFirstTimestamp", "firstTimestamp"),
+    ("deprecatedLastTimestamp", "lastTimestamp"),
+    ("deprecatedCount", "count"),
+)
+_ALWAYS_WRITTEN = frozenset({"eventTime"})  # a non-omitempty field in upstream's Go type
+
+
+def core_event_to_events_v1(core: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": "Event", "apiVersion": "events.k8s.io/v1", "metadata": core.get("metadata", {})}
+    for new_name, core_name in _EVENTS_V1_FIELDS:
+        value = core.get(core_name)
+        if value is not None and value != "" and value != 0 or new_name in _ALWAYS_WRITTEN:
+            out[new_name] = value
+    return out
+
+
+def events_v1_to_core_event(event: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": "Event", "apiVersion": "v1", "metadata": event.get("metadata", {})}
+    for new_name, core_name in _EVENTS_V1_FIELDS:
+        if new_name in event:
+            out[core_name] = event[new_name]
+    return out
+
+
+class Codec:
+    """How a resource's stored bytes are read and written; identity for all but converted kinds."""
+
+    def __init__(self, to_served: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                 to_stored: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+        self._to_served = to_served
+        self._to_stored = to_stored
+
+    @property
+    def identity(self) -> bool:
+        return self._to_served is None
+
+    def served_bytes(self, stored: bytes) -> bytes:
+        if self._to_served is None:
+            return stored
+        return orjson.dumps(self._to_served(orjson.loads(stored)))
+
+    def served(self, stored: dict[str, Any]) -> dict[str, Any]:
+        return stored if self._to_served is None else self._to_served(stored)
+
+    def stored(self, served: dict[str, Any]) -> dict[str, Any]:
+        return served if self._to_stored is None else self._to_stored(served)
+
+
+IDENTITY = Codec()
+_EVENTS_V1 = Codec(core_event_to_events_v1, events_v1_to_core_event)
+
+
+def codec_for(rt: ResourceType) -> Codec:
+    if rt.group == "events.k8s.io" and rt.kind == "Event":
+        return _EVENTS_V1
+    if rt.custom is not None and rt.custom.storage_version != rt.version:
+        return rt.custom.codec
+    return IDENTITY

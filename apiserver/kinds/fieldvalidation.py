@@ -1,0 +1,200 @@
+"""Server-side field validation (the `fieldValidation` query parameter): unknown and duplicate fields.
+
+`Strict` refuses the request with upstream's strict-decoding message, `Warn` (the default) answers
+with a Warning header per field, `Ignore` says nothing. Unknown means: not a property of the kind's
+1.36 schema. Duplicates are found in the JSON text, which a decoded object no longer shows.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+import orjson
+
+from apiserver import errors
+from apiserver.kinds import crschema, schemas
+from apiserver.kinds.resources import CustomVersion
+
+DIRECTIVES = ("Ignore", "Warn", "Strict")
+
+
+def directive(query: Mapping[str, str]) -> str:
+    value = query.get("fieldValidation") or "Warn"
+    if value not in DIRECTIVES:
+        raise errors.bad_request(f'fieldValidation: Unsupported value: "{value}": supported values: '
+                                 + ", ".join(f'"{d}"' for d in DIRECTIVES))
+    return value
+
+
+def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "") -> list[str]:
+    resolved = schemas.resolve(schema)
+    if resolved is None or resolved.get("x-kubernetes-preserve-unknown-fields"):
+        return []
+    if isinstance(obj, list):
+        items = schemas.items_schema(resolved)
+        return [p for i, v in enumerate(obj) for p in unknown_fields(v, items, f"{path}[{i}]")]
+    if not isinstance(obj, dict):
+        return []
+    props = resolved.get("properties")
+    extra = resolved.get("additionalProperties")
+    found: list[str] = []
+    for key, value in obj.items():
+        where = f"{path}.{key}" if path else key
+        if props is not None and key in props:
+            found.extend(unknown_fields(value, schemas.resolve(props[key]), where))
+        elif isinstance(extra, dict):
+            found.extend(unknown_fields(value, schemas.resolve(extra), where))
+        elif props is not None:
+            found.append(where)
+    return found
+
+
+_JSON_KIND = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
+
+
+def _go_type(schema: schemas.Schema | None) -> str:
+    """The Go type upstream decodes a field into, as encoding/json names it in its errors."""
+    name = schemas.ref_name(schema) if schema is not None else None
+    resolved = schemas.resolve(schema) or {}
+    if name is not None and "properties" in resolved:
+        return ".".join(name.split(".")[-2:])
+    kinds = schemas.types_of(resolved) - {"null"}
+    if "array" in kinds:
+        return "[]" + _go_type(schemas.child_schema(schema, None))
+    if "object" in kinds:
+        return "map[string]" + _go_type(schemas.child_schema(schema, "")) if isinstance(
+            resolved.get("additionalProperties"), dict) else "map[string]interface {}"
+    if "integer" in kinds:
+        return str(resolved.get("format") or "int64")
+    return {"boolean": "bool", "number": "float64"}.get(next(iter(kinds), ""), "string")
+
+
+def _fits(value: Any, resolved: schemas.Schema) -> bool:
+    kinds = schemas.types_of(resolved)
+    if value is None or not kinds or len(kinds - {"null"}) > 1:
+        return True  # null is every type's zero value; int-or-string and quantities take either
+    if isinstance(value, bool):
+        return "boolean" in kinds
+    if isinstance(value, int):
+        return bool(kinds & {"integer", "number"})
+    if isinstance(value, float):
+        return "number" in kinds or ("integer" in kinds and value.is_integer())
+    if isinstance(value, str):
+        return "string" in kinds
+    if isinstance(value, list):
+        return "array" in kinds
+    return "object" in kinds
+
+
+def type_error(obj: Any, schema: schemas.Schema | None, owner: str = "", path: str = "") -> str | None:
+    """The first value of the wrong JSON type, in encoding/json's words, as upstream reports it."""
+    resolved = schemas.resolve(schema)
+    if resolved is None:
+        return None
+    if not _fits(obj, resolved):
+        kind = _JSON_KIND.get(type(obj), "value")
+        shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
+        return f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type {_go_type(schema)}"
+    if isinstance(obj, list):
+        item = schemas.child_schema(schema, None)
+        return next((e for e in (type_error(v, item, owner, path) for v in obj) if e), None)
+    if isinstance(obj, dict):
+        name = schemas.ref_name(schema) if schema is not None else None
+        struct = name.rsplit(".", 1)[-1] if name and "properties" in resolved else owner
+        for key, value in obj.items():
+            child = schemas.child_schema(schema, key)
+            if child is None:
+                continue
+            found = type_error(value, child, struct, f"{path}.{key}" if path else key)
+            if found:
+                return found
+    return None
+
+
+def duplicate_fields(raw: bytes) -> list[str]:
+    """Keys given twice in one JSON object, by their path."""
+    try:
+        top = json.loads(raw, object_pairs_hook=_Pairs)
+    except ValueError:
+        return []
+    found: list[str] = []
+
+    def descend(value: Any, path: str) -> None:
+        if isinstance(value, _Pairs):
+            seen: set[str] = set()
+            for key, child in value.items_:
+                where = f"{path}.{key}" if path else key
+                if key in seen:
+                    found.append(where)
+                seen.add(key)
+                descend(child, where)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                descend(item, f"{path}[{i}]")
+
+    descend(top, "")
+    return found
+
+
+class _Pairs:
+    """A JSON object as decoded, with every key it had, repeated ones included."""
+
+    def __init__(self, items: list[tuple[str, Any]]) -> None:
+        self.items_ = items
+
+
+def check(kind: str, api_version: str, how: str, unknown: list[str], duplicates: list[str]) -> dict[str, str]:
+    """Raises under Strict; under Warn, the Warning header to answer with."""
+    if how == "Ignore" or not (unknown or duplicates):
+        return {}
+    problems = [f'unknown field "{p}"' for p in unknown] + [f'duplicate field "{p}"' for p in duplicates]
+    if how == "Strict":
+        version = api_version.rpartition("/")[2]
+        raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: '
+                                 f"strict decoding error: " + ", ".join(problems))
+    return {"Warning": ", ".join("299 - " + json.dumps(p) for p in problems)}
+
+
+def _pruned(original: Any, kept: Any, path: str = "") -> list[str]:
+    """Paths of the fields pruning took out of original, leaving kept."""
+    if isinstance(original, dict) and isinstance(kept, dict):
+        found: list[str] = []
+        for key, value in original.items():
+            where = f"{path}.{key}" if path else key
+            found.extend([where] if key not in kept else _pruned(value, kept[key], where))
+        return found
+    if isinstance(original, list) and isinstance(kept, list):
+        return [p for i, (a, b) in enumerate(zip(original, kept)) for p in _pruned(a, b, f"{path}[{i}]")]
+    return []
+
+
+def _custom_unknown(obj: dict[str, Any], custom: CustomVersion) -> list[str]:
+    """A custom object's unknown fields: what its CRD's schema prunes, and strangers in its metadata."""
+    kept = orjson.loads(orjson.dumps(obj))
+    crschema.prune(kept, custom.schema)
+    meta = schemas.kind_ref("meta.k8s.io", "v1", "ObjectMeta") or {
+        "$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+    return _pruned(obj, kept) + unknown_fields(obj.get("metadata"), schemas.resolve(meta), "metadata")
+
+
+def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
+             custom: CustomVersion | None = None) -> dict[str, str]:
+    """The fields of a create or update body (or a patched object and its patch), checked as asked.
+
+    A value of the wrong type is refused whatever the directive, as decoding it fails upstream; a
+    custom object's types are its CRD validation's to check.
+    """
+    how = directive(query)
+    kind, api_version = str(obj.get("kind") or ""), str(obj.get("apiVersion") or "")
+    if custom is not None:
+        return check(kind, api_version, how, _custom_unknown(obj, custom), duplicate_fields(raw) if raw else [])
+    group, _, version = api_version.rpartition("/")
+    ref = schemas.kind_ref(group, version, kind)
+    if ref is None:
+        return {}
+    mistyped = type_error(obj, ref)
+    if mistyped is not None:
+        raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
+    schema = schemas.resolve(ref)
+    return check(kind, api_version, how, unknown_fields(obj, schema), duplicate_fields(raw) if raw else [])

@@ -1,0 +1,223 @@
+"""Validation of the built-in kinds' fields users get wrong most, with upstream's paths and messages.
+
+Required fields, unique container and port names, ports in range, selectors that match their
+template, and fields that may not change once set (a Job's selector, a StorageClass's provisioner).
+Each check returns FieldErrors; objects.validate turns them into one 422 Invalid.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from apiserver.errors import FieldError
+from apiserver.kinds.validation import dns1123_label
+
+Obj = dict[str, Any]
+
+_PROTOCOLS = ("SCTP", "TCP", "UDP")
+_RESTART_POLICIES = ("Always", "Never", "OnFailure")
+
+
+def _required(path: str) -> FieldError:
+    return FieldError("FieldValueRequired", path, "Required value")
+
+
+def _invalid(path: str, value: Any, detail: str) -> FieldError:
+    return FieldError("FieldValueInvalid", path, f"Invalid value: {json.dumps(value)}: {detail}")
+
+
+def _duplicate(path: str, value: Any) -> FieldError:
+    return FieldError("FieldValueDuplicate", path, f"Duplicate value: {json.dumps(value)}")
+
+
+def _unsupported(path: str, value: Any, supported: tuple[str, ...]) -> FieldError:
+    return FieldError("FieldValueNotSupported", path, f"Unsupported value: {json.dumps(value)}: supported values: "
+                      + ", ".join(json.dumps(s) for s in supported))
+
+
+def _forbidden(path: str, detail: str) -> FieldError:
+    return FieldError("FieldValueForbidden", path, f"Forbidden: {detail}")
+
+
+def _port(path: str, value: Any) -> list[FieldError]:
+    if not isinstance(value, int) or not 1 <= value <= 65535:
+        return [_invalid(path, value, "must be between 1 and 65535, inclusive")]
+    return []
+
+
+def _go_map(labels: dict[str, Any]) -> str:
+    """A label map as Go's %#v prints it, which upstream's message shows."""
+    return "map[string]string{" + ", ".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in sorted(labels.items())) + "}"
+
+
+# -- pods and pod templates ----------------------------------------------------------------------
+
+def _containers(spec: Obj, path: str) -> list[FieldError]:
+    found: list[FieldError] = []
+    if not spec.get("containers"):
+        found.append(_required(f"{path}.containers"))
+    names: set[str] = set()
+    for key in ("initContainers", "containers"):
+        for i, c in enumerate(spec.get(key) or ()):
+            where = f"{path}.{key}[{i}]"
+            if not isinstance(c, dict):
+                continue
+            name = c.get("name")
+            if not name:
+                found.append(_required(f"{where}.name"))
+            elif name in names:
+                found.append(_duplicate(f"{where}.name", name))
+            else:
+                found.extend(_invalid(f"{where}.name", name, msg) for msg in dns1123_label(str(name)))
+                names.add(name)
+            if not c.get("image"):
+                found.append(_required(f"{where}.image"))
+            found.extend(_container_ports(c, where))
+    return found
+
+
+def _container_ports(c: Obj, where: str) -> list[FieldError]:
+    found: list[FieldError] = []
+    port_names: set[str] = set()
+    for j, port in enumerate(c.get("ports") or ()):
+        at = f"{where}.ports[{j}]"
+        found.extend(_port(f"{at}.containerPort", port.get("containerPort")))
+        if port.get("hostPort"):
+            found.extend(_port(f"{at}.hostPort", port["hostPort"]))
+        if port.get("protocol", "TCP") not in _PROTOCOLS:
+            found.append(_unsupported(f"{at}.protocol", port["protocol"], _PROTOCOLS))
+        name = port.get("name")
+        if name:
+            if name in port_names:
+                found.append(_duplicate(f"{at}.name", name))
+            port_names.add(name)
+    return found
+
+
+def pod_spec(spec: Any, path: str) -> list[FieldError]:
+    if not isinstance(spec, dict):
+        return [_required(path)]
+    found = _containers(spec, path)
+    policy = spec.get("restartPolicy")
+    if policy is not None and policy not in _RESTART_POLICIES:
+        found.append(_unsupported(f"{path}.restartPolicy", policy, _RESTART_POLICIES))
+    return found
+
+
+def _pod(obj: Obj, old: Obj | None) -> list[FieldError]:
+    return pod_spec(obj.get("spec"), "spec")
+
+
+def _workload(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """Deployments, ReplicaSets, StatefulSets, DaemonSets: a selector that picks the template's pods."""
+    spec = obj.get("spec") or {}
+    found: list[FieldError] = []
+    replicas = spec.get("replicas")
+    if isinstance(replicas, int) and replicas < 0:
+        found.append(_invalid("spec.replicas", replicas, "must be greater than or equal to 0"))
+    selector = spec.get("selector")
+    template = spec.get("template") or {}
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    if not selector:
+        found.append(_required("spec.selector"))
+    else:
+        match = selector.get("matchLabels") or {}
+        if any(labels.get(k) != v for k, v in match.items()):
+            found.append(FieldError("FieldValueInvalid", "spec.template.metadata.labels",
+                                    f"Invalid value: {_go_map(labels)}: `selector` does not match template `labels`"))
+    found.extend(pod_spec(template.get("spec"), "spec.template.spec"))
+    if old is not None and obj.get("kind") != "StatefulSet":
+        found.extend(_immutable_selector(spec, old))
+    return found
+
+
+def _immutable_selector(spec: Obj, old: Obj) -> list[FieldError]:
+    """apps/v1 and batch/v1 selectors are fixed once set: the objects they pick already exist."""
+    if spec.get("selector") == (old.get("spec") or {}).get("selector"):
+        return []
+    return [FieldError("FieldValueInvalid", "spec.selector",
+                       f"Invalid value: {_go_selector(spec.get('selector'))}: field is immutable")]
+
+
+def _job(obj: Obj, old: Obj | None) -> list[FieldError]:
+    spec = obj.get("spec") or {}
+    found = pod_spec((spec.get("template") or {}).get("spec"), "spec.template.spec")
+    policy = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy")
+    if policy == "Always":
+        found.append(_unsupported("spec.template.spec.restartPolicy", policy, ("OnFailure", "Never")))
+    if old is not None:
+        found.extend(_immutable_selector(spec, old))
+    return found
+
+
+def _go_selector(selector: Any) -> str:
+    if not isinstance(selector, dict):
+        return "null"
+    labels = selector.get("matchLabels")
+    shown = _go_map(labels) if labels else "map[string]string(nil)"
+    return f"v1.LabelSelector{{MatchLabels:{shown}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}}"
+
+
+def _cron_job(obj: Obj, old: Obj | None) -> list[FieldError]:
+    spec = obj.get("spec") or {}
+    found = [] if spec.get("schedule") else [_required("spec.schedule")]
+    template = ((spec.get("jobTemplate") or {}).get("spec") or {}).get("template") or {}
+    found.extend(pod_spec(template.get("spec"), "spec.jobTemplate.spec.template.spec"))
+    return found
+
+
+# -- services and storage ------------------------------------------------------------------------
+
+def _service(obj: Obj, old: Obj | None) -> list[FieldError]:
+    spec = obj.get("spec") or {}
+    if spec.get("type") == "ExternalName":
+        return [] if spec.get("externalName") else [_required("spec.externalName")]
+    found: list[FieldError] = []
+    ports = spec.get("ports") or []
+    if not ports and spec.get("clusterIP") != "None":
+        found.append(_required("spec.ports"))
+    names: set[str] = set()
+    for i, port in enumerate(ports):
+        at = f"spec.ports[{i}]"
+        name = port.get("name")
+        if len(ports) > 1 and not name:
+            found.append(_required(f"{at}.name"))
+        elif name in names:
+            found.append(_duplicate(f"{at}.name", name))
+        if name:
+            names.add(name)
+        found.extend(_port(f"{at}.port", port.get("port")))
+        if port.get("protocol", "TCP") not in _PROTOCOLS:
+            found.append(_unsupported(f"{at}.protocol", port["protocol"], _PROTOCOLS))
+    return found
+
+
+def _storage_class(obj: Obj, old: Obj | None) -> list[FieldError]:
+    if not obj.get("provisioner"):
+        return [_required("provisioner")]
+    if old is None:
+        return []
+    found: list[FieldError] = []
+    if obj.get("parameters") != old.get("parameters"):
+        found.append(_forbidden("parameters", "updates to parameters are forbidden."))
+    if obj["provisioner"] != old.get("provisioner"):
+        found.append(_forbidden("provisioner", "updates to provisioner are forbidden."))
+    if obj.get("reclaimPolicy") != old.get("reclaimPolicy"):
+        found.append(_forbidden("reclaimPolicy", "updates to reclaimPolicy are forbidden."))
+    if obj.get("volumeBindingMode") != old.get("volumeBindingMode"):
+        found.append(_invalid("volumeBindingMode", obj.get("volumeBindingMode"), "field is immutable"))
+    return found
+
+
+_CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
+    "Pod": _pod, "Deployment": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
+    "DaemonSet": _workload, "Job": _job, "CronJob": _cron_job, "Service": _service,
+    "StorageClass": _storage_class,
+}
+
+
+def validate(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """What is wrong with a built-in object being created (old is None) or updated from old."""
+    check = _CHECKS.get(str(obj.get("kind") or ""))
+    return [] if check is None else check(obj, old)

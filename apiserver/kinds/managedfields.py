@@ -1,0 +1,214 @@
+"""metadata.managedFields for Update operations (create, update, patch), as kube-apiserver records them.
+
+A manager owns the fields its writes added or changed; a write takes the fields it changes away from
+every other manager, and fields a write removes leave everyone. Fields are named as FieldsV1 does:
+`f:<field>`, `k:<keys as JSON>` for an element of a keyed list, `v:<value>` for one of a set, and "."
+for a node that itself came into being. The comparison is made as Go sees the objects: on create,
+against the kind's zero value, whose value-typed fields (zero_fields.json) exist from the start.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from typing import Any, Iterable
+
+from apiserver.kinds import defaults, schemas
+
+# The field manager kube-apiserver 1.36.2's own writers (bootstrap, controllers) are recorded as.
+KUBE_APISERVER = "kube-apiserver-go1264"
+
+Path = tuple[str, ...]
+_ABSENT = object()
+_SERVER_OWNED: frozenset[Path] = frozenset({
+    ("f:apiVersion",), ("f:kind",), ("f:metadata",), ("f:metadata", "f:name"), ("f:metadata", "f:namespace"),
+    ("f:metadata", "f:creationTimestamp"), ("f:metadata", "f:selfLink"), ("f:metadata", "f:uid"),
+    ("f:metadata", "f:generation"), ("f:metadata", "f:managedFields"), ("f:metadata", "f:resourceVersion"),
+    ("f:metadata", "f:deletionTimestamp"), ("f:metadata", "f:deletionGracePeriodSeconds"),
+})
+
+
+@functools.cache
+def _zero_fields() -> dict[str, list[str]]:
+    with (importlib.resources.files("apiserver") / "data" / "zero_fields.json").open("rb") as f:
+        return json.load(f)  # type: ignore[no-any-return]
+
+
+def zero(schema: schemas.Schema | None) -> Any:
+    """A definition's Go zero value as it serializes: value-typed fields present, empty or zero."""
+    name = schemas.ref_name(schema) if schema is not None else None
+    out: dict[str, Any] = {}
+    for field in _zero_fields().get(name or "", ()):
+        child = schemas.child_schema(schema, field)
+        resolved = schemas.resolve(child) or {}
+        out[field] = zero(child) if "properties" in resolved else None
+    for field, value in defaults.always_written(name or "").items():
+        out.setdefault(field, zero(schemas.child_schema(schema, field)) if value == {} else value)
+    return out
+
+
+# -- the shape of a node, from the schema ---------------------------------------------------------
+
+def _list_keys(field: schemas.Schema | None) -> tuple[str, list[str]]:
+    """("map", keys), ("set", []) or ("atomic", []) for a list field."""
+    if field is None:
+        return "atomic", []
+    kind = field.get("x-kubernetes-list-type")
+    if kind == "map":
+        return "map", list(field.get("x-kubernetes-list-map-keys") or ())
+    if kind in ("set", "atomic"):
+        return kind, []
+    strategies, merge_key = schemas.patch_strategy(field)
+    if "merge" in strategies:
+        return ("map", [merge_key]) if merge_key else ("set", [])
+    return "atomic", []
+
+
+def _atomic(field: schemas.Schema | None) -> bool:
+    resolved = schemas.resolve(field) or {}
+    # A field may override its type's map type (a volume's claimRef is granular, other references atomic).
+    map_type = (field or {}).get("x-kubernetes-map-type") or resolved.get("x-kubernetes-map-type")
+    if map_type is not None:
+        return bool(map_type == "atomic")
+    if "object" in schemas.types_of(resolved):
+        return False  # an object a custom resource's schema leaves open is still tracked key by key
+    return "properties" not in resolved and not isinstance(resolved.get("additionalProperties"), dict) \
+        and "array" not in schemas.types_of(resolved)
+
+
+def _element(item: Any, keys: list[str], kind: str) -> str:
+    if kind == "set":
+        return "v:" + json.dumps(item, separators=(",", ":"))
+    key = {k: item.get(k) for k in sorted(keys) if isinstance(item, dict) and k in item}
+    return "k:" + json.dumps(key, separators=(",", ":"))
+
+
+def _children(value: Any, field: schemas.Schema | None) -> Iterable[tuple[str, Any, schemas.Schema | None]]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield "f:" + key, child, schemas.child_schema(field, key)
+    elif isinstance(value, list):
+        kind, keys = _list_keys(field)
+        item = schemas.child_schema(field, None)
+        for element in value:
+            yield _element(element, keys, kind), element, item
+
+
+def _granular(value: Any, field: schemas.Schema | None) -> bool:
+    if field is None:
+        return isinstance(value, dict)  # inside an open object: maps key by key, lists whole
+    if isinstance(value, list):
+        return _list_keys(field)[0] != "atomic"
+    return isinstance(value, dict) and not _atomic(field)
+
+
+# -- comparing two objects -------------------------------------------------------------------------
+
+def compare(old: Any, new: Any, field: schemas.Schema | None, path: Path = ()) -> tuple[set[Path], set[Path]]:
+    """(paths added or changed, paths removed) going from old to new."""
+    changed: set[Path] = set()
+    removed: set[Path] = set()
+    _walk(old, new, field, path, changed, removed)
+    return changed, removed
+
+
+def _walk(old: Any, new: Any, field: schemas.Schema | None, path: Path, changed: set[Path], removed: set[Path]) -> None:
+    if old is _ABSENT:
+        changed.add(path)
+    elif new is _ABSENT:
+        removed.add(path)
+    value = new if new is not _ABSENT else old
+    if not isinstance(value, (dict, list)) or not _granular(value, field):
+        if old is not _ABSENT and new is not _ABSENT and old != new:
+            changed.add(path)
+        return
+    # A granular map or list is compared element by element; null counts as empty.
+    olds = {name: (v, f) for name, v, f in _children(old if isinstance(old, (dict, list)) else _empty(value), field)}
+    news = {name: (v, f) for name, v, f in _children(new if isinstance(new, (dict, list)) else _empty(value), field)}
+    for name in olds.keys() | news.keys():
+        o, f = olds.get(name, (_ABSENT, None))
+        n, g = news.get(name, (_ABSENT, None))
+        _walk(o, n, g if g is not None else f, path + (name,), changed, removed)
+
+
+def _empty(like: Any) -> Any:
+    return [] if isinstance(like, list) else {}
+
+
+# -- FieldsV1 and managedFields entries -------------------------------------------------------------
+
+def to_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
+    root: dict[str, Any] = {}
+    for path in paths:
+        node = root
+        for element in path:
+            node = node.setdefault(element, {})
+        if path:
+            node.setdefault(".", {})
+    return _tidy(root)
+
+
+def _tidy(node: dict[str, Any]) -> dict[str, Any]:
+    # "." marks a node that is itself owned; a leaf needs no mark. Fields, then keys, then values.
+    children = {k: _tidy(v) for k, v in node.items() if k != "."}
+    order = sorted(children, key=lambda k: ({"f": 0, "k": 1, "v": 2}.get(k[0], 3), k))
+    out: dict[str, Any] = {".": {}} if "." in node and children else {}
+    out.update((k, children[k]) for k in order)
+    return out
+
+
+def from_fields_v1(fields: dict[str, Any], path: Path = ()) -> set[Path]:
+    found: set[Path] = set()
+    for key, child in fields.items():
+        if key == ".":
+            found.add(path)
+            continue
+        if not child:
+            found.add(path + (key,))
+        else:
+            found |= from_fields_v1(child, path + (key,))
+    return found
+
+
+def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema: schemas.Schema,
+           manager: str, api_version: str, subresource: str | None, now: str,
+           resets_status: bool) -> list[dict[str, Any]]:
+    """The managedFields after `manager` turned old (None on create) into new.
+
+    With a status subresource, a write to the main resource owns no status and one to /status only status.
+    """
+    changed, removed = compare(zero(schema) if old is None else old, new, schema)
+    changed -= _SERVER_OWNED
+    ignored = ("f:status",)
+    if subresource == "status":
+        changed = {p for p in changed if p[:1] == ignored}
+    elif resets_status:
+        changed = {p for p in changed if p[:1] != ignored}
+    out: list[dict[str, Any]] = []
+    mine: dict[str, Any] | None = None
+    for entry in entries:
+        owned = from_fields_v1(entry.get("fieldsV1") or {})
+        is_mine = (entry.get("manager", "") == manager and entry.get("operation") == "Update"
+                   and entry.get("subresource") == subresource)
+        if is_mine:
+            mine = entry
+            continue
+        kept = owned - changed - removed
+        if kept != owned:
+            entry = {**entry, "fieldsV1": to_fields_v1(kept)}
+        if kept:
+            out.append(entry)
+    before = from_fields_v1(mine.get("fieldsV1") or {}) if mine is not None else set()
+    owned = (before - removed) | changed
+    if owned:
+        # A client without fieldManager or User-Agent is an unnamed manager; the name is then omitted.
+        entry = {"manager": manager} if manager else {}
+        entry.update({"operation": "Update", "apiVersion": api_version,
+                      "time": mine["time"] if mine is not None and owned == before else now,
+                      "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned)})
+        if subresource:
+            entry["subresource"] = subresource
+        out.append(entry)
+    return sorted(out, key=lambda e: (e.get("operation", ""), e.get("time", ""), e.get("manager", ""),
+                                      e.get("apiVersion", ""), e.get("subresource", "")))

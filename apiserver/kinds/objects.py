@@ -1,0 +1,360 @@
+"""What the server itself sets and keeps in an object's metadata on create, update and delete.
+
+Pure functions on decoded objects; no storage and no HTTP. They follow kube-apiserver's generic
+registry (rest.BeforeCreate, BeforeUpdate, BeforeDelete) for the rules users can observe.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import secrets
+import uuid
+from typing import Any
+
+from apiserver import errors
+from apiserver.kinds import apiextensions, strategy
+from apiserver.kinds.resources import ResourceType
+from apiserver.kinds.validation import validate_metadata
+
+# kube-apiserver's metadata field order, so that stored bytes read like upstream's.
+_META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+               "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+               "ownerReferences", "finalizers", "managedFields")
+_SERVER_SET = ("uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+               "deletionGracePeriodSeconds", "selfLink")
+# Consonants and digits that cannot spell words, as upstream's name generator uses.
+_GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+# Kinds whose DELETE answers with the deleted object instead of a Status (ReturnDeletedObject).
+RETURNS_DELETED_OBJECT = frozenset({"Pod", "Service", "ServiceAccount", "StorageClass", "Namespace",
+                                    "CustomResourceDefinition"})
+
+
+def now_rfc3339(offset_seconds: int = 0) -> str:
+    moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset_seconds)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def ordered(obj: dict[str, Any]) -> dict[str, Any]:
+    """kind, apiVersion, metadata first (metadata in upstream's order), the rest as the client sent it."""
+    meta = obj.get("metadata") or {}
+    out: dict[str, Any] = {"kind": obj.get("kind"), "apiVersion": obj.get("apiVersion")}
+    out["metadata"] = {k: meta[k] for k in _META_ORDER if k in meta}
+    out["metadata"].update((k, v) for k, v in meta.items() if k not in out["metadata"])
+    out.update((k, v) for k, v in obj.items() if k not in out)
+    return out
+
+
+def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None) -> dict[str, Any]:
+    """The body must be an object of this kind, in this namespace, with the name in the URL."""
+    if not isinstance(obj, dict):
+        raise errors.bad_request("the object provided is unrecognized (must be of type " + rt.kind + ")")
+    kind = obj.get("kind")
+    api_version = obj.get("apiVersion")
+    if kind is None or kind == "":
+        obj["kind"] = rt.kind
+    elif kind != rt.kind:
+        raise errors.bad_request(f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})")
+    if api_version is None or api_version == "":
+        obj["apiVersion"] = rt.api_version
+    elif api_version != rt.api_version:
+        raise errors.bad_request(f"the API version in the data ({api_version}) does not match the expected API "
+                                 f"version ({rt.api_version})")
+    meta = obj.get("metadata")
+    if meta is None:
+        meta = obj["metadata"] = {}
+    if not isinstance(meta, dict):
+        raise errors.bad_request("metadata must be an object")
+    _check_metadata_types(rt, meta)
+    if rt.namespaced:
+        body_ns = meta.get("namespace") or ""
+        if body_ns and body_ns != namespace:
+            raise errors.bad_request("the namespace of the provided object does not match the namespace sent on "
+                                     "the request")
+        meta["namespace"] = namespace
+    if name is not None and meta.get("name") and meta["name"] != name:
+        raise errors.bad_request("the name of the object (" + str(meta["name"]) + ") does not match the name on "
+                                 "the URL (" + name + ")")
+    if name is not None and not meta.get("name"):
+        meta["name"] = name
+    return obj
+
+
+# ObjectMeta's typed fields: a value of another JSON type is a decoding error upstream (400), and
+# everything below relies on these types.
+_META_TYPES: dict[str, tuple[type, str]] = {
+    **{f: (str, "string") for f in ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+                                    "creationTimestamp", "deletionTimestamp")},
+    "generation": (int, "int64"), "deletionGracePeriodSeconds": (int, "int64"),
+    "labels": (dict, "map[string]string"), "annotations": (dict, "map[string]string"),
+    "finalizers": (list, "[]string"), "ownerReferences": (list, "[]v1.OwnerReference"),
+    "managedFields": (list, "[]v1.ManagedFieldsEntry"),
+}
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "null"
+
+
+def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
+    for field_name, (expected, go_type) in _META_TYPES.items():
+        value = meta.get(field_name)
+        if value is None:
+            continue
+        wrong = not isinstance(value, expected) or isinstance(value, bool) and expected is int
+        inner = None
+        if not wrong and go_type == "map[string]string":
+            inner = next((v for v in value.values() if not isinstance(v, str)), None)
+        elif not wrong and go_type == "[]string":
+            inner = next((v for v in value if not isinstance(v, str)), None)
+        if wrong or inner is not None:
+            found = _json_type(value if wrong else inner)
+            target = go_type if wrong else "string"
+            raise errors.bad_request(
+                f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: json: cannot unmarshal '
+                f"{found} into Go struct field ObjectMeta.metadata.{field_name} of type {target}")
+
+
+def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None) -> dict[str, Any]:
+    """The object as it will be stored; `manager`, if given, is recorded as owning what it wrote."""
+    meta = obj["metadata"]
+    if not meta.get("name") and meta.get("generateName"):
+        meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
+    for field_name in _SERVER_SET:
+        meta.pop(field_name, None)
+    meta.pop("managedFields", None)
+    meta["uid"] = str(uuid.uuid4())
+    # Holds resourceVersion's place in the key order until the store writes the revision in.
+    meta["resourceVersion"] = ""
+    meta["creationTimestamp"] = now_rfc3339()
+    if rt.tracks_generation:
+        meta["generation"] = 1
+    if rt.subresource("status") is not None and rt.kind != "Node":
+        # Status is the status subresource's to write; only a Node's create keeps it upstream.
+        obj.pop("status", None)
+    if rt.kind == "Secret":
+        fold_string_data(obj)
+    if rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
+        apiextensions.default_crd(obj)
+    if rt.custom is not None:
+        rt.custom.prepare(obj)
+    strategy.default(obj, creating=True)
+    strategy.track(rt, obj, None, manager, None, meta["creationTimestamp"])
+    strategy.admit_create(obj)
+    validate(rt, obj)
+    return ordered(strategy.shaped(obj))
+
+
+def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object back in upstream's shape after a later step (allocation, namespace setup) changed it."""
+    return ordered(strategy.shaped(obj))
+
+
+def fold_string_data(obj: dict[str, Any]) -> None:
+    """A Secret's write-only stringData is merged into data (base64) and never stored, as upstream does."""
+    string_data = obj.pop("stringData", None)
+    if isinstance(string_data, dict) and string_data:
+        data = obj.get("data") or {}
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+        obj["data"] = data
+
+
+def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
+    problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
+    if rt.custom is not None:
+        problems += rt.custom.problems(obj)
+    elif rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
+        problems += apiextensions.validate_crd(obj)
+    else:
+        problems += strategy.validate(obj, old)
+    if problems:
+        raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
+
+
+def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
+                   subresource: str | None, manager: str | None = None) -> dict[str, Any]:
+    """Carries over what a client cannot change and applies the subresource's view of the update."""
+    now = now_rfc3339()
+    old_meta = old["metadata"]
+    if subresource == "status":
+        merged = dict(old)
+        if "status" in new:
+            merged["status"] = new["status"]
+        else:
+            merged.pop("status", None)
+        merged["metadata"] = dict(old_meta)
+        if rt.custom is not None:
+            rt.custom.prepare(merged)
+            validate(rt, merged)
+        strategy.track(rt, merged, old, manager, subresource, now)
+        strategy.on_status_update(merged, old, now)
+        return ordered(strategy.shaped(merged))
+    meta = new["metadata"]
+    for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                       "generation"):
+        if field_name in old_meta:
+            meta[field_name] = old_meta[field_name]
+        else:
+            meta.pop(field_name, None)
+    meta.pop("selfLink", None)
+    if rt.subresource("status") is not None:
+        if "status" in old:
+            new["status"] = old["status"]
+        else:
+            new.pop("status", None)
+    if rt.kind == "Secret":
+        fold_string_data(new)
+    # Managed fields are the server's record: a write changes them only through what it changes.
+    meta.pop("managedFields", None)
+    if "managedFields" in old_meta:
+        meta["managedFields"] = old_meta["managedFields"]
+    if rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
+        apiextensions.default_crd(new)
+        immutable = apiextensions.immutable_changes(new, old)
+        if immutable:
+            raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), immutable)
+    if rt.custom is not None:
+        rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
+    strategy.default(new)
+    # Compared as stored, so that fields Go always writes do not count as changes.
+    new = strategy.shaped(new)
+    meta = new["metadata"]
+    strategy.track(rt, new, old, manager, None, now)
+    strategy.update_strategy(new, old)
+    if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
+        meta["generation"] = int(old_meta.get("generation") or 0) + 1
+    if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):
+        raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), [
+            errors.FieldError("FieldValueForbidden", "metadata.finalizers",
+                              "Forbidden: no new finalizers can be added if the object is being deleted")])
+    validate(rt, new, old)
+    return ordered(strategy.shaped(new))
+
+
+def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
+    # Kinds without a spec (ConfigMap-like) never bump generation.
+    if rt.custom is not None:
+        return rt.custom.generation_fields(obj)
+    return obj.get("spec")
+
+
+def _adds_finalizer(meta: dict[str, Any], old_meta: dict[str, Any]) -> bool:
+    return bool(set(meta.get("finalizers") or ()) - set(old_meta.get("finalizers") or ()))
+
+
+def deletion_grace(rt: ResourceType, obj: dict[str, Any], requested: int | None) -> int:
+    """Seconds a deletion waits for its owner (a kubelet) to finish: only scheduled, running pods wait."""
+    if rt.kind != "Pod":
+        return 0
+    spec = obj.get("spec") or {}
+    phase = (obj.get("status") or {}).get("phase")
+    if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
+        return 0
+    if requested is not None:
+        return max(requested, 0)
+    grace = spec.get("terminationGracePeriodSeconds")
+    return int(grace) if isinstance(grace, int) else 30
+
+
+def mark_deleting(obj: dict[str, Any], grace: int) -> dict[str, Any] | None:
+    """The object as it stays while finalizers or a grace period hold it, or None if nothing changes."""
+    meta = obj["metadata"]
+    if meta.get("deletionTimestamp"):
+        if grace and grace < int(meta.get("deletionGracePeriodSeconds") or 0):
+            meta["deletionGracePeriodSeconds"] = grace
+            meta["deletionTimestamp"] = now_rfc3339(grace)
+            return ordered(obj)
+        return None
+    meta["deletionTimestamp"] = now_rfc3339(grace)
+    meta["deletionGracePeriodSeconds"] = grace
+    if meta.get("generation"):
+        meta["generation"] = int(meta["generation"]) + 1
+    return ordered(obj)
+
+
+def check_preconditions(rt: ResourceType, obj: dict[str, Any], preconditions: dict[str, Any] | None) -> None:
+    if not preconditions:
+        return
+    meta = obj["metadata"]
+    name = meta.get("name", "")
+    uid = preconditions.get("uid")
+    if uid and uid != meta.get("uid"):
+        raise errors.conflict(rt.plural, rt.group, name,
+                              f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}")
+    rv = preconditions.get("resourceVersion")
+    if rv and rv != meta.get("resourceVersion"):
+        raise errors.conflict(rt.plural, rt.group, name,
+                              f"Precondition failed: ResourceVersion in precondition: {rv}, "
+                              f"ResourceVersion in object meta: {meta.get('resourceVersion')}")
+
+
+def require_namespace_usable(namespace_obj: dict[str, Any] | None, namespace: str, rt: ResourceType,
+                             name: str) -> None:
+    if namespace_obj is None:
+        raise errors.namespace_missing(namespace)
+    if (namespace_obj.get("status") or {}).get("phase") == "Terminating":
+        raise errors.namespace_terminating(namespace, rt.plural, rt.group, name)
+
+
+def scale_of(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """The autoscaling/v1 Scale view of a workload."""
+    if rt.custom is not None:
+        return rt.custom.scale_of(obj)
+    meta = obj["metadata"]
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    selector = spec.get("selector") or {}
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                     if k in meta},
+        "spec": {"replicas": int(spec.get("replicas", 1))} if spec.get("replicas", 1) else {},
+        "status": {"replicas": int(status.get("replicas") or 0), "selector": _selector_string(selector)},
+    }
+
+
+def _selector_string(selector: dict[str, Any]) -> str:
+    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
+    for expr in selector.get("matchExpressions") or ():
+        key, op, values = expr.get("key", ""), expr.get("operator", ""), sorted(expr.get("values") or ())
+        if op == "In":
+            parts.append(f"{key} in ({','.join(values)})")
+        elif op == "NotIn":
+            parts.append(f"{key} notin ({','.join(values)})")
+        elif op == "Exists":
+            parts.append(key)
+        elif op == "DoesNotExist":
+            parts.append("!" + key)
+    return ",".join(sorted(parts))
+
+
+def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str | None = None) -> dict[str, Any]:
+    if not isinstance(scale, dict):
+        raise errors.bad_request("the object provided is unrecognized (must be of type Scale)")
+    replicas = (scale.get("spec") or {}).get("replicas", 0)
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        raise errors.invalid("Scale", "autoscaling", obj["metadata"].get("name", ""), [
+            errors.FieldError("FieldValueInvalid", "spec.replicas",
+                              f"Invalid value: {replicas}: must be greater than or equal to 0")])
+    rv = (scale.get("metadata") or {}).get("resourceVersion")
+    if rv and rv != obj["metadata"].get("resourceVersion"):
+        raise errors.stale_update(rt.plural, rt.group, obj["metadata"].get("name", ""))
+    old = strategy.json_copy(obj)
+    if rt.custom is not None:
+        changed = rt.custom.set_replicas(obj, replicas)
+    else:
+        spec = obj.setdefault("spec", {})
+        changed = spec.get("replicas") != replicas
+        spec["replicas"] = replicas
+    if changed and obj["metadata"].get("generation"):
+        obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
+    strategy.track(rt, obj, old, manager, "scale", now_rfc3339())
+    return ordered(obj)

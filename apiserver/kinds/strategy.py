@@ -1,0 +1,136 @@
+"""The built-in kinds' part of a write: defaulting, create-time strategy, and the shape of the stored
+object (Go's always-written fields, Go struct key order).
+
+Called by objects.prepare_create / prepare_update on the object as it will be stored (core/v1 for
+Events served as events.k8s.io/v1). Kinds without a 1.36 definition pass through untouched. The
+order is upstream's: defaulting, then managed fields, then admission and the registry strategy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from apiserver.errors import FieldError
+from apiserver.kinds import defaults, kindvalidation, managedfields, schemas
+from apiserver.kinds.resources import ResourceType
+
+Obj = dict[str, Any]
+
+_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+
+
+def _ref(obj: Obj) -> schemas.Schema | None:
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    return schemas.kind_ref(group, version, str(obj.get("kind") or ""))
+
+
+def shaped(obj: Obj) -> Obj:
+    """The object as kube-apiserver serializes it: Go's always-written fields, Go struct key order."""
+    ref = _ref(obj)
+    if ref is None:
+        return obj
+    return schemas.ordered(defaults.go_zero(obj, ref), ref)  # type: ignore[no-any-return]
+
+
+# A custom object's schema may leave parts open; upstream then tracks what it finds, maps key by key.
+_OPEN_OBJECT: schemas.Schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+
+def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subresource: str | None,
+          now: str) -> None:
+    """Records in metadata.managedFields what `manager` changed going from old (None: created) to obj."""
+    if rt.custom is not None:
+        schema: schemas.Schema | None = _with_object_meta(rt.custom.schema or _OPEN_OBJECT)
+        resets_status = rt.custom.has_status
+    else:
+        schema = _ref(obj)
+        resets_status = rt.subresource("status") is not None
+    if manager is None or schema is None:
+        return
+    entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
+    updated = managedfields.update(entries, None if old is None else shaped(json_copy(old)),
+                                   shaped(json_copy(obj)), schema, manager, rt.api_version, subresource, now,
+                                   resets_status)
+    if updated:
+        obj["metadata"]["managedFields"] = updated
+    else:
+        obj["metadata"].pop("managedFields", None)
+
+
+def _with_object_meta(schema: schemas.Schema) -> schemas.Schema:
+    """A custom resource's schema says nothing of its metadata, which is an ObjectMeta all the same."""
+    meta = schemas.kind_ref("meta.k8s.io", "v1", "ObjectMeta") or {
+        "$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+    return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
+
+
+def json_copy(obj: Obj) -> Obj:
+    return orjson.loads(orjson.dumps(obj))  # type: ignore[no-any-return]
+
+
+def validate(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """Field errors of a built-in kind; a custom resource that borrows a built-in kind's name has none."""
+    return [] if _ref(obj) is None else kindvalidation.validate(obj, old)
+
+
+def default(obj: Obj, creating: bool = False) -> None:
+    kind = str(obj.get("kind") or "")
+    defaults.default(kind, obj)
+    if kind == "DaemonSet" and creating:
+        # Set before managed fields are taken: kube-apiserver records it as the creator's.
+        obj["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = str(
+            obj["metadata"].get("generation") or 1)
+
+
+def admit_create(obj: Obj) -> None:
+    """Admission and the create strategy: what a creator never wrote, so never owns."""
+    kind = str(obj.get("kind") or "")
+    defaults.admit(kind, obj)
+    if kind == "Job":
+        _job_selector(obj)
+    elif kind == "CustomResourceDefinition":
+        # The CRD strategy records the storage version; the names and conditions are the controller's.
+        stored = [v["name"] for v in (obj.get("spec") or {}).get("versions") or () if v.get("storage")]
+        obj["status"] = {"storedVersions": stored}
+    elif kind == "PersistentVolume":
+        obj["status"]["lastPhaseTransitionTime"] = obj["metadata"]["creationTimestamp"]
+
+
+def update_strategy(new: Obj, old: Obj) -> None:
+    kind = str(new.get("kind") or "")
+    if kind == "DaemonSet":
+        annotations = new["metadata"].setdefault("annotations", {})
+        previous = (old["metadata"].get("annotations") or {}).get(_TEMPLATE_GENERATION)
+        if previous is not None:
+            annotations.setdefault(_TEMPLATE_GENERATION, previous)
+        if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
+            annotations[_TEMPLATE_GENERATION] = str(int(previous or 0) + 1)
+
+
+def on_status_update(new: Obj, old: Obj, now: str) -> None:
+    """A volume records when its phase last changed, unless the writer says so itself."""
+    if new.get("kind") != "PersistentVolume":
+        return
+    status, old_status = new.get("status") or {}, old.get("status") or {}
+    if status.get("phase") != old_status.get("phase") and \
+            status.get("lastPhaseTransitionTime") in (None, old_status.get("lastPhaseTransitionTime")):
+        status["lastPhaseTransitionTime"] = now
+
+
+def _job_selector(obj: Obj) -> None:
+    """A job's pods are told apart by its uid, unless the user chose the selector (manualSelector)."""
+    spec = obj.setdefault("spec", {})
+    meta = obj["metadata"]
+    template = spec.setdefault("template", {})
+    template_meta = template.setdefault("metadata", {})
+    if not meta.get("labels") and template_meta.get("labels"):
+        meta["labels"] = dict(template_meta["labels"])
+    if spec.get("manualSelector") is True:
+        return
+    uid, name = meta["uid"], meta["name"]
+    spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    labels = template_meta.setdefault("labels", {})
+    labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
+                   "controller-uid": uid, "job-name": name})

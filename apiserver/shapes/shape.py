@@ -1,0 +1,128 @@
+"""The seam between reading objects and writing them out: one Shape per representation.
+
+Negotiation picks a Shape: plain JSON and YAML of any shape (here), Table (`table_shape`),
+PartialObjectMetadata (`metadata_shape`). A Shape turns stored bytes into a get body, a list body
+or a watch event object, and knows nothing of storage or HTTP. `key` identifies the encoding, so
+watchers asking for the same one share bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Hashable, Protocol
+
+import orjson
+
+from apiserver.kinds.conversion import codec_for
+from apiserver.kinds.resources import ResourceType
+from apiserver.storage.interface import Key, StoredObject
+from apiserver.wire.yaml_wire import json_to_yaml
+
+
+@dataclass
+class Listing:
+    """What a list selected: the objects, the revision they were read at, and where a next page starts."""
+
+    revision: int
+    items: list[tuple[Key, StoredObject]]
+    continue_token: str | None = None
+    remaining: int | None = None
+
+    def metadata(self) -> dict[str, object]:
+        meta: dict[str, object] = {"resourceVersion": str(self.revision)}
+        if self.continue_token:
+            meta["continue"] = self.continue_token
+        if self.remaining is not None:
+            meta["remainingItemCount"] = self.remaining
+        return meta
+
+
+class Shape(Protocol):
+    content_type: str
+
+    @property
+    def key(self) -> Hashable:
+        """Equal keys produce equal bytes for the same stored object."""
+
+    def object_body(self, rt: ResourceType, stored: StoredObject) -> bytes:
+        """The answer to a get."""
+
+    def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        """The answer to a list."""
+
+    def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
+        """The `object` of a watch event; `first` is true for the first event a watcher receives."""
+
+
+def typed_list_items(rt: ResourceType, stored: list[bytes]) -> bytes:
+    """The items of a built-in kind's list, comma-joined: each object without kind and apiVersion.
+
+    Upstream decodes items into typed lists, whose items carry no TypeMeta; custom resources'
+    unstructured lists keep it. Stored bytes begin with exactly this kind/apiVersion prefix
+    (objects.ordered puts them first), so dropping it is a slice, not a re-serialization.
+    """
+    codec = codec_for(rt)
+    served = stored if codec.identity else [codec.served_bytes(data) for data in stored]
+    prefix = orjson.dumps({"kind": rt.kind, "apiVersion": rt.api_version})[:-1] + b","
+    cut = len(prefix)
+    # Each tail is an object's bytes after its opening brace; the join puts the braces back.
+    tails = [data[cut:] if data.startswith(prefix) else _without_type_meta(data)[1:] for data in served]
+    return b"{" + b",{".join(tails) if tails else b""
+
+
+def _without_type_meta(data: bytes) -> bytes:
+    obj = orjson.loads(data)
+    obj.pop("kind", None)
+    obj.pop("apiVersion", None)
+    return orjson.dumps(obj)
+
+
+class JsonShape:
+    """Plain objects and `<Kind>List`s: stored bytes spliced, never re-serialized (unless converted)."""
+
+    content_type = "application/json"
+
+    @property
+    def key(self) -> Hashable:
+        return "json"
+
+    def object_body(self, rt: ResourceType, stored: StoredObject) -> bytes:
+        return codec_for(rt).served_bytes(stored.data)
+
+    def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        stored = [obj.data for _, obj in listing.items]
+        if rt.custom:
+            serve = codec_for(rt).served_bytes
+            items = b",".join([serve(data) for data in stored])
+        else:
+            items = typed_list_items(rt, stored)
+        head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": listing.metadata()})
+        return head[:-1] + b',"items":[' + items + b"]}"
+
+    def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
+        return codec_for(rt).served_bytes(stored.data)
+
+
+JSON_SHAPE = JsonShape()
+
+
+class YamlShape:
+    """Any shape's answer written as YAML (upstream serves YAML for reads, never for watches)."""
+
+    content_type = "application/yaml"
+
+    def __init__(self, inner: Shape) -> None:
+        self.inner = inner
+
+    @property
+    def key(self) -> Hashable:
+        return ("yaml", self.inner.key)
+
+    def object_body(self, rt: ResourceType, stored: StoredObject) -> bytes:
+        return json_to_yaml(self.inner.object_body(rt, stored))
+
+    def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        return json_to_yaml(self.inner.list_body(rt, listing))
+
+    def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
+        return json_to_yaml(self.inner.event_object(rt, stored, first))

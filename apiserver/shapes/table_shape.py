@@ -1,0 +1,65 @@
+"""The Table shape: rows from the kind's printer, each row computed once per stored version.
+
+A row is cached with its embedded object (includeObject: None gives null, Metadata a
+PartialObjectMetadata, Object the object as served), so a repeated list of unchanged objects only
+renders ages and joins bytes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+
+from apiserver.kinds.conversion import codec_for
+from apiserver.kinds.resources import ResourceType
+from apiserver.reply import JSON_TYPE
+from apiserver.shapes.shape import Listing
+from apiserver.storage.interface import StoredObject
+from columns.base import Printer
+from columns.registry import printer_for
+from tables.metadata import partial_object_metadata, pom_prefix
+from tables.rows import render_rows, variant
+from tables.table import Include, definitions_json, table_json
+
+
+class TableShape:
+    content_type = JSON_TYPE
+
+    def __init__(self, api_version: str, include: Include, managed_fields: bool = True) -> None:
+        self.api_version = api_version
+        self.include = include
+        self.managed_fields = managed_fields
+        self._pom_prefix = pom_prefix(api_version)
+
+    @property
+    def key(self) -> Hashable:
+        return ("table", self.api_version, self.include, self.managed_fields)
+
+    def _rows_of(self, rt: ResourceType) -> tuple[Printer, str, Callable[[bytes], bytes]]:
+        """The printer, the row variant and the embedding of this shape for one resource type."""
+        # A custom resource's columns come from its CRD version; built-in kinds have theirs in columns/.
+        printer = rt.custom.printer if rt.custom is not None else printer_for(rt.group, rt.kind)
+        if self.include == "None":
+            return printer, variant(printer, "None"), lambda data: b"null"
+        if self.include == "Metadata":
+            prefix, managed = self._pom_prefix, self.managed_fields
+            return (printer, variant(printer, f"Metadata|{self.api_version}|{managed}"),
+                    lambda data: partial_object_metadata(prefix, data, managed))
+        # The object as this resource serves it (events.k8s.io converts the stored core Event).
+        return printer, variant(printer, f"Object|{rt.group}/{rt.version}/{rt.kind}"), codec_for(rt).served_bytes
+
+    def object_body(self, rt: ResourceType, stored: StoredObject) -> bytes:
+        return self.event_object(rt, stored, True)
+
+    def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        printer, row_variant, embed = self._rows_of(rt)
+        rows: list[bytes] = []
+        render_rows(rows, printer, row_variant, (obj.data for _, obj in listing.items), embed, time.time())
+        return table_json(self.api_version, listing.metadata(), definitions_json(printer), rows)
+
+    def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
+        printer, row_variant, embed = self._rows_of(rt)
+        row: list[bytes] = []
+        render_rows(row, printer, row_variant, (stored.data,), embed, time.time())
+        return table_json(self.api_version, {"resourceVersion": str(stored.rv)},
+                          definitions_json(printer) if first else None, row)

@@ -1,0 +1,152 @@
+"""The watch fan-out: one store subscription per resource, every change encoded once per representation.
+
+The hub wraps each change in an `Event` and appends that same object to every watcher's queue (a
+bounded deque: a writer never waits on a watcher). A watcher that falls `queue_limit` events behind
+is dropped and told to close; its client re-lists, as with kube-apiserver's watch cache.
+Each Event caches its encoded lines by (shape key, event type, first), so the first watcher to need
+a representation pays for it and the rest write the very same bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict, deque
+from typing import Callable, Hashable
+
+import orjson
+
+from apiserver import metrics
+from apiserver.kinds.resources import ResourceType
+from apiserver.shapes.shape import Shape
+from apiserver.storage.interface import Change, Key, Store, StoredObject
+
+log = logging.getLogger("apiserver.watch.stream")
+
+_INITIAL_CACHE = 10_000  # initial-event lines kept per resource for watchers starting together
+
+
+def event_line(event_type: str, object_bytes: bytes) -> bytes:
+    return b'{"type":"' + event_type.encode() + b'","object":' + object_bytes + b"}\n"
+
+
+class Event:
+    """One change as all watchers of its resource see it."""
+
+    __slots__ = ("_left", "_lines", "change")
+
+    def __init__(self, change: Change) -> None:
+        self.change = change
+        self._lines: dict[Hashable, bytes] = {}
+        self._left: bytes | None = None
+
+    def line(self, rt: ResourceType, shape: Shape, event_type: str, first: bool) -> bytes:
+        cache_key = (shape.key, event_type, first)
+        line = self._lines.get(cache_key)
+        if line is None:
+            change = self.change
+            data = self.left_object() if event_type == "DELETED" and change.type != "DELETED" else change.data
+            line = event_line(event_type, shape.event_object(rt, StoredObject(change.rv, data), first))
+            self._lines[cache_key] = line
+            metrics.EVENTS_ENCODED.labels(rt.storage_key).inc()
+        return line
+
+    def left_object(self) -> bytes:
+        """The object before an update that took it out of a selection, at the update's revision.
+
+        Clients resume from the last revision they saw, so the DELETED they get must carry this one;
+        the rare leaving event is the one place an object is decoded, once for all watchers.
+        """
+        if self._left is None:
+            assert self.change.prev is not None
+            obj = orjson.loads(self.change.prev)
+            obj["metadata"]["resourceVersion"] = str(self.change.rv)
+            self._left = orjson.dumps(obj)
+        return self._left
+
+
+class Watcher:
+    def __init__(self, fanout: Fanout, limit: int) -> None:
+        self.queue: deque[Event] = deque()
+        self.wakeup = asyncio.Event()
+        self.closed = asyncio.Event()  # set when the hub drops this watcher: its stream must end now
+        self._fanout = fanout
+        self._limit = limit
+
+    def offer(self, event: Event) -> None:
+        if len(self.queue) >= self._limit:
+            self._fanout.drop(self)
+            return
+        self.queue.append(event)
+        self.wakeup.set()
+
+    def stop(self) -> None:
+        self._fanout.remove(self)
+
+
+class Fanout:
+    """The watchers of one resource."""
+
+    def __init__(self, store: Store, storage_key: str) -> None:
+        self.storage_key = storage_key
+        self.watchers: set[Watcher] = set()
+        self._initial: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._unsubscribe: Callable[[], None] | None = None
+        self._store = store
+
+    def add(self, limit: int, backlog: list[Change]) -> Watcher:
+        """A new watcher holding `backlog`; later changes follow it without a gap (no await in between)."""
+        watcher = Watcher(self, limit)
+        for change in backlog:
+            watcher.queue.append(Event(change))
+        if self._unsubscribe is None:
+            self._unsubscribe = self._store.subscribe(self.storage_key, self._dispatch)
+        self.watchers.add(watcher)
+        metrics.WATCHERS.labels(self.storage_key).inc()
+        return watcher
+
+    def remove(self, watcher: Watcher) -> None:
+        if watcher in self.watchers:
+            self.watchers.discard(watcher)
+            metrics.WATCHERS.labels(self.storage_key).dec()
+        if not self.watchers and self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+            self._initial.clear()
+
+    def drop(self, watcher: Watcher) -> None:
+        log.warning("closing a watch of %s that fell %d events behind", self.storage_key, len(watcher.queue))
+        self.remove(watcher)
+        watcher.queue.clear()
+        watcher.closed.set()
+        watcher.wakeup.set()
+        metrics.WATCHERS_DROPPED.labels(self.storage_key).inc()
+
+    def initial_line(self, rt: ResourceType, shape: Shape, key: Key, stored: StoredObject, first: bool) -> bytes:
+        """An initial ADDED line, shared by watchers that start from the same state."""
+        cache_key = (key, stored.rv, shape.key, first)
+        line = self._initial.get(cache_key)
+        if line is None:
+            line = event_line("ADDED", shape.event_object(rt, stored, first))
+            metrics.EVENTS_ENCODED.labels(self.storage_key).inc()
+            self._initial[cache_key] = line
+            if len(self._initial) > _INITIAL_CACHE:
+                self._initial.popitem(last=False)
+        return line
+
+    def _dispatch(self, change: Change) -> None:
+        event = Event(change)
+        for watcher in tuple(self.watchers):
+            watcher.offer(event)
+
+
+class WatchHub:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._fanouts: dict[str, Fanout] = {}
+
+    def fanout(self, storage_key: str) -> Fanout:
+        fanout = self._fanouts.get(storage_key)
+        if fanout is None:
+            fanout = self._fanouts[storage_key] = Fanout(self._store, storage_key)
+        return fanout

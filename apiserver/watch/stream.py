@@ -1,0 +1,176 @@
+"""Watch streams: `{"type":..,"object":..}` lines, object bytes spliced from the store and shared.
+
+A watch reads its starting state (a snapshot for initial events, or the retained changes after a
+resourceVersion) and joins its resource's fan-out in the same synchronous step, so no change falls
+between the two. Selector watches see an object that stops matching as DELETED and one that starts
+matching as ADDED, like kube-apiserver's watch cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import AsyncIterator, Mapping
+
+import orjson
+
+from apiserver import errors, metrics
+from apiserver.kinds.resources import ResourceType
+from apiserver.query.paging import parse_rv, too_large
+from apiserver.query.selection import Selection
+from apiserver.shapes.shape import Shape
+from apiserver.storage.interface import Change, Expired, Key, Store, StoredObject
+from apiserver.watch.fanout import Event, Fanout, Watcher, event_line
+
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    resource_version: str
+    send_initial_events: bool | None
+    bookmarks: bool
+    timeout_seconds: float | None
+
+
+def parse_watch_options(query: Mapping[str, str]) -> WatchOptions:
+    """The watch's query parameters, validated as upstream validates watch ListOptions."""
+    rv = query.get("resourceVersion", "")
+    if rv not in ("", "0"):
+        parse_rv(rv)  # upstream answers 500 for a non-number; it is the client's mistake
+    initial_text = query.get("sendInitialEvents")
+    initial = None if initial_text is None else initial_text in ("true", "1")
+    match = query.get("resourceVersionMatch", "")
+    problems: list[errors.FieldError] = []
+    if initial is not None and match != "NotOlderThan":
+        problems.append(_forbidden("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+    if match:
+        if initial is None:
+            problems.append(_forbidden("resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
+                                       "provided"))
+        if match != "NotOlderThan":
+            problems.append(errors.FieldError("FieldValueNotSupported", "resourceVersionMatch",
+                                              f'Unsupported value: "{match}": supported values: "NotOlderThan"'))
+        if query.get("continue"):
+            problems.append(_forbidden("resourceVersionMatch is forbidden when continue is provided"))
+    if problems:
+        raise errors.invalid("ListOptions", "meta.k8s.io", "", problems)
+    timeout = query.get("timeoutSeconds")
+    try:
+        seconds = float(timeout) if timeout else None
+    except ValueError:
+        raise errors.bad_request(f'timeoutSeconds: Invalid value: "{timeout}": must be a number') from None
+    bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+    return WatchOptions(rv, initial, bookmarks, seconds)
+
+
+def _forbidden(detail: str) -> errors.FieldError:
+    return errors.FieldError("FieldValueForbidden", "resourceVersionMatch", f"Forbidden: {detail}")
+
+
+@dataclass
+class WatchStart:
+    """What a watch sends before following live changes."""
+
+    revision: int
+    initial: list[tuple[Key, StoredObject]]
+    backlog: list[Change]
+    initial_events_end: bool  # a watch-list: mark the end of the initial state with a bookmark
+
+
+def plan_start(store: Store, rt: ResourceType, selection: Selection, options: WatchOptions) -> WatchStart:
+    """Raises Expired when the resourceVersion is older than the retained history."""
+    current = store.revision
+    rv = options.resource_version
+    listed = options.send_initial_events if options.send_initial_events is not None else rv in ("", "0")
+    if listed:
+        if rv not in ("", "0") and int(rv) > current:
+            raise too_large(int(rv), current)
+        snapshot = store.snapshot(rt.storage_key, selection.namespace, current)
+        initial = [(key, obj) for key, obj in snapshot.items() if selection.matches(key, obj.data)]
+        return WatchStart(current, initial, [], bool(options.send_initial_events) and options.bookmarks)
+    if rv in ("", "0"):
+        return WatchStart(current, [], [], False)
+    start = int(rv)
+    return WatchStart(start, [], store.changes_since(rt.storage_key, start), False)
+
+
+def open_watch(store: Store, fanout: Fanout, rt: ResourceType, selection: Selection, options: WatchOptions,
+               shape: Shape, queue_limit: int, bookmark_seconds: float) -> tuple[AsyncIterator[bytes], asyncio.Event]:
+    """Starts the watch now; the stream, and an event set when the hub drops it for falling behind."""
+    try:
+        start: WatchStart | None = plan_start(store, rt, selection, options)
+    except Expired as exc:
+        expired = errors.gone(str(exc))
+        start = None
+    if start is None:
+        async def refuse() -> AsyncIterator[bytes]:
+            yield event_line("ERROR", expired.to_bytes())
+        return refuse(), asyncio.Event()
+    watcher = fanout.add(queue_limit, start.backlog)
+    deadline = None if options.timeout_seconds is None else time.monotonic() + options.timeout_seconds
+    return _stream(fanout, watcher, rt, selection, shape, start, options.bookmarks, deadline,
+                   bookmark_seconds), watcher.closed
+
+
+async def _stream(fanout: Fanout, watcher: Watcher, rt: ResourceType, selection: Selection, shape: Shape,
+                  start: WatchStart, bookmarks: bool, deadline: float | None,
+                  bookmark_seconds: float) -> AsyncIterator[bytes]:
+    delivered = metrics.EVENTS_DELIVERED.labels(rt.storage_key)
+    try:
+        first = True
+        for key, obj in start.initial:
+            yield fanout.initial_line(rt, shape, key, obj, first)
+            delivered.inc()
+            first = False
+        if start.initial_events_end:
+            yield _bookmark(rt, start.revision, initial_events_end=True)
+        revision = start.revision
+        next_bookmark = time.monotonic() + bookmark_seconds
+        while not watcher.closed.is_set():
+            if watcher.queue:
+                event = watcher.queue.popleft()
+                revision = event.change.rv
+                event_type = _event_type(selection, event)
+                if event_type is not None:
+                    yield event.line(rt, shape, event_type, first)
+                    delivered.inc()
+                    first = False
+                continue
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                return
+            if bookmarks and now >= next_bookmark:
+                yield _bookmark(rt, revision)
+                next_bookmark = now + bookmark_seconds
+                continue
+            wait = min(t for t in (deadline, next_bookmark if bookmarks else None, now + 3600) if t is not None) - now
+            watcher.wakeup.clear()
+            try:
+                await asyncio.wait_for(watcher.wakeup.wait(), wait)
+            except TimeoutError:
+                pass
+    finally:
+        watcher.stop()
+
+
+def _event_type(selection: Selection, event: Event) -> str | None:
+    """The event this watcher sees for a change, or None when the object is outside its selection."""
+    change = event.change
+    if not selection.decodes:
+        return change.type if selection.matches_key(change.key) else None
+    was = change.prev is not None and selection.matches(change.key, change.prev)
+    if change.type == "DELETED":
+        return "DELETED" if was else None
+    now = selection.matches(change.key, change.data)
+    if now:
+        return "MODIFIED" if was else "ADDED"
+    return "DELETED" if was else None
+
+
+def _bookmark(rt: ResourceType, revision: int, initial_events_end: bool = False) -> bytes:
+    metadata: dict[str, object] = {"resourceVersion": str(revision)}
+    if initial_events_end:
+        metadata["annotations"] = {INITIAL_EVENTS_END: "true"}
+    return event_line("BOOKMARK", orjson.dumps({"kind": rt.kind, "apiVersion": rt.api_version, "metadata": metadata}))
