@@ -29,7 +29,8 @@ from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
-from apiserver.kinds.resources import Registry
+from apiserver.kinds import deprecation
+from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
 
@@ -172,8 +173,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         return _discovery(state, request, parsed)
     if parsed is None:
         raise errors.resource_not_found()
-    method = request.method
-    verb = _verb(method, parsed.name is not None, request.query_params)
+    verb = _verb(request.method, parsed.name is not None, request.query_params)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
@@ -181,6 +181,23 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None:
         raise errors.resource_not_found()
+    warning = deprecation.warning_text(rt) if parsed.subresource is None else None
+    if warning is None:
+        return await _serve_resource(state, request, user, parsed, rt, verb)
+    header = deprecation.warning_header(warning)
+    try:
+        response = await _serve_resource(state, request, user, parsed, rt, verb)
+    except ApiError as exc:
+        # Upstream records the warning before the handler runs: refusals carry it too.
+        earlier = exc.headers.get("Warning")
+        exc.headers = {**exc.headers, "Warning": f"{earlier}, {header}" if earlier else header}
+        raise
+    response.headers.append("Warning", header)
+    return response
+
+
+async def _serve_resource(state: ServerState, request: Request, user: User, parsed: requestinfo.ResourcePath,
+                          rt: ResourceType, verb: str) -> Response:
     subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
     if parsed.subresource is not None and subresource is None:
         raise errors.resource_not_found()
