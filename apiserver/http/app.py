@@ -23,7 +23,7 @@ from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import requestinfo
+from apiserver.http import eviction, requestinfo
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
@@ -173,7 +173,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         return _discovery(state, request, parsed)
     if parsed is None:
         raise errors.resource_not_found()
-    verb = _verb(request.method, parsed.name is not None, request.query_params)
+    verb = _verb(request.method, parsed.name is not None, request.query_params, parsed.subresource is not None)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
@@ -225,6 +225,11 @@ async def _serve_resource(state: ServerState, request: Request, user: User, pars
         return _reply_response(_held(state, user, endpoint.watch(target, shape)))
     body = await _read_body(request, state.limits.max_body_bytes)
     content_type = request.headers.get("content-type")
+    if parsed.subresource == "eviction":
+        budgets = state.registry.lookup("policy", "v1", "poddisruptionbudgets")
+        if budgets is None:
+            raise errors.resource_not_found()
+        return _reply_response(await eviction.evict(endpoint, budgets, target, body, content_type))
     if verb == "create":
         return _reply_response(await endpoint.create(target, body, content_type))
     if verb == "update":
@@ -258,13 +263,13 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _verb(method: str, has_name: bool, query: Any) -> str:
+def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) -> str:
     if method == "GET":
         if query.get("watch") in ("1", "true"):
             return "watch"
         return "get" if has_name else "list"
     if method == "POST":
-        if has_name:
+        if has_name and not subresource:  # a POST to an object's subresource creates (an eviction, a binding)
             raise errors.method_not_allowed("POST is not supported on a named resource")
         return "create"
     if not has_name:

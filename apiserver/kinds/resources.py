@@ -130,7 +130,8 @@ BUILTIN: tuple[ResourceType, ...] = (
        subresources=(_status("PersistentVolumeClaim"),)),
     _r("", "v1", "PersistentVolume", "persistentvolumes", False, short_names=("pv",),
        subresources=(_status("PersistentVolume"),)),
-    _r("", "v1", "Pod", "pods", short_names=("po",), categories=("all",), subresources=(_status("Pod"),),
+    _r("", "v1", "Pod", "pods", short_names=("po",), categories=("all",),
+       subresources=(Subresource("eviction", "Eviction", "policy", "v1", ("create",)), _status("Pod")),
        tracks_generation=True),
     _r("", "v1", "Secret", "secrets"),
     _r("", "v1", "ServiceAccount", "serviceaccounts", short_names=("sa",)),
@@ -159,11 +160,12 @@ BUILTIN: tuple[ResourceType, ...] = (
        subresources=(_status("CustomResourceDefinition"),), tracks_generation=True),
     _r("coordination.k8s.io", "v1", "Lease", "leases"),
     _r("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", tracks_generation=True),
+    _r("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", short_names=("pdb",), subresources=(_status("PodDisruptionBudget"),), tracks_generation=True),  # noqa: E501 until the kinds branch serves it from data
 )
 
 # The order kube-apiserver lists its groups in (/apis and aggregated discovery).
 GROUP_ORDER: tuple[str, ...] = (
-    "apiregistration.k8s.io", "apps", "events.k8s.io", "batch", "networking.k8s.io",
+    "apiregistration.k8s.io", "apps", "events.k8s.io", "batch", "networking.k8s.io", "policy",
     "storage.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io",
 )
 
