@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from support import ServerProcess, run_kubectl
 
 from apiserver.kinds.admission import admit_create
-from support import ServerProcess, run_kubectl
 
 
 def meta(name: str, created: str, default: str | None = None, key: str = "") -> dict:
