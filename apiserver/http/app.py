@@ -23,7 +23,7 @@ from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import eviction, requestinfo
+from apiserver.http import eviction, kubelet, requestinfo
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
@@ -70,7 +70,7 @@ def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Re
     if len(body) > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
         body = gzip.compress(body, compresslevel=1)
         headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
-    return Response(body, status_code=reply.status, media_type=reply.content_type, headers=headers)
+    return Response(body, status_code=reply.status, media_type=reply.content_type or None, headers=headers)
 
 
 def _accepts_gzip(accept_encoding: str) -> bool:
@@ -211,6 +211,10 @@ async def _serve_resource(state: ServerState, request: Request, user: User, pars
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
+    if not rt.group and rt.custom is None and kubelet.handles(rt.plural, parsed.subresource):
+        upgrade = "upgrade" in request.headers.get("connection", "").lower()
+        return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource or "",
+                                              request.query_params, upgrade))
     shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if verb == "watch":
         state.watch_slots.check(user.name)
