@@ -100,6 +100,23 @@ UPGRADE = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1"}
             "ServiceUnavailable")),
     ("pods/unscheduled:80/proxy/", "GET", None, 400, status(400, "address not allowed", "BadRequest")),
     ("pods/a:b:c:d/proxy", "GET", None, 400, status(400, 'invalid pod request "a:b:c:d"', "BadRequest")),
+    # Log options are decoded (400), then validated (422), before the pod is even looked up.
+    ("pods/nobody/log?tailLines=ten", "GET", None, 400,
+     status(400, 'strconv.ParseInt: parsing "ten": invalid syntax', "BadRequest")),
+    ("pods/nobody/log?tailLines=-1", "GET", None, 422, {
+        **status(422, 'PodLogOptions "nobody" is invalid: tailLines: Invalid value: -1: must be greater than or '
+                      "equal to 0", "Invalid"),
+        "details": {"name": "nobody", "kind": "PodLogOptions", "causes": [{
+            "reason": "FieldValueInvalid", "message": "Invalid value: -1: must be greater than or equal to 0",
+            "field": "tailLines"}]}}),
+    ("pods/unscheduled/log?limitBytes=0&sinceSeconds=0", "GET", None, 422, {
+        **status(422, 'PodLogOptions "unscheduled" is invalid: [limitBytes: Invalid value: 0: must be greater than '
+                      "0, sinceSeconds: Invalid value: 0: must be greater than 0]", "Invalid"),
+        "details": {"name": "unscheduled", "kind": "PodLogOptions", "causes": [
+            {"reason": "FieldValueInvalid", "message": "Invalid value: 0: must be greater than 0",
+             "field": "limitBytes"},
+            {"reason": "FieldValueInvalid", "message": "Invalid value: 0: must be greater than 0",
+             "field": "sinceSeconds"}]}}),
 ])
 def test_pod_subresources_answer_as_upstream(cluster: ServerProcess, path: str, method: str, headers: dict | None,
                                              code: int, expected: object) -> None:

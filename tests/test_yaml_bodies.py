@@ -112,3 +112,8 @@ spec:
     status, created = create_yaml(shared_server, "/apis/apps/v1/namespaces/default/deployments", document)
     assert status == 201, created
     assert (created["spec"]["replicas"], created["spec"]["revisionHistoryLimit"]) == (2, 10)
+
+
+def test_number_keys_are_spelt_as_go_spells_a_float32() -> None:
+    assert load_first_document(b"{1e300: a, -1e300: b, 1e6: c, 0.1: d, 1e-50: e, 100000.0: f}") == {
+        ".inf": "a", "-.inf": "b", "1e+06": "c", "0.1": "d", "0": "e", "100000": "f"}

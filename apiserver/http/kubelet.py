@@ -13,13 +13,14 @@ assigned".
 from __future__ import annotations
 
 import ipaddress
+import re
 import urllib.parse
 from typing import Any, Mapping
 
 import orjson
 
 from apiserver import errors
-from apiserver.errors import ApiError
+from apiserver.errors import ApiError, FieldError
 from apiserver.reply import Reply
 from apiserver.storage.interface import Store
 
@@ -47,9 +48,10 @@ def answer(store: Store, resource: str, namespace: str, name: str, subresource: 
         return _service_proxy(store, namespace, name)
     if subresource == "proxy":
         return _pod_proxy(store, namespace, name)
-    pod = _get(store, "pods", namespace, name)
     if subresource == "log":
-        return _log(store, pod, query)
+        _check_log_options(name, query)
+        return _log(store, _get(store, "pods", namespace, name), query)
+    pod = _get(store, "pods", namespace, name)
     if subresource in ("exec", "attach"):
         _container(pod, query.get("container", ""))
     node_name = (pod.get("spec") or {}).get("nodeName")
@@ -71,6 +73,33 @@ def _log(store: Store, pod: Obj, query: Mapping[str, str]) -> Reply:
     parameters = urllib.parse.urlencode([(k, query[k]) for k in _LOG_PARAMETERS if k in query])
     url = f"https://{host_port}/containerLogs/{meta['namespace']}/{meta['name']}/{container}"
     raise _unknown(f'Get "{url}{"?" + parameters if parameters else ""}": {_dial_error(host_port)}')
+
+
+def _check_log_options(name: str, query: Mapping[str, str]) -> None:
+    """PodLogOptions as the query decodes into them (400), then as ValidatePodLogOptions checks them (422)."""
+    numbers: dict[str, int] = {}
+    for key in ("tailLines", "limitBytes", "sinceSeconds"):
+        if key in query:
+            text = query[key]
+            if not re.fullmatch(r"[+-]?[0-9]+", text) or not -(2**63) <= int(text) < 2**63:
+                why = "value out of range" if re.fullmatch(r"[+-]?[0-9]+", text) else "invalid syntax"
+                raise errors.bad_request(f'strconv.ParseInt: parsing "{text}": {why}')
+            numbers[key] = int(text)
+    problems = []
+    if numbers.get("tailLines", 0) < 0:
+        problems.append(FieldError("FieldValueInvalid", "tailLines",
+                                   f"Invalid value: {numbers['tailLines']}: must be greater than or equal to 0"))
+    if numbers.get("limitBytes", 1) < 1:
+        problems.append(FieldError("FieldValueInvalid", "limitBytes",
+                                   f"Invalid value: {numbers['limitBytes']}: must be greater than 0"))
+    if "sinceSeconds" in numbers and query.get("sinceTime"):
+        problems.append(FieldError("FieldValueForbidden", "",
+                                   "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified"))
+    elif numbers.get("sinceSeconds", 1) < 1:
+        problems.append(FieldError("FieldValueInvalid", "sinceSeconds",
+                                   f"Invalid value: {numbers['sinceSeconds']}: must be greater than 0"))
+    if problems:
+        raise errors.invalid("PodLogOptions", "", name, problems)
 
 
 def _container(pod: Obj, container: str) -> str:

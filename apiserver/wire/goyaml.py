@@ -17,6 +17,7 @@ Only the first document of a stream is read, as go-yaml's Unmarshal does.
 from __future__ import annotations
 
 import base64
+import math
 import re
 import struct
 from typing import Any
@@ -99,9 +100,12 @@ def _go_float32_text(value: float) -> str:
     """strconv.FormatFloat(value, 'g', -1, 32) with go-yaml's spellings of infinities and NaN."""
     if value != value:
         return ".nan"
-    if value in (float("inf"), float("-inf")):
-        return ".inf" if value > 0 else "-.inf"
-    single = struct.unpack("f", struct.pack("f", value))[0]
+    try:
+        single = struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:  # past float32's range Go's conversion gives an infinity
+        single = math.copysign(math.inf, value)
+    if math.isinf(single):
+        return ".inf" if single > 0 else "-.inf"
     for precision in range(1, 10):  # the fewest digits that read back as the same float32
         mantissa, _, exponent = f"{single:.{precision - 1}e}".partition("e")
         if struct.unpack("f", struct.pack("f", float(mantissa + "e" + exponent)))[0] == single:
