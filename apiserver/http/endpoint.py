@@ -353,7 +353,9 @@ class Endpoint:
             if key in node_labels:
                 pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
 
-    def _decoded(self, storage_key: str) -> Iterator[dict[str, Any]]:
+    def _decoded(self, storage_key: str) -> Iterator[dict[str, Any]] | None:
+        if storage_key not in self._registry.storage_keys():
+            return None
         return (_load(stored) for _, stored in self.store.list(storage_key, None)[1])
 
     def _require(self, t: Target) -> StoredObject:
