@@ -256,3 +256,23 @@ def test_kubectl_drain_evicts_what_the_budget_allows(cluster: ServerProcess) -> 
     assert ok(cluster.json("GET", f"/api/v1/namespaces/{ns}/pods/web-2"))["metadata"].get("deletionTimestamp") is None
     budget = ok(cluster.json("GET", f"/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets/web"))
     assert budget["status"]["disruptionsAllowed"] == 0 and list(budget["status"]["disruptedPods"]) == ["web-1"]
+
+
+def test_policy_v1beta1_evictions_and_stale_preconditions(cluster: ServerProcess) -> None:
+    ns = make_namespace(cluster, "evict-beta")
+    ok(cluster.json("POST", f"/api/v1/namespaces/{ns}/pods", {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pending"},
+        "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}), 201)
+    status, refused = cluster.json("POST", f"/api/v1/namespaces/{ns}/pods/pending/eviction", {
+        "apiVersion": "policy/v1beta1", "kind": "Eviction", "metadata": {"name": "pending"},
+        "deleteOptions": {"preconditions": {"uid": "00000000-0000-4000-8000-000000000000"}}})
+    assert (status, refused["reason"]) == (409, "Conflict")
+    uid = ok(cluster.json("GET", f"/api/v1/namespaces/{ns}/pods/pending"))["metadata"]["uid"]
+    assert refused["message"] == (
+        'Operation cannot be fulfilled on Pod "pending": the UID in the precondition '
+        f"(00000000-0000-4000-8000-000000000000) does not match the UID in record ({uid}). The object might have "
+        "been deleted and then recreated")
+    ok(cluster.json("POST", f"/api/v1/namespaces/{ns}/pods/pending/eviction", {
+        "apiVersion": "policy/v1beta1", "kind": "Eviction", "metadata": {"name": "pending"},
+        "deleteOptions": {"preconditions": {"uid": uid}}}), 201)
+    assert cluster.json("GET", f"/api/v1/namespaces/{ns}/pods/pending")[0] == 404

@@ -7,6 +7,7 @@ import http.client
 import json
 
 import pytest
+from accounts import add_token
 from support import ServerProcess, run_kubectl
 
 NS = "default"
@@ -180,3 +181,13 @@ def test_discovery_lists_the_kubelet_subresources(cluster: ServerProcess) -> Non
     assert names["pods/exec"] == ["create", "get"]
     assert names["pods/proxy"] == ["create", "delete", "get", "patch", "update"]
     assert names["nodes/proxy"] == names["services/proxy"] == ["create", "delete", "get", "patch", "update"]
+
+
+def test_the_view_role_may_read_logs_but_not_exec(cluster: ServerProcess) -> None:
+    kubeconfig, _ = add_token(cluster, "viewer", "view")
+    printed = run_kubectl(cluster, "--kubeconfig", kubeconfig, "logs", "unscheduled")
+    assert (printed.returncode, printed.stdout) == (0, "")
+    refused = run_kubectl(cluster, "--kubeconfig", kubeconfig, "exec", "unscheduled", "--", "ls", check=False)
+    assert refused.returncode == 1
+    assert ('User "viewer" cannot create resource "pods/exec" in API group "" in the namespace "default"'
+            in refused.stderr), refused.stderr
