@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 from support import ServerProcess
 
 from apiserver.wire.goyaml import load_first_document, plain_scalar
@@ -117,3 +118,20 @@ spec:
 def test_number_keys_are_spelt_as_go_spells_a_float32() -> None:
     assert load_first_document(b"{1e300: a, -1e300: b, 1e6: c, 0.1: d, 1e-50: e, 100000.0: f}") == {
         ".inf": "a", "-.inf": "b", "1e+06": "c", "0.1": "d", "0": "e", "100000": "f"}
+
+
+def test_merge_keys_apply_where_they_stand_as_in_go_yaml() -> None:
+    assert load_first_document(b"base: &b {a: 1, b: 1}\nm: {a: 0, <<: *b, b: 2}\n")["m"] == {"a": 1, "b": 2}
+    assert load_first_document(b"m: {<<: [{a: first}, {a: second, c: 3}]}\n")["m"] == {"a": "first", "c": 3}
+    assert load_first_document(b"m: {'<<': {a: 1}}\n")["m"] == {"<<": {"a": 1}}
+
+
+def test_a_merge_of_something_other_than_maps_is_400(shared_server: ServerProcess) -> None:
+    status, refused = create_yaml(shared_server, CM_PATH, "metadata: {name: merged}\ndata: {<<: [a, b]}\n")
+    assert (status, refused["reason"]) == (400, "BadRequest")
+    assert "map merge requires map or sequence of maps as the value" in refused["message"]
+
+
+def test_a_map_merging_itself_is_refused() -> None:
+    with pytest.raises(yaml.YAMLError, match="an anchor's value contains itself"):
+        load_first_document(b"a: &a {<<: *a, b: 1}\n")

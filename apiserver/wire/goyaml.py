@@ -10,7 +10,9 @@ loader follows instead of PyYAML's resolvers:
   plus .inf/.nan;
 - anything else is a string, `=` included (PyYAML refuses it as the YAML 1.1 "value" type);
 - decoded into interface{}, a timestamp stays the text written, !!binary becomes the decoded text, and a
-  tag go-yaml does not know (`!Ref x`, `!!set`) is ignored: the node is read as its plain shape.
+  tag go-yaml does not know (`!Ref x`, `!!set`) is ignored: the node is read as its plain shape;
+- a merge key (`<<: *base`) applies where it stands, overriding the keys written before it;
+- keys are spelt as JSON strings at once (a Go map keeps `true` and `1` apart), numbers as Go spells them.
 Only the first document of a stream is read, as go-yaml's Unmarshal does.
 """
 
@@ -123,6 +125,10 @@ def _go_float32_text(value: float) -> str:
 
 
 class GoYamlLoader(_SafeLoader):  # type: ignore[misc]
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._filling: set[yaml.Node] = set()  # the mappings being built, which a merge must not bring in
+
     def resolve(self, kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
         if kind is yaml.ScalarNode and implicit[0]:
             return _MERGE if value == "<<" else _PLAIN
@@ -130,11 +136,35 @@ class GoYamlLoader(_SafeLoader):  # type: ignore[misc]
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
         # Keys become JSON's strings at once: a Go map keeps true and 1 apart where a dict would not.
-        self.flatten_mapping(node)
         mapping: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            mapping[json_key(self.construct_object(key_node, deep=deep))] = self.construct_object(value_node, deep=deep)
+        filling = self._filling
+        filling.add(node)
+        try:
+            for key_node, value_node in node.value:
+                if key_node.tag == _MERGE:
+                    # go-yaml merges where the key stands, so a merge overrides the keys written before it.
+                    for source in _merge_sources(value_node):
+                        if source in filling:
+                            raise yaml.constructor.ConstructorError(None, None, "an anchor's value contains itself",
+                                                                    source.start_mark)
+                        # construct_object remembers each node: merges of merges cost no more than their size.
+                        mapping.update(self.construct_object(source, deep=True))
+                    continue
+                key = json_key(self.construct_object(key_node, deep=deep))
+                mapping[key] = self.construct_object(value_node, deep=deep)
+        finally:
+            filling.discard(node)
         return mapping
+
+
+def _merge_sources(node: yaml.Node) -> list[yaml.MappingNode]:
+    """The maps a merge key brings, in the order go-yaml applies them (of a list, the first one last)."""
+    if isinstance(node, yaml.MappingNode):
+        return [node]
+    if isinstance(node, yaml.SequenceNode) and all(isinstance(item, yaml.MappingNode) for item in node.value):
+        return list(reversed(node.value))
+    raise yaml.constructor.ConstructorError(None, None, "map merge requires map or sequence of maps as the value",
+                                            node.start_mark)
 
 
 def _construct_plain(loader: GoYamlLoader, node: yaml.ScalarNode) -> Any:
