@@ -42,3 +42,24 @@ def test_node_roles_and_unknown_status() -> None:
     row = cells(core.NODES, node)
     assert row[1:3] == ["Unknown", "edge,infra"]
     assert row[5:] == ["<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]
+
+
+def test_replication_controller_read_back_with_defaults() -> None:
+    # Unset replicas are defaulted to 1 when read from storage; a controller may have no template.
+    assert cells(core.REPLICATION_CONTROLLERS, {"metadata": {"name": "rc"}})[:4] == ["rc", 1, 0, 0]
+    assert cells(core.REPLICATION_CONTROLLERS, {})[5:] == ["", "", "<none>"]
+
+
+def test_resource_quota_splits_limits_and_sorts_by_resource() -> None:
+    quota = {"status": {"hard": {"pods": "10", "limits.memory": "2048Mi", "limits": "1", "requests.cpu": "500m"},
+                        "used": {"limits.memory": "1Gi", "pods": 3}}}
+    assert cells(core.RESOURCE_QUOTAS, quota)[1:3] == ["limits: 0/1, pods: 3/10, requests.cpu: 0/500m",
+                                                       "limits.memory: 1Gi/2Gi"]
+
+
+def test_component_status_without_a_healthy_condition_is_unknown() -> None:
+    status = {"metadata": {"name": "etcd-1"},
+              "conditions": [{"type": "Other", "status": "True"},
+                             {"type": "Healthy", "status": "False", "message": "m", "error": "refused"}]}
+    assert cells(core.COMPONENT_STATUSES, status) == ["etcd-1", "Unhealthy", "m", "refused"]
+    assert cells(core.COMPONENT_STATUSES, {"conditions": [{"type": "Other"}]}) == ["", "Unknown", "", ""]
