@@ -121,7 +121,7 @@ ZERO: Quantity = "0"
 def _spec_from_v1(source: V1Source, kind: str) -> SourceSpec:
     if kind in ("resource", "containerResource"):
         target = Target(averageValue=source.targetAverageValue, averageUtilization=source.targetAverageUtilization)
-    elif kind == "pods":  # a value type in v1: never absent after conversion
+    elif kind == "pods":
         target = Target(averageValue=_or_zero(source.targetAverageValue))
     elif kind == "object":
         target = Target(value=_or_zero(source.targetValue), averageValue=source.averageValue)
@@ -144,6 +144,7 @@ def _status_from_v1(source: V1Source, kind: str) -> SourceStatus:
 
 
 def _or_zero(value: Quantity | None) -> Quantity:
+    """A v1 quantity that is a plain value in Go, so converts to a set "0" rather than nil when absent."""
     return ZERO if value is None else value
 
 
