@@ -363,7 +363,7 @@ class Template(msgspec.Struct):
 
 
 class ControllerSpec(msgspec.Struct):
-    replicas: int | None = None
+    replicas: int = 0
     selector: dict[str, str] = {}
     template: Template | None = None
 
@@ -382,9 +382,7 @@ class ReplicationController(msgspec.Struct):
 def replication_controller_row(rc: ReplicationController) -> Row:
     spec = rc.spec
     names, images = container_cells([] if spec.template is None else spec.template.spec.containers)
-    # Reading from storage defaults unset replicas to 1.
-    desired = 1 if spec.replicas is None else spec.replicas
-    return Row([rc.metadata.name, desired, rc.status.replicas, rc.status.readyReplicas,
+    return Row([rc.metadata.name, spec.replicas, rc.status.replicas, rc.status.readyReplicas,
                 since(rc.metadata.creationTimestamp), names, images, format_labels(spec.selector)])
 
 

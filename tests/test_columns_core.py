@@ -44,10 +44,10 @@ def test_node_roles_and_unknown_status() -> None:
     assert row[5:] == ["<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]
 
 
-def test_replication_controller_read_back_with_defaults() -> None:
-    # Unset replicas are defaulted to 1 when read from storage; a controller may have no template.
-    assert cells(core.REPLICATION_CONTROLLERS, {"metadata": {"name": "rc"}})[:4] == ["rc", 1, 0, 0]
-    assert cells(core.REPLICATION_CONTROLLERS, {})[5:] == ["", "", "<none>"]
+def test_replication_controller_without_a_template() -> None:
+    rc = {"metadata": {"name": "rc"}, "spec": {"replicas": 2}, "status": {"replicas": 1}}
+    assert cells(core.REPLICATION_CONTROLLERS, rc)[:4] == ["rc", 2, 1, 0]
+    assert cells(core.REPLICATION_CONTROLLERS, rc)[5:] == ["", "", "<none>"]
 
 
 def test_resource_quota_splits_limits_and_sorts_by_resource() -> None:
