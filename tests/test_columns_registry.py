@@ -21,7 +21,8 @@ WITHOUT_PRINTER = {("apiextensions.k8s.io", "CustomResourceDefinition"), ("rbac.
 
 
 def test_every_served_kind_has_its_own_printer_unless_upstream_has_none() -> None:
-    served = {(rt.group, rt.kind) for rt in BUILTIN}
+    # Create-only kinds (reviews, bindings) are never read, so never printed.
+    served = {(rt.group, rt.kind) for rt in BUILTIN if {"get", "list"} & set(rt.verbs)}
     assert served - set(PRINTERS) == WITHOUT_PRINTER & served
     assert not WITHOUT_PRINTER & set(PRINTERS)
 
