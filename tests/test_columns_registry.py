@@ -8,7 +8,8 @@ from columns_golden import RESOURCES, SURFACE_RESOURCES, GoldenRow, column_defin
 
 from apiserver.kinds.conversion import events_v1_to_core_event
 from apiserver.kinds.resources import BUILTIN
-from columns.base import render_cells
+from columns.base import Row, render_cells
+from columns.declare import Named, name_column, printer
 from columns.registry import DEFAULT, PRINTERS, printer_for
 
 CRDS = "customresourcedefinitions.apiextensions.k8s.io"
@@ -63,3 +64,13 @@ def test_events_k8s_io_rows_are_printed_from_the_stored_core_event(golden: Golde
 
 def test_events_k8s_io_columns_match_upstream() -> None:
     assert printer_for("events.k8s.io", "Event").definitions == column_definitions(EVENTS_V1)
+
+
+def test_a_declaration_must_name_the_cells_past_its_columns() -> None:
+    def two_cells(obj: Named) -> Row:
+        return Row([obj.metadata.name, "extra"])
+
+    columns = [name_column()]
+    with pytest.raises(TypeError, match="gives 2 cells for 1 columns and 0 undeclared"):
+        printer(columns, Named, two_cells)
+    assert printer(columns, Named, two_cells, undeclared=1).row(b'{"metadata":{"name":"a"}}').cells == ["a", "extra"]
