@@ -1,4 +1,4 @@
-"""Printers for apps/v1: Deployments, ReplicaSets, StatefulSets and DaemonSets."""
+"""Printers for apps/v1: Deployments, ReplicaSets, StatefulSets, DaemonSets and ControllerRevisions."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from columns.base import Row
 from columns.declare import Meta, age_column, column, name_column, printer, template_columns
 from columns.format import (
     INVALID,
+    NONE,
     Container,
     LabelSelector,
     SelectorError,
@@ -151,4 +152,42 @@ DAEMON_SETS = printer(
                        "docs/concepts/overview/working-with-objects/labels/#label-selectors")],
     Workload,
     daemon_set_row,
+)
+
+
+class OwnerReference(msgspec.Struct):
+    apiVersion: str = ""
+    kind: str = ""
+    name: str = ""
+    controller: bool | None = None
+
+
+class OwnedMeta(Meta):
+    ownerReferences: list[OwnerReference] = []
+
+
+class ControllerRevision(msgspec.Struct):
+    metadata: OwnedMeta = msgspec.field(default_factory=OwnedMeta)
+    revision: int = 0
+
+
+def controller_name(owners: list[OwnerReference]) -> str:
+    """The controlling owner as "kind.group/name" in lower case (no ".group" for core), `<none>` without one."""
+    for owner in owners:
+        if owner.controller:
+            # Only the group matters here: "apps/v1" is group "apps", "v1" the core group.
+            group = owner.apiVersion.split("/", 1)[0] if "/" in owner.apiVersion else ""
+            if not group and not owner.kind:
+                return owner.name
+            kind = f"{owner.kind}.{group}" if group else owner.kind
+            return f"{kind.lower()}/{owner.name}"
+    return NONE
+
+
+CONTROLLER_REVISIONS = printer(
+    [name_column(), column("Controller", "Controller of the object"),
+     column("Revision", "Revision indicates the revision of the state represented by Data."), age_column()],
+    ControllerRevision,
+    lambda cr: Row([cr.metadata.name, controller_name(cr.metadata.ownerReferences), cr.revision,
+                    since(cr.metadata.creationTimestamp)]),
 )

@@ -1,4 +1,4 @@
-"""Printers for the core/v1 kinds other than Pods (see columns/pods.py)."""
+"""Printers for the core/v1 kinds other than Pods (see columns/pods.py); LimitRanges have none."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import msgspec
 
 from columns.base import Row
 from columns.declare import (
+    CONTAINERS_DESCRIPTION,
+    IMAGES_DESCRIPTION,
     LabeledMeta,
     Meta,
     Named,
@@ -13,11 +15,15 @@ from columns.declare import (
     column,
     name_column,
     printer,
+    template_columns,
 )
 from columns.format import (
     NONE,
     PENDING,
     UNKNOWN,
+    Container,
+    canonical_quantity,
+    container_cells,
     format_labels,
     join_more,
     since,
@@ -342,4 +348,142 @@ NODES = printer(
                                  "(e.g. containerd://1.4.2).", priority=1)],
     Node,
     node_row,
+)
+
+
+# --- ReplicationController, PodTemplate -------------------------------------------------
+
+class TemplateSpec(msgspec.Struct):
+    containers: list[Container] = []
+
+
+class Template(msgspec.Struct):
+    metadata: LabeledMeta = msgspec.field(default_factory=LabeledMeta)
+    spec: TemplateSpec = msgspec.field(default_factory=TemplateSpec)
+
+
+class ControllerSpec(msgspec.Struct):
+    replicas: int = 0
+    selector: dict[str, str] = {}
+    template: Template | None = None
+
+
+class ControllerStatus(msgspec.Struct):
+    replicas: int = 0
+    readyReplicas: int = 0
+
+
+class ReplicationController(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    spec: ControllerSpec = msgspec.field(default_factory=ControllerSpec)
+    status: ControllerStatus = msgspec.field(default_factory=ControllerStatus)
+
+
+def replication_controller_row(rc: ReplicationController) -> Row:
+    spec = rc.spec
+    names, images = container_cells([] if spec.template is None else spec.template.spec.containers)
+    return Row([rc.metadata.name, spec.replicas, rc.status.replicas, rc.status.readyReplicas,
+                since(rc.metadata.creationTimestamp), names, images, format_labels(spec.selector)])
+
+
+REPLICATION_CONTROLLERS = printer(
+    [name_column(),
+     column("Desired", "Replicas is the number of desired replicas. This is a pointer to distinguish between "
+                       "explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/"
+                       "workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", type="integer"),
+     column("Current", "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/"
+                       "docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller",
+            type="integer"),
+     column("Ready", "The number of ready replicas for this replication controller.", type="integer"),
+     age_column(),
+     *template_columns("Selector is a label query over pods that should match the Replicas count. If Selector is "
+                       "empty, it is defaulted to the labels present on the Pod template. Label keys and values "
+                       "that must match in order to be controlled by this replication controller, if empty "
+                       "defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/"
+                       "overview/working-with-objects/labels/#label-selectors")],
+    ReplicationController,
+    replication_controller_row,
+)
+
+
+class PodTemplate(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    template: Template = msgspec.field(default_factory=Template)
+
+
+def pod_template_row(pt: PodTemplate) -> Row:
+    names, images = container_cells(pt.template.spec.containers)
+    return Row([pt.metadata.name, names, images, format_labels(pt.template.metadata.labels)])
+
+
+POD_TEMPLATES = printer(
+    [name_column(), column("Containers", CONTAINERS_DESCRIPTION), column("Images", IMAGES_DESCRIPTION),
+     column("Pod Labels", "The labels for the pod template.")],
+    PodTemplate,
+    pod_template_row,
+)
+
+
+# --- ResourceQuota, ComponentStatus -----------------------------------------------------
+
+class QuotaStatus(msgspec.Struct):
+    hard: dict[str, str | int | float] = {}
+    used: dict[str, str | int | float] = {}
+
+
+class ResourceQuota(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    status: QuotaStatus = msgspec.field(default_factory=QuotaStatus)
+
+
+def resource_quota_row(quota: ResourceQuota) -> Row:
+    """Each enforced resource as "name: used/hard", sorted by name; `limits.*` in LIMIT, the rest in REQUEST."""
+    requests: list[str] = []
+    limits: list[str] = []
+    status = quota.status
+    for name in sorted(status.hard):
+        used = canonical_quantity(str(status.used.get(name, 0)))
+        entry = f"{name}: {used}/{canonical_quantity(str(status.hard[name]))}"
+        prefix, dot, _ = name.partition(".")
+        (limits if dot and prefix == "limits" else requests).append(entry)
+    return Row([quota.metadata.name, ", ".join(requests), ", ".join(limits), since(quota.metadata.creationTimestamp)])
+
+
+RESOURCE_QUOTAS = printer(
+    [name_column(),
+     column("Request", "Request represents a minimum amount of cpu/memory that a container may consume."),
+     column("Limit", "Limits control the maximum amount of cpu/memory that a container may use independent of "
+                     "contention on the node."),
+     age_column()],
+    ResourceQuota,
+    resource_quota_row,
+)
+
+
+class ComponentCondition(msgspec.Struct):
+    type: str = ""
+    status: str = ""
+    message: str = ""
+    error: str = ""
+
+
+class ComponentStatus(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    conditions: list[ComponentCondition] = []
+
+
+def component_status_row(cs: ComponentStatus) -> Row:
+    """The first Healthy condition's verdict, message and error; Unknown without one."""
+    for condition in cs.conditions:
+        if condition.type == "Healthy":
+            verdict = "Healthy" if condition.status == "True" else "Unhealthy"
+            return Row([cs.metadata.name, verdict, condition.message, condition.error])
+    return Row([cs.metadata.name, "Unknown", "", ""])
+
+
+COMPONENT_STATUSES = printer(
+    [name_column(), column("Status", "Status of the component conditions"),
+     column("Message", "Message of the component conditions"), column("Error", "Error of the component conditions")],
+    ComponentStatus,
+    component_status_row,
 )

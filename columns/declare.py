@@ -1,7 +1,8 @@
 """How a built-in kind declares its printer: columns once, next to a pure row function.
 
 `printer(columns, view, row)` checks the declaration when the module loads: the row computed
-from an empty object must have exactly one cell per column.
+from an empty object must have exactly one cell per column (plus any cells upstream writes past
+its declared columns, which the declaration must name).
 """
 
 from __future__ import annotations
@@ -111,9 +112,11 @@ class BuiltinPrinter(Generic[View]):
 
 
 def printer(definitions: list[ColumnDefinition], view: type[View],
-            cells: Callable[[View], Row]) -> BuiltinPrinter[View]:
+            cells: Callable[[View], Row], undeclared: int = 0) -> BuiltinPrinter[View]:
+    """A kind's printer; `undeclared` counts the cells upstream's rows carry beyond their columns."""
     declared = BuiltinPrinter(definitions, view, cells)
     produced = len(cells(view()).cells)
-    if produced != len(definitions):
-        raise TypeError(f"{cells.__qualname__} gives {produced} cells for {len(definitions)} columns")
+    if produced != len(definitions) + undeclared:
+        raise TypeError(f"{cells.__qualname__} gives {produced} cells for {len(definitions)} columns"
+                        f" and {undeclared} undeclared")
     return declared

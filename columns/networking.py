@@ -1,4 +1,5 @@
-"""Printers for networking.k8s.io/v1 (Ingresses, IngressClasses) and discovery.k8s.io/v1 EndpointSlices."""
+"""Printers for networking.k8s.io/v1 (Ingresses, IngressClasses, NetworkPolicies, ServiceCIDRs,
+IPAddresses) and discovery.k8s.io/v1 EndpointSlices."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import msgspec
 from columns.base import Row
 from columns.core import LoadBalancerStatus, load_balancer_addresses
 from columns.declare import Entry, Meta, age_column, column, name_column, printer
-from columns.format import NONE, UNSET, join_more, since
+from columns.format import NONE, UNSET, LabelSelector, format_label_selector, join_more, since
 
 
 class IngressRule(msgspec.Struct):
@@ -144,4 +145,83 @@ ENDPOINT_SLICES = printer(
      age_column()],
     EndpointSlice,
     endpoint_slice_row,
+)
+
+
+class NetworkPolicySpec(msgspec.Struct):
+    podSelector: LabelSelector = msgspec.field(default_factory=LabelSelector)
+
+
+class NetworkPolicy(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    spec: NetworkPolicySpec = msgspec.field(default_factory=NetworkPolicySpec)
+
+
+NETWORK_POLICIES = printer(
+    [name_column(),
+     column("Pod-Selector", "podSelector selects the pods to which this NetworkPolicy object applies. The array of "
+                            "rules is applied to any pods selected by this field. An empty selector matches all "
+                            "pods in the policy's namespace. Multiple network policies can select the same set of "
+                            "pods. In this case, the ingress rules for each are combined additively. This field is "
+                            "optional. If it is not specified, it defaults to an empty selector."),
+     age_column()],
+    NetworkPolicy,
+    lambda np: Row([np.metadata.name, format_label_selector(np.spec.podSelector),
+                    since(np.metadata.creationTimestamp)]),
+)
+
+
+class ServiceCIDRSpec(msgspec.Struct):
+    cidrs: list[str] = []
+
+
+class ServiceCIDR(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    spec: ServiceCIDRSpec = msgspec.field(default_factory=ServiceCIDRSpec)
+
+
+SERVICE_CIDRS = printer(
+    [name_column(),
+     column("CIDRs", "CIDRs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\" or \"2001:db8::/64\") "
+                     "from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. "
+                     "This field is immutable."),
+     age_column()],
+    ServiceCIDR,
+    lambda cidr: Row([cidr.metadata.name, ",".join(cidr.spec.cidrs), since(cidr.metadata.creationTimestamp)]),
+)
+
+
+class ParentRef(msgspec.Struct):
+    group: str = ""
+    resource: str = ""
+    namespace: str = ""
+    name: str = ""
+
+
+class IPAddressSpec(msgspec.Struct):
+    parentRef: ParentRef | None = None
+
+
+class IPAddress(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    spec: IPAddressSpec = msgspec.field(default_factory=IPAddressSpec)
+
+
+def parent_ref(ref: ParentRef | None) -> str:
+    """"resource.group[/namespace]/name" in lower case, `<none>` without a parent."""
+    if ref is None:
+        return NONE
+    resource = f"{ref.resource}.{ref.group}" if ref.group else ref.resource
+    namespace = f"/{ref.namespace}" if ref.namespace else ""
+    return f"{resource.lower()}{namespace}/{ref.name}"
+
+
+# Upstream declares no Age column for IPAddresses but still writes the age as a third cell.
+IP_ADDRESSES = printer(
+    [name_column(),
+     column("ParentRef", "ParentRef references the resource that an IPAddress is attached to. An IPAddress must "
+                         "reference a parent object.")],
+    IPAddress,
+    lambda ip: Row([ip.metadata.name, parent_ref(ip.spec.parentRef), since(ip.metadata.creationTimestamp)]),
+    undeclared=1,
 )

@@ -1,12 +1,13 @@
-"""Printers for PersistentVolumes, PersistentVolumeClaims (core/v1) and StorageClasses (storage.k8s.io/v1)."""
+"""Printers for PersistentVolumes, PersistentVolumeClaims (core/v1) and storage.k8s.io/v1 StorageClasses,
+CSIDrivers, CSINodes, VolumeAttachments and VolumeAttributesClasses (CSIStorageCapacities have none)."""
 
 from __future__ import annotations
 
 import msgspec
 
 from columns.base import Row
-from columns.declare import AnnotatedMeta, age_column, column, name_column, printer
-from columns.format import UNSET, access_modes, canonical_quantity, since
+from columns.declare import AnnotatedMeta, Entry, Meta, age_column, column, name_column, printer
+from columns.format import NONE, UNSET, access_modes, canonical_quantity, since
 
 BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
 
@@ -163,4 +164,176 @@ STORAGE_CLASSES = printer(
      age_column()],
     StorageClass,
     storage_class_row,
+)
+
+
+class TokenRequest(msgspec.Struct):
+    audience: str = ""
+
+
+class CSIDriverSpec(msgspec.Struct):
+    attachRequired: bool | None = None
+    podInfoOnMount: bool | None = None
+    storageCapacity: bool | None = None
+    tokenRequests: list[TokenRequest] | None = None
+    requiresRepublish: bool | None = None
+    volumeLifecycleModes: list[str] = []
+
+
+class CSIDriver(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    spec: CSIDriverSpec = msgspec.field(default_factory=CSIDriverSpec)
+
+
+def csi_driver_row(driver: CSIDriver) -> Row:
+    spec = driver.spec
+    # Stored objects lose an empty list (protobuf), so no token requests reads as unset.
+    tokens = ",".join(t.audience for t in spec.tokenRequests) if spec.tokenRequests else UNSET
+    attach = True if spec.attachRequired is None else spec.attachRequired
+    return Row([driver.metadata.name, attach, bool(spec.podInfoOnMount), bool(spec.storageCapacity), tokens,
+                bool(spec.requiresRepublish), ",".join(spec.volumeLifecycleModes) or NONE,
+                since(driver.metadata.creationTimestamp)])
+
+
+CSI_DRIVERS = printer(
+    [name_column(),
+     column("AttachRequired",
+            "attachRequired indicates this CSI volume driver requires an attach operation (because it implements "
+            "the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call "
+            "the attach volume interface which checks the volumeattachment status and waits until the volume is "
+            "attached before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver "
+            "and updates the volumeattachment status when the attach operation is complete. If the value is "
+            "specified to false, the attach operation will be skipped. Otherwise the attach operation will be "
+            "called.\n\nThis field is immutable.", type="boolean"),
+     column("PodInfoOnMount",
+            "podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, "
+            "podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be "
+            "passed on mount. Default is false.\n\nThe CSI driver specifies podInfoOnMount as part of driver "
+            "deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI "
+            "NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information "
+            "passed in as VolumeContext.\n\nThe following VolumeContext will be passed if podInfoOnMount is set "
+            "to true. This list might grow, but the prefix will be used. \"csi.storage.k8s.io/pod.name\": "
+            "pod.Name \"csi.storage.k8s.io/pod.namespace\": pod.Namespace \"csi.storage.k8s.io/pod.uid\": "
+            "string(pod.UID) \"csi.storage.k8s.io/ephemeral\": \"true\" if the volume is an ephemeral inline "
+            "volume\n                                defined by a CSIVolumeSource, otherwise \"false\"\n\n"
+            "\"csi.storage.k8s.io/ephemeral\" is a new feature in Kubernetes 1.16. It is only required for drivers "
+            "which support both the \"Persistent\" and \"Ephemeral\" VolumeLifecycleMode. Other drivers can "
+            "leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn't support this field, "
+            "drivers can only support one mode when deployed on such a cluster and the deployment determines which "
+            "mode that is, for example via a command line parameter of the driver.\n\nThis field was immutable in "
+            "Kubernetes < 1.29 and now is mutable.", type="boolean"),
+     column("StorageCapacity",
+            "storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage "
+            "capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity "
+            "information, if set to true.\n\nThe check can be enabled immediately when deploying a driver. In "
+            "that case, provisioning new volumes with late binding will pause until the driver deployment has "
+            "published some suitable CSIStorageCapacity object.\n\nAlternatively, the driver can be deployed "
+            "with the field unset or false and it can be flipped later when storage capacity information has been "
+            "published.\n\nThis field was immutable in Kubernetes <= 1.22 and now is mutable.", type="boolean"),
+     column("TokenRequests",
+            "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for "
+            "to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI "
+            "NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: "
+            "\"csi.storage.k8s.io/serviceAccount.tokens\": {\n  \"<audience>\": {\n    \"token\": <token>,\n"
+            "    \"expirationTimestamp\": <expiration timestamp in RFC3339>,\n  },\n  ...\n}\n\nNote: Audience "
+            "in each TokenRequest should be different and at most one token is empty string. To receive a new "
+            "token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically."),
+     column("RequiresRepublish",
+            "requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to "
+            "reflect any possible change in the mounted volume. This field defaults to false.\n\nNote: After a "
+            "successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update "
+            "the contents of the volume. New mount points will not be seen by a running container.",
+            type="boolean"),
+     column("Modes",
+            "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the "
+            "list is empty is \"Persistent\", which is the usage defined by the CSI specification and implemented "
+            "in Kubernetes via the usual PV/PVC mechanism.\n\nThe other mode is \"Ephemeral\". In this mode, "
+            "volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to "
+            "the lifecycle of that pod. A driver has to be aware of this because it is only going to get a "
+            "NodePublishVolume call for such a volume.\n\nFor more information about implementing this mode, see "
+            "https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more "
+            "of these modes and more modes may be added in the future.\n\nThis field is beta. This field is "
+            "immutable."),
+     age_column()],
+    CSIDriver,
+    csi_driver_row,
+)
+
+
+class CSINodeSpec(msgspec.Struct):
+    drivers: list[Entry] | None = None  # Go writes a node without drivers as null
+
+
+class CSINode(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    spec: CSINodeSpec = msgspec.field(default_factory=CSINodeSpec)
+
+
+CSI_NODES = printer(
+    [name_column(),
+     column("Drivers", "Drivers indicates the number of CSI drivers registered on the node", type="integer"),
+     age_column()],
+    CSINode,
+    lambda node: Row([node.metadata.name, len(node.spec.drivers or []), since(node.metadata.creationTimestamp)]),
+)
+
+
+class AttachmentSource(msgspec.Struct):
+    persistentVolumeName: str | None = None
+
+
+class AttachmentSpec(msgspec.Struct):
+    attacher: str = ""
+    source: AttachmentSource = msgspec.field(default_factory=AttachmentSource)
+    nodeName: str = ""
+
+
+class AttachmentStatus(msgspec.Struct):
+    attached: bool = False
+
+
+class VolumeAttachment(msgspec.Struct):
+    metadata: Meta = msgspec.field(default_factory=Meta)
+    spec: AttachmentSpec = msgspec.field(default_factory=AttachmentSpec)
+    status: AttachmentStatus = msgspec.field(default_factory=AttachmentStatus)
+
+
+def volume_attachment_row(va: VolumeAttachment) -> Row:
+    spec = va.spec
+    return Row([va.metadata.name, spec.attacher, spec.source.persistentVolumeName or "", spec.nodeName,
+                va.status.attached, since(va.metadata.creationTimestamp)])
+
+
+VOLUME_ATTACHMENTS = printer(
+    [name_column(),
+     column("Attacher", "attacher indicates the name of the volume driver that MUST handle this request. This is "
+                        "the name returned by GetPluginName().", format="name"),
+     column("PV", "persistentVolumeName represents the name of the persistent volume to attach."),
+     column("Node", "nodeName represents the node that the volume should be attached to."),
+     column("Attached", "attached indicates the volume is successfully attached. This field must only be set by the "
+                        "entity completing the attach operation, i.e. the external-attacher.", type="boolean"),
+     age_column()],
+    VolumeAttachment,
+    volume_attachment_row,
+)
+
+DEFAULT_ATTRIBUTES_CLASS_ANNOTATION = "volumeattributesclass.alpha.kubernetes.io/is-default-class"
+
+
+class VolumeAttributesClass(msgspec.Struct):
+    metadata: AnnotatedMeta = msgspec.field(default_factory=AnnotatedMeta)
+    driverName: str = ""
+
+
+def volume_attributes_class_row(vac: VolumeAttributesClass) -> Row:
+    name = vac.metadata.name
+    if vac.metadata.annotations.get(DEFAULT_ATTRIBUTES_CLASS_ANNOTATION) == "true":
+        name += " (default)"
+    return Row([name, vac.driverName, since(vac.metadata.creationTimestamp)])
+
+
+VOLUME_ATTRIBUTES_CLASSES = printer(
+    [name_column(), column("DriverName", "Name of the CSI driver This field is immutable."), age_column()],
+    VolumeAttributesClass,
+    volume_attributes_class_row,
 )

@@ -2,16 +2,17 @@
 
 The captures of a real kube-apiserver 1.36.2 embed every row's full object (includeObject=Object),
 so a printer can be fed the object's bytes and compared with the cells upstream printed. Ages are
-compared after rendering at the capture time, taken from the answer's Date header.
+compared after rendering at the capture time, taken from the answer's Date header. Two sets: the
+original fixtures (TABLES) and the "surface" set of every other built-in resource (SURFACE).
 """
 
 from __future__ import annotations
 
 import email.utils
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -19,6 +20,7 @@ import orjson
 from columns.base import Printer, RenderedCell, render_cells
 
 TABLES = Path(__file__).resolve().parents[2] / "shared" / "golden" / "kube-1.36.2" / "table"
+SURFACE = TABLES.parent / "surface" / "table"
 
 
 @dataclass(frozen=True)
@@ -48,27 +50,39 @@ def load(resource: str) -> dict[str, Any]:
     return table
 
 
-def column_definitions(resource: str) -> list[dict[str, Any]]:
-    answer = json.loads((TABLES / f"{resource}.list.default.json").read_text())
+def column_definitions(resource: str, tables: Path = TABLES) -> list[dict[str, Any]]:
+    """The columns of the resource's default list (its GET where no list was kept)."""
+    listed = tables / f"{resource}.list.default.json"
+    answer = json.loads((listed if listed.exists() else tables / f"{resource}.get.default.json").read_text())
     columns: list[dict[str, Any]] = answer["columnDefinitions"]
     return columns
 
 
-def rows(resource: str) -> list[GoldenRow]:
+def applied_object(partial: dict[str, Any]) -> bytes:
+    """An object rebuilt from its PartialObjectMetadata and the spec `kubectl apply` sent, for a
+    resource whose captures embed no whole object (IPAddresses, whose spec the server keeps as sent)."""
+    metadata = partial["metadata"]
+    applied = json.loads(metadata["annotations"]["kubectl.kubernetes.io/last-applied-configuration"])
+    return orjson.dumps({"apiVersion": applied["apiVersion"], "kind": applied["kind"], "metadata": metadata,
+                         "spec": applied["spec"]})
+
+
+def rows(resource: str, tables: Path = TABLES) -> list[GoldenRow]:
     """Every row of every answer about `resource`, each fed the full object of the Object list.
 
     Only the includeObject=Object list embeds whole objects; the other answers (GET, default and
     Metadata lists, selectors, paging, all namespaces) are matched to it by namespace and name.
     """
-    primary = TABLES / f"{resource}.list.includeObject-Object.json"
+    primary = tables / f"{resource}.list.includeObject-Object.json"
     objects = {}
     found = []
-    for row in json.loads(primary.read_text())["rows"]:
-        meta = row["object"]["metadata"]
-        objects[meta.get("namespace"), meta["name"]] = orjson.dumps(row["object"])
-        found.append(GoldenRow(resource, "list", meta["name"], objects[meta.get("namespace"), meta["name"]],
-                               row["cells"], row.get("conditions"), captured_at(primary)))
-    for answer in sorted(TABLES.glob(f"{resource}.*.json")):
+    if primary.exists():
+        for row in json.loads(primary.read_text())["rows"]:
+            meta = row["object"]["metadata"]
+            objects[meta.get("namespace"), meta["name"]] = orjson.dumps(row["object"])
+            found.append(GoldenRow(resource, "list", meta["name"], objects[meta.get("namespace"), meta["name"]],
+                                   row["cells"], row.get("conditions"), captured_at(primary)))
+    for answer in sorted(tables.glob(f"{resource}.*.json")):
         variant = answer.name[len(resource) + 1:].removesuffix(".json")
         if answer == primary or not variant.startswith(("list.", "get.", "all-namespaces.")):
             continue
@@ -76,8 +90,10 @@ def rows(resource: str) -> list[GoldenRow]:
             if row["object"] is None:  # includeObject=None: nothing to match the cells to
                 continue
             meta = row["object"]["metadata"]
-            found.append(GoldenRow(resource, variant, meta["name"], objects[meta.get("namespace"), meta["name"]],
-                                   row["cells"], row.get("conditions"), captured_at(answer)))
+            key = meta.get("namespace"), meta["name"]
+            data = objects[key] if primary.exists() else applied_object(row["object"])
+            found.append(GoldenRow(resource, variant, meta["name"], data, row["cells"], row.get("conditions"),
+                                   captured_at(answer)))
     return found
 
 
@@ -100,6 +116,55 @@ RESOURCES = {
     "endpointslices.discovery.k8s.io": ("discovery.k8s.io", "EndpointSlice"),
     "storageclasses.storage.k8s.io": ("storage.k8s.io", "StorageClass"),
     "apiservices.apiregistration.k8s.io": ("apiregistration.k8s.io", "APIService"),
+}
+
+# Every resource of the surface set, and the kind that prints it (autoscaling/v1 HPAs are captured
+# through their own version, objects and all).
+SURFACE_RESOURCES = {
+    "controllerrevisions.apps": ("apps", "ControllerRevision"),
+    "horizontalpodautoscalers.autoscaling": ("autoscaling", "HorizontalPodAutoscaler"),
+    "horizontalpodautoscalers.v1.autoscaling": ("autoscaling", "HorizontalPodAutoscaler"),
+    "poddisruptionbudgets.policy": ("policy", "PodDisruptionBudget"),
+    "roles.rbac.authorization.k8s.io": ("rbac.authorization.k8s.io", "Role"),
+    "clusterroles.rbac.authorization.k8s.io": ("rbac.authorization.k8s.io", "ClusterRole"),
+    "rolebindings.rbac.authorization.k8s.io": ("rbac.authorization.k8s.io", "RoleBinding"),
+    "clusterrolebindings.rbac.authorization.k8s.io": ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    "networkpolicies.networking.k8s.io": ("networking.k8s.io", "NetworkPolicy"),
+    "ipaddresses.networking.k8s.io": ("networking.k8s.io", "IPAddress"),
+    "servicecidrs.networking.k8s.io": ("networking.k8s.io", "ServiceCIDR"),
+    "csidrivers.storage.k8s.io": ("storage.k8s.io", "CSIDriver"),
+    "csinodes.storage.k8s.io": ("storage.k8s.io", "CSINode"),
+    "csistoragecapacities.storage.k8s.io": ("storage.k8s.io", "CSIStorageCapacity"),
+    "volumeattachments.storage.k8s.io": ("storage.k8s.io", "VolumeAttachment"),
+    "volumeattributesclasses.storage.k8s.io": ("storage.k8s.io", "VolumeAttributesClass"),
+    "validatingwebhookconfigurations.admissionregistration.k8s.io":
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    "mutatingwebhookconfigurations.admissionregistration.k8s.io":
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    "validatingadmissionpolicies.admissionregistration.k8s.io":
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    "validatingadmissionpolicybindings.admissionregistration.k8s.io":
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    "mutatingadmissionpolicies.admissionregistration.k8s.io":
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+    "mutatingadmissionpolicybindings.admissionregistration.k8s.io":
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+    "priorityclasses.scheduling.k8s.io": ("scheduling.k8s.io", "PriorityClass"),
+    "runtimeclasses.node.k8s.io": ("node.k8s.io", "RuntimeClass"),
+    "certificatesigningrequests.certificates.k8s.io": ("certificates.k8s.io", "CertificateSigningRequest"),
+    "flowschemas.flowcontrol.apiserver.k8s.io": ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+    "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io":
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+    "deviceclasses.resource.k8s.io": ("resource.k8s.io", "DeviceClass"),
+    "resourceclaims.resource.k8s.io": ("resource.k8s.io", "ResourceClaim"),
+    "resourceclaimtemplates.resource.k8s.io": ("resource.k8s.io", "ResourceClaimTemplate"),
+    "resourceslices.resource.k8s.io": ("resource.k8s.io", "ResourceSlice"),
+    "replicationcontrollers": ("", "ReplicationController"),
+    "podtemplates": ("", "PodTemplate"),
+    "resourcequotas": ("", "ResourceQuota"),
+    "limitranges": ("", "LimitRange"),
+    "componentstatuses": ("", "ComponentStatus"),
+    "leases.coordination.k8s.io": ("coordination.k8s.io", "Lease"),
 }
 
 NOW = 2_000_000_000.0  # 2033-05-18T03:33:20Z: a fixed "now" for hand-written cases

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from columns_golden import cells
+
 from columns import apps
 
 
@@ -10,3 +12,14 @@ def test_deployment_selector_is_empty_when_unset_and_invalid_when_wrong() -> Non
     bad = b'{"spec":{"selector":{"matchExpressions":[{"key":"a","operator":"Nope"}]}}}'
     assert apps.DEPLOYMENTS.row(bad).cells[7] == "<invalid>"
     assert apps.REPLICA_SETS.row(bad).cells[7] == "<error>"
+
+
+def test_controller_revision_names_its_controlling_owner() -> None:
+    def controller(owners: list[dict[str, object]]) -> object:
+        return cells(apps.CONTROLLER_REVISIONS, {"metadata": {"ownerReferences": owners}})[1]
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "name": "p", "controller": True}
+    assert controller([pod]) == "pod/p"
+    assert controller([{**pod, "controller": False}]) == "<none>"
+    assert controller([{"apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "controller": True}]) == \
+        "widget.example.com/w"

@@ -42,3 +42,24 @@ def test_node_roles_and_unknown_status() -> None:
     row = cells(core.NODES, node)
     assert row[1:3] == ["Unknown", "edge,infra"]
     assert row[5:] == ["<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]
+
+
+def test_replication_controller_without_a_template() -> None:
+    rc = {"metadata": {"name": "rc"}, "spec": {"replicas": 2}, "status": {"replicas": 1}}
+    assert cells(core.REPLICATION_CONTROLLERS, rc)[:4] == ["rc", 2, 1, 0]
+    assert cells(core.REPLICATION_CONTROLLERS, rc)[5:] == ["", "", "<none>"]
+
+
+def test_resource_quota_splits_limits_and_sorts_by_resource() -> None:
+    quota = {"status": {"hard": {"pods": "10", "limits.memory": "2048Mi", "limits": "1", "requests.cpu": "500m"},
+                        "used": {"limits.memory": "1Gi", "pods": 3}}}
+    assert cells(core.RESOURCE_QUOTAS, quota)[1:3] == ["limits: 0/1, pods: 3/10, requests.cpu: 0/500m",
+                                                       "limits.memory: 1Gi/2Gi"]
+
+
+def test_component_status_without_a_healthy_condition_is_unknown() -> None:
+    status = {"metadata": {"name": "etcd-1"},
+              "conditions": [{"type": "Other", "status": "True"},
+                             {"type": "Healthy", "status": "False", "message": "m", "error": "refused"}]}
+    assert cells(core.COMPONENT_STATUSES, status) == ["etcd-1", "Unhealthy", "m", "refused"]
+    assert cells(core.COMPONENT_STATUSES, {"conditions": [{"type": "Other"}]}) == ["", "Unknown", "", ""]

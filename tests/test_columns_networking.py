@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import orjson
+from columns_golden import cells
 
 from columns import networking
+from columns.base import RenderedCell
 
 
 def test_ingress_hosts() -> None:
@@ -27,3 +29,17 @@ def test_endpoint_slice_ports_and_endpoints() -> None:
     assert networking.ENDPOINT_SLICES.row(orjson.dumps(slice_)).cells[2:4] == \
         ["http,*,1 + 1 more...", "a,b,c + 2 more..."]
     assert networking.ENDPOINT_SLICES.row(b"{}").cells[2:4] == ["<unset>", "<unset>"]
+
+
+def test_ip_address_parent_and_its_undeclared_age() -> None:
+    def row(parent: dict[str, str] | None) -> list[RenderedCell]:
+        return cells(networking.IP_ADDRESSES, {"metadata": {"name": "10.0.0.1"}, "spec": {"parentRef": parent}})
+
+    assert row(None) == ["10.0.0.1", "<none>", "<unknown>"]
+    assert row({"resource": "Services", "namespace": "default", "name": "web"})[1] == "services/default/web"
+    assert row({"group": "Example.com", "resource": "gateways", "name": "gw"})[1] == "gateways.example.com/gw"
+
+
+def test_network_policy_selecting_every_pod() -> None:
+    assert cells(networking.NETWORK_POLICIES, {"spec": {"podSelector": {}}})[1] == "<none>"
+    assert cells(networking.NETWORK_POLICIES, {})[1] == "<none>"
