@@ -190,6 +190,13 @@ def test_dry_run_changes_nothing(cluster: ServerProcess) -> None:
      "the API version in the data (apps/v1) does not match the expected API version (policy/v1)"),
     ({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "web-1", "namespace": "elsewhere"}},
      "the namespace of the provided object does not match the namespace sent on the request"),
+    ({"metadata": {"name": "web-1"}, "deleteOptions": {"preconditions": ["uid"]}},
+     "json: cannot unmarshal array into Go struct field Eviction.deleteOptions.preconditions of type "
+     "v1.Preconditions"),
+    ({"metadata": {"name": "web-1"}, "deleteOptions": {"gracePeriodSeconds": "30"}},
+     "json: cannot unmarshal string into Go struct field Eviction.deleteOptions.gracePeriodSeconds of type int64"),
+    ({"metadata": {"name": "web-1"}, "deleteOptions": {"dryRun": ["Some"]}},
+     'dryRun: Unsupported value: "Some": supported values: "All"'),
 ])
 def test_bad_evictions_are_400_and_write_nothing(cluster: ServerProcess, body: dict, message: str) -> None:
     ns = "evict-bad"

@@ -45,10 +45,10 @@ async def evict(endpoint: Endpoint, budgets: ResourceType, t: Target, raw: bytes
             "code": 500}))
     if matching:
         budget = matching[0]
-        status = budget.get("status") or {}
+        status = _part(budget, "status")
         unready_but_covered = not _ready(pod) and (
-            (budget.get("spec") or {}).get("unhealthyPodEvictionPolicy") == "AlwaysAllow"
-            or (status.get("currentHealthy", 0) >= status.get("desiredHealthy", 0) > 0))
+            _part(budget, "spec").get("unhealthyPodEvictionPolicy") == "AlwaysAllow"
+            or _count(status, "currentHealthy") >= _count(status, "desiredHealthy") > 0)
         if unready_but_covered:
             # An unready pod counts for nothing in the budget: it goes if it is still the pod just read.
             options = {**options, "preconditions": {**(options.get("preconditions") or {}),
@@ -77,16 +77,70 @@ def _delete_options(t: Target, eviction: Any) -> dict[str, Any]:
     if meta.get("name") != t.name:
         raise errors.bad_request("name in URL does not match name in Eviction object")
     options = eviction.get("deleteOptions") or {}
-    if not isinstance(options, dict):
-        raise errors.bad_request("deleteOptions must be a DeleteOptions object")
-    grace = options.get("gracePeriodSeconds")
-    if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
-        raise errors.bad_request("deleteOptions.gracePeriodSeconds must be an integer")
+    _check_delete_options(options)
     requested = ["All"] if t.dry_run else []
     given = options.get("dryRun") or []
     if given and requested and given != requested:
-        raise errors.internal(f"Non-matching dry-run options in request and content: {requested} and {given}")
+        # A plain error upstream, so a 500 without a reason.
+        raise ApiError(500, "", f"Non-matching dry-run options in request and content: [{' '.join(requested)}] and "
+                                f"[{' '.join(given)}]")
     return {**options, "dryRun": given or requested}
+
+
+def _check_delete_options(options: Any) -> None:
+    """The shapes a DeleteOptions decodes from; anything else is refused as Go's decoder refuses it."""
+    def refuse(field: str, json_type: str, go_type: str) -> ApiError:
+        return errors.bad_request(f"json: cannot unmarshal {json_type} into Go struct field "
+                                  f"Eviction.deleteOptions{field} of type {go_type}")
+
+    if not isinstance(options, dict):
+        raise refuse("", _json_type(options), "v1.DeleteOptions")
+    grace = options.get("gracePeriodSeconds")
+    if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
+        raise refuse(".gracePeriodSeconds", _json_type(grace), "int64")
+    preconditions = options.get("preconditions")
+    if preconditions is not None:
+        if not isinstance(preconditions, dict):
+            raise refuse(".preconditions", _json_type(preconditions), "v1.Preconditions")
+        for field in ("uid", "resourceVersion"):
+            value = preconditions.get(field)
+            if value is not None and not isinstance(value, str):
+                raise refuse(f".preconditions.{field}", _json_type(value), "types.UID" if field == "uid" else "string")
+    dry_run = options.get("dryRun")
+    if dry_run is not None:
+        if not isinstance(dry_run, list) or not all(isinstance(v, str) for v in dry_run):
+            raise refuse(".dryRun", _json_type(dry_run), "[]string")
+        for value in dry_run:
+            if value != "All":
+                raise errors.bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _part(obj: dict[str, Any], field: str) -> dict[str, Any]:
+    """obj[field] as the map Go would have decoded, put in place (empty when it was unset or not a map)."""
+    found = obj.get(field)
+    if not isinstance(found, dict):
+        found = obj[field] = {}
+    return found
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _count(status: dict[str, Any], field: str) -> int:
+    """An int32 of the budget's status; 0 when unset (or not a number, which validation would refuse)."""
+    value = status.get(field)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _load(endpoint: Endpoint, rt: ResourceType, namespace: str, name: str) -> dict[str, Any]:
@@ -98,13 +152,13 @@ def _load(endpoint: Endpoint, rt: ResourceType, namespace: str, name: str) -> di
 
 def _budget_can_be_ignored(pod: dict[str, Any]) -> bool:
     # A pending or finished pod disrupts nothing more by going; a terminating one is going anyway.
-    phase = (pod.get("status") or {}).get("phase")
+    phase = _part(pod, "status").get("phase")
     return phase in ("Pending", "Succeeded", "Failed") or bool(pod["metadata"].get("deletionTimestamp"))
 
 
 def _ready(pod: dict[str, Any]) -> bool:
     return any(c.get("type") == "Ready" and c.get("status") == "True"
-               for c in (pod.get("status") or {}).get("conditions") or () if isinstance(c, dict))
+               for c in _list(_part(pod, "status").get("conditions")) if isinstance(c, dict))
 
 
 def _budgets(endpoint: Endpoint, budgets: ResourceType, namespace: str) -> list[dict[str, Any]]:
@@ -112,7 +166,7 @@ def _budgets(endpoint: Endpoint, budgets: ResourceType, namespace: str) -> list[
 
 
 def _selects(budget: dict[str, Any], pod: dict[str, Any]) -> bool:
-    selector = from_label_selector((budget.get("spec") or {}).get("selector"))
+    selector = from_label_selector(_part(budget, "spec").get("selector"))
     return selector is not None and selector.matches(pod["metadata"].get("labels"))
 
 
@@ -138,30 +192,31 @@ async def _take_one_disruption(endpoint: Endpoint, budgets: ResourceType, t: Tar
 
 def _check_and_decrement(budget: dict[str, Any], pod_name: str, dry_run: bool) -> None:
     name = budget["metadata"]["name"]
-    status = budget.setdefault("status", {})
-    if int(status.get("observedGeneration") or 0) < int(budget["metadata"].get("generation") or 0):
+    status = _part(budget, "status")
+    if _count(status, "observedGeneration") < _count(budget["metadata"], "generation"):
         raise _too_many_requests(f"The disruption budget {name} is still being processed by the server.", 10)
-    allowed = int(status.get("disruptionsAllowed") or 0)
+    allowed = _count(status, "disruptionsAllowed")
     if allowed < 0:
         raise _budget_forbidden(name, "pdb disruptions allowed is negative")
-    if len(status.get("disruptedPods") or {}) > MAX_DISRUPTED_PODS:
+    if len(_part(status, "disruptedPods")) > MAX_DISRUPTED_PODS:
         raise _budget_forbidden(name, "DisruptedPods map too big - too many evictions not confirmed by PDB controller")
     if allowed == 0:
-        raise _too_many_requests(f"The disruption budget {name} needs {int(status.get('desiredHealthy') or 0)} "
-                                 f"healthy pods and has {int(status.get('currentHealthy') or 0)} currently", 0)
+        raise _too_many_requests(f"The disruption budget {name} needs {_count(status, 'desiredHealthy')} "
+                                 f"healthy pods and has {_count(status, 'currentHealthy')} currently", 0)
     status["disruptionsAllowed"] = allowed - 1
     if allowed == 1:
         _set_disruption_allowed_false(status)
     if not dry_run:
         # Tells the disruption controller the pod is going, so it is not counted as available meanwhile.
-        status["disruptedPods"] = {**(status.get("disruptedPods") or {}), pod_name: objects.now_rfc3339()}
+        _part(status, "disruptedPods")[pod_name] = objects.now_rfc3339()
 
 
 def _set_disruption_allowed_false(status: dict[str, Any]) -> None:
     """apimachinery's SetStatusCondition of DisruptionAllowed=False (InsufficientPods), as upstream's helper."""
-    conditions = status.setdefault("conditions", [])
+    conditions = _list(status.get("conditions"))
+    status["conditions"] = conditions
     wanted = {"type": "DisruptionAllowed", "status": "False",
-              "observedGeneration": int(status.get("observedGeneration") or 0),
+              "observedGeneration": _count(status, "observedGeneration"),
               "lastTransitionTime": objects.now_rfc3339(), "reason": "InsufficientPods", "message": ""}
     for condition in conditions:
         if isinstance(condition, dict) and condition.get("type") == "DisruptionAllowed":
@@ -202,8 +257,8 @@ async def _mark_disruption_target(endpoint: Endpoint, t: Target, pod: dict[str, 
                                   f"the {label} in the precondition ({wanted}) does not match the {label} in record "
                                   f"({meta.get(field)}). The object might have been "
                                   + ("deleted and then recreated" if field == "uid" else "modified"))
-    status = pod.setdefault("status", {})
-    conditions = [c for c in status.get("conditions") or () if isinstance(c, dict)]
+    status = _part(pod, "status")
+    conditions = [c for c in _list(status.get("conditions")) if isinstance(c, dict)]
     wanted = {"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
               "lastTransitionTime": objects.now_rfc3339(), "reason": "EvictionByEvictionAPI",
               "message": "Eviction API: evicting"}
