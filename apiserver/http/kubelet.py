@@ -54,7 +54,7 @@ def answer(store: Store, resource: str, namespace: str, name: str, subresource: 
     pod = _get(store, "pods", namespace, name)
     if subresource in ("exec", "attach"):
         _container(pod, query.get("container", ""))
-    node_name = (pod.get("spec") or {}).get("nodeName")
+    node_name = _map(pod.get("spec")).get("nodeName")
     if not node_name:
         raise errors.bad_request(f"pod {name} does not have a host assigned")
     host_port = _kubelet(store, node_name)
@@ -66,7 +66,7 @@ def answer(store: Store, resource: str, namespace: str, name: str, subresource: 
 def _log(store: Store, pod: Obj, query: Mapping[str, str]) -> Reply:
     meta = pod["metadata"]
     container = _container(pod, query.get("container", ""))
-    node_name = (pod.get("spec") or {}).get("nodeName")
+    node_name = _map(pod.get("spec")).get("nodeName")
     if not node_name:
         return Reply(204, b"", content_type="")  # a pod on no node has no log yet: an empty answer
     host_port = _kubelet(store, node_name)
@@ -104,15 +104,15 @@ def _check_log_options(name: str, query: Mapping[str, str]) -> None:
 
 def _container(pod: Obj, container: str) -> str:
     """The container a log, exec or attach is for: the one named, or the pod's only one."""
-    spec = pod.get("spec") or {}
+    spec = _map(pod.get("spec"))
     name = pod["metadata"]["name"]
     everything = [c.get("name", "") for key in ("initContainers", "containers", "ephemeralContainers")
-                  for c in spec.get(key) or () if isinstance(c, dict)]
+                  for c in _items(spec.get(key))]
     if container:
         if container not in everything:
             raise errors.bad_request(f"container {container} is not valid for pod {name}")
         return container
-    regular = [c for c in spec.get("containers") or () if isinstance(c, dict)]
+    regular = _items(spec.get("containers"))
     if len(regular) == 1:
         return str(regular[0].get("name", ""))
     if not regular:
@@ -124,14 +124,14 @@ def _container(pod: Obj, container: str) -> str:
 def _kubelet(store: Store, node_name: str) -> str:
     """host:port of the node's kubelet, as upstream's NodeConnectionInfoGetter finds it."""
     node = _get(store, "nodes", "", node_name)
-    status = node.get("status") or {}
-    addresses = [a for a in status.get("addresses") or () if isinstance(a, dict)]
-    host = next((a.get("address", "") for kind in _PREFERRED_ADDRESS_TYPES for a in addresses if a.get("type") == kind),
+    status = _map(node.get("status"))
+    addresses = _items(status.get("addresses"))
+    host = next((str(a.get("address", "")) for kind in _PREFERRED_ADDRESS_TYPES for a in addresses if a.get("type") == kind),
                 None)
     if host is None:
         known = " ".join(f"{{{a.get('type', '')} {a.get('address', '')}}}" for a in addresses)
         raise _unknown(f"no preferred addresses found; known addresses: [{known}]")
-    port = ((status.get("daemonEndpoints") or {}).get("kubeletEndpoint") or {}).get("Port")
+    port = _map(_map(status.get("daemonEndpoints")).get("kubeletEndpoint")).get("Port")
     return _join(host, str(port if isinstance(port, int) and port > 0 else KUBELET_PORT))
 
 
@@ -139,11 +139,10 @@ def _pod_proxy(store: Store, namespace: str, name: str) -> Reply:
     scheme, pod_name, port = _split_scheme_name_port(name, "pod")
     pod = _get(store, "pods", namespace, pod_name)
     if not port:
-        port = next((str(c["ports"][0].get("containerPort")) for c in (pod.get("spec") or {}).get("containers") or ()
-                     if isinstance(c, dict) and c.get("ports")), "")
-    status = pod.get("status") or {}
-    ip = str(status.get("podIP") or next((p.get("ip") for p in status.get("podIPs") or () if isinstance(p, dict)),
-                                         ""))
+        port = next((str(ports[0].get("containerPort")) for c in _items(_map(pod.get("spec")).get("containers"))
+                     for ports in [_items(c.get("ports"))] if ports), "")
+    status = _map(pod.get("status"))
+    ip = str(status.get("podIP") or next((p.get("ip") for p in _items(status.get("podIPs"))), ""))
     if not _global_unicast(ip):
         raise errors.bad_request("address not allowed")
     raise _unreachable(_join(ip, port or ("443" if scheme == "https" else "80")))
@@ -162,35 +161,35 @@ def _service_proxy(store: Store, namespace: str, name: str) -> Reply:
     _, service_name, port = _split_scheme_name_port(name, "service")
     if port.isdigit():
         service = _get(store, "services", namespace, service_name)
-        named = next((p.get("name", "") for p in (service.get("spec") or {}).get("ports") or ()
-                      if isinstance(p, dict) and p.get("port") == int(port)), None)
+        named = next((p.get("name", "") for p in _items(_map(service.get("spec")).get("ports"))
+                      if p.get("port") == int(port)), None)
         if named is None:
             raise _unavailable(f'no service port {int(port)} found for service "{service_name}"')
         port = named
     endpoints = _get(store, "endpoints", namespace, service_name)
-    subsets = [s for s in endpoints.get("subsets") or () if isinstance(s, dict)]
+    subsets = _items(endpoints.get("subsets"))
     if not subsets:
         raise _unavailable(f'no endpoints available for service "{service_name}"')
     for subset in subsets:
-        for endpoint_port in subset.get("ports") or ():
+        for endpoint_port in _items(subset.get("ports")):
             if endpoint_port.get("name", "") != port:
                 continue
-            for address in subset.get("addresses") or ():
+            for address in _items(subset.get("addresses")):
                 if _backed_by_its_pod(store, namespace, address):
-                    raise _unreachable(_join(address["ip"], str(endpoint_port.get("port"))))
+                    raise _unreachable(_join(str(address.get("ip")), str(endpoint_port.get("port"))))
     raise _unavailable(f'no endpoints available for service "{name}"')
 
 
 def _backed_by_its_pod(store: Store, namespace: str, address: Obj) -> bool:
     # Upstream proxies only to an address whose target pod still holds that IP.
-    ref = address.get("targetRef") or {}
+    ref = _map(address.get("targetRef"))
     if ref.get("kind", "Pod") != "Pod" or ref.get("namespace") != namespace or not ref.get("name"):
         return False
-    stored = store.get(("pods", namespace, ref["name"]))
+    stored = store.get(("pods", namespace, str(ref["name"])))
     if stored is None:
         return False
-    ips = (orjson.loads(stored.data).get("status") or {}).get("podIPs") or ()
-    return any(isinstance(p, dict) and p.get("ip") == address.get("ip") for p in ips)
+    ips = _items(_map(orjson.loads(stored.data).get("status")).get("podIPs"))
+    return any(p.get("ip") == address.get("ip") for p in ips)
 
 
 def _split_scheme_name_port(text: str, what: str) -> tuple[str, str, str]:
@@ -214,6 +213,15 @@ def _get(store: Store, resource: str, namespace: str, name: str) -> Obj:
     if stored is None:
         raise errors.not_found(resource, "", name)
     return orjson.loads(stored.data)  # type: ignore[no-any-return]
+
+
+def _map(value: Any) -> Obj:
+    """A part of a stored object as Go would have decoded it: a map, else empty."""
+    return value if isinstance(value, dict) else {}
+
+
+def _items(value: Any) -> list[Obj]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def _join(host: str, port: str) -> str:
