@@ -6,6 +6,8 @@ import json
 import urllib.error
 import urllib.request
 
+import pytest
+from accounts import add_token
 from support import ServerProcess, run_kubectl
 
 ENDPOINTS_WARNING = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
@@ -71,3 +73,19 @@ def test_component_status_has_upstreams_text_without_a_replacement() -> None:
     rt = ResourceType("", "v1", "ComponentStatus", "componentstatuses", "componentstatus", False)
     assert warning_text(rt) == "v1 ComponentStatus is deprecated in v1.19+"
     assert warning_header(warning_text(rt) or "") == '299 - "v1 ComponentStatus is deprecated in v1.19+"'
+
+
+def test_what_upstream_refuses_before_the_handler_carries_no_warning(shared_server: ServerProcess) -> None:
+    _, token = add_token(shared_server, "reader", "view")
+    req = urllib.request.Request(shared_server.url + "/api/v1/namespaces/default/endpoints",
+                                 data=json.dumps(endpoints("refused")).encode(), method="POST")
+    req.add_header("Authorization", f"Bearer {token}")
+    req.add_header("Content-Type", "application/json")
+    with pytest.raises(urllib.error.HTTPError) as forbidden:
+        urllib.request.urlopen(req, context=shared_server.ssl_context(), timeout=30)
+    assert forbidden.value.code == 403 and forbidden.value.headers.get_all("Warning") is None
+    req = urllib.request.Request(shared_server.url + "/api/v1/namespaces/default/endpoints")
+    req.add_header("Authorization", "Bearer not-a-token")
+    with pytest.raises(urllib.error.HTTPError) as unauthorized:
+        urllib.request.urlopen(req, context=shared_server.ssl_context(), timeout=30)
+    assert unauthorized.value.code == 401 and unauthorized.value.headers.get_all("Warning") is None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
@@ -24,13 +25,13 @@ from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggr
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
 from apiserver.http import eviction, kubelet, requestinfo
+from apiserver.http.deprecated import DeprecationWarnings
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
-from apiserver.kinds import deprecation
-from apiserver.kinds.resources import Registry, ResourceType
+from apiserver.kinds.resources import Registry
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
 
@@ -164,7 +165,8 @@ def build_app(state: ServerState) -> Starlette:
         return _error_response(errors.method_not_allowed(
             "the server does not allow this method on the requested resource"), request)
 
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
+    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal},
+                     middleware=[Middleware(DeprecationWarnings, registry=state.registry)])
 
 
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
@@ -173,7 +175,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         return _discovery(state, request, parsed)
     if parsed is None:
         raise errors.resource_not_found()
-    verb = _verb(request.method, parsed.name is not None, request.query_params, parsed.subresource is not None)
+    method = request.method
+    verb = _verb(method, parsed.name is not None, request.query_params, parsed.subresource is not None)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
@@ -181,23 +184,6 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None:
         raise errors.resource_not_found()
-    warning = deprecation.warning_text(rt) if parsed.subresource is None else None
-    if warning is None:
-        return await _serve_resource(state, request, user, parsed, rt, verb)
-    header = deprecation.warning_header(warning)
-    try:
-        response = await _serve_resource(state, request, user, parsed, rt, verb)
-    except ApiError as exc:
-        # Upstream records the warning before the handler runs: refusals carry it too.
-        earlier = exc.headers.get("Warning")
-        exc.headers = {**exc.headers, "Warning": f"{earlier}, {header}" if earlier else header}
-        raise
-    response.headers.append("Warning", header)
-    return response
-
-
-async def _serve_resource(state: ServerState, request: Request, user: User, parsed: requestinfo.ResourcePath,
-                          rt: ResourceType, verb: str) -> Response:
     subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
     if parsed.subresource is not None and subresource is None:
         raise errors.resource_not_found()
