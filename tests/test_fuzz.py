@@ -63,6 +63,12 @@ class Probe:
         assert self.conn.json("POST", CM_PATH, body)[0] == 201
         self._revision = None
 
+    def ensure(self, path: str, collection: str, body: dict[str, Any]) -> None:
+        """Creates the object at path again if an earlier case removed it."""
+        if self.conn.request("GET", path)[0] == 404:
+            assert self.conn.json("POST", collection, body)[0] == 201
+            self._revision = None
+
     def read(self, path: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:
         status, answer_headers, body = self.conn.request("GET", path, headers=headers)
         return status, self._answered(status, answer_headers, body)
@@ -183,7 +189,7 @@ yaml_fragments = st.sampled_from([
     "x: !!python/object:os.system [ls]\n", "x: !custom 1\n", "big: 123456789012345678901234567890\n",
     "n: .nan\n", "i: -.inf\n", "- a\n- b\n", "just a string\n", "---\na: 1\n---\nb: 2\n", "",
     "metadata: {name: [1]}\n", "metadata: {labels: {a: 2001-12-14}}\n", "kind: ConfigMap\n<<: {a: 1}\n",
-    "a: " + "[" * 200 + "]" * 200 + "\n",
+    "a: " + "[" * 200 + "]" * 200 + "\n", "e: [=, y, n, 12:30, 1e3, 0o17, 08, !Ref x]\n", "y: n\n1.5: f\n",
     "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
     "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
     "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
@@ -355,3 +361,41 @@ def test_paths(probe: Probe, cases: list[tuple[list[str], str]]) -> None:
         else:
             probe.write(method, path, b'{"metadata":{"name":"p"}}',
                         "application/merge-patch+json" if method == "PATCH" else "application/json")
+
+
+EVICTEE = NS_PATH + "/pods/evictee"
+EVICTEE_BODY = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "evictee", "labels": {"app": "fuzz"}},
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+delete_options = st.fixed_dictionaries({}, optional={
+    "gracePeriodSeconds": st.one_of(st.integers(min_value=-5, max_value=5), json_values),
+    "preconditions": st.one_of(preconditions, json_values),
+    "dryRun": st.one_of(st.just(["All"]), json_values)})
+evictions = st.one_of(st.fixed_dictionaries({}, optional={
+    "apiVersion": st.one_of(st.sampled_from(["policy/v1", "policy/v1beta1"]), json_values),
+    "kind": st.one_of(st.just("Eviction"), json_values),
+    "metadata": st.one_of(st.fixed_dictionaries({}, optional={
+        "name": st.one_of(st.just("evictee"), names, json_values),
+        "namespace": st.one_of(st.just("fuzz"), json_values)}), json_values),
+    "deleteOptions": st.one_of(delete_options, json_values)}), json_values)
+
+
+@FUZZ_MORE
+@given(cases=batch(st.tuples(evictions, st.booleans())))
+def test_evictions(probe: Probe, cases: list[tuple[Any, bool]]) -> None:
+    for eviction, dry_run in cases:
+        probe.ensure(EVICTEE, NS_PATH + "/pods", EVICTEE_BODY)
+        probe.write("POST", EVICTEE + "/eviction" + ("?dryRun=All" if dry_run else ""),
+                    json.dumps(eviction).encode(), "application/json")
+
+
+log_queries = st.dictionaries(
+    st.sampled_from(["tailLines", "limitBytes", "sinceSeconds", "container", "follow", "previous", "timestamps"]),
+    st.one_of(st.text(max_size=12), st.integers(min_value=-(2**65), max_value=2**65).map(str)), max_size=4)
+
+
+@FUZZ_MORE
+@given(cases=batch(st.tuples(log_queries, st.sampled_from(["log", "exec", "attach", "portforward", "proxy"]))))
+def test_kubelet_subresources_of_a_pod_on_no_node(probe: Probe, cases: list[tuple[dict[str, str], str]]) -> None:
+    for params, subresource in cases:
+        probe.ensure(EVICTEE, NS_PATH + "/pods", EVICTEE_BODY)
+        probe.read(EVICTEE + "/" + subresource + "?" + urllib.parse.urlencode(params))

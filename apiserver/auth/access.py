@@ -28,7 +28,7 @@ _READ_VERBS = frozenset({"get", "list", "watch"})
 # restricted to the resources served here.
 _VIEWABLE = frozenset({
     ("", "configmaps"), ("", "endpoints"), ("", "persistentvolumeclaims"), ("", "persistentvolumeclaims/status"),
-    ("", "pods"), ("", "pods/status"), ("", "serviceaccounts"), ("", "services"), ("", "services/status"),
+    ("", "pods"), ("", "pods/log"), ("", "pods/status"), ("", "serviceaccounts"), ("", "services"), ("", "services/status"),
     ("", "events"), ("", "namespaces"), ("", "namespaces/status"),
     ("apps", "daemonsets"), ("apps", "daemonsets/status"), ("apps", "deployments"), ("apps", "deployments/scale"),
     ("apps", "deployments/status"), ("apps", "replicasets"), ("apps", "replicasets/scale"),
@@ -37,6 +37,7 @@ _VIEWABLE = frozenset({
     ("batch", "cronjobs"), ("batch", "cronjobs/status"), ("batch", "jobs"), ("batch", "jobs/status"),
     ("networking.k8s.io", "ingresses"), ("networking.k8s.io", "ingresses/status"),
     ("discovery.k8s.io", "endpointslices"),
+    ("policy", "poddisruptionbudgets"), ("policy", "poddisruptionbudgets/status"),
 })
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
@@ -23,7 +24,8 @@ from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import requestinfo
+from apiserver.http import eviction, kubelet, requestinfo
+from apiserver.http.deprecated import DeprecationWarnings
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
@@ -69,7 +71,7 @@ def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Re
     if len(body) > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
         body = gzip.compress(body, compresslevel=1)
         headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
-    return Response(body, status_code=reply.status, media_type=reply.content_type, headers=headers)
+    return Response(body, status_code=reply.status, media_type=reply.content_type or None, headers=headers)
 
 
 def _accepts_gzip(accept_encoding: str) -> bool:
@@ -163,7 +165,8 @@ def build_app(state: ServerState) -> Starlette:
         return _error_response(errors.method_not_allowed(
             "the server does not allow this method on the requested resource"), request)
 
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal})
+    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal},
+                     middleware=[Middleware(DeprecationWarnings, registry=state.registry)])
 
 
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
@@ -173,7 +176,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if parsed is None:
         raise errors.resource_not_found()
     method = request.method
-    verb = _verb(method, parsed.name is not None, request.query_params)
+    verb = _verb(method, parsed.name is not None, request.query_params, parsed.subresource is not None)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
@@ -194,6 +197,10 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
+    if not rt.group and rt.custom is None and kubelet.handles(rt.plural, parsed.subresource):
+        upgrade = "upgrade" in request.headers.get("connection", "").lower()
+        return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource or "",
+                                              request.query_params, upgrade))
     shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if verb == "watch":
         state.watch_slots.check(user.name)
@@ -208,6 +215,11 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         return _reply_response(_held(state, user, endpoint.watch(target, shape)))
     body = await _read_body(request, state.limits.max_body_bytes)
     content_type = request.headers.get("content-type")
+    if parsed.subresource == "eviction":
+        budgets = state.registry.lookup("policy", "v1", "poddisruptionbudgets")
+        if budgets is None:
+            raise errors.resource_not_found()
+        return _reply_response(await eviction.evict(endpoint, budgets, target, body, content_type))
     if verb == "create":
         return _reply_response(await endpoint.create(target, body, content_type))
     if verb == "update":
@@ -241,13 +253,13 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _verb(method: str, has_name: bool, query: Any) -> str:
+def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) -> str:
     if method == "GET":
         if query.get("watch") in ("1", "true"):
             return "watch"
         return "get" if has_name else "list"
     if method == "POST":
-        if has_name:
+        if has_name and not subresource:  # a POST to an object's subresource creates (an eviction, a binding)
             raise errors.method_not_allowed("POST is not supported on a named resource")
         return "create"
     if not has_name:

@@ -7,14 +7,14 @@ decode an object. Reads splice the stored bytes into the answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import orjson
 
 from apiserver import errors
 from apiserver.crd import crdspec
 from apiserver.http.limits import Limits
-from apiserver.kinds import fieldvalidation, objects, services
+from apiserver.kinds import admission, fieldvalidation, objects, services
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import patch
@@ -187,6 +187,7 @@ class Endpoint:
             services.allocate(obj, *services.taken(_load(s) for _, s in self.store.list(t.rt.storage_key, None)[1]))
         if t.rt.kind == "Pod":
             self._copy_node_topology(obj)
+        admission.admit_create(t.rt.kind, obj, self._decoded)
         obj = objects.reshaped(obj)
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
@@ -351,6 +352,11 @@ class Endpoint:
         for key in ("topology.kubernetes.io/zone", "topology.kubernetes.io/region"):
             if key in node_labels:
                 pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
+
+    def _decoded(self, storage_key: str) -> Iterator[dict[str, Any]] | None:
+        if storage_key not in self._registry.storage_keys():
+            return None
+        return (_load(stored) for _, stored in self.store.list(storage_key, None)[1])
 
     def _require(self, t: Target) -> StoredObject:
         stored = self.store.latest(t.key())

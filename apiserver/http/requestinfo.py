@@ -51,7 +51,8 @@ def parse(path: str) -> ResourcePath | DiscoveryPath | None:
         namespace = rest[1]
         if len(rest) > 2 and rest[2] not in _NAMESPACE_SUBRESOURCES:
             rest = rest[2:]
-    if len(rest) > 3:
+    # Only a proxy subresource goes deeper: the rest of the path is the proxied request's.
+    if len(rest) > 3 and rest[2] != "proxy":
         return None
     resource = rest[0]
     name = rest[1] if len(rest) > 1 else None

@@ -3,7 +3,8 @@
 Two kinds of rule, both pure functions on decoded objects:
 - `default(kind, obj)`: the SetDefaults_* functions of pkg/apis/*/v1/defaults.go.
 - `admit(kind, obj)`: what the default admission plugins add on create (DefaultTolerationSeconds,
-  Priority, TaintNodesByCondition, StorageObjectInUseProtection), and the pod strategy's status.
+  TaintNodesByCondition, StorageObjectInUseProtection), and the pod strategy's status. Those that read
+  other objects (Priority, DefaultStorageClass, DefaultIngressClass) are in admission.py.
 - `go_zero(obj, schema)`: fields whose Go struct is not a pointer, or lacks omitempty, are written
   out even when unset (`resources: {}`, `lastProbeTime: null`). The table is keyed by definition name.
 """
@@ -166,9 +167,6 @@ def _admit_pod(obj: Obj) -> None:
         if not any(isinstance(t, dict) and t.get("key") == key and t.get("effect") in ("NoExecute", None)
                    for t in tolerations):
             tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300})
-    # Priority admission, with no PriorityClass marked global default.
-    spec.setdefault("priority", 0)
-    spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
     # The pod strategy starts every pod Pending, in the QoS class its resources give it.
     status = obj.setdefault("status", {})
     status.setdefault("phase", "Pending")

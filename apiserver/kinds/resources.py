@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 READ_VERBS = ("get", "list", "watch")
 STATUS_VERBS = ("get", "patch", "update")
+# Subresources a kubelet or the proxy answers: exec, attach and portforward are a GET or POST upgrade.
+CONNECT_VERBS = ("create", "get")
+PROXY_VERBS = ("create", "delete", "get", "patch", "update")
 
 
 class CustomVersion(Protocol):
@@ -125,17 +128,24 @@ BUILTIN: tuple[ResourceType, ...] = (
     _r("", "v1", "Namespace", "namespaces", False,
        verbs=("create", "delete", "get", "list", "patch", "update", "watch"), short_names=("ns",),
        subresources=(Subresource("finalize", "Namespace", verbs=("update",)), _status("Namespace"))),
-    _r("", "v1", "Node", "nodes", False, short_names=("no",), subresources=(_status("Node"),)),
+    _r("", "v1", "Node", "nodes", False, short_names=("no",),
+       subresources=(Subresource("proxy", "NodeProxyOptions", verbs=PROXY_VERBS), _status("Node"))),
     _r("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", short_names=("pvc",),
        subresources=(_status("PersistentVolumeClaim"),)),
     _r("", "v1", "PersistentVolume", "persistentvolumes", False, short_names=("pv",),
        subresources=(_status("PersistentVolume"),)),
-    _r("", "v1", "Pod", "pods", short_names=("po",), categories=("all",), subresources=(_status("Pod"),),
+    _r("", "v1", "Pod", "pods", short_names=("po",), categories=("all",),
+       subresources=(Subresource("attach", "PodAttachOptions", verbs=CONNECT_VERBS),
+                     Subresource("eviction", "Eviction", "policy", "v1", ("create",)),
+                     Subresource("exec", "PodExecOptions", verbs=CONNECT_VERBS),
+                     Subresource("log", "Pod", verbs=("get",)),
+                     Subresource("portforward", "PodPortForwardOptions", verbs=CONNECT_VERBS),
+                     Subresource("proxy", "PodProxyOptions", verbs=PROXY_VERBS), _status("Pod")),
        tracks_generation=True),
     _r("", "v1", "Secret", "secrets"),
     _r("", "v1", "ServiceAccount", "serviceaccounts", short_names=("sa",)),
     _r("", "v1", "Service", "services", short_names=("svc",), categories=("all",),
-       subresources=(_status("Service"),)),
+       subresources=(Subresource("proxy", "ServiceProxyOptions", verbs=PROXY_VERBS), _status("Service"))),
     _r("apiregistration.k8s.io", "v1", "APIService", "apiservices", False, verbs=READ_VERBS,
        categories=("api-extensions",), synthetic=True),
     _r("apps", "v1", "DaemonSet", "daemonsets", short_names=("ds",), categories=("all",),
@@ -159,11 +169,12 @@ BUILTIN: tuple[ResourceType, ...] = (
        subresources=(_status("CustomResourceDefinition"),), tracks_generation=True),
     _r("coordination.k8s.io", "v1", "Lease", "leases"),
     _r("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", tracks_generation=True),
+    _r("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", short_names=("pdb",), subresources=(_status("PodDisruptionBudget"),), tracks_generation=True),  # noqa: E501 until the kinds branch serves it from data
 )
 
 # The order kube-apiserver lists its groups in (/apis and aggregated discovery).
 GROUP_ORDER: tuple[str, ...] = (
-    "apiregistration.k8s.io", "apps", "events.k8s.io", "batch", "networking.k8s.io",
+    "apiregistration.k8s.io", "apps", "events.k8s.io", "batch", "networking.k8s.io", "policy",
     "storage.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io",
 )
 

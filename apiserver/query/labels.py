@@ -237,3 +237,28 @@ def _check_key(key: str, path: str) -> None:
         raise SelectorError(f'{path}: Invalid value: "{key}": ' + "; ".join(problems))
 
 
+_EXPRESSION_OPERATORS: dict[str, Operator] = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}
+
+
+def from_label_selector(selector: object) -> LabelSelector | None:
+    """A metav1.LabelSelector object as a selector, as LabelSelectorAsSelector reads it.
+
+    None when it selects nothing: an absent selector or one it cannot read. An empty one selects everything.
+    """
+    if not isinstance(selector, dict):
+        return None
+    requirements: list[Requirement] = []
+    try:
+        for key, value in sorted((selector.get("matchLabels") or {}).items()):
+            _check_key(str(key), "key")
+            requirements.append(_requirement(str(key), "=", [str(value)]))
+        for expression in selector.get("matchExpressions") or ():
+            operator = _EXPRESSION_OPERATORS.get(str(expression.get("operator")))
+            values = [str(v) for v in expression.get("values") or ()]
+            if operator is None or (operator in ("in", "notin")) != bool(values):
+                return None
+            _check_key(str(expression.get("key")), "key")
+            requirements.append(_requirement(str(expression.get("key")), operator, values))
+    except (SelectorError, AttributeError):
+        return None
+    return LabelSelector(tuple(requirements))

@@ -8,7 +8,7 @@ import orjson
 import yaml
 
 from apiserver import errors
-from apiserver.wire import protobuf
+from apiserver.wire import goyaml, protobuf
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -19,17 +19,6 @@ APPLY_PATCH = "application/apply-patch+yaml"
 
 BODY_TYPES = (JSON, YAML)
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH)
-
-# The C loader when PyYAML was built with libyaml.
-_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-
-
-class _YamlLoader(_SafeLoader):  # type: ignore[misc]
-    # Unquoted dates stay strings, as sigs.k8s.io/yaml leaves them: a label `day: 2001-12-14` is text.
-    yaml_implicit_resolvers = {first: [(tag, rx) for tag, rx in resolvers if tag != _TIMESTAMP]
-                               for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()}
-
 
 _INT64 = range(-(2**63), 2**63)
 # Anchors let a few bytes stand for a huge document ("billion laughs"); a document without them has
@@ -62,8 +51,8 @@ def decode_json(raw: bytes) -> Any:
 
 def decode_yaml(raw: bytes) -> Any:
     try:
-        return _as_json(yaml.load(raw, Loader=_YamlLoader), [len(raw) + _ALIAS_SLACK])
-    except yaml.YAMLError as exc:
+        return _as_json(goyaml.load_first_document(raw), [len(raw) + _ALIAS_SLACK])
+    except (yaml.YAMLError, goyaml.NotJSON) as exc:
         raise errors.bad_request(f"error converting YAML to JSON: {exc}".replace("\n", " ")) from None
     except RecursionError:
         raise errors.bad_request("error converting YAML to JSON: the document is nested too deeply") from None
@@ -82,19 +71,11 @@ def _as_json(value: Any, budget: list[int]) -> Any:
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise errors.bad_request(f"error converting YAML to JSON: {value} is not a JSON number")
-        return value
+        # encoding/json writes a whole float below 1e21 without a fraction, so it reads back as an integer.
+        return _as_json(int(value), budget) if value.is_integer() and abs(value) < 1e21 else value
     if isinstance(value, list):
         return [_as_json(item, budget) for item in value]
     if isinstance(value, dict):
-        return {_json_key(key): _as_json(item, budget) for key, item in value.items()}
+        return {key: _as_json(item, budget) for key, item in value.items()}  # keys: goyaml spelt them
     raise errors.bad_request(f"error converting YAML to JSON: a {type(value).__name__} value has no JSON "
                              "form")
-
-
-def _json_key(key: Any) -> str:
-    # Scalar keys are spelt as JSON spells them, as sigs.k8s.io/yaml converts them.
-    if isinstance(key, str):
-        return key
-    if key is None or isinstance(key, (bool, int, float)):
-        return orjson.dumps(key).decode()
-    raise errors.bad_request(f"error converting YAML to JSON: a {type(key).__name__} cannot be a key")
