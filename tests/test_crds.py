@@ -56,11 +56,12 @@ def loaded(shared_server: ServerProcess) -> Iterator[ServerProcess]:
 
 
 def _with_status(server: ServerProcess, crd: str) -> dict[str, Any]:
-    """The CRD once its controller has written status (a moment after the create, as upstream)."""
-    deadline = time.monotonic() + 5
+    """The CRD once its controller has written its conditions (a moment after the create, as upstream;
+    the create itself already writes a status, with the stored versions but no conditions)."""
+    deadline = time.monotonic() + 30
     while True:
         _, obj = server.json("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}")
-        if "status" in obj or time.monotonic() > deadline:
+        if (obj.get("status") or {}).get("conditions") or time.monotonic() > deadline:
             return obj  # type: ignore[no-any-return]
         time.sleep(0.02)
 
