@@ -13,7 +13,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver.auth import access, pki, tokens
+from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
@@ -53,29 +53,30 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _bootstrap_objects() -> list[tuple[str, str, dict[str, object]]]:
-    """What kube-apiserver itself creates on a fresh cluster: (resource, namespace, object)."""
-    bootstrap: list[tuple[str, str, dict[str, object]]] = [
-        ("namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+def _bootstrap_objects() -> list[tuple[str, str, str, dict[str, object]]]:
+    """What kube-apiserver itself creates on a fresh cluster: (group, resource, namespace, object)."""
+    bootstrap: list[tuple[str, str, str, dict[str, object]]] = [
+        ("", "namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         for name in SYSTEM_NAMESPACES]
     # Written at start-up by the legacy service account token tracking controller.
-    bootstrap.append(("configmaps", "kube-system", {
+    bootstrap.append(("", "configmaps", "kube-system", {
         "apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "kube-apiserver-legacy-service-account-token-tracking", "namespace": "kube-system"},
         "data": {"since": objects.now_rfc3339()[:10]}}))
     # The in-cluster address of the API, at the first address of the service range.
-    bootstrap.append(("services", "default", {
+    bootstrap.append(("", "services", "default", {
         "apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "kubernetes", "namespace": "default",
                      "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {"clusterIP": "10.96.0.1", "type": "ClusterIP", "sessionAffinity": "None",
                  "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}))
+    bootstrap += [(bootstrap_policy.RBAC_GROUP, o.resource, o.namespace, o.body) for o in bootstrap_policy.objects()]
     return bootstrap
 
 
 async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
-    for plural, namespace, body in _bootstrap_objects():
-        rt = state.registry.lookup("", "v1", plural)
+    for group, plural, namespace, body in _bootstrap_objects():
+        rt = state.registry.lookup(group, "v1", plural)
         assert rt is not None
         meta = body["metadata"]
         assert isinstance(meta, dict)

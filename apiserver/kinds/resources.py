@@ -153,6 +153,10 @@ BUILTIN: tuple[ResourceType, ...] = (
     _r("networking.k8s.io", "v1", "IngressClass", "ingressclasses", False, tracks_generation=True),
     _r("networking.k8s.io", "v1", "Ingress", "ingresses", short_names=("ing",),
        subresources=(_status("Ingress"),), tracks_generation=True),
+    _r("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
+    _r("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False),
+    _r("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings"),
+    _r("rbac.authorization.k8s.io", "v1", "Role", "roles"),
     _r("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, short_names=("sc",)),
     _r("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False,
        short_names=("crd", "crds"), categories=("api-extensions",),
@@ -164,7 +168,7 @@ BUILTIN: tuple[ResourceType, ...] = (
 # The order kube-apiserver lists its groups in (/apis and aggregated discovery).
 GROUP_ORDER: tuple[str, ...] = (
     "apiregistration.k8s.io", "apps", "events.k8s.io", "batch", "networking.k8s.io",
-    "storage.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io",
+    "rbac.authorization.k8s.io", "storage.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io",
 )
 
 
