@@ -115,7 +115,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     discovery = Discovery(registry, address)
     state = ServerState(registry, store, discovery, endpoint,
                         SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
-                        limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
+                        access.Authorizer(store), limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http)
     crds = CustomResourceDefinitions(store, registry, discovery)
 

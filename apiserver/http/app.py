@@ -18,7 +18,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from apiserver import errors, metrics
-from apiserver.auth import access
+from apiserver.auth import access, escalation
 from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
@@ -48,6 +48,7 @@ class ServerState:
     endpoint: Endpoint
     synthetic: SyntheticResources
     authenticator: TokenAuthenticator
+    authorizer: access.Authorizer
     limits: Limits
     watch_slots: WatchSlots
     # The loopback-only plain HTTP mode: client-go never sends a bearer token over plain HTTP, so
@@ -92,11 +93,15 @@ def build_app(state: ServerState) -> Starlette:
         return PlainTextResponse("ok")
 
     async def version(request: Request, user: User) -> Response:
+        try:
+            state.authorizer.authorize_path(user, "get", request.url.path)
+        except ApiError as exc:
+            return _error_response(exc, request)
         return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
 
     async def metrics_text(request: Request, user: User) -> Response:
         try:
-            access.authorize_path(user, "get", request.url.path)
+            state.authorizer.authorize_path(user, "get", request.url.path)
         except ApiError as exc:
             return _error_response(exc, request)
         body, content_type = metrics.exposition()
@@ -126,6 +131,10 @@ def build_app(state: ServerState) -> Starlette:
     openapi = OpenAPI(state.registry)
 
     async def openapi_v3(request: Request, user: User) -> Response:
+        try:
+            state.authorizer.authorize_path(user, "get", request.url.path)
+        except ApiError as exc:
+            return _error_response(exc, request)
         key = request.path_params.get("path")
         if key is None:
             return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
@@ -138,6 +147,10 @@ def build_app(state: ServerState) -> Starlette:
         return Response(body, media_type="application/json", headers={"Cache-Control": cache, "Etag": f'"{digest}"'})
 
     async def openapi_v2(request: Request, user: User) -> Response:
+        try:
+            state.authorizer.authorize_path(user, "get", request.url.path)
+        except ApiError as exc:
+            return _error_response(exc, request)
         body, media_type = openapi.v2_body(request.headers.get("accept", ""))
         return Response(body, media_type=media_type, headers=_NO_CACHE)
 
@@ -168,16 +181,18 @@ def build_app(state: ServerState) -> Starlette:
 
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
     parsed = requestinfo.parse(request.url.path)
-    if isinstance(parsed, requestinfo.DiscoveryPath):
+    if parsed is None or isinstance(parsed, requestinfo.DiscoveryPath):
+        # Paths that name no resource are authorized by path and the method's lower-cased name.
+        state.authorizer.authorize_path(user, request.method.lower(), request.url.path)
+        if parsed is None:
+            raise errors.resource_not_found()
         return _discovery(state, request, parsed)
-    if parsed is None:
-        raise errors.resource_not_found()
     method = request.method
     verb = _verb(method, parsed.name is not None, request.query_params)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
-    access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
-                                             parsed.namespace, parsed.name or ""))
+    state.authorizer.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
+                                                       parsed.namespace, parsed.name or ""))
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None:
         raise errors.resource_not_found()
@@ -189,7 +204,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
     target = Target(rt, namespace, name, parsed.subresource, request.query_params,
-                    request.headers.get("user-agent", ""))
+                    request.headers.get("user-agent", ""),
+                    escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or ""))
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:

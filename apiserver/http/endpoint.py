@@ -7,7 +7,7 @@ decode an object. Reads splice the stored bytes into the answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import orjson
 
@@ -47,6 +47,8 @@ class Target:
     subresource: str | None
     query: Mapping[str, str]
     user_agent: str = ""
+    # A check of the object about to be written that may refuse it (RBAC's escalation prevention).
+    admit: Callable[[dict[str, Any]], None] | None = None
 
     @property
     def codec(self) -> Codec:
@@ -188,6 +190,8 @@ class Endpoint:
         if t.rt.kind == "Pod":
             self._copy_node_topology(obj)
         obj = objects.reshaped(obj)
+        if t.admit is not None:
+            t.admit(obj)
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
@@ -223,6 +227,8 @@ class Endpoint:
             services.keep_allocated(new, old)
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
+        if t.admit is not None:
+            t.admit(prepared)
         if prepared == old:
             return Reply(200, t.codec.served_bytes(current.data), headers=headers)
         if t.dry_run:
