@@ -1,0 +1,269 @@
+"""RBAC as kube-apiserver 1.36 applies it: the bootstrap policy, bindings to users, groups and
+ServiceAccounts, aggregation, the exact 403 texts, and escalation prevention."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from keepalive import Connection
+from support import ServerProcess, run_kubectl
+
+GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "golden",
+                      "kube-1.36.2", "surface")
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+_TOKENS = {"bob": "bob-token-0123456789", "carol": "carol-token-0123456789",
+           "bot": "bot-token-0123456789", "dana": "dana-token-0123456789"}
+_USERS = {"bob": ("bob", ""), "carol": ("carol", "qa"), "dana": ("dana", ""),
+          "bot": ("system:serviceaccount:team:bot", "system:serviceaccounts,system:serviceaccounts:team")}
+
+
+def _golden_bootstrap(plural: str) -> dict[str, dict[str, object]]:
+    with open(os.path.join(GOLDEN, "table", f"{plural}.rbac.authorization.k8s.io.list.includeObject-Object.json")) as f:
+        rows = json.load(f)["rows"]
+    return {r["object"]["metadata"]["name"]: r["object"] for r in rows
+            if (r["object"]["metadata"].get("labels") or {}).get("kubernetes.io/bootstrapping") == "rbac-defaults"}
+
+
+def _apply(server: ServerProcess, manifest: str) -> None:
+    run_kubectl(server, "apply", "-f", "-", stdin=manifest)
+
+
+def _wait_for(check: Connection, path: str, status: int) -> None:
+    """The token file is re-read on change; the first request after writing it may still see the old file."""
+    for _ in range(50):
+        if check.request("GET", path)[0] == status:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{path} never answered {status}")
+
+
+@pytest.fixture(scope="module")
+def users(shared_server: ServerProcess) -> Iterator[dict[str, Connection]]:
+    with open(os.path.join(shared_server.data_dir, "pki", "tokens.csv"), "a") as f:
+        for key, token in _TOKENS.items():
+            name, groups = _USERS[key]
+            f.write(f'{token},{name},{key}-uid,"{groups}"\n')
+    run_kubectl(shared_server, "create", "namespace", "team")
+    run_kubectl(shared_server, "create", "namespace", "other")
+    _apply(shared_server, """
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: cm-reader, namespace: team}
+rules:
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [get, list]
+- apiGroups: [""]
+  resources: [configmaps]
+  resourceNames: [settings]
+  verbs: [update]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: bob-reads-cms, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-reader}
+subjects:
+- {kind: User, apiGroup: rbac.authorization.k8s.io, name: bob}
+- {kind: ServiceAccount, name: bot}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: qa-edit, namespace: other}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edit}
+subjects:
+- {kind: Group, apiGroup: rbac.authorization.k8s.io, name: qa}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: dana-ghost}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: does-not-exist}
+subjects:
+- {kind: User, apiGroup: rbac.authorization.k8s.io, name: dana}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: bob-admin, namespace: other}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: admin}
+subjects:
+- {kind: User, apiGroup: rbac.authorization.k8s.io, name: bob}
+""")
+    conns = {key: Connection(shared_server, token) for key, token in _TOKENS.items()}
+    _wait_for(conns["bob"], "/api/v1/namespaces/team/configmaps", 200)
+    yield conns
+    for conn in conns.values():
+        conn.close()
+
+
+@pytest.mark.parametrize("plural", ["clusterroles", "clusterrolebindings"])
+def test_bootstrap_policy_equals_kube_apiserver_1_36(shared_server: ServerProcess, plural: str) -> None:
+    golden = _golden_bootstrap(plural)
+    ours = {o["metadata"]["name"]: o for o in json.loads(
+        run_kubectl(shared_server, "get", plural, "-l", "kubernetes.io/bootstrapping=rbac-defaults",
+                    "-o", "json").stdout)["items"]}
+    # One binding beyond upstream: the view role of tokens written before RBAC.
+    assert set(ours) - set(golden) == ({"fastkube:view"} if plural == "clusterrolebindings" else set())
+    assert set(golden) <= set(ours)
+    for name, expected in golden.items():
+        for field in ("rules", "aggregationRule", "subjects", "roleRef"):
+            assert ours[name].get(field) == expected.get(field), (name, field)
+        assert ours[name]["metadata"]["labels"] == expected["metadata"]["labels"], name
+        assert ours[name]["metadata"]["annotations"] == expected["metadata"]["annotations"], name
+
+
+def test_bootstrap_namespace_roles_are_those_of_kube_apiserver(shared_server: ServerProcess) -> None:
+    for plural in ("roles", "rolebindings"):
+        with open(os.path.join(GOLDEN, "kubectl", f"get-{plural}.rbac.authorization.k8s.io.A.txt")) as f:
+            golden = {tuple(line.split()[:2]) for line in f.read().splitlines()[2:-1]
+                      if line.split()[0] in ("kube-system", "kube-public")}
+        ours = run_kubectl(shared_server, "get", plural, "-A", "--no-headers",
+                           "-o", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name").stdout
+        assert {tuple(line.split()) for line in ours.splitlines()} == golden
+
+
+# (user, method, path, allowed) over verbs x resources x namespaces x bindings.
+_MATRIX = [
+    ("bob", "GET", "/api/v1/namespaces/team/configmaps", True),
+    ("bob", "GET", "/api/v1/namespaces/team/configmaps/settings", True),
+    ("bob", "GET", "/api/v1/namespaces/team/configmaps?watch=1", False),
+    ("bob", "GET", "/api/v1/namespaces/team/secrets", False),
+    ("bob", "GET", "/api/v1/namespaces/default/configmaps", False),
+    ("bob", "GET", "/api/v1/configmaps", False),
+    ("bob", "DELETE", "/api/v1/namespaces/team/configmaps/settings", False),
+    ("bob", "GET", "/api/v1/namespaces/other/secrets", True),
+    ("bob", "GET", "/apis/apps/v1/namespaces/other/deployments", True),
+    ("bob", "GET", "/api/v1/nodes", False),
+    ("bot", "GET", "/api/v1/namespaces/team/configmaps", True),
+    ("bot", "GET", "/api/v1/namespaces/other/configmaps", False),
+    ("carol", "GET", "/api/v1/namespaces/other/configmaps", True),
+    ("carol", "GET", "/apis/apps/v1/namespaces/other/deployments/x/scale", True),
+    ("carol", "GET", "/api/v1/namespaces/other/pods/p/log", True),
+    ("carol", "GET", "/api/v1/namespaces/team/configmaps", False),
+    ("carol", "GET", f"{RBAC}/namespaces/other/roles", False),
+    ("dana", "GET", "/api/v1/namespaces/team/configmaps", False),
+]
+
+
+@pytest.mark.parametrize("user, method, path, allowed", _MATRIX)
+def test_what_each_binding_allows(users: dict[str, Connection], user: str, method: str, path: str,
+                                  allowed: bool) -> None:
+    status, _, body = users[user].request(method, path + ("&" if "?" in path else "?") + "timeoutSeconds=1")
+    assert (status != 403) == allowed, (status, body)
+
+
+def test_update_is_allowed_by_resource_name_only(shared_server: ServerProcess, users: dict[str, Connection]) -> None:
+    for name in ("settings", "other"):
+        run_kubectl(shared_server, "create", "configmap", name, "-n", "team")
+    body = json.dumps({"metadata": {"name": "settings"}, "data": {"a": "1"}}).encode()
+    assert users["bob"].request("PUT", "/api/v1/namespaces/team/configmaps/settings", body)[0] == 200
+    status, _, answer = users["bob"].request("PUT", "/api/v1/namespaces/team/configmaps/other",
+                                             body.replace(b"settings", b"other"))
+    assert status == 403
+    assert json.loads(answer)["message"] == (
+        'configmaps "other" is forbidden: User "bob" cannot update resource "configmaps" in API group "" '
+        'in the namespace "team"')
+
+
+@pytest.mark.parametrize("user, path, message", [
+    ("bob", "/api/v1/namespaces/team/secrets/s",
+     'secrets "s" is forbidden: User "bob" cannot get resource "secrets" in API group "" in the namespace "team"'),
+    ("bot", "/apis/apps/v1/deployments",
+     'deployments.apps is forbidden: User "system:serviceaccount:team:bot" cannot list resource "deployments" '
+     'in API group "apps" at the cluster scope'),
+    ("dana", "/api/v1/namespaces/team/configmaps",
+     'configmaps is forbidden: User "dana" cannot list resource "configmaps" in API group "" in the namespace '
+     '"team": RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found'),
+    ("bob", "/metrics", 'forbidden: User "bob" cannot get path "/metrics"'),
+    ("dana", "/metrics", 'forbidden: User "dana" cannot get path "/metrics": RBAC: '
+                         'clusterrole.rbac.authorization.k8s.io "does-not-exist" not found'),
+])
+def test_denials_carry_kube_apiservers_text(users: dict[str, Connection], user: str, path: str,
+                                            message: str) -> None:
+    status, _, body = users[user].request("GET", path)
+    assert status == 403
+    answer = json.loads(body)
+    assert (answer["reason"], answer["code"], answer["message"]) == ("Forbidden", 403, message)
+
+
+@pytest.mark.parametrize("path", ["/api", "/apis", "/api/v1", "/apis/apps/v1", "/version", "/openapi/v2"])
+def test_discovery_and_version_are_open_to_everyone_authenticated(users: dict[str, Connection], path: str) -> None:
+    assert users["dana"].request("GET", path)[0] == 200
+
+
+def test_aggregated_view_follows_a_new_aggregate_to_view_role(shared_server: ServerProcess,
+                                                              users: dict[str, Connection]) -> None:
+    run_kubectl(shared_server, "create", "rolebinding", "carol-view", "--clusterrole=view", "--group=qa",
+                "-n", "team")
+    leases = "/apis/coordination.k8s.io/v1/namespaces/team/leases"
+    assert users["carol"].request("GET", leases)[0] == 403
+    _apply(shared_server, """
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: lease-viewing
+  labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}
+rules:
+- apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  verbs: [get, list, watch]
+""")
+    assert users["carol"].request("GET", leases)[0] == 200
+    run_kubectl(shared_server, "delete", "clusterrole", "lease-viewing")
+    assert users["carol"].request("GET", leases)[0] == 403
+
+
+def test_granting_what_one_does_not_hold_is_refused(shared_server: ServerProcess,
+                                                    users: dict[str, Connection]) -> None:
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "grab"},
+            "rules": [{"apiGroups": [""], "resources": ["nodes", "secrets"], "verbs": ["get", "list"]},
+                      {"apiGroups": [""], "resources": ["pods"], "verbs": ["*"]}]}
+    status, _, body = users["bob"].request("POST", f"{RBAC}/namespaces/other/roles", json.dumps(role).encode())
+    assert status == 403, body
+    assert json.loads(body)["message"] == (
+        'roles.rbac.authorization.k8s.io "grab" is forbidden: user "bob" (groups=["system:authenticated"]) is '
+        'attempting to grant RBAC permissions not currently held:\n'
+        '{APIGroups:[""], Resources:["nodes"], Verbs:["get" "list"]}\n'
+        '{APIGroups:[""], Resources:["pods"], Verbs:["*"]}')
+    assert users["bob"].request("GET", f"{RBAC}/namespaces/other/roles/grab")[0] == 404
+    held = {**role, "rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list"]}]}
+    assert users["bob"].request("POST", f"{RBAC}/namespaces/other/roles", json.dumps(held).encode())[0] == 201
+
+
+def test_binding_a_role_one_does_not_hold_needs_bind(shared_server: ServerProcess,
+                                                     users: dict[str, Connection]) -> None:
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "up"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+               "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "carol"}]}
+    path = f"{RBAC}/namespaces/other/rolebindings"
+    status, _, body = users["bob"].request("POST", path, json.dumps(binding).encode())
+    assert status == 403
+    assert json.loads(body)["message"] == (
+        'rolebindings.rbac.authorization.k8s.io "up" is forbidden: user "bob" (groups=["system:authenticated"]) is '
+        'attempting to grant RBAC permissions not currently held:\n'
+        '{APIGroups:["*"], Resources:["*"], Verbs:["*"]}\n{NonResourceURLs:["*"], Verbs:["*"]}')
+    _apply(shared_server, """
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: may-bind-cluster-admin}
+rules:
+- apiGroups: [rbac.authorization.k8s.io]
+  resources: [clusterroles]
+  resourceNames: [cluster-admin]
+  verbs: [bind]
+""")
+    run_kubectl(shared_server, "create", "rolebinding", "bob-binds", "--clusterrole=may-bind-cluster-admin",
+                "--user=bob", "-n", "other")
+    assert users["bob"].request("POST", path, json.dumps(binding).encode())[0] == 201
+
+
+def test_kubectl_as_a_bound_user(shared_server: ServerProcess, users: dict[str, Connection]) -> None:
+    as_bob = ("--token", _TOKENS["bob"])
+    assert run_kubectl(shared_server, *as_bob, "get", "configmaps", "-n", "team", "-o", "name").returncode == 0
+    denied = run_kubectl(shared_server, *as_bob, "create", "configmap", "x", "-n", "team", check=False)
+    assert denied.stderr.strip() == (
+        'error: failed to create configmap: configmaps is forbidden: User "bob" cannot create resource '
+        '"configmaps" in API group "" in the namespace "team"')
