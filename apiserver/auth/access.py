@@ -47,12 +47,18 @@ class Attributes:
 @dataclass(frozen=True)
 class Decision:
     allowed: bool
-    # Why nothing allowed it, when a binding of the user's names a role that does not exist (upstream's
-    # RBAC reason, which its 403 message carries after a colon).
+    # Which binding allowed it; or why nothing did, when a binding of the user's names a role that does
+    # not exist (upstream's RBAC reason, which its 403 message carries after a colon).
     reason: str = ""
 
 
-_Binding = tuple[Any, str, str]  # subjects, roleRef kind, roleRef name
+_Binding = tuple[str, Any, str, str]  # name, subjects, roleRef kind, roleRef name
+
+
+@dataclass
+class Grants:
+    sources: list[tuple[str, list[rbac.Rule]]]  # (which binding of which role to which subject, its rules)
+    problems: list[str]  # bindings whose role does not exist
 
 
 class Policy:
@@ -67,28 +73,34 @@ class Policy:
         self._bindings: dict[str, list[_Binding]] = {}
         for o in objects["rolebindings"]:
             self._bindings.setdefault(o["metadata"].get("namespace", ""), []).append(_binding(o))
-        self._rules_for: dict[tuple[str, tuple[str, ...], str], tuple[list[rbac.Rule], list[str]]] = {}
+        self._grants: dict[tuple[str, tuple[str, ...], str], Grants] = {}
 
-    def rules_for(self, user: User, namespace: str) -> tuple[list[rbac.Rule], list[str]]:
-        """The rules every binding that applies to the user grants in `namespace` ("" for the cluster
-        scope), and the errors of bindings whose role is missing."""
+    def grants_for(self, user: User, namespace: str) -> Grants:
+        """What every binding that applies to the user grants in `namespace` ("" for the cluster scope),
+        each with upstream's description of the binding, and the errors of bindings whose role is missing."""
         key = (user.name, user.groups, namespace)
-        found = self._rules_for.get(key)
+        found = self._grants.get(key)
         if found is not None:
             return found
-        rules: list[rbac.Rule] = []
-        problems: list[str] = []
-        for subjects, kind, name in self._cluster_bindings:
-            if rbac.binding_applies(subjects, user.name, user.groups, ""):
-                self._collect(rules, problems, kind, name, "")
+        grants = Grants([], [])
+        for binding_name, subjects, kind, name in self._cluster_bindings:
+            subject = rbac.applying_subject(subjects, user.name, user.groups, "")
+            if subject is not None:
+                self._collect(grants, f"ClusterRoleBinding {rbac.go_quote(binding_name)}", subject, kind, name, "")
         if namespace:
-            for subjects, kind, name in self._bindings.get(namespace, ()):
-                if rbac.binding_applies(subjects, user.name, user.groups, namespace):
-                    self._collect(rules, problems, kind, name, namespace)
-        self._rules_for[key] = (rules, problems)
-        return rules, problems
+            for binding_name, subjects, kind, name in self._bindings.get(namespace, ()):
+                subject = rbac.applying_subject(subjects, user.name, user.groups, namespace)
+                if subject is not None:
+                    self._collect(grants, f"RoleBinding {rbac.go_quote(binding_name + '/' + namespace)}", subject,
+                                  kind, name, namespace)
+        self._grants[key] = grants
+        return grants
 
-    def _collect(self, rules: list[rbac.Rule], problems: list[str], kind: str, name: str, namespace: str) -> None:
+    def rules_for(self, user: User, namespace: str) -> list[rbac.Rule]:
+        return [rule for _, rules in self.grants_for(user, namespace).sources for rule in rules]
+
+    def _collect(self, grants: Grants, binding: str, subject: dict[str, Any], kind: str, name: str,
+                 namespace: str) -> None:
         if kind == "ClusterRole":
             found = self._cluster_rules.get(name)
             missing = f'clusterrole.rbac.authorization.k8s.io "{name}" not found'
@@ -96,9 +108,10 @@ class Policy:
             found = self._role_rules.get((namespace, name))
             missing = f'role.rbac.authorization.k8s.io "{name}" not found'
         if found is None:
-            problems.append(missing)
+            grants.problems.append(missing)
         else:
-            rules.extend(found)
+            source = f"{binding} of {kind} {rbac.go_quote(name)} to {rbac.describe_subject(subject, namespace)}"
+            grants.sources.append((source, found))
 
     def role_rules(self, kind: str, name: str, namespace: str) -> list[rbac.Rule] | None:
         """What a roleRef grants, None when its role does not exist."""
@@ -109,7 +122,7 @@ class Policy:
 
 def _binding(obj: dict[str, Any]) -> _Binding:
     ref = obj.get("roleRef") or {}
-    return obj.get("subjects"), str(ref.get("kind", "")), str(ref.get("name", ""))
+    return str(obj["metadata"]["name"]), obj.get("subjects"), str(ref.get("kind", "")), str(ref.get("name", ""))
 
 
 def _reason(problems: list[str]) -> str:
@@ -154,10 +167,11 @@ class Authorizer:
         found = self._decisions.get(key)
         if found is not None:
             return found
-        rules, problems = self.policy.rules_for(user, attrs.namespace)
-        allowed = any(r.allows(attrs.verb, attrs.group, attrs.resource, attrs.subresource, attrs.name)
-                      for r in rules)
-        return self._remember(key, Decision(allowed, "" if allowed else _reason(problems)))
+        grants = self.policy.grants_for(user, attrs.namespace)
+        for source, rules in grants.sources:
+            if any(r.allows(attrs.verb, attrs.group, attrs.resource, attrs.subresource, attrs.name) for r in rules):
+                return self._remember(key, Decision(True, f"RBAC: allowed by {source}"))
+        return self._remember(key, Decision(False, _reason(grants.problems)))
 
     def decide_path(self, user: User, verb: str, path: str) -> Decision:
         if ADMIN_GROUP in user.groups:
@@ -166,9 +180,11 @@ class Authorizer:
         found = self._decisions.get(key)
         if found is not None:
             return found
-        rules, problems = self.policy.rules_for(user, "")
-        allowed = any(r.allows_path(verb, path) for r in rules)
-        return self._remember(key, Decision(allowed, "" if allowed else _reason(problems)))
+        grants = self.policy.grants_for(user, "")
+        for source, rules in grants.sources:
+            if any(r.allows_path(verb, path) for r in rules):
+                return self._remember(key, Decision(True, f"RBAC: allowed by {source}"))
+        return self._remember(key, Decision(False, _reason(grants.problems)))
 
     def allowed(self, user: User, attrs: Attributes) -> bool:
         return self.decide(user, attrs).allowed

@@ -48,7 +48,7 @@ def _refuse(user: User, resource: str, name: str, detail: str) -> errors.ApiErro
 
 def _confirm(authorizer: Authorizer, user: User, resource: str, namespace: str, name: str,
              wanted: list[rbac.Rule]) -> None:
-    held, _ = authorizer.policy.rules_for(user, namespace)
+    held = authorizer.policy.rules_for(user, namespace)
     missing = rbac.missing_rules(held, wanted)
     if missing:
         raise _refuse(user, resource, name, "\n".join(missing))
@@ -61,7 +61,7 @@ def _admit_role(authorizer: Authorizer, user: User, resource: str, namespace: st
         return
     _confirm(authorizer, user, resource, namespace, name, rbac.rules_of(obj))
     if resource == "clusterroles" and isinstance(obj.get("aggregationRule"), dict):
-        held, _ = authorizer.policy.rules_for(user, "")
+        held = authorizer.policy.rules_for(user, "")
         if rbac.missing_rules(held, _FULL_AUTHORITY):
             raise errors.forbidden_object(resource, RBAC_GROUP, name,
                                           "must have cluster-admin privileges to use the aggregationRule")

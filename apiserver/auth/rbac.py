@@ -152,20 +152,30 @@ def service_account_user(namespace: str, name: str) -> str:
     return f"{SERVICE_ACCOUNT_PREFIX}{namespace}:{name}"
 
 
-def binding_applies(subjects: Any, user: str, groups: tuple[str, ...], binding_namespace: str) -> bool:
+def applying_subject(subjects: Any, user: str, groups: tuple[str, ...], binding_namespace: str
+                     ) -> dict[str, Any] | None:
+    """The first subject of a binding that names the user, directly, by group or as its ServiceAccount."""
     for subject in subjects or ():
         if not isinstance(subject, dict):
             continue
         kind, name = subject.get("kind"), subject.get("name")
         if kind == "User" and name == user:
-            return True
+            return subject
         if kind == "Group" and name in groups:
-            return True
+            return subject
         if kind == "ServiceAccount":
             namespace = subject.get("namespace") or binding_namespace
             if service_account_user(namespace, str(name)) == user:
-                return True
-    return False
+                return subject
+    return None
+
+
+def describe_subject(subject: dict[str, Any], binding_namespace: str) -> str:
+    """As upstream names the subject that let a request in (SubjectAccessReview reasons)."""
+    kind, name = str(subject.get("kind", "")), str(subject.get("name", ""))
+    if kind == "ServiceAccount":
+        return f"{kind} {go_quote(name + '/' + (subject.get('namespace') or binding_namespace))}"
+    return f"{kind} {go_quote(name)}"
 
 
 # -- escalation -------------------------------------------------------------------------------------

@@ -12,13 +12,14 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
+import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from apiserver import errors, metrics
-from apiserver.auth import access, escalation
+from apiserver.auth import access, escalation, reviews
 from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
@@ -29,9 +30,11 @@ from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
+from apiserver.kinds import objects
 from apiserver.kinds.resources import Registry
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
+from apiserver.wire import bodies
 
 log = logging.getLogger("apiserver.http")
 
@@ -55,6 +58,12 @@ class ServerState:
     # there, like kube-apiserver's old insecure port, a request without credentials is let in.
     # A wrong token is still refused.
     trust_unauthenticated: bool = False
+
+    def token_lookup(self, token: str, audiences: list[str]) -> tuple[User, list[str]] | None:
+        """TokenReview's question: whose token is this, for which of the audiences asked about."""
+        user = self.authenticator.authenticate(f"Bearer {token}")
+        # Token-file tokens are good for any audience: the ones asked about, else the API server's own.
+        return None if user is None else (user, audiences or [reviews.API_AUDIENCE])
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:
@@ -210,6 +219,9 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
+    if rt.group in reviews.GROUPS:
+        body = await _read_body(request, state.limits.max_body_bytes)
+        return _reply_response(_review(state, user, rt.kind, namespace, body, request.headers.get("content-type")))
     shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if verb == "watch":
         state.watch_slots.check(user.name)
@@ -233,6 +245,24 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb == "delete":
         return _reply_response(await endpoint.delete(target, body, content_type))
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
+
+
+def _review(state: ServerState, user: User, kind: str, namespace: str, raw: bytes,
+            content_type: str | None) -> Reply:
+    body = bodies.decode_object(raw, content_type)
+    if not isinstance(body, dict):
+        raise errors.bad_request(f"the body of a {kind} must be an object")
+    if kind == "SelfSubjectAccessReview":
+        answer = reviews.self_subject_access_review(state.authorizer, user, body)
+    elif kind in ("SubjectAccessReview", "LocalSubjectAccessReview"):
+        answer = reviews.subject_access_review(state.authorizer, body, namespace if namespace else None)
+    elif kind == "SelfSubjectRulesReview":
+        answer = reviews.self_subject_rules_review(state.authorizer, user, body)
+    elif kind == "SelfSubjectReview":
+        answer = reviews.self_subject_review(user, objects.now_rfc3339())
+    else:
+        answer = reviews.token_review(state.token_lookup, body)
+    return Reply(201, orjson.dumps(answer))
 
 
 def _held(state: ServerState, user: User, reply: Reply | StreamReply) -> Reply | StreamReply:

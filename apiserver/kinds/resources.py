@@ -147,6 +147,18 @@ BUILTIN: tuple[ResourceType, ...] = (
     _r("apps", "v1", "StatefulSet", "statefulsets", short_names=("sts",), categories=("all",),
        subresources=(_scale(), _status("StatefulSet")), tracks_generation=True),
     _r("events.k8s.io", "v1", "Event", "events", short_names=("ev",), storage="events"),
+    # The review APIs: create-only questions, answered and never stored (apiserver.auth.reviews).
+    _r("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", False, verbs=("create",),
+       synthetic=True),
+    _r("authentication.k8s.io", "v1", "TokenReview", "tokenreviews", False, verbs=("create",), synthetic=True),
+    _r("authorization.k8s.io", "v1", "LocalSubjectAccessReview", "localsubjectaccessreviews", verbs=("create",),
+       synthetic=True),
+    _r("authorization.k8s.io", "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", False,
+       verbs=("create",), synthetic=True),
+    _r("authorization.k8s.io", "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", False,
+       verbs=("create",), synthetic=True),
+    _r("authorization.k8s.io", "v1", "SubjectAccessReview", "subjectaccessreviews", False, verbs=("create",),
+       synthetic=True),
     _r("batch", "v1", "CronJob", "cronjobs", short_names=("cj",), categories=("all",),
        subresources=(_status("CronJob"),), tracks_generation=True),
     _r("batch", "v1", "Job", "jobs", categories=("all",), subresources=(_status("Job"),), tracks_generation=True),
@@ -167,7 +179,7 @@ BUILTIN: tuple[ResourceType, ...] = (
 
 # The order kube-apiserver lists its groups in (/apis and aggregated discovery).
 GROUP_ORDER: tuple[str, ...] = (
-    "apiregistration.k8s.io", "apps", "events.k8s.io", "batch", "networking.k8s.io",
+    "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "batch", "networking.k8s.io",
     "rbac.authorization.k8s.io", "storage.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io",
 )
 
