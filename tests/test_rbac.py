@@ -267,3 +267,102 @@ def test_kubectl_as_a_bound_user(shared_server: ServerProcess, users: dict[str, 
     assert denied.stderr.strip() == (
         'error: failed to create configmap: configmaps is forbidden: User "bob" cannot create resource '
         '"configmaps" in API group "" in the namespace "team"')
+
+
+# -- the review APIs answer what requests meet ------------------------------------------------------
+
+_CAN_I = [
+    # (user, verb, resource, namespace, path of the request kubectl would send)
+    ("bob", "list", "configmaps", "team", "/api/v1/namespaces/team/configmaps"),
+    ("bob", "list", "secrets", "team", "/api/v1/namespaces/team/secrets"),
+    ("bob", "list", "secrets", "other", "/api/v1/namespaces/other/secrets"),
+    ("bob", "list", "configmaps", "default", "/api/v1/namespaces/default/configmaps"),
+    ("bot", "list", "configmaps", "team", "/api/v1/namespaces/team/configmaps"),
+    ("bot", "list", "configmaps", "other", "/api/v1/namespaces/other/configmaps"),
+    ("carol", "list", "deployments.apps", "other", "/apis/apps/v1/namespaces/other/deployments"),
+    ("carol", "list", "nodes", "", "/api/v1/nodes"),
+    ("dana", "list", "configmaps", "team", "/api/v1/namespaces/team/configmaps"),
+]
+
+
+@pytest.mark.parametrize("user, verb, resource, namespace, path", _CAN_I)
+def test_kubectl_auth_can_i_agrees_with_the_request(shared_server: ServerProcess, users: dict[str, Connection],
+                                                    user: str, verb: str, resource: str, namespace: str,
+                                                    path: str) -> None:
+    where = ("-n", namespace) if namespace else ()
+    answer = run_kubectl(shared_server, "--token", _TOKENS[user], "auth", "can-i", verb, resource, *where,
+                         check=False)
+    # kubectl prints the reason after a denial: "no - RBAC: ..." for a binding to a missing role.
+    verdict = answer.stdout.split()[0] if answer.stdout.split() else answer.stderr
+    assert verdict in ("yes", "no"), answer.stderr
+    status = users[user].request("GET", path)[0]
+    assert (verdict == "yes") == (status == 200), (answer.stdout, status)
+
+
+def _post(conn: Connection, path: str, body: dict[str, object]) -> tuple[int, dict[str, object]]:
+    status, _, raw = conn.request("POST", path, json.dumps(body).encode())
+    return status, json.loads(raw)
+
+
+def test_self_subject_access_review_names_the_binding_that_allowed(users: dict[str, Connection]) -> None:
+    status, answer = _post(users["bot"], "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
+        "kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+        "spec": {"resourceAttributes": {"namespace": "team", "verb": "get", "resource": "configmaps"}}})
+    assert status == 201
+    assert answer == {
+        "kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1", "metadata": {},
+        "spec": {"resourceAttributes": {"namespace": "team", "verb": "get", "resource": "configmaps"}},
+        "status": {"allowed": True, "reason": 'RBAC: allowed by RoleBinding "bob-reads-cms/team" of Role '
+                                              '"cm-reader" to ServiceAccount "bot/team"'}}
+
+
+def test_subject_access_review_asks_about_someone_else(shared_server: ServerProcess,
+                                                       users: dict[str, Connection]) -> None:
+    admin = Connection(shared_server)
+    try:
+        asks = {"resourceAttributes": {"namespace": "other", "verb": "create", "resource": "configmaps"}}
+        status, answer = _post(admin, "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                               {"spec": {**asks, "user": "someone", "groups": ["qa"]}})
+        assert (status, answer["status"]) == (201, {
+            "allowed": True, "reason": 'RBAC: allowed by RoleBinding "qa-edit/other" of ClusterRole "edit" '
+                                       'to Group "qa"'})
+        status, answer = _post(admin, "/apis/authorization.k8s.io/v1/namespaces/other/localsubjectaccessreviews",
+                               {"spec": {**asks, "user": "someone"}})
+        assert (status, answer["status"]) == (201, {"allowed": False})
+        status, answer = _post(admin, "/apis/authorization.k8s.io/v1/subjectaccessreviews", {"spec": asks})
+        assert status == 422
+        assert answer["message"] == ('SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: '
+                                     'Invalid value: "": at least one of user or group must be specified')
+    finally:
+        admin.close()
+    # Asking about others is itself a permission.
+    status, answer = _post(users["bob"], "/apis/authorization.k8s.io/v1/subjectaccessreviews", {"spec": asks})
+    assert status == 403
+
+
+def test_whoami_and_token_review(shared_server: ServerProcess, users: dict[str, Connection]) -> None:
+    whoami = run_kubectl(shared_server, "--token", _TOKENS["bot"], "auth", "whoami", "-o", "json")
+    info = json.loads(whoami.stdout)["status"]["userInfo"]
+    assert info == {"username": "system:serviceaccount:team:bot", "uid": "bot-uid",
+                    "groups": ["system:serviceaccounts", "system:serviceaccounts:team", "system:authenticated"]}
+    admin = Connection(shared_server)
+    try:
+        path = "/apis/authentication.k8s.io/v1/tokenreviews"
+        status, answer = _post(admin, path, {"spec": {"token": _TOKENS["bob"]}})
+        assert (status, answer["status"]) == (201, {
+            "authenticated": True, "user": {"username": "bob", "uid": "bob-uid", "groups": ["system:authenticated"]},
+            "audiences": ["https://kubernetes.default.svc.cluster.local"]})
+        status, answer = _post(admin, path, {"spec": {"token": "not-a-token"}})
+        assert (status, answer["status"]) == (201, {"user": {}})
+    finally:
+        admin.close()
+
+
+def test_rules_review_lists_what_is_bound(shared_server: ServerProcess, users: dict[str, Connection]) -> None:
+    listed = run_kubectl(shared_server, "--token", _TOKENS["bob"], "auth", "can-i", "--list", "-n", "team").stdout
+    rows = [" ".join(line.split()) for line in listed.splitlines()]
+    assert rows[0] == "Resources Non-Resource URLs Resource Names Verbs"
+    assert "configmaps [] [] [get list]" in rows
+    assert "configmaps [] [settings] [update]" in rows
+    assert any(r.startswith("[/version]") and r.endswith("[get]") for r in rows)
+    assert not any(r.startswith("secrets ") for r in rows)
