@@ -14,6 +14,8 @@ import uvicorn
 from starlette.applications import Starlette
 
 from apiserver.auth import access, bootstrap_policy, pki, tokens
+from apiserver.auth.jws import SigningKey
+from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
@@ -115,7 +117,9 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     discovery = Discovery(registry, address)
     state = ServerState(registry, store, discovery, endpoint,
                         SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
-                        access.Authorizer(store), limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
+                        access.Authorizer(store),
+                        ServiceAccountTokens(store, SigningKey.load_or_create(os.path.join(options.data_dir, "pki"))),
+                        limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http)
     crds = CustomResourceDefinitions(store, registry, discovery)
 

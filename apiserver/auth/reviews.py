@@ -19,8 +19,6 @@ from apiserver.kinds.validation import invalid_value
 AUTHORIZATION = "authorization.k8s.io"
 AUTHENTICATION = "authentication.k8s.io"
 GROUPS = frozenset({AUTHORIZATION, AUTHENTICATION})
-# The audience kube-apiserver's own tokens are for when it is given no --api-audiences.
-API_AUDIENCE = "https://kubernetes.default.svc.cluster.local"
 
 _RESOURCE_FIELDS = ("namespace", "verb", "group", "version", "resource", "subresource", "name",
                     "fieldSelector", "labelSelector")

@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from apiserver import errors, metrics
 from apiserver.auth import access, escalation, reviews
+from apiserver.auth.serviceaccounts import API_AUDIENCES, ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
@@ -52,6 +53,7 @@ class ServerState:
     synthetic: SyntheticResources
     authenticator: TokenAuthenticator
     authorizer: access.Authorizer
+    service_accounts: ServiceAccountTokens
     limits: Limits
     watch_slots: WatchSlots
     # The loopback-only plain HTTP mode: client-go never sends a bearer token over plain HTTP, so
@@ -62,8 +64,10 @@ class ServerState:
     def token_lookup(self, token: str, audiences: list[str]) -> tuple[User, list[str]] | None:
         """TokenReview's question: whose token is this, for which of the audiences asked about."""
         user = self.authenticator.authenticate(f"Bearer {token}")
+        if user is None:
+            return self.service_accounts.authenticate(token, tuple(audiences) or API_AUDIENCES)
         # Token-file tokens are good for any audience: the ones asked about, else the API server's own.
-        return None if user is None else (user, audiences or [reviews.API_AUDIENCE])
+        return user, audiences or list(API_AUDIENCES)
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:
@@ -94,7 +98,12 @@ def _user(request: Request, state: ServerState) -> User | None:
     header = request.headers.get("authorization", "")
     if not header and state.trust_unauthenticated:
         return access.UNSECURED
-    return state.authenticator.authenticate(header)
+    user = state.authenticator.authenticate(header)
+    if user is None and header.count(".") == 2:
+        # Shaped like a JWT: a ServiceAccount token, for this API server's audience.
+        accepted = state.service_accounts.authenticate(header.split()[-1])
+        return None if accepted is None else accepted[0]
+    return user
 
 
 def build_app(state: ServerState) -> Starlette:
@@ -197,7 +206,9 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
             raise errors.resource_not_found()
         return _discovery(state, request, parsed)
     method = request.method
-    verb = _verb(method, parsed.name is not None, request.query_params)
+    # A POST to a named object's subresource creates there (a ServiceAccount's token).
+    verb = ("create" if method == "POST" and parsed.subresource is not None
+            else _verb(method, parsed.name is not None, request.query_params))
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     state.authorizer.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
@@ -219,6 +230,13 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
+    if rt.plural == "serviceaccounts" and parsed.subresource == "token" and name is not None:
+        body = await _read_body(request, state.limits.max_body_bytes)
+        request_body = bodies.decode_object(body, request.headers.get("content-type"))
+        if not isinstance(request_body, dict):
+            raise errors.bad_request("the body of a TokenRequest must be an object")
+        return _reply_response(Reply(201, orjson.dumps(
+            state.service_accounts.token_request(namespace, name, request_body))))
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
         return _reply_response(_review(state, user, rt.kind, namespace, body, request.headers.get("content-type")))
