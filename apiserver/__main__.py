@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="open watches on the whole server; more are answered 429")
     parser.add_argument("--request-timeout", type=float, default=defaults.request_timeout_seconds,
                         help="seconds a request other than a watch may take before it is answered 504")
+    parser.add_argument("--anonymous-auth", action="store_true",
+                        help="let requests without credentials in as system:anonymous; RBAC decides what it sees")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
@@ -71,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
-                           args.watch_bookmark_seconds, limits))
+                           args.watch_bookmark_seconds, limits, anonymous_auth=args.anonymous_auth))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

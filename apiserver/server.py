@@ -44,6 +44,7 @@ class ServeOptions:
     watch_queue_limit: int = 1000
     bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
+    anonymous_auth: bool = False
 
 
 def is_loopback(host: str) -> bool:
@@ -120,7 +121,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                         access.Authorizer(store),
                         ServiceAccountTokens(store, SigningKey.load_or_create(os.path.join(options.data_dir, "pki"))),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
-                        trust_unauthenticated=options.plain_http)
+                        trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth)
     crds = CustomResourceDefinitions(store, registry, discovery)
 
     @contextlib.asynccontextmanager

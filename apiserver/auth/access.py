@@ -24,6 +24,8 @@ ROLE_GROUPS = {"admin": (ADMIN_GROUP,), "view": (VIEW_GROUP,)}
 
 # The user of the loopback-only plain HTTP mode, named as kube-apiserver's old insecure port did.
 UNSECURED = User("system:unsecured", "", (ADMIN_GROUP, AUTHENTICATED_GROUP))
+# Who a request without credentials is under --anonymous-auth, as upstream names it.
+ANONYMOUS = User("system:anonymous", "", ("system:unauthenticated",))
 
 _RBAC = "rbac.authorization.k8s.io"
 _STORAGE_KEYS = tuple(f"{_RBAC}/{plural}" for plural in ("roles", "rolebindings", "clusterroles",

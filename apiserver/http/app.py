@@ -19,7 +19,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from apiserver import errors, metrics
-from apiserver.auth import access, escalation, reviews
+from apiserver.auth import access, escalation, impersonation, reviews
 from apiserver.auth.serviceaccounts import API_AUDIENCES, ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
@@ -60,6 +60,9 @@ class ServerState:
     # there, like kube-apiserver's old insecure port, a request without credentials is let in.
     # A wrong token is still refused.
     trust_unauthenticated: bool = False
+    # --anonymous-auth: a request without credentials acts as system:anonymous (group
+    # system:unauthenticated), and the bootstrap policy decides what that may see.
+    anonymous: bool = False
 
     def token_lookup(self, token: str, audiences: list[str]) -> tuple[User, list[str]] | None:
         """TokenReview's question: whose token is this, for which of the audiences asked about."""
@@ -98,6 +101,8 @@ def _user(request: Request, state: ServerState) -> User | None:
     header = request.headers.get("authorization", "")
     if not header and state.trust_unauthenticated:
         return access.UNSECURED
+    if not header and state.anonymous:
+        return access.ANONYMOUS
     user = state.authenticator.authenticate(header)
     if user is None and header.count(".") == 2:
         # Shaped like a JWT: a ServiceAccount token, for this API server's audience.
@@ -143,6 +148,12 @@ def build_app(state: ServerState) -> Starlette:
             user = _user(request, state)
             if user is None:
                 return _error_response(errors.unauthorized(), request)
+            headers = request.headers.items()
+            if impersonation.wanted(headers):
+                try:
+                    user = impersonation.impersonate(state.authorizer, user, headers)
+                except ApiError as exc:
+                    return _error_response(exc, request)
             return await handler(request, user)
         return check
 
