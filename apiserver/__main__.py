@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="seconds a request other than a watch may take before it is answered 504")
     parser.add_argument("--anonymous-auth", action="store_true",
                         help="let requests without credentials in as system:anonymous; RBAC decides what it sees")
+    parser.add_argument("--audit-log-path", help="write audit.k8s.io/v1 Event lines to this file ('-': stdout)")
+    parser.add_argument("--audit-policy-file", help="an audit.k8s.io/v1 Policy; without one every request is "
+                                                    "logged at the Metadata level")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
@@ -73,7 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
-                           args.watch_bookmark_seconds, limits, anonymous_auth=args.anonymous_auth))
+                           args.watch_bookmark_seconds, limits, anonymous_auth=args.anonymous_auth,
+                           audit_log_path=args.audit_log_path, audit_policy_file=args.audit_policy_file))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

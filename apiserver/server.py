@@ -20,6 +20,7 @@ from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
 from apiserver.http.app import ServerState, build_app
+from apiserver.http.audit import AuditLog, PolicyError
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.synthetic import SyntheticResources
@@ -45,6 +46,8 @@ class ServeOptions:
     bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     anonymous_auth: bool = False
+    audit_log_path: str | None = None
+    audit_policy_file: str | None = None
 
 
 def is_loopback(host: str) -> bool:
@@ -92,6 +95,21 @@ async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
             log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
 
 
+def _audit_log(options: ServeOptions) -> AuditLog | None:
+    if options.audit_log_path is None:
+        if options.audit_policy_file is not None:
+            raise SystemExit("cannot start: --audit-policy-file needs --audit-log-path")
+        return None
+    policy = None
+    if options.audit_policy_file is not None:
+        with open(options.audit_policy_file) as f:
+            policy = f.read()
+    try:
+        return AuditLog(options.audit_log_path, policy)
+    except PolicyError as exc:
+        raise SystemExit(f"cannot start: {options.audit_policy_file}: {exc}") from None
+
+
 def build(options: ServeOptions) -> tuple[Starlette, str]:
     """The app and the kubeconfig path; credentials and the store are ready when this returns."""
     os.makedirs(options.data_dir, exist_ok=True)
@@ -121,7 +139,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                         access.Authorizer(store),
                         ServiceAccountTokens(store, SigningKey.load_or_create(os.path.join(options.data_dir, "pki"))),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
-                        trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth)
+                        trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
+                        audit=_audit_log(options))
     crds = CustomResourceDefinitions(store, registry, discovery)
 
     @contextlib.asynccontextmanager
@@ -130,6 +149,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         await _bootstrap(endpoint, state)
         yield
         await store.close()
+        if state.audit is not None:
+            state.audit.close()
 
     app = build_app(state)
     app.router.lifespan_context = lifespan

@@ -42,7 +42,8 @@ def guard(authorizer: Authorizer, user: User, group: str, resource: str, namespa
 
 def _refuse(user: User, resource: str, name: str, detail: str) -> errors.ApiError:
     groups = "[" + " ".join(rbac.go_quote(g) for g in user.groups) + "]"
-    message = f"user {rbac.go_quote(user.name)} (groups={groups}) is attempting to grant RBAC permissions not currently held:\n{detail}"
+    message = (f"user {rbac.go_quote(user.name)} (groups={groups}) is attempting to grant RBAC permissions "
+               f"not currently held:\n{detail}")
     return errors.forbidden_object(resource, RBAC_GROUP, name, message)
 
 

@@ -25,7 +25,8 @@ from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import requestinfo
+from apiserver.http import audit, requestinfo
+from apiserver.http.audit import AuditLog
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
@@ -63,6 +64,7 @@ class ServerState:
     # --anonymous-auth: a request without credentials acts as system:anonymous (group
     # system:unauthenticated), and the bootstrap policy decides what that may see.
     anonymous: bool = False
+    audit: AuditLog | None = None
 
     def token_lookup(self, token: str, audiences: list[str]) -> tuple[User, list[str]] | None:
         """TokenReview's question: whose token is this, for which of the audiences asked about."""
@@ -95,6 +97,37 @@ def _accepts_gzip(accept_encoding: str) -> bool:
         if coding.strip().lower() in ("gzip", "*") and params.replace(" ", "") not in ("q=0", "q=0.0", "q=0.00"):
             return True
     return False
+
+
+async def _audited(log: AuditLog, request: Request, identify: Callable[[Request], tuple[User, User | None]],
+                   handler: Callable[[Request, User], Awaitable[Response]]) -> Response:
+    """The request served as without an audit log, its stages written to the log."""
+    described = audit.describe(request.method, request.url.path, request.query_params.get("watch") in ("1", "true"))
+    user: User | None = None
+    acting: User | None = None
+    failure: ApiError | None = None
+    try:
+        user, acting = identify(request)
+    except ApiError as exc:
+        failure = exc
+    uri = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    event = log.begin(described, uri, user, acting, request.client.host if request.client else "",
+                      request.headers.get("user-agent", ""))
+    request_body = None
+    if event is not None and event.level != "Metadata" and request.method in ("POST", "PUT", "PATCH"):
+        # Read once here; the handler reads the same bytes again from the request.
+        request_body = await request.body()
+    if failure is not None or user is None:
+        response = _error_response(failure or errors.unauthorized(), request)
+    else:
+        response = await handler(request, acting or user)
+    if event is not None:
+        streaming = isinstance(response, WatchResponse)
+        body = b"" if streaming else bytes(response.body)
+        status = orjson.loads(body) if response.status_code >= 400 and body.startswith(b"{") else None
+        log.finish(event, described, "ResponseStarted" if streaming else "ResponseComplete", response.status_code,
+                   status, request_body, request.headers.get("content-type"), body or None)
+    return response
 
 
 def _user(request: Request, state: ServerState) -> User | None:
@@ -143,18 +176,25 @@ def build_app(state: ServerState) -> Starlette:
 
     Handler = Callable[[Request, User], Awaitable[Response]]
 
+    def identify(request: Request) -> tuple[User, User | None]:
+        """Who sent the request, and whom they act as when they impersonate someone."""
+        user = _user(request, state)
+        if user is None:
+            raise errors.unauthorized()
+        headers = request.headers.items()
+        if impersonation.wanted(headers):
+            return user, impersonation.impersonate(state.authorizer, user, headers)
+        return user, None
+
     def guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def check(request: Request) -> Response:
-            user = _user(request, state)
-            if user is None:
-                return _error_response(errors.unauthorized(), request)
-            headers = request.headers.items()
-            if impersonation.wanted(headers):
-                try:
-                    user = impersonation.impersonate(state.authorizer, user, headers)
-                except ApiError as exc:
-                    return _error_response(exc, request)
-            return await handler(request, user)
+            if state.audit is not None:
+                return await _audited(state.audit, request, identify, handler)
+            try:
+                user, acting = identify(request)
+            except ApiError as exc:
+                return _error_response(exc, request)
+            return await handler(request, acting or user)
         return check
 
     openapi = OpenAPI(state.registry)
