@@ -6,6 +6,7 @@ import contextlib
 import ipaddress
 import logging
 import os
+import ssl
 from dataclasses import dataclass, field
 from typing import AsyncIterator
 
@@ -16,6 +17,7 @@ from starlette.applications import Starlette
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
+from apiserver.auth.x509 import ClientCertificates
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
@@ -24,6 +26,7 @@ from apiserver.http.audit import AuditLog, PolicyError
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.synthetic import SyntheticResources
+from apiserver.http.tls import ClientCertificateProtocol
 from apiserver.kinds import managedfields, objects
 from apiserver.kinds.resources import builtin_registry
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
@@ -138,6 +141,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                         SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
                         access.Authorizer(store),
                         ServiceAccountTokens(store, SigningKey.load_or_create(os.path.join(options.data_dir, "pki"))),
+                        ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
                         audit=_audit_log(options))
@@ -165,10 +169,15 @@ def serve(options: ServeOptions) -> None:
     print(f"kubeconfig: {kubeconfig_path}", flush=True)
     print(f"use it with: kubectl --kubeconfig {kubeconfig_path} get namespaces", flush=True)
     config = uvicorn.Config(
-        app, host=options.host, port=options.port, loop="uvloop", http="httptools", lifespan="on",
+        app, host=options.host, port=options.port, loop="uvloop", lifespan="on",
+        # httptools, with the client certificate of a connection passed on to the app.
+        http=ClientCertificateProtocol,
         log_level="warning", access_log=False,
         ssl_certfile=None if options.plain_http else creds.serving_cert,
         ssl_keyfile=None if options.plain_http else creds.serving_key,
+        # A client may present a certificate signed by the server's CA (kubeconfigs of kind, k3s, kubeadm).
+        ssl_ca_certs=None if options.plain_http else creds.ca_cert,
+        ssl_cert_reqs=ssl.CERT_NONE if options.plain_http else ssl.CERT_OPTIONAL,
         timeout_keep_alive=60,
         # Open watches would hold a shutdown forever; clients re-watch after a restart anyway.
         timeout_graceful_shutdown=2,

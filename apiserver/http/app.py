@@ -22,10 +22,11 @@ from apiserver import errors, metrics
 from apiserver.auth import access, escalation, impersonation, reviews
 from apiserver.auth.serviceaccounts import API_AUDIENCES, ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
+from apiserver.auth.x509 import ClientCertificates
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import audit, requestinfo
+from apiserver.http import audit, requestinfo, tls
 from apiserver.http.audit import AuditLog
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
@@ -55,6 +56,7 @@ class ServerState:
     authenticator: TokenAuthenticator
     authorizer: access.Authorizer
     service_accounts: ServiceAccountTokens
+    client_certificates: ClientCertificates
     limits: Limits
     watch_slots: WatchSlots
     # The loopback-only plain HTTP mode: client-go never sends a bearer token over plain HTTP, so
@@ -132,6 +134,11 @@ async def _audited(log: AuditLog, request: Request, identify: Callable[[Request]
 
 def _user(request: Request, state: ServerState) -> User | None:
     header = request.headers.get("authorization", "")
+    if not header:
+        # A verified client certificate names its user (CN) and groups (O), as kube-apiserver's x509 does.
+        pem = tls.client_certificate(request.scope)
+        if pem is not None:
+            return state.client_certificates.authenticate(pem)
     if not header and state.trust_unauthenticated:
         return access.UNSECURED
     if not header and state.anonymous:
