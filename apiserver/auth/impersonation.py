@@ -9,7 +9,7 @@ system:authenticated (and for a ServiceAccount its groups) unless groups were gi
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from apiserver import errors
 from apiserver.auth.access import Attributes, Authorizer
@@ -23,10 +23,10 @@ EXTRA_PREFIX = "impersonate-extra-"
 ANONYMOUS = "system:anonymous"
 
 
-def wanted(headers: Sequence[tuple[str, str]]) -> bool:
-    """Whether a request asks to impersonate anyone (headers as lower-cased names)."""
-    return any(name == USER_HEADER or name == GROUP_HEADER or name == UID_HEADER or name.startswith(EXTRA_PREFIX)
-               for name, _ in headers)
+def wanted(raw_headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Whether a request asks to impersonate anyone, from the ASGI scope's raw, lower-cased header names
+    (checked on every request, so without decoding them)."""
+    return any(name.startswith(b"impersonate-") for name, _ in raw_headers)
 
 
 def _check(authorizer: Authorizer, requester: User, attrs: Attributes) -> None:
@@ -45,6 +45,8 @@ def impersonate(authorizer: Authorizer, requester: User, headers: Sequence[tuple
     for name, value in headers:
         if name.startswith(EXTRA_PREFIX):
             extras.setdefault(name[len(EXTRA_PREFIX):], []).append(value)
+    if not (users or groups or uids or extras):
+        return requester  # some other Impersonate-* header, which upstream ignores too
     if not users or not users[0]:
         raise errors.bad_request("requested impersonation of groups, a uid or extra fields without impersonating "
                                  "a user")

@@ -188,9 +188,8 @@ def build_app(state: ServerState) -> Starlette:
         user = _user(request, state)
         if user is None:
             raise errors.unauthorized()
-        headers = request.headers.items()
-        if impersonation.wanted(headers):
-            return user, impersonation.impersonate(state.authorizer, user, headers)
+        if impersonation.wanted(request.scope["headers"]):
+            return user, impersonation.impersonate(state.authorizer, user, request.headers.items())
         return user, None
 
     def guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
