@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
 import pytest
 
 from keepalive import Connection
-from support import ServerProcess, run_kubectl
+from support import REPO, ServerProcess, run_kubectl
 
 GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "golden",
                       "kube-1.36.2", "surface")
@@ -366,3 +368,48 @@ def test_rules_review_lists_what_is_bound(shared_server: ServerProcess, users: d
     assert "configmaps [] [settings] [update]" in rows
     assert any(r.startswith("[/version]") and r.endswith("[get]") for r in rows)
     assert not any(r.startswith("secrets ") for r in rows)
+
+
+# -- every kind of identity, through kubectl: can-i and the request agree -----------------------------
+
+_ACTIONS = [
+    # (can-i arguments, the kubectl command that does it; dry runs and missing names write nothing)
+    (("get", "configmaps", "-n", "team"), ("get", "configmaps", "-n", "team")),
+    (("list", "secrets", "-n", "team"), ("get", "secrets", "-n", "team")),
+    (("list", "secrets", "-n", "other"), ("get", "secrets", "-n", "other")),
+    (("create", "configmaps", "-n", "team"), ("create", "configmap", "probe", "-n", "team", "--dry-run=server")),
+    (("create", "configmaps", "-n", "other"), ("create", "configmap", "probe", "-n", "other", "--dry-run=server")),
+    (("delete", "configmaps", "-n", "other"), ("delete", "configmap", "no-such-thing", "-n", "other")),
+    (("list", "deployments.apps", "-n", "other"), ("get", "deployments.apps", "-n", "other")),
+    (("list", "nodes"), ("get", "nodes")),
+    (("list", "configmaps", "-n", "default"), ("get", "configmaps", "-n", "default")),
+]
+
+
+@pytest.fixture(scope="module")
+def identities(shared_server: ServerProcess, users: dict[str, Connection]) -> dict[str, tuple[str, ...]]:
+    """kubectl arguments that make it act as: a token-file user, a ServiceAccount token, a client
+    certificate, and the admin impersonating someone."""
+    run_kubectl(shared_server, "create", "serviceaccount", "bot", "-n", "team")
+    sa_token = run_kubectl(shared_server, "create", "token", "bot", "-n", "team").stdout.strip()
+    cert = subprocess.run([sys.executable, "-m", "apiserver", "token", "add", "bob", "--role", "view",
+                           "--client-cert", "--data-dir", shared_server.data_dir],
+                          cwd=REPO, capture_output=True, text=True, timeout=30, check=True).stdout
+    cert_kubeconfig = os.path.join(shared_server.data_dir, "bob-cert.kubeconfig")
+    with open(cert_kubeconfig, "w") as f:
+        f.write(cert)
+    return {"token": ("--token", _TOKENS["bob"]), "serviceaccount-token": ("--token", sa_token),
+            "client-certificate": ("--kubeconfig", cert_kubeconfig), "impersonated": ("--as", "carol", "--as-group", "qa")}
+
+
+@pytest.mark.parametrize("identity", ["token", "serviceaccount-token", "client-certificate", "impersonated"])
+@pytest.mark.parametrize("can_i, action", _ACTIONS)
+def test_can_i_agrees_with_kubectl_for_every_identity(shared_server: ServerProcess,
+                                                      identities: dict[str, tuple[str, ...]], identity: str,
+                                                      can_i: tuple[str, ...], action: tuple[str, ...]) -> None:
+    who = identities[identity]
+    answer = run_kubectl(shared_server, *who, "auth", "can-i", *can_i, check=False).stdout.split()
+    done = run_kubectl(shared_server, *who, *action, check=False)
+    forbidden = "(Forbidden)" in done.stderr or " is forbidden: " in done.stderr
+    assert answer and answer[0] in ("yes", "no"), done.stderr
+    assert (answer[0] == "yes") == (not forbidden), (answer, done.stdout, done.stderr)
