@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from keepalive import Connection
 from support import ServerProcess, run_kubectl
@@ -104,3 +107,40 @@ def test_without_anonymous_auth_no_credentials_is_401(shared_server: ServerProce
     finally:
         conn.close()
     assert (status, json.loads(body)["reason"]) == (401, "Unauthorized")
+
+
+_HEADER_NAMES = st.sampled_from(["Impersonate-User", "Impersonate-Group", "Impersonate-Uid",
+                                 "Impersonate-Extra-scopes", "Impersonate-Extra-", "Impersonate-Other"])
+_HEADER_VALUES = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=60)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.lists(st.tuples(_HEADER_NAMES, _HEADER_VALUES), min_size=1, max_size=4))
+def test_fuzzed_impersonation_headers_never_break_in(fuzz_target: tuple[ServerProcess, Connection],
+                                                     headers: list[tuple[str, str]]) -> None:
+    server, bob = fuzz_target
+    raw = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=30, context=server.ssl_context())
+    try:
+        raw.putrequest("POST", "/api/v1/namespaces/default/configmaps")
+        raw.putheader("Authorization", f"Bearer {BOB}")
+        raw.putheader("Content-Type", "application/json")
+        body = b'{"metadata":{"name":"fuzzed"}}'
+        raw.putheader("Content-Length", str(len(body)))
+        for name, value in headers:
+            raw.putheader(name, value.strip())
+        raw.endheaders(body)
+        answer = raw.getresponse()
+        status, payload = answer.status, json.loads(answer.read())
+    finally:
+        raw.close()
+    # bob may neither write configmaps nor impersonate anyone: whatever the headers, nothing gets in.
+    assert status in (400, 403), payload
+    assert payload["kind"] == "Status" and payload["message"]
+    assert bob.request("GET", "/api/v1/namespaces/default/configmaps/fuzzed")[0] == 404
+
+
+@pytest.fixture(scope="module")
+def fuzz_target(anonymous_server: ServerProcess) -> Iterator[tuple[ServerProcess, Connection]]:
+    conn = Connection(anonymous_server, BOB)
+    yield anonymous_server, conn
+    conn.close()
