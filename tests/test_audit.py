@@ -104,3 +104,16 @@ def test_a_bad_policy_stops_the_start(tmp_path: object) -> None:
     with pytest.raises(RuntimeError) as failed:
         proc.start(timeout=20)
     assert "rules[0].level must be one of None, Metadata, Request, RequestResponse" in str(failed.value)
+
+
+def test_a_watch_is_recorded_when_it_starts_and_when_it_ends(audited: ServerProcess) -> None:
+    conn = Connection(audited)
+    try:
+        status, _, _ = conn.request("GET", "/api/v1/namespaces/kube-system/configmaps?watch=1&timeoutSeconds=1")
+    finally:
+        conn.close()
+    assert status == 200
+    watches = [e for e in _events(audited) if e["verb"] == "watch"]
+    assert [e["stage"] for e in watches] == ["ResponseStarted", "ResponseComplete"]
+    assert watches[0]["auditID"] == watches[1]["auditID"]
+    assert watches[1]["objectRef"] == {"resource": "configmaps", "namespace": "kube-system", "apiVersion": "v1"}

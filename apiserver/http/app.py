@@ -10,7 +10,7 @@ import asyncio
 import gzip
 import logging
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import orjson
 from starlette.applications import Starlette
@@ -123,13 +123,29 @@ async def _audited(log: AuditLog, request: Request, identify: Callable[[Request]
         response = _error_response(failure or errors.unauthorized(), request)
     else:
         response = await handler(request, acting or user)
-    if event is not None:
-        streaming = isinstance(response, WatchResponse)
-        body = b"" if streaming else bytes(response.body)
-        status = orjson.loads(body) if response.status_code >= 400 and body.startswith(b"{") else None
-        log.finish(event, described, "ResponseStarted" if streaming else "ResponseComplete", response.status_code,
-                   status, request_body, request.headers.get("content-type"), body or None)
+    if event is None:
+        return response
+    content_type = request.headers.get("content-type")
+    if isinstance(response, WatchResponse):
+        log.finish(event, described, "ResponseStarted", response.status_code, None, request_body, content_type, None)
+        response.chunks = _then(response.chunks, lambda: log.finish(
+            event, described, "ResponseComplete", 200, None, request_body, content_type, None))
+        return response
+    body = bytes(response.body)
+    status = orjson.loads(body) if response.status_code >= 400 and body.startswith(b"{") else None
+    log.finish(event, described, "ResponseComplete", response.status_code, status, request_body, content_type,
+               body or None)
     return response
+
+
+async def _then(chunks: AsyncIterator[bytes], done: Callable[[], None]) -> AsyncIterator[bytes]:
+    """The same chunks, calling `done` once the stream has ended, however it ended (a watch's last stage)."""
+    try:
+        async for chunk in chunks:
+            yield chunk
+    finally:
+        await chunks.aclose()  # type: ignore[attr-defined]
+        done()
 
 
 def _user(request: Request, state: ServerState) -> User | None:

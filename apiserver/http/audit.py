@@ -4,7 +4,8 @@
 unless `--audit-policy-file` says otherwise in upstream's Policy format: the first rule that matches a
 request (users, userGroups, verbs, resources with group and resourceNames, namespaces,
 nonResourceURLs) gives its level (None, Metadata, Request, RequestResponse) and stages to omit. Stages
-are RequestReceived and ResponseComplete (ResponseStarted for a watch, whose stream then goes on).
+are RequestReceived and ResponseComplete, with ResponseStarted between them for a watch, whose
+ResponseComplete comes when its stream ends.
 Credentials never appear: headers are not logged, and the bodies of TokenReviews and TokenRequests,
 which carry tokens, are left out at every level.
 """
