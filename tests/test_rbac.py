@@ -413,3 +413,55 @@ def test_can_i_agrees_with_kubectl_for_every_identity(shared_server: ServerProce
     forbidden = "(Forbidden)" in done.stderr or " is forbidden: " in done.stderr
     assert answer and answer[0] in ("yes", "no"), done.stderr
     assert (answer[0] == "yes") == (not forbidden), (answer, done.stdout, done.stderr)
+
+
+# -- RBAC objects are checked as upstream checks them ------------------------------------------------
+
+@pytest.mark.parametrize("path, body, message", [
+    (f"{RBAC}/namespaces/team/roles",
+     {"metadata": {"name": "bad"}, "rules": [{"apiGroups": [""], "resources": ["pods"]},
+                                            {"nonResourceURLs": ["/healthz"], "verbs": ["get"]}]},
+     'Role.rbac.authorization.k8s.io "bad" is invalid: [rules[0].verbs: Required value: verbs must contain at '
+     'least one value, rules[1].nonResourceURLs: Invalid value: []string{"/healthz"}: namespaced rules cannot apply '
+     'to non-resource URLs]'),
+    (f"{RBAC}/clusterroles",
+     {"metadata": {"name": "bad"}, "rules": [{"verbs": ["get"], "resources": ["pods", "secrets"],
+                                             "resourceNames": ["x"]}]},
+     'ClusterRole.rbac.authorization.k8s.io "bad" is invalid: [rules[0].apiGroups: Required value: resource rules '
+     'must supply at least one api group, rules[0].resourceNames: Required value: resource names cannot apply to '
+     'multiple resources]'),
+    (f"{RBAC}/clusterrolebindings",
+     {"metadata": {"name": "bad"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "x"},
+      "subjects": [{"kind": "ServiceAccount", "name": "robot"}, {"kind": "Robot", "name": "r"}]},
+     'ClusterRoleBinding.rbac.authorization.k8s.io "bad" is invalid: [roleRef.kind: Unsupported value: "Role": '
+     'supported values: "ClusterRole", subjects[0].namespace: Required value, subjects[1].kind: Unsupported value: '
+     '"Robot": supported values: "ServiceAccount", "User", "Group"]'),
+])
+def test_bad_rbac_objects_are_refused(users: dict[str, Connection], shared_server: ServerProcess, path: str,
+                                      body: dict[str, object], message: str) -> None:
+    admin = Connection(shared_server)
+    try:
+        status, answer = _post(admin, path, body)
+    finally:
+        admin.close()
+    assert (status, answer["reason"], answer["message"]) == (422, "Invalid", message)
+
+
+def test_a_binding_keeps_its_role_and_defaults_subject_groups(shared_server: ServerProcess,
+                                                              users: dict[str, Connection]) -> None:
+    admin = Connection(shared_server)
+    try:
+        path = f"{RBAC}/namespaces/team/rolebindings"
+        status, created = _post(admin, path, {
+            "metadata": {"name": "fixed"}, "subjects": [{"kind": "User", "name": "erin"}],
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}})
+        assert status == 201
+        assert created["subjects"] == [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "erin"}]
+        patch = json.dumps({"roleRef": {"name": "edit"}}).encode()
+        status, _, raw = admin.request("PATCH", f"{path}/fixed", patch,
+                                       {"Content-Type": "application/merge-patch+json"})
+    finally:
+        admin.close()
+    assert (status, json.loads(raw)["message"]) == (422, (
+        'RoleBinding.rbac.authorization.k8s.io "fixed" is invalid: roleRef: Invalid value: rbac.RoleRef{'
+        'APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"edit"}: cannot change roleRef'))
