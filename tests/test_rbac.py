@@ -465,3 +465,36 @@ def test_a_binding_keeps_its_role_and_defaults_subject_groups(shared_server: Ser
     assert (status, json.loads(raw)["message"]) == (422, (
         'RoleBinding.rbac.authorization.k8s.io "fixed" is invalid: roleRef: Invalid value: rbac.RoleRef{'
         'APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"edit"}: cannot change roleRef'))
+
+
+def test_a_watch_narrowed_to_one_name_is_authorized_by_that_name(shared_server: ServerProcess,
+                                                                 users: dict[str, Connection]) -> None:
+    _apply(shared_server, """
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: watch-settings, namespace: team}
+rules:
+- apiGroups: [""]
+  resources: [configmaps]
+  resourceNames: [settings]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: frank-watches-settings, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: watch-settings}
+subjects:
+- {kind: User, apiGroup: rbac.authorization.k8s.io, name: frank}
+""")
+    admin = Connection(shared_server)
+    as_frank = {"Impersonate-User": "frank"}
+    base = "/api/v1/namespaces/team/configmaps?watch=1&timeoutSeconds=1"
+    try:
+        assert admin.request("GET", base + "&fieldSelector=metadata.name%3Dsettings", headers=as_frank)[0] == 200
+        status, _, body = admin.request("GET", base + "&fieldSelector=metadata.name%3Dother", headers=as_frank)
+        assert (status, json.loads(body)["message"]) == (403, (
+            'configmaps "other" is forbidden: User "frank" cannot watch resource "configmaps" in API group "" in '
+            'the namespace "team"'))
+        assert admin.request("GET", base, headers=as_frank)[0] == 403
+    finally:
+        admin.close()

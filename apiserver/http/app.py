@@ -284,8 +284,11 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
             else _verb(method, parsed.name is not None, request.query_params))
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
+    name_asked = parsed.name or ""
+    if verb in ("list", "watch"):
+        name_asked = requestinfo.selected_name(request.query_params.get("fieldSelector", ""))
     state.authorizer.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
-                                                       parsed.namespace, parsed.name or ""))
+                                                       parsed.namespace, name_asked))
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None:
         raise errors.resource_not_found()
