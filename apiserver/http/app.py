@@ -148,6 +148,15 @@ async def _then(chunks: AsyncIterator[bytes], done: Callable[[], None]) -> Async
         done()
 
 
+def _refused_path(state: ServerState, request: Request, user: User) -> Response | None:
+    """The 403 of a path that names no resource (/version, /metrics, /openapi), None when allowed."""
+    try:
+        state.authorizer.authorize_path(user, "get", request.url.path)
+    except ApiError as exc:
+        return _error_response(exc, request)
+    return None
+
+
 def _user(request: Request, state: ServerState) -> User | None:
     header = request.headers.get("authorization", "")
     if not header:
@@ -172,17 +181,15 @@ def build_app(state: ServerState) -> Starlette:
         return PlainTextResponse("ok")
 
     async def version(request: Request, user: User) -> Response:
-        try:
-            state.authorizer.authorize_path(user, "get", request.url.path)
-        except ApiError as exc:
-            return _error_response(exc, request)
+        refused = _refused_path(state, request, user)
+        if refused is not None:
+            return refused
         return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
 
     async def metrics_text(request: Request, user: User) -> Response:
-        try:
-            state.authorizer.authorize_path(user, "get", request.url.path)
-        except ApiError as exc:
-            return _error_response(exc, request)
+        refused = _refused_path(state, request, user)
+        if refused is not None:
+            return refused
         body, content_type = metrics.exposition()
         return Response(body, media_type=content_type, headers=_NO_CACHE)
 
@@ -222,10 +229,9 @@ def build_app(state: ServerState) -> Starlette:
     openapi = OpenAPI(state.registry)
 
     async def openapi_v3(request: Request, user: User) -> Response:
-        try:
-            state.authorizer.authorize_path(user, "get", request.url.path)
-        except ApiError as exc:
-            return _error_response(exc, request)
+        refused = _refused_path(state, request, user)
+        if refused is not None:
+            return refused
         key = request.path_params.get("path")
         if key is None:
             return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
@@ -238,10 +244,9 @@ def build_app(state: ServerState) -> Starlette:
         return Response(body, media_type="application/json", headers={"Cache-Control": cache, "Etag": f'"{digest}"'})
 
     async def openapi_v2(request: Request, user: User) -> Response:
-        try:
-            state.authorizer.authorize_path(user, "get", request.url.path)
-        except ApiError as exc:
-            return _error_response(exc, request)
+        refused = _refused_path(state, request, user)
+        if refused is not None:
+            return refused
         body, media_type = openapi.v2_body(request.headers.get("accept", ""))
         return Response(body, media_type=media_type, headers=_NO_CACHE)
 
