@@ -13,12 +13,16 @@ from apiserver.server import ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
 
 
-def _add_token(data_dir: str, name: str, role: str) -> None:
+def _add_token(data_dir: str, name: str, role: str, client_cert: bool) -> None:
     path = tokens.token_file_path(data_dir)
     kubeconfig = os.path.join(data_dir, "kubeconfig")
     if not os.path.exists(path) or not os.path.exists(kubeconfig):
         raise SystemExit(f"no server has started with --data-dir {data_dir} yet: "
                          "start it once, then add tokens")
+    if client_cert:
+        cert, key = pki.issue_client_certificate(data_dir, name, access.ROLE_GROUPS[role])
+        sys.stdout.write(pki.client_kubeconfig_beside(kubeconfig, name, cert, key))
+        return
     try:
         token = tokens.add_token(path, name, access.ROLE_GROUPS[role])
     except tokens.TokenFileError as exc:
@@ -54,6 +58,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="open watches on the whole server; more are answered 429")
     parser.add_argument("--request-timeout", type=float, default=defaults.request_timeout_seconds,
                         help="seconds a request other than a watch may take before it is answered 504")
+    parser.add_argument("--anonymous-auth", action="store_true",
+                        help="let requests without credentials in as system:anonymous; RBAC decides what it sees")
+    parser.add_argument("--audit-log-path", help="write audit.k8s.io/v1 Event lines to this file ('-': stdout)")
+    parser.add_argument("--audit-policy-file", help="an audit.k8s.io/v1 Policy; without one every request is "
+                                                    "logged at the Metadata level")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
@@ -61,9 +70,12 @@ def main(argv: list[str] | None = None) -> None:
     add.add_argument("name", help="the user name the token authenticates as")
     add.add_argument("--role", choices=sorted(access.ROLE_GROUPS), required=True)
     add.add_argument("--data-dir", default=argparse.SUPPRESS, help="as for serving (default ./data)")
+    add.add_argument("--client-cert", action="store_true",
+                     help="a client certificate signed by the server's CA (CN=name, O=the role's group) "
+                          "instead of a bearer token")
     args = parser.parse_args(argv)
     if args.command == "token":
-        _add_token(args.data_dir, args.name, args.role)
+        _add_token(args.data_dir, args.name, args.role, args.client_cert)
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     limits = Limits(args.max_body_bytes, args.max_object_bytes, args.max_watches_per_user, args.max_watches,
@@ -71,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
-                           args.watch_bookmark_seconds, limits))
+                           args.watch_bookmark_seconds, limits, anonymous_auth=args.anonymous_auth,
+                           audit_log_path=args.audit_log_path, audit_policy_file=args.audit_policy_file))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -6,6 +6,7 @@ import contextlib
 import ipaddress
 import logging
 import os
+import ssl
 from dataclasses import dataclass, field
 from typing import AsyncIterator
 
@@ -13,14 +14,19 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver.auth import access, pki, tokens
+from apiserver.auth import access, bootstrap_policy, pki, tokens
+from apiserver.auth.jws import SigningKey
+from apiserver.auth.serviceaccounts import ServiceAccountTokens
+from apiserver.auth.x509 import ClientCertificates
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
 from apiserver.http.app import ServerState, build_app
+from apiserver.http.audit import AuditLog, PolicyError
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.synthetic import SyntheticResources
+from apiserver.http.tls import ClientCertificateProtocol
 from apiserver.kinds import managedfields, objects
 from apiserver.kinds.resources import builtin_registry
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
@@ -42,6 +48,9 @@ class ServeOptions:
     watch_queue_limit: int = 1000
     bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
+    anonymous_auth: bool = False
+    audit_log_path: str | None = None
+    audit_policy_file: str | None = None
 
 
 def is_loopback(host: str) -> bool:
@@ -53,29 +62,30 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _bootstrap_objects() -> list[tuple[str, str, dict[str, object]]]:
-    """What kube-apiserver itself creates on a fresh cluster: (resource, namespace, object)."""
-    bootstrap: list[tuple[str, str, dict[str, object]]] = [
-        ("namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+def _bootstrap_objects() -> list[tuple[str, str, str, dict[str, object]]]:
+    """What kube-apiserver itself creates on a fresh cluster: (group, resource, namespace, object)."""
+    bootstrap: list[tuple[str, str, str, dict[str, object]]] = [
+        ("", "namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         for name in SYSTEM_NAMESPACES]
     # Written at start-up by the legacy service account token tracking controller.
-    bootstrap.append(("configmaps", "kube-system", {
+    bootstrap.append(("", "configmaps", "kube-system", {
         "apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "kube-apiserver-legacy-service-account-token-tracking", "namespace": "kube-system"},
         "data": {"since": objects.now_rfc3339()[:10]}}))
     # The in-cluster address of the API, at the first address of the service range.
-    bootstrap.append(("services", "default", {
+    bootstrap.append(("", "services", "default", {
         "apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "kubernetes", "namespace": "default",
                      "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {"clusterIP": "10.96.0.1", "type": "ClusterIP", "sessionAffinity": "None",
                  "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}))
+    bootstrap += [(bootstrap_policy.RBAC_GROUP, o.resource, o.namespace, o.body) for o in bootstrap_policy.objects()]
     return bootstrap
 
 
 async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
-    for plural, namespace, body in _bootstrap_objects():
-        rt = state.registry.lookup("", "v1", plural)
+    for group, plural, namespace, body in _bootstrap_objects():
+        rt = state.registry.lookup(group, "v1", plural)
         assert rt is not None
         meta = body["metadata"]
         assert isinstance(meta, dict)
@@ -86,6 +96,21 @@ async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
                                   orjson.dumps(body), "application/json")
         except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
             log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
+
+
+def _audit_log(options: ServeOptions) -> AuditLog | None:
+    if options.audit_log_path is None:
+        if options.audit_policy_file is not None:
+            raise SystemExit("cannot start: --audit-policy-file needs --audit-log-path")
+        return None
+    policy = None
+    if options.audit_policy_file is not None:
+        with open(options.audit_policy_file) as f:
+            policy = f.read()
+    try:
+        return AuditLog(options.audit_log_path, policy)
+    except PolicyError as exc:
+        raise SystemExit(f"cannot start: {options.audit_policy_file}: {exc}") from None
 
 
 def build(options: ServeOptions) -> tuple[Starlette, str]:
@@ -114,8 +139,12 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     discovery = Discovery(registry, address)
     state = ServerState(registry, store, discovery, endpoint,
                         SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
+                        access.Authorizer(store),
+                        ServiceAccountTokens(store, SigningKey.load_or_create(os.path.join(options.data_dir, "pki"))),
+                        ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
-                        trust_unauthenticated=options.plain_http)
+                        trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
+                        audit=_audit_log(options))
     crds = CustomResourceDefinitions(store, registry, discovery)
 
     @contextlib.asynccontextmanager
@@ -124,6 +153,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         await _bootstrap(endpoint, state)
         yield
         await store.close()
+        if state.audit is not None:
+            state.audit.close()
 
     app = build_app(state)
     app.router.lifespan_context = lifespan
@@ -138,10 +169,15 @@ def serve(options: ServeOptions) -> None:
     print(f"kubeconfig: {kubeconfig_path}", flush=True)
     print(f"use it with: kubectl --kubeconfig {kubeconfig_path} get namespaces", flush=True)
     config = uvicorn.Config(
-        app, host=options.host, port=options.port, loop="uvloop", http="httptools", lifespan="on",
+        app, host=options.host, port=options.port, loop="uvloop", lifespan="on",
+        # httptools, with the client certificate of a connection passed on to the app.
+        http=ClientCertificateProtocol,
         log_level="warning", access_log=False,
         ssl_certfile=None if options.plain_http else creds.serving_cert,
         ssl_keyfile=None if options.plain_http else creds.serving_key,
+        # A client may present a certificate signed by the server's CA (kubeconfigs of kind, k3s, kubeadm).
+        ssl_ca_certs=None if options.plain_http else creds.ca_cert,
+        ssl_cert_reqs=ssl.CERT_NONE if options.plain_http else ssl.CERT_OPTIONAL,
         timeout_keep_alive=60,
         # Open watches would hold a shutdown forever; clients re-watch after a restart anyway.
         timeout_graceful_shutdown=2,

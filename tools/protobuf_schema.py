@@ -63,9 +63,10 @@ _SCALARS = {
 }
 # What every protobuf body is wrapped in.
 _ENVELOPE = "k8s.io.apimachinery.pkg.runtime.Unknown"
-# Sent by clients besides the stored kinds: the scale subresource and delete options.
+# Sent by clients besides the stored kinds: the scale subresource, delete options, token requests.
 _EXTRA_KINDS = {"autoscaling/v1/Scale": "k8s.io.api.autoscaling.v1.Scale",
-                "meta.k8s.io/v1/DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions"}
+                "meta.k8s.io/v1/DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+                "authentication.k8s.io/v1/TokenRequest": "k8s.io.api.authentication.v1.TokenRequest"}
 
 
 def embedded_files(binary: bytes) -> dict[str, descriptor_pb2.FileDescriptorProto]:

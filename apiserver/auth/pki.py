@@ -21,6 +21,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 _VALIDITY = datetime.timedelta(days=3650)
+# A client certificate lasts a year, as kubeadm's do.
+_CLIENT_VALIDITY = datetime.timedelta(days=365)
 
 
 @dataclass(frozen=True)
@@ -124,12 +126,45 @@ def kubeconfig_beside(path: str, user: str, token: str) -> str:
     return _kubeconfig_document(cluster, user, token)
 
 
-def _kubeconfig_document(cluster: dict[str, object], user: str, token: str) -> str:
+def client_kubeconfig_beside(path: str, user: str, cert_pem: bytes, key_pem: bytes) -> str:
+    """As kubeconfig_beside, with a client certificate instead of a token (as kind, k3s and kubeadm write)."""
+    with open(path) as f:
+        cluster = yaml.safe_load(f)["clusters"][0]["cluster"]
+    return _kubeconfig_document(cluster, user, credentials={
+        "client-certificate-data": base64.b64encode(cert_pem).decode(),
+        "client-key-data": base64.b64encode(key_pem).decode()})
+
+
+def issue_client_certificate(data_dir: str, user: str, groups: tuple[str, ...]) -> tuple[bytes, bytes]:
+    """A certificate and key for `user` (CN) in `groups` (O), signed by the server's CA; PEM both."""
+    pki = os.path.join(data_dir, "pki")
+    with open(os.path.join(pki, "ca.crt"), "rb") as f:
+        ca = x509.load_pem_x509_certificate(f.read())
+    with open(os.path.join(pki, "ca.key"), "rb") as f:
+        ca_key = serialization.load_pem_private_key(f.read(), password=None)
+    if not isinstance(ca_key, ec.EllipticCurvePrivateKey):
+        raise SystemExit(f"{pki}/ca.key is not the EC key this server writes")
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = [x509.NameAttribute(NameOID.ORGANIZATION_NAME, group) for group in groups]
+    subject.append(x509.NameAttribute(NameOID.COMMON_NAME, user))
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(x509.Name(subject)).issuer_name(ca.subject)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + _CLIENT_VALIDITY)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    return cert.public_bytes(serialization.Encoding.PEM), _key_pem(key)
+
+
+def _kubeconfig_document(cluster: dict[str, object], user: str, token: str = "",
+                         credentials: dict[str, str] | None = None) -> str:
     doc = {
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [{"name": "fastkube", "cluster": cluster}],
-        "users": [{"name": user, "user": {"token": token}}],
+        "users": [{"name": user, "user": credentials or {"token": token}}],
         "contexts": [{"name": "fastkube", "context": {"cluster": "fastkube", "user": user}}],
         "current-context": "fastkube",
         "preferences": {},

@@ -24,6 +24,8 @@ from apiserver.auth.pki import write_private
 log = logging.getLogger("apiserver.auth.tokens")
 
 FILE_NAME = "tokens.csv"
+# Every authenticated user is in this group too, as kube-apiserver's authenticator chain adds it.
+AUTHENTICATED_GROUP = "system:authenticated"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ def parse(text: str, path: str) -> list[tuple[bytes, User]]:
                 log.warning("%s:%d: empty token, record skipped", path, reader.line_num)
                 continue
             groups = tuple(g.strip() for g in record[3].split(",") if g.strip()) if len(record) > 3 else ()
+            if AUTHENTICATED_GROUP not in groups:
+                groups += (AUTHENTICATED_GROUP,)
             records.append((_digest(token), User(record[1].strip(), record[2].strip(), groups)))
     except csv.Error as exc:
         raise TokenFileError(f"{path}:{reader.line_num}: {exc}") from None

@@ -10,8 +10,9 @@ import asyncio
 import gzip
 import logging
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
+import orjson
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -19,21 +20,26 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from apiserver import errors, metrics
-from apiserver.auth import access
+from apiserver.auth import access, escalation, impersonation, reviews
+from apiserver.auth.serviceaccounts import API_AUDIENCES, ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
+from apiserver.auth.x509 import ClientCertificates
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import eviction, kubelet, requestinfo
+from apiserver.http import audit, eviction, kubelet, requestinfo, tls
+from apiserver.http.audit import AuditLog
 from apiserver.http.deprecated import DeprecationWarnings
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
+from apiserver.kinds import objects
 from apiserver.kinds.resources import Registry
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
+from apiserver.wire import bodies
 
 log = logging.getLogger("apiserver.http")
 
@@ -50,12 +56,27 @@ class ServerState:
     endpoint: Endpoint
     synthetic: SyntheticResources
     authenticator: TokenAuthenticator
+    authorizer: access.Authorizer
+    service_accounts: ServiceAccountTokens
+    client_certificates: ClientCertificates
     limits: Limits
     watch_slots: WatchSlots
     # The loopback-only plain HTTP mode: client-go never sends a bearer token over plain HTTP, so
     # there, like kube-apiserver's old insecure port, a request without credentials is let in.
     # A wrong token is still refused.
     trust_unauthenticated: bool = False
+    # --anonymous-auth: a request without credentials acts as system:anonymous (group
+    # system:unauthenticated), and the bootstrap policy decides what that may see.
+    anonymous: bool = False
+    audit: AuditLog | None = None
+
+    def token_lookup(self, token: str, audiences: list[str]) -> tuple[User, list[str]] | None:
+        """TokenReview's question: whose token is this, for which of the audiences asked about."""
+        user = self.authenticator.authenticate(f"Bearer {token}")
+        if user is None:
+            return self.service_accounts.authenticate(token, tuple(audiences) or API_AUDIENCES)
+        # Token-file tokens are good for any audience: the ones asked about, else the API server's own.
+        return user, audiences or list(API_AUDIENCES)
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:
@@ -82,11 +103,79 @@ def _accepts_gzip(accept_encoding: str) -> bool:
     return False
 
 
+async def _audited(log: AuditLog, request: Request, identify: Callable[[Request], tuple[User, User | None]],
+                   handler: Callable[[Request, User], Awaitable[Response]]) -> Response:
+    """The request served as without an audit log, its stages written to the log."""
+    described = audit.describe(request.method, request.url.path, request.query_params.get("watch") in ("1", "true"))
+    user: User | None = None
+    acting: User | None = None
+    failure: ApiError | None = None
+    try:
+        user, acting = identify(request)
+    except ApiError as exc:
+        failure = exc
+    uri = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    event = log.begin(described, uri, user, acting, request.client.host if request.client else "",
+                      request.headers.get("user-agent", ""))
+    request_body = None
+    if event is not None and event.level != "Metadata" and request.method in ("POST", "PUT", "PATCH"):
+        # Read once here; the handler reads the same bytes again from the request.
+        request_body = await request.body()
+    if failure is not None or user is None:
+        response = _error_response(failure or errors.unauthorized(), request)
+    else:
+        response = await handler(request, acting or user)
+    if event is None:
+        return response
+    content_type = request.headers.get("content-type")
+    if isinstance(response, WatchResponse):
+        log.finish(event, described, "ResponseStarted", response.status_code, None, request_body, content_type, None)
+        response.chunks = _then(response.chunks, lambda: log.finish(
+            event, described, "ResponseComplete", 200, None, request_body, content_type, None))
+        return response
+    body = bytes(response.body)
+    status = orjson.loads(body) if response.status_code >= 400 and body.startswith(b"{") else None
+    log.finish(event, described, "ResponseComplete", response.status_code, status, request_body, content_type,
+               body or None)
+    return response
+
+
+async def _then(chunks: AsyncIterator[bytes], done: Callable[[], None]) -> AsyncIterator[bytes]:
+    """The same chunks, calling `done` once the stream has ended, however it ended (a watch's last stage)."""
+    try:
+        async for chunk in chunks:
+            yield chunk
+    finally:
+        await chunks.aclose()  # type: ignore[attr-defined]
+        done()
+
+
+def _refused_path(state: ServerState, request: Request, user: User) -> Response | None:
+    """The 403 of a path that names no resource (/version, /metrics, /openapi), None when allowed."""
+    try:
+        state.authorizer.authorize_path(user, "get", request.url.path)
+    except ApiError as exc:
+        return _error_response(exc, request)
+    return None
+
+
 def _user(request: Request, state: ServerState) -> User | None:
     header = request.headers.get("authorization", "")
+    if not header:
+        # A verified client certificate names its user (CN) and groups (O), as kube-apiserver's x509 does.
+        pem = tls.client_certificate(request.scope)
+        if pem is not None:
+            return state.client_certificates.authenticate(pem)
     if not header and state.trust_unauthenticated:
         return access.UNSECURED
-    return state.authenticator.authenticate(header)
+    if not header and state.anonymous:
+        return access.ANONYMOUS
+    user = state.authenticator.authenticate(header)
+    if user is None and header.count(".") == 2:
+        # Shaped like a JWT: a ServiceAccount token, for this API server's audience.
+        accepted = state.service_accounts.authenticate(header.split()[-1])
+        return None if accepted is None else accepted[0]
+    return user
 
 
 def build_app(state: ServerState) -> Starlette:
@@ -94,13 +183,15 @@ def build_app(state: ServerState) -> Starlette:
         return PlainTextResponse("ok")
 
     async def version(request: Request, user: User) -> Response:
+        refused = _refused_path(state, request, user)
+        if refused is not None:
+            return refused
         return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
 
     async def metrics_text(request: Request, user: User) -> Response:
-        try:
-            access.authorize_path(user, "get", request.url.path)
-        except ApiError as exc:
-            return _error_response(exc, request)
+        refused = _refused_path(state, request, user)
+        if refused is not None:
+            return refused
         body, content_type = metrics.exposition()
         return Response(body, media_type=content_type, headers=_NO_CACHE)
 
@@ -117,17 +208,32 @@ def build_app(state: ServerState) -> Starlette:
 
     Handler = Callable[[Request, User], Awaitable[Response]]
 
+    def identify(request: Request) -> tuple[User, User | None]:
+        """Who sent the request, and whom they act as when they impersonate someone."""
+        user = _user(request, state)
+        if user is None:
+            raise errors.unauthorized()
+        if impersonation.wanted(request.scope["headers"]):
+            return user, impersonation.impersonate(state.authorizer, user, request.headers.items())
+        return user, None
+
     def guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def check(request: Request) -> Response:
-            user = _user(request, state)
-            if user is None:
-                return _error_response(errors.unauthorized(), request)
-            return await handler(request, user)
+            if state.audit is not None:
+                return await _audited(state.audit, request, identify, handler)
+            try:
+                user, acting = identify(request)
+            except ApiError as exc:
+                return _error_response(exc, request)
+            return await handler(request, acting or user)
         return check
 
     openapi = OpenAPI(state.registry)
 
     async def openapi_v3(request: Request, user: User) -> Response:
+        refused = _refused_path(state, request, user)
+        if refused is not None:
+            return refused
         key = request.path_params.get("path")
         if key is None:
             return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
@@ -140,6 +246,9 @@ def build_app(state: ServerState) -> Starlette:
         return Response(body, media_type="application/json", headers={"Cache-Control": cache, "Etag": f'"{digest}"'})
 
     async def openapi_v2(request: Request, user: User) -> Response:
+        refused = _refused_path(state, request, user)
+        if refused is not None:
+            return refused
         body, media_type = openapi.v2_body(request.headers.get("accept", ""))
         return Response(body, media_type=media_type, headers=_NO_CACHE)
 
@@ -171,16 +280,21 @@ def build_app(state: ServerState) -> Starlette:
 
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
     parsed = requestinfo.parse(request.url.path)
-    if isinstance(parsed, requestinfo.DiscoveryPath):
+    if parsed is None or isinstance(parsed, requestinfo.DiscoveryPath):
+        # Paths that name no resource are authorized by path and the method's lower-cased name.
+        state.authorizer.authorize_path(user, request.method.lower(), request.url.path)
+        if parsed is None:
+            raise errors.resource_not_found()
         return _discovery(state, request, parsed)
-    if parsed is None:
-        raise errors.resource_not_found()
     method = request.method
     verb = _verb(method, parsed.name is not None, request.query_params, parsed.subresource is not None)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
-    access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
-                                             parsed.namespace, parsed.name or ""))
+    name_asked = parsed.name or ""
+    if verb in ("list", "watch"):
+        name_asked = requestinfo.selected_name(request.query_params.get("fieldSelector", ""))
+    state.authorizer.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
+                                                       parsed.namespace, name_asked))
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None:
         raise errors.resource_not_found()
@@ -192,7 +306,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
     target = Target(rt, namespace, name, parsed.subresource, request.query_params,
-                    request.headers.get("user-agent", ""))
+                    request.headers.get("user-agent", ""),
+                    escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or ""))
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
@@ -201,6 +316,16 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         upgrade = "upgrade" in request.headers.get("connection", "").lower()
         return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource or "",
                                               request.query_params, upgrade))
+    if rt.plural == "serviceaccounts" and parsed.subresource == "token" and name is not None:
+        body = await _read_body(request, state.limits.max_body_bytes)
+        request_body = bodies.decode_object(body, request.headers.get("content-type"))
+        if not isinstance(request_body, dict):
+            raise errors.bad_request("the body of a TokenRequest must be an object")
+        return _reply_response(Reply(201, orjson.dumps(
+            state.service_accounts.token_request(namespace, name, request_body))))
+    if rt.group in reviews.GROUPS:
+        body = await _read_body(request, state.limits.max_body_bytes)
+        return _reply_response(_review(state, user, rt.kind, namespace, body, request.headers.get("content-type")))
     shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if verb == "watch":
         state.watch_slots.check(user.name)
@@ -229,6 +354,24 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb == "delete":
         return _reply_response(await endpoint.delete(target, body, content_type))
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
+
+
+def _review(state: ServerState, user: User, kind: str, namespace: str, raw: bytes,
+            content_type: str | None) -> Reply:
+    body = bodies.decode_object(raw, content_type)
+    if not isinstance(body, dict):
+        raise errors.bad_request(f"the body of a {kind} must be an object")
+    if kind == "SelfSubjectAccessReview":
+        answer = reviews.self_subject_access_review(state.authorizer, user, body)
+    elif kind in ("SubjectAccessReview", "LocalSubjectAccessReview"):
+        answer = reviews.subject_access_review(state.authorizer, body, namespace if namespace else None)
+    elif kind == "SelfSubjectRulesReview":
+        answer = reviews.self_subject_rules_review(state.authorizer, user, body)
+    elif kind == "SelfSubjectReview":
+        answer = reviews.self_subject_review(user, objects.now_rfc3339())
+    else:
+        answer = reviews.token_review(state.token_lookup, body)
+    return Reply(201, orjson.dumps(answer))
 
 
 def _held(state: ServerState, user: User, reply: Reply | StreamReply) -> Reply | StreamReply:

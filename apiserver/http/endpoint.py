@@ -7,7 +7,7 @@ decode an object. Reads splice the stored bytes into the answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import orjson
 
@@ -47,6 +47,8 @@ class Target:
     subresource: str | None
     query: Mapping[str, str]
     user_agent: str = ""
+    # A check of the object about to be written that may refuse it (RBAC's escalation prevention).
+    admit: Callable[[dict[str, Any]], None] | None = None
 
     @property
     def codec(self) -> Codec:
@@ -189,6 +191,8 @@ class Endpoint:
             self._copy_node_topology(obj)
         admission.admit_create(t.rt.kind, obj, self._decoded)
         obj = objects.reshaped(obj)
+        if t.admit is not None:
+            t.admit(obj)
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
@@ -224,6 +228,8 @@ class Endpoint:
             services.keep_allocated(new, old)
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
+        if t.admit is not None:
+            t.admit(prepared)
         if prepared == old:
             return Reply(200, t.codec.served_bytes(current.data), headers=headers)
         if t.dry_run:

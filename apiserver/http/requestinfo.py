@@ -58,3 +58,14 @@ def parse(path: str) -> ResourcePath | DiscoveryPath | None:
     name = rest[1] if len(rest) > 1 else None
     subresource = rest[2] if len(rest) > 2 else None
     return ResourcePath(group, version, resource, namespace, name, subresource)
+
+
+def selected_name(field_selector: str) -> str:
+    """The object a list or watch is narrowed to by `metadata.name=NAME`, which kube-apiserver's
+    RequestInfo takes as the request's name, so that RBAC resourceNames can allow watching one object."""
+    for term in field_selector.split(","):
+        key, sep, value = term.partition("==") if "==" in term else term.partition("=")
+        if sep and not key.endswith("!") and key.strip() == "metadata.name":
+            name = value.strip()
+            return name if name and name not in (".", "..") and "/" not in name and "%" not in name else ""
+    return ""

@@ -15,8 +15,10 @@ from apiserver.shapes.shape import Listing, Shape
 from apiserver.storage.interface import StoredObject
 
 # kube-apiserver's priorities for the built-in groups it registers as local APIServices.
-_GROUP_PRIORITY = {"": 18000, "apps": 17800, "events.k8s.io": 17750, "batch": 17400,
-                   "networking.k8s.io": 17200, "policy": 17600, "storage.k8s.io": 16800, "apiextensions.k8s.io": 16700,
+_GROUP_PRIORITY = {"": 18000, "apps": 17800, "events.k8s.io": 17750, "authentication.k8s.io": 17700,
+                   "authorization.k8s.io": 17600, "policy": 17600, "batch": 17400,
+                   "networking.k8s.io": 17200, "rbac.authorization.k8s.io": 17000, "storage.k8s.io": 16800,
+                   "apiextensions.k8s.io": 16700,
                    "coordination.k8s.io": 16500, "discovery.k8s.io": 16200, "apiregistration.k8s.io": 18000}
 
 

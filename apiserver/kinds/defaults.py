@@ -350,13 +350,20 @@ def _endpoints(obj: Obj) -> None:
                 port.setdefault("protocol", "TCP")
 
 
+def _rbac_subjects(obj: Obj) -> None:
+    """A User or Group subject without apiGroup is RBAC's own (a ServiceAccount's stays core's)."""
+    for subject in obj.get("subjects") or ():
+        if isinstance(subject, dict) and not subject.get("apiGroup") and subject.get("kind") in ("User", "Group"):
+            subject["apiGroup"] = "rbac.authorization.k8s.io"
+
+
 # Defaulting runs on every write, as upstream decodes every body through its defaulters.
 _DEFAULTERS: dict[str, Callable[[Obj], None]] = {
     "Pod": _pod, "Deployment": _deployment, "ReplicaSet": _replica_set, "StatefulSet": _stateful_set,
     "DaemonSet": _daemon_set, "Job": _job, "CronJob": _cron_job, "Service": _service,
     "PersistentVolumeClaim": _claim, "PersistentVolume": _persistent_volume, "Namespace": _namespace,
     "Secret": _secret, "StorageClass": _storage_class, "EndpointSlice": _endpoint_slice,
-    "Endpoints": _endpoints,
+    "Endpoints": _endpoints, "RoleBinding": _rbac_subjects, "ClusterRoleBinding": _rbac_subjects,
 }
 # Admission plugins and create strategies: only when an object is created, after its managed fields.
 _ADMISSION: dict[str, Callable[[Obj], None]] = {

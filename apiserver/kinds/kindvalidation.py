@@ -11,7 +11,7 @@ import json
 from typing import Any, Callable
 
 from apiserver.errors import FieldError
-from apiserver.kinds.validation import dns1123_label
+from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, path_segment_name
 
 Obj = dict[str, Any]
 
@@ -210,10 +210,109 @@ def _storage_class(obj: Obj, old: Obj | None) -> list[FieldError]:
     return found
 
 
+# -- rbac.authorization.k8s.io ---------------------------------------------------------------------
+
+_RBAC = "rbac.authorization.k8s.io"
+
+
+def _go_strings(values: Any) -> str:
+    """A string slice as Go's %#v prints it in a field error."""
+    return "[]string{" + ", ".join(json.dumps(v) for v in values) + "}"
+
+
+def _policy_rules(obj: Obj, namespaced: bool) -> list[FieldError]:
+    found: list[FieldError] = []
+    for index, rule in enumerate(obj.get("rules") or ()):
+        path = f"rules[{index}]"
+        if not isinstance(rule, dict):
+            continue
+        if not rule.get("verbs"):
+            found.append(FieldError("FieldValueRequired", f"{path}.verbs",
+                                    "Required value: verbs must contain at least one value"))
+        urls = rule.get("nonResourceURLs")
+        if urls:
+            invalid = f"Invalid value: {_go_strings(urls)}: "
+            if namespaced:
+                found.append(FieldError("FieldValueInvalid", f"{path}.nonResourceURLs",
+                                        invalid + "namespaced rules cannot apply to non-resource URLs"))
+            if rule.get("apiGroups") or rule.get("resources") or rule.get("resourceNames"):
+                found.append(FieldError("FieldValueInvalid", f"{path}.nonResourceURLs",
+                                        invalid + "rules cannot apply to both regular resources and non-resource URLs"))
+            continue
+        if not rule.get("apiGroups"):
+            found.append(FieldError("FieldValueRequired", f"{path}.apiGroups",
+                                    "Required value: resource rules must supply at least one api group"))
+        if not rule.get("resources"):
+            found.append(FieldError("FieldValueRequired", f"{path}.resources",
+                                    "Required value: resource rules must supply at least one resource"))
+        if rule.get("resourceNames") and len(rule.get("resources") or ()) > 1:
+            found.append(FieldError("FieldValueRequired", f"{path}.resourceNames",
+                                    "Required value: resource names cannot apply to multiple resources"))
+    return found
+
+
+def _role(obj: Obj, old: Obj | None) -> list[FieldError]:
+    return _policy_rules(obj, namespaced=True)
+
+
+def _cluster_role(obj: Obj, old: Obj | None) -> list[FieldError]:
+    return _policy_rules(obj, namespaced=False)
+
+
+def _subjects(obj: Obj, namespaced: bool) -> list[FieldError]:
+    found: list[FieldError] = []
+    for index, subject in enumerate(obj.get("subjects") or ()):
+        path = f"subjects[{index}]"
+        if not isinstance(subject, dict):
+            continue
+        name, kind, group = subject.get("name") or "", subject.get("kind"), subject.get("apiGroup") or ""
+        if not name:
+            found.append(_required(f"{path}.name"))
+        if kind == "ServiceAccount":
+            if name:
+                found += [_invalid(f"{path}.name", name, detail) for detail in dns1123_subdomain(name)]
+            if group:
+                found.append(_unsupported(f"{path}.apiGroup", group, ("",)))
+            if not namespaced and not subject.get("namespace"):
+                found.append(_required(f"{path}.namespace"))
+        elif kind in ("User", "Group"):
+            if not name:
+                found.append(_invalid(f"{path}.name", name, f"{kind.lower()} name cannot be empty"))
+            if group != _RBAC:
+                found.append(_unsupported(f"{path}.apiGroup", group, (_RBAC,)))
+        else:
+            found.append(_unsupported(f"{path}.kind", kind or "", ("ServiceAccount", "User", "Group")))
+    return found
+
+
+def _binding(obj: Obj, old: Obj | None, kinds: tuple[str, ...], namespaced: bool) -> list[FieldError]:
+    found: list[FieldError] = []
+    ref = obj.get("roleRef") if isinstance(obj.get("roleRef"), dict) else {}
+    assert isinstance(ref, dict)
+    if ref.get("apiGroup") != _RBAC:
+        found.append(_unsupported("roleRef.apiGroup", ref.get("apiGroup") or "", (_RBAC,)))
+    if ref.get("kind") not in kinds:
+        found.append(_unsupported("roleRef.kind", ref.get("kind") or "", kinds))
+    name = ref.get("name") or ""
+    if not name:
+        found.append(_required("roleRef.name"))
+    else:
+        found += [_invalid("roleRef.name", name, detail) for detail in path_segment_name(name)]
+    found += _subjects(obj, namespaced)
+    if old is not None and (old.get("roleRef") or {}) != ref:
+        shown = ", ".join(f"{field}:{json.dumps(ref.get(key) or '')}" for field, key in (
+            ("APIGroup", "apiGroup"), ("Kind", "kind"), ("Name", "name")))
+        found.append(FieldError("FieldValueInvalid", "roleRef",
+                                f"Invalid value: rbac.RoleRef{{{shown}}}: cannot change roleRef"))
+    return found
+
+
 _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "Pod": _pod, "Deployment": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
     "DaemonSet": _workload, "Job": _job, "CronJob": _cron_job, "Service": _service,
-    "StorageClass": _storage_class,
+    "StorageClass": _storage_class, "Role": _role, "ClusterRole": _cluster_role,
+    "RoleBinding": lambda obj, old: _binding(obj, old, ("Role", "ClusterRole"), True),
+    "ClusterRoleBinding": lambda obj, old: _binding(obj, old, ("ClusterRole",), False),
 }
 
 

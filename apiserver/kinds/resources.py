@@ -143,7 +143,8 @@ BUILTIN: tuple[ResourceType, ...] = (
                      Subresource("proxy", "PodProxyOptions", verbs=PROXY_VERBS), _status("Pod")),
        tracks_generation=True),
     _r("", "v1", "Secret", "secrets"),
-    _r("", "v1", "ServiceAccount", "serviceaccounts", short_names=("sa",)),
+    _r("", "v1", "ServiceAccount", "serviceaccounts", short_names=("sa",),
+       subresources=(Subresource("token", "TokenRequest", "authentication.k8s.io", "v1", ("create",)),)),
     _r("", "v1", "Service", "services", short_names=("svc",), categories=("all",),
        subresources=(Subresource("proxy", "ServiceProxyOptions", verbs=PROXY_VERBS), _status("Service"))),
     _r("apiregistration.k8s.io", "v1", "APIService", "apiservices", False, verbs=READ_VERBS,
@@ -157,12 +158,28 @@ BUILTIN: tuple[ResourceType, ...] = (
     _r("apps", "v1", "StatefulSet", "statefulsets", short_names=("sts",), categories=("all",),
        subresources=(_scale(), _status("StatefulSet")), tracks_generation=True),
     _r("events.k8s.io", "v1", "Event", "events", short_names=("ev",), storage="events"),
+    # The review APIs: create-only questions, answered and never stored (apiserver.auth.reviews).
+    _r("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", False, verbs=("create",),
+       synthetic=True),
+    _r("authentication.k8s.io", "v1", "TokenReview", "tokenreviews", False, verbs=("create",), synthetic=True),
+    _r("authorization.k8s.io", "v1", "LocalSubjectAccessReview", "localsubjectaccessreviews", verbs=("create",),
+       synthetic=True),
+    _r("authorization.k8s.io", "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", False,
+       verbs=("create",), synthetic=True),
+    _r("authorization.k8s.io", "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", False,
+       verbs=("create",), synthetic=True),
+    _r("authorization.k8s.io", "v1", "SubjectAccessReview", "subjectaccessreviews", False, verbs=("create",),
+       synthetic=True),
     _r("batch", "v1", "CronJob", "cronjobs", short_names=("cj",), categories=("all",),
        subresources=(_status("CronJob"),), tracks_generation=True),
     _r("batch", "v1", "Job", "jobs", categories=("all",), subresources=(_status("Job"),), tracks_generation=True),
     _r("networking.k8s.io", "v1", "IngressClass", "ingressclasses", False, tracks_generation=True),
     _r("networking.k8s.io", "v1", "Ingress", "ingresses", short_names=("ing",),
        subresources=(_status("Ingress"),), tracks_generation=True),
+    _r("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
+    _r("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False),
+    _r("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings"),
+    _r("rbac.authorization.k8s.io", "v1", "Role", "roles"),
     _r("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, short_names=("sc",)),
     _r("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False,
        short_names=("crd", "crds"), categories=("api-extensions",),
@@ -174,8 +191,9 @@ BUILTIN: tuple[ResourceType, ...] = (
 
 # The order kube-apiserver lists its groups in (/apis and aggregated discovery).
 GROUP_ORDER: tuple[str, ...] = (
-    "apiregistration.k8s.io", "apps", "events.k8s.io", "batch", "networking.k8s.io", "policy",
-    "storage.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io",
+    "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "batch",
+    "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io", "apiextensions.k8s.io",
+    "coordination.k8s.io", "discovery.k8s.io",
 )
 
 

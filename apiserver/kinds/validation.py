@@ -89,6 +89,11 @@ NAME_RULES: dict[str, NameRule] = {
     "Service": dns1035_label,
     "APIService": path_segment_name,
     "CustomResourceDefinition": path_segment_name,
+    # rbac.authorization.k8s.io names carry colons (system:controller:...), as upstream's ValidateRBACName allows.
+    "Role": path_segment_name,
+    "ClusterRole": path_segment_name,
+    "RoleBinding": path_segment_name,
+    "ClusterRoleBinding": path_segment_name,
 }
 
 

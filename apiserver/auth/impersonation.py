@@ -1,0 +1,73 @@
+"""Impersonation: `Impersonate-User`, `-Group`, `-Uid` and `-Extra-*` headers (kubectl --as, --as-group),
+each checked against the `impersonate` verb as kube-apiserver's filter does.
+
+Impersonating `system:serviceaccount:NS:NAME` asks for the serviceaccounts resource in NS; any other
+user for `users`, groups for `groups`, a uid for `uids` and extras for `userextras/<key>` (the last
+two in authentication.k8s.io). The request then runs as the impersonated user, who is in
+system:authenticated (and for a ServiceAccount its groups) unless groups were given.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from apiserver import errors
+from apiserver.auth.access import Attributes, Authorizer
+from apiserver.auth.rbac import SERVICE_ACCOUNT_PREFIX
+from apiserver.auth.tokens import AUTHENTICATED_GROUP, User
+
+USER_HEADER = "impersonate-user"
+GROUP_HEADER = "impersonate-group"
+UID_HEADER = "impersonate-uid"
+EXTRA_PREFIX = "impersonate-extra-"
+ANONYMOUS = "system:anonymous"
+
+
+def wanted(raw_headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Whether a request asks to impersonate anyone, from the ASGI scope's raw, lower-cased header names
+    (checked on every request, so without decoding them)."""
+    return any(name.startswith(b"impersonate-") for name, _ in raw_headers)
+
+
+def _check(authorizer: Authorizer, requester: User, attrs: Attributes) -> None:
+    decision = authorizer.decide(requester, attrs)
+    if not decision.allowed:
+        raise errors.forbidden(requester.name, "impersonate", attrs.group, attrs.resource, attrs.subresource,
+                               attrs.namespace, attrs.name, decision.reason)
+
+
+def impersonate(authorizer: Authorizer, requester: User, headers: Sequence[tuple[str, str]]) -> User:
+    """The user the request runs as; 400 when groups or extras come without a user, 403 when not allowed."""
+    users = [value for name, value in headers if name == USER_HEADER]
+    groups = [value for name, value in headers if name == GROUP_HEADER]
+    uids = [value for name, value in headers if name == UID_HEADER]
+    extras: dict[str, list[str]] = {}
+    for name, value in headers:
+        if name.startswith(EXTRA_PREFIX):
+            extras.setdefault(name[len(EXTRA_PREFIX):], []).append(value)
+    if not (users or groups or uids or extras):
+        return requester  # some other Impersonate-* header, which upstream ignores too
+    if not users or not users[0]:
+        raise errors.bad_request("requested impersonation of groups, a uid or extra fields without impersonating "
+                                 "a user")
+    # As Go's Header.Get, the first value counts.
+    username = users[0]
+    if username.startswith(SERVICE_ACCOUNT_PREFIX) and username.count(":") == 3:
+        namespace, account = username[len(SERVICE_ACCOUNT_PREFIX):].split(":", 1)
+        _check(authorizer, requester, Attributes("impersonate", "", "serviceaccounts", None, namespace, account))
+        implied: tuple[str, ...] = ("system:serviceaccounts", f"system:serviceaccounts:{namespace}")
+    else:
+        _check(authorizer, requester, Attributes("impersonate", "", "users", None, "", username))
+        implied = ()
+    for group in groups:
+        _check(authorizer, requester, Attributes("impersonate", "", "groups", None, "", group))
+    for uid in uids:
+        _check(authorizer, requester, Attributes("impersonate", "authentication.k8s.io", "uids", None, "", uid))
+    for key, values in extras.items():
+        for value in values:
+            _check(authorizer, requester,
+                   Attributes("impersonate", "authentication.k8s.io", "userextras", key, "", value))
+    resulting = tuple(groups) if groups else implied
+    if username != ANONYMOUS and AUTHENTICATED_GROUP not in resulting:
+        resulting += (AUTHENTICATED_GROUP,)
+    return User(username, uids[0] if uids else "", resulting)

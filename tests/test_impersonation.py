@@ -1,0 +1,146 @@
+"""Impersonation (kubectl --as, --as-group) checked against the impersonate verb, and --anonymous-auth."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keepalive import Connection
+from support import ServerProcess, run_kubectl
+
+BOB = "bob-token-0123456789"
+
+
+@pytest.fixture(scope="module")
+def anonymous_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    proc = ServerProcess(str(tmp_path_factory.mktemp("server")), extra_args=["--anonymous-auth"])
+    proc.start()
+    with open(os.path.join(proc.data_dir, "pki", "tokens.csv"), "a") as f:
+        f.write(f"{BOB},bob,bob-uid\n")
+    run_kubectl(proc, "create", "rolebinding", "bob-view", "--clusterrole=view", "--user=bob")
+    run_kubectl(proc, "create", "rolebinding", "qa-edit", "--clusterrole=edit", "--group=qa")
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+def _kubectl(server: ServerProcess, *args: str) -> tuple[int, str]:
+    result = run_kubectl(server, *args, check=False)
+    return result.returncode, (result.stdout + result.stderr).strip()
+
+
+def test_an_admin_acts_as_another_user_with_their_rights(anonymous_server: ServerProcess) -> None:
+    assert _kubectl(anonymous_server, "get", "configmaps", "--as", "bob") == (
+        0, "No resources found in default namespace.")
+    assert _kubectl(anonymous_server, "create", "configmap", "x", "--as", "bob") == (
+        1, 'error: failed to create configmap: configmaps is forbidden: User "bob" cannot create resource '
+           '"configmaps" in API group "" in the namespace "default"')
+    assert _kubectl(anonymous_server, "create", "configmap", "x", "--as", "bob", "--as-group", "qa") == (
+        0, "configmap/x created")
+    assert _kubectl(anonymous_server, "auth", "can-i", "delete", "configmaps", "--as", "someone", "--as-group",
+                    "qa") == (0, "yes")
+
+
+def test_impersonated_identity_as_whoami_shows_it(anonymous_server: ServerProcess) -> None:
+    code, out = _kubectl(anonymous_server, "auth", "whoami", "-o", "json", "--as",
+                         "system:serviceaccount:default:robot")
+    assert code == 0, out
+    assert json.loads(out)["status"]["userInfo"] == {
+        "username": "system:serviceaccount:default:robot",
+        "groups": ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"]}
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--as", "carol"),
+     'Error from server (Forbidden): users "carol" is forbidden: User "bob" cannot impersonate resource "users" '
+     'in API group "" at the cluster scope'),
+    (("--as", "system:serviceaccount:kube-system:root"),
+     'Error from server (Forbidden): serviceaccounts "root" is forbidden: User "bob" cannot impersonate resource '
+     '"serviceaccounts" in API group "" in the namespace "kube-system"'),
+])
+def test_impersonating_needs_the_impersonate_verb(anonymous_server: ServerProcess, args: tuple[str, ...],
+                                                  message: str) -> None:
+    assert _kubectl(anonymous_server, "--token", BOB, "get", "configmaps", *args) == (1, message)
+
+
+def test_impersonate_may_be_granted_per_name(anonymous_server: ServerProcess) -> None:
+    run_kubectl(anonymous_server, "create", "clusterrole", "be-dave", "--verb=impersonate", "--resource=users",
+                "--resource-name=dave")
+    run_kubectl(anonymous_server, "create", "clusterrolebinding", "bob-be-dave", "--clusterrole=be-dave",
+                "--user=bob")
+    run_kubectl(anonymous_server, "create", "rolebinding", "dave-view", "--clusterrole=view", "--user=dave")
+    assert _kubectl(anonymous_server, "--token", BOB, "get", "configmaps", "-o", "name", "--as", "dave") == (
+        0, "configmap/x")
+    code, out = _kubectl(anonymous_server, "--token", BOB, "get", "configmaps", "--as", "dave", "--as-group", "qa")
+    assert (code, out) == (1, 'Error from server (Forbidden): groups "qa" is forbidden: User "bob" cannot '
+                              'impersonate resource "groups" in API group "" at the cluster scope')
+
+
+def test_anonymous_requests_see_what_the_bootstrap_policy_grants(anonymous_server: ServerProcess) -> None:
+    conn = Connection(anonymous_server, "")
+    try:
+        conn.token = ""
+        answers = {}
+        for path in ("/version", "/api", "/api/v1/namespaces/default/configmaps"):
+            status, _, body = conn.request("GET", path, headers={"Authorization": ""})
+            answers[path] = (status, json.loads(body).get("message"))
+    finally:
+        conn.close()
+    assert answers["/version"][0] == 200
+    assert answers["/api"] == (403, 'forbidden: User "system:anonymous" cannot get path "/api"')
+    assert answers["/api/v1/namespaces/default/configmaps"] == (
+        403, 'configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" '
+             'in the namespace "default"')
+
+
+def test_without_anonymous_auth_no_credentials_is_401(shared_server: ServerProcess) -> None:
+    conn = Connection(shared_server, "")
+    try:
+        status, _, body = conn.request("GET", "/version", headers={"Authorization": ""})
+    finally:
+        conn.close()
+    assert (status, json.loads(body)["reason"]) == (401, "Unauthorized")
+
+
+_HEADER_NAMES = st.sampled_from(["Impersonate-User", "Impersonate-Group", "Impersonate-Uid",
+                                 "Impersonate-Extra-scopes", "Impersonate-Extra-", "Impersonate-Other"])
+_HEADER_VALUES = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=60)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.lists(st.tuples(_HEADER_NAMES, _HEADER_VALUES), min_size=1, max_size=4))
+def test_fuzzed_impersonation_headers_never_break_in(fuzz_target: tuple[ServerProcess, Connection],
+                                                     headers: list[tuple[str, str]]) -> None:
+    server, bob = fuzz_target
+    raw = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=30, context=server.ssl_context())
+    try:
+        raw.putrequest("POST", "/api/v1/namespaces/default/configmaps")
+        raw.putheader("Authorization", f"Bearer {BOB}")
+        raw.putheader("Content-Type", "application/json")
+        body = b'{"metadata":{"name":"fuzzed"}}'
+        raw.putheader("Content-Length", str(len(body)))
+        for name, value in headers:
+            raw.putheader(name, value.strip())
+        raw.endheaders(body)
+        answer = raw.getresponse()
+        status, payload = answer.status, json.loads(answer.read())
+    finally:
+        raw.close()
+    # bob may neither write configmaps nor impersonate anyone: whatever the headers, nothing gets in.
+    assert status in (400, 403), payload
+    assert payload["kind"] == "Status" and payload["message"]
+    assert bob.request("GET", "/api/v1/namespaces/default/configmaps/fuzzed")[0] == 404
+
+
+@pytest.fixture(scope="module")
+def fuzz_target(anonymous_server: ServerProcess) -> Iterator[tuple[ServerProcess, Connection]]:
+    conn = Connection(anonymous_server, BOB)
+    yield anonymous_server, conn
+    conn.close()
