@@ -8,6 +8,7 @@ import os
 import sys
 
 from apiserver.auth import access, pki, tokens
+from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
 from apiserver.server import ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
@@ -54,6 +55,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="open watches on the whole server; more are answered 429")
     parser.add_argument("--request-timeout", type=float, default=defaults.request_timeout_seconds,
                         help="seconds a request other than a watch may take before it is answered 504")
+    parser.add_argument("--controllers", default="*",
+                        help="controllers to run, as kube-controller-manager's flag: '*' all on by default, "
+                             "'foo' enables foo, '-foo' disables foo; '-*' none")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
@@ -66,12 +70,16 @@ def main(argv: list[str] | None = None) -> None:
         _add_token(args.data_dir, args.name, args.role)
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        controllers = enabled_controllers(args.controllers)
+    except ValueError as exc:
+        parser.error(f"--controllers: {exc}")
     limits = Limits(args.max_body_bytes, args.max_object_bytes, args.max_watches_per_user, args.max_watches,
                     args.request_timeout)
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
-                           args.watch_bookmark_seconds, limits))
+                           args.watch_bookmark_seconds, limits, controllers))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -14,6 +14,10 @@ import uvicorn
 from starlette.applications import Starlette
 
 from apiserver.auth import access, pki, tokens
+from apiserver.controllers.base import Context
+from apiserver.controllers.client import CONTROLLER_MANAGER, Client
+from apiserver.controllers.informer import Informers
+from apiserver.controllers.manager import ControllerManager
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
@@ -42,6 +46,7 @@ class ServeOptions:
     watch_queue_limit: int = 1000
     bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
+    controllers: list[str] = field(default_factory=list)  # names, as enabled_controllers() reads the flag
 
 
 def is_loopback(host: str) -> bool:
@@ -117,12 +122,18 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http)
     crds = CustomResourceDefinitions(store, registry, discovery)
+    with open(creds.ca_cert) as f:
+        ca_pem = f.read()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         crds.start()
         await _bootstrap(endpoint, state)
+        client = Client(endpoint, registry, CONTROLLER_MANAGER)
+        manager = ControllerManager(Context(client, Informers(endpoint), ca_pem), options.controllers)
+        manager.start()
         yield
+        await manager.stop()
         await store.close()
 
     app = build_app(state)

@@ -173,7 +173,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if parsed is None:
         raise errors.resource_not_found()
     method = request.method
-    verb = _verb(method, parsed.name is not None, request.query_params)
+    verb = _verb(method, parsed.name is not None, parsed.subresource is not None, request.query_params)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
@@ -209,6 +209,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     body = await _read_body(request, state.limits.max_body_bytes)
     content_type = request.headers.get("content-type")
     if verb == "create":
+        if target.subresource is not None:
+            return _reply_response(await endpoint.create_subresource(target, body, content_type))
         return _reply_response(await endpoint.create(target, body, content_type))
     if verb == "update":
         return _reply_response(await endpoint.update(target, body, content_type))
@@ -241,13 +243,13 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _verb(method: str, has_name: bool, query: Any) -> str:
+def _verb(method: str, has_name: bool, has_subresource: bool, query: Any) -> str:
     if method == "GET":
         if query.get("watch") in ("1", "true"):
             return "watch"
         return "get" if has_name else "list"
     if method == "POST":
-        if has_name:
+        if has_name and not has_subresource:  # a named object's subresource may be created (pods/binding)
             raise errors.method_not_allowed("POST is not supported on a named resource")
         return "create"
     if not has_name:
