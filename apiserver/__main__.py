@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--controllers", default="*",
                         help="controllers to run, as kube-controller-manager's flag: '*' all on by default, "
                              "'foo' enables foo, '-foo' disables foo; '-*' none")
+    parser.add_argument("--simulate-nodes", type=int, default=0, metavar="N",
+                        help="register N simulated nodes (node-1..node-N) whose fake kubelets run the pods bound "
+                             "to them")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
@@ -79,7 +82,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
-                           args.watch_bookmark_seconds, limits, controllers))
+                           args.watch_bookmark_seconds, limits, controllers,
+                           args.simulate_nodes))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -47,6 +47,7 @@ class ServeOptions:
     bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     controllers: list[str] = field(default_factory=list)  # names, as enabled_controllers() reads the flag
+    simulate_nodes: int = 0
 
 
 def is_loopback(host: str) -> bool:
@@ -130,7 +131,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         crds.start()
         await _bootstrap(endpoint, state)
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
-        manager = ControllerManager(Context(client, Informers(endpoint), ca_pem), options.controllers)
+        manager = ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes), options.controllers)
         manager.start()
         yield
         await manager.stop()

@@ -16,7 +16,7 @@ from support import REPO, ServerProcess, run_kubectl
 from apiserver.controllers.manager import enabled_controllers
 from apiserver.controllers.workqueue import WorkQueue
 
-ALL = ["serviceaccount-controller", "root-ca-certificate-publisher-controller"]
+ALL = ["serviceaccount-controller", "root-ca-certificate-publisher-controller"]  # the first two; more follow
 
 
 @pytest.mark.parametrize("flag, expected", [

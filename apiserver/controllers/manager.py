@@ -4,7 +4,8 @@
 that names a controller decides, and without `*` only named ones run. `-*` (refused upstream) says
 so explicitly: alone it runs none, the server exactly as it was without controllers. Names are upstream's (`deployment-controller`), and
 the short forms older releases used (`deployment`) are accepted as aliases. `kube-scheduler` is not
-a controller upstream but runs here in the same process and is chosen the same way.
+a controller upstream but runs here in the same process and is chosen the same way, as are the
+simulated nodes' kubelets (`fastkube-simulated-nodes`), which look after `--simulate-nodes` nodes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ import logging
 from typing import Callable
 
 from apiserver.controllers.base import Context, Controller
+from apiserver.controllers.kubelet import SimulatedNodes
+from apiserver.controllers.nodelifecycle import NodeLifecycle
 from apiserver.controllers.rootca import RootCAPublisher
+from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
 
 log = logging.getLogger("apiserver.controllers")
@@ -25,6 +29,9 @@ Factory = Callable[[Context], Controller]
 CONTROLLERS: dict[str, Factory] = {
     ServiceAccountController.name: ServiceAccountController,
     RootCAPublisher.name: RootCAPublisher,
+    NodeLifecycle.name: NodeLifecycle,
+    Scheduler.name: Scheduler,
+    SimulatedNodes.name: SimulatedNodes,
 }
 DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
 _SUFFIX = "-controller"
