@@ -50,6 +50,22 @@ class Client:
             raise LookupError(f"{plural}.{group}/{version} is not served")
         return rt
 
+    def for_kind(self, api_version: str, kind: str) -> ResourceType | None:
+        """The served type an ownerReference names (the RESTMapper's job), or None."""
+        group, _, version = api_version.rpartition("/")
+        for rt in self._registry.types:
+            if rt.group == group and rt.version == version and rt.kind == kind and not rt.synthetic:
+                return rt
+        return None
+
+    def stored_types(self) -> list[ResourceType]:
+        """One served type per stored resource (events once, in the core group)."""
+        found: dict[str, ResourceType] = {}
+        for rt in self._registry.types:
+            if not rt.synthetic and rt.custom is None:
+                found.setdefault(rt.storage_key, rt)
+        return list(found.values())
+
     @property
     def endpoint(self) -> Endpoint:
         return self._endpoint

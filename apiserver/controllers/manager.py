@@ -15,8 +15,10 @@ import logging
 from typing import Callable
 
 from apiserver.controllers.base import Context, Controller
+from apiserver.controllers.garbagecollector import GarbageCollector
 from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.nodelifecycle import NodeLifecycle
+from apiserver.controllers.replicaset import ReplicaSetController
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
@@ -29,6 +31,8 @@ Factory = Callable[[Context], Controller]
 CONTROLLERS: dict[str, Factory] = {
     ServiceAccountController.name: ServiceAccountController,
     RootCAPublisher.name: RootCAPublisher,
+    ReplicaSetController.name: ReplicaSetController,
+    GarbageCollector.name: GarbageCollector,
     NodeLifecycle.name: NodeLifecycle,
     Scheduler.name: Scheduler,
     SimulatedNodes.name: SimulatedNodes,

@@ -14,7 +14,7 @@ import orjson
 from apiserver import errors
 from apiserver.crd import crdspec
 from apiserver.http.limits import Limits
-from apiserver.kinds import binding, fieldvalidation, objects, services
+from apiserver.kinds import binding, fieldvalidation, objects, propagation, services
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import patch
@@ -269,8 +269,13 @@ class Endpoint:
         grace = objects.deletion_grace(t.rt, obj, options.get("gracePeriodSeconds"))
         if t.rt.kind == "Namespace":
             return await self._delete_namespace(t, key, current, obj)
+        finalizers = propagation.finalizers_after_delete(obj["metadata"], options)
+        if finalizers is not None:
+            obj["metadata"]["finalizers"] = finalizers
         if obj["metadata"].get("finalizers") or grace > 0:
             marked = objects.mark_deleting(obj, grace)
+            if marked is None and finalizers is not None:
+                marked = objects.ordered(obj)
             if marked is not None and not t.dry_run:
                 current = await self._write(t, key, marked, current)
             return Reply(200, t.codec.served_bytes(current.data) if marked is None or not t.dry_run
@@ -425,4 +430,13 @@ def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, st
     requested = options.get("gracePeriodSeconds")
     if requested is not None and not isinstance(requested, int):
         raise errors.bad_request("gracePeriodSeconds must be an integer")
+    policy = query.get("propagationPolicy")
+    if policy is not None:
+        options["propagationPolicy"] = policy
+    orphan = query.get("orphanDependents")
+    if orphan is not None:
+        if orphan not in ("true", "false"):
+            raise errors.bad_request(f'orphanDependents: Invalid value: "{orphan}": must be a boolean')
+        options["orphanDependents"] = orphan == "true"
+    propagation.check_options(options)
     return options
