@@ -115,3 +115,97 @@ def test_a_bad_propagation_policy_is_refused(cluster: ServerProcess) -> None:
     assert body["message"] == ('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: '
                                '"Sideways": supported values: "Foreground", "Background", "Orphan"')
     assert cluster.json("GET", "/apis/apps/v1/namespaces/default/replicasets/policy")[0] == 200
+
+
+def replicasets(server: ServerProcess, selector: str) -> list[dict[str, Any]]:
+    return items(server, f"/apis/apps/v1/namespaces/default/replicasets?labelSelector={selector}")
+
+
+def test_a_deployment_rolls_out_as_on_a_real_cluster(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "deployment", "web", "--image=nginx", "--replicas=6")
+    out = run_kubectl(cluster, "rollout", "status", "deployment/web", "--timeout=60s").stdout
+    assert 'deployment "web" successfully rolled out' in out
+    live = wait_for("six running pods", lambda: running(cluster, "app=web", 6))
+    assert {p["spec"]["nodeName"] for p in live} == {"node-1", "node-2", "node-3"}
+    [rs] = replicasets(cluster, "app=web")
+    # The hash kube-controller-manager 1.36 gives this template (see test_podtemplatehash.py).
+    assert rs["metadata"]["name"] == "web-7887448d46"
+    assert rs["metadata"]["annotations"] == {"deployment.kubernetes.io/desired-replicas": "6",
+                                             "deployment.kubernetes.io/max-replicas": "8",
+                                             "deployment.kubernetes.io/revision": "1"}
+    assert rs["spec"]["selector"]["matchLabels"] == {"app": "web", "pod-template-hash": "7887448d46"}
+    assert all(p["metadata"]["name"].startswith("web-7887448d46-") for p in live)
+    deployment = cluster.json("GET", "/apis/apps/v1/namespaces/default/deployments/web")[1]
+    assert deployment["metadata"]["annotations"] == {"deployment.kubernetes.io/revision": "1"}
+    assert [(c["type"], c["status"], c["reason"]) for c in deployment["status"]["conditions"]] == [
+        ("Available", "True", "MinimumReplicasAvailable"), ("Progressing", "True", "NewReplicaSetAvailable")]
+    row = run_kubectl(cluster, "get", "deployment", "web", "--no-headers").stdout.split()
+    assert row[:4] == ["web", "6/6", "6", "6"]
+
+
+def test_set_image_undo_and_restart_roll(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "deployment", "roll", "--image=nginx:1.26", "--replicas=4")
+    run_kubectl(cluster, "rollout", "status", "deployment/roll", "--timeout=60s")
+    run_kubectl(cluster, "set", "image", "deployment/roll", "nginx=nginx:1.27")
+    run_kubectl(cluster, "rollout", "status", "deployment/roll", "--timeout=60s")
+    live = wait_for("four new pods", lambda: running(cluster, "app=roll", 4))
+    assert {p["spec"]["containers"][0]["image"] for p in live} == {"nginx:1.27"}
+    history = run_kubectl(cluster, "rollout", "history", "deployment/roll").stdout.split("\n")
+    assert [line.split()[0] for line in history[2:] if line.strip()] == ["1", "2"]
+    run_kubectl(cluster, "rollout", "undo", "deployment/roll")
+    run_kubectl(cluster, "rollout", "status", "deployment/roll", "--timeout=60s")
+    live = wait_for("the old image back", lambda: (r := running(cluster, "app=roll", 4))
+                    and {p["spec"]["containers"][0]["image"] for p in r} == {"nginx:1.26"} and r)
+    back = [rs for rs in replicasets(cluster, "app=roll") if rs["spec"]["replicas"] == 4]
+    assert len(back) == 1
+    assert back[0]["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+    assert back[0]["metadata"]["annotations"]["deployment.kubernetes.io/revision-history"] == "1"
+    before = {p["metadata"]["name"] for p in live}
+    run_kubectl(cluster, "rollout", "restart", "deployment/roll")
+    run_kubectl(cluster, "rollout", "status", "deployment/roll", "--timeout=60s")
+    after = wait_for("restarted pods", lambda: (r := running(cluster, "app=roll", 4))
+                     and not before & {p["metadata"]["name"] for p in r} and r)
+    assert all("kubectl.kubernetes.io/restartedAt" in p["metadata"]["annotations"] for p in after)
+    assert len(replicasets(cluster, "app=roll")) == 3
+
+
+def test_scale_and_recreate(cluster: ServerProcess) -> None:
+    manifest = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "re"},
+                "spec": {"replicas": 3, "strategy": {"type": "Recreate"}, "selector": {"matchLabels": {"app": "re"}},
+                         "template": {"metadata": {"labels": {"app": "re"}},
+                                      "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}}
+    run_kubectl(cluster, "apply", "-f", "-", stdin=json.dumps(manifest))
+    run_kubectl(cluster, "rollout", "status", "deployment/re", "--timeout=60s")
+    run_kubectl(cluster, "scale", "deployment/re", "--replicas=5")
+    wait_for("five pods", lambda: running(cluster, "app=re", 5))
+    run_kubectl(cluster, "scale", "deployment/re", "--replicas=1")
+    wait_for("one pod", lambda: running(cluster, "app=re", 1))
+    run_kubectl(cluster, "set", "image", "deployment/re", "c=nginx:2")
+    run_kubectl(cluster, "rollout", "status", "deployment/re", "--timeout=60s")
+    [pod] = wait_for("the new pod", lambda: (r := running(cluster, "app=re", 1))
+                     and r[0]["spec"]["containers"][0]["image"] == "nginx:2" and r)
+    events = run_kubectl(cluster, "get", "events", "--field-selector", "involvedObject.name=re").stdout
+    assert "Scaled down replica set" in events and "Scaled up replica set" in events
+
+
+def test_deleting_a_deployment_removes_its_replicasets_and_pods(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "deployment", "gone", "--image=nginx", "--replicas=3")
+    run_kubectl(cluster, "rollout", "status", "deployment/gone", "--timeout=60s")
+    run_kubectl(cluster, "delete", "deployment", "gone")
+    wait_for("nothing left", lambda: not replicasets(cluster, "app=gone") and not pods(cluster, "app=gone"))
+
+
+def test_pause_and_resume(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "deployment", "held", "--image=nginx:1", "--replicas=2")
+    run_kubectl(cluster, "rollout", "status", "deployment/held", "--timeout=60s")
+    run_kubectl(cluster, "rollout", "pause", "deployment/held")
+    run_kubectl(cluster, "set", "image", "deployment/held", "nginx=nginx:2")
+    paused = wait_for("the template change observed", lambda: (d := cluster.json(
+        "GET", "/apis/apps/v1/namespaces/default/deployments/held")[1])
+        and d["status"].get("observedGeneration") == d["metadata"]["generation"] and d)
+    assert any(c.get("reason") == "DeploymentPaused" for c in paused["status"]["conditions"])
+    assert len(replicasets(cluster, "app=held")) == 1
+    run_kubectl(cluster, "rollout", "resume", "deployment/held")
+    run_kubectl(cluster, "rollout", "status", "deployment/held", "--timeout=60s")
+    wait_for("the new image", lambda: (r := running(cluster, "app=held", 2))
+             and {p["spec"]["containers"][0]["image"] for p in r} == {"nginx:2"})

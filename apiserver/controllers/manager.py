@@ -15,6 +15,7 @@ import logging
 from typing import Callable
 
 from apiserver.controllers.base import Context, Controller
+from apiserver.controllers.deployment import DeploymentController
 from apiserver.controllers.garbagecollector import GarbageCollector
 from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.nodelifecycle import NodeLifecycle
@@ -31,6 +32,7 @@ Factory = Callable[[Context], Controller]
 CONTROLLERS: dict[str, Factory] = {
     ServiceAccountController.name: ServiceAccountController,
     RootCAPublisher.name: RootCAPublisher,
+    DeploymentController.name: DeploymentController,
     ReplicaSetController.name: ReplicaSetController,
     GarbageCollector.name: GarbageCollector,
     NodeLifecycle.name: NodeLifecycle,
