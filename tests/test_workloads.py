@@ -209,3 +209,36 @@ def test_pause_and_resume(cluster: ServerProcess) -> None:
     run_kubectl(cluster, "rollout", "status", "deployment/held", "--timeout=60s")
     wait_for("the new image", lambda: (r := running(cluster, "app=held", 2))
              and {p["spec"]["containers"][0]["image"] for p in r} == {"nginx:2"})
+
+
+def test_a_service_lists_its_ready_pods(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "deployment", "api", "--image=nginx", "--replicas=3", "--port=80")
+    run_kubectl(cluster, "expose", "deployment", "api", "--port=8080", "--target-port=80")
+    live = wait_for("three pods", lambda: running(cluster, "app=api", 3))
+    ips = sorted(p["status"]["podIP"] for p in live)
+
+    def endpoint_ips() -> list[str] | None:
+        status, ep = cluster.json("GET", "/api/v1/namespaces/default/endpoints/api")
+        if status != 200 or not ep.get("subsets"):
+            return None
+        return sorted(a["ip"] for a in ep["subsets"][0].get("addresses", []))
+
+    assert wait_for("the endpoints", lambda: (found := endpoint_ips()) == ips and found) == ips
+    ep = cluster.json("GET", "/api/v1/namespaces/default/endpoints/api")[1]
+    assert ep["subsets"][0]["ports"] == [{"port": 80, "protocol": "TCP"}]
+    assert {a["targetRef"]["name"] for a in ep["subsets"][0]["addresses"]} == {p["metadata"]["name"] for p in live}
+    [eps] = items(cluster, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+                           "?labelSelector=kubernetes.io/service-name=api")
+    assert eps["metadata"]["name"].startswith("api-")
+    assert eps["metadata"]["labels"]["endpointslice.kubernetes.io/managed-by"] == "endpointslice-controller.k8s.io"
+    assert sorted(e["addresses"][0] for e in eps["endpoints"]) == ips
+    assert all(e["conditions"] == {"ready": True, "serving": True, "terminating": False} for e in eps["endpoints"])
+    assert eps["ports"] == [{"name": "", "port": 80, "protocol": "TCP"}]
+    out = run_kubectl(cluster, "get", "endpoints", "api", "--no-headers").stdout
+    assert ":80" in out
+    run_kubectl(cluster, "scale", "deployment/api", "--replicas=1")
+    wait_for("one endpoint", lambda: (found := endpoint_ips()) is not None and len(found) == 1)
+    run_kubectl(cluster, "delete", "service", "api")
+    wait_for("endpoints and slices gone", lambda: cluster.json("GET", "/api/v1/namespaces/default/endpoints/api")[0]
+             == 404 and not items(cluster, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+                                           "?labelSelector=kubernetes.io/service-name=api"))

@@ -16,6 +16,7 @@ from typing import Callable
 
 from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.deployment import DeploymentController
+from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
 from apiserver.controllers.garbagecollector import GarbageCollector
 from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.nodelifecycle import NodeLifecycle
@@ -35,6 +36,8 @@ CONTROLLERS: dict[str, Factory] = {
     DeploymentController.name: DeploymentController,
     ReplicaSetController.name: ReplicaSetController,
     GarbageCollector.name: GarbageCollector,
+    EndpointsController.name: EndpointsController,
+    EndpointSliceController.name: EndpointSliceController,
     NodeLifecycle.name: NodeLifecycle,
     Scheduler.name: Scheduler,
     SimulatedNodes.name: SimulatedNodes,
