@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import yaml
-
 from support import REPO, ServerProcess
 
 

@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Callable
 
 import pytest
-
 from keepalive import Connection
 from support import ServerProcess
 

@@ -10,7 +10,6 @@ import json
 
 import pytest
 import yaml
-
 from support import ServerProcess, kubectl_versions, run_kubectl
 
 VERSIONS = kubectl_versions()

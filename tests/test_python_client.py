@@ -7,7 +7,6 @@ import threading
 import pytest
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
-
 from support import ServerProcess
 
 

@@ -242,3 +242,38 @@ def test_a_service_lists_its_ready_pods(cluster: ServerProcess) -> None:
     wait_for("endpoints and slices gone", lambda: cluster.json("GET", "/api/v1/namespaces/default/endpoints/api")[0]
              == 404 and not items(cluster, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
                                            "?labelSelector=kubernetes.io/service-name=api"))
+
+
+def job_status(server: ServerProcess, name: str) -> dict[str, Any]:
+    return server.json("GET", f"/apis/batch/v1/namespaces/default/jobs/{name}")[1].get("status") or {}
+
+
+def test_jobs_complete_and_fail(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "job", "pi", "--image=perl", "--", "perl", "-e", "print 1")
+    run_kubectl(cluster, "wait", "--for=condition=complete", "job/pi", "--timeout=30s")
+    status = job_status(cluster, "pi")
+    assert status["succeeded"] == 1 and status["ready"] == 0 and status["uncountedTerminatedPods"] == {}
+    assert [(c["type"], c["reason"]) for c in status["conditions"]] == [
+        ("SuccessCriteriaMet", "CompletionsReached"), ("Complete", "CompletionsReached")]
+    assert status["completionTime"] >= status["startTime"]
+    indexed = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "shards"},
+               "spec": {"completions": 4, "parallelism": 2, "completionMode": "Indexed",
+                        "template": {"spec": {"restartPolicy": "Never",
+                                              "containers": [{"name": "c", "image": "busybox"}]}}}}
+    run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(indexed))
+    run_kubectl(cluster, "wait", "--for=condition=complete", "job/shards", "--timeout=30s")
+    status = job_status(cluster, "shards")
+    assert (status["succeeded"], status["completedIndexes"]) == (4, "0-3")
+    names = [p["metadata"]["name"] for p in pods(cluster, "job-name=shards")]
+    assert sorted(n.rsplit("-", 1)[0] for n in names) == ["shards-0", "shards-1", "shards-2", "shards-3"]
+    failing = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "doomed"},
+               "spec": {"backoffLimit": 1, "template": {
+                   "metadata": {"annotations": {"fastkube.io/simulated-exit-code": "1",
+                                                "fastkube.io/simulated-run-seconds": "0"}},
+                   "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}
+    run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(failing))
+    run_kubectl(cluster, "wait", "--for=condition=failed", "job/doomed", "--timeout=30s")
+    status = job_status(cluster, "doomed")
+    assert status["failed"] == 2
+    assert [(c["type"], c["reason"]) for c in status["conditions"]] == [
+        ("FailureTarget", "BackoffLimitExceeded"), ("Failed", "BackoffLimitExceeded")]

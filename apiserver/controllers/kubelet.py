@@ -6,9 +6,10 @@ nothing but moves the pods bound to it through their lives as a kubelet reports 
 podCIDR, Running, Ready and running container statuses. Deleting a pod stops its containers at
 once (they exit on SIGTERM) unless the pod's `fastkube.io/simulated-termination-seconds` says they
 take longer, never longer than the deletion's grace period; then the kubelet removes the pod, as
-upstream's does, with a zero grace period. For tests a pod's `fastkube.io/simulated-exit-code` makes
-its containers exit with that code: Succeeded or Failed under restartPolicy Never (or OnFailure and 0),
-restarting in CrashLoopBackOff otherwise.
+upstream's does, with a zero grace period. Pods meant to finish (restartPolicy Never or OnFailure)
+run for a second (`fastkube.io/simulated-run-seconds`) and exit 0; `fastkube.io/simulated-exit-code`
+makes a pod's containers exit with that code: Succeeded or Failed under restartPolicy Never (or
+OnFailure and 0), restarting in CrashLoopBackOff otherwise.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from apiserver.kinds.objects import now_rfc3339
 
 SIMULATED = "fastkube.io/simulated"
 EXIT_CODE = "fastkube.io/simulated-exit-code"
+RUN_SECONDS = "fastkube.io/simulated-run-seconds"
+BATCH_RUN_SECONDS = 1.0  # how long a pod that is meant to finish (restartPolicy Never/OnFailure) runs
 TERMINATION_SECONDS = "fastkube.io/simulated-termination-seconds"
 LEASE_NAMESPACE = "kube-node-lease"
 LEASE_SECONDS = 40
@@ -193,8 +196,24 @@ class SimulatedNodes(Controller):
         annotations = pod["metadata"].get("annotations") or {}
         if status.get("phase") != "Running":
             await self._start(pod, node)
-        elif EXIT_CODE in annotations and not self._exited(pod):
-            await self._exit(pod, int(annotations[EXIT_CODE]))
+            return
+        if self._exited(pod):
+            return
+        batch = pod["spec"].get("restartPolicy", "Always") != "Always"
+        if EXIT_CODE not in annotations and not batch:
+            return  # a server runs until it is deleted
+        left = self._run_left(pod, float(annotations.get(RUN_SECONDS, BATCH_RUN_SECONDS if batch else 0)))
+        if left > 0:
+            self.queue.add_after(("pod", namespace, name), left)
+            return
+        await self._exit(pod, int(annotations.get(EXIT_CODE, 0)))
+
+    def _run_left(self, pod: Obj, seconds: float) -> float:
+        started = (pod.get("status") or {}).get("startTime")
+        if not started:
+            return 0.0
+        began = datetime.datetime.fromisoformat(started.replace("Z", "+00:00"))
+        return seconds - (datetime.datetime.now(datetime.timezone.utc) - began).total_seconds()
 
     def _exited(self, pod: Obj) -> bool:
         return any("running" not in (s.get("state") or {})

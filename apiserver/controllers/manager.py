@@ -18,6 +18,7 @@ from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.deployment import DeploymentController
 from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
 from apiserver.controllers.garbagecollector import GarbageCollector
+from apiserver.controllers.job import JobController
 from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.nodelifecycle import NodeLifecycle
 from apiserver.controllers.replicaset import ReplicaSetController
@@ -36,6 +37,7 @@ CONTROLLERS: dict[str, Factory] = {
     DeploymentController.name: DeploymentController,
     ReplicaSetController.name: ReplicaSetController,
     GarbageCollector.name: GarbageCollector,
+    JobController.name: JobController,
     EndpointsController.name: EndpointsController,
     EndpointSliceController.name: EndpointSliceController,
     NodeLifecycle.name: NodeLifecycle,
