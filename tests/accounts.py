@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import yaml
+
 from support import REPO, ServerProcess
 
 

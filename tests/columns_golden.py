@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import email.utils
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import orjson

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import kubernetes
 import pytest
+
 from accounts import add_token
 from keepalive import Connection
 from support import REPO, ServerProcess, run_kubectl

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 
 import pytest
+
 from keepalive import Connection
 from support import ServerProcess
 

@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 import pytest
+
 from support import GOLDEN, ServerProcess
 
 DISCOVERY = os.path.join(GOLDEN, "kube-1.36.2", "discovery")

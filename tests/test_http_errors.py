@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 import pytest
+
 from support import GOLDEN, ServerProcess
 
 CM_PATH = "/api/v1/namespaces/default/configmaps"

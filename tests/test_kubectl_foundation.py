@@ -7,6 +7,7 @@ import os
 
 import pytest
 import yaml
+
 from support import FIXTURES, ServerProcess, run_kubectl
 
 FIXTURE_FILES = ("00-namespaces.yaml", "01-crds.yaml", "02-cluster.yaml", "03-config.yaml", "04-pods.yaml",

@@ -10,6 +10,7 @@ import json
 
 import pytest
 import yaml
+
 from support import ServerProcess, kubectl_versions, run_kubectl
 
 VERSIONS = kubectl_versions()

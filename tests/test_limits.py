@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+
 from accounts import add_token
 from keepalive import Connection
 from support import ServerProcess

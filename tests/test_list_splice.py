@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import orjson
+
 from support import ServerProcess
 
 

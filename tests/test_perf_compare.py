@@ -8,10 +8,10 @@ import subprocess
 from typing import Any
 
 import pytest
-from support import unavailable
 
 from benches.api_load.compare import byte_changes, confirmed, regressions
 from benches.api_load.wrk import parse
+from support import unavailable
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

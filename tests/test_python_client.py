@@ -7,6 +7,7 @@ import threading
 import pytest
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
+
 from support import ServerProcess
 
 
