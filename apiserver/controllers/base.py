@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any, Coroutine, Hashable
 
 from apiserver import errors, metrics
 from apiserver.controllers.client import Client
@@ -49,6 +49,19 @@ class Controller:
         self.ctx = ctx
         self.client = ctx.client
         self.queue: WorkQueue[Hashable] = WorkQueue()
+        self._spawned: set[asyncio.Task[None]] = set()
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Work that goes on beside the queue (a binding being made durable), ended with the controller."""
+        task = asyncio.create_task(work)
+        self._spawned.add(task)
+        task.add_done_callback(self._spawned.discard)
+
+    async def close(self) -> None:
+        self.queue.close()
+        for task in list(self._spawned):
+            task.cancel()
+        await asyncio.gather(*self._spawned, return_exceptions=True)
 
     async def sync(self, key: Hashable) -> None:
         raise NotImplementedError

@@ -91,5 +91,5 @@ class ControllerManager:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         for controller in self.controllers:
-            controller.queue.close()
+            await controller.close()
         await self.ctx.informers.stop()

@@ -8,6 +8,7 @@ does not see the room it took as free.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Hashable
 
 from apiserver import errors
@@ -16,6 +17,8 @@ from apiserver.controllers.client import SCHEDULER, STRATEGIC_PATCH
 from apiserver.controllers.events import Recorder
 from apiserver.controllers.scheduling import NodeState, decide, fit_error
 from apiserver.kinds.objects import now_rfc3339
+
+log = logging.getLogger("apiserver.controllers")
 
 SCHEDULER_NAME = "default-scheduler"
 
@@ -65,7 +68,7 @@ class Scheduler(Controller):
         key = object_key(new if new is not None else old)  # type: ignore[arg-type]
         had_room = key in self.where
         self._place(key, new)
-        if new is not None and (new.get("spec") or {}).get("nodeName"):
+        if new is None or (new.get("spec") or {}).get("nodeName"):
             self.assumed.pop(key, None)
         if new is not None and _wants_scheduling(new):
             self.queue.add(key)
@@ -104,17 +107,24 @@ class Scheduler(Controller):
             return
         self.waiting.discard(key)
         self.assumed[key] = decision.node
+        # The binding cycle runs apart from the scheduling cycle, as upstream's: the next pod is decided
+        # while this one's binding is made durable, the assumed placement counting meanwhile.
+        self.spawn(self._bind(key, pod, decision.node))
+
+    async def _bind(self, key: PodKey, pod: Obj, node: str) -> None:
         namespace, name = key
         try:
             await self.client.create_subresource(self.pods_type, namespace, name, "binding", {
                 "apiVersion": "v1", "kind": "Binding",
                 "metadata": {"name": name, "namespace": namespace, "uid": pod["metadata"].get("uid")},
-                "target": {"apiVersion": "v1", "kind": "Node", "name": decision.node}})
-        except errors.ApiError:
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node}})
+        except errors.ApiError as exc:
             self.assumed.pop(key, None)
-            raise
+            log.info("kube-scheduler: binding %s/%s to %s: %s", namespace, name, node, exc.message)
+            self.queue.retry(key)
+            return
         await self.events.record(pod, "Normal", "Scheduled", "Binding",
-                                 f"Successfully assigned {namespace}/{name} to {decision.node}")
+                                 f"Successfully assigned {namespace}/{name} to {node}")
 
     async def _unschedulable(self, pod: Obj, message: str) -> None:
         current = next((c for c in (pod.get("status") or {}).get("conditions") or () if c.get("type") == "PodScheduled"),
