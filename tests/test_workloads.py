@@ -277,3 +277,13 @@ def test_jobs_complete_and_fail(cluster: ServerProcess) -> None:
     assert status["failed"] == 2
     assert [(c["type"], c["reason"]) for c in status["conditions"]] == [
         ("FailureTarget", "BackoffLimitExceeded"), ("Failed", "BackoffLimitExceeded")]
+
+
+def test_a_finished_job_with_a_ttl_goes(cluster: ServerProcess) -> None:
+    manifest = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "brief"},
+                "spec": {"ttlSecondsAfterFinished": 1, "template": {"spec": {
+                    "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}
+    run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(manifest))
+    run_kubectl(cluster, "wait", "--for=condition=complete", "job/brief", "--timeout=30s")
+    wait_for("the job gone", lambda: cluster.json("GET", "/apis/batch/v1/namespaces/default/jobs/brief")[0] == 404)
+    wait_for("its pod gone", lambda: not pods(cluster, "job-name=brief"))

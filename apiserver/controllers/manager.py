@@ -25,6 +25,7 @@ from apiserver.controllers.replicaset import ReplicaSetController
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
+from apiserver.controllers.ttlafterfinished import TTLAfterFinished
 
 log = logging.getLogger("apiserver.controllers")
 
@@ -38,6 +39,7 @@ CONTROLLERS: dict[str, Factory] = {
     ReplicaSetController.name: ReplicaSetController,
     GarbageCollector.name: GarbageCollector,
     JobController.name: JobController,
+    TTLAfterFinished.name: TTLAfterFinished,
     EndpointsController.name: EndpointsController,
     EndpointSliceController.name: EndpointSliceController,
     NodeLifecycle.name: NodeLifecycle,
