@@ -287,3 +287,29 @@ def test_a_finished_job_with_a_ttl_goes(cluster: ServerProcess) -> None:
     run_kubectl(cluster, "wait", "--for=condition=complete", "job/brief", "--timeout=30s")
     wait_for("the job gone", lambda: cluster.json("GET", "/apis/batch/v1/namespaces/default/jobs/brief")[0] == 404)
     wait_for("its pod gone", lambda: not pods(cluster, "job-name=brief"))
+
+
+def test_a_daemonset_follows_node_labels(cluster: ServerProcess) -> None:
+    manifest = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+                "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                         "template": {"metadata": {"labels": {"app": "agent"}},
+                                      "spec": {"nodeSelector": {"role": "edge"},
+                                               "containers": [{"name": "a", "image": "agent:1"}]}}}}
+    run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(manifest))
+    run_kubectl(cluster, "label", "node", "node-1", "node-2", "role=edge")
+    live = wait_for("two daemon pods", lambda: running(cluster, "app=agent", 2))
+    assert sorted(p["spec"]["nodeName"] for p in live) == ["node-1", "node-2"]
+    assert all({"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}
+               in p["spec"]["tolerations"] for p in live)
+    run_kubectl(cluster, "label", "node", "node-2", "role-")
+    live = wait_for("one daemon pod", lambda: running(cluster, "app=agent", 1))
+    assert live[0]["spec"]["nodeName"] == "node-1"
+    ds = wait_for("the status", lambda: (d := cluster.json("GET", "/apis/apps/v1/namespaces/default/daemonsets/agent")[1])
+                  and d["status"].get("numberReady") == 1 and d)
+    assert (ds["status"]["desiredNumberScheduled"], ds["status"]["currentNumberScheduled"]) == (1, 1)
+    run_kubectl(cluster, "set", "image", "daemonset/agent", "a=agent:2")
+    run_kubectl(cluster, "rollout", "status", "daemonset/agent", "--timeout=30s")
+    live = wait_for("the new image", lambda: (r := running(cluster, "app=agent", 1))
+                    and r[0]["spec"]["containers"][0]["image"] == "agent:2" and r)
+    run_kubectl(cluster, "label", "node", "node-1", "role-")
+    wait_for("no daemon pods", lambda: not pods(cluster, "app=agent"))

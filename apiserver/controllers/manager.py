@@ -15,6 +15,7 @@ import logging
 from typing import Callable
 
 from apiserver.controllers.base import Context, Controller
+from apiserver.controllers.daemonset import DaemonSetController
 from apiserver.controllers.deployment import DeploymentController
 from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
 from apiserver.controllers.garbagecollector import GarbageCollector
@@ -38,6 +39,7 @@ CONTROLLERS: dict[str, Factory] = {
     DeploymentController.name: DeploymentController,
     ReplicaSetController.name: ReplicaSetController,
     GarbageCollector.name: GarbageCollector,
+    DaemonSetController.name: DaemonSetController,
     JobController.name: JobController,
     TTLAfterFinished.name: TTLAfterFinished,
     EndpointsController.name: EndpointsController,
