@@ -313,3 +313,34 @@ def test_a_daemonset_follows_node_labels(cluster: ServerProcess) -> None:
                     and r[0]["spec"]["containers"][0]["image"] == "agent:2" and r)
     run_kubectl(cluster, "label", "node", "node-1", "role-")
     wait_for("no daemon pods", lambda: not pods(cluster, "app=agent"))
+
+
+def test_a_statefulset_creates_ordered_pods_and_their_claims(cluster: ServerProcess) -> None:
+    manifest = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+                "spec": {"serviceName": "db", "replicas": 3, "selector": {"matchLabels": {"app": "db"}},
+                         "template": {"metadata": {"labels": {"app": "db"}},
+                                      "spec": {"containers": [{"name": "db", "image": "postgres:16",
+                                                               "volumeMounts": [{"name": "data",
+                                                                                 "mountPath": "/data"}]}]}},
+                         "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                             "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}
+    run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(manifest))
+    run_kubectl(cluster, "rollout", "status", "statefulset/db", "--timeout=60s")
+    live = wait_for("three pods", lambda: running(cluster, "app=db", 3))
+    assert sorted(p["metadata"]["name"] for p in live) == ["db-0", "db-1", "db-2"]
+    created = sorted((p["metadata"]["creationTimestamp"], p["metadata"]["name"]) for p in live)
+    assert [name for _, name in created] == ["db-0", "db-1", "db-2"]
+    db1 = next(p for p in live if p["metadata"]["name"] == "db-1")
+    assert (db1["spec"]["hostname"], db1["spec"]["subdomain"]) == ("db-1", "db")
+    assert db1["metadata"]["labels"]["apps.kubernetes.io/pod-index"] == "1"
+    assert {"name": "data", "persistentVolumeClaim": {"claimName": "data-db-1"}} in db1["spec"]["volumes"]
+    claims = items(cluster, "/api/v1/namespaces/default/persistentvolumeclaims?labelSelector=app=db")
+    assert sorted(c["metadata"]["name"] for c in claims) == ["data-db-0", "data-db-1", "data-db-2"]
+    run_kubectl(cluster, "set", "image", "statefulset/db", "db=postgres:17")
+    run_kubectl(cluster, "rollout", "status", "statefulset/db", "--timeout=60s")
+    wait_for("the new image everywhere", lambda: (r := running(cluster, "app=db", 3))
+             and {p["spec"]["containers"][0]["image"] for p in r} == {"postgres:17"})
+    run_kubectl(cluster, "scale", "statefulset/db", "--replicas=1")
+    live = wait_for("one pod", lambda: running(cluster, "app=db", 1))
+    assert live[0]["metadata"]["name"] == "db-0"
+    assert len(items(cluster, "/api/v1/namespaces/default/persistentvolumeclaims?labelSelector=app=db")) == 3

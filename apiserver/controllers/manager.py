@@ -26,6 +26,7 @@ from apiserver.controllers.replicaset import ReplicaSetController
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
+from apiserver.controllers.statefulset import StatefulSetController
 from apiserver.controllers.ttlafterfinished import TTLAfterFinished
 
 log = logging.getLogger("apiserver.controllers")
@@ -39,6 +40,7 @@ CONTROLLERS: dict[str, Factory] = {
     DeploymentController.name: DeploymentController,
     ReplicaSetController.name: ReplicaSetController,
     GarbageCollector.name: GarbageCollector,
+    StatefulSetController.name: StatefulSetController,
     DaemonSetController.name: DaemonSetController,
     JobController.name: JobController,
     TTLAfterFinished.name: TTLAfterFinished,
