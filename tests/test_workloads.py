@@ -344,3 +344,27 @@ def test_a_statefulset_creates_ordered_pods_and_their_claims(cluster: ServerProc
     live = wait_for("one pod", lambda: running(cluster, "app=db", 1))
     assert live[0]["metadata"]["name"] == "db-0"
     assert len(items(cluster, "/api/v1/namespaces/default/persistentvolumeclaims?labelSelector=app=db")) == 3
+
+
+def test_cronjobs_fire_and_jobs_come_from_them(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "cronjob", "tick", "--image=busybox", "--schedule=*/1 * * * *", "--", "true")
+    # As if the last run were two minutes ago: the run missed since then is due at once.
+    two_minutes_ago = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 120))
+    status, _ = cluster.json("PATCH", "/apis/batch/v1/namespaces/default/cronjobs/tick/status",
+                             {"status": {"lastScheduleTime": two_minutes_ago}},
+                             content_type="application/merge-patch+json")
+    assert status == 200
+    jobs = wait_for("a scheduled job", lambda: items(cluster, "/apis/batch/v1/namespaces/default/jobs")
+                    and [j for j in items(cluster, "/apis/batch/v1/namespaces/default/jobs")
+                         if j["metadata"]["name"].startswith("tick-")])
+    job = jobs[0]
+    minute = int(job["metadata"]["name"].removeprefix("tick-"))
+    assert time.time() - 120 < minute * 60 <= time.time()
+    assert job["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"].endswith(":00Z")
+    assert job["metadata"]["ownerReferences"][0]["kind"] == "CronJob"
+    run_kubectl(cluster, "wait", "--for=condition=complete", f"job/{job['metadata']['name']}", "--timeout=30s")
+    cronjob = wait_for("the last success", lambda: (c := cluster.json(
+        "GET", "/apis/batch/v1/namespaces/default/cronjobs/tick")[1]) and c["status"].get("lastSuccessfulTime") and c)
+    assert cronjob["status"]["lastScheduleTime"].endswith(":00Z")
+    run_kubectl(cluster, "create", "job", "by-hand", "--from=cronjob/tick")
+    run_kubectl(cluster, "wait", "--for=condition=complete", "job/by-hand", "--timeout=30s")

@@ -15,6 +15,7 @@ import logging
 from typing import Callable
 
 from apiserver.controllers.base import Context, Controller
+from apiserver.controllers.cronjob import CronJobController
 from apiserver.controllers.daemonset import DaemonSetController
 from apiserver.controllers.deployment import DeploymentController
 from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
@@ -43,6 +44,7 @@ CONTROLLERS: dict[str, Factory] = {
     StatefulSetController.name: StatefulSetController,
     DaemonSetController.name: DaemonSetController,
     JobController.name: JobController,
+    CronJobController.name: CronJobController,
     TTLAfterFinished.name: TTLAfterFinished,
     EndpointsController.name: EndpointsController,
     EndpointSliceController.name: EndpointSliceController,
