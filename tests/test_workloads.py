@@ -368,3 +368,18 @@ def test_cronjobs_fire_and_jobs_come_from_them(cluster: ServerProcess) -> None:
     assert cronjob["status"]["lastScheduleTime"].endswith(":00Z")
     run_kubectl(cluster, "create", "job", "by-hand", "--from=cronjob/tick")
     run_kubectl(cluster, "wait", "--for=condition=complete", "job/by-hand", "--timeout=30s")
+
+
+def test_min_ready_seconds_hold_back_availability(cluster: ServerProcess) -> None:
+    manifest = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "slow"},
+                "spec": {"replicas": 2, "minReadySeconds": 2, "selector": {"matchLabels": {"app": "slow"}},
+                         "template": {"metadata": {"labels": {"app": "slow"}},
+                                      "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(manifest))
+    wait_for("two ready pods", lambda: running(cluster, "app=slow", 2))
+    started = time.monotonic()
+    run_kubectl(cluster, "rollout", "status", "deployment/slow", "--timeout=30s")
+    status = cluster.json("GET", "/apis/apps/v1/namespaces/default/deployments/slow")[1]["status"]
+    assert status["availableReplicas"] == 2
+    # Ready at once on a simulated node, available only after minReadySeconds (a second of clock slack).
+    assert time.monotonic() - started > 0.5

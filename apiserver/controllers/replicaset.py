@@ -10,6 +10,7 @@ sync never makes the same pod twice.
 from __future__ import annotations
 
 import asyncio
+import datetime
 from typing import Any, Hashable
 
 from apiserver import errors
@@ -34,6 +35,18 @@ def is_active(pod: Obj) -> bool:
 def is_ready(pod: Obj) -> bool:
     return any(c.get("type") == "Ready" and c.get("status") == "True"
                for c in (pod.get("status") or {}).get("conditions") or ())
+
+
+def ready_for(pod: Obj) -> float:
+    """Seconds since the pod became Ready (what minReadySeconds counts)."""
+    for condition in (pod.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == "Ready" and condition.get("status") == "True":
+            since = condition.get("lastTransitionTime")
+            if not since:
+                return 0.0
+            began = datetime.datetime.fromisoformat(str(since).replace("Z", "+00:00"))
+            return (datetime.datetime.now(datetime.timezone.utc) - began).total_seconds()
+    return 0.0
 
 
 def owner_reference(owner: Obj) -> Obj:
@@ -174,13 +187,19 @@ class ReplicaSetController(Controller):
         pods = [p for p in self.pods_of(rs) if is_active(p)]
         labels = ((rs.get("spec") or {}).get("template") or {}).get("metadata", {}).get("labels") or {}
         ready = [p for p in pods if is_ready(p)]
+        min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
+        waits = [ready_for(p) for p in ready]
+        available = sum(1 for w in waits if w >= min_ready)
+        pending = [min_ready - w for w in waits if w < min_ready]
+        if pending:
+            self.queue.add_after(object_key(rs), min(pending) + 0.1)
         status = dict(rs.get("status") or {})
         wanted = {
             "replicas": len(pods),
             "fullyLabeledReplicas": sum(1 for p in pods if all(
                 (p["metadata"].get("labels") or {}).get(k) == v for k, v in labels.items())),
             "readyReplicas": len(ready),
-            "availableReplicas": len(ready),
+            "availableReplicas": available,
             "observedGeneration": rs["metadata"].get("generation", 1),
         }
         updated = {**status, **wanted}
