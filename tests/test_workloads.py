@@ -383,3 +383,15 @@ def test_min_ready_seconds_hold_back_availability(cluster: ServerProcess) -> Non
     assert status["availableReplicas"] == 2
     # Ready at once on a simulated node, available only after minReadySeconds (a second of clock slack).
     assert time.monotonic() - started > 0.5
+
+
+def test_a_new_replicaset_adopts_the_pods_an_orphan_delete_left(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "-f", "-", stdin=replicaset("adopt", 2))
+    before = {p["metadata"]["name"] for p in wait_for("two pods", lambda: running(cluster, "app=adopt", 2))}
+    run_kubectl(cluster, "delete", "rs", "adopt", "--cascade=orphan", "--wait=true", "--timeout=20s")
+    wait_for("orphans", lambda: all("ownerReferences" not in p["metadata"] for p in pods(cluster, "app=adopt")))
+    run_kubectl(cluster, "create", "-f", "-", stdin=replicaset("adopt", 2))
+    rs = cluster.json("GET", "/apis/apps/v1/namespaces/default/replicasets/adopt")[1]
+    adopted = wait_for("adopted", lambda: (found := pods(cluster, "app=adopt")) and all(
+        p["metadata"].get("ownerReferences", [{}])[0].get("uid") == rs["metadata"]["uid"] for p in found) and found)
+    assert {p["metadata"]["name"] for p in adopted} == before

@@ -15,7 +15,9 @@ from typing import Any, Hashable
 
 from apiserver import errors
 from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.client import STRATEGIC_PATCH
 from apiserver.controllers.events import Recorder
+from apiserver.controllers.selectors import label_selector_matches
 
 _BURST = 500  # upstream's burstReplicas: pods made or removed in one sync
 
@@ -103,6 +105,13 @@ class ReplicaSetController(Controller):
         pod = new if new is not None else old
         assert pod is not None
         ref = controller_of(pod)
+        if ref is None and new is not None and is_active(new):
+            # An orphan: any ReplicaSet it matches may adopt it.
+            labels = new["metadata"].get("labels") or {}
+            for rs in self.replicasets.items(new["metadata"].get("namespace", "")):
+                if label_selector_matches((rs.get("spec") or {}).get("selector"), labels):
+                    self.queue.add(object_key(rs))
+            return
         if ref is None or ref.get("kind") != "ReplicaSet":
             return
         self.owned.seen(str(ref.get("uid")), pod["metadata"]["name"], new is None)
@@ -123,8 +132,28 @@ class ReplicaSetController(Controller):
         pods = [p for p in self.pods_of(rs) if is_active(p) and p["metadata"]["name"] not in deleted]
         pending = len(self.owned.created.get(uid, ()))
         if not rs["metadata"].get("deletionTimestamp"):
+            pods += await self._adopt(rs)
             await self._manage(rs, pods, pending)
         await self._update_status(rs)
+
+    async def _adopt(self, rs: Obj) -> list[Obj]:
+        """Claims the orphan pods the selector matches, as upstream's ControllerRefManager does: a
+        patch that adds the controller reference, on the condition that the pod is still the one seen."""
+        selector = (rs.get("spec") or {}).get("selector")
+        namespace = rs["metadata"]["namespace"]
+        adopted = []
+        for pod in self.pods.items(namespace):
+            if controller_of(pod) is not None or not is_active(pod) or \
+                    not label_selector_matches(selector, pod["metadata"].get("labels") or {}):
+                continue
+            try:
+                adopted.append(await self.client.patch(self.pods_type, namespace, pod["metadata"]["name"], {
+                    "metadata": {"ownerReferences": [owner_reference(rs)], "uid": pod["metadata"]["uid"]}},
+                    STRATEGIC_PATCH))
+            except errors.ApiError as exc:
+                if exc.code not in (404, 409, 422):
+                    raise
+        return adopted
 
     async def _manage(self, rs: Obj, pods: list[Obj], pending: int) -> None:
         wanted = int((rs.get("spec") or {}).get("replicas", 1))
