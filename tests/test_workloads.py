@@ -395,3 +395,18 @@ def test_a_new_replicaset_adopts_the_pods_an_orphan_delete_left(cluster: ServerP
     adopted = wait_for("adopted", lambda: (found := pods(cluster, "app=adopt")) and all(
         p["metadata"].get("ownerReferences", [{}])[0].get("uid") == rs["metadata"]["uid"] for p in found) and found)
     assert {p["metadata"]["name"] for p in adopted} == before
+
+
+def test_a_recreated_deployment_takes_back_its_replicaset(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "deployment", "again", "--image=nginx", "--replicas=2")
+    run_kubectl(cluster, "rollout", "status", "deployment/again", "--timeout=60s")
+    [rs] = replicasets(cluster, "app=again")
+    before = {p["metadata"]["name"] for p in running(cluster, "app=again", 2) or []}
+    run_kubectl(cluster, "delete", "deployment", "again", "--cascade=orphan", "--wait=true", "--timeout=20s")
+    run_kubectl(cluster, "create", "deployment", "again", "--image=nginx", "--replicas=2")
+    run_kubectl(cluster, "rollout", "status", "deployment/again", "--timeout=60s")
+    [same] = replicasets(cluster, "app=again")
+    assert same["metadata"]["uid"] == rs["metadata"]["uid"]
+    deployment = cluster.json("GET", "/apis/apps/v1/namespaces/default/deployments/again")[1]
+    assert same["metadata"]["ownerReferences"][0]["uid"] == deployment["metadata"]["uid"]
+    assert {p["metadata"]["name"] for p in running(cluster, "app=again", 2) or []} == before

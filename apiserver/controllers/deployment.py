@@ -16,10 +16,12 @@ from typing import Hashable
 from apiserver import errors
 from apiserver.controllers import rollout
 from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.client import STRATEGIC_PATCH
 from apiserver.controllers.events import Recorder
 from apiserver.controllers.podtemplatehash import compute_hash
 from apiserver.controllers.replicaset import controller_of, owner_reference
 from apiserver.controllers.rollout import replicas
+from apiserver.controllers.selectors import label_selector_matches
 
 
 class DeploymentController(Controller):
@@ -45,6 +47,12 @@ class DeploymentController(Controller):
         rs = new if new is not None else old
         assert rs is not None
         ref = controller_of(rs)
+        if ref is None and new is not None:
+            labels = new["metadata"].get("labels") or {}
+            for deployment in self.deployments.items(new["metadata"].get("namespace", "")):
+                if label_selector_matches(deployment["spec"].get("selector"), labels):
+                    self.queue.add(object_key(deployment))
+            return
         if ref is not None and ref.get("kind") == "Deployment":
             self.queue.add((rs["metadata"].get("namespace", ""), ref["name"]))
 
@@ -63,6 +71,24 @@ class DeploymentController(Controller):
                        if (ref := controller_of(rs)) is not None and ref.get("uid") == uid),
                       key=lambda rs: (rs["metadata"].get("creationTimestamp", ""), rs["metadata"]["name"]))
 
+    async def _adopt(self, deployment: Obj) -> list[Obj]:
+        """Orphan ReplicaSets the selector matches become this Deployment's, as upstream claims them."""
+        selector = deployment["spec"].get("selector")
+        namespace = deployment["metadata"]["namespace"]
+        adopted = []
+        for rs in self.replicasets.items(namespace):
+            if controller_of(rs) is not None or rs["metadata"].get("deletionTimestamp") or \
+                    not label_selector_matches(selector, rs["metadata"].get("labels") or {}):
+                continue
+            try:
+                adopted.append(await self.client.patch(self.rs_type, namespace, rs["metadata"]["name"], {
+                    "metadata": {"ownerReferences": [owner_reference(deployment)], "uid": rs["metadata"]["uid"]}},
+                    STRATEGIC_PATCH))
+            except errors.ApiError as exc:
+                if exc.code not in (404, 409, 422):
+                    raise
+        return adopted
+
     def _find_new(self, deployment: Obj, all_rs: list[Obj]) -> Obj | None:
         wanted = rollout.without_hash(deployment["spec"]["template"])
         matching = [rs for rs in all_rs if rollout.without_hash(rs["spec"]["template"]) == wanted]
@@ -74,7 +100,7 @@ class DeploymentController(Controller):
         if deployment is None or deployment["metadata"].get("deletionTimestamp"):
             return
         deployment = copy.deepcopy(deployment)
-        all_rs = self.owned(deployment)
+        all_rs = self.owned(deployment) + await self._adopt(deployment)
         new_rs = self._find_new(deployment, all_rs)
         if deployment["spec"].get("paused"):
             await self._scale(deployment, new_rs, all_rs)
