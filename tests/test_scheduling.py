@@ -94,3 +94,18 @@ def test_replicas_of_one_owner_spread_over_equal_nodes() -> None:
         chosen = decide(p, states).node
         place(next(s for s in states if s.name == chosen), p)
     assert sorted(len(s.pods) for s in states) == [2, 2, 2]
+
+
+def test_noexecute_eviction_delay() -> None:
+    import datetime
+
+    from apiserver.controllers.tainteviction import eviction_delay
+
+    now = datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.timezone.utc)
+    unreachable = {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-11-30T11:58:00Z"}
+    five_minutes = {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+                    "tolerationSeconds": 300}
+    assert eviction_delay(pod(), [unreachable], now) == 0.0
+    assert eviction_delay(pod(tolerations=[five_minutes]), [unreachable], now) == 180.0
+    assert eviction_delay(pod(tolerations=[{"operator": "Exists"}]), [unreachable], now) is None
+    assert eviction_delay(pod(), [{"key": "k", "effect": "NoSchedule"}], now) is None

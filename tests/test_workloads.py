@@ -410,3 +410,16 @@ def test_a_recreated_deployment_takes_back_its_replicaset(cluster: ServerProcess
     deployment = cluster.json("GET", "/apis/apps/v1/namespaces/default/deployments/again")[1]
     assert same["metadata"]["ownerReferences"][0]["uid"] == deployment["metadata"]["uid"]
     assert {p["metadata"]["name"] for p in running(cluster, "app=again", 2) or []} == before
+
+
+def test_a_noexecute_taint_moves_pods_elsewhere(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "deployment", "movable", "--image=nginx", "--replicas=6")
+    run_kubectl(cluster, "rollout", "status", "deployment/movable", "--timeout=60s")
+    assert "node-3" in {p["spec"]["nodeName"] for p in running(cluster, "app=movable", 6) or []}
+    run_kubectl(cluster, "taint", "nodes", "node-3", "maintenance=now:NoExecute")
+    try:
+        moved = wait_for("six pods off node-3", lambda: (r := running(cluster, "app=movable", 6))
+                         and "node-3" not in {p["spec"]["nodeName"] for p in r} and r)
+        assert {p["spec"]["nodeName"] for p in moved} == {"node-1", "node-2"}
+    finally:
+        run_kubectl(cluster, "taint", "nodes", "node-3", "maintenance=now:NoExecute-")

@@ -28,6 +28,7 @@ from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
 from apiserver.controllers.statefulset import StatefulSetController
+from apiserver.controllers.tainteviction import TaintEviction
 from apiserver.controllers.ttlafterfinished import TTLAfterFinished
 
 log = logging.getLogger("apiserver.controllers")
@@ -49,6 +50,7 @@ CONTROLLERS: dict[str, Factory] = {
     EndpointsController.name: EndpointsController,
     EndpointSliceController.name: EndpointSliceController,
     NodeLifecycle.name: NodeLifecycle,
+    TaintEviction.name: TaintEviction,
     Scheduler.name: Scheduler,
     SimulatedNodes.name: SimulatedNodes,
 }
