@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulate-nodes", type=int, default=0, metavar="N",
                         help="register N simulated nodes (node-1..node-N) whose fake kubelets run the pods bound "
                              "to them")
+    parser.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
+                        help="how long a node may go without a heartbeat before it is marked Unknown")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
                            args.watch_bookmark_seconds, limits, controllers,
-                           args.simulate_nodes))
+                           args.simulate_nodes, args.node_monitor_grace_period))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

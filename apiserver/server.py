@@ -48,6 +48,7 @@ class ServeOptions:
     limits: Limits = field(default_factory=Limits)
     controllers: list[str] = field(default_factory=list)  # names, as enabled_controllers() reads the flag
     simulate_nodes: int = 0
+    node_monitor_grace_seconds: float = 50.0
 
 
 def is_loopback(host: str) -> bool:
@@ -131,7 +132,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         crds.start()
         await _bootstrap(endpoint, state)
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
-        manager = ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes), options.controllers)
+        manager = ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
+                                                options.node_monitor_grace_seconds), options.controllers)
         manager.start()
         yield
         await manager.stop()

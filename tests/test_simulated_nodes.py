@@ -150,3 +150,38 @@ def test_taints_follow_conditions() -> None:
     assert [(t["key"], t["effect"]) for t in lost] == [("node.kubernetes.io/unreachable", "NoSchedule"),
                                                       ("node.kubernetes.io/unreachable", "NoExecute")]
     assert "timeAdded" in lost[1] and "timeAdded" not in lost[0]
+
+
+def test_a_node_whose_kubelet_stops_goes_unknown_and_its_pods_move(tmp_path: Any) -> None:
+    server = ServerProcess(str(tmp_path), extra_args=["--controllers=*", "--simulate-nodes", "2",
+                                                      "--node-monitor-grace-period", "2"])
+    server.start()
+    try:
+        template = {"spec": {"template": {"spec": {"tolerations": [
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+             "tolerationSeconds": 1}]}}}}
+        run_kubectl(server, "create", "deployment", "web", "--image=nginx", "--replicas=4")
+        run_kubectl(server, "patch", "deployment", "web", "-p", json.dumps(template))
+        run_kubectl(server, "rollout", "status", "deployment/web", "--timeout=60s")
+        run_kubectl(server, "annotate", "node", "node-2", "fastkube.io/simulated-")  # its kubelet stops
+        node = wait_for("node-2 unknown", lambda: (n := get(server, "/api/v1/nodes/node-2"))
+                        and any(c["type"] == "Ready" and c["status"] == "Unknown" for c in n["status"]["conditions"])
+                        and n)
+        ready = next(c for c in node["status"]["conditions"] if c["type"] == "Ready")
+        assert (ready["reason"], ready["message"]) == ("NodeStatusUnknown", "Kubelet stopped posting node status.")
+        taints = wait_for("the unreachable taints", lambda: (n := get(server, "/api/v1/nodes/node-2"))
+                          and len(n["spec"].get("taints", [])) == 2 and n["spec"]["taints"])
+        assert {(t["key"], t["effect"]) for t in taints} == {("node.kubernetes.io/unreachable", "NoSchedule"),
+                                                              ("node.kubernetes.io/unreachable", "NoExecute")}
+        assert "NotReady" in run_kubectl(server, "get", "node", "node-2", "--no-headers").stdout
+
+        def moved() -> bool:
+            pods = get(server, f"{PODS}?labelSelector=app=web")["items"]
+            live = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
+            return len(live) == 4 and all(p["spec"].get("nodeName") == "node-1" and p["status"].get("phase") == "Running"
+                                          for p in live)
+
+        wait_for("the pods on node-1", moved)
+        assert get(server, "/api/v1/nodes/node-1")["spec"].get("taints") is None
+    finally:
+        server.stop()

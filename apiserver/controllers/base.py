@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Coroutine, Hashable
 
 from apiserver import errors, metrics
@@ -32,7 +32,7 @@ class Context:
     informers: Informers
     ca_pem: str = ""  # the cluster CA that the root CA publisher puts in every namespace
     simulated_nodes: int = 0
-    settings: dict[str, Any] = field(default_factory=dict)
+    node_monitor_grace_seconds: float = 50.0  # kube-controller-manager's --node-monitor-grace-period
 
     def informer(self, group: str, version: str, plural: str) -> Informer:
         return self.informers.for_type(self.client.resource(group, version, plural))

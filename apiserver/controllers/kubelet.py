@@ -2,7 +2,8 @@
 nothing but moves the pods bound to it through their lives as a kubelet reports them.
 
 `--simulate-nodes N` registers `node-1`..`node-N`; a Node created by anyone with the annotation
-`fastkube.io/simulated: "true"` is looked after the same way. A bound pod gets a pod IP from its node's
+`fastkube.io/simulated: "true"` is looked after the same way, and taking the annotation off stops
+its kubelet (the node goes Unknown once the node monitor's grace period has passed). A bound pod gets a pod IP from its node's
 podCIDR, Running, Ready and running container statuses. Deleting a pod stops its containers at
 once (they exit on SIGTERM) unless the pod's `fastkube.io/simulated-termination-seconds` says they
 take longer, never longer than the deletion's grace period; then the kubelet removes the pod, as
@@ -115,6 +116,8 @@ class SimulatedNodes(Controller):
         self.nodes = ctx.informer("", "v1", "nodes")
         self.pods = ctx.informer("", "v1", "pods")
         self.own = {f"node-{i}": i for i in range(1, ctx.simulated_nodes + 1)}
+        # Renewed well within the grace the node lifecycle controller gives, however short it is set.
+        self.renew_seconds = min(RENEW_SECONDS, ctx.node_monitor_grace_seconds / 4)
         self.ips: dict[tuple[str, str], str] = {}  # handed out but perhaps not seen back yet
         self.nodes.add_handler(self._node_changed)
         self.pods.add_handler(self._pod_changed)
@@ -166,7 +169,7 @@ class SimulatedNodes(Controller):
         else:
             lease["spec"]["renewTime"] = _micro_time()
             await self.client.update(self.leases_type, lease)
-        self.queue.add_after(("node", name), RENEW_SECONDS)
+        self.queue.add_after(("node", name), self.renew_seconds)
 
     async def _post_ready(self, node: Obj) -> None:
         """Back from silence (a restart of the server, which is also this kubelet): say Ready again."""

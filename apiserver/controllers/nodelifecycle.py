@@ -1,5 +1,6 @@
 """The node lifecycle controller: a node's taints follow its conditions, and a node whose kubelet stops
-heartbeating becomes Unknown (then unreachable) after the monitor grace period.
+heartbeating becomes Unknown (then unreachable) after the monitor grace period
+(`--node-monitor-grace-period`, 50s as upstream's default).
 
 Taints by condition as upstream's TaintNodesByCondition: Ready False is `not-ready`, Unknown is
 `unreachable` (both NoSchedule, and NoExecute with the time added), pressure conditions True add their
@@ -15,7 +16,6 @@ from typing import Any, Hashable
 from apiserver.controllers.base import Context, Controller, Obj
 from apiserver.kinds.objects import now_rfc3339
 
-GRACE_SECONDS = 50.0  # --node-monitor-grace-period's default
 LEASE_NAMESPACE = "kube-node-lease"
 
 _BY_CONDITION = {
@@ -64,6 +64,7 @@ class NodeLifecycle(Controller):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.nodes_type = ctx.resource("", "v1", "nodes")
+        self.grace = ctx.node_monitor_grace_seconds
         self.nodes = ctx.informer("", "v1", "nodes")
         self.leases = ctx.informer("coordination.k8s.io", "v1", "leases")
         self.nodes.add_handler(self._node_changed)
@@ -96,11 +97,11 @@ class NodeLifecycle(Controller):
         heard = self._last_heard(node)
         if heard is not None:
             silent = (datetime.datetime.now(datetime.timezone.utc) - heard).total_seconds()
-            if silent > GRACE_SECONDS:
+            if silent > self.grace:
                 if await self._mark_unknown(node):
                     return  # the status change comes back through the informer
             else:
-                self.queue.add_after(name, GRACE_SECONDS - silent + 1)
+                self.queue.add_after(name, self.grace - silent + 1)
         current = list((node.get("spec") or {}).get("taints") or ())
         taints = wanted_taints(node, current)
         if taints != current:
