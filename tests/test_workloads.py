@@ -423,3 +423,19 @@ def test_a_noexecute_taint_moves_pods_elsewhere(cluster: ServerProcess) -> None:
         assert {p["spec"]["nodeName"] for p in moved} == {"node-1", "node-2"}
     finally:
         run_kubectl(cluster, "taint", "nodes", "node-3", "maintenance=now:NoExecute-")
+
+
+def test_a_stuck_rollout_exceeds_its_progress_deadline(cluster: ServerProcess) -> None:
+    manifest = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "stuck"},
+                "spec": {"replicas": 1, "progressDeadlineSeconds": 2, "selector": {"matchLabels": {"app": "stuck"}},
+                         "template": {"metadata": {"labels": {"app": "stuck"}},
+                                      "spec": {"nodeSelector": {"no-such": "node"},
+                                               "containers": [{"name": "c", "image": "nginx"}]}}}}
+    run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(manifest))
+    result = run_kubectl(cluster, "rollout", "status", "deployment/stuck", "--timeout=30s", check=False)
+    assert result.returncode != 0
+    assert 'deployment "stuck" exceeded its progress deadline' in result.stderr
+    status = cluster.json("GET", "/apis/apps/v1/namespaces/default/deployments/stuck")[1]["status"]
+    progressing = next(c for c in status["conditions"] if c["type"] == "Progressing")
+    assert (progressing["status"], progressing["reason"]) == ("False", "ProgressDeadlineExceeded")
+    assert progressing["message"].endswith("has timed out progressing.")

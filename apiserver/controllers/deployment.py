@@ -11,6 +11,7 @@ are deleted once the rollout completes.
 from __future__ import annotations
 
 import copy
+import datetime
 from typing import Hashable
 
 from apiserver import errors
@@ -330,6 +331,24 @@ class DeploymentController(Controller):
 
     # -- status ----------------------------------------------------------------------------------
 
+    def _check_deadline(self, deployment: Obj, status: Obj, new_rs: Obj) -> None:
+        """DeploymentTimedOut: no progress for progressDeadlineSeconds since the condition last moved
+        turns Progressing False; until then the controller looks again when the deadline comes."""
+        deadline = deployment["spec"].get("progressDeadlineSeconds")
+        current = rollout.progressing(status)
+        if deadline is None or current is None or current.get("reason") in ("NewReplicaSetAvailable",
+                                                                            "ProgressDeadlineExceeded"):
+            return
+        since = datetime.datetime.fromisoformat(str(current.get("lastUpdateTime")).replace("Z", "+00:00"))
+        left = (since + datetime.timedelta(seconds=int(deadline)) -
+                datetime.datetime.now(datetime.timezone.utc)).total_seconds()
+        if left >= 0:
+            self.queue.add_after(object_key(deployment), left + 0.5)
+            return
+        rollout.set_condition(status, rollout.condition(
+            "Progressing", "False", "ProgressDeadlineExceeded",
+            f'ReplicaSet "{new_rs["metadata"]["name"]}" has timed out progressing.'))
+
     async def _status(self, deployment: Obj, all_rs: list[Obj], new_rs: Obj | None, paused: bool = False) -> Obj:
         status = rollout.calculate_status(deployment, all_rs, new_rs)
         current = rollout.progressing(status)
@@ -351,6 +370,8 @@ class DeploymentController(Controller):
                 updated["lastTransitionTime"] = current.get("lastTransitionTime")
             status["conditions"] = [c for c in status.get("conditions") or () if c.get("type") != "Progressing"]
             status["conditions"].append(updated)
+        elif new_rs is not None:
+            self._check_deadline(deployment, status, new_rs)
         status = rollout.omit_zeros(status)
         if status != rollout.omit_zeros(deployment.get("status") or {}):
             deployment["status"] = status
