@@ -29,10 +29,6 @@ STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 Obj = dict[str, Any]
 
 
-def is_status(exc: errors.ApiError, *codes: int) -> bool:
-    return exc.code in codes
-
-
 class Client:
     """get, create, update, patch, delete on one resource type at a time, as a named component."""
 
