@@ -34,6 +34,9 @@ def place(state: NodeState, *pods: dict[str, Any]) -> NodeState:
 ANTI = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
     {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
 
+SPREAD = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+          "labelSelector": {"matchLabels": {"app": "web"}}}
+
 CASES = [
     ("fits the emptier node", pod(cpu="1"), [place(node("a"), pod("x", cpu="3")), node("b")], "b", None),
     ("too big everywhere", pod(cpu="8"), [node("a"), node("b"), node("c")], None,
@@ -66,6 +69,17 @@ CASES = [
            "deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."),
     ("existing pods' anti-affinity", pod(labels={"app": "web"}),
      [place(node("a"), pod("w1", labels={"app": "web"}, affinity=ANTI)), node("b")], "b", None),
+    ("zone spread", pod(labels={"app": "web"}, topologySpreadConstraints=[SPREAD]),
+     [place(node("a", labels={"zone": "z1"}), pod("w1", labels={"app": "web"})),
+      place(node("b", labels={"zone": "z1"}), pod("w2", labels={"app": "web"})),
+      node("c", labels={"zone": "z2"})], "c", None),
+    ("spread with nowhere to go", pod(cpu="1", labels={"app": "web"}, topologySpreadConstraints=[SPREAD]),
+     [place(node("a", labels={"zone": "z1"}), pod("w1", labels={"app": "web"}), pod("w2", labels={"app": "web"})),
+      node("b", cpu="500m", labels={"zone": "z2"}), node("d")], None,
+     "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints, 1 "
+     "node(s) didn't match pod topology spread constraints (missing required label). no new claims to deallocate, "
+     "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims "
+     "found for incoming pod."),
     ("too many pods", pod(), [place(node("a", pods="1"), pod("x"))], None,
      "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, preemption: 0/1 nodes are "
      "available: 1 No preemption victims found for incoming pod."),

@@ -2,7 +2,8 @@
 order, each node failing at the first one that refuses it) and which of those fits best.
 
 Filters: NodeUnschedulable, TaintToleration, NodeAffinity (nodeSelector and required node affinity),
-NodeResourcesFit, InterPodAffinity (required pod affinity and anti-affinity, both ways). Reasons use
+NodeResourcesFit, PodTopologySpread (DoNotSchedule constraints), InterPodAffinity (required pod
+affinity and anti-affinity, both ways). Reasons use
 upstream's wording, and `fit_error` writes the FailedScheduling message as upstream's FitError does,
 with the preemption post-filter's note: a node refused only for room (resources, anti-affinity) could
 be helped by evicting lower-priority pods, one refused by its taints or labels could not.
@@ -33,11 +34,13 @@ R_POD_AFFINITY = "node(s) didn't match pod affinity rules"
 R_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 R_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 R_TOO_MANY_PODS = "Too many pods"
+R_SPREAD = "node(s) didn't match pod topology spread constraints"
+R_SPREAD_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 # Refusals that evicting pods could lift; the rest are UnschedulableAndUnresolvable upstream.
-_RESOLVABLE = frozenset({R_ANTI_AFFINITY, R_EXISTING_ANTI_AFFINITY, R_TOO_MANY_PODS})
+_RESOLVABLE = frozenset({R_ANTI_AFFINITY, R_EXISTING_ANTI_AFFINITY, R_TOO_MANY_PODS, R_SPREAD})
 
 
 @dataclass
@@ -143,6 +146,32 @@ def _inter_pod_reason(pod: Obj, state: NodeState, states: list[NodeState]) -> st
     return None
 
 
+def _spread_reason(pod: Obj, state: NodeState, states: list[NodeState]) -> str | None:
+    """PodTopologySpread's filter for DoNotSchedule constraints: placing the pod here may not make its
+    domain exceed the least populated eligible domain by more than maxSkew."""
+    namespace = pod["metadata"].get("namespace", "")
+    for constraint in (pod.get("spec") or {}).get("topologySpreadConstraints") or ():
+        if constraint.get("whenUnsatisfiable", "DoNotSchedule") != "DoNotSchedule":
+            continue
+        key = constraint.get("topologyKey", "")
+        if key not in labels_of(state.node):
+            return R_SPREAD_LABEL
+        selector = constraint.get("labelSelector")
+        counts: dict[str, int] = {}
+        for other in states:
+            domain = labels_of(other.node).get(key)
+            if domain is None or not _node_affinity_fits(pod, other.node):
+                continue
+            counts[domain] = counts.get(domain, 0) + sum(
+                1 for p in other.pods.values()
+                if p["metadata"].get("namespace", "") == namespace and label_selector_matches(selector, labels_of(p)))
+        own = 1 if label_selector_matches(selector, labels_of(pod)) else 0
+        domain = labels_of(state.node)[key]
+        if counts.get(domain, 0) + own - min(counts.values(), default=0) > int(constraint.get("maxSkew", 1)):
+            return R_SPREAD
+    return None
+
+
 def node_reasons(pod: Obj, state: NodeState, states: list[NodeState]) -> list[str]:
     """Why the node cannot take the pod (empty: it can), from the first filter that refuses it."""
     spec = pod.get("spec") or {}
@@ -159,7 +188,7 @@ def node_reasons(pod: Obj, state: NodeState, states: list[NodeState]) -> list[st
     reasons = _resource_reasons(pod, state)
     if reasons:
         return reasons
-    reason = _inter_pod_reason(pod, state, states)
+    reason = _spread_reason(pod, state, states) or _inter_pod_reason(pod, state, states)
     return [reason] if reason else []
 
 
