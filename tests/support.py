@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any, Iterator, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 import pytest
 
@@ -135,6 +135,17 @@ class ServerProcess:
     def json(self, method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
         status, raw = self.request(method, path, body, **kw)
         return status, json.loads(raw) if raw else None
+
+
+def wait_for(what: str, probe: Callable[[], Any], seconds: float = 60.0) -> Any:
+    """The probe's first truthy answer, polled for a bounded time; a failure naming `what` after that."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = probe()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 def unavailable(what: str) -> NoReturn:

@@ -7,11 +7,10 @@ import asyncio
 import json
 import subprocess
 import sys
-import time
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
-from support import REPO, ServerProcess, run_kubectl
+from support import REPO, ServerProcess, run_kubectl, wait_for
 
 from apiserver.controllers.manager import enabled_controllers
 from apiserver.controllers.workqueue import WorkQueue
@@ -59,14 +58,6 @@ def test_work_queue_folds_repeats_and_never_hands_out_a_key_twice_at_once() -> N
     assert asyncio.run(scenario()) == ["a", "b", "a", "c"]
 
 
-def wait_for(what: str, probe: Callable[[], Any], seconds: float = 15.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = probe()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(scope="module")

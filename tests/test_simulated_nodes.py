@@ -4,25 +4,16 @@ nowhere says why and waits until a node can take it."""
 from __future__ import annotations
 
 import json
-import time
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
-from support import ServerProcess, run_kubectl
+from support import ServerProcess, run_kubectl, wait_for
 
 from apiserver.controllers.nodelifecycle import wanted_taints
 
 PODS = "/api/v1/namespaces/default/pods"
 
 
-def wait_for(what: str, probe: Callable[[], Any], seconds: float = 20.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = probe()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(scope="module")

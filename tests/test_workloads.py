@@ -5,21 +5,10 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
-from support import ServerProcess, run_kubectl
-
-
-def wait_for(what: str, probe: Callable[[], Any], seconds: float = 30.0) -> Any:
-    deadline = time.monotonic() + seconds
-    last = None
-    while time.monotonic() < deadline:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+from support import ServerProcess, run_kubectl, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +239,7 @@ def job_status(server: ServerProcess, name: str) -> dict[str, Any]:
 
 def test_jobs_complete_and_fail(cluster: ServerProcess) -> None:
     run_kubectl(cluster, "create", "job", "pi", "--image=perl", "--", "perl", "-e", "print 1")
-    run_kubectl(cluster, "wait", "--for=condition=complete", "job/pi", "--timeout=30s")
+    run_kubectl(cluster, "wait", "--for=condition=complete", "job/pi", "--timeout=60s")
     status = job_status(cluster, "pi")
     assert status["succeeded"] == 1 and status["ready"] == 0 and status["uncountedTerminatedPods"] == {}
     assert [(c["type"], c["reason"]) for c in status["conditions"]] == [
@@ -261,7 +250,7 @@ def test_jobs_complete_and_fail(cluster: ServerProcess) -> None:
                         "template": {"spec": {"restartPolicy": "Never",
                                               "containers": [{"name": "c", "image": "busybox"}]}}}}
     run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(indexed))
-    run_kubectl(cluster, "wait", "--for=condition=complete", "job/shards", "--timeout=30s")
+    run_kubectl(cluster, "wait", "--for=condition=complete", "job/shards", "--timeout=60s")
     status = job_status(cluster, "shards")
     assert (status["succeeded"], status["completedIndexes"]) == (4, "0-3")
     names = [p["metadata"]["name"] for p in pods(cluster, "job-name=shards")]
@@ -272,7 +261,7 @@ def test_jobs_complete_and_fail(cluster: ServerProcess) -> None:
                                                 "fastkube.io/simulated-run-seconds": "0"}},
                    "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}
     run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(failing))
-    run_kubectl(cluster, "wait", "--for=condition=failed", "job/doomed", "--timeout=30s")
+    run_kubectl(cluster, "wait", "--for=condition=failed", "job/doomed", "--timeout=60s")
     status = job_status(cluster, "doomed")
     assert status["failed"] == 2
     assert [(c["type"], c["reason"]) for c in status["conditions"]] == [
@@ -284,7 +273,7 @@ def test_a_finished_job_with_a_ttl_goes(cluster: ServerProcess) -> None:
                 "spec": {"ttlSecondsAfterFinished": 1, "template": {"spec": {
                     "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}
     run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(manifest))
-    run_kubectl(cluster, "wait", "--for=condition=complete", "job/brief", "--timeout=30s")
+    run_kubectl(cluster, "wait", "--for=condition=complete", "job/brief", "--timeout=60s")
     wait_for("the job gone", lambda: cluster.json("GET", "/apis/batch/v1/namespaces/default/jobs/brief")[0] == 404)
     wait_for("its pod gone", lambda: not pods(cluster, "job-name=brief"))
 
@@ -308,7 +297,7 @@ def test_a_daemonset_follows_node_labels(cluster: ServerProcess) -> None:
                   and d["status"].get("numberReady") == 1 and d)
     assert (ds["status"]["desiredNumberScheduled"], ds["status"]["currentNumberScheduled"]) == (1, 1)
     run_kubectl(cluster, "set", "image", "daemonset/agent", "a=agent:2")
-    run_kubectl(cluster, "rollout", "status", "daemonset/agent", "--timeout=30s")
+    run_kubectl(cluster, "rollout", "status", "daemonset/agent", "--timeout=60s")
     live = wait_for("the new image", lambda: (r := running(cluster, "app=agent", 1))
                     and r[0]["spec"]["containers"][0]["image"] == "agent:2" and r)
     run_kubectl(cluster, "label", "node", "node-1", "role-")
@@ -362,12 +351,12 @@ def test_cronjobs_fire_and_jobs_come_from_them(cluster: ServerProcess) -> None:
     assert time.time() - 120 < minute * 60 <= time.time()
     assert job["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"].endswith(":00Z")
     assert job["metadata"]["ownerReferences"][0]["kind"] == "CronJob"
-    run_kubectl(cluster, "wait", "--for=condition=complete", f"job/{job['metadata']['name']}", "--timeout=30s")
+    run_kubectl(cluster, "wait", "--for=condition=complete", f"job/{job['metadata']['name']}", "--timeout=60s")
     cronjob = wait_for("the last success", lambda: (c := cluster.json(
         "GET", "/apis/batch/v1/namespaces/default/cronjobs/tick")[1]) and c["status"].get("lastSuccessfulTime") and c)
     assert cronjob["status"]["lastScheduleTime"].endswith(":00Z")
     run_kubectl(cluster, "create", "job", "by-hand", "--from=cronjob/tick")
-    run_kubectl(cluster, "wait", "--for=condition=complete", "job/by-hand", "--timeout=30s")
+    run_kubectl(cluster, "wait", "--for=condition=complete", "job/by-hand", "--timeout=60s")
 
 
 def test_min_ready_seconds_hold_back_availability(cluster: ServerProcess) -> None:
@@ -378,7 +367,7 @@ def test_min_ready_seconds_hold_back_availability(cluster: ServerProcess) -> Non
     run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(manifest))
     wait_for("two ready pods", lambda: running(cluster, "app=slow", 2))
     started = time.monotonic()
-    run_kubectl(cluster, "rollout", "status", "deployment/slow", "--timeout=30s")
+    run_kubectl(cluster, "rollout", "status", "deployment/slow", "--timeout=60s")
     status = cluster.json("GET", "/apis/apps/v1/namespaces/default/deployments/slow")[1]["status"]
     assert status["availableReplicas"] == 2
     # Ready at once on a simulated node, available only after minReadySeconds (a second of clock slack).
@@ -432,7 +421,7 @@ def test_a_stuck_rollout_exceeds_its_progress_deadline(cluster: ServerProcess) -
                                       "spec": {"nodeSelector": {"no-such": "node"},
                                                "containers": [{"name": "c", "image": "nginx"}]}}}}
     run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(manifest))
-    result = run_kubectl(cluster, "rollout", "status", "deployment/stuck", "--timeout=30s", check=False)
+    result = run_kubectl(cluster, "rollout", "status", "deployment/stuck", "--timeout=60s", check=False)
     assert result.returncode != 0
     assert 'deployment "stuck" exceeded its progress deadline' in result.stderr
     status = cluster.json("GET", "/apis/apps/v1/namespaces/default/deployments/stuck")[1]["status"]
