@@ -428,3 +428,16 @@ def test_a_stuck_rollout_exceeds_its_progress_deadline(cluster: ServerProcess) -
     progressing = next(c for c in status["conditions"] if c["type"] == "Progressing")
     assert (progressing["status"], progressing["reason"]) == ("False", "ProgressDeadlineExceeded")
     assert progressing["message"].endswith("has timed out progressing.")
+
+
+def test_a_foreground_delete_of_a_deployment_waits_for_everything_below_it(cluster: ServerProcess) -> None:
+    run_kubectl(cluster, "create", "deployment", "fgd", "--image=nginx", "--replicas=3")
+    run_kubectl(cluster, "rollout", "status", "deployment/fgd", "--timeout=60s")
+    status, body = cluster.json("DELETE", "/apis/apps/v1/namespaces/default/deployments/fgd",
+                                {"propagationPolicy": "Foreground"})
+    assert status == 200 and body["metadata"]["finalizers"] == ["foregroundDeletion"]
+    # While the deployment is held, what it owns goes first; the deployment goes last.
+    wait_for("the deployment gone", lambda: cluster.json(
+        "GET", "/apis/apps/v1/namespaces/default/deployments/fgd")[0] == 404)
+    assert replicasets(cluster, "app=fgd") == []
+    assert pods(cluster, "app=fgd") == []
