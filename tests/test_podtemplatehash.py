@@ -97,6 +97,20 @@ def test_spew_prints_go_values() -> None:
         "d:(resource.infDecAmount){Dec:(*inf.Dec)<nil>} s:(string) Format:(resource.Format)BinarySI}]")
 
 
+def test_templates_with_affinity_are_printed_not_skipped() -> None:
+    with_affinity = copy.deepcopy(CREATE_DEPLOYMENT)
+    with_affinity["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "nginx"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    printed = spew("v1.PodTemplateSpec", with_affinity, True)
+    assert ("Affinity:(*v1.Affinity){NodeAffinity:(*v1.NodeAffinity)<nil> PodAffinity:(*v1.PodAffinity)<nil> "
+            "PodAntiAffinity:(*v1.PodAntiAffinity){RequiredDuringSchedulingIgnoredDuringExecution:"
+            "([]v1.PodAffinityTerm)[{LabelSelector:(*v1.LabelSelector){MatchLabels:(map[string]string)"
+            "map[app:nginx] MatchExpressions:([]v1.LabelSelectorRequirement)<nil>} Namespaces:([]string)<nil> "
+            "TopologyKey:(string)kubernetes.io/hostname NamespaceSelector:(*v1.LabelSelector)<nil> "
+            "MatchLabelKeys:([]string)<nil> MismatchLabelKeys:([]string)<nil>}] "
+            "PreferredDuringSchedulingIgnoredDuringExecution:([]v1.WeightedPodAffinityTerm)<nil>}}") in printed
+
+
 def test_fnv_and_the_safe_alphabet() -> None:
     assert fnv32a(b"") == 0x811C9DC5 and fnv32a(b"a") == 0xE40C292C
     assert safe_encode("0123456789") == "456789bcdf"
@@ -121,6 +135,7 @@ def _json_names(type_name: str) -> set[str]:
 # ProbeHandler and VolumeSource are inline only, checked through Probe and Volume.
 @pytest.mark.parametrize("type_name", sorted(set(gotypes.STRUCTS) - {"v1.ProbeHandler", "v1.VolumeSource"}))
 def test_every_struct_has_the_1_36_fields(type_name: str) -> None:
-    package = "io.k8s.apimachinery.pkg.apis.meta.v1." if type_name == "v1.ObjectMeta" else "io.k8s.api.core.v1."
+    meta = type_name in ("v1.ObjectMeta", "v1.LabelSelector", "v1.LabelSelectorRequirement")
+    package = "io.k8s.apimachinery.pkg.apis.meta.v1." if meta else "io.k8s.api.core.v1."
     definition = _schema_definitions()[package + type_name.removeprefix("v1.")]
     assert _json_names(type_name) == set(definition["properties"])

@@ -178,6 +178,53 @@ STRUCTS: dict[str, list[Field]] = {
                                  ("Optional", "optional", "*bool")],
     "v1.KeyToPath": [("Key", "key", "string"), ("Path", "path", "string"), ("Mode", "mode", "*int32")],
     "v1.PersistentVolumeClaimVolumeSource": [("ClaimName", "claimName", "string"), ("ReadOnly", "readOnly", "bool")],
+    "v1.Affinity": [("NodeAffinity", "nodeAffinity", "*v1.NodeAffinity"),
+                    ("PodAffinity", "podAffinity", "*v1.PodAffinity"),
+                    ("PodAntiAffinity", "podAntiAffinity", "*v1.PodAntiAffinity")],
+    "v1.NodeAffinity": [
+        ("RequiredDuringSchedulingIgnoredDuringExecution", "requiredDuringSchedulingIgnoredDuringExecution",
+         "*v1.NodeSelector"),
+        ("PreferredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution",
+         "[]v1.PreferredSchedulingTerm"),
+    ],
+    "v1.NodeSelector": [("NodeSelectorTerms", "nodeSelectorTerms", "[]v1.NodeSelectorTerm")],
+    "v1.NodeSelectorTerm": [("MatchExpressions", "matchExpressions", "[]v1.NodeSelectorRequirement"),
+                            ("MatchFields", "matchFields", "[]v1.NodeSelectorRequirement")],
+    "v1.NodeSelectorRequirement": [("Key", "key", "string"), ("Operator", "operator", "v1.NodeSelectorOperator"),
+                                   ("Values", "values", "[]string")],
+    "v1.PreferredSchedulingTerm": [("Weight", "weight", "int32"), ("Preference", "preference", "v1.NodeSelectorTerm")],
+    "v1.PodAffinity": [
+        ("RequiredDuringSchedulingIgnoredDuringExecution", "requiredDuringSchedulingIgnoredDuringExecution",
+         "[]v1.PodAffinityTerm"),
+        ("PreferredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution",
+         "[]v1.WeightedPodAffinityTerm"),
+    ],
+    "v1.PodAntiAffinity": [
+        ("RequiredDuringSchedulingIgnoredDuringExecution", "requiredDuringSchedulingIgnoredDuringExecution",
+         "[]v1.PodAffinityTerm"),
+        ("PreferredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution",
+         "[]v1.WeightedPodAffinityTerm"),
+    ],
+    "v1.PodAffinityTerm": [
+        ("LabelSelector", "labelSelector", "*v1.LabelSelector"), ("Namespaces", "namespaces", "[]string"),
+        ("TopologyKey", "topologyKey", "string"), ("NamespaceSelector", "namespaceSelector", "*v1.LabelSelector"),
+        ("MatchLabelKeys", "matchLabelKeys", "[]string"), ("MismatchLabelKeys", "mismatchLabelKeys", "[]string"),
+    ],
+    "v1.WeightedPodAffinityTerm": [("Weight", "weight", "int32"),
+                                   ("PodAffinityTerm", "podAffinityTerm", "v1.PodAffinityTerm")],
+    "v1.TopologySpreadConstraint": [
+        ("MaxSkew", "maxSkew", "int32"), ("TopologyKey", "topologyKey", "string"),
+        ("WhenUnsatisfiable", "whenUnsatisfiable", "v1.UnsatisfiableConstraintAction"),
+        ("LabelSelector", "labelSelector", "*v1.LabelSelector"), ("MinDomains", "minDomains", "*int32"),
+        ("NodeAffinityPolicy", "nodeAffinityPolicy", "*v1.NodeInclusionPolicy"),
+        ("NodeTaintsPolicy", "nodeTaintsPolicy", "*v1.NodeInclusionPolicy"),
+        ("MatchLabelKeys", "matchLabelKeys", "[]string"),
+    ],
+    # meta/v1, whose package is also named v1.
+    "v1.LabelSelector": [("MatchLabels", "matchLabels", "map[string]string"),
+                         ("MatchExpressions", "matchExpressions", "[]v1.LabelSelectorRequirement")],
+    "v1.LabelSelectorRequirement": [("Key", "key", "string"), ("Operator", "operator", "v1.LabelSelectorOperator"),
+                                    ("Values", "values", "[]string")],
 }
 
 # Named types whose underlying type is a string: printed as their text.
@@ -186,7 +233,8 @@ STRING_TYPES = frozenset({
     "v1.TerminationMessagePolicy", "v1.PullPolicy", "v1.Protocol", "v1.SupplementalGroupsPolicy",
     "v1.PodFSGroupChangePolicy", "v1.PodSELinuxChangePolicy", "v1.ProcMountType", "v1.Capability",
     "v1.TolerationOperator", "v1.TaintEffect", "v1.RecursiveReadOnlyMode", "v1.MountPropagationMode",
-    "v1.URIScheme", "v1.HostPathType", "v1.StorageMedium", "v1.ResourceName",
+    "v1.URIScheme", "v1.HostPathType", "v1.StorageMedium", "v1.ResourceName", "v1.NodeSelectorOperator",
+    "v1.UnsatisfiableConstraintAction", "v1.NodeInclusionPolicy", "v1.LabelSelectorOperator",
 })
 
 # Named map types: (key type, value type).
