@@ -8,6 +8,7 @@ import os
 import sys
 
 from apiserver.auth import access, pki, tokens
+from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
 from apiserver.server import ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
@@ -63,6 +64,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--audit-log-path", help="write audit.k8s.io/v1 Event lines to this file ('-': stdout)")
     parser.add_argument("--audit-policy-file", help="an audit.k8s.io/v1 Policy; without one every request is "
                                                     "logged at the Metadata level")
+    parser.add_argument("--controllers", default="*",
+                        help="controllers to run, as kube-controller-manager's flag: '*' all on by default, "
+                             "'foo' enables foo, '-foo' disables foo; '-*' none")
+    parser.add_argument("--simulate-nodes", type=int, default=0, metavar="N",
+                        help="register N simulated nodes (node-1..node-N) whose fake kubelets run the pods bound "
+                             "to them")
+    parser.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
+                        help="how long a node may go without a heartbeat before it is marked Unknown")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
@@ -78,13 +87,20 @@ def main(argv: list[str] | None = None) -> None:
         _add_token(args.data_dir, args.name, args.role, args.client_cert)
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        controllers = enabled_controllers(args.controllers)
+    except ValueError as exc:
+        parser.error(f"--controllers: {exc}")
     limits = Limits(args.max_body_bytes, args.max_object_bytes, args.max_watches_per_user, args.max_watches,
                     args.request_timeout)
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
-                           args.watch_bookmark_seconds, limits, anonymous_auth=args.anonymous_auth,
-                           audit_log_path=args.audit_log_path, audit_policy_file=args.audit_policy_file))
+                           args.watch_bookmark_seconds, limits, controllers=controllers,
+                           simulate_nodes=args.simulate_nodes,
+                           node_monitor_grace_seconds=args.node_monitor_grace_period,
+                           anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
+                           audit_policy_file=args.audit_policy_file))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -21,3 +21,11 @@ WATCHERS = Gauge("apiserver_watchers", "Open watches.", ["resource"], registry=R
 
 def exposition() -> tuple[bytes, str]:
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+CONTROLLER_RELISTS = Counter("apiserver_controller_relists",
+                             "Informers that listed a whole resource again because its history no longer reached "
+                             "their last revision (a resync).", ["resource"], registry=REGISTRY)
+CONTROLLER_CATCHUPS = Counter("apiserver_controller_catchups",
+                              "Informers dropped by the watch fan-out for falling behind that caught up from the "
+                              "retained history without listing.", ["resource"], registry=REGISTRY)
+CONTROLLER_SYNCS = Counter("apiserver_controller_syncs", "Keys a controller worked on, by outcome.",
+                           ["controller", "outcome"], registry=REGISTRY)

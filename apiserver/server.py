@@ -18,6 +18,10 @@ from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.x509 import ClientCertificates
+from apiserver.controllers.base import Context
+from apiserver.controllers.client import CONTROLLER_MANAGER, Client
+from apiserver.controllers.informer import Informers
+from apiserver.controllers.manager import ControllerManager
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
@@ -48,6 +52,9 @@ class ServeOptions:
     watch_queue_limit: int = 1000
     bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
+    controllers: list[str] = field(default_factory=list)  # names, as enabled_controllers() reads the flag
+    simulate_nodes: int = 0
+    node_monitor_grace_seconds: float = 50.0
     anonymous_auth: bool = False
     audit_log_path: str | None = None
     audit_policy_file: str | None = None
@@ -146,12 +153,19 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                         trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
                         audit=_audit_log(options))
     crds = CustomResourceDefinitions(store, registry, discovery)
+    with open(creds.ca_cert) as f:
+        ca_pem = f.read()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         crds.start()
         await _bootstrap(endpoint, state)
+        client = Client(endpoint, registry, CONTROLLER_MANAGER)
+        manager = ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
+                                                options.node_monitor_grace_seconds), options.controllers)
+        manager.start()
         yield
+        await manager.stop()
         await store.close()
         if state.audit is not None:
             state.audit.close()

@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any, Iterator, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 import pytest
 
@@ -63,13 +63,19 @@ class ServerProcess:
     def ca(self) -> str:
         return os.path.join(self.data_dir, "pki", "ca.crt")
 
+    @property
+    def args(self) -> list[str]:
+        """The command line; without controllers unless the test asks for them, as the goldens were captured."""
+        chosen = any(arg.startswith("--controllers") for arg in self.extra_args)
+        return [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
+                *([] if chosen else ["--controllers=-*"]), *self.extra_args]
+
     def start(self, timeout: float = 30.0) -> None:
         self.log_path = os.path.join(self.data_dir, "server.log")
         os.makedirs(self.data_dir, exist_ok=True)
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
-             *self.extra_args],
+            self.args,
             cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -129,6 +135,17 @@ class ServerProcess:
     def json(self, method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
         status, raw = self.request(method, path, body, **kw)
         return status, json.loads(raw) if raw else None
+
+
+def wait_for(what: str, probe: Callable[[], Any], seconds: float = 60.0) -> Any:
+    """The probe's first truthy answer, polled for a bounded time; a failure naming `what` after that."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = probe()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 def unavailable(what: str) -> NoReturn:

@@ -346,6 +346,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
             raise errors.resource_not_found()
         return _reply_response(await eviction.evict(endpoint, budgets, target, body, content_type))
     if verb == "create":
+        if target.subresource is not None:
+            return _reply_response(await endpoint.create_subresource(target, body, content_type))
         return _reply_response(await endpoint.create(target, body, content_type))
     if verb == "update":
         return _reply_response(await endpoint.update(target, body, content_type))

@@ -14,7 +14,7 @@ import orjson
 from apiserver import errors
 from apiserver.crd import crdspec
 from apiserver.http.limits import Limits
-from apiserver.kinds import admission, fieldvalidation, objects, services
+from apiserver.kinds import admission, binding, fieldvalidation, objects, propagation, services
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import patch
@@ -30,7 +30,7 @@ from apiserver.storage.interface import (
     Store,
     StoredObject,
 )
-from apiserver.watch.fanout import WatchHub
+from apiserver.watch.fanout import Watcher, WatchHub
 from apiserver.watch.stream import open_watch, parse_watch_options
 from apiserver.wire import bodies, protobuf
 
@@ -168,6 +168,11 @@ class Endpoint:
                                     shape, self.watch_queue_limit, self.bookmark_seconds)
         return StreamReply(chunks, shape.content_type, closed=closed)
 
+    def follow(self, rt: ResourceType, since: int, queue_limit: int) -> Watcher:
+        """Every change of a resource after revision `since`, the retained ones queued at once and the
+        rest as they come, with no gap; raises Expired when `since` is older than the history."""
+        return self.watches.fanout(rt.storage_key).add(queue_limit, self.store.changes_since(rt.storage_key, since))
+
     # -- writes --------------------------------------------------------------------------------
 
     async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
@@ -198,6 +203,17 @@ class Endpoint:
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
         stored = await self._write(t, key, obj, None)
         return Reply(201, t.codec.served_bytes(stored.data), headers=warnings)
+
+    async def create_subresource(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        """POST to a named object's subresource: pods/binding is the one served."""
+        if t.rt.kind != "Pod" or t.subresource != "binding":
+            raise errors.method_not_allowed(f"create is not supported on {t.rt.plural}/{t.subresource}")
+        request = binding.check(bodies.decode_object(raw, content_type), t.name or "", t.namespace)
+        current = self._require(t)
+        bound = binding.bind(_load(current), request)
+        if not t.dry_run:
+            await self._write(t, t.key(), bound, current)
+        return _json(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
@@ -260,8 +276,13 @@ class Endpoint:
         grace = objects.deletion_grace(t.rt, obj, options.get("gracePeriodSeconds"))
         if t.rt.kind == "Namespace":
             return await self._delete_namespace(t, key, current, obj)
+        finalizers = propagation.finalizers_after_delete(obj["metadata"], options)
+        if finalizers is not None:
+            obj["metadata"]["finalizers"] = finalizers
         if obj["metadata"].get("finalizers") or grace > 0:
             marked = objects.mark_deleting(obj, grace)
+            if marked is None and finalizers is not None:
+                marked = objects.ordered(obj)
             if marked is not None and not t.dry_run:
                 current = await self._write(t, key, marked, current)
             return Reply(200, t.codec.served_bytes(current.data) if marked is None or not t.dry_run
@@ -421,4 +442,13 @@ def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, st
     requested = options.get("gracePeriodSeconds")
     if requested is not None and not isinstance(requested, int):
         raise errors.bad_request("gracePeriodSeconds must be an integer")
+    policy = query.get("propagationPolicy")
+    if policy is not None:
+        options["propagationPolicy"] = policy
+    orphan = query.get("orphanDependents")
+    if orphan is not None:
+        if orphan not in ("true", "false"):
+            raise errors.bad_request(f'orphanDependents: Invalid value: "{orphan}": must be a boolean')
+        options["orphanDependents"] = orphan == "true"
+    propagation.check_options(options)
     return options

@@ -136,6 +136,7 @@ BUILTIN: tuple[ResourceType, ...] = (
        subresources=(_status("PersistentVolume"),)),
     _r("", "v1", "Pod", "pods", short_names=("po",), categories=("all",),
        subresources=(Subresource("attach", "PodAttachOptions", verbs=CONNECT_VERBS),
+                     Subresource("binding", "Binding", verbs=("create",)),
                      Subresource("eviction", "Eviction", "policy", "v1", ("create",)),
                      Subresource("exec", "PodExecOptions", verbs=CONNECT_VERBS),
                      Subresource("log", "Pod", verbs=("get",)),

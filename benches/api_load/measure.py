@@ -21,7 +21,7 @@ import psutil
 
 from benches import objects
 from benches.api_load import scenarios as sc
-from benches.api_load import watch, wrk
+from benches.api_load import schedule, watch, wrk
 from benches.api_load.client import MERGE_PATCH, Client, seed_configmaps, seed_pods
 from benches.api_load.servers import Floor, Target, floor_credentials, free_port
 
@@ -125,7 +125,7 @@ class Measurement:
 
     def seed(self) -> None:
         names = set(self.options.scenarios)
-        for namespace in (sc.READ_NAMESPACE, sc.WRITE_NAMESPACE, sc.WATCH_NAMESPACE):
+        for namespace in (sc.READ_NAMESPACE, sc.WRITE_NAMESPACE, sc.WATCH_NAMESPACE, sc.SCHEDULE_NAMESPACE):
             self.client.ensure_namespace(namespace)
         seed_configmaps(self.client, sc.READ_NAMESPACE, self.options.count)
         if any(n.endswith("_pods") for n in names):
@@ -158,6 +158,9 @@ class Measurement:
             duration = self.options.load.duration_s
             return watch.measure(self.target, sc.WATCH_NAMESPACE, revision, _prefix(s, self.options, run),
                                  s.watchers, duration)
+        if s.driver == "schedule":
+            return schedule.measure(self.target, sc.SCHEDULE_NAMESPACE, self.client.revision(s.path),
+                                    _prefix(s, self.options, run), sc.SCHEDULE_REPLICAS)
         script = None if s.driver == "wrk" else _script(s, self.options, run, sc.PATCH_TARGETS)
         return wrk.run(self.target.url + s.path, {**self.headers, "Accept": s.accept}, self.options.load, script)
 
@@ -222,7 +225,9 @@ class Measurement:
         entry["median"] = medians(runs)
         entry["failed"] = sum(r["failed"] for r in runs)
         loaded = statistics.median(r["bytes_per_response"] for r in runs)
-        if s.driver == "watch":
+        if s.driver == "schedule":
+            entry["pods"] = sc.SCHEDULE_REPLICAS
+        elif s.driver == "watch":
             entry["response_bytes"] = int(loaded)
             entry["watchers"] = s.watchers
         elif "response_bytes" in entry and abs(loaded - entry["response_bytes"]) > 512 + 0.1 * entry["response_bytes"]:

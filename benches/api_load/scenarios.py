@@ -18,6 +18,9 @@ JSON = "application/json"
 READ_NAMESPACE = "apiload"  # seeded once, only read: list sizes stay put whatever the writes do
 WRITE_NAMESPACE = "apiload-writes"
 WATCH_NAMESPACE = "apiload-watch"
+SCHEDULE_NAMESPACE = "apiload-schedule"
+SCHEDULE_REPLICAS = 100
+SIMULATED_NODES = 10  # what a server we start gets, so that `schedule` has nodes to bind to
 PATCH_TARGETS = 100
 FANOUT_WATCHERS = 100
 
@@ -25,7 +28,7 @@ FANOUT_WATCHERS = 100
 @dataclass(frozen=True)
 class Scenario:
     name: str
-    driver: Literal["wrk", "create", "patch", "watch"]
+    driver: Literal["wrk", "create", "patch", "watch", "schedule"]
     path: str = ""
     accept: str = JSON
     expected_kind: str = ""  # what a right answer's "kind" is, "" for anything
@@ -58,6 +61,7 @@ ALL = [
              watchers=FANOUT_WATCHERS),
     Scenario("create", "create", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps"),
     Scenario("patch", "patch", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps"),
+    Scenario("schedule", "schedule", f"/api/v1/namespaces/{SCHEDULE_NAMESPACE}/pods"),
 ]
 BY_NAME = {s.name: s for s in ALL}
 QUICK = ["get", "list_all", "create", "watch_latency"]

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import yaml
 
+from benches.api_load.scenarios import SIMULATED_NODES
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.environ.get("FASTKUBE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
 FLOOR_APP = os.path.join(SHARED, "bench", "floor_app.py")
@@ -98,7 +100,8 @@ class LocalServer:
         log_path = os.path.join(self.data_dir, "server.log")
         with open(log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port)],
+                [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
+                 *self._node_args()],
                 cwd=self.repo, stdout=log, stderr=subprocess.STDOUT)
         url = f"https://127.0.0.1:{self.port}"
         # Credentials are written while the server starts: poll without them, read them once it is ready.
@@ -106,6 +109,13 @@ class LocalServer:
         with open(os.path.join(self.pki, "admin.token")) as f:
             token = f.read().strip()
         return Target(url, token, os.path.join(self.pki, "ca.crt"), self.proc.pid)
+
+    def _node_args(self) -> list[str]:
+        """Simulated nodes for `schedule`, where the checkout has them; its controllers run by default,
+        as the seed measured every write with its controllers on."""
+        if os.path.isdir(os.path.join(self.repo, "apiserver", "controllers")):
+            return ["--simulate-nodes", str(SIMULATED_NODES)]
+        return []
 
     def stop(self) -> None:
         if self.proc is not None:

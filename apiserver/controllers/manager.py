@@ -1,0 +1,105 @@
+"""The controller manager: picks controllers as kube-controller-manager's `--controllers` flag does and runs them.
+
+`*` is every controller on by default, `name` turns one on, `-name` turns one off; the first entry
+that names a controller decides, and without `*` only named ones run. `-*` (refused upstream) says
+so explicitly: alone it runs none, the server exactly as it was without controllers. Names are upstream's (`deployment-controller`), and
+the short forms older releases used (`deployment`) are accepted as aliases. `kube-scheduler` is not
+a controller upstream but runs here in the same process and is chosen the same way, as are the
+simulated nodes' kubelets (`fastkube-simulated-nodes`), which look after `--simulate-nodes` nodes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Callable
+
+from apiserver.controllers.base import Context, Controller
+from apiserver.controllers.cronjob import CronJobController
+from apiserver.controllers.daemonset import DaemonSetController
+from apiserver.controllers.deployment import DeploymentController
+from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
+from apiserver.controllers.garbagecollector import GarbageCollector
+from apiserver.controllers.job import JobController
+from apiserver.controllers.kubelet import SimulatedNodes
+from apiserver.controllers.nodelifecycle import NodeLifecycle
+from apiserver.controllers.replicaset import ReplicaSetController
+from apiserver.controllers.rootca import RootCAPublisher
+from apiserver.controllers.scheduler import Scheduler
+from apiserver.controllers.serviceaccounts import ServiceAccountController
+from apiserver.controllers.statefulset import StatefulSetController
+from apiserver.controllers.tainteviction import TaintEviction
+from apiserver.controllers.ttlafterfinished import TTLAfterFinished
+
+log = logging.getLogger("apiserver.controllers")
+
+Factory = Callable[[Context], Controller]
+
+# In the order they start; each is told its informers before any informer lists.
+CONTROLLERS: dict[str, Factory] = {
+    ServiceAccountController.name: ServiceAccountController,
+    RootCAPublisher.name: RootCAPublisher,
+    DeploymentController.name: DeploymentController,
+    ReplicaSetController.name: ReplicaSetController,
+    GarbageCollector.name: GarbageCollector,
+    StatefulSetController.name: StatefulSetController,
+    DaemonSetController.name: DaemonSetController,
+    JobController.name: JobController,
+    CronJobController.name: CronJobController,
+    TTLAfterFinished.name: TTLAfterFinished,
+    EndpointsController.name: EndpointsController,
+    EndpointSliceController.name: EndpointSliceController,
+    NodeLifecycle.name: NodeLifecycle,
+    TaintEviction.name: TaintEviction,
+    Scheduler.name: Scheduler,
+    SimulatedNodes.name: SimulatedNodes,
+}
+DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
+_SUFFIX = "-controller"
+
+
+def _canonical(name: str) -> str:
+    if name in CONTROLLERS or name == "*":
+        return name
+    if name + _SUFFIX in CONTROLLERS:
+        return name + _SUFFIX
+    raise ValueError(f"{name!r} is not in the list of known controllers: {', '.join(sorted(CONTROLLERS))}")
+
+
+def enabled_controllers(flag: str) -> list[str]:
+    """The controllers a `--controllers` value turns on, in start order; ValueError for an unknown name."""
+    entries = [entry.strip() for entry in flag.split(",") if entry.strip()]
+    decided: dict[str, bool] = {}
+    star = False
+    for entry in entries:
+        negated = entry.startswith("-")
+        name = _canonical(entry[1:] if negated else entry)
+        if name == "*":
+            star = star or not negated
+            continue
+        decided.setdefault(name, not negated)
+    return [name for name in CONTROLLERS
+            if decided.get(name, star and name not in DISABLED_BY_DEFAULT)]
+
+
+class ControllerManager:
+    def __init__(self, ctx: Context, names: list[str]) -> None:
+        self.ctx = ctx
+        self.controllers = [CONTROLLERS[name](ctx) for name in names]
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        if not self.controllers:
+            return
+        self.ctx.informers.start()
+        for controller in self.controllers:
+            self._tasks.append(asyncio.create_task(controller.run(), name=controller.name))
+        log.info("controllers running: %s", ", ".join(c.name for c in self.controllers))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for controller in self.controllers:
+            await controller.close()
+        await self.ctx.informers.stop()

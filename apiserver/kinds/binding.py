@@ -1,0 +1,85 @@
+"""pods/binding: a Binding sets a pending pod's node once, as the scheduler asks (upstream's BindingREST).
+
+The pod is written as the binding leaves it, without the update strategy or managedFields, as
+upstream writes it straight to storage. Invalid bindings fail as upstream's do: an aggregate of
+field errors (a 500 with the errors as its message), a name that differs from the URL's (400), and
+a pod that is being deleted or already bound (409 on `pods/binding`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver import errors
+from apiserver.kinds.objects import now_rfc3339, reshaped
+
+RESOURCE = "pods/binding"
+
+
+def check(binding: Any, name: str, namespace: str) -> dict[str, Any]:
+    """The Binding's target, refused with upstream's errors when it cannot bind `name`."""
+    if not isinstance(binding, dict):
+        raise errors.bad_request("the body of a binding must be a Binding object")
+    meta = binding.get("metadata") or {}
+    given = meta.get("name") or name
+    if given != name:
+        raise errors.bad_request(f"the name of the object ({given}) does not match the name on the URL ({name})")
+    given_namespace = meta.get("namespace")
+    if given_namespace and given_namespace != namespace:
+        raise errors.bad_request("the namespace of the provided object does not match the namespace sent on the "
+                                 "request")
+    target = binding.get("target") or {}
+    problems: list[str] = []
+    kind = target.get("kind") or ""
+    if kind and kind != "Node":
+        problems.append(f'target.kind: Unsupported value: "{kind}": supported values: "Node", "<empty>"')
+    if not target.get("name"):
+        problems.append("target.name: Required value")
+    if problems:
+        message = problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
+        raise errors.ApiError(500, "", message)
+    return binding
+
+
+def bind(pod: dict[str, Any], binding: dict[str, Any]) -> dict[str, Any]:
+    """The pod bound to the binding's node, with its annotations merged and PodScheduled true."""
+    meta = pod["metadata"]
+    name = meta["name"]
+    if meta.get("deletionTimestamp"):
+        raise errors.conflict(RESOURCE, "", name, f"pod {name} is being deleted, cannot be assigned to a host")
+    spec = pod.setdefault("spec", {})
+    if spec.get("nodeName"):
+        raise errors.conflict(RESOURCE, "", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"')
+    if spec.get("schedulingGates"):
+        raise errors.conflict(RESOURCE, "", name, f"pod {name} has non-empty .spec.schedulingGates")
+    spec["nodeName"] = binding["target"]["name"]
+    annotations = (binding.get("metadata") or {}).get("annotations") or {}
+    if annotations:
+        meta.setdefault("annotations", {}).update(annotations)
+    status = pod.setdefault("status", {})
+    status.pop("nominatedNodeName", None)
+    set_condition(status, {"type": "PodScheduled", "status": "True"})
+    return reshaped(pod)
+
+
+def set_condition(status: dict[str, Any], condition: dict[str, Any]) -> bool:
+    """podutil.UpdatePodCondition: replaces or appends; the transition time moves only with the status.
+
+    Returns whether anything changed."""
+    conditions: list[dict[str, Any]] = status.setdefault("conditions", [])
+    full = {"type": condition["type"], "status": condition["status"], "lastProbeTime": None,
+            "lastTransitionTime": now_rfc3339()}
+    for key in ("reason", "message"):
+        if condition.get(key):
+            full[key] = condition[key]
+    for i, existing in enumerate(conditions):
+        if existing.get("type") != condition["type"]:
+            continue
+        if existing.get("status") == full["status"]:
+            full["lastTransitionTime"] = existing.get("lastTransitionTime")
+        if existing == full:
+            return False
+        conditions[i] = full
+        return True
+    conditions.append(full)
+    return True

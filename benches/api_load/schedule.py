@@ -1,0 +1,99 @@
+"""The `schedule` scenario: a Deployment of many replicas, created and followed until every Pod has a Node.
+
+One watch on the namespace's pods (from the revision before the create) timestamps each Pod when it
+first appears and when it first carries spec.nodeName. ops/s is Pods bound per second, from the
+Deployment's create to the last binding; a latency is one Pod's wait, from its creation being seen to
+its binding being seen. The Deployment is deleted afterwards and its Pods waited out, so runs do not
+add up. Needs a server with nodes (ours: `--simulate-nodes`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import orjson
+
+from benches.api_load.servers import Target
+from benches.api_load.watch import _Connection, _percentile
+from benches.api_load.wrk import RunFigures
+
+SCHEDULE_TIMEOUT_S = 120.0
+
+
+def deployment(namespace: str, name: str, replicas: int) -> dict[str, object]:
+    labels = {"app": name}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": namespace},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}}
+
+
+async def _follow(target: Target, path: str, first_seen: dict[str, float], bound: dict[str, float],
+                  gone: set[str], ready: asyncio.Event) -> None:
+    conn = _Connection(target)
+    await conn.open()
+    try:
+        conn.send("GET", path)
+        status, _ = await conn.head()
+        if status != 200:
+            raise RuntimeError(f"watch {path}: HTTP {status}")
+        ready.set()
+        buffer = b""
+        async for chunk in conn.chunks():
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                if not line:
+                    continue
+                event = orjson.loads(line)
+                pod = event["object"]
+                name = pod["metadata"]["name"]
+                now = time.perf_counter()
+                first_seen.setdefault(name, now)
+                if (pod.get("spec") or {}).get("nodeName"):
+                    bound.setdefault(name, now)
+                if event["type"] == "DELETED":
+                    gone.add(name)
+    finally:
+        conn.close()
+
+
+async def _measure(target: Target, namespace: str, revision: str, name: str, replicas: int) -> RunFigures:
+    first_seen: dict[str, float] = {}
+    bound: dict[str, float] = {}
+    gone: set[str] = set()
+    ready = asyncio.Event()
+    watch_path = (f"/api/v1/namespaces/{namespace}/pods?watch=1&resourceVersion={revision}"
+                  f"&labelSelector=app%3D{name}&timeoutSeconds={int(SCHEDULE_TIMEOUT_S * 2)}")
+    follower = asyncio.create_task(_follow(target, watch_path, first_seen, bound, gone, ready))
+    writer = _Connection(target)
+    await writer.open()
+    collection = f"/apis/apps/v1/namespaces/{namespace}/deployments"
+    try:
+        await asyncio.wait_for(ready.wait(), 30)
+        start = time.perf_counter()
+        status, body = await writer.request("POST", collection, orjson.dumps(deployment(namespace, name, replicas)))
+        if status != 201:
+            raise RuntimeError(f"create deployment: HTTP {status}: {body[:300]!r}")
+        while len(bound) < replicas and time.perf_counter() - start < SCHEDULE_TIMEOUT_S:
+            await asyncio.sleep(0.01)
+        finished = max(bound.values(), default=start)
+        latencies = [(bound[n] - first_seen[n]) * 1000 for n in bound]
+        await writer.request("DELETE", f"{collection}/{name}")
+        cleanup_deadline = time.perf_counter() + SCHEDULE_TIMEOUT_S
+        while (set(first_seen) - gone) and time.perf_counter() < cleanup_deadline:
+            await asyncio.sleep(0.05)
+    finally:
+        writer.close()
+        follower.cancel()
+        await asyncio.gather(follower, return_exceptions=True)
+    done = len(bound)
+    return RunFigures(rps=done / max(finished - start, 1e-9), p50_ms=_percentile(latencies, 0.50),
+                      p90_ms=_percentile(latencies, 0.90), p99_ms=_percentile(latencies, 0.99), requests=done,
+                      failed=replicas - done, bytes_per_response=0.0, loadavg=os.getloadavg()[0])
+
+
+def measure(target: Target, namespace: str, revision: str, name: str, replicas: int) -> RunFigures:
+    return asyncio.run(_measure(target, namespace, revision, name, replicas))
