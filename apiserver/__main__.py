@@ -9,7 +9,7 @@ import sys
 
 from apiserver.auth import access, pki, tokens
 from apiserver.http.limits import Limits
-from apiserver.server import ServeOptions, serve
+from apiserver.server import EtcdFlags, ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
 
 
@@ -24,6 +24,14 @@ def _add_token(data_dir: str, name: str, role: str) -> None:
     except tokens.TokenFileError as exc:
         raise SystemExit(f"not adding to a token file that does not parse: {exc}") from None
     sys.stdout.write(pki.kubeconfig_beside(kubeconfig, name, token))
+
+
+def _etcd_flags(args: argparse.Namespace) -> EtcdFlags | None:
+    servers = [s.strip() for s in args.etcd_servers.split(",") if s.strip()]
+    if not servers:
+        return None
+    return EtcdFlags(servers, args.etcd_prefix, args.etcd_cafile, args.etcd_certfile, args.etcd_keyfile,
+                     args.event_ttl)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -54,6 +62,16 @@ def main(argv: list[str] | None = None) -> None:
                         help="open watches on the whole server; more are answered 429")
     parser.add_argument("--request-timeout", type=float, default=defaults.request_timeout_seconds,
                         help="seconds a request other than a watch may take before it is answered 504")
+    etcd = parser.add_argument_group("etcd", "serve from etcd instead of the embedded store (--data-dir still "
+                                            "holds the credentials)")
+    etcd.add_argument("--etcd-servers", default="",
+                      help="comma-separated etcd URLs (http://host:2379 or https://...); selects the etcd store")
+    etcd.add_argument("--etcd-prefix", default="/registry", help="the prefix of every key in etcd")
+    etcd.add_argument("--etcd-cafile", default="", help="CA bundle verifying etcd's serving certificate")
+    etcd.add_argument("--etcd-certfile", default="", help="client certificate presented to etcd")
+    etcd.add_argument("--etcd-keyfile", default="", help="key of the client certificate")
+    etcd.add_argument("--event-ttl", type=float, default=3600.0,
+                      help="seconds an Event is kept in etcd before etcd deletes it")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
@@ -71,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
-                           args.watch_bookmark_seconds, limits))
+                           args.watch_bookmark_seconds, limits, _etcd_flags(args)))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -22,8 +22,11 @@ from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import managedfields, objects
-from apiserver.kinds.resources import builtin_registry
+from apiserver.kinds.resources import Registry, builtin_registry
+from apiserver.storage import etcdkeys
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
+from apiserver.storage.etcd import EtcdOptions, EtcdStore
+from apiserver.storage.interface import Store
 
 log = logging.getLogger("apiserver")
 
@@ -42,6 +45,17 @@ class ServeOptions:
     watch_queue_limit: int = 1000
     bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
+    etcd: EtcdFlags | None = None  # None: the embedded store
+
+
+@dataclass
+class EtcdFlags:
+    servers: list[str]
+    prefix: str = "/registry"
+    cafile: str = ""
+    certfile: str = ""
+    keyfile: str = ""
+    event_ttl: float = 3600.0
 
 
 def is_loopback(host: str) -> bool:
@@ -88,12 +102,33 @@ async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
             log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
 
 
+def etcd_layout(registry: Registry, prefix: str) -> etcdkeys.Layout:
+    """Where each built-in stored resource lives in etcd; custom resources are placed by their storage key."""
+    paths = {rt.storage_key: etcdkeys.resource_path(rt.group, rt.plural, builtin=True)
+             for rt in registry.types if not rt.synthetic and rt.custom is None}
+    return etcdkeys.Layout(prefix, paths)
+
+
+def _store(options: ServeOptions, registry: Registry) -> Store:
+    if options.etcd is None:
+        return EmbeddedStore(StoreOptions(os.path.join(options.data_dir, "store"), options.history_size,
+                                          options.history_seconds, options.snapshot_every))
+    flags = options.etcd
+    events = registry.lookup("", "v1", "events")
+    assert events is not None
+    return EtcdStore(EtcdOptions(flags.servers, flags.prefix, flags.cafile, flags.certfile, flags.keyfile,
+                                 options.history_size, options.history_seconds,
+                                 # an etcd call must fail before the request it serves times out
+                                 call_timeout=max(1.0, options.limits.request_timeout_seconds / 2),
+                                 ttl_seconds={events.storage_key: flags.event_ttl}),
+                     etcd_layout(registry, flags.prefix))
+
+
 def build(options: ServeOptions) -> tuple[Starlette, str]:
-    """The app and the kubeconfig path; credentials and the store are ready when this returns."""
+    """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
     os.makedirs(options.data_dir, exist_ok=True)
     registry = builtin_registry()
-    store = EmbeddedStore(StoreOptions(os.path.join(options.data_dir, "store"), options.history_size,
-                                       options.history_seconds, options.snapshot_every))
+    store = _store(options, registry)
     client_host = "127.0.0.1" if options.host in ("0.0.0.0", "::", "") else options.host
     address = f"[{client_host}]:{options.port}" if ":" in client_host else f"{client_host}:{options.port}"
     creds = pki.ensure_credentials(options.data_dir, [] if is_loopback(options.host) else [options.host])
@@ -120,6 +155,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await store.start()
         crds.start()
         await _bootstrap(endpoint, state)
         yield

@@ -29,6 +29,7 @@ from apiserver.storage.interface import (
     StorageUnavailable,
     Store,
     StoredObject,
+    StoreUnreachable,
 )
 from apiserver.watch.fanout import WatchHub
 from apiserver.watch.stream import open_watch, parse_watch_options
@@ -109,6 +110,22 @@ class Endpoint:
         return dict(sorted(found.items()))
 
     # -- reads ---------------------------------------------------------------------------------
+
+    async def catch_up(self, t: Target, verb: str) -> None:
+        """Waits until the store shows what this read must: everything written before it anywhere when
+        it names no resourceVersion (a consistent read), at least the revision it names, or ("0") anything."""
+        rv = t.query.get("resourceVersion", "")
+        wanted: int | None = None
+        if verb == "list" and (page := paging.parse_page(t.query, t.rt.namespaced, None)).revision is not None:
+            wanted = page.revision  # a continue token or a resourceVersion, possibly from another server
+        elif rv == "0":
+            return
+        elif rv and verb != "list":
+            wanted = paging.parse_rv(rv)
+        try:
+            await self.store.catch_up(wanted)
+        except StoreUnreachable as exc:
+            raise errors.unavailable(f"the store is unreachable: {exc}") from None
 
     def get(self, t: Target, shape: Shape) -> Reply:
         # Durable state only: a write still waiting for its fsync could be taken back by a crash.
@@ -373,9 +390,13 @@ class Endpoint:
         try:
             return await self.store.submit(key, obj, expected, delete=delete)
         except PreconditionFailed:
+            if expected is None and not delete:  # another server created it since this one looked
+                raise errors.already_exists(t.rt.plural, t.rt.group, key[2]) from None
             raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
         except StorageUnavailable as exc:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
+        except StoreUnreachable as exc:
+            raise errors.unavailable(f"the store is unreachable: {exc}") from None
 
 
 def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
