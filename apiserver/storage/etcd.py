@@ -29,8 +29,8 @@ from apiserver.storage.interface import (
     Listener,
     PreconditionFailed,
     StorageUnavailable,
-    StoreUnreachable,
     StoredObject,
+    StoreUnreachable,
 )
 from apiserver.storage.memory import MemoryState
 from apiserver.storage.snapshot import Snapshot
