@@ -1,0 +1,266 @@
+"""The etcd store: kube-apiserver's keys and values in a real etcd, and several servers over one etcd."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import threading
+import time
+import urllib.parse
+from typing import Any, Iterator
+
+import grpc
+import pytest
+from aetcd import rpc
+from google.protobuf import json_format
+from support import REPO, EtcdCluster, ServerProcess
+
+from apiserver.kinds.resources import builtin_registry
+from apiserver.server import etcd_layout
+from apiserver.storage.etcdkeys import Layout
+from apiserver.wire import protobuf
+
+CMS = "/api/v1/namespaces/default/configmaps"
+
+
+@pytest.fixture(scope="module")
+def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdCluster]:
+    cluster = EtcdCluster(str(tmp_path_factory.mktemp("etcd"))).start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def pair(etcd: EtcdCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two servers over the one etcd, as on two machines."""
+    servers = [ServerProcess(str(tmp_path_factory.mktemp(name)), extra_args=["--etcd-servers", etcd.servers])
+               for name in ("a", "b")]
+    for server in servers:
+        server.start()
+    try:
+        yield servers[0], servers[1]
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def kv(cluster: EtcdCluster) -> Any:
+    return rpc.KVStub(grpc.insecure_channel(cluster.servers.split(",")[0].removeprefix("http://")))
+
+
+def etcd_get(cluster: EtcdCluster, key: str) -> Any:
+    found = kv(cluster).Range(rpc.RangeRequest(key=key.encode()), timeout=10).kvs
+    return found[0] if found else None
+
+
+def etcd_put(cluster: EtcdCluster, key: str, value: bytes) -> int:
+    return int(kv(cluster).Put(rpc.PutRequest(key=key.encode(), value=value), timeout=10).header.revision)
+
+
+def configmap(name: str, **data: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+
+
+# -- the layout ------------------------------------------------------------------------------------
+
+def test_readme_table_is_the_one_generated_from_the_registry() -> None:
+    import sys
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    from etcd_keys import table
+    with open(os.path.join(REPO, "README.md")) as f:
+        assert table() in f.read(), "README's etcd key table is stale: python tools/etcd_keys.py"
+
+
+def test_every_key_parses_back_to_its_resource() -> None:
+    registry = builtin_registry()
+    layout = etcd_layout(registry, "/registry")
+    for rt in registry.types:
+        if rt.synthetic:
+            continue
+        key = (rt.storage_key, "ns1" if rt.namespaced else "", "n.a-me")
+        assert layout.parse(layout.key(key)) == key, rt.qualified_name
+    for key in [("example.com/widgets", "ns1", "w"), ("example.com/clusterwidgets", "", "w")]:
+        assert layout.parse(layout.key(key)) == key
+    assert layout.key(("services", "default", "kubernetes")) == b"/registry/services/specs/default/kubernetes"
+    assert layout.parse(b"/other/pods/a/b") is None
+    assert Layout("/custom/", {}).key(("pods", "a", "b")) == b"/custom/pods/a/b"
+
+
+# -- one server ------------------------------------------------------------------------------------
+
+def test_objects_are_stored_where_and_how_kube_apiserver_keeps_them(pair: tuple[ServerProcess, ServerProcess],
+                                                                     etcd: EtcdCluster) -> None:
+    a, _ = pair
+    created = {
+        "/registry/minions/n1": ("/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}),
+        "/registry/services/specs/default/web": (
+            "/api/v1/namespaces/default/services",
+            {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}, "spec": {"ports": [{"port": 80}]}}),
+        "/registry/ingress/default/in": (
+            "/apis/networking.k8s.io/v1/namespaces/default/ingresses",
+            {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "in"},
+             "spec": {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}}),
+        "/registry/configmaps/default/layout": (CMS, configmap("layout", a="b")),
+    }
+    for key, (path, body) in created.items():
+        status, obj = a.json("POST", path, body)
+        assert status == 201, obj
+        stored = etcd_get(etcd, key)
+        assert stored is not None, key
+        assert str(stored.mod_revision) == obj["metadata"]["resourceVersion"]
+        value = json.loads(stored.value)
+        # kube-apiserver sets resourceVersion from the mod revision on read; nothing else differs.
+        assert value["metadata"]["resourceVersion"] == ""
+        value["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
+        assert value == obj
+
+
+def test_values_kube_apiserver_wrote_in_protobuf_are_served(pair: tuple[ServerProcess, ServerProcess],
+                                                            etcd: EtcdCluster) -> None:
+    a, _ = pair
+    inner = json_format.ParseDict({"metadata": {"name": "from-go", "namespace": "default", "uid": "u-1",
+                                                "creationTimestamp": {"seconds": 1700000000}},
+                                   "data": {"k": "v"}}, protobuf.message_class("v1", "ConfigMap")())
+    envelope: Any = json_format.ParseDict({"typeMeta": {"apiVersion": "v1", "kind": "ConfigMap"}},
+                                          protobuf.ENVELOPE())
+    envelope.raw = inner.SerializeToString()
+    revision = etcd_put(etcd, "/registry/configmaps/default/from-go", protobuf.MAGIC + envelope.SerializeToString())
+    status, obj = a.json("GET", CMS + "/from-go")
+    assert status == 200, obj
+    assert obj["data"] == {"k": "v"}
+    assert obj["metadata"]["resourceVersion"] == str(revision)
+    assert obj["metadata"]["creationTimestamp"] == "2023-11-14T22:13:20Z"
+
+
+def test_stale_writes_and_creates_of_existing_keys_are_409(pair: tuple[ServerProcess, ServerProcess],
+                                                           etcd: EtcdCluster) -> None:
+    a, b = pair
+    status, obj = a.json("POST", CMS, configmap("contended", v="1"))
+    assert status == 201
+    status, _ = b.json("PUT", CMS + "/contended", {**obj, "data": {"v": "2"}})
+    assert status == 200
+    status, stale = a.json("PUT", CMS + "/contended", {**obj, "data": {"v": "3"}})
+    assert (status, stale["reason"]) == (409, "Conflict")
+    etcd_put(etcd, "/registry/configmaps/default/written-elsewhere", json.dumps(configmap("written-elsewhere")).encode())
+    status, exists = a.json("POST", CMS, configmap("written-elsewhere"))
+    assert (status, exists["reason"]) == (409, "AlreadyExists")
+
+
+def test_events_are_stored_with_a_lease(pair: tuple[ServerProcess, ServerProcess], etcd: EtcdCluster) -> None:
+    a, _ = pair
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1"},
+             "involvedObject": {"kind": "ConfigMap", "name": "x", "namespace": "default"}, "reason": "Test"}
+    status, _ = a.json("POST", "/api/v1/namespaces/default/events", event)
+    assert status == 201
+    assert etcd_get(etcd, "/registry/events/default/e1").lease != 0
+    assert etcd_get(etcd, "/registry/configmaps/default/layout").lease == 0
+
+
+# -- several servers -------------------------------------------------------------------------------
+
+def watch_lines(server: ServerProcess, path: str, seen: list[dict[str, Any]], ready: threading.Event,
+                **params: str) -> None:
+    conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=server.ssl_context(), timeout=30)
+    conn.request("GET", path + "?" + urllib.parse.urlencode({"watch": "1", **params}),
+                 headers={"Authorization": f"Bearer {server.token}"})
+    resp = conn.getresponse()
+    ready.set()
+    for line in resp:
+        seen.append(json.loads(line))
+
+
+def test_writes_on_one_server_reach_a_watcher_on_another_in_order(pair: tuple[ServerProcess, ServerProcess]) -> None:
+    a, b = pair
+    status, listed = b.json("GET", CMS)
+    seen: list[dict[str, Any]] = []
+    ready = threading.Event()
+    watcher = threading.Thread(target=watch_lines, args=(b, CMS, seen, ready), daemon=True,
+                               kwargs={"resourceVersion": listed["metadata"]["resourceVersion"],
+                                       "timeoutSeconds": "8"})
+    watcher.start()
+    assert ready.wait(10)
+    written = []
+    for i in range(20):
+        status, obj = a.json("POST", CMS, configmap(f"ordered-{i}", i=str(i)))
+        assert status == 201
+        written.append(obj["metadata"]["resourceVersion"])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len([e for e in seen if e["object"]["metadata"]["name"].startswith(
+            "ordered-")]) < 20:
+        time.sleep(0.05)
+    got = [e["object"]["metadata"]["resourceVersion"] for e in seen
+           if e["object"]["metadata"]["name"].startswith("ordered-")]
+    assert got == written
+    assert all(e["type"] == "ADDED" for e in seen if e["object"]["metadata"]["name"].startswith("ordered-"))
+
+
+def test_a_read_on_another_server_shows_what_was_just_written(pair: tuple[ServerProcess, ServerProcess]) -> None:
+    a, b = pair
+    for i in range(20):
+        status, obj = a.json("POST", CMS, configmap(f"fresh-{i}"))
+        assert status == 201
+        status, got = b.json("GET", CMS + f"/fresh-{i}")
+        assert status == 200, got
+        status, listed = b.json("GET", CMS)
+        assert int(listed["metadata"]["resourceVersion"]) >= int(obj["metadata"]["resourceVersion"])
+        assert f"fresh-{i}" in {item["metadata"]["name"] for item in listed["items"]}
+
+
+def test_pages_continue_on_another_server(pair: tuple[ServerProcess, ServerProcess]) -> None:
+    a, b = pair
+    for i in range(9):
+        assert a.json("POST", "/api/v1/namespaces/kube-public/configmaps", configmap(f"page-{i}"))[0] == 201
+    names: list[str] = []
+    token = ""
+    servers = [a, b]
+    for turn in range(10):
+        query = "limit=2" + (f"&continue={urllib.parse.quote(token)}" if token else "")
+        status, page = servers[turn % 2].json("GET", f"/api/v1/namespaces/kube-public/configmaps?{query}")
+        assert status == 200, page
+        names += [item["metadata"]["name"] for item in page["items"]]
+        if turn == 1:  # a write after the first page: no page shows it, as all read the first page's revision
+            assert a.json("POST", "/api/v1/namespaces/kube-public/configmaps", configmap("page-late"))[0] == 201
+        token = page["metadata"].get("continue", "")
+        if not token:
+            break
+    assert names == sorted(f"page-{i}" for i in range(9))  # kube-public holds nothing else
+
+
+# -- failures --------------------------------------------------------------------------------------
+
+def test_etcd_down_answers_503_or_504_in_time_and_readyz_follows(tmp_path: Any) -> None:
+    cluster = EtcdCluster(str(tmp_path / "etcd")).start()
+    server = ServerProcess(str(tmp_path / "server"),
+                           extra_args=["--etcd-servers", cluster.servers, "--request-timeout", "4"])
+    try:
+        server.start()
+        assert server.json("POST", CMS, configmap("before"))[0] == 201
+        member = cluster.members[0]
+        cluster.kill(member)
+        for method, path, body in [("GET", CMS, None), ("POST", CMS, configmap("during")),
+                                   ("GET", CMS + "/before", None)]:
+            started = time.monotonic()
+            status, answer = server.json(method, path, body)
+            assert status in (503, 504), (method, status, answer)
+            assert answer["kind"] == "Status" and answer["code"] == status
+            assert time.monotonic() - started < 6
+        deadline = time.monotonic() + 10
+        while server.request("GET", "/readyz", auth=False)[0] == 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert server.request("GET", "/readyz", auth=False)[0] == 500
+        status, cached = server.json("GET", CMS + "/before?resourceVersion=0")
+        assert status == 200 and cached["metadata"]["name"] == "before"  # resourceVersion=0 may be stale
+        cluster.start_member(member)
+        deadline = time.monotonic() + 20
+        while server.request("GET", "/readyz", auth=False)[0] != 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert server.request("GET", "/readyz", auth=False)[0] == 200
+        assert server.json("POST", CMS, configmap("after"))[0] == 201
+        status, listed = server.json("GET", CMS)
+        assert {"before", "after"} <= {item["metadata"]["name"] for item in listed["items"]}
+    finally:
+        server.stop()
+        cluster.stop()
