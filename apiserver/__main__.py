@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> None:
     etcd.add_argument("--etcd-cafile", default="", help="CA bundle verifying etcd's serving certificate")
     etcd.add_argument("--etcd-certfile", default="", help="client certificate presented to etcd")
     etcd.add_argument("--etcd-keyfile", default="", help="key of the client certificate")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes sharing the port, each with its own watch cache (needs etcd)")
     etcd.add_argument("--event-ttl", type=float, default=3600.0,
                       help="seconds an Event is kept in etcd before etcd deletes it")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
-                           args.watch_bookmark_seconds, limits, _etcd_flags(args)))
+                           args.watch_bookmark_seconds, limits, _etcd_flags(args), args.workers))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import logging
 import os
@@ -13,6 +14,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
+from apiserver import workers
 from apiserver.auth import access, pki, tokens
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
@@ -46,6 +48,7 @@ class ServeOptions:
     bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     etcd: EtcdFlags | None = None  # None: the embedded store
+    workers: int = 1  # processes sharing the port (SO_REUSEPORT), each with its own watch cache
 
 
 @dataclass
@@ -93,12 +96,16 @@ async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
         assert rt is not None
         meta = body["metadata"]
         assert isinstance(meta, dict)
+        # Another server over the same etcd may be bootstrapping too: look at what it wrote.
+        await endpoint.store.catch_up(None)
         if endpoint.store.latest((rt.storage_key, namespace, meta["name"])) is not None:
             continue
         try:
             await endpoint.create(Target(rt, namespace, None, None, {}, managedfields.KUBE_APISERVER),
                                   orjson.dumps(body), "application/json")
-        except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
+        except ApiError as exc:
+            if exc.code == 409:  # another server over the same etcd made it first
+                continue
             log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
 
 
@@ -169,11 +176,28 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
 def serve(options: ServeOptions) -> None:
     if options.plain_http and not is_loopback(options.host):
         raise SystemExit(f"refusing to serve plain HTTP on {options.host}: --http is for loopback addresses only")
+    if options.workers > 1 and options.etcd is None:
+        raise SystemExit("--workers needs --etcd-servers: the embedded store belongs to one process")
+    # Credentials and the kubeconfig are made here once, before any worker could race to make them.
     app, kubeconfig_path = build(options)
-    creds = pki.ensure_credentials(options.data_dir, [])
     print(f"kubeconfig: {kubeconfig_path}", flush=True)
     print(f"use it with: kubectl --kubeconfig {kubeconfig_path} get namespaces", flush=True)
-    config = uvicorn.Config(
+    if options.workers > 1:
+        workers.supervise(options.workers, functools.partial(serve_worker, options))
+        return
+    uvicorn.Server(_uvicorn_config(app, options)).run()
+
+
+def serve_worker(options: ServeOptions) -> None:
+    """One of --workers processes: its own watch cache, sharing the port with the others."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s")
+    app, _ = build(options)
+    uvicorn.Server(_uvicorn_config(app, options)).run(sockets=[workers.shared_socket(options.host, options.port)])
+
+
+def _uvicorn_config(app: Starlette, options: ServeOptions) -> uvicorn.Config:
+    creds = pki.ensure_credentials(options.data_dir, [])
+    return uvicorn.Config(
         app, host=options.host, port=options.port, loop="uvloop", http="httptools", lifespan="on",
         log_level="warning", access_log=False,
         ssl_certfile=None if options.plain_http else creds.serving_cert,
@@ -182,4 +206,3 @@ def serve(options: ServeOptions) -> None:
         # Open watches would hold a shutdown forever; clients re-watch after a restart anyway.
         timeout_graceful_shutdown=2,
     )
-    uvicorn.Server(config).run()
