@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import signal
 import threading
 import time
 import urllib.parse
@@ -261,6 +262,52 @@ def test_etcd_down_answers_503_or_504_in_time_and_readyz_follows(tmp_path: Any) 
         assert server.json("POST", CMS, configmap("after"))[0] == 201
         status, listed = server.json("GET", CMS)
         assert {"before", "after"} <= {item["metadata"]["name"] for item in listed["items"]}
+    finally:
+        server.stop()
+        cluster.stop()
+
+
+# More events than etcd buffers for a watcher (128 responses) and gRPC's windows hold.
+BIG = 600
+
+
+def test_a_compacted_watch_reloads_the_cache_and_ends_watches(tmp_path: Any) -> None:
+    cluster = EtcdCluster(str(tmp_path / "etcd")).start()
+    server = ServerProcess(str(tmp_path / "server"), extra_args=["--etcd-servers", cluster.servers])
+    try:
+        server.start()
+        status, listed = server.json("GET", CMS)
+        before = listed["metadata"]["resourceVersion"]
+        seen: list[dict[str, Any]] = []
+        ready = threading.Event()
+        watcher = threading.Thread(target=watch_lines, args=(server, CMS, seen, ready), daemon=True,
+                                   kwargs={"resourceVersion": before, "timeoutSeconds": "60"})
+        watcher.start()
+        assert ready.wait(10)
+        assert server.proc is not None
+        # Frozen, the server stops reading its etcd watch; etcd falls behind on sending it, and can no
+        # longer once the revisions it would send from are compacted away.
+        server.proc.send_signal(signal.SIGSTOP)
+        try:
+            big = "x" * 50_000
+            for i in range(BIG):
+                revision = etcd_put(cluster, f"/registry/configmaps/default/big-{i}",
+                                    json.dumps(configmap(f"big-{i}", v=big)).encode())
+            kv(cluster).Compact(rpc.CompactionRequest(revision=revision, physical=True), timeout=30)
+        finally:
+            server.proc.send_signal(signal.SIGCONT)
+        deadline = time.monotonic() + 20
+        while "reloading the watch cache" not in server.log() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "reloading the watch cache" in server.log()
+        watcher.join(20)
+        assert not watcher.is_alive(), "the open watch was not ended"
+        listed_now = server.json("GET", CMS)[1]["items"]
+        assert {f"big-{i}" for i in range(BIG)} <= {item["metadata"]["name"] for item in listed_now}
+        resumed = []
+        resumed_ready = threading.Event()
+        watch_lines(server, CMS, resumed, resumed_ready, resourceVersion=before, timeoutSeconds="2")
+        assert resumed[0]["type"] == "ERROR" and resumed[0]["object"]["code"] == 410
     finally:
         server.stop()
         cluster.stop()

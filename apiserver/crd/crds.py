@@ -82,7 +82,16 @@ class CustomResourceDefinitions:
         stored.sort(key=lambda entry: (entry[1]["metadata"].get("creationTimestamp", ""), entry[2]))
         for key, crd, _ in stored:
             self._established(key, crd)
-        self._store.subscribe(STORAGE_KEY, self._changed)
+        self._store.subscribe(STORAGE_KEY, self._changed, self._resync)
+
+    def _resync(self) -> None:
+        # Changes were lost (etcd compacted them before the watch cache saw them): serve what is stored now.
+        _, items = self._store.list(STORAGE_KEY, None)
+        current = {key[2]: (key, orjson.loads(obj.data)) for key, obj in items}
+        for name in [name for name in self._served if name not in current]:
+            self._withdraw(name, delete_objects=True)
+        for key, crd in current.values():
+            self._established(key, crd)
 
     def _changed(self, change: Change) -> None:
         # Called from inside the store's commit: a CRD this code cannot serve must not stop other writes.

@@ -233,10 +233,7 @@ class EtcdStore:
             start = answer.kvs[-1].key + b"\x00"
 
     def _install(self, revision: int, items: builtins.list[tuple[Key, StoredObject]]) -> None:
-        self._state.reset()
-        for key, stored in items:
-            self._state.load(key, stored)
-        self._state.loaded(revision)
+        self._state.replace(items, revision)
         self._advanced()
 
     def _decoded(self, raw_key: bytes, value: bytes, revision: int) -> StoredObject | None:

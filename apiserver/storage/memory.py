@@ -12,7 +12,7 @@ import builtins
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from apiserver.storage.interface import Change, ChangeType, Expired, Key, Listener, StoredObject
 from apiserver.storage.snapshot import Snapshot, undo
@@ -165,12 +165,16 @@ class MemoryState:
             res.history.clear()
             res.history_floor = self.revision
 
-    def reset(self) -> None:
-        """Forgets every object before a fresh load; whoever follows a resource is told to start over."""
+    def replace(self, items: Iterable[tuple[Key, StoredObject]], revision: int) -> None:
+        """Swaps the whole state for `items` as of `revision` (a reload after changes were lost); whoever
+        follows a resource is told to start over, once the new state is in place."""
         for res in self._resources.values():
             res.objects.clear()
             res.sorted_keys = None
-        for res in self._resources.values():
+        for key, stored in items:
+            self.load(key, stored)
+        self.loaded(revision)
+        for res in tuple(self._resources.values()):
             for on_reset in tuple(res.reset_listeners):
                 on_reset()
 

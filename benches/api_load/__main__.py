@@ -21,6 +21,9 @@ from benches.api_load.measure import Measurement, Options, measure_interleaved, 
 from benches.api_load.servers import REPO, SHARED, LocalServer, Target, free_port, from_kubeconfig
 from benches.api_load.wrk import Load, require_wrk
 
+sys.path.insert(0, os.path.join(REPO, "tests"))
+from support import EtcdCluster  # noqa: E402  (tests/support.py starts etcd for tests and benches alike)
+
 QUICK_COUNT = 50
 QUICK_DURATION_S = 1.0
 
@@ -35,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--server-repo", action="append", metavar="[NAME=]DIR",
                        help="checkout whose server to start (default: this one); given several times, each "
                             "server is started and the runs take turns between them; results go to OUT/NAME/")
+    p.add_argument("--store", choices=("embedded", "etcd"), default="embedded",
+                   help="the store of started servers: etcd starts a private one (Debian's etcd-server)")
+    p.add_argument("--workers", type=int, default=1, help="--workers of started servers (needs --store etcd)")
     p.add_argument("--scenarios", default=" ".join(s.name for s in sc.ALL),
                    help="space or comma separated, from: " + " ".join(sc.BY_NAME))
     p.add_argument("--runs", type=int, default=3)
@@ -113,13 +119,18 @@ def main(argv: list[str] | None = None) -> int:
     remote = _target(args)
     local: list[LocalServer] = []
     measurements: list[Measurement] = []
+    etcd = None
     try:
+        extra: tuple[str, ...] = ("--workers", str(args.workers)) if args.workers > 1 else ()
+        if args.store == "etcd" and remote is None:
+            etcd = EtcdCluster(os.path.join(work, "etcd")).start()
+            extra += ("--etcd-servers", etcd.servers)
         if remote is not None:
             measurements.append(Measurement(remote, options(args.label or remote.url), list(warnings)))
         else:
             for label, repo in _servers(args):
                 opts = options(label)
-                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port())
+                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port(), extra_args=extra)
                 local.append(server)
                 measurements.append(Measurement(server.start(), opts, list(warnings)))
         print(f"== {' / '.join(m.target.url for m in measurements)}: {len(names)} scenarios x {args.runs} runs of "
@@ -128,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for server in local:
             server.stop()
+        if etcd is not None:
+            etcd.stop()
     shutil.rmtree(work, ignore_errors=True)
     for m, results in zip(measurements, all_results):
         results["label"] = m.options.label if remote is not None or len(measurements) > 1 else (

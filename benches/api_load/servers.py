@@ -88,6 +88,7 @@ class LocalServer:
     data_dir: str
     port: int
     proc: subprocess.Popen[bytes] | None = None
+    extra_args: tuple[str, ...] = ()  # e.g. --etcd-servers URL --workers N
 
     @property
     def pki(self) -> str:
@@ -98,7 +99,8 @@ class LocalServer:
         log_path = os.path.join(self.data_dir, "server.log")
         with open(log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port)],
+                [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
+                 *self.extra_args],
                 cwd=self.repo, stdout=log, stderr=subprocess.STDOUT)
         url = f"https://127.0.0.1:{self.port}"
         # Credentials are written while the server starts: poll without them, read them once it is ready.
