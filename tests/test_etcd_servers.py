@@ -16,6 +16,9 @@ import pytest
 from aetcd import rpc
 from support import EtcdCluster, ServerProcess
 
+# Starts its own etcd: the same in both passes.
+pytestmark = pytest.mark.store_once
+
 CMS = "/api/v1/namespaces/default/configmaps"
 
 

@@ -22,6 +22,9 @@ from apiserver.server import etcd_layout
 from apiserver.storage.etcdkeys import Layout
 from apiserver.wire import protobuf
 
+# Starts its own etcd: the same in both passes.
+pytestmark = pytest.mark.store_once
+
 CMS = "/api/v1/namespaces/default/configmaps"
 
 
@@ -311,3 +314,69 @@ def test_a_compacted_watch_reloads_the_cache_and_ends_watches(tmp_path: Any) -> 
     finally:
         server.stop()
         cluster.stop()
+
+
+def test_servers_creating_services_at_once_never_share_an_ip_or_node_port(
+        pair: tuple[ServerProcess, ServerProcess]) -> None:
+    a, b = pair
+    conflicts: list[int] = []
+    failures: list[Any] = []
+
+    def create(server: ServerProcess, prefix: str) -> None:
+        for i in range(15):
+            body = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": f"{prefix}-{i}"},
+                    "spec": {"type": "NodePort", "ports": [{"name": "http", "port": 80}, {"name": "https", "port": 443}]}}
+            for _ in range(10):  # a 409 after several lost races is the client's to retry, as upstream
+                status, answer = server.json("POST", "/api/v1/namespaces/default/services", body)
+                if status != 409:
+                    break
+                conflicts.append(1)
+            if status != 201:
+                failures.append(answer)
+
+    threads = [threading.Thread(target=create, args=(server, f"race-{n}-{j}"))
+               for n, server in enumerate((a, b)) for j in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert failures == []
+    status, listed = a.json("GET", "/api/v1/namespaces/default/services")
+    raced = [svc for svc in listed["items"] if svc["metadata"]["name"].startswith("race-")]
+    assert len(raced) == 60
+    ips = [svc["spec"]["clusterIP"] for svc in raced]
+    ports = [p["nodePort"] for svc in raced for p in svc["spec"]["ports"]]
+    assert len(set(ips)) == len(ips)
+    assert len(set(ports)) == len(ports) == 120
+
+
+def test_a_write_decided_on_an_older_state_of_its_resource_is_refused(etcd: EtcdCluster) -> None:
+    import asyncio
+
+    from apiserver.storage.etcd import EtcdOptions, EtcdStore
+    from apiserver.storage.interface import PreconditionFailed, ResourceChanged
+
+    def service(name: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "guarded"}}
+
+    async def run() -> None:
+        layout = etcd_layout(builtin_registry(), "/registry")
+        first, second = (EtcdStore(EtcdOptions([etcd.servers]), layout) for _ in range(2))
+        await first.start()
+        await second.start()
+        try:
+            decided_at = first.revision
+            await second.submit(("services", "guarded", "other"), service("other"), None)
+            with pytest.raises(ResourceChanged):
+                await first.submit(("services", "guarded", "mine"), service("mine"), None, unchanged_since=decided_at)
+            await first.catch_up(None)
+            await first.submit(("services", "guarded", "mine"), service("mine"), None, unchanged_since=first.revision)
+            with pytest.raises(PreconditionFailed) as refused:  # the key itself exists: not a race to retry
+                await second.submit(("services", "guarded", "mine"), service("mine"), None,
+                                    unchanged_since=0)
+            assert not isinstance(refused.value, ResourceChanged)
+        finally:
+            await first.close()
+            await second.close()
+
+    asyncio.run(run())

@@ -134,7 +134,9 @@ class EmbeddedStore:
     # -- writing -------------------------------------------------------------------------------
 
     def submit(self, key: Key, obj: dict[str, Any], expected: StoredObject | None,
-               delete: bool = False) -> asyncio.Future[StoredObject]:
+               delete: bool = False, unchanged_since: int | None = None) -> asyncio.Future[StoredObject]:
+        # `unchanged_since` holds by construction: this process is the only writer, and a caller decides
+        # and submits in one step of the event loop, so nothing can be written in between.
         current = self.latest(key)
         if current is not expected and (current is None or expected is None or current.rv != expected.rv):
             raise PreconditionFailed(key)

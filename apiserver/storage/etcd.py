@@ -28,6 +28,7 @@ from apiserver.storage.interface import (
     Key,
     Listener,
     PreconditionFailed,
+    ResourceChanged,
     StorageUnavailable,
     StoredObject,
     StoreUnreachable,
@@ -320,17 +321,24 @@ class EtcdStore:
     # -- writing -------------------------------------------------------------------------------
 
     def submit(self, key: Key, obj: dict[str, Any], expected: StoredObject | None,
-               delete: bool = False) -> asyncio.Task[StoredObject]:
+               delete: bool = False, unchanged_since: int | None = None) -> asyncio.Task[StoredObject]:
         current = self.latest(key)
         if current is not expected and (current is None or expected is None or current.rv != expected.rv):
             raise PreconditionFailed(key)
-        return asyncio.ensure_future(self._commit(key, obj, expected, delete))
+        return asyncio.ensure_future(self._commit(key, obj, expected, delete, unchanged_since))
 
     async def _commit(self, key: Key, obj: dict[str, Any], expected: StoredObject | None,
-                      delete: bool) -> StoredObject:
+                      delete: bool, unchanged_since: int | None) -> StoredObject:
         etcd_key = self._layout.key(key)
-        compare = rpc.Compare(key=etcd_key, target=rpc.Compare.MOD, result=rpc.Compare.EQUAL,
-                              mod_revision=0 if expected is None else expected.rv)
+        compares = [rpc.Compare(key=etcd_key, target=rpc.Compare.MOD, result=rpc.Compare.EQUAL,
+                                mod_revision=0 if expected is None else expected.rv)]
+        on_failure = []
+        if unchanged_since is not None:
+            start = self._layout.key((key[0], "", ""))
+            compares.append(rpc.Compare(key=start, range_end=start[:-1] + b"0", target=rpc.Compare.MOD,
+                                        result=rpc.Compare.LESS, mod_revision=unchanged_since + 1))
+            # Tells the two failures apart: the object itself moved, or only another of its resource.
+            on_failure.append(rpc.RequestOp(request_range=rpc.RangeRequest(key=etcd_key, count_only=True)))
         if delete:
             operation = rpc.RequestOp(request_delete_range=rpc.DeleteRangeRequest(key=etcd_key))
         else:
@@ -339,11 +347,13 @@ class EtcdStore:
             lease = 0 if ttl is None else await self._lease_id(ttl)
             operation = rpc.RequestOp(request_put=rpc.PutRequest(key=etcd_key, value=orjson.dumps(obj), lease=lease))
         try:
-            answer = await self._kv.Txn(rpc.TxnRequest(compare=[compare], success=[operation]),
+            answer = await self._kv.Txn(rpc.TxnRequest(compare=compares, success=[operation], failure=on_failure),
                                         timeout=self._options.call_timeout)
         except grpc.aio.AioRpcError as exc:
             raise _failure(exc) from None
         if not answer.succeeded:
+            if on_failure and expected is None and not answer.responses[0].response_range.count:
+                raise ResourceChanged(key)
             raise PreconditionFailed(key)
         revision = answer.header.revision
         obj["metadata"]["resourceVersion"] = str(revision)

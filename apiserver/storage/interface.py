@@ -37,6 +37,11 @@ class PreconditionFailed(Exception):
     """The object changed (or appeared, or vanished) between reading it and writing it."""
 
 
+class ResourceChanged(PreconditionFailed):
+    """Another object of the resource was written after the revision a write was decided at (two servers
+    allocating service IPs or node ports at once); deciding again on the newer state may succeed."""
+
+
 class Expired(Exception):
     """The requested revision is older than the retained history."""
 
@@ -90,8 +95,9 @@ class Store(Protocol):
         """All objects of a resource (in one namespace or all), sorted by namespace and name, and the revision."""
 
     def submit(self, key: Key, obj: dict[str, Any], expected: StoredObject | None,
-               delete: bool = False) -> Awaitable[StoredObject]:
-        """Writes `obj` (or deletes the key) if `latest(key)` is still `expected`.
+               delete: bool = False, unchanged_since: int | None = None) -> Awaitable[StoredObject]:
+        """Writes `obj` (or deletes the key) if `latest(key)` is still `expected`, and, with `unchanged_since`,
+        if no object of the key's resource was written after that revision (else ResourceChanged).
 
         Sets metadata.resourceVersion to the new revision. Raises PreconditionFailed at once when the
         object moved; the returned awaitable resolves once the write is durable, or raises
