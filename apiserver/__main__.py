@@ -31,7 +31,7 @@ def _etcd_flags(args: argparse.Namespace) -> EtcdFlags | None:
     if not servers:
         return None
     return EtcdFlags(servers, args.etcd_prefix, args.etcd_cafile, args.etcd_certfile, args.etcd_keyfile,
-                     args.event_ttl)
+                     args.event_ttl, args.leader_elect, args.leader_elect_lease_duration)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -72,6 +72,11 @@ def main(argv: list[str] | None = None) -> None:
     etcd.add_argument("--etcd-keyfile", default="", help="key of the client certificate")
     parser.add_argument("--workers", type=int, default=1,
                         help="server processes sharing the port, each with its own watch cache (needs etcd)")
+    etcd.add_argument("--leader-elect", action="store_true",
+                      help="run once-only work (the CRD controller's writes) only while holding the Lease "
+                           "kube-system/fastkube-controllers; implied by --workers above 1")
+    etcd.add_argument("--leader-elect-lease-duration", type=float, default=15.0,
+                      help="seconds a leader that stopped renewing keeps the Lease (kube-controller-manager's)")
     etcd.add_argument("--event-ttl", type=float, default=3600.0,
                       help="seconds an Event is kept in etcd before etcd deletes it")
     commands = parser.add_subparsers(dest="command", metavar="{token}")

@@ -26,6 +26,7 @@ from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import managedfields, objects
 from apiserver.kinds.resources import Registry, builtin_registry
 from apiserver.storage import etcdkeys
+from apiserver.storage.election import LeaderElection
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 from apiserver.storage.etcd import EtcdOptions, EtcdStore
 from apiserver.storage.interface import Store
@@ -59,6 +60,8 @@ class EtcdFlags:
     certfile: str = ""
     keyfile: str = ""
     event_ttl: float = 3600.0
+    leader_elect: bool = False  # also implied by --workers > 1
+    lease_duration: float = 15.0
 
 
 def is_loopback(host: str) -> bool:
@@ -158,14 +161,27 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                         SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http)
-    crds = CustomResourceDefinitions(store, registry, discovery)
+    election = None
+    if options.etcd is not None and (options.workers > 1 or options.etcd.leader_elect):
+        leases = registry.lookup("coordination.k8s.io", "v1", "leases")
+        assert leases is not None
+        election = LeaderElection(store, (leases.storage_key, "kube-system", "fastkube-controllers"),
+                                  options.etcd.lease_duration, retry=min(2.0, options.etcd.lease_duration / 5))
+    crds = CustomResourceDefinitions(store, registry, discovery,
+                                     (lambda: election.leading) if election is not None else (lambda: True))
+    if election is not None:
+        election.on_elected.append(crds.resync)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await store.start()
         crds.start()
+        if election is not None:
+            election.start()
         await _bootstrap(endpoint, state)
         yield
+        if election is not None:
+            await election.stop()
         await store.close()
 
     app = build_app(state)

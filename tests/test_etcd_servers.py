@@ -158,3 +158,52 @@ def test_etcd_losing_its_leader_under_write_load_loses_no_acknowledged_write(tmp
     finally:
         server.stop()
         cluster.stop()
+
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def crd(plural: str) -> dict[str, Any]:
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.fastkube.test"},
+            "spec": {"group": "fastkube.test", "scope": "Namespaced",
+                     "names": {"plural": plural, "singular": plural[:-1], "kind": plural[:-1].capitalize()},
+                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                   "schema": {"openAPIV3Schema": {"type": "object",
+                                                                  "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def established(server: ServerProcess, name: str) -> bool:
+    status, obj = server.json("GET", f"{CRDS}/{name}")
+    conditions = (obj.get("status") or {}).get("conditions") or [] if status == 200 else []
+    return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+
+
+def holder(server: ServerProcess) -> dict[str, Any]:
+    status, lease = server.json("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/"
+                                       "fastkube-controllers")
+    return lease["spec"] if status == 200 else {}
+
+
+def test_once_only_work_follows_the_lease_to_another_server(tmp_path: Any) -> None:
+    cluster = EtcdCluster(str(tmp_path / "etcd")).start()
+    flags = ["--etcd-servers", cluster.servers, "--leader-elect", "--leader-elect-lease-duration", "3"]
+    servers = [ServerProcess(str(tmp_path / name), extra_args=flags) for name in ("a", "b")]
+    try:
+        for server in servers:
+            server.start()
+        assert eventually(lambda: bool(holder(servers[0]).get("holderIdentity")))
+        pids = {str(s.proc.pid): s for s in servers if s.proc is not None}
+        leading = pids[holder(servers[0])["holderIdentity"].split("_")[1]]
+        other = next(s for s in servers if s is not leading)
+        assert other.json("POST", CRDS, crd("gizmos"))[0] == 201
+        assert eventually(lambda: established(other, "gizmos.fastkube.test"))
+        leading.kill()
+        assert eventually(lambda: holder(other)["holderIdentity"].split("_")[1] == str(other.proc.pid), 30)
+        assert holder(other)["leaseTransitions"] == 1
+        assert other.json("POST", CRDS, crd("doodads"))[0] == 201
+        assert eventually(lambda: established(other, "doodads.fastkube.test"))
+    finally:
+        for server in servers:
+            server.stop()
+        cluster.stop()
