@@ -120,6 +120,8 @@ class EtcdStore:
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._progress: asyncio.Queue[None] = asyncio.Queue()
         self._lease: tuple[int, float] | None = None  # (id, granted at)
+        self._revision_read: asyncio.Future[int] | None = None  # the read of etcd's revision on its way
+        self._next_revision_read: asyncio.Future[int] | None = None  # the one callers arriving now wait for
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -155,18 +157,35 @@ class EtcdStore:
 
     async def catch_up(self, revision: int | None) -> None:
         if revision is None:
-            try:
-                # A linearizable read of one key: its header carries etcd's current revision.
-                answer = await self._kv.Range(rpc.RangeRequest(key=self._layout.range[0], limit=1, keys_only=True),
-                                              timeout=self._options.call_timeout)
-            except grpc.aio.AioRpcError as exc:
-                raise StoreUnreachable(exc.details() or exc.code().name) from None
-            await self._reach(answer.header.revision)
+            await self._reach(await self._current_revision())
         else:
             try:
                 await asyncio.wait_for(self._reach(revision), _FRESH_WAIT)
             except TimeoutError:
                 pass  # the caller answers "too large resource version"
+
+    async def _current_revision(self) -> int:
+        """etcd's current revision, read after this call began; concurrent callers share one read.
+
+        A read already on its way may have been answered before a caller arrived, so a caller joins the
+        next one, which starts when the current one is answered: one round trip to etcd serves every
+        consistent read that arrived meanwhile.
+        """
+        if self._next_revision_read is None:
+            self._next_revision_read = asyncio.ensure_future(self._read_revision_after(self._revision_read))
+        return await asyncio.shield(self._next_revision_read)
+
+    async def _read_revision_after(self, running: asyncio.Future[int] | None) -> int:
+        if running is not None:
+            await asyncio.wait([running])
+        self._revision_read, self._next_revision_read = self._next_revision_read, None
+        try:
+            # A linearizable read of one key: its header carries etcd's current revision.
+            answer = await self._kv.Range(rpc.RangeRequest(key=self._layout.range[0], limit=1, keys_only=True),
+                                          timeout=self._options.call_timeout)
+        except grpc.aio.AioRpcError as exc:
+            raise StoreUnreachable(exc.details() or exc.code().name) from None
+        return int(answer.header.revision)
 
     async def _reach(self, revision: int) -> None:
         if self._state.revision >= revision:
