@@ -158,11 +158,12 @@ class EtcdStore:
     async def catch_up(self, revision: int | None) -> None:
         if revision is None:
             await self._reach(await self._current_revision())
-        else:
+        elif self._state.revision < revision and revision <= await self._current_revision():
             try:
                 await asyncio.wait_for(self._reach(revision), _FRESH_WAIT)
             except TimeoutError:
                 pass  # the caller answers "too large resource version"
+        # else: etcd has not reached `revision` either, so waiting cannot help: too large at once
 
     async def _current_revision(self) -> int:
         """etcd's current revision, read after this call began; concurrent callers share one read.
