@@ -139,7 +139,8 @@ class MemoryState:
                 res.sorted_keys = None
             res.objects[object_key] = StoredObject(rv, data)
             change_type = "ADDED" if prev is None else "MODIFIED"
-        self.revision = rv
+        # Never backwards: etcd 3.4 may confirm a revision by a progress notification ahead of its events.
+        self.revision = max(self.revision, rv)
         change = Change(rv, change_type, key, data, None if prev is None else prev.data,
                         0 if prev is None else prev.rv)
         res.history.append((now, change))
