@@ -41,16 +41,26 @@ def etcd_selected() -> bool:
 
 
 @dataclass
+class EtcdTls:
+    """etcd serving TLS with `cert`/`key` and asking clients for a certificate signed by `ca`."""
+
+    ca: str
+    cert: str
+    key: str
+
+
+@dataclass
 class EtcdMember:
     name: str
     data_dir: str
     client_port: int = field(default_factory=free_port)
     peer_port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
+    tls: EtcdTls | None = None
 
     @property
     def client_url(self) -> str:
-        return f"http://127.0.0.1:{self.client_port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.client_port}"
 
     @property
     def peer_url(self) -> str:
@@ -70,8 +80,9 @@ def _stop_clusters() -> None:
 class EtcdCluster:
     """Real etcd processes (Debian's etcd-server) on free loopback ports, data in a temporary directory."""
 
-    def __init__(self, directory: str, size: int = 1) -> None:
-        self.members = [EtcdMember(f"m{i}", os.path.join(directory, f"etcd-m{i}")) for i in range(size)]
+    def __init__(self, directory: str, size: int = 1, tls: EtcdTls | None = None) -> None:
+        self.tls = tls
+        self.members = [EtcdMember(f"m{i}", os.path.join(directory, f"etcd-m{i}"), tls=tls) for i in range(size)]
         self._initial = ",".join(f"{m.name}={m.peer_url}" for m in self.members)
         _STARTED_CLUSTERS.append(self)
 
@@ -87,7 +98,8 @@ class EtcdCluster:
             self.start_member(member, binary)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if all(self.healthy(m) for m in self.members):
+            # etcd answers /health without a client certificate only when it asks for none
+            if all(self.healthy(m) or (self.tls is not None and self._listening(m)) for m in self.members):
                 return self
             time.sleep(0.1)
         raise RuntimeError("etcd did not become healthy:\n" + "\n".join(self.log(m) for m in self.members))
@@ -101,8 +113,14 @@ class EtcdCluster:
              "--listen-peer-urls", member.peer_url, "--initial-advertise-peer-urls", member.peer_url,
              "--initial-cluster", self._initial, "--initial-cluster-state", "new",
              # short elections, so that losing the leader costs a test a second, not ten
-             "--heartbeat-interval", "50", "--election-timeout", "500"],
+             "--heartbeat-interval", "50", "--election-timeout", "500", *self._tls_flags()],
             stdout=log, stderr=subprocess.STDOUT)
+
+    def _tls_flags(self) -> list[str]:
+        if self.tls is None:
+            return []
+        return ["--cert-file", self.tls.cert, "--key-file", self.tls.key, "--trusted-ca-file", self.tls.ca,
+                "--client-cert-auth"]
 
     def healthy(self, member: EtcdMember) -> bool:
         try:
@@ -110,6 +128,11 @@ class EtcdCluster:
                 return b'"true"' in resp.read()
         except (OSError, urllib.error.URLError):
             return False
+
+    @staticmethod
+    def _listening(member: EtcdMember) -> bool:
+        with socket.socket() as sock:
+            return sock.connect_ex(("127.0.0.1", member.client_port)) == 0
 
     def log(self, member: EtcdMember) -> str:
         with open(member.data_dir + ".log", errors="replace") as f:

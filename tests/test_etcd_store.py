@@ -15,7 +15,7 @@ import grpc
 import pytest
 from aetcd import rpc
 from google.protobuf import json_format
-from support import REPO, EtcdCluster, ServerProcess
+from support import REPO, EtcdCluster, EtcdTls, ServerProcess
 
 from apiserver.kinds.resources import builtin_registry
 from apiserver.server import etcd_layout
@@ -380,3 +380,53 @@ def test_a_write_decided_on_an_older_state_of_its_resource_is_refused(etcd: Etcd
             await second.close()
 
     asyncio.run(run())
+
+
+def client_certificate(pki_dir: str, out: str) -> tuple[str, str]:
+    """A client certificate signed by the CA in `pki_dir` (as apiserver.auth.pki made it)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    with open(os.path.join(pki_dir, "ca.key"), "rb") as f:
+        ca_key: Any = serialization.load_pem_private_key(f.read(), None)
+    with open(os.path.join(pki_dir, "ca.crt"), "rb") as f:
+        ca = x509.load_pem_x509_certificate(f.read())
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "fastkube-etcd-client")]))
+            .issuer_name(ca.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    cert_path, key_path = os.path.join(out, "client.crt"), os.path.join(out, "client.key")
+    with open(cert_path, "wb") as f:
+        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    with open(key_path, "wb") as f:
+        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+def test_etcd_over_tls_with_a_client_certificate(tmp_path: Any) -> None:
+    from apiserver.auth import pki
+    creds = pki.ensure_credentials(str(tmp_path / "etcd-ca"), [])
+    cert, key = client_certificate(str(tmp_path / "etcd-ca" / "pki"), str(tmp_path))
+    cluster = EtcdCluster(str(tmp_path / "etcd"), tls=EtcdTls(creds.ca_cert, creds.serving_cert, creds.serving_key))
+    cluster.start()
+    server = ServerProcess(str(tmp_path / "server"), extra_args=[
+        "--etcd-servers", cluster.servers, "--etcd-cafile", creds.ca_cert, "--etcd-certfile", cert,
+        "--etcd-keyfile", key])
+    try:
+        assert cluster.servers.startswith("https://")
+        server.start()
+        status, created = server.json("POST", CMS, configmap("over-tls"))
+        assert status == 201, created
+        assert server.json("GET", CMS + "/over-tls")[1]["metadata"]["uid"] == created["metadata"]["uid"]
+    finally:
+        server.stop()
+        cluster.stop()
