@@ -241,7 +241,15 @@ def test_etcd_down_answers_503_or_504_in_time_and_readyz_follows(tmp_path: Any) 
                            extra_args=["--etcd-servers", cluster.servers, "--request-timeout", "4"])
     try:
         server.start()
-        assert server.json("POST", CMS, configmap("before"))[0] == 201
+        status, before = server.json("POST", CMS, configmap("before"))
+        assert status == 201
+        seen: list[dict[str, Any]] = []
+        ready = threading.Event()
+        watcher = threading.Thread(target=watch_lines, args=(server, CMS, seen, ready), daemon=True,
+                                   kwargs={"resourceVersion": before["metadata"]["resourceVersion"],
+                                           "timeoutSeconds": "40"})
+        watcher.start()
+        assert ready.wait(10)
         member = cluster.members[0]
         cluster.kill(member)
         for method, path, body in [("GET", CMS, None), ("POST", CMS, configmap("during")),
@@ -265,6 +273,11 @@ def test_etcd_down_answers_503_or_504_in_time_and_readyz_follows(tmp_path: Any) 
         assert server.json("POST", CMS, configmap("after"))[0] == 201
         status, listed = server.json("GET", CMS)
         assert {"before", "after"} <= {item["metadata"]["name"] for item in listed["items"]}
+        # The watch opened before etcd went away goes on, and sees the write made after it came back.
+        deadline = time.monotonic() + 10
+        while not any(e["object"]["metadata"]["name"] == "after" for e in seen) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [e["object"]["metadata"]["name"] for e in seen] == ["after"]
     finally:
         server.stop()
         cluster.stop()
