@@ -282,11 +282,15 @@ class EtcdStore:
             except grpc.aio.AioRpcError as exc:
                 if self._watching:
                     log.warning("etcd watch lost (%s); reconnecting", exc.details())
-                self._watching = False
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 2.0)
-                continue
-            backoff = 0.1
+            except Exception:
+                # Whatever went wrong, the cache must not silently stop following: watch again from
+                # the last revision applied (readiness is false meanwhile).
+                log.exception("following etcd failed; watching again from revision %d", self._state.revision)
+            else:
+                backoff = 0.1  # etcd ended the stream of its own accord: watch again shortly
+            self._watching = False
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 2.0)
 
     async def _watch(self, start_revision: int) -> None:
         start, end = self._layout.range
