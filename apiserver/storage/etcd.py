@@ -41,7 +41,10 @@ log = logging.getLogger("apiserver.storage.etcd")
 
 _PAGE = 5_000  # keys per range request while loading
 _FRESH_WAIT = 3.0  # how long a read at a given resourceVersion waits for the cache (upstream's bound)
-_PROGRESS_AFTER = 0.05  # a wait this long asks etcd whether the gap holds changes outside the prefix
+# A wait this long asks etcd whether the gap holds only changes outside the prefix (an etcd shared with
+# other data). Rarely, and late: etcd before 3.4.31/3.5.13 may send that answer ahead of events it has
+# queued (etcd issue 15220), so it is trusted only where events alone cannot close the gap.
+_PROGRESS_AFTER = 0.25
 _LEASE_REUSE = 60.0  # seconds one TTL lease serves new objects, as kube-apiserver's lease manager
 _UNREACHABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
                           grpc.StatusCode.CANCELLED})
