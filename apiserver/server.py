@@ -29,7 +29,7 @@ from apiserver.storage import etcdkeys
 from apiserver.storage.election import LeaderElection
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 from apiserver.storage.etcd import EtcdOptions, EtcdStore
-from apiserver.storage.interface import Store
+from apiserver.storage.interface import Store, StoreUnreachable
 
 log = logging.getLogger("apiserver")
 
@@ -174,7 +174,12 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await store.start()
+        try:
+            await store.start()
+        except StoreUnreachable as exc:
+            # An operator's problem, not a bug: the message alone says what to look at.
+            log.error("cannot start: %s", exc)
+            raise SystemExit(1) from None
         crds.start()
         if election is not None:
             election.start()

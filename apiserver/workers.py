@@ -17,6 +17,7 @@ from typing import Any, Callable
 log = logging.getLogger("apiserver.workers")
 
 _POLL_SECONDS = 0.2
+_MIN_LIFETIME = 5.0  # seconds between starts of one worker
 
 
 def shared_socket(host: str, port: int) -> socket.socket:
@@ -47,12 +48,15 @@ def supervise(count: int, run_worker: Callable[[], None]) -> None:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     procs = [start() for _ in range(count)]
+    started = [time.monotonic()] * count
     while not stopping:
         time.sleep(_POLL_SECONDS)
         for i, proc in enumerate(procs):
             if not proc.is_alive() and not stopping:
                 log.warning("worker %d (pid %s) exited with %s; starting another", i, proc.pid, proc.exitcode)
-                procs[i] = start()
+                # One that cannot start (etcd gone, port taken) is not restarted in a tight loop.
+                time.sleep(max(0.0, _MIN_LIFETIME - (time.monotonic() - started[i])))
+                procs[i], started[i] = start(), time.monotonic()
     for proc in procs:
         proc.terminate()
     deadline = time.monotonic() + 10
