@@ -14,10 +14,10 @@ import orjson
 from apiserver import errors
 from apiserver.crd import crdspec
 from apiserver.http.limits import Limits
-from apiserver.kinds import fieldvalidation, objects, services
+from apiserver.kinds import fieldmanager, fieldvalidation, objects, services, strategy
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
-from apiserver.patching import patch
+from apiserver.patching import apply, patch
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
 from apiserver.reply import Reply, StreamReply
@@ -168,12 +168,13 @@ class Endpoint:
 
     # -- writes --------------------------------------------------------------------------------
 
-    async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+    async def create(self, t: Target, raw: bytes, content_type: str | None,
+                     applied: list[dict[str, Any]] | None = None) -> Reply:
         body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
                                             t.rt.custom)
         obj = t.codec.stored(body)
-        obj = objects.prepare_create(t.rt, obj, t.manager)
+        obj = objects.prepare_create(t.rt, obj, t.manager, applied)
         name = obj["metadata"]["name"]
         if t.rt.namespaced:
             ns = self.store.latest((_NAMESPACES, "", t.namespace))
@@ -203,6 +204,8 @@ class Endpoint:
         return await self._replace(t, current, body, check_rv=True, headers=warnings)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        if apply.check_options(t.query, content_type):
+            return await self._apply(t, raw)
         current = self._require(t)
         if t.subresource == "scale":
             scale = objects.scale_of(t.rt, _load(current))
@@ -212,8 +215,36 @@ class Endpoint:
         warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom) if isinstance(patched, dict) else {}
         return await self._replace(t, current, patched, check_rv=True, headers=warnings)
 
+    async def _apply(self, t: Target, raw: bytes) -> Reply:
+        """Server-side apply: the configuration merged into the object (created if absent) by its manager."""
+        config = apply.decode_configuration(t.rt, raw, t.name or "")
+        schema, _ = strategy.ownership_schema(t.rt, config)
+        if schema is None:
+            raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
+        if t.rt.custom is None:
+            problem = fieldmanager.typed_config_error(config, schema, t.rt.api_version, t.rt.kind)
+            if problem is not None:
+                raise problem
+        if t.subresource == "scale":
+            raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
+        request = fieldmanager.Request(t.query["fieldManager"], t.rt.api_version, t.subresource,
+                                       objects.now_rfc3339())
+        ignored = strategy.reset_fields(t.rt, t.subresource)
+        current = self.store.latest(t.key())
+        if current is None:
+            if t.subresource is not None:
+                raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
+            config = {**config, "metadata": {**(config.get("metadata") or {}), "name": t.name}}
+            empty = {"apiVersion": t.rt.api_version, "kind": t.rt.kind, "metadata": {}}
+            merged, entries = fieldmanager.apply([], empty, config, schema, request, apply.forced(t.query), ignored)
+            return await self.create(t, orjson.dumps(merged), bodies.JSON, applied=entries)
+        live = t.codec.served(_load(current))
+        entries = list(live["metadata"].pop("managedFields", None) or ())
+        merged, entries = fieldmanager.apply(entries, live, config, schema, request, apply.forced(t.query), ignored)
+        return await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
+
     async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,
-                       headers: dict[str, str]) -> Reply:
+                       headers: dict[str, str], applied: list[dict[str, Any]] | None = None) -> Reply:
         new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
         old = _load(current)
         rv = new["metadata"].get("resourceVersion")
@@ -221,7 +252,7 @@ class Endpoint:
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
         if t.rt.kind == "Service" and t.subresource is None:
             services.keep_allocated(new, old)
-        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager)
+        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if prepared == old:
             return Reply(200, t.codec.served_bytes(current.data), headers=headers)
