@@ -35,6 +35,8 @@ from apiserver.watch.stream import open_watch, parse_watch_options
 from apiserver.wire import bodies, protobuf
 
 _NAMESPACES = "namespaces"
+# Declared here: inside Endpoint, `list` names the verb.
+ManagedFields = list[dict[str, Any]]
 
 
 @dataclass
@@ -169,7 +171,7 @@ class Endpoint:
     # -- writes --------------------------------------------------------------------------------
 
     async def create(self, t: Target, raw: bytes, content_type: str | None,
-                     applied: list[dict[str, Any]] | None = None) -> Reply:
+                     applied: ManagedFields | None = None) -> Reply:
         body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
                                             t.rt.custom)
@@ -244,7 +246,7 @@ class Endpoint:
         return await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
 
     async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,
-                       headers: dict[str, str], applied: list[dict[str, Any]] | None = None) -> Reply:
+                       headers: dict[str, str], applied: ManagedFields | None = None) -> Reply:
         new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
         old = _load(current)
         rv = new["metadata"].get("resourceVersion")

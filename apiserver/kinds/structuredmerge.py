@@ -88,7 +88,7 @@ def typed_errors(value: Any, field: Schema, path: Path = ()) -> str | None:
         closed = (field is not None and props is not None and not isinstance(resolved.get("additionalProperties"), dict)
                   and not resolved.get("x-kubernetes-preserve-unknown-fields"))
         for key, child in value.items():
-            if closed and key not in props:
+            if closed and key not in (props or {}):
                 return f"{path_string(path + ('f:' + key,))}: field not declared in schema"
             found = typed_errors(child, schemas.child_schema(field, key), path + ("f:" + key,))
             if found:

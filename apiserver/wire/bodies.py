@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -23,12 +24,18 @@ PATCH_TYPES = (JSON_PATCH, MERGE_PATCH)
 # The C loader when PyYAML was built with libyaml.
 _SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_BOOL = "tag:yaml.org,2002:bool"
 
 
 class _YamlLoader(_SafeLoader):  # type: ignore[misc]
     # Unquoted dates stay strings, as sigs.k8s.io/yaml leaves them: a label `day: 2001-12-14` is text.
     yaml_implicit_resolvers = {first: [(tag, rx) for tag, rx in resolvers if tag != _TIMESTAMP]
                                for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()}
+    # YAML 1.1 as go-yaml v2 reads it: a bare y or n is a boolean too (`y: "1"` is the key "true").
+    bool_values = {**_SafeLoader.bool_values, "y": True, "n": False}
+
+
+_YamlLoader.add_implicit_resolver(_BOOL, re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
 
 
 _INT64 = range(-(2**63), 2**63)
