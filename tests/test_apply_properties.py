@@ -1,0 +1,209 @@
+"""Server-side apply under generated input, against a real server.
+
+Random sequences of applies (plain and forced) and merge-patch updates by several managers keep the
+issue's invariants after every step: each field of the object is owned by some manager (every write
+here names one), no manager owns a field that is absent, and re-applying what was just applied
+changes nothing (same resourceVersion). Generated bad apply requests are answered with a 4xx Status
+and write nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import urllib.parse
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from keepalive import Connection
+from support import ServerProcess
+
+EXAMPLES = int(os.environ.get("APPLY_EXAMPLES", "40"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+NS = "props"
+CM = f"/api/v1/namespaces/{NS}/configmaps"
+APPLY = "application/apply-patch+yaml"
+MERGE = "application/merge-patch+json"
+_names = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Connection]:
+    server = ServerProcess(str(tmp_path_factory.mktemp("apply-props")))
+    server.start()
+    connection = Connection(server)
+    try:
+        assert connection.json("POST", "/api/v1/namespaces", {"metadata": {"name": NS}})[0] == 201
+        yield connection
+    finally:
+        connection.close()
+        server.stop()
+        assert "Traceback" not in server.log(), server.log()
+
+
+# -- what an object holds and what its managers own -------------------------------------------------
+
+def _leaves(obj: dict[str, Any]) -> set[tuple[str, ...]]:
+    """The fields the generated writes touch: data keys and labels."""
+    found = {("f:data", "f:" + k) for k in obj.get("data") or {}}
+    found |= {("f:metadata", "f:labels", "f:" + k) for k in (obj["metadata"].get("labels") or {})}
+    return found
+
+
+def _paths(fields: dict[str, Any], prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    out = set()
+    for key, child in fields.items():
+        if key == ".":
+            out.add(prefix)
+        elif child:
+            out |= _paths(child, prefix + (key,))
+        else:
+            out.add(prefix + (key,))
+    return out
+
+
+def _exists(obj: Any, path: tuple[str, ...]) -> bool:
+    for element in path:
+        if not isinstance(obj, dict) or element[2:] not in obj:
+            return False
+        obj = obj[element[2:]]
+    return True
+
+
+def check_invariants(obj: dict[str, Any]) -> None:
+    owned: set[tuple[str, ...]] = set()
+    for entry in obj["metadata"].get("managedFields") or ():
+        paths = _paths(entry["fieldsV1"])
+        absent = [p for p in paths if not _exists(obj, p)]
+        assert not absent, (entry["manager"], absent, obj)
+        owned |= paths
+    unowned = _leaves(obj) - owned
+    assert not unowned, (unowned, obj)
+
+
+# -- generated sequences ------------------------------------------------------------------------------
+
+keys = st.sampled_from(["a", "b", "c", "d"])
+values = st.sampled_from(["1", "2"])
+managers = st.sampled_from(["ann", "ben", "cat"])
+steps = st.tuples(
+    st.sampled_from(["apply", "force", "update"]), managers,
+    st.dictionaries(keys, values, max_size=3),                        # data
+    st.dictionaries(keys, values, max_size=2),                        # labels
+    st.lists(keys, max_size=1),                                       # data keys an update deletes
+)
+
+
+def _apply_body(name: str, data: dict[str, str], labels: dict[str, str]) -> bytes:
+    meta: dict[str, Any] = {"name": name}
+    if labels:
+        meta["labels"] = labels
+    body: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}
+    if data:
+        body["data"] = data
+    return yaml.safe_dump(body).encode()
+
+
+def _get(conn: Connection, name: str) -> dict[str, Any]:
+    status, obj = conn.json("GET", f"{CM}/{name}")
+    assert status == 200, obj
+    return obj  # type: ignore[no-any-return]
+
+
+@SETTINGS
+@given(st.lists(steps, min_size=1, max_size=6))
+def test_random_applies_and_updates_keep_ownership_whole(conn: Connection, sequence: list[Any]) -> None:
+    name = f"cm-{next(_names)}"
+    created = False
+    for operation, manager, data, labels, deleted in sequence:
+        before = _get(conn, name) if created else None
+        if operation == "update":
+            if not created:
+                continue
+            patch: dict[str, Any] = {"data": {**data, **{k: None for k in deleted}}}
+            if labels:
+                patch["metadata"] = {"labels": labels}
+            status, headers, answer = conn.request("PATCH", f"{CM}/{name}?fieldManager={manager}",
+                                                   json.dumps(patch).encode(), {"Content-Type": MERGE})
+            assert status == 200, answer
+        else:
+            query = f"fieldManager={manager}" + ("&force=true" if operation == "force" else "")
+            body = _apply_body(name, data, labels)
+            status, headers, answer = conn.request("PATCH", f"{CM}/{name}?{query}", body, {"Content-Type": APPLY})
+            if status == 409:
+                assert operation == "apply" and before is not None
+                causes = json.loads(answer)["details"]["causes"]
+                assert causes and all(c["reason"] == "FieldManagerConflict" for c in causes)
+                assert _get(conn, name)["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+                continue
+            assert status in (200, 201), answer
+            created = True
+            applied = json.loads(answer)
+            assert {k: applied.get("data", {}).get(k) for k in data} == data
+            # The same configuration again is a no-op.
+            again_status, _, again = conn.request("PATCH", f"{CM}/{name}?fieldManager={manager}", body,
+                                                  {"Content-Type": APPLY})
+            assert again_status == 200, again
+            assert json.loads(again)["metadata"]["resourceVersion"] == applied["metadata"]["resourceVersion"]
+        check_invariants(_get(conn, name))
+
+
+# -- bad input ----------------------------------------------------------------------------------------
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**40), max_value=2**40), st.text(max_size=8))
+json_values = st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)), max_leaves=6)
+near_configmaps = st.fixed_dictionaries({}, optional={
+    "apiVersion": st.one_of(st.just("v1"), st.just("apps/v1"), json_values),
+    "kind": st.one_of(st.just("ConfigMap"), st.just("Deployment"), json_values),
+    "metadata": st.one_of(st.fixed_dictionaries({}, optional={
+        "name": st.one_of(st.just("target"), st.just("other"), json_values),
+        "namespace": st.one_of(st.just(NS), st.just("elsewhere"), json_values),
+        "labels": st.one_of(st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=2), json_values),
+        "managedFields": json_values}), json_values),
+    "data": st.one_of(st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=3), json_values),
+    "bogus": json_values,
+})
+bodies = st.one_of(
+    near_configmaps.map(lambda v: yaml.safe_dump(v)), near_configmaps.map(json.dumps),
+    st.text(max_size=120), st.sampled_from(["metadata: {name: [1\n", "- a\n- b\n", "", "a: &x [*x]\n",
+                                            "data:\n  k: 2001-12-14\n", "kind: ConfigMap\n<<: {a: 1}\n"]))
+queries = st.fixed_dictionaries({}, optional={
+    "fieldManager": st.one_of(st.just("fuzzer"), st.text(max_size=8)),
+    "force": st.sampled_from(["true", "false", "x", ""]),
+    "dryRun": st.sampled_from(["All", "x"]),
+    "fieldValidation": st.sampled_from(["Strict", "Warn", "Ignore", "x"]),
+})
+
+
+def _revision(conn: Connection) -> str:
+    status, listing = conn.json("GET", CM + "?limit=1")
+    assert status == 200
+    return str(listing["metadata"]["resourceVersion"])
+
+
+@SETTINGS
+@given(bodies, queries, st.sampled_from(["target", "fresh"]))
+def test_bad_apply_requests_get_a_status_and_write_nothing(conn: Connection, body: str, query: dict[str, str],
+                                                           name: str) -> None:
+    if conn.request("GET", f"{CM}/target")[0] == 404:
+        target = _apply_body("target", {"k": "v"}, {})
+        assert conn.request("PATCH", f"{CM}/target?fieldManager=owner", target, {"Content-Type": APPLY})[0] == 201
+    before = _revision(conn)
+    path = f"{CM}/{name}?{urllib.parse.urlencode(query)}"
+    status, headers, answer = conn.request("PATCH", path, body.encode(), {"Content-Type": APPLY})
+    assert status < 500, answer[:2000]
+    assert b"Traceback" not in answer
+    if status >= 400:
+        status_body = json.loads(answer)
+        assert status_body["kind"] == "Status" and status_body["code"] == status and status_body["message"]
+        assert _revision(conn) == before, answer[:500]
+    elif name == "fresh" and query.get("dryRun") != "All":
+        assert conn.request("DELETE", f"{CM}/fresh")[0] == 200
