@@ -157,3 +157,31 @@ def test_the_python_clients_dynamic_server_side_apply(server: ServerProcess) -> 
     owners = {e.manager: e.fieldsV1.to_dict() for e in forced.metadata.managedFields}
     assert owners["autoscaler"] == {"f:spec": {"f:replicas": {}}}
     assert "f:replicas" not in owners["py"]["f:spec"]
+
+
+# -- subresources ---------------------------------------------------------------------------------
+
+def _apply(server: ServerProcess, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+    return server.json("PATCH", path, json.dumps(body).encode(), content_type=APPLY)
+
+
+def test_apply_to_scale_owns_the_replicas_as_a_scale_subresource_entry(server: ServerProcess) -> None:
+    path = "/apis/apps/v1/namespaces/default/deployments/web"
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                  "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                           "template": {"metadata": {"labels": {"app": "web"}},
+                                        "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}}
+    assert _apply(server, path + "?fieldManager=alice", deployment)[0] == 201
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "web"}, "spec": {"replicas": 5}}
+    status, refused = _apply(server, path + "/scale?fieldManager=hpa", scale)
+    assert (status, refused["message"]) == (409, 'Apply failed with 1 conflict: conflict with "alice": .spec.replicas')
+    status, answer = _apply(server, path + "/scale?fieldManager=hpa&force=true", scale)
+    assert (status, answer["kind"], answer["spec"]) == (200, "Scale", {"replicas": 5})
+    _, obj = server.json("GET", path)
+    entries = {e["manager"]: e for e in obj["metadata"]["managedFields"]}
+    assert obj["spec"]["replicas"] == 5
+    assert entries["hpa"]["operation"] == "Apply" and entries["hpa"]["subresource"] == "scale"
+    assert entries["hpa"]["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
+    assert "f:replicas" not in entries["alice"]["fieldsV1"]["f:spec"]
+    status, wrong = _apply(server, path + "/scale?fieldManager=hpa", {**deployment})
+    assert (status, wrong["message"]) == (400, "invalid object type: apps/v1, Kind=Deployment")

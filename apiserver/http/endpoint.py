@@ -218,8 +218,14 @@ class Endpoint:
         return await self._replace(t, current, patched, check_rv=True, headers=warnings)
 
     async def _apply(self, t: Target, raw: bytes) -> Reply:
-        """Server-side apply: the configuration merged into the object (created if absent) by its manager."""
-        config = apply.decode_configuration(t.rt, raw, t.name or "")
+        """Server-side apply: the configuration merged into the object (created if absent) by its manager.
+
+        On /scale the configuration is a Scale, applied as the object's replicas alone."""
+        scale = t.subresource == "scale"
+        kind, api_version = ("Scale", "autoscaling/v1") if scale else (t.rt.kind, t.rt.api_version)
+        config = apply.decode_configuration(kind, api_version, raw, t.name or "")
+        if scale:
+            config = objects.scale_configuration(t.rt, config)
         schema, _ = strategy.ownership_schema(t.rt, config)
         if schema is None:
             raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
@@ -227,8 +233,6 @@ class Endpoint:
             problem = fieldmanager.typed_config_error(config, schema, t.rt.api_version, t.rt.kind)
             if problem is not None:
                 raise problem
-        if t.subresource == "scale":
-            raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
         request = _apply_request(t)
         ignored = strategy.reset_fields(t.rt, t.subresource)
         current = self.store.latest(t.key())
@@ -242,7 +246,10 @@ class Endpoint:
         live = t.codec.served(_load(current))
         entries = list(live["metadata"].pop("managedFields", None) or ())
         merged, entries = fieldmanager.apply(entries, live, config, schema, request, apply.forced(t.query), ignored)
-        return await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
+        reply = await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
+        if scale:
+            return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))
+        return reply
 
     async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,
                        headers: dict[str, str], applied: ManagedFields | None = None) -> Reply:

@@ -142,13 +142,14 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
 
     claimed = {p for p in sm.field_set(config, schema) if not sm.under_any(p, set(ignored))}
     merged = sm.merge(live, config, schema)
-    if last:
+    if last - claimed:
         # What this manager applied before and nobody, itself included, claims now, goes.
         owned = set(claimed)
         for entry in others:
             owned |= _owned(entry)
-        gone = sm.with_named_parents(last, schema) - sm.with_named_parents(owned, schema)
-        merged = sm.remove(merged, gone, schema)
+        if last - owned:
+            gone = sm.with_named_parents(last, schema) - sm.with_named_parents(owned, schema)
+            merged = sm.remove(merged, gone, schema)
 
     changed, removed = managedfields.compare(live, merged, schema)
     changed = {p for p in changed if not sm.under_any(p, set(ignored))}

@@ -370,6 +370,22 @@ def _selector_string(selector: dict[str, Any]) -> str:
     return ",".join(sorted(parts))
 
 
+def scale_configuration(rt: ResourceType, scale: dict[str, Any]) -> dict[str, Any]:
+    """A Scale applied to /scale, as the configuration of its object: the replicas and nothing else."""
+    meta = scale.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    config: dict[str, Any] = {"apiVersion": rt.api_version, "kind": rt.kind,
+                              "metadata": {k: meta[k] for k in ("name", "namespace") if k in meta}}
+    spec = scale.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    if "replicas" in spec:
+        if rt.custom is not None:
+            rt.custom.set_replicas(config, spec["replicas"])
+        else:
+            config["spec"] = {"replicas": spec["replicas"]}
+    return config
+
+
 def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str | None = None) -> dict[str, Any]:
     if not isinstance(scale, dict):
         raise errors.bad_request("the object provided is unrecognized (must be of type Scale)")

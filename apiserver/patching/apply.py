@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+import orjson
 import yaml
 
 from apiserver import errors
-from apiserver.kinds.resources import ResourceType
 from apiserver.wire import bodies
 
 
@@ -36,10 +36,10 @@ def forced(query: Mapping[str, str]) -> bool:
     return query.get("force", "").lower() in ("true", "1")
 
 
-def decode_configuration(rt: ResourceType, raw: bytes, name: str) -> dict[str, Any]:
+def decode_configuration(expected_kind: str, expected_api_version: str, raw: bytes, name: str) -> dict[str, Any]:
     """The applied configuration (YAML, or JSON which is YAML), checked against the URL it was sent to."""
     try:
-        config = bodies.decode_yaml(raw)
+        config = _json_or_yaml(raw)
     except errors.ApiError as exc:
         raise errors.bad_request("error decoding YAML: " + _go_yaml_message(raw, exc.message)) from None
     if not isinstance(config, dict):
@@ -48,7 +48,7 @@ def decode_configuration(rt: ResourceType, raw: bytes, name: str) -> dict[str, A
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
         raise errors.bad_request("Object 'Kind' is missing in '" + raw.decode("utf-8", "replace").strip() + "'"
                                  if not kind else "Object 'apiVersion' is missing")
-    if kind != rt.kind or api_version != rt.api_version:
+    if kind != expected_kind or api_version != expected_api_version:
         group, _, version = api_version.rpartition("/")
         raise errors.bad_request(f"invalid object type: {group}/{version}, Kind={kind}")
     meta = config.get("metadata")
@@ -59,6 +59,16 @@ def decode_configuration(rt: ResourceType, raw: bytes, name: str) -> dict[str, A
     if isinstance(meta, dict) and meta.get("name") and meta["name"] != name:
         raise errors.bad_request(f"the name of the object ({meta['name']}) does not match the name on the URL ({name})")
     return config
+
+
+def _json_or_yaml(raw: bytes) -> Any:
+    # JSON is YAML; read by the JSON parser it costs a fraction, which re-applying controllers feel.
+    if raw.lstrip()[:1] == b"{":
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return bodies.decode_yaml(raw)
 
 
 def _go_yaml_message(raw: bytes, fallback: str) -> str:
