@@ -69,21 +69,35 @@ def _paths(fields: dict[str, Any], prefix: tuple[str, ...] = ()) -> set[tuple[st
 
 
 def _exists(obj: Any, path: tuple[str, ...]) -> bool:
+    """Whether the object holds the field a FieldsV1 path names (keyed list items by their keys)."""
     for element in path:
-        if not isinstance(obj, dict) or element[2:] not in obj:
-            return False
-        obj = obj[element[2:]]
+        kind, text = element[:2], element[2:]
+        if kind == "f:":
+            if not isinstance(obj, dict) or text not in obj:
+                return False
+            obj = obj[text]
+        elif kind == "k:":
+            key = json.loads(text)
+            found = [item for item in obj or () if isinstance(item, dict)
+                     and all(item.get(k, "TCP" if k == "protocol" else None) == v for k, v in key.items())]
+            if not found:
+                return False
+            obj = found[0]
+        else:
+            if json.loads(text) not in (obj or ()):
+                return False
+            obj = json.loads(text)
     return True
 
 
-def check_invariants(obj: dict[str, Any]) -> None:
+def check_invariants(obj: dict[str, Any], leaves: Any = None) -> None:
     owned: set[tuple[str, ...]] = set()
     for entry in obj["metadata"].get("managedFields") or ():
         paths = _paths(entry["fieldsV1"])
         absent = [p for p in paths if not _exists(obj, p)]
         assert not absent, (entry["manager"], absent, obj)
         owned |= paths
-    unowned = _leaves(obj) - owned
+    unowned = (leaves or _leaves)(obj) - owned
     assert not unowned, (unowned, obj)
 
 
@@ -206,3 +220,88 @@ def test_bad_apply_requests_get_a_status_and_write_nothing(conn: Connection, bod
         assert _revision(conn) == before, answer[:500]
     elif name == "fresh" and query.get("dryRun") != "All":
         assert conn.request("DELETE", f"{CM}/fresh")[0] == 200
+
+
+# -- keyed lists: a Deployment's containers, their env and ports ----------------------------------
+# Lists are never sent empty: the server keeps an empty list that Go's omitempty would drop, so
+# restating `env: []` after the last item was pruned writes once (a shaping gap outside apply).
+
+DEPLOYMENTS = f"/apis/apps/v1/namespaces/{NS}/deployments"
+SMP = "application/strategic-merge-patch+json"
+containers = st.lists(st.fixed_dictionaries({
+    "name": st.sampled_from(["a", "b"]),
+    "image": st.sampled_from(["img:1", "img:2"]),
+}, optional={
+    "env": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["X", "Y"]), "value": values}),
+                    min_size=1, max_size=2, unique_by=lambda e: e["name"]),
+    "ports": st.lists(st.fixed_dictionaries({"containerPort": st.sampled_from([80, 81])},
+                                            optional={"protocol": st.sampled_from(["TCP", "UDP"])}),
+                      min_size=1, max_size=2, unique_by=lambda p: (p["containerPort"], p.get("protocol", "TCP"))),
+}), min_size=1, max_size=2, unique_by=lambda c: c["name"])
+deployment_steps = st.tuples(st.sampled_from(["apply", "force", "update"]), managers, containers)
+
+
+def _deployment(name: str, items: list[dict[str, Any]]) -> bytes:
+    return json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+                       "spec": {"selector": {"matchLabels": {"app": name}},
+                                "template": {"metadata": {"labels": {"app": name}},
+                                             "spec": {"containers": items}}}}).encode()
+
+
+def _written_leaves(obj: dict[str, Any]) -> set[tuple[str, ...]]:
+    """What the generated writes set in a Deployment's containers (the rest is defaulting's)."""
+    base = ("f:spec", "f:template", "f:spec", "f:containers")
+    found = set()
+    for container in obj["spec"]["template"]["spec"]["containers"]:
+        item = base + ("k:" + json.dumps({"name": container["name"]}, separators=(",", ":")),)
+        found.add(item + ("f:image",))
+        for env in container.get("env") or ():
+            found.add(item + ("f:env", "k:" + json.dumps({"name": env["name"]}, separators=(",", ":")), "f:value"))
+    return found
+
+
+@SETTINGS
+@given(st.lists(deployment_steps, min_size=1, max_size=5))
+def test_keyed_lists_merge_by_key_and_keep_ownership_whole(conn: Connection, sequence: list[Any]) -> None:
+    name = f"dep-{next(_names)}"
+    created = False
+    for operation, manager, items in sequence:
+        before = _get_at(conn, f"{DEPLOYMENTS}/{name}") if created else None
+        if operation == "update":
+            if not created:
+                continue
+            patch = {"spec": {"template": {"spec": {"containers": [
+                {"name": c["name"], "image": c["image"]} for c in items]}}}}
+            status, _, answer = conn.request("PATCH", f"{DEPLOYMENTS}/{name}?fieldManager={manager}",
+                                             json.dumps(patch).encode(), {"Content-Type": SMP})
+            assert status == 200, answer
+        else:
+            query = f"fieldManager={manager}" + ("&force=true" if operation == "force" else "")
+            body = _deployment(name, items)
+            status, _, answer = conn.request("PATCH", f"{DEPLOYMENTS}/{name}?{query}", body, {"Content-Type": APPLY})
+            if status in (409, 422):
+                # Refused (a conflict, or a Deployment left without a container): nothing was written.
+                assert before is not None and (status == 422 or operation == "apply"), answer
+                after = _get_at(conn, f"{DEPLOYMENTS}/{name}")
+                assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+                continue
+            assert status in (200, 201), answer
+            created = True
+            applied = json.loads(answer)
+            by_name = {c["name"]: c for c in applied["spec"]["template"]["spec"]["containers"]}
+            for container in items:
+                live = by_name[container["name"]]
+                assert live["image"] == container["image"]
+                live_env = {e["name"]: e.get("value") for e in live.get("env") or ()}
+                assert all(live_env[e["name"]] == e["value"] for e in container.get("env") or ())
+            again_status, _, again = conn.request("PATCH", f"{DEPLOYMENTS}/{name}?fieldManager={manager}", body,
+                                                  {"Content-Type": APPLY})
+            assert again_status == 200, again
+            assert json.loads(again)["metadata"]["resourceVersion"] == applied["metadata"]["resourceVersion"]
+        check_invariants(_get_at(conn, f"{DEPLOYMENTS}/{name}"), _written_leaves)
+
+
+def _get_at(conn: Connection, path: str) -> dict[str, Any]:
+    status, obj = conn.json("GET", path)
+    assert status == 200, obj
+    return obj  # type: ignore[no-any-return]

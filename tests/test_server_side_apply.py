@@ -185,3 +185,23 @@ def test_apply_to_scale_owns_the_replicas_as_a_scale_subresource_entry(server: S
     assert "f:replicas" not in entries["alice"]["fieldsV1"]["f:spec"]
     status, wrong = _apply(server, path + "/scale?fieldManager=hpa", {**deployment})
     assert (status, wrong["message"]) == (400, "invalid object type: apps/v1, Kind=Deployment")
+
+
+def test_update_entries_past_ten_are_merged_oldest_first(server: ServerProcess) -> None:
+    path = "/api/v1/namespaces/default/configmaps/crowded"
+    assert _apply(server, path + "?fieldManager=owner", {"apiVersion": "v1", "kind": "ConfigMap",
+                                                         "metadata": {"name": "crowded"}, "data": {"own": "x"}})[0] == 201
+    for i in range(12):
+        status, _ = server.json("PATCH", f"{path}?fieldManager=writer-{i:02d}",
+                                json.dumps({"data": {f"k{i:02d}": "v"}}).encode(),
+                                content_type="application/merge-patch+json")
+        assert status == 200
+    _, obj = server.json("GET", path)
+    entries = obj["metadata"]["managedFields"]
+    updates = [e for e in entries if e["operation"] == "Update"]
+    assert len(updates) == 10
+    ancient, = [e for e in updates if e["manager"] == "ancient-changes"]
+    # The three oldest writers share one entry; the Apply entry is never merged away.
+    assert ancient["fieldsV1"] == {"f:data": {"f:k00": {}, "f:k01": {}, "f:k02": {}}}
+    assert {e["manager"] for e in updates} == {"ancient-changes"} | {f"writer-{i:02d}" for i in range(3, 12)}
+    assert [e["manager"] for e in entries if e["operation"] == "Apply"] == ["owner"]

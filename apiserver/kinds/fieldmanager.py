@@ -73,10 +73,10 @@ def _describe(entry: Entry) -> str:
 # -- Update operations -----------------------------------------------------------------------------
 
 def record_update(entries: list[Entry], old: Any, new: dict[str, Any], schema: schemas.Schema, request: Request,
-                  resets_status: bool) -> list[Entry]:
+                  ignored: tuple[Path, ...]) -> list[Entry]:
     """The managedFields after request.manager turned old (None: created) into new by an Update."""
     updated = managedfields.update(entries, old, new, schema, request.manager, request.api_version,
-                                   request.subresource, request.now, resets_status)
+                                   request.subresource, request.now, ignored)
     return cap(updated)
 
 

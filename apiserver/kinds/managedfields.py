@@ -173,18 +173,16 @@ def from_fields_v1(fields: dict[str, Any], path: Path = ()) -> set[Path]:
 
 def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema: schemas.Schema,
            manager: str, api_version: str, subresource: str | None, now: str,
-           resets_status: bool) -> list[dict[str, Any]]:
+           ignored: tuple[Path, ...]) -> list[dict[str, Any]]:
     """The managedFields after `manager` turned old (None on create) into new.
 
-    With a status subresource, a write to the main resource owns no status and one to /status only status.
+    `ignored` are the paths the write cannot set, so never owns: with a status subresource, a write to
+    the main resource owns no status, and one to /status no spec.
     """
     changed, removed = compare(zero(schema) if old is None else old, new, schema)
     changed -= SERVER_OWNED
-    ignored = ("f:status",)
-    if subresource == "status":
-        changed = {p for p in changed if p[:1] == ignored}
-    elif resets_status:
-        changed = {p for p in changed if p[:1] != ignored}
+    if ignored:
+        changed = {p for p in changed if not any(p[:len(i)] == i for i in ignored)}
     out: list[dict[str, Any]] = []
     mine: dict[str, Any] | None = None
     for entry in entries:

@@ -67,14 +67,15 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
 
     `entries` are the managedFields to start from, when a write sets them itself; else old's.
     """
-    schema, resets_status = ownership_schema(rt, obj)
+    schema, _ = ownership_schema(rt, obj)
     if manager is None or schema is None:
         return
     if entries is None:
         entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
     request = fieldmanager.Request(manager, rt.api_version, subresource, now)
     updated = fieldmanager.record_update(entries, None if old is None else shaped(json_copy(old)),
-                                         shaped(json_copy(obj)), schema, request, resets_status)
+                                         shaped(json_copy(obj)), schema, request,
+                                         reset_fields(rt, subresource))
     if updated:
         obj["metadata"]["managedFields"] = updated
     else:
