@@ -229,10 +229,9 @@ class Endpoint:
         schema, _ = strategy.ownership_schema(t.rt, config)
         if schema is None:
             raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
-        if t.rt.custom is None:
-            problem = fieldmanager.typed_config_error(config, schema, t.rt.api_version, t.rt.kind)
-            if problem is not None:
-                raise problem
+        problem = fieldmanager.typed_config_error(config, schema, t.rt.api_version, t.rt.kind, t.rt.custom is not None)
+        if problem is not None:
+            raise problem
         request = _apply_request(t)
         ignored = strategy.reset_fields(t.rt, t.subresource)
         current = self.store.latest(t.key())
@@ -241,11 +240,13 @@ class Endpoint:
                 raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
             config = {**config, "metadata": {**(config.get("metadata") or {}), "name": t.name}}
             empty = {"apiVersion": t.rt.api_version, "kind": t.rt.kind, "metadata": {}}
-            merged, entries = fieldmanager.apply([], empty, config, schema, request, apply.forced(t.query), ignored)
+            merged, entries = fieldmanager.apply([], empty, config, schema, request, apply.forced(t.query), ignored,
+                                                 t.rt.custom is not None)
             return await self.create(t, orjson.dumps(merged), bodies.JSON, applied=entries)
         live = t.codec.served(_load(current))
         entries = list(live["metadata"].pop("managedFields", None) or ())
-        merged, entries = fieldmanager.apply(entries, live, config, schema, request, apply.forced(t.query), ignored)
+        merged, entries = fieldmanager.apply(entries, live, config, schema, request, apply.forced(t.query), ignored,
+                                             t.rt.custom is not None)
         reply = await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
         if scale:
             return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))

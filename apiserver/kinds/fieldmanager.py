@@ -72,6 +72,23 @@ def _describe(entry: Entry) -> str:
 
 # -- Update operations -----------------------------------------------------------------------------
 
+def decodable(entries: Any) -> bool:
+    """Whether managedFields a client sent can stand as the record; upstream falls back to the live ones."""
+    if not isinstance(entries, list) or not entries:
+        return False
+    for entry in entries:
+        if not isinstance(entry, dict) or entry.get("operation") not in ("Apply", "Update") \
+                or entry.get("fieldsType") != "FieldsV1" or not _fields_tree(entry.get("fieldsV1")):
+            return False
+        if any(not isinstance(entry.get(k, ""), str) for k in ("manager", "apiVersion", "time", "subresource")):
+            return False
+    return True
+
+
+def _fields_tree(node: Any) -> bool:
+    return isinstance(node, dict) and all(isinstance(k, str) and _fields_tree(v) for k, v in node.items())
+
+
 def record_update(entries: list[Entry], old: Any, new: dict[str, Any], schema: schemas.Schema, request: Request,
                   ignored: tuple[Path, ...]) -> list[Entry]:
     """The managedFields after request.manager turned old (None: created) into new by an Update."""
@@ -114,9 +131,9 @@ def cap(entries: list[Entry]) -> list[Entry]:
 # -- Apply ---------------------------------------------------------------------------------------
 
 def typed_config_error(config: dict[str, Any], schema: schemas.Schema | None, group_version: str,
-                       kind: str) -> errors.ApiError | None:
+                       kind: str, custom: bool) -> errors.ApiError | None:
     """Upstream's "failed to create typed patch object", answered 422: the configuration is the client's."""
-    problem = sm.typed_errors(config, schema)
+    problem = sm.typed_errors(config, schema, unknown_fields=not custom)
     if problem is None:
         return None
     meta = config.get("metadata") or {}
@@ -126,11 +143,14 @@ def typed_config_error(config: dict[str, Any], schema: schemas.Schema | None, gr
 
 
 def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], schema: schemas.Schema,
-          request: Request, force: bool, ignored: tuple[Path, ...]) -> tuple[dict[str, Any], list[Entry]]:
+          request: Request, force: bool, ignored: tuple[Path, ...],
+          custom: bool = False) -> tuple[dict[str, Any], list[Entry]]:
     """The live object with the configuration applied by request.manager, and the managedFields after.
 
     `live` is the object as stored, without managedFields (an empty object of the kind on create);
     `ignored` are the paths this write may not set (status on the main resource, spec on /status).
+    A null in a built-in kind's configuration leaves the field unset, as Go decodes it; a custom
+    resource keeps it for its schema's defaulting.
     """
     me: Entry = {"manager": request.manager, "operation": "Apply"}
     if request.subresource:
@@ -151,6 +171,8 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
             gone = sm.with_named_parents(last, schema) - sm.with_named_parents(owned, schema)
             merged = sm.remove(merged, gone, schema)
 
+    if custom is False:
+        merged = sm.without_nulls(merged)
     changed, removed = managedfields.compare(live, merged, schema)
     changed = {p for p in changed if not sm.under_any(p, set(ignored))}
     conflicts: list[tuple[Entry, Path]] = []

@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import apiextensions, strategy
+from apiserver.kinds import apiextensions, fieldmanager, strategy
 from apiserver.kinds.resources import ResourceType
 from apiserver.kinds.validation import validate_metadata
 
@@ -233,8 +233,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     # Managed fields are the server's record: a write changes them through what it changes, or by
     # setting them outright (kubectl's client-side to server-side migration does).
     given = meta.pop("managedFields", None)
-    if not (isinstance(given, list) and given and all(isinstance(e, dict) for e in given)) \
-            or given == old_meta.get("managedFields"):
+    if not fieldmanager.decodable(given) or given == old_meta.get("managedFields"):
         given = None
     if "managedFields" in old_meta:
         meta["managedFields"] = old_meta["managedFields"]

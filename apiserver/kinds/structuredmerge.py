@@ -80,17 +80,23 @@ def path_string(path: Path) -> str:
 
 # -- the typed configuration ---------------------------------------------------------------------
 
-def typed_errors(value: Any, field: Schema, path: Path = ()) -> str | None:
-    """Upstream's refusal to type a configuration (unknown field, duplicate key), or None."""
+def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: bool = True) -> str | None:
+    """Upstream's refusal to type a configuration (an unknown field, a duplicate key), or None.
+
+    Unknown fields are looked for only where asked: a custom resource's schema is pruned instead."""
+    wrong = _wrong_type(value, field)
+    if wrong is not None:
+        return f"{path_string(path) or '.'}: {wrong}"
     if isinstance(value, dict):
         resolved = schemas.resolve(field) or {}
         props = resolved.get("properties")
-        closed = (field is not None and props is not None and not isinstance(resolved.get("additionalProperties"), dict)
+        closed = (unknown_fields and field is not None and props is not None
+                  and not isinstance(resolved.get("additionalProperties"), dict)
                   and not resolved.get("x-kubernetes-preserve-unknown-fields"))
         for key, child in value.items():
             if closed and key not in (props or {}):
                 return f"{path_string(path + ('f:' + key,))}: field not declared in schema"
-            found = typed_errors(child, schemas.child_schema(field, key), path + ("f:" + key,))
+            found = typed_errors(child, schemas.child_schema(field, key), path + ("f:" + key,), unknown_fields)
             if found:
                 return found
     elif isinstance(value, list) and field is not None:
@@ -104,12 +110,27 @@ def typed_errors(value: Any, field: Schema, path: Path = ()) -> str | None:
                     what = "key " + path_string((element,)) if kind == "map" else "value " + element[2:]
                     return f"{path_string(path)}: duplicate entries for {what}"
                 seen.add(element)
-                found = typed_errors(item, item_schema, path + (element,))
+                found = typed_errors(item, item_schema, path + (element,), unknown_fields)
             else:
-                found = typed_errors(item, item_schema, path)
+                found = typed_errors(item, item_schema, path, unknown_fields)
             if found:
                 return found
     return None
+
+
+def _wrong_type(value: Any, field: Schema) -> str | None:
+    """A map, list or scalar where the schema wants another of the three (typed/validate.go's check)."""
+    if field is None or value is None:
+        return None
+    resolved = schemas.resolve(field) or {}
+    types = schemas.types_of(resolved) - {"null"}
+    if not types or resolved.get("x-kubernetes-preserve-unknown-fields") or resolved.get("x-kubernetes-int-or-string"):
+        return None
+    wanted = "map" if "object" in types else "list" if "array" in types else "scalar"
+    got = "map" if isinstance(value, dict) else "list" if isinstance(value, list) else "scalar"
+    if wanted == got or len(types) > 1 and got != "scalar":
+        return None
+    return f"expected {wanted}, got {got}"
 
 
 # -- the set a value claims (ToFieldSet) ---------------------------------------------------------
@@ -247,3 +268,12 @@ def remove(value: Any, paths: set[Path], field: Schema) -> Any:
 
 def under_any(path: Path, prefixes: set[Path]) -> bool:
     return any(path[:i] in prefixes for i in range(len(path) + 1))
+
+
+def without_nulls(value: Any) -> Any:
+    """The value as Go decodes it into a built-in type: a null field is the field left unset."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
