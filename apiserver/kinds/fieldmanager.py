@@ -152,15 +152,13 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
     A null in a built-in kind's configuration leaves the field unset, as Go decodes it; a custom
     resource keeps it for its schema's defaulting.
     """
-    me: Entry = {"manager": request.manager, "operation": "Apply"}
-    if request.subresource:
-        me["subresource"] = request.subresource
-    mine_id = _identity(me)
+    mine_id = _identity({"manager": request.manager, "operation": "Apply", "subresource": request.subresource or ""})
     previous = next((e for e in entries if _identity(e) == mine_id), None)
     others = [e for e in entries if _identity(e) != mine_id]
     last = _owned(previous) if previous is not None else set()
+    unowned = set(ignored)
 
-    claimed = {p for p in sm.field_set(config, schema) if not sm.under_any(p, set(ignored))}
+    claimed = {p for p in sm.field_set(config, schema) if not sm.under_any(p, unowned)}
     merged = sm.merge(live, config, schema)
     if last - claimed:
         # What this manager applied before and nobody, itself included, claims now, goes.
@@ -170,17 +168,17 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
         if last - owned:
             gone = sm.with_named_parents(last, schema) - sm.with_named_parents(owned, schema)
             merged = sm.remove(merged, gone, schema)
-
-    if custom is False:
+    if not custom:
         merged = sm.without_nulls(merged)
+
     changed, removed = managedfields.compare(live, merged, schema)
-    changed = {p for p in changed if not sm.under_any(p, set(ignored))}
+    changed = {p for p in changed if not sm.under_any(p, unowned)}
     conflicts: list[tuple[Entry, Path]] = []
     kept: list[Entry] = []
     for entry in others:
         owned_by = _owned(entry)
         clash = owned_by & changed
-        conflicts.extend((entry, p) for p in sorted(clash, key=_path_order))
+        conflicts.extend((entry, p) for p in clash)
         rest = {p for p in owned_by - clash if not sm.under_any(p, removed)}
         if rest:
             kept.append(entry if rest == owned_by else _with_fields(entry, rest))
@@ -194,21 +192,21 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
 
     mine = claimed - managedfields.SERVER_OWNED
     if mine:
-        entry = dict(me)
-        entry["apiVersion"] = request.api_version
-        if merged != live:
-            entry["time"] = request.now
-        elif previous is not None and previous.get("time"):
-            entry["time"] = previous["time"]
-        entry["fieldsType"] = "FieldsV1"
-        entry["fieldsV1"] = managedfields.to_fields_v1(mine)
+        entry = {"manager": request.manager, "operation": "Apply", "apiVersion": request.api_version}
+        # The time moves only when the object does (a change of ownership alone keeps it, or has none).
+        time = request.now if merged != live else (previous or {}).get("time")
+        if time:
+            entry["time"] = time
+        entry.update({"fieldsType": "FieldsV1", "fieldsV1": managedfields.to_fields_v1(mine)})
         if request.subresource:
-            entry["subresource"] = entry.pop("subresource")
+            entry["subresource"] = request.subresource
         kept.append(entry)
-    annotations = (merged.get("metadata") or {}).get("annotations")
-    if request.manager == KUBECTL and isinstance(annotations, dict) and LAST_APPLIED in annotations:
+    annotations = (live.get("metadata") or {}).get("annotations") or {}
+    if request.manager == KUBECTL and LAST_APPLIED in annotations:
         # Kept in step so that a later client-side apply starts from what was applied (lastappliedupdater).
-        merged["metadata"] = {**merged["metadata"], "annotations": {**annotations, LAST_APPLIED: last_applied(config)}}
+        meta = merged["metadata"]
+        merged["metadata"] = {**meta, "annotations": {**(meta.get("annotations") or {}),
+                                                      LAST_APPLIED: last_applied(config)}}
     return merged, cap(sorted_entries(kept))
 
 
