@@ -232,7 +232,7 @@ class Endpoint:
         problem = fieldmanager.typed_config_error(config, schema, t.rt.api_version, t.rt.kind, t.rt.custom is not None)
         if problem is not None:
             raise problem
-        request = _apply_request(t)
+        request = fieldmanager.Request(t.query["fieldManager"], t.rt.api_version, t.subresource, objects.now_rfc3339())
         ignored = strategy.reset_fields(t.rt, t.subresource)
         current = self.store.latest(t.key())
         if current is None:
@@ -263,12 +263,9 @@ class Endpoint:
             services.keep_allocated(new, old)
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
-        if applied is not None and _same_but_managed_fields(prepared, old):
-            prepared["metadata"]["managedFields"] = fieldmanager.keep_time(
-                prepared["metadata"].get("managedFields") or [], old["metadata"].get("managedFields") or [],
-                _apply_request(t))
-            if not prepared["metadata"]["managedFields"]:
-                del prepared["metadata"]["managedFields"]
+        if _same_but_managed_fields(prepared, old) and fieldmanager.same_but_times(
+                prepared["metadata"].get("managedFields") or [], old["metadata"].get("managedFields") or []):
+            prepared = old
         if prepared == old:
             return Reply(200, t.codec.served_bytes(current.data), headers=headers)
         if t.dry_run:
@@ -422,10 +419,6 @@ class Endpoint:
             raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
         except StorageUnavailable as exc:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
-
-
-def _apply_request(t: Target) -> fieldmanager.Request:
-    return fieldmanager.Request(t.query["fieldManager"], t.rt.api_version, t.subresource, objects.now_rfc3339())
 
 
 def _same_but_managed_fields(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -210,24 +210,15 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
     return merged, cap(sorted_entries(kept))
 
 
-def keep_time(entries: list[Entry], before: list[Entry], request: Request) -> list[Entry]:
-    """The applier's entry with its previous time (or none), for an apply that changed only managedFields.
+def same_but_times(entries: list[Entry], before: list[Entry]) -> bool:
+    """Whether two managedFields differ in their times alone (IgnoreManagedFieldsTimestampsTransformer).
 
-    Judged on the object as stored, after defaulting: an atomic list the configuration restates without
-    its defaulted fields, or a Secret's stringData, changes nothing, so re-applying it stays a no-op.
+    A write whose object and ownership stay as they were then keeps the old record, and so changes
+    nothing: an atomic list restated without its defaulted fields, a Secret's stringData.
     """
-    me = {"manager": request.manager, "operation": "Apply", "subresource": request.subresource or ""}
-    mine_id = _identity(me)
-    previous = next((e for e in before if _identity(e) == mine_id), None)
-    out = []
-    for entry in entries:
-        if _identity(entry) == mine_id:
-            entry = {k: v for k, v in entry.items() if k != "time"}
-            if previous is not None and previous.get("time"):
-                entry = {**{k: entry[k] for k in ("manager", "operation", "apiVersion") if k in entry},
-                         "time": previous["time"], **entry}
-        out.append(entry)
-    return sorted_entries(out)
+    def untimed(entries: list[Entry]) -> list[Entry]:
+        return [{k: v for k, v in e.items() if k != "time"} for e in entries]
+    return len(entries) == len(before) and untimed(entries) == untimed(before)
 
 
 def _path_order(path: Path) -> tuple[tuple[int, int, str], ...]:

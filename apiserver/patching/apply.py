@@ -6,6 +6,7 @@ into (configuration, force) or an error, before anything is read or written.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping
 
 import orjson
@@ -13,6 +14,8 @@ import yaml
 
 from apiserver import errors
 from apiserver.wire import bodies
+
+_MAX_MANAGER_BYTES = 128
 
 
 def _options_invalid(field: str, reason: str, message: str) -> errors.ApiError:
@@ -25,7 +28,17 @@ def _options_invalid(field: str, reason: str, message: str) -> errors.ApiError:
 def check_options(query: Mapping[str, str], content_type: str | None) -> bool:
     """Whether the PATCH is an apply; refuses options that do not go with its patch type."""
     is_apply = bodies.media_type(content_type) == bodies.APPLY_PATCH
-    if is_apply and not query.get("fieldManager"):
+    manager = query.get("fieldManager", "")
+    if len(manager.encode()) > _MAX_MANAGER_BYTES:
+        raise _options_invalid("fieldManager", "FieldValueTooLong",
+                               f"Too long: may not be more than {_MAX_MANAGER_BYTES} bytes")
+    unprintable = next(((i, c) for i, c in enumerate(manager) if not c.isprintable()), None)
+    if unprintable is not None:
+        position, char = unprintable
+        raise _options_invalid("fieldManager", "FieldValueInvalid",
+                               f"Invalid value: {json.dumps(manager)}: invalid character U+{ord(char):04X} "
+                               f"(at position {position})")
+    if is_apply and not manager:
         raise _options_invalid("fieldManager", "FieldValueRequired", "Required value: is required for apply patch")
     if not is_apply and "force" in query:
         raise _options_invalid("force", "FieldValueForbidden", "Forbidden: may not be specified for non-apply patch")

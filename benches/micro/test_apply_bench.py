@@ -1,6 +1,7 @@
 """Server-side apply of an unchanged configuration beside a merge patch of the same object.
 
-Run: python -m pytest benches/micro/test_apply_bench.py --benchmark-only -q
+Run: python -m pytest benches/micro/test_apply_bench.py --benchmark-only -q --benchmark-timer=time.process_time
+(CPU time: on a shared machine, wall time mostly measures the neighbours.)
 Both go through the endpoint's whole write path on a real store (decode, merge, defaulting, managed
 fields, the no-op check); neither writes, since nothing changes. Controllers re-apply every loop, so
 the figure to read is the ratio of the two in group "reapply" (the issue's target: at most 2x).
