@@ -200,10 +200,9 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             merged.pop("status", None)
         merged["metadata"] = dict(old_meta)
         if rt.custom is None:
-            # Built-in status strategies keep the spec (and some the labels), not the rest of the metadata.
-            for field_name in ("labels", "annotations"):
-                if (field_name == "labels" and ("f:metadata", "f:labels") in strategy.reset_fields(rt, subresource)):
-                    continue
+            # Built-in status strategies reset the spec (and some kinds' labels), not the rest of the metadata.
+            keeps_labels = ("f:metadata", "f:labels") in strategy.reset_fields(rt, subresource)
+            for field_name in ("annotations",) if keeps_labels else ("labels", "annotations"):
                 if new["metadata"].get(field_name):
                     merged["metadata"][field_name] = new["metadata"][field_name]
                 else:

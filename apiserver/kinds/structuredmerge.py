@@ -107,8 +107,7 @@ def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: boo
             if kind != "atomic":
                 element = item_element(item, kind, keys, item_schema)
                 if element in seen:
-                    what = "key " + path_string((element,)) if kind == "map" else "value " + element[2:]
-                    return f"{path_string(path)}: duplicate entries for {what}"
+                    return f"{path_string(path)}: duplicate entries for key {path_string((element,))}"
                 seen.add(element)
                 found = typed_errors(item, item_schema, path + (element,), unknown_fields)
             else:
