@@ -57,10 +57,9 @@ def decode_configuration(expected_kind: str, expected_api_version: str, raw: byt
         raise errors.bad_request("error decoding YAML: " + _go_yaml_message(raw, exc.message)) from None
     if not isinstance(config, dict):
         raise errors.bad_request("error decoding YAML: the configuration must be an object")
-    api_version, kind = config.get("apiVersion"), config.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
-        raise errors.bad_request("Object 'Kind' is missing in '" + raw.decode("utf-8", "replace").strip() + "'"
-                                 if not kind else "Object 'apiVersion' is missing")
+    # Read as an unstructured object reads them: a missing or non-string kind is "".
+    api_version, kind = (value if isinstance(value, str) else "" for value in (config.get("apiVersion"),
+                                                                               config.get("kind")))
     if kind != expected_kind or api_version != expected_api_version:
         group, _, version = api_version.rpartition("/")
         raise errors.bad_request(f"invalid object type: {group}/{version}, Kind={kind}")
