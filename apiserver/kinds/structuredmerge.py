@@ -103,7 +103,11 @@ def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: boo
         kind, keys = _list_kind(field)
         item_schema = schemas.child_schema(field, None)
         seen: set[str] = set()
-        for item in value:
+        for index, item in enumerate(value):
+            if kind == "map":
+                unkeyed = _unkeyed(item, keys, item_schema)
+                if unkeyed:
+                    return f"{path_string(path)}: element {index}: {unkeyed}"
             if kind != "atomic":
                 element = item_element(item, kind, keys, item_schema)
                 if element in seen:
@@ -114,6 +118,18 @@ def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: boo
                 found = typed_errors(item, item_schema, path, unknown_fields)
             if found:
                 return found
+    return None
+
+
+def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
+    """Why an item of a keyed list cannot be named by its keys, or None."""
+    if not isinstance(item, dict):
+        return "associative list with keys may not have non-map elements"
+    for name in keys:
+        if name not in item and (schemas.property_schema(item_schema, name) or {}).get(
+                "default", _KEY_DEFAULTS.get(name)) is None:
+            return f'associative list with keys has an element that omits key field "{name}" ' \
+                   "(and doesn't have default value)"
     return None
 
 
