@@ -256,7 +256,9 @@ def _written_leaves(obj: dict[str, Any]) -> set[tuple[str, ...]]:
         item = base + ("k:" + json.dumps({"name": container["name"]}, separators=(",", ":")),)
         found.add(item + ("f:image",))
         for env in container.get("env") or ():
-            found.add(item + ("f:env", "k:" + json.dumps({"name": env["name"]}, separators=(",", ":")), "f:value"))
+            if "value" in env:  # an item can outlive its value: pruned from one owner, kept by another's key
+                found.add(item + ("f:env", "k:" + json.dumps({"name": env["name"]}, separators=(",", ":")),
+                                  "f:value"))
     return found
 
 
