@@ -113,7 +113,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                         limits.max_object_bytes)
     discovery = Discovery(registry, address)
     state = ServerState(registry, store, discovery, endpoint,
-                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
+                        SyntheticResources(registry, store, objects.now_rfc3339(), store.revision), authenticator,
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http)
     crds = CustomResourceDefinitions(store, registry, discovery)

@@ -181,6 +181,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None:
         raise errors.resource_not_found()
+    # Discovery lists subresources this server does not carry out (a kubelet's log, exec, proxy): 404.
     subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
     if parsed.subresource is not None and subresource is None:
         raise errors.resource_not_found()
@@ -197,8 +198,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if verb == "watch":
         state.watch_slots.check(user.name)
-    if rt.synthetic:
-        return _reply_response(_held(state, user, state.synthetic.serve(target, verb, shape)))
+    if state.synthetic.answers(target, verb):
+        return _reply_response(await state.synthetic.serve(target, verb, shape))
     endpoint = state.endpoint
     if verb == "get":
         return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))

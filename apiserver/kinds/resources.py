@@ -7,6 +7,8 @@ CustomResourceDefinitions declare join and leave at run time (apiserver.crd).
 
 from __future__ import annotations
 
+import importlib.resources
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
@@ -17,7 +19,6 @@ if TYPE_CHECKING:
     from apiserver.kinds.conversion import Codec  # which imports this module
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
-READ_VERBS = ("get", "list", "watch")
 STATUS_VERBS = ("get", "patch", "update")
 
 
@@ -97,8 +98,9 @@ class ResourceType:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
     def subresource(self, name: str) -> Subresource | None:
+        """The subresource of that name if this server carries out its verbs."""
         for sub in self.subresources:
-            if sub.name == name:
+            if sub.name == name and name in SERVED_SUBRESOURCES:
                 return sub
         return None
 
@@ -106,66 +108,50 @@ class ResourceType:
         return verb in self.verbs
 
 
-def _status(kind: str) -> Subresource:
-    return Subresource("status", kind)
+# The subresources whose verbs this server carries out; discovery lists the others (a kubelet's
+# log, exec and proxy, a pod's eviction or binding) and a request for one is answered 404.
+SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize", "approval"})
+# Resources answered without being stored: componentstatuses are computed, the others are
+# write-only requests whose answer is the request completed.
+_COMPUTED = frozenset({("", "componentstatuses"), ("", "bindings"),
+                       ("authentication.k8s.io", "tokenreviews"), ("authentication.k8s.io", "selfsubjectreviews"),
+                       ("authorization.k8s.io", "localsubjectaccessreviews"),
+                       ("authorization.k8s.io", "selfsubjectaccessreviews"),
+                       ("authorization.k8s.io", "selfsubjectrulesreviews"),
+                       ("authorization.k8s.io", "subjectaccessreviews")})
 
 
-def _scale() -> Subresource:
-    return Subresource("scale", "Scale", "autoscaling", "v1")
+def _load_facts() -> list[dict[str, Any]]:
+    """apiserver/data/resources.json, written by tools/discovery_facts.py from the discovery goldens."""
+    with (importlib.resources.files("apiserver") / "data" / "resources.json").open("rb") as f:
+        return json.load(f)["groups"]  # type: ignore[no-any-return]
 
 
-def _r(group: str, version: str, kind: str, plural: str, namespaced: bool = True, **extra: object) -> ResourceType:
-    return ResourceType(group, version, kind, plural, kind.lower(), namespaced, **extra)  # type: ignore[arg-type]
+def _storage(group: str, plural: str, stored: str) -> str:
+    """Where objects are kept: their stored group's key, so that two groups serving one kind share it."""
+    stored_group = stored.split("/")[0]
+    if stored_group == group:
+        return ""
+    return f"{stored_group}/{plural}" if stored_group else plural
 
 
-BUILTIN: tuple[ResourceType, ...] = (
-    _r("", "v1", "ConfigMap", "configmaps", short_names=("cm",)),
-    _r("", "v1", "Endpoints", "endpoints", short_names=("ep",)),
-    _r("", "v1", "Event", "events", short_names=("ev",)),
-    _r("", "v1", "Namespace", "namespaces", False,
-       verbs=("create", "delete", "get", "list", "patch", "update", "watch"), short_names=("ns",),
-       subresources=(Subresource("finalize", "Namespace", verbs=("update",)), _status("Namespace"))),
-    _r("", "v1", "Node", "nodes", False, short_names=("no",), subresources=(_status("Node"),)),
-    _r("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", short_names=("pvc",),
-       subresources=(_status("PersistentVolumeClaim"),)),
-    _r("", "v1", "PersistentVolume", "persistentvolumes", False, short_names=("pv",),
-       subresources=(_status("PersistentVolume"),)),
-    _r("", "v1", "Pod", "pods", short_names=("po",), categories=("all",), subresources=(_status("Pod"),),
-       tracks_generation=True),
-    _r("", "v1", "Secret", "secrets"),
-    _r("", "v1", "ServiceAccount", "serviceaccounts", short_names=("sa",)),
-    _r("", "v1", "Service", "services", short_names=("svc",), categories=("all",),
-       subresources=(_status("Service"),)),
-    _r("apiregistration.k8s.io", "v1", "APIService", "apiservices", False, verbs=READ_VERBS,
-       categories=("api-extensions",), synthetic=True),
-    _r("apps", "v1", "DaemonSet", "daemonsets", short_names=("ds",), categories=("all",),
-       subresources=(_status("DaemonSet"),), tracks_generation=True),
-    _r("apps", "v1", "Deployment", "deployments", short_names=("deploy",), categories=("all",),
-       subresources=(_scale(), _status("Deployment")), tracks_generation=True),
-    _r("apps", "v1", "ReplicaSet", "replicasets", short_names=("rs",), categories=("all",),
-       subresources=(_scale(), _status("ReplicaSet")), tracks_generation=True),
-    _r("apps", "v1", "StatefulSet", "statefulsets", short_names=("sts",), categories=("all",),
-       subresources=(_scale(), _status("StatefulSet")), tracks_generation=True),
-    _r("events.k8s.io", "v1", "Event", "events", short_names=("ev",), storage="events"),
-    _r("batch", "v1", "CronJob", "cronjobs", short_names=("cj",), categories=("all",),
-       subresources=(_status("CronJob"),), tracks_generation=True),
-    _r("batch", "v1", "Job", "jobs", categories=("all",), subresources=(_status("Job"),), tracks_generation=True),
-    _r("networking.k8s.io", "v1", "IngressClass", "ingressclasses", False, tracks_generation=True),
-    _r("networking.k8s.io", "v1", "Ingress", "ingresses", short_names=("ing",),
-       subresources=(_status("Ingress"),), tracks_generation=True),
-    _r("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, short_names=("sc",)),
-    _r("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False,
-       short_names=("crd", "crds"), categories=("api-extensions",),
-       subresources=(_status("CustomResourceDefinition"),), tracks_generation=True),
-    _r("coordination.k8s.io", "v1", "Lease", "leases"),
-    _r("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", tracks_generation=True),
-)
+def _resource_type(group: str, version: str, fact: dict[str, Any]) -> ResourceType:
+    subresources = tuple(Subresource(s["name"], s["kind"], s["group"], s["version"], tuple(s["verbs"]))
+                         for s in fact.get("subresources") or ())
+    return ResourceType(
+        group, version, fact["kind"], fact["plural"], fact["singular"], fact["namespaced"],
+        verbs=tuple(fact["verbs"]), short_names=tuple(fact.get("shortNames") or ()),
+        categories=tuple(fact.get("categories") or ()), subresources=subresources,
+        storage=_storage(group, fact["plural"], fact.get("stored", "")),
+        synthetic=(group, fact["plural"]) in _COMPUTED, tracks_generation=fact["tracksGeneration"],
+        storage_version_hash=fact.get("storageVersionHash", ""))
 
+
+_FACTS = _load_facts()
+BUILTIN: tuple[ResourceType, ...] = tuple(
+    _resource_type(g["name"], v["version"], r) for g in _FACTS for v in g["versions"] for r in v["resources"])
 # The order kube-apiserver lists its groups in (/apis and aggregated discovery).
-GROUP_ORDER: tuple[str, ...] = (
-    "apiregistration.k8s.io", "apps", "events.k8s.io", "batch", "networking.k8s.io",
-    "storage.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io",
-)
+GROUP_ORDER: tuple[str, ...] = tuple(g["name"] for g in _FACTS if g["name"])
 
 
 @dataclass
