@@ -7,7 +7,7 @@ import ipaddress
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import orjson
 import uvicorn
@@ -22,6 +22,7 @@ from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import managedfields, objects
+from apiserver.kinds.bootstrap import BootstrapObject, bootstrap_objects
 from apiserver.kinds.resources import builtin_registry
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 
@@ -53,9 +54,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _bootstrap_objects() -> list[tuple[str, str, dict[str, object]]]:
+def _bootstrap_objects() -> list[tuple[str, str, dict[str, Any]]]:
     """What kube-apiserver itself creates on a fresh cluster: (resource, namespace, object)."""
-    bootstrap: list[tuple[str, str, dict[str, object]]] = [
+    bootstrap: list[tuple[str, str, dict[str, Any]]] = [
         ("namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         for name in SYSTEM_NAMESPACES]
     # Written at start-up by the legacy service account token tracking controller.
@@ -75,17 +76,29 @@ def _bootstrap_objects() -> list[tuple[str, str, dict[str, object]]]:
 
 async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
     for plural, namespace, body in _bootstrap_objects():
-        rt = state.registry.lookup("", "v1", plural)
-        assert rt is not None
-        meta = body["metadata"]
-        assert isinstance(meta, dict)
-        if endpoint.store.latest((rt.storage_key, namespace, meta["name"])) is not None:
-            continue
-        try:
-            await endpoint.create(Target(rt, namespace, None, None, {}, managedfields.KUBE_APISERVER),
-                                  orjson.dumps(body), "application/json")
-        except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
-            log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
+        await _create_missing(endpoint, state, BootstrapObject("", "v1", plural, managedfields.KUBE_APISERVER,
+                                                               body, None, None), namespace)
+    for found in bootstrap_objects():
+        await _create_missing(endpoint, state, found, "")
+
+
+async def _create_missing(endpoint: Endpoint, state: ServerState, found: BootstrapObject, namespace: str) -> None:
+    rt = state.registry.lookup(found.group, found.version, found.resource)
+    assert rt is not None
+    name = found.body["metadata"]["name"]
+    if endpoint.store.latest((rt.storage_key, namespace, name)) is not None:
+        return
+    try:
+        await endpoint.create(Target(rt, namespace, None, None, {}, found.manager), orjson.dumps(found.body),
+                              "application/json")
+        if found.status is not None:
+            now = objects.now_rfc3339()
+            status = {**found.status, "conditions": [{**c, "lastTransitionTime": now}
+                                                     for c in found.status.get("conditions") or ()]}
+            await endpoint.patch(Target(rt, namespace, name, "status", {}, found.status_manager or found.manager),
+                                 orjson.dumps({"status": status}), "application/merge-patch+json")
+    except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
+        log.error("could not create %s %s: %s", found.resource, name, exc.message)
 
 
 def build(options: ServeOptions) -> tuple[Starlette, str]:

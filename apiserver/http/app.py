@@ -29,6 +29,7 @@ from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
+from apiserver.kinds.certificates import Requester
 from apiserver.kinds.resources import Registry
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
@@ -190,7 +191,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
     target = Target(rt, namespace, name, parsed.subresource, request.query_params,
-                    request.headers.get("user-agent", ""))
+                    request.headers.get("user-agent", ""), Requester(user.name, user.uid, user.groups))
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:

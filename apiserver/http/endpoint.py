@@ -14,7 +14,7 @@ import orjson
 from apiserver import errors
 from apiserver.crd import crdspec
 from apiserver.http.limits import Limits
-from apiserver.kinds import fieldvalidation, objects, services
+from apiserver.kinds import certificates, fieldvalidation, flowcontrol, objects, services
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import patch
@@ -47,6 +47,8 @@ class Target:
     subresource: str | None
     query: Mapping[str, str]
     user_agent: str = ""
+    # Who asked, for the kinds that record it (CertificateSigningRequests).
+    requester: certificates.Requester | None = None
 
     @property
     def codec(self) -> Codec:
@@ -187,6 +189,9 @@ class Endpoint:
             services.allocate(obj, *services.taken(_load(s) for _, s in self.store.list(t.rt.storage_key, None)[1]))
         if t.rt.kind == "Pod":
             self._copy_node_topology(obj)
+        self._server_status(t, obj, None)
+        if t.rt.kind == "CertificateSigningRequest":
+            certificates.record_requester(obj, t.requester)
         obj = objects.reshaped(obj)
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
@@ -222,6 +227,9 @@ class Endpoint:
         if t.rt.kind == "Service" and t.subresource is None:
             services.keep_allocated(new, old)
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager)
+        if t.subresource is None:
+            self._server_status(t, prepared, old)
+            prepared = objects.reshaped(prepared)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if prepared == old:
             return Reply(200, t.codec.served_bytes(current.data), headers=headers)
@@ -340,6 +348,14 @@ class Endpoint:
         await self._write(t, key, obj, current, delete=True)
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _server_status(self, t: Target, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """What the server's own controllers would write into the status at once, as part of the write."""
+        if t.rt.kind == "FlowSchema" and t.rt.group == "flowcontrol.apiserver.k8s.io":
+            if old is not None and "status" in old:
+                obj["status"] = old["status"]
+            level = ("flowcontrol.apiserver.k8s.io/prioritylevelconfigurations", "", flowcontrol.level_name(obj))
+            flowcontrol.with_dangling_condition(obj, self.store.latest(level) is not None, objects.now_rfc3339())
 
     def _copy_node_topology(self, pod: dict[str, Any]) -> None:
         """PodTopologyLabels admission: a pod bound to a node at create carries the node's zone and region."""

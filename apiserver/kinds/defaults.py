@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from apiserver.kinds import schemas
+from apiserver.kinds import admission_defaults, autoscaling, schemas
 
 Obj = dict[str, Any]
 
@@ -47,12 +47,28 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
         "plural": "", "kind": ""},
     "io.k8s.api.apps.v1.StatefulSetStatus": {"replicas": 0, "availableReplicas": 0},
 }
+_GO_ZERO.update({
+    "io.k8s.api.policy.v1.PodDisruptionBudgetStatus": {"disruptionsAllowed": 0, "currentHealthy": 0,
+                                                       "desiredHealthy": 0, "expectedPods": 0},
+    "io.k8s.api.storage.v1.CSINodeDriver": {"topologyKeys": None},
+    "io.k8s.api.storage.v1.CSINodeSpec": {"drivers": None},
+    "io.k8s.api.core.v1.ReplicationControllerStatus": {"replicas": 0},
+    "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {"desiredReplicas": 0, "currentMetrics": None},
+})
 # Kinds whose status is a plain struct: it is written as {} even when nothing set it.
 for _definition in ("core.v1.Pod", "core.v1.Service", "core.v1.Namespace", "core.v1.Node",
                     "core.v1.PersistentVolume", "core.v1.PersistentVolumeClaim", "apps.v1.Deployment",
                     "apps.v1.ReplicaSet", "apps.v1.StatefulSet", "apps.v1.DaemonSet", "batch.v1.Job",
-                    "batch.v1.CronJob", "networking.v1.Ingress"):
+                    "batch.v1.CronJob", "networking.v1.Ingress", "policy.v1.PodDisruptionBudget",
+                    "admissionregistration.v1.ValidatingAdmissionPolicy", "autoscaling.v2.HorizontalPodAutoscaler",
+                    "flowcontrol.v1.PriorityLevelConfiguration", "flowcontrol.v1.FlowSchema",
+                    "networking.v1.ServiceCIDR", "core.v1.ReplicationController", "core.v1.ResourceQuota",
+                    "resource.v1.ResourceClaim", "certificates.v1.CertificateSigningRequest"):
     _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["status"] = {}
+
+
+# Kept in etcd as JSON rather than protobuf, so an empty list stays one.
+_JSON_STORED = "io.k8s.apiextensions-apiserver."
 
 
 def always_written(definition: str) -> dict[str, Any]:
@@ -71,6 +87,9 @@ def go_zero(value: Any, schema: schemas.Schema | None) -> Any:
     for key, zero in _GO_ZERO.get(name, {}).items():
         if key not in value:
             value[key] = {} if zero == {} else zero
+        elif zero is None and value[key] in ([], {}) and not name.startswith(_JSON_STORED):
+            # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
+            value[key] = None
     for key, child in value.items():
         value[key] = go_zero(child, schemas.child_schema(schema, key))
     return value
@@ -352,19 +371,99 @@ def _endpoints(obj: Obj) -> None:
                 port.setdefault("protocol", "TCP")
 
 
+def _replication_controller(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    template = spec.get("template")
+    labels = ((template or {}).get("metadata") or {}).get("labels") if isinstance(template, dict) else None
+    if labels:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        if not obj["metadata"].get("labels"):
+            obj["metadata"]["labels"] = dict(labels)
+    spec.setdefault("replicas", 1)
+    _template(obj)
+
+
+def _pod_template(obj: Obj) -> None:
+    template = obj.get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        pod_spec(template["spec"])
+
+
+def _csi_driver(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("attachRequired", True)
+    spec.setdefault("podInfoOnMount", False)
+    spec.setdefault("volumeLifecycleModes", ["Persistent"])
+    spec.setdefault("storageCapacity", False)
+    spec.setdefault("fsGroupPolicy", "ReadWriteOnceWithFSType")
+    spec.setdefault("requiresRepublish", False)
+    spec.setdefault("seLinuxMount", False)
+
+
+def _device_requests(requests: Any) -> None:
+    for request in requests or ():
+        if not isinstance(request, dict):
+            continue
+        for exact in [request.get("exactly")] + [sub for sub in request.get("firstAvailable") or ()]:
+            if isinstance(exact, dict):
+                exact.setdefault("allocationMode", "ExactCount")
+                if exact["allocationMode"] == "ExactCount":
+                    exact.setdefault("count", 1)
+
+
+def _resource_claim(obj: Obj) -> None:
+    _device_requests(((obj.get("spec") or {}).get("devices") or {}).get("requests"))
+
+
+def _resource_claim_template(obj: Obj) -> None:
+    spec = (obj.get("spec") or {}).get("spec") or {}
+    _device_requests((spec.get("devices") or {}).get("requests"))
+
+
+def _priority_class(obj: Obj) -> None:
+    obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
+
+
+def _flow_schema(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    if not spec.get("matchingPrecedence"):
+        spec["matchingPrecedence"] = 1000
+
+
+def _priority_level(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    limited, exempt = spec.get("limited"), spec.get("exempt")
+    if isinstance(limited, dict):
+        limited.setdefault("nominalConcurrencyShares", 30)
+        limited.setdefault("lendablePercent", 0)
+        queuing = (limited.get("limitResponse") or {}).get("queuing")
+        if isinstance(queuing, dict):
+            for key, value in (("queues", 64), ("handSize", 8), ("queueLengthLimit", 50)):
+                if not queuing.get(key):
+                    queuing[key] = value
+    if isinstance(exempt, dict):
+        exempt.setdefault("nominalConcurrencyShares", 0)
+        exempt.setdefault("lendablePercent", 0)
+
+
 # Defaulting runs on every write, as upstream decodes every body through its defaulters.
 _DEFAULTERS: dict[str, Callable[[Obj], None]] = {
     "Pod": _pod, "Deployment": _deployment, "ReplicaSet": _replica_set, "StatefulSet": _stateful_set,
     "DaemonSet": _daemon_set, "Job": _job, "CronJob": _cron_job, "Service": _service,
     "PersistentVolumeClaim": _claim, "PersistentVolume": _persistent_volume, "Namespace": _namespace,
     "Secret": _secret, "StorageClass": _storage_class, "EndpointSlice": _endpoint_slice,
-    "Endpoints": _endpoints,
+    "Endpoints": _endpoints, "ReplicationController": _replication_controller, "PodTemplate": _pod_template,
+    "CSIDriver": _csi_driver, "ResourceClaim": _resource_claim, "ResourceClaimTemplate": _resource_claim_template,
+    "PriorityClass": _priority_class, "FlowSchema": _flow_schema, "PriorityLevelConfiguration": _priority_level,
+    "HorizontalPodAutoscaler": autoscaling.default, **admission_defaults.DEFAULTERS,
 }
 # Admission plugins and create strategies: only when an object is created, after its managed fields.
 _ADMISSION: dict[str, Callable[[Obj], None]] = {
     "Pod": _admit_pod, "Node": _admit_node,
     "PersistentVolumeClaim": lambda obj: _protect(obj, "kubernetes.io/pvc-protection"),
     "PersistentVolume": lambda obj: _protect(obj, "kubernetes.io/pv-protection"),
+    "VolumeAttributesClass": lambda obj: _protect(obj, "kubernetes.io/vac-protection"),
 }
 
 

@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import apiextensions, strategy
+from apiserver.kinds import apiextensions, certificates, strategy
 from apiserver.kinds.resources import ResourceType
 from apiserver.kinds.validation import validate_metadata
 
@@ -183,6 +183,10 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     """Carries over what a client cannot change and applies the subresource's view of the update."""
     now = now_rfc3339()
     old_meta = old["metadata"]
+    if subresource == "approval":
+        approved = certificates.approval_update(new, old, now)
+        strategy.track(rt, approved, old, manager, subresource, now)
+        return ordered(strategy.shaped(approved))
     if subresource == "status":
         merged = dict(old)
         if "status" in new:
@@ -193,6 +197,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         if rt.custom is not None:
             rt.custom.prepare(merged)
             validate(rt, merged)
+        if rt.kind == "CertificateSigningRequest":
+            certificates.status_update(merged, old, now)
         strategy.track(rt, merged, old, manager, subresource, now)
         strategy.on_status_update(merged, old, now)
         return ordered(strategy.shaped(merged))
