@@ -7,7 +7,6 @@ import os
 from typing import Any
 
 import pytest
-
 from support import GOLDEN, ServerProcess, run_kubectl
 
 DISCOVERY = os.path.join(GOLDEN, "kube-1.36.2", "discovery")

@@ -16,7 +16,6 @@ import sys
 from typing import Any, Iterator
 
 import pytest
-
 from support import GOLDEN, ServerProcess, kubectl_path
 
 SURFACE = os.path.join(GOLDEN, "surface")
