@@ -421,6 +421,12 @@ def _resource_claim_template(obj: Obj) -> None:
     _device_requests((spec.get("devices") or {}).get("requests"))
 
 
+def _api_service(obj: Obj) -> None:
+    service = (obj.get("spec") or {}).get("service")
+    if isinstance(service, dict):
+        service.setdefault("port", 443)
+
+
 def _priority_class(obj: Obj) -> None:
     obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
 
@@ -455,7 +461,7 @@ _DEFAULTERS: dict[str, Callable[[Obj], None]] = {
     "Secret": _secret, "StorageClass": _storage_class, "EndpointSlice": _endpoint_slice,
     "Endpoints": _endpoints, "ReplicationController": _replication_controller, "PodTemplate": _pod_template,
     "CSIDriver": _csi_driver, "ResourceClaim": _resource_claim, "ResourceClaimTemplate": _resource_claim_template,
-    "PriorityClass": _priority_class, "FlowSchema": _flow_schema, "PriorityLevelConfiguration": _priority_level,
+    "APIService": _api_service, "PriorityClass": _priority_class, "FlowSchema": _flow_schema, "PriorityLevelConfiguration": _priority_level,
     "HorizontalPodAutoscaler": autoscaling.default, **admission_defaults.DEFAULTERS,
 }
 # Admission plugins and create strategies: only when an object is created, after its managed fields.

@@ -1,0 +1,56 @@
+"""APIServices: the local ones of the served group-versions, and those users create for groups this
+server does not serve (metrics-server's), which report what upstream's availability controller finds."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from support import ServerProcess, run_kubectl
+
+AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+METRICS = {
+    "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+    "metadata": {"name": "v1beta1.metrics.k8s.io", "labels": {"k8s-app": "metrics-server"}},
+    "spec": {"service": {"name": "metrics-server", "namespace": "kube-system"}, "group": "metrics.k8s.io",
+             "version": "v1beta1", "insecureSkipTLSVerify": True, "groupPriorityMinimum": 100,
+             "versionPriority": 100},
+}
+PATH = "/apis/apiregistration.k8s.io/v1/apiservices"
+
+
+def _available(server: ServerProcess) -> dict[str, Any]:
+    status, got = server.json("GET", f"{PATH}/v1beta1.metrics.k8s.io")
+    assert status == 200
+    [condition] = got["status"]["conditions"]
+    assert condition["type"] == "Available" and condition["status"] == "False"
+    return condition  # type: ignore[no-any-return]
+
+
+def test_an_apiservice_for_a_group_not_served_is_stored_and_unavailable(server: ServerProcess) -> None:
+    before = server.request("GET", "/apis", headers={"Accept": AGGREGATED})[1]
+    run_kubectl(server, "apply", "-f", "-", stdin=json.dumps(METRICS))
+    condition = _available(server)
+    assert (condition["reason"], condition["message"]) == (
+        "ServiceNotFound", 'service/metrics-server in "kube-system" is not present')
+    status, got = server.json("GET", f"{PATH}/v1beta1.metrics.k8s.io")
+    assert got["spec"]["service"] == {"namespace": "kube-system", "name": "metrics-server", "port": 443}
+    names = [item["metadata"]["name"] for item in server.json("GET", PATH)[1]["items"]]
+    assert "v1beta1.metrics.k8s.io" in names and "v1.apps" in names and names == sorted(names)
+    # Nothing answers for the group, so discovery does not list it.
+    assert server.request("GET", "/apis", headers={"Accept": AGGREGATED})[1] == before
+    assert "False (ServiceNotFound)" in run_kubectl(server, "get", "apiservice", "v1beta1.metrics.k8s.io").stdout
+
+    run_kubectl(server, "-n", "kube-system", "create", "service", "clusterip", "metrics-server", "--tcp=443:4443")
+    condition = _available(server)
+    assert (condition["reason"], condition["message"]) == (
+        "EndpointsNotFound", 'cannot find endpointslices for service/metrics-server in "kube-system"')
+
+    run_kubectl(server, "delete", "apiservice", "v1beta1.metrics.k8s.io")
+    assert server.json("GET", f"{PATH}/v1beta1.metrics.k8s.io")[0] == 404
+
+
+def test_local_apiservices_cannot_be_deleted(server: ServerProcess) -> None:
+    status, body = server.json("DELETE", f"{PATH}/v1.apps")
+    assert status == 405 and body["kind"] == "Status" and body["reason"] == "MethodNotAllowed"
+    assert server.json("GET", f"{PATH}/v1.apps")[0] == 200
