@@ -210,10 +210,100 @@ def _storage_class(obj: Obj, old: Obj | None) -> list[FieldError]:
     return found
 
 
+def _replication_controller(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """A core/v1 selector is a plain map; it must pick the template's pods all the same."""
+    spec = obj.get("spec") or {}
+    found: list[FieldError] = []
+    replicas = spec.get("replicas")
+    if isinstance(replicas, int) and replicas < 0:
+        found.append(_invalid("spec.replicas", replicas, "must be greater than or equal to 0"))
+    template = spec.get("template") or {}
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    selector = spec.get("selector") or {}
+    if not selector:
+        found.append(_required("spec.selector"))
+    elif template and any(labels.get(k) != v for k, v in selector.items()):
+        found.append(FieldError("FieldValueInvalid", "spec.template.metadata.labels",
+                                f"Invalid value: {_go_map(labels)}: `selector` does not match template `labels`"))
+    if template:
+        found.extend(pod_spec(template.get("spec"), "spec.template.spec"))
+    return found
+
+
+_RBAC_GROUP = "rbac.authorization.k8s.io"
+_SUBJECT_KINDS = ("ServiceAccount", "User", "Group")
+
+
+def _role_binding(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """A binding names the role it grants and whom to; which role is fixed once bound."""
+    found: list[FieldError] = []
+    ref = obj.get("roleRef") or {}
+    kinds = ("Role", "ClusterRole") if obj.get("kind") == "RoleBinding" else ("ClusterRole",)
+    if ref.get("apiGroup") != _RBAC_GROUP:
+        found.append(_unsupported("roleRef.apiGroup", ref.get("apiGroup", ""), (_RBAC_GROUP,)))
+    if ref.get("kind") not in kinds:
+        found.append(_unsupported("roleRef.kind", ref.get("kind", ""), kinds))
+    if not ref.get("name"):
+        found.append(_required("roleRef.name"))
+    for i, subject in enumerate(obj.get("subjects") or ()):
+        subject = subject if isinstance(subject, dict) else {}
+        if not subject.get("name"):
+            found.append(_required(f"subjects[{i}].name"))
+        if subject.get("kind") not in _SUBJECT_KINDS:
+            found.append(_unsupported(f"subjects[{i}].kind", subject.get("kind", ""), _SUBJECT_KINDS))
+        elif subject["kind"] == "ServiceAccount" and not subject.get("namespace") and obj.get("kind") != "RoleBinding":
+            found.append(_required(f"subjects[{i}].namespace"))
+    if old is not None and old.get("roleRef") != obj.get("roleRef"):
+        old_ref = old.get("roleRef") or {}
+        go_ref = (f'rbac.RoleRef{{APIGroup:{json.dumps(ref.get("apiGroup", ""))}, Kind:{json.dumps(ref.get("kind", ""))}, '
+                  f'Name:{json.dumps(ref.get("name", ""))}}}')
+        if old_ref:
+            found.append(FieldError("FieldValueInvalid", "roleRef", f"Invalid value: {go_ref}: cannot change roleRef"))
+    return found
+
+
+def _horizontal_pod_autoscaler(obj: Obj, old: Obj | None) -> list[FieldError]:
+    spec = obj.get("spec") or {}
+    found: list[FieldError] = []
+    target = spec.get("scaleTargetRef") or {}
+    for field in ("kind", "name"):
+        if not target.get(field):
+            found.append(_required(f"spec.scaleTargetRef.{field}"))
+    low, high = spec.get("minReplicas", 1), spec.get("maxReplicas")
+    if isinstance(low, int) and low < 1:
+        found.append(_invalid("spec.minReplicas", low, "must be greater than or equal to 1"))
+    if isinstance(high, int) and high < 1:
+        found.append(_invalid("spec.maxReplicas", high, "must be greater than 0"))
+    if isinstance(high, int) and isinstance(low, int) and high < low:
+        found.append(_invalid("spec.maxReplicas", high, "must be greater than or equal to `minReplicas`"))
+    return found
+
+
+def _priority_class(obj: Obj, old: Obj | None) -> list[FieldError]:
+    if old is not None and obj.get("value") != old.get("value"):
+        return [_forbidden("value", "may not be changed in an update.")]
+    return []
+
+
+def _pod_disruption_budget(obj: Obj, old: Obj | None) -> list[FieldError]:
+    spec = obj.get("spec") or {}
+    found: list[FieldError] = []
+    for field in ("minAvailable", "maxUnavailable"):
+        value = spec.get(field)
+        if isinstance(value, int) and value < 0:
+            found.append(_invalid(f"spec.{field}", value, "must be greater than or equal to 0"))
+        elif isinstance(value, str) and value.endswith("%") and value[:-1].isdigit() and int(value[:-1]) > 100:
+            found.append(_invalid(f"spec.{field}", value, "must not be greater than 100%"))
+    return found
+
+
 _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "Pod": _pod, "Deployment": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
     "DaemonSet": _workload, "Job": _job, "CronJob": _cron_job, "Service": _service,
-    "StorageClass": _storage_class,
+    "StorageClass": _storage_class, "ReplicationController": _replication_controller,
+    "RoleBinding": _role_binding, "ClusterRoleBinding": _role_binding,
+    "HorizontalPodAutoscaler": _horizontal_pod_autoscaler, "PriorityClass": _priority_class,
+    "PodDisruptionBudget": _pod_disruption_budget,
 }
 
 
