@@ -355,3 +355,88 @@ def test_paths(probe: Probe, cases: list[tuple[list[str], str]]) -> None:
         else:
             probe.write(method, path, b'{"metadata":{"name":"p"}}',
                         "application/merge-patch+json" if method == "PATCH" else "application/json")
+
+
+# Valid objects of the kinds served since the registry came from discovery, whose fields the target
+# below replaces with generated values: each must still be answered with a success or a 4xx Status.
+NEWER_KINDS: list[tuple[str, dict[str, Any]]] = [
+    (NS_PATH + "/replicationcontrollers", {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {
+        "name": "rc"}, "spec": {"replicas": 1, "selector": {"app": "a"}, "template": {"metadata": {"labels": {
+            "app": "a"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}),
+    ("/apis/autoscaling/v1/namespaces/fuzz/horizontalpodautoscalers", {
+        "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {
+            "name": "hpa", "annotations": {"autoscaling.alpha.kubernetes.io/metrics": "[]"}},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3,
+                 "targetCPUUtilizationPercentage": 50}}),
+    ("/apis/autoscaling/v2/namespaces/fuzz/horizontalpodautoscalers", {
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "hpa2"},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3, "metrics": [
+            {"type": "Pods", "pods": {"metric": {"name": "rps"}, "target": {"type": "AverageValue",
+                                                                            "averageValue": "1"}}}],
+                 "behavior": {"scaleUp": {"policies": [{"type": "Pods", "value": 1, "periodSeconds": 5}]}}}}),
+    ("/apis/rbac.authorization.k8s.io/v1/namespaces/fuzz/rolebindings", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "rb"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+        "subjects": [{"kind": "User", "name": "jane"}]}),
+    ("/apis/policy/v1/namespaces/fuzz/poddisruptionbudgets", {
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"},
+        "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "a"}}}}),
+    ("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": "vwc"}, "webhooks": [{"name": "v.example.com", "sideEffects": "None",
+                                                   "admissionReviewVersions": ["v1"],
+                                                   "clientConfig": {"service": {"namespace": "fuzz", "name": "w"}},
+                                                   "rules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                              "apiVersions": ["v1"], "resources": ["pods"]}]}]}),
+    ("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", {
+        "apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema", "metadata": {"name": "fs"},
+        "spec": {"priorityLevelConfiguration": {"name": "global-default"}, "matchingPrecedence": 500}}),
+    ("/apis/certificates.k8s.io/v1/certificatesigningrequests", {
+        "apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "csr"},
+        "spec": {"request": "LS0t", "signerName": "example.com/s", "usages": ["client auth"]}}),
+    ("/apis/networking.k8s.io/v1/ipaddresses", {
+        "apiVersion": "networking.k8s.io/v1", "kind": "IPAddress", "metadata": {"name": "10.0.0.1"},
+        "spec": {"parentRef": {"resource": "services", "namespace": "fuzz", "name": "web"}}}),
+    ("/apis/resource.k8s.io/v1/namespaces/fuzz/resourceclaims", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "claim"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}),
+]
+
+
+def _field_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a document a generated value can go: each key and list item, nested."""
+    found = [prefix] if prefix else []
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        found.extend(_field_paths(child, prefix + (key,)))
+    return found
+
+
+def _with(document: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    copied = json.loads(json.dumps(document))
+    parent = copied
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    return copied
+
+
+@FUZZ_MORE
+@given(cases=batch(st.tuples(st.sampled_from(range(len(NEWER_KINDS))), st.integers(min_value=0),
+                             json_values, st.sampled_from(["POST", "PUT"]))))
+def test_newer_kinds_bodies(probe: Probe, cases: list[tuple[int, int, Any, str]]) -> None:
+    for which, where, value, method in cases:
+        path, valid = NEWER_KINDS[which]
+        paths = _field_paths(valid)
+        body = _with(valid, paths[where % len(paths)], value)
+        name = valid["metadata"]["name"]
+        if method == "PUT":
+            probe.write("PUT", f"{path}/{name}", json.dumps(body).encode(), "application/json")
+        else:
+            status = probe.write("POST", path, json.dumps(body).encode(), "application/json")
+            if status == 201:
+                # Keep the next case's create possible.
+                probe.conn.request("DELETE", f"{path}/{urllib.parse.quote(name, safe='')}")
+                probe.write("POST", path, json.dumps(valid).encode(), "application/json")

@@ -57,6 +57,11 @@ def default(obj: Obj) -> None:
 
 # -- v2 -> v1 ------------------------------------------------------------------------------------
 
+def _map(value: Any) -> Obj:
+    """A JSON object, or an empty one for anything else (annotations are whatever a client wrote)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _present(**fields: Any) -> Obj:
     return {k: v for k, v in fields.items() if v is not None}
 
@@ -66,24 +71,24 @@ def _metric_spec_v1(metric: Obj) -> Obj:
     out: Obj = {"type": kind}
     if kind == "Object" and isinstance(metric.get("object"), dict):
         source = metric["object"]
-        target, which = source.get("target") or {}, source.get("metric") or {}
+        target, which = _map(source.get("target")), _map(source.get("metric"))
         out["object"] = _present(target=source.get("describedObject"), metricName=which.get("name"),
                                  targetValue=target.get("value", "0"), selector=which.get("selector"),
                                  averageValue=target.get("averageValue"))
     elif kind == "Pods" and isinstance(metric.get("pods"), dict):
         source = metric["pods"]
-        target, which = source.get("target") or {}, source.get("metric") or {}
+        target, which = _map(source.get("target")), _map(source.get("metric"))
         out["pods"] = _present(metricName=which.get("name"), targetAverageValue=target.get("averageValue", "0"),
                                selector=which.get("selector"))
     elif kind in ("Resource", "ContainerResource"):
         field = "resource" if kind == "Resource" else "containerResource"
-        source = metric.get(field) or {}
-        target = source.get("target") or {}
+        source = _map(metric.get(field))
+        target = _map(source.get("target"))
         out[field] = _present(name=source.get("name"), targetAverageUtilization=target.get("averageUtilization"),
                               targetAverageValue=target.get("averageValue"), container=source.get("container"))
     elif kind == "External" and isinstance(metric.get("external"), dict):
         source = metric["external"]
-        target, which = source.get("target") or {}, source.get("metric") or {}
+        target, which = _map(source.get("target")), _map(source.get("metric"))
         out["external"] = _present(metricName=which.get("name"), metricSelector=which.get("selector"),
                                    targetValue=target.get("value"), targetAverageValue=target.get("averageValue"))
     return out
@@ -94,24 +99,24 @@ def _metric_status_v1(metric: Obj) -> Obj:
     out: Obj = {"type": kind}
     if kind == "Object" and isinstance(metric.get("object"), dict):
         source = metric["object"]
-        current, which = source.get("current") or {}, source.get("metric") or {}
+        current, which = _map(source.get("current")), _map(source.get("metric"))
         out["object"] = _present(target=source.get("describedObject"), metricName=which.get("name"),
                                  currentValue=current.get("value", "0"), selector=which.get("selector"),
                                  averageValue=current.get("averageValue"))
     elif kind == "Pods" and isinstance(metric.get("pods"), dict):
         source = metric["pods"]
-        current, which = source.get("current") or {}, source.get("metric") or {}
+        current, which = _map(source.get("current")), _map(source.get("metric"))
         out["pods"] = _present(metricName=which.get("name"), currentAverageValue=current.get("averageValue", "0"),
                                selector=which.get("selector"))
     elif kind in ("Resource", "ContainerResource"):
         field = "resource" if kind == "Resource" else "containerResource"
-        source = metric.get(field) or {}
-        current = source.get("current") or {}
+        source = _map(metric.get(field))
+        current = _map(source.get("current"))
         out[field] = _present(name=source.get("name"), currentAverageUtilization=current.get("averageUtilization"),
                               currentAverageValue=current.get("averageValue", "0"), container=source.get("container"))
     elif kind == "External" and isinstance(metric.get("external"), dict):
         source = metric["external"]
-        current, which = source.get("current") or {}, source.get("metric") or {}
+        current, which = _map(source.get("current")), _map(source.get("metric"))
         out["external"] = _present(metricName=which.get("name"), metricSelector=which.get("selector"),
                                    currentValue=current.get("value", "0"),
                                    currentAverageValue=current.get("averageValue"))
@@ -134,7 +139,7 @@ def _go_rules(rules: Any) -> Any:
 def _is_cpu_utilization(metric: Obj) -> bool:
     resource = metric.get("resource") or {}
     return (metric.get("type") == "Resource" and resource.get("name") == "cpu"
-            and (resource.get("target") or {}).get("averageUtilization") is not None)
+            and _map(resource.get("target")).get("averageUtilization") is not None)
 
 
 def _json(value: Any) -> str:
@@ -186,25 +191,25 @@ def _metric_spec_v2(metric: Obj) -> Obj:
     kind = metric.get("type")
     out: Obj = {"type": kind}
     if kind == "Object":
-        source = metric.get("object") or {}
+        source = _map(metric.get("object"))
         target = _present(type="AverageValue" if source.get("averageValue") is not None else "Value",
                           value=source.get("targetValue") if source.get("averageValue") is None else None,
                           averageValue=source.get("averageValue"))
-        out["object"] = {"describedObject": source.get("target") or {}, "target": target,
+        out["object"] = {"describedObject": _map(source.get("target")), "target": target,
                          "metric": _present(name=source.get("metricName", ""), selector=source.get("selector"))}
     elif kind == "Pods":
-        source = metric.get("pods") or {}
+        source = _map(metric.get("pods"))
         out["pods"] = {"metric": _present(name=source.get("metricName", ""), selector=source.get("selector")),
                        "target": {"type": "AverageValue", "averageValue": source.get("targetAverageValue", "0")}}
     elif kind in ("Resource", "ContainerResource"):
         field = "resource" if kind == "Resource" else "containerResource"
-        source = metric.get(field) or {}
+        source = _map(metric.get(field))
         utilization = source.get("targetAverageUtilization")
         target = ({"type": "Utilization", "averageUtilization": utilization} if utilization is not None
                   else {"type": "AverageValue", "averageValue": source.get("targetAverageValue")})
         out[field] = _present(name=source.get("name", ""), target=target, container=source.get("container"))
     elif kind == "External":
-        source = metric.get("external") or {}
+        source = _map(metric.get("external"))
         average = source.get("targetAverageValue")
         target = ({"type": "AverageValue", "averageValue": average} if average is not None
                   else {"type": "Value", "value": source.get("targetValue")})
@@ -217,23 +222,23 @@ def _metric_status_v2(metric: Obj) -> Obj:
     kind = metric.get("type")
     out: Obj = {"type": kind}
     if kind == "Object":
-        source = metric.get("object") or {}
+        source = _map(metric.get("object"))
         out["object"] = {"metric": _present(name=source.get("metricName", ""), selector=source.get("selector")),
                          "current": _present(value=source.get("currentValue"),
                                              averageValue=source.get("averageValue")),
-                         "describedObject": source.get("target") or {}}
+                         "describedObject": _map(source.get("target"))}
     elif kind == "Pods":
-        source = metric.get("pods") or {}
+        source = _map(metric.get("pods"))
         out["pods"] = {"metric": _present(name=source.get("metricName", ""), selector=source.get("selector")),
                        "current": {"averageValue": source.get("currentAverageValue", "0")}}
     elif kind in ("Resource", "ContainerResource"):
         field = "resource" if kind == "Resource" else "containerResource"
-        source = metric.get(field) or {}
+        source = _map(metric.get(field))
         out[field] = _present(name=source.get("name", ""), current=_present(
             averageValue=source.get("currentAverageValue"),
             averageUtilization=source.get("currentAverageUtilization")), container=source.get("container"))
     elif kind == "External":
-        source = metric.get("external") or {}
+        source = _map(metric.get("external"))
         out["external"] = {"metric": _present(name=source.get("metricName", ""),
                                               selector=source.get("metricSelector")),
                            "current": _present(value=source.get("currentValue"),
@@ -294,5 +299,6 @@ def v1_to_v2(hpa: Obj) -> Obj:
                                  currentReplicas=status.get("currentReplicas"),
                                  desiredReplicas=status.get("desiredReplicas"),
                                  currentMetrics=current or None,
-                                 conditions=conditions if isinstance(conditions, list) else None)
+                                 conditions=[c for c in conditions if isinstance(c, dict)] or None
+                                 if isinstance(conditions, list) else None)
     return out

@@ -26,7 +26,9 @@ class Requester:
 
 
 def record_requester(csr: Obj, requester: Requester | None) -> None:
-    spec = csr.setdefault("spec", {})
+    spec = csr.get("spec")
+    if not isinstance(spec, dict):
+        spec = csr["spec"] = {}
     for field in ("username", "uid", "groups", "extra"):
         spec.pop(field, None)
     if requester is None:

@@ -95,6 +95,14 @@ def go_zero(value: Any, schema: schemas.Schema | None) -> Any:
     return value
 
 
+def _spec(obj: Obj) -> Obj:
+    """The object's spec, made an empty one where the body left it out or sent null (Go's zero value)."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        spec = obj["spec"] = {}
+    return spec
+
+
 # -- pod templates and pods ----------------------------------------------------------------------
 
 def _image_pull_policy(image: str) -> str:
@@ -172,13 +180,13 @@ _NOT_READY_TOLERATIONS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/un
 
 
 def _pod(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     pod_spec(spec)
     spec.setdefault("enableServiceLinks", True)
 
 
 def _admit_pod(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     # DefaultTolerationSeconds admission: tolerate a not-ready or unreachable node for 300s.
     tolerations = spec.setdefault("tolerations", [])
     for key in _NOT_READY_TOLERATIONS:
@@ -214,7 +222,7 @@ def _qos_class(spec: Obj) -> str:
 # -- workloads -----------------------------------------------------------------------------------
 
 def _deployment(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     spec.setdefault("replicas", 1)
     strategy = spec.setdefault("strategy", {})
     strategy.setdefault("type", "RollingUpdate")
@@ -228,12 +236,12 @@ def _deployment(obj: Obj) -> None:
 
 
 def _replica_set(obj: Obj) -> None:
-    obj.setdefault("spec", {}).setdefault("replicas", 1)
+    _spec(obj).setdefault("replicas", 1)
     _template(obj)
 
 
 def _stateful_set(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     spec.setdefault("replicas", 1)
     spec.setdefault("podManagementPolicy", "OrderedReady")
     strategy = spec.setdefault("updateStrategy", {})
@@ -253,7 +261,7 @@ def _stateful_set(obj: Obj) -> None:
 
 
 def _daemon_set(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     strategy = spec.setdefault("updateStrategy", {})
     strategy.setdefault("type", "RollingUpdate")
     if strategy["type"] == "RollingUpdate":
@@ -278,13 +286,13 @@ def job_spec(spec: Obj) -> None:
 
 
 def _job(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     job_spec(spec)
     spec.setdefault("manualSelector", False)
 
 
 def _cron_job(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     spec.setdefault("concurrencyPolicy", "Allow")
     spec.setdefault("suspend", False)
     spec.setdefault("successfulJobsHistoryLimit", 3)
@@ -299,7 +307,7 @@ def _cron_job(obj: Obj) -> None:
 # -- services, storage, the rest -----------------------------------------------------------------
 
 def _service(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     kind = spec.setdefault("type", "ClusterIP")
     spec.setdefault("sessionAffinity", "None")
     if kind == "ExternalName":
@@ -316,12 +324,12 @@ def _service(obj: Obj) -> None:
 
 
 def _claim(obj: Obj) -> None:
-    obj.setdefault("spec", {}).setdefault("volumeMode", "Filesystem")
+    _spec(obj).setdefault("volumeMode", "Filesystem")
     obj.setdefault("status", {}).setdefault("phase", "Pending")
 
 
 def _persistent_volume(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
     spec.setdefault("volumeMode", "Filesystem")
     _volume(spec)
@@ -337,7 +345,7 @@ def _protect(obj: Obj, finalizer: str) -> None:
 
 def _admit_node(obj: Obj) -> None:
     # TaintNodesByCondition admission: a new node is not ready until its kubelet says so.
-    taints = obj.setdefault("spec", {}).setdefault("taints", [])
+    taints = _spec(obj).setdefault("taints", [])
     taint = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
     if not any(t.get("key") == taint["key"] and t.get("effect") == taint["effect"] for t in taints):
         taints.append(taint)
@@ -372,7 +380,7 @@ def _endpoints(obj: Obj) -> None:
 
 
 def _replication_controller(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     template = spec.get("template")
     labels = ((template or {}).get("metadata") or {}).get("labels") if isinstance(template, dict) else None
     if labels:
@@ -391,7 +399,7 @@ def _pod_template(obj: Obj) -> None:
 
 
 def _csi_driver(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     spec.setdefault("attachRequired", True)
     spec.setdefault("podInfoOnMount", False)
     spec.setdefault("volumeLifecycleModes", ["Persistent"])
@@ -432,13 +440,13 @@ def _priority_class(obj: Obj) -> None:
 
 
 def _flow_schema(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     if not spec.get("matchingPrecedence"):
         spec["matchingPrecedence"] = 1000
 
 
 def _priority_level(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     limited, exempt = spec.get("limited"), spec.get("exempt")
     if isinstance(limited, dict):
         limited.setdefault("nominalConcurrencyShares", 30)
