@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from columns.registry import printer_for
 from keepalive import Connection
 from support import ServerProcess
+
+from columns.registry import printer_for
 
 CM_PATH = "/api/v1/namespaces/default/configmaps"
 

@@ -22,7 +22,6 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from keepalive import Connection
 from support import ServerProcess
 
