@@ -8,7 +8,9 @@ facts about each resource that discovery does not say but the stored objects in 
   bytes of sha256 over "group/version/kind", base64), for every resource that is stored; checked here
   against the legacy discovery documents the goldens hold;
 - tracksGeneration: whether stored objects of the resource carry metadata.generation (read off the
-  metadata lists of the goldens).
+  metadata lists of the goldens);
+- groupPriorityMinimum and versionPriority of each group-version: those of its local APIService (read
+  off the goldens' APIService list; apiregistration.k8s.io itself has none).
 
 Usage: python tools/discovery_facts.py [GOLDEN_DIR]
 """
@@ -81,6 +83,11 @@ def _resource(group: str, version: str, entry: dict[str, Any], tracked: set[str]
     return out
 
 
+def _priority(priorities: dict[str, tuple[int, int]], group: str, version: str) -> dict[str, int]:
+    found = priorities.get(f"{version}.{group}")
+    return {} if found is None else {"groupPriorityMinimum": found[0], "versionPriority": found[1]}
+
+
 def _check_hashes(golden: str, groups: list[dict[str, Any]]) -> None:
     """The hashes computed here must equal those of the legacy documents the goldens hold."""
     ours = {(g["name"], v["version"], r["plural"]): r.get("storageVersionHash")
@@ -96,8 +103,18 @@ def _check_hashes(golden: str, groups: list[dict[str, Any]]) -> None:
                     raise SystemExit(f"storageVersionHash of {entry['name']}: {found} != {expected}")
 
 
+def _apiservice_priorities(golden: str) -> dict[str, tuple[int, int]]:
+    """The priorities kube-apiserver registers each served group-version's local APIService with."""
+    path = os.path.join(golden, "kube-1.36.2", "table", "apiservices.apiregistration.k8s.io.list.includeObject-Object.json")
+    with open(path) as f:
+        rows = json.load(f)["rows"]
+    return {row["object"]["metadata"]["name"]: (row["object"]["spec"]["groupPriorityMinimum"],
+                                                row["object"]["spec"]["versionPriority"]) for row in rows}
+
+
 def main(golden: str) -> None:
     tracked = _generation_tracked(golden)
+    priorities = _apiservice_priorities(golden)
     groups: list[dict[str, Any]] = []
     for doc in ("api.aggregated-v2.json", "apis.aggregated-v2.json"):
         with open(os.path.join(golden, "kube-1.36.2", "discovery", doc)) as f:
@@ -107,8 +124,8 @@ def main(golden: str) -> None:
             if name in _CUSTOM_GROUPS:
                 continue
             groups.append({"name": name, "versions": [
-                {"version": v["version"], "resources": [_resource(name, v["version"], r, tracked)
-                                                        for r in v["resources"]]}
+                {"version": v["version"], **_priority(priorities, name, v["version"]),
+                 "resources": [_resource(name, v["version"], r, tracked) for r in v["resources"]]}
                 for v in item["versions"]]})
     _check_hashes(golden, groups)
     with open(os.path.join(os.path.dirname(_HERE), "apiserver", "data", "resources.json"), "w") as f:

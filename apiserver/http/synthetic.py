@@ -18,22 +18,11 @@ import orjson
 from apiserver import errors
 from apiserver.http import components
 from apiserver.http.endpoint import Target
-from apiserver.kinds.resources import Registry
+from apiserver.kinds.resources import APISERVICE_PRIORITIES, Registry
 from apiserver.reply import Reply
 from apiserver.shapes.shape import Listing, Shape
 from apiserver.storage.interface import Store, StoredObject
 
-# kube-apiserver's priorities for the built-in groups it registers as local APIServices.
-_GROUP_PRIORITY = {"": 18000, "apps": 17800, "events.k8s.io": 17750, "authentication.k8s.io": 17700,
-                   "authorization.k8s.io": 17600, "autoscaling": 17500, "batch": 17400,
-                   "certificates.k8s.io": 17300, "networking.k8s.io": 17200, "policy": 17100,
-                   "rbac.authorization.k8s.io": 17000, "storage.k8s.io": 16800,
-                   "admissionregistration.k8s.io": 16700, "apiextensions.k8s.io": 16700,
-                   "scheduling.k8s.io": 16600, "coordination.k8s.io": 16500, "node.k8s.io": 16300,
-                   "discovery.k8s.io": 16200, "resource.k8s.io": 16100, "flowcontrol.apiserver.k8s.io": 16100,
-                   "apiregistration.k8s.io": 18000}
-# Within a group, kube-apiserver ranks its versions by these priorities (autoscaling: v2 over v1).
-_VERSION_PRIORITY = {("autoscaling", "v2"): 9, ("autoscaling", "v1"): 15}
 APISERVICES = ("apiregistration.k8s.io", "apiservices")
 COMPONENTSTATUSES = ("", "componentstatuses")
 
@@ -53,13 +42,22 @@ class SyntheticResources:
         return t.rt.synthetic
 
     def _local_names(self) -> set[str]:
-        return {f"{version}.{group}" for group, versions in self._registry.group_versions().items()
-                for version in versions}
+        return {f"{version}.{group}" for group, versions in self._local_group_versions() for version in versions}
+
+    def _local_group_versions(self) -> list[tuple[str, list[str]]]:
+        """Custom resources' group-versions, and the built-in ones that have a local APIService (the
+        aggregator serves apiregistration.k8s.io itself and registers none for it)."""
+        return [(group, [v for v in versions if self._is_local(group, v)])
+                for group, versions in self._registry.group_versions().items()]
+
+    def _is_local(self, group: str, version: str) -> bool:
+        return (group, version) in APISERVICE_PRIORITIES or any(
+            rt.custom for rt in self._registry.in_group_version(group, version))
 
     def _local_apiservices(self) -> list[dict[str, Any]]:
         out = []
-        for group, versions in self._registry.group_versions().items():
-            for index, version in enumerate(versions):
+        for group, versions in self._local_group_versions():
+            for version in versions:
                 name = f"{version}.{group}"
                 spec: dict[str, Any] = {}
                 if group:
@@ -72,8 +70,8 @@ class SyntheticResources:
                     spec.update(version=version, groupPriorityMinimum=1000, versionPriority=100)
                 else:
                     created, managed = self._created, "onstart"
-                    spec.update(version=version, groupPriorityMinimum=_GROUP_PRIORITY.get(group, 15000),
-                                versionPriority=_VERSION_PRIORITY.get((group, version), 15 - index if group else 1))
+                    group_priority, version_priority = APISERVICE_PRIORITIES[(group, version)]
+                    spec.update(version=version, groupPriorityMinimum=group_priority, versionPriority=version_priority)
                 out.append({
                     "kind": "APIService", "apiVersion": "apiregistration.k8s.io/v1",
                     "metadata": {"name": name, "uid": str(uuid.uuid5(uuid.NAMESPACE_URL, name)),

@@ -152,6 +152,10 @@ BUILTIN: tuple[ResourceType, ...] = tuple(
     _resource_type(g["name"], v["version"], r) for g in _FACTS for v in g["versions"] for r in v["resources"])
 # The order kube-apiserver lists its groups in (/apis and aggregated discovery).
 GROUP_ORDER: tuple[str, ...] = tuple(g["name"] for g in _FACTS if g["name"])
+# (groupPriorityMinimum, versionPriority) of the local APIService of each built-in group-version.
+APISERVICE_PRIORITIES: dict[tuple[str, str], tuple[int, int]] = {
+    (g["name"], v["version"]): (v["groupPriorityMinimum"], v["versionPriority"])
+    for g in _FACTS for v in g["versions"] if "groupPriorityMinimum" in v}
 
 
 @dataclass
