@@ -4,9 +4,11 @@ server does not serve (metrics-server's), which report what upstream's availabil
 from __future__ import annotations
 
 import json
+import os
+import sys
 from typing import Any
 
-from support import ServerProcess, run_kubectl
+from support import GOLDEN, ServerProcess, run_kubectl
 
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 METRICS = {
@@ -54,3 +56,19 @@ def test_local_apiservices_cannot_be_deleted(server: ServerProcess) -> None:
     status, body = server.json("DELETE", f"{PATH}/v1.apps")
     assert status == 405 and body["kind"] == "Status" and body["reason"] == "MethodNotAllowed"
     assert server.json("GET", f"{PATH}/v1.apps")[0] == 200
+
+
+def test_local_apiservices_equal_upstreams(server: ServerProcess) -> None:
+    sys.path.insert(0, GOLDEN)
+    import compare  # golden/compare.py: the normalization every golden comparison shares
+
+    accept = "application/json;as=Table;v=v1;g=meta.k8s.io"
+    status, raw = server.request("GET", PATH + "?includeObject=Object", headers={"Accept": accept})
+    assert status == 200
+    with open(os.path.join(GOLDEN, "kube-1.36.2", "table",
+                           "apiservices.apiregistration.k8s.io.list.includeObject-Object.json")) as f:
+        golden = json.load(f)
+    # The golden server had the fixtures' CRDs; this one has none.
+    expected = [row["object"] for row in compare.norm(golden)["rows"]
+                if row["object"]["metadata"]["name"] != "v1.example.com"]
+    assert [row["object"] for row in compare.norm(json.loads(raw))["rows"]] == expected
