@@ -1,4 +1,5 @@
-"""HorizontalPodAutoscalers: one stored object, served through autoscaling/v2 and v1 as upstream converts."""
+"""Autoscaling: HPAs, one stored object served through autoscaling/v2 and v1 as upstream converts; the
+scale subresource of ReplicationControllers, whose selector is a plain label map."""
 
 from __future__ import annotations
 
@@ -62,3 +63,19 @@ def test_a_v1_object_gets_v2_defaults(server: ServerProcess) -> None:
     assert v2["spec"]["metrics"] == [{"type": "Resource", "resource": {
         "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]
     assert server.json("GET", f"{V1}/web")[1]["spec"]["targetCPUUtilizationPercentage"] == 80
+
+
+def test_a_replication_controller_scales(server: ServerProcess) -> None:
+    path = "/api/v1/namespaces/default/replicationcontrollers"
+    body = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
+            "spec": {"replicas": 2, "template": {"metadata": {"labels": {"app": "rc", "tier": "a"}},
+                                                 "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}}
+    status, created = server.json("POST", path, body)
+    assert status == 201 and created["spec"]["selector"] == {"app": "rc", "tier": "a"}
+    status, scale = server.json("GET", path + "/rc/scale")
+    assert status == 200
+    assert (scale["spec"], scale["status"]) == ({"replicas": 2}, {"replicas": 0, "selector": "app=rc,tier=a"})
+    status, scale = server.json("PATCH", path + "/rc/scale", {"spec": {"replicas": 5}},
+                                content_type="application/merge-patch+json")
+    assert status == 200 and scale["spec"] == {"replicas": 5}
+    assert server.json("GET", path + "/rc")[1]["spec"]["replicas"] == 5

@@ -317,6 +317,9 @@ def scale_of(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
     selector = spec.get("selector") or {}
+    if rt.kind == "ReplicationController":
+        # A core/v1 selector is the label map itself.
+        selector = {"matchLabels": selector}
     return {
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
