@@ -200,7 +200,9 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb == "watch":
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
-        return _reply_response(await state.synthetic.serve(target, verb, shape))
+        body = await _read_body(request, state.limits.max_body_bytes) if verb == "create" else b""
+        return _reply_response(await state.synthetic.serve(target, verb, shape, body,
+                                                           request.headers.get("content-type")))
     endpoint = state.endpoint
     if verb == "get":
         return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))
