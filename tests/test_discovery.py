@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from support import GOLDEN, ServerProcess, run_kubectl
 
+from apiserver.kinds.resources import BUILTIN
+
 DISCOVERY = os.path.join(GOLDEN, "kube-1.36.2", "discovery")
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 KUBECTL_ACCEPT = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
@@ -121,3 +123,14 @@ def test_api_versions(shared_server: ServerProcess) -> None:
 def test_unknown_group_is_404(shared_server: ServerProcess) -> None:
     assert shared_server.json("GET", "/apis/nope.example.com")[0] == 404
     assert shared_server.json("GET", "/apis/apps/v9")[0] == 404
+
+
+def test_kubectl_explain_works_for_every_stored_kind(shared_server: ServerProcess) -> None:
+    for rt in BUILTIN:
+        if rt.synthetic:
+            continue
+        out = run_kubectl(shared_server, "explain", rt.plural, f"--api-version={rt.group_version}").stdout
+        # kubectl names no group for the core one.
+        expected = ([f"GROUP:      {rt.group}"] if rt.group else []) + [f"KIND:       {rt.kind}",
+                                                                        f"VERSION:    {rt.version}"]
+        assert out.splitlines()[:len(expected)] == expected, rt
