@@ -73,3 +73,28 @@ def test_defaults(shared_server: ServerProcess, case: str, resource: str, obj: d
     status, created = shared_server.json("POST", f"{_GROUPS[resource]}/namespaces/default/{resource}?dryRun=All", obj)
     assert status == 201, created
     assert pick(created) == expected
+
+
+@pytest.mark.parametrize("path, body, change", [
+    ("/api/v1/namespaces/default/podtemplates",
+     {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "gen"},
+      "template": {"spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}},
+     {"template": {"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}}}),
+    ("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+     {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+      "metadata": {"name": "gen"}, "webhooks": [{"name": "a.example.com", "sideEffects": "None",
+                                                 "admissionReviewVersions": ["v1"],
+                                                 "clientConfig": {"url": "https://a.example.com"}}]},
+     {"webhooks": [{"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                    "clientConfig": {"url": "https://a.example.com"}, "timeoutSeconds": 3}]}),
+])
+def test_generation_follows_the_desired_state_of_kinds_without_a_spec(server: ServerProcess, path: str,
+                                                                       body: dict[str, Any],
+                                                                       change: dict[str, Any]) -> None:
+    status, created = server.json("POST", path, body)
+    assert status == 201 and created["metadata"]["generation"] == 1
+    status, relabeled = server.json("PATCH", f"{path}/gen", {"metadata": {"labels": {"a": "b"}}},
+                                    content_type="application/merge-patch+json")
+    assert status == 200 and relabeled["metadata"]["generation"] == 1
+    status, changed = server.json("PATCH", f"{path}/gen", change, content_type="application/merge-patch+json")
+    assert status == 200 and changed["metadata"]["generation"] == 2

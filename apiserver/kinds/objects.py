@@ -244,11 +244,16 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     return ordered(strategy.shaped(new))
 
 
+# What a change of bumps metadata.generation, for the kinds whose desired state is not under spec.
+_GENERATION_FIELD = {"PodTemplate": "template", "ValidatingWebhookConfiguration": "webhooks",
+                     "MutatingWebhookConfiguration": "webhooks"}
+
+
 def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
     # Kinds without a spec (ConfigMap-like) never bump generation.
     if rt.custom is not None:
         return rt.custom.generation_fields(obj)
-    return obj.get("spec")
+    return obj.get(_GENERATION_FIELD.get(rt.kind, "spec"))
 
 
 def _adds_finalizer(meta: dict[str, Any], old_meta: dict[str, Any]) -> bool:
