@@ -202,3 +202,30 @@ def test_componentstatuses_are_read_only(conn: Connection, path: str) -> None:
     assert status == 405 and json.loads(answer)["kind"] == "Status"
     status, got = conn.json("GET", "/api/v1/componentstatuses/etcd-0")
     assert status == 200 and got["conditions"] == [{"type": "Healthy", "status": "True", "message": "ok"}]
+
+
+def test_a_csi_driver_keeps_how_it_attaches(conn: Connection) -> None:
+    path = "/apis/storage.k8s.io/v1/csidrivers"
+    body = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "fixed.csi.example.com"},
+            "spec": {"attachRequired": True}}
+    assert conn.json("POST", path, body)[0] == 201
+    before = revision(conn)
+    status, answer = conn.json("PUT", f"{path}/fixed.csi.example.com", {**body, "spec": {"attachRequired": False}})
+    assert (status, answer["message"]) == (422, 'CSIDriver.storage.k8s.io "fixed.csi.example.com" is invalid: '
+                                                "spec.attachRequired: Invalid value: false: field is immutable")
+    assert revision(conn) == before
+
+
+def test_a_csr_update_changes_only_its_metadata(conn: Connection) -> None:
+    path = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+    body = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+            "metadata": {"name": "kept-request"},
+            "spec": {"request": "LS0tLQ==", "signerName": "example.com/signer", "usages": ["client auth"],
+                     "username": "someone-else"}}
+    status, created = conn.json("POST", path, body)
+    assert status == 201 and created["spec"]["username"] == "admin"
+    changed = {**created, "metadata": {**created["metadata"], "labels": {"a": "b"}},
+               "spec": {**created["spec"], "signerName": "example.com/other"}}
+    status, updated = conn.json("PUT", f"{path}/kept-request", changed)
+    assert status == 200 and updated["metadata"]["labels"] == {"a": "b"}
+    assert updated["spec"] == created["spec"]

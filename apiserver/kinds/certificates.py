@@ -43,6 +43,14 @@ def record_requester(csr: Obj, requester: Requester | None) -> None:
     spec["groups"] = groups
 
 
+def keep_request(new: Obj, old: Obj) -> None:
+    """An update of the object itself changes only its metadata: the request is what was signed for."""
+    if "spec" in old:
+        new["spec"] = old["spec"]
+    else:
+        new.pop("spec", None)
+
+
 def _timestamps(conditions: list[Obj], old_conditions: list[Obj], now: str) -> None:
     for condition in conditions:
         condition.setdefault("lastUpdateTime", now)

@@ -297,13 +297,23 @@ def _pod_disruption_budget(obj: Obj, old: Obj | None) -> list[FieldError]:
     return found
 
 
+def _csi_driver(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """What a driver's node plugins were deployed with cannot change under them."""
+    if old is None:
+        return []
+    spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+    return [_invalid(f"spec.{field}", spec.get(field), "field is immutable")
+            for field in ("attachRequired", "fsGroupPolicy")
+            if spec.get(field) != old_spec.get(field)]
+
+
 _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "Pod": _pod, "Deployment": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
     "DaemonSet": _workload, "Job": _job, "CronJob": _cron_job, "Service": _service,
     "StorageClass": _storage_class, "ReplicationController": _replication_controller,
     "RoleBinding": _role_binding, "ClusterRoleBinding": _role_binding,
     "HorizontalPodAutoscaler": _horizontal_pod_autoscaler, "PriorityClass": _priority_class,
-    "PodDisruptionBudget": _pod_disruption_budget,
+    "PodDisruptionBudget": _pod_disruption_budget, "CSIDriver": _csi_driver,
 }
 
 

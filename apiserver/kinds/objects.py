@@ -217,6 +217,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             new.pop("status", None)
     if rt.kind == "Secret":
         fold_string_data(new)
+    if rt.kind == "CertificateSigningRequest":
+        certificates.keep_request(new, old)
     # Managed fields are the server's record: a write changes them only through what it changes.
     meta.pop("managedFields", None)
     if "managedFields" in old_meta:
