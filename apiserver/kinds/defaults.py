@@ -429,6 +429,36 @@ def _resource_claim_template(obj: Obj) -> None:
     _device_requests((spec.get("devices") or {}).get("requests"))
 
 
+def _network_policy(obj: Obj) -> None:
+    spec = _spec(obj)
+    for direction in ("ingress", "egress"):
+        for rule in spec.get(direction) or ():
+            for port in (rule or {}).get("ports") or () if isinstance(rule, dict) else ():
+                if isinstance(port, dict):
+                    port.setdefault("protocol", "TCP")
+    if not spec.get("policyTypes"):
+        # A policy with egress rules restricts egress too; every policy restricts ingress.
+        spec["policyTypes"] = ["Ingress", "Egress"] if spec.get("egress") else ["Ingress"]
+
+
+def _limit_range(obj: Obj) -> None:
+    """A container's default limit is the max, its default request the default limit, else the min."""
+    for item in _spec(obj).get("limits") or ():
+        if not isinstance(item, dict) or item.get("type") != "Container":
+            continue
+        limit = dict(item.get("default") or {})
+        request = dict(item.get("defaultRequest") or {})
+        for key, value in (item.get("max") or {}).items():
+            limit.setdefault(key, value)
+        for source in (limit, item.get("min") or {}):
+            for key, value in source.items():
+                request.setdefault(key, value)
+        if limit:
+            item["default"] = dict(sorted(limit.items()))
+        if request:
+            item["defaultRequest"] = dict(sorted(request.items()))
+
+
 def _api_service(obj: Obj) -> None:
     service = (obj.get("spec") or {}).get("service")
     if isinstance(service, dict):
@@ -469,7 +499,7 @@ _DEFAULTERS: dict[str, Callable[[Obj], None]] = {
     "Secret": _secret, "StorageClass": _storage_class, "EndpointSlice": _endpoint_slice,
     "Endpoints": _endpoints, "ReplicationController": _replication_controller, "PodTemplate": _pod_template,
     "CSIDriver": _csi_driver, "ResourceClaim": _resource_claim, "ResourceClaimTemplate": _resource_claim_template,
-    "APIService": _api_service, "PriorityClass": _priority_class, "FlowSchema": _flow_schema, "PriorityLevelConfiguration": _priority_level,
+    "NetworkPolicy": _network_policy, "LimitRange": _limit_range, "APIService": _api_service, "PriorityClass": _priority_class, "FlowSchema": _flow_schema, "PriorityLevelConfiguration": _priority_level,
     "HorizontalPodAutoscaler": autoscaling.default, **admission_defaults.DEFAULTERS,
 }
 # Admission plugins and create strategies: only when an object is created, after its managed fields.
