@@ -351,10 +351,10 @@ class Endpoint:
 
     def _server_status(self, t: Target, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         """What the server's own controllers would write into the status at once, as part of the write."""
-        if t.rt.kind == "FlowSchema" and t.rt.group == "flowcontrol.apiserver.k8s.io":
+        if t.rt.kind == "FlowSchema" and t.rt.group == flowcontrol.GROUP:
             if old is not None and "status" in old:
                 obj["status"] = old["status"]
-            level = ("flowcontrol.apiserver.k8s.io/prioritylevelconfigurations", "", flowcontrol.level_name(obj))
+            level = (f"{flowcontrol.GROUP}/prioritylevelconfigurations", "", flowcontrol.level_name(obj))
             flowcontrol.with_dangling_condition(obj, self.store.latest(level) is not None, objects.now_rfc3339())
 
     def _copy_node_topology(self, pod: dict[str, Any]) -> None:
@@ -387,11 +387,32 @@ class Endpoint:
             if size > self.max_object_bytes:
                 raise errors.object_too_large(size, self.max_object_bytes)
         try:
-            return await self.store.submit(key, obj, expected, delete=delete)
+            stored = await self.store.submit(key, obj, expected, delete=delete)
         except PreconditionFailed:
             raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
         except StorageUnavailable as exc:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
+        if t.rt.kind == "PriorityLevelConfiguration" and t.rt.group == flowcontrol.GROUP and (expected is None or delete):
+            await self._mark_flow_schemas(key[2], exists=not delete)
+        return stored
+
+    async def _mark_flow_schemas(self, level: str, exists: bool) -> None:
+        """APF's configuration consumer: FlowSchemas of a level that came or went say whether it dangles."""
+        rt = self._registry.lookup(flowcontrol.GROUP, "v1", "flowschemas")
+        if rt is None:
+            return
+        now = objects.now_rfc3339()
+        for key, _ in self.store.list(rt.storage_key, None)[1]:
+            current = self.store.latest(key)
+            if current is None or flowcontrol.level_name(_load(current)) != level:
+                continue
+            marked = _load(current)
+            flowcontrol.with_dangling_condition(marked, exists, now)
+            if marked != _load(current):
+                try:
+                    await self._write(Target(rt, "", key[2], "status", {}), key, objects.reshaped(marked), current)
+                except errors.ApiError:
+                    continue  # written meanwhile: that write set the condition from the same store
 
 
 def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+GROUP = "flowcontrol.apiserver.k8s.io"
+
 
 def level_name(flow_schema: dict[str, Any]) -> str:
     return str(((flow_schema.get("spec") or {}).get("priorityLevelConfiguration") or {}).get("name") or "")
