@@ -72,3 +72,13 @@ def test_local_apiservices_equal_upstreams(server: ServerProcess) -> None:
     expected = [row["object"] for row in compare.norm(golden)["rows"]
                 if row["object"]["metadata"]["name"] != "v1.example.com"]
     assert [row["object"] for row in compare.norm(json.loads(raw))["rows"]] == expected
+
+
+def test_apiservices_are_selected_by_label_and_name(server: ServerProcess) -> None:
+    run_kubectl(server, "apply", "-f", "-", stdin=json.dumps(METRICS))
+    status, found = server.json("GET", PATH + "?labelSelector=k8s-app%3Dmetrics-server")
+    assert status == 200 and [i["metadata"]["name"] for i in found["items"]] == ["v1beta1.metrics.k8s.io"]
+    status, found = server.json("GET", PATH + "?fieldSelector=metadata.name%3Dv1.apps")
+    assert status == 200 and [i["metadata"]["name"] for i in found["items"]] == ["v1.apps"]
+    status, found = server.json("GET", PATH + "?labelSelector=kube-aggregator.kubernetes.io%2Fautomanaged%3Donstart")
+    assert status == 200 and "v1beta1.metrics.k8s.io" not in [i["metadata"]["name"] for i in found["items"]]

@@ -21,6 +21,7 @@ from apiserver.http import components
 from apiserver.http.endpoint import Target
 from apiserver.kinds import objects
 from apiserver.kinds.resources import APISERVICE_PRIORITIES, Registry
+from apiserver.query.selection import selection_for
 from apiserver.reply import Reply
 from apiserver.shapes.shape import Listing, Shape
 from apiserver.storage.interface import Store, StoredObject
@@ -179,4 +180,6 @@ def _read(t: Target, verb: str, shape: Shape, revision: int,
             if key[2] == t.name:
                 return Reply(200, shape.object_body(t.rt, stored), shape.content_type)
         raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
+    selection = selection_for(t.rt, None, t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""))
+    items = [(key, stored) for key, stored in items if selection.matches(key, stored.data)]
     return Reply(200, shape.list_body(t.rt, Listing(revision, items)), shape.content_type)

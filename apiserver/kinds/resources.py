@@ -1,8 +1,9 @@
 """The registry of resource types: what each one is called and what it allows.
 
 Every other layer (routing, discovery, storage keys) reads these declarations; nothing else
-names a resource. Built-in types are declared once, checked when the module loads; the types
-CustomResourceDefinitions declare join and leave at run time (apiserver.crd).
+names a resource. Built-in types are read once from apiserver/data/resources.json (kube-apiserver
+1.36's discovery, written by tools/discovery_facts.py); the types CustomResourceDefinitions declare
+join and leave at run time (apiserver.crd).
 """
 
 from __future__ import annotations
@@ -111,8 +112,8 @@ class ResourceType:
 # The subresources whose verbs this server carries out; discovery lists the others (a kubelet's
 # log, exec and proxy, a pod's eviction or binding) and a request for one is answered 404.
 SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize", "approval"})
-# Resources answered without being stored: componentstatuses are computed, the others are
-# write-only requests whose answer is the request completed.
+# Resources never stored: componentstatuses are probed when read; the others are write-only requests
+# answered at once (apiserver.http.synthetic answers selfsubjectreviews; the rest are refused here).
 _COMPUTED = frozenset({("", "componentstatuses"), ("", "bindings"),
                        ("authentication.k8s.io", "tokenreviews"), ("authentication.k8s.io", "selfsubjectreviews"),
                        ("authorization.k8s.io", "localsubjectaccessreviews"),
