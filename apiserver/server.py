@@ -124,9 +124,9 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                                                          None if options.plain_http else creds.ca_cert))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
                         limits.max_object_bytes)
-    discovery = Discovery(registry, address)
-    state = ServerState(registry, store, discovery, endpoint,
-                        SyntheticResources(registry, store, objects.now_rfc3339(), store.revision), authenticator,
+    synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
+    discovery = Discovery(registry, address, synthetic.external_versions)
+    state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http)
     crds = CustomResourceDefinitions(store, registry, discovery)

@@ -1,5 +1,6 @@
 """APIServices: the local ones of the served group-versions, and those users create for groups this
-server does not serve (metrics-server's), which report what upstream's availability controller finds."""
+server does not serve (metrics-server's), which report what upstream's availability controller finds
+and are listed in discovery as kube-aggregator lists them."""
 
 from __future__ import annotations
 
@@ -39,8 +40,17 @@ def test_an_apiservice_for_a_group_not_served_is_stored_and_unavailable(server: 
     assert got["spec"]["service"] == {"namespace": "kube-system", "name": "metrics-server", "port": 443}
     names = [item["metadata"]["name"] for item in server.json("GET", PATH)[1]["items"]]
     assert "v1beta1.metrics.k8s.io" in names and "v1.apps" in names and names == sorted(names)
-    # Nothing answers for the group, so discovery does not list it.
-    assert server.request("GET", "/apis", headers={"Accept": AGGREGATED})[1] == before
+    # Listed as kube-aggregator lists it, though nothing answers behind it.
+    status, aggregated = server.json("GET", "/apis", headers={"Accept": AGGREGATED})
+    assert aggregated["items"][-1] == {"metadata": {"name": "metrics.k8s.io"},
+                                       "versions": [{"version": "v1beta1", "freshness": "Stale"}]}
+    assert aggregated["items"][:-1] == json.loads(before)["items"]
+    entry = {"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}
+    group = {"name": "metrics.k8s.io", "versions": [entry], "preferredVersion": entry}
+    assert server.json("GET", "/apis")[1]["groups"][-1] == group
+    assert server.json("GET", "/apis/metrics.k8s.io")[1] == {"kind": "APIGroup", "apiVersion": "v1", **group}
+    for path in ("/apis/metrics.k8s.io/v1beta1", "/apis/metrics.k8s.io/v1beta1/nodes"):
+        assert server.request("GET", path) == (503, b"service unavailable\n")
     assert "False (ServiceNotFound)" in run_kubectl(server, "get", "apiservice", "v1beta1.metrics.k8s.io").stdout
 
     run_kubectl(server, "-n", "kube-system", "create", "service", "clusterip", "metrics-server", "--tcp=443:4443")
@@ -50,6 +60,8 @@ def test_an_apiservice_for_a_group_not_served_is_stored_and_unavailable(server: 
 
     run_kubectl(server, "delete", "apiservice", "v1beta1.metrics.k8s.io")
     assert server.json("GET", f"{PATH}/v1beta1.metrics.k8s.io")[0] == 404
+    assert server.request("GET", "/apis", headers={"Accept": AGGREGATED})[1] == before
+    assert server.json("GET", "/apis/metrics.k8s.io")[0] == 404
 
 
 def test_local_apiservices_cannot_be_deleted(server: ServerProcess) -> None:

@@ -180,6 +180,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
                                              parsed.namespace, parsed.name or ""))
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
+    if rt is None and state.discovery.is_external(parsed.group, parsed.version):
+        return _unavailable()
     if rt is None:
         raise errors.resource_not_found()
     # Discovery lists subresources this server does not carry out (a kubelet's log, exec, proxy): 404.
@@ -261,6 +263,12 @@ def _verb(method: str, has_name: bool, query: Any) -> str:
     return {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}[method]
 
 
+def _unavailable() -> Response:
+    """What kube-aggregator's proxy answers for a group-version whose APIService nothing answers behind."""
+    return PlainTextResponse("service unavailable\n", status_code=503,
+                             headers={**_NO_CACHE, "X-Content-Type-Options": "nosniff"})
+
+
 def _discovery(state: ServerState, request: Request, parsed: requestinfo.DiscoveryPath) -> Response:
     if request.method != "GET":
         raise errors.method_not_allowed("discovery documents are read-only")
@@ -276,6 +284,8 @@ def _discovery(state: ServerState, request: Request, parsed: requestinfo.Discove
                             headers={"Cache-Control": "public", "Vary": "Accept", "ETag": etag})
         body = discovery.api_versions() if parsed.legacy else discovery.group_list()
         return Response(body, media_type="application/json", headers=_NO_CACHE)
+    if parsed.version is not None and discovery.is_external(parsed.group, parsed.version):
+        return _unavailable()
     document = (discovery.group(parsed.group) if parsed.version is None
                 else discovery.resource_list(parsed.group, parsed.version))
     if document is None:

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from apiserver import errors
+from apiserver.discovery.documents import ExternalVersion
 from apiserver.http import components
 from apiserver.http.endpoint import Target
 from apiserver.kinds import objects
@@ -102,6 +103,21 @@ class SyntheticResources:
         return revision, [(t.key(o["metadata"]["name"]),
                            StoredObject(int(o["metadata"]["resourceVersion"]), orjson.dumps(o))) for o in objects]
 
+    def external_versions(self) -> list[ExternalVersion]:
+        """The group-versions of the stored APIServices, which nothing here serves."""
+        local = self._local_names()
+        found = []
+        for _, item in self._store.list(f"{APISERVICES[0]}/{APISERVICES[1]}", None)[1]:
+            obj = orjson.loads(item.data)
+            spec = obj.get("spec") or {}
+            group, version = spec.get("group"), spec.get("version")
+            if obj["metadata"]["name"] in local or not isinstance(group, str) or not group \
+                    or not isinstance(version, str) or not version:
+                continue
+            found.append(ExternalVersion(group, version, _int(spec.get("groupPriorityMinimum")),
+                                         _int(spec.get("versionPriority"))))
+        return found
+
     def _availability(self, apiservice: dict[str, Any]) -> dict[str, Any]:
         """The Available condition upstream's availability controller sets for a service-backed APIService."""
         service = (apiservice.get("spec") or {}).get("service") or {}
@@ -165,6 +181,10 @@ def _self_subject_review(t: Target, body: bytes, content_type: str | None) -> Re
     review = {"kind": "SelfSubjectReview", "apiVersion": t.rt.api_version, "metadata": {"creationTimestamp": None},
               "status": {"userInfo": {k: v for k, v in user.items() if v}}}
     return Reply(201, orjson.dumps(review))
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _ready_endpoint(endpoint_slice: dict[str, Any], port_name: str) -> bool:
