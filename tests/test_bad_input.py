@@ -163,6 +163,14 @@ RBAC = "rbac.authorization.k8s.io/v1"
                                                      "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}},
      'ReplicationController "mismatch" is invalid: spec.template.metadata.labels: Invalid value: '
      'map[string]string{"app":"b"}: `selector` does not match template `labels`'),
+    ("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+     {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+      "metadata": {"name": "old-chart"},
+      "webhooks": [{"name": "sidecar-injector", "clientConfig": {"url": "https://injector.example.com/inject"}}]},
+     'MutatingWebhookConfiguration.admissionregistration.k8s.io "old-chart" is invalid: [webhooks[0].name: '
+     'Invalid value: "sidecar-injector": should be a domain with at least three segments separated by dots, '
+     "webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun, "
+     "webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1]"),
     ("/apis/networking.k8s.io/v1/ipaddresses",
      {"apiVersion": "networking.k8s.io/v1", "kind": "IPAddress", "metadata": {"name": "2001:db8:0::1"},
       "spec": {"parentRef": {"resource": "services", "namespace": "default", "name": "web"}}},

@@ -307,6 +307,43 @@ def _csi_driver(obj: Obj, old: Obj | None) -> list[FieldError]:
             if spec.get(field) != old_spec.get(field)]
 
 
+_SIDE_EFFECTS = ("None", "NoneOnDryRun")
+
+
+def _webhooks(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """The mistakes charts make most with webhooks: names, side effects, where to call, review versions."""
+    found: list[FieldError] = []
+    names: set[str] = set()
+    for i, hook in enumerate(obj.get("webhooks") or ()):
+        at = f"webhooks[{i}]"
+        hook = hook if isinstance(hook, dict) else {}
+        name = hook.get("name") or ""
+        if name in names:
+            found.append(_duplicate(f"{at}.name", name))
+        names.add(name)
+        if not name:
+            found.append(_required(f"{at}.name"))
+        elif len(name.split(".")) < 3:
+            found.append(_invalid(f"{at}.name", name, "should be a domain with at least three segments separated by dots"))
+        side_effects = hook.get("sideEffects")
+        if side_effects is None:
+            found.append(FieldError("FieldValueRequired", f"{at}.sideEffects",
+                                    "Required value: must specify one of " + ", ".join(_SIDE_EFFECTS)))
+        elif side_effects not in _SIDE_EFFECTS and old is None:
+            found.append(_unsupported(f"{at}.sideEffects", side_effects, _SIDE_EFFECTS))
+        timeout = hook.get("timeoutSeconds")
+        if isinstance(timeout, int) and not 1 <= timeout <= 30:
+            found.append(_invalid(f"{at}.timeoutSeconds", timeout, "the timeout value must be between 1 and 30 seconds"))
+        client = hook.get("clientConfig") or {}
+        if (client.get("url") is None) == (client.get("service") is None):
+            found.append(FieldError("FieldValueRequired", f"{at}.clientConfig",
+                                    "Required value: exactly one of url or service is required"))
+        if not hook.get("admissionReviewVersions"):
+            found.append(FieldError("FieldValueRequired", f"{at}.admissionReviewVersions",
+                                    "Required value: must specify one of v1, v1beta1"))
+    return found
+
+
 _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "Pod": _pod, "Deployment": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
     "DaemonSet": _workload, "Job": _job, "CronJob": _cron_job, "Service": _service,
@@ -314,6 +351,7 @@ _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "RoleBinding": _role_binding, "ClusterRoleBinding": _role_binding,
     "HorizontalPodAutoscaler": _horizontal_pod_autoscaler, "PriorityClass": _priority_class,
     "PodDisruptionBudget": _pod_disruption_budget, "CSIDriver": _csi_driver,
+    "ValidatingWebhookConfiguration": _webhooks, "MutatingWebhookConfiguration": _webhooks,
 }
 
 
