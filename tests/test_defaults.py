@@ -136,3 +136,21 @@ def test_generation_follows_the_desired_state_of_kinds_without_a_spec(server: Se
     assert status == 200 and relabeled["metadata"]["generation"] == 1
     status, changed = server.json("PATCH", f"{path}/gen", change, content_type="application/merge-patch+json")
     assert status == 200 and changed["metadata"]["generation"] == 2
+
+
+@pytest.mark.parametrize("path, body, written", [
+    ("/apis/coordination.k8s.io/v1/namespaces/default/leases",
+     {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "empty"}}, {"spec": {}}),
+    ("/apis/scheduling.k8s.io/v1/priorityclasses",
+     {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "zero"}},
+     {"value": 0, "preemptionPolicy": "PreemptLowerPriority"}),
+    ("/apis/storage.k8s.io/v1/volumeattachments",
+     {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "va"},
+      "spec": {"attacher": "a.example.com", "nodeName": "n", "source": {"persistentVolumeName": "pv"}}},
+     {"status": {"attached": False}}),
+])
+def test_fields_go_always_writes(shared_server: ServerProcess, path: str, body: dict[str, Any],
+                                 written: dict[str, Any]) -> None:
+    status, created = shared_server.json("POST", path + "?dryRun=All", body)
+    assert status == 201
+    assert {k: created[k] for k in written} == written

@@ -53,6 +53,10 @@ _GO_ZERO.update({
     "io.k8s.api.storage.v1.CSINodeDriver": {"topologyKeys": None},
     "io.k8s.api.storage.v1.CSINodeSpec": {"drivers": None},
     "io.k8s.api.core.v1.ReplicationControllerStatus": {"replicas": 0},
+    "io.k8s.api.scheduling.v1.PriorityClass": {"value": 0},
+    "io.k8s.api.apps.v1.ControllerRevision": {"revision": 0},
+    "io.k8s.api.node.v1.RuntimeClass": {"handler": ""},
+    "io.k8s.api.storage.v1.VolumeAttachmentStatus": {"attached": False},
     "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {"desiredReplicas": 0, "currentMetrics": None},
 })
 # Kinds whose status is a plain struct: it is written as {} even when nothing set it.
@@ -63,8 +67,15 @@ for _definition in ("core.v1.Pod", "core.v1.Service", "core.v1.Namespace", "core
                     "admissionregistration.v1.ValidatingAdmissionPolicy", "autoscaling.v2.HorizontalPodAutoscaler",
                     "flowcontrol.v1.PriorityLevelConfiguration", "flowcontrol.v1.FlowSchema",
                     "networking.v1.ServiceCIDR", "core.v1.ReplicationController", "core.v1.ResourceQuota",
-                    "resource.v1.ResourceClaim", "certificates.v1.CertificateSigningRequest"):
+                    "resource.v1.ResourceClaim", "certificates.v1.CertificateSigningRequest",
+                    "storage.v1.VolumeAttachment"):
     _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["status"] = {}
+# Kinds whose spec is a plain struct that may be left empty: it is written as {} all the same.
+for _definition in ("coordination.v1.Lease", "networking.v1.NetworkPolicy", "policy.v1.PodDisruptionBudget",
+                    "core.v1.ResourceQuota", "storage.v1.CSINode", "networking.v1.IPAddress",
+                    "networking.v1.ServiceCIDR", "resource.v1.DeviceClass", "resource.v1.ResourceClaim",
+                    "storage.v1.VolumeAttachment", "autoscaling.v2.HorizontalPodAutoscaler"):
+    _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["spec"] = {}
 
 
 # Kept in etcd as JSON rather than protobuf, so an empty list stays one.
