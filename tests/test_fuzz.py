@@ -9,6 +9,7 @@ cases per target; `FUZZ_EXAMPLES=10000` (or more) runs the long version on deman
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -23,7 +24,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from keepalive import Connection
-from support import ServerProcess
+from support import GOLDEN, ServerProcess
+
+from apiserver.kinds.resources import BUILTIN
 
 CASES = int(os.environ.get("FUZZ_EXAMPLES", "1000"))
 # Each generated example carries a batch of cases: generating them one example each costs more than
@@ -356,50 +359,34 @@ def test_paths(probe: Probe, cases: list[tuple[list[str], str]]) -> None:
                         "application/merge-patch+json" if method == "PATCH" else "application/json")
 
 
-# Valid objects of the kinds served since the registry came from discovery, whose fields the target
-# below replaces with generated values: each must still be answered with a success or a 4xx Status.
-NEWER_KINDS: list[tuple[str, dict[str, Any]]] = [
-    (NS_PATH + "/replicationcontrollers", {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {
-        "name": "rc"}, "spec": {"replicas": 1, "selector": {"app": "a"}, "template": {"metadata": {"labels": {
-            "app": "a"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}),
-    ("/apis/autoscaling/v1/namespaces/fuzz/horizontalpodautoscalers", {
+# Valid objects of every kind the surface fixtures hold (golden/surface/fixtures: the kinds served
+# since the registry came from discovery), moved into this module's namespace; the target below
+# replaces their fields with generated values, and each must still be answered with a success or a
+# 4xx Status.
+def _newer_kinds() -> list[tuple[str, dict[str, Any]]]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    kinds = {(rt.group_version, rt.kind): rt for rt in BUILTIN if not rt.synthetic}
+    for path in sorted(glob.glob(os.path.join(GOLDEN, "surface", "fixtures", "*.yaml"))):
+        with open(path) as f:
+            for doc in yaml.safe_load_all(f):
+                rt = kinds.get((doc.get("apiVersion"), doc.get("kind"))) if doc else None
+                if rt is None or rt.kind == "Namespace":
+                    continue
+                prefix = f"/apis/{rt.group_version}" if rt.group else "/api/v1"
+                if rt.namespaced:
+                    doc["metadata"]["namespace"] = "fuzz"
+                    prefix += "/namespaces/fuzz"
+                found.append((f"{prefix}/{rt.plural}", doc))
+    # The fixtures write HPAs through autoscaling/v2; v1 converts, annotations included.
+    found.append(("/apis/autoscaling/v1/namespaces/fuzz/horizontalpodautoscalers", {
         "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {
-            "name": "hpa", "annotations": {"autoscaling.alpha.kubernetes.io/metrics": "[]"}},
+            "name": "hpa-v1", "annotations": {"autoscaling.alpha.kubernetes.io/metrics": "[]"}},
         "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3,
-                 "targetCPUUtilizationPercentage": 50}}),
-    ("/apis/autoscaling/v2/namespaces/fuzz/horizontalpodautoscalers", {
-        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "hpa2"},
-        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3, "metrics": [
-            {"type": "Pods", "pods": {"metric": {"name": "rps"}, "target": {"type": "AverageValue",
-                                                                            "averageValue": "1"}}}],
-                 "behavior": {"scaleUp": {"policies": [{"type": "Pods", "value": 1, "periodSeconds": 5}]}}}}),
-    ("/apis/rbac.authorization.k8s.io/v1/namespaces/fuzz/rolebindings", {
-        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "rb"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
-        "subjects": [{"kind": "User", "name": "jane"}]}),
-    ("/apis/policy/v1/namespaces/fuzz/poddisruptionbudgets", {
-        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"},
-        "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "a"}}}}),
-    ("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {
-        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
-        "metadata": {"name": "vwc"}, "webhooks": [{"name": "v.example.com", "sideEffects": "None",
-                                                   "admissionReviewVersions": ["v1"],
-                                                   "clientConfig": {"service": {"namespace": "fuzz", "name": "w"}},
-                                                   "rules": [{"operations": ["CREATE"], "apiGroups": [""],
-                                                              "apiVersions": ["v1"], "resources": ["pods"]}]}]}),
-    ("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", {
-        "apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema", "metadata": {"name": "fs"},
-        "spec": {"priorityLevelConfiguration": {"name": "global-default"}, "matchingPrecedence": 500}}),
-    ("/apis/certificates.k8s.io/v1/certificatesigningrequests", {
-        "apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "csr"},
-        "spec": {"request": "LS0t", "signerName": "example.com/s", "usages": ["client auth"]}}),
-    ("/apis/networking.k8s.io/v1/ipaddresses", {
-        "apiVersion": "networking.k8s.io/v1", "kind": "IPAddress", "metadata": {"name": "10.0.0.1"},
-        "spec": {"parentRef": {"resource": "services", "namespace": "fuzz", "name": "web"}}}),
-    ("/apis/resource.k8s.io/v1/namespaces/fuzz/resourceclaims", {
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "claim"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}),
-]
+                 "targetCPUUtilizationPercentage": 50}}))
+    return found
+
+
+NEWER_KINDS = _newer_kinds()
 
 
 def _field_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
