@@ -32,3 +32,13 @@ def test_component_statuses_as_a_server_with_an_embedded_store(server: ServerPro
         assert condition["status"] == "False"
         assert condition["message"] == (f'Get "https://127.0.0.1:{port}/healthz": dial tcp 127.0.0.1:{port}: '
                                         "connect: connection refused")
+
+
+def test_subresources_discovery_lists_but_this_server_does_not_carry_out_are_404(server: ServerProcess) -> None:
+    for method, path in (("POST", "/api/v1/namespaces/default/serviceaccounts/default/token"),
+                         ("GET", "/api/v1/namespaces/default/pods/absent/log")):
+        status, answer = server.json(method, path, {} if method == "POST" else None)
+        assert (status, answer["reason"]) == (404, "NotFound")
+    # Served subresources still refuse the verbs discovery does not list for them.
+    status, answer = server.json("POST", "/api/v1/namespaces/default/status", {})
+    assert status == 405

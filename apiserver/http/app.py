@@ -174,7 +174,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if parsed is None:
         raise errors.resource_not_found()
     method = request.method
-    verb = _verb(method, parsed.name is not None, request.query_params)
+    verb = _verb(method, parsed.name is not None, parsed.subresource is not None, request.query_params)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
@@ -247,13 +247,14 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _verb(method: str, has_name: bool, query: Any) -> str:
+def _verb(method: str, has_name: bool, has_subresource: bool, query: Any) -> str:
     if method == "GET":
         if query.get("watch") in ("1", "true"):
             return "watch"
         return "get" if has_name else "list"
     if method == "POST":
-        if has_name:
+        # A subresource is created under its object (pods/eviction, serviceaccounts/token).
+        if has_name and not has_subresource:
             raise errors.method_not_allowed("POST is not supported on a named resource")
         return "create"
     if not has_name:
