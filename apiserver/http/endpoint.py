@@ -14,7 +14,7 @@ import orjson
 from apiserver import errors
 from apiserver.crd import crdspec
 from apiserver.http.limits import Limits
-from apiserver.kinds import certificates, fieldvalidation, flowcontrol, objects, services
+from apiserver.kinds import certificates, fieldvalidation, flowcontrol, managedfields, objects, services
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import patch
@@ -186,7 +186,9 @@ class Endpoint:
         if self.store.latest(key) is not None:
             raise errors.already_exists(t.rt.plural, t.rt.group, name)
         if t.rt.kind == "Service":
-            services.allocate(obj, *services.taken(_load(s) for _, s in self.store.list(t.rt.storage_key, None)[1]))
+            ips, ports = services.taken(_load(s) for _, s in self.store.list(t.rt.storage_key, None)[1])
+            ips.update(k[2] for k, _ in self.store.list(services.IP_ADDRESSES, None)[1])
+            services.allocate(obj, ips, ports)
         if t.rt.kind == "Pod":
             self._copy_node_topology(obj)
         self._server_status(t, obj, None)
@@ -196,8 +198,29 @@ class Endpoint:
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
+        if t.rt.kind == "Service":
+            await self._hold_cluster_ips(obj)
         stored = await self._write(t, key, obj, None)
         return Reply(201, t.codec.served_bytes(stored.data), headers=warnings)
+
+    async def _hold_cluster_ips(self, svc: dict[str, Any]) -> None:
+        """The allocator's IPAddress objects, written before the Service as upstream's are."""
+        rt = self._registry.lookup("networking.k8s.io", "v1", "ipaddresses")
+        if rt is None:
+            return
+        for ip in services.cluster_ips(svc):
+            await self.create(Target(rt, "", None, None, {}, managedfields.KUBE_APISERVER),
+                              orjson.dumps(services.ip_address(ip, svc)), "application/json")
+
+    async def _release_cluster_ips(self, svc: dict[str, Any]) -> None:
+        rt = self._registry.lookup("networking.k8s.io", "v1", "ipaddresses")
+        if rt is None:
+            return
+        for ip in services.cluster_ips(svc):
+            key = (services.IP_ADDRESSES, "", ip)
+            current = self.store.latest(key)
+            if current is not None and services.held_by(_load(current), svc):
+                await self._write(Target(rt, "", ip, None, {}), key, _load(current), current, delete=True)
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
@@ -394,6 +417,8 @@ class Endpoint:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
         if t.rt.kind == "PriorityLevelConfiguration" and t.rt.group == flowcontrol.GROUP and (expected is None or delete):
             await self._mark_flow_schemas(key[2], exists=not delete)
+        if t.rt.kind == "Service" and not t.rt.group and delete:
+            await self._release_cluster_ips(obj)
         return stored
 
     async def _mark_flow_schemas(self, level: str, exists: bool) -> None:
