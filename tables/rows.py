@@ -75,8 +75,13 @@ def variant(printer: Printer, embedding: str) -> str:
 
 
 def render_rows(out: list[bytes], printer: Printer, row_variant: str, objects: Iterable[bytes],
-                embed: Callable[[bytes], bytes], now: float) -> None:
-    """Appends the comma-separated rows of stored `objects` to `out`, ages as of `now`."""
+                embed: Callable[[bytes], bytes], now: float) -> bool:
+    """Appends the comma-separated rows of stored `objects` to `out`, ages as of `now`.
+
+    Returns whether the same rows hold for the whole second `now` falls in: every age is rendered
+    from whole elapsed seconds (HumanDuration truncates), so it does when each timestamp is a whole
+    second not after `now`.
+    """
     ages: Ages = {}
     lookup = _ROWS.get
     for index, data in enumerate(objects):
@@ -86,6 +91,7 @@ def render_rows(out: list[bytes], printer: Printer, row_variant: str, objects: I
         if hit is None:
             hit = _ROWS.put((row_variant, data), (printer, compile_row(printer.row(data), embed(data))))
         hit[1].render(out, now, ages)
+    return all(epoch is None or (epoch % 1 == 0 and epoch <= now) for _, epoch in ages)
 
 
 def clear_cache() -> None:

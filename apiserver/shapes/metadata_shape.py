@@ -56,8 +56,9 @@ class MetadataShape:
         prefix, managed = self._prefix, self.managed_fields
         head = orjson.dumps({"kind": "PartialObjectMetadataList", "apiVersion": self.api_version,
                              "metadata": listing.metadata()})
-        return head[:-1] + b',"items":[' + b",".join(
-            partial_object_metadata(prefix, obj.data, managed) for _, obj in listing.items) + b"]}"
+        items = listing.joined(self.key, lambda: b",".join(
+            [partial_object_metadata(prefix, obj.data, managed) for _, obj in listing.items]))
+        return head[:-1] + b',"items":[' + items + b"]}"
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return partial_object_metadata(self._prefix, stored.data, self.managed_fields)

@@ -53,9 +53,18 @@ class TableShape:
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
         printer, row_variant, embed = self._rows_of(rt)
-        rows: list[bytes] = []
-        render_rows(rows, printer, row_variant, (obj.data for _, obj in listing.items), embed, time.time())
-        return table_json(self.api_version, listing.metadata(), definitions_json(printer), rows)
+        now = time.time()
+        # Ages change once a second at most: rows rendered within this second are this request's too.
+        second = int(now)
+        pieces = listing.pieces
+        rows = None if pieces is None else pieces.get(self.key, second)
+        if rows is None:
+            parts: list[bytes] = []
+            steady = render_rows(parts, printer, row_variant, (obj.data for _, obj in listing.items), embed, now)
+            rows = b"".join(parts)
+            if steady and pieces is not None:
+                pieces.put(self.key, rows, second)
+        return table_json(self.api_version, listing.metadata(), definitions_json(printer), [rows])
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         printer, row_variant, embed = self._rows_of(rt)

@@ -78,6 +78,7 @@ class _Resource:
     sorted_keys: list[tuple[str, str]] | None = None
     history: deque[tuple[float, Change]] = field(default_factory=deque)
     history_floor: int = 0  # watches may start at this revision or later
+    changed: int = 0  # the revision of the newest write to this resource: its objects' version
     listeners: list[Listener] = field(default_factory=list)
 
     def ordered_keys(self) -> list[tuple[str, str]]:
@@ -175,7 +176,7 @@ class EmbeddedStore:
             lo = bisect.bisect_left(keys, (namespace, ""))
             hi = bisect.bisect_left(keys, (namespace + "\x00", ""))
         past_keys = sorted(k for k, v in past.items() if v is not None)
-        return Snapshot(storage_key, revision, keys, lo, hi, res.objects, past, past_keys)
+        return Snapshot(storage_key, revision, keys, lo, hi, res.objects, past, past_keys, res.changed)
 
     def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:
         listeners = self._resource(storage_key).listeners
@@ -257,7 +258,7 @@ class EmbeddedStore:
                 res.sorted_keys = None
             res.objects[object_key] = stored
             change_type = "ADDED" if prev is None else "MODIFIED"
-        self._revision = record.rv
+        self._revision = res.changed = record.rv
         change = Change(record.rv, change_type, self._key(record), record.data,  # type: ignore[arg-type]
                         None if prev is None else prev.data, 0 if prev is None else prev.rv)
         self._remember(res, change, now)
@@ -311,7 +312,7 @@ class EmbeddedStore:
         else:
             res.objects[(record.namespace, record.name)] = StoredObject(record.rv, record.data)
         res.sorted_keys = None
-        self._revision = record.rv
+        self._revision = res.changed = record.rv
 
     def _load_snapshot(self, path: str) -> int:
         payloads = iter(iter_verified(path, is_last=False))
