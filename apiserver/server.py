@@ -20,6 +20,7 @@ from apiserver.errors import ApiError
 from apiserver.http.app import ServerState, build_app
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
+from apiserver.http.reads import FastReads
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import managedfields, objects
 from apiserver.kinds.resources import builtin_registry
@@ -88,7 +89,7 @@ async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
             log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
 
 
-def build(options: ServeOptions) -> tuple[Starlette, str]:
+def build(options: ServeOptions) -> tuple[FastReads, str]:
     """The app and the kubeconfig path; credentials and the store are ready when this returns."""
     os.makedirs(options.data_dir, exist_ok=True)
     registry = builtin_registry()
@@ -127,7 +128,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
 
     app = build_app(state)
     app.router.lifespan_context = lifespan
-    return app, kubeconfig_path
+    return FastReads(state, app), kubeconfig_path
 
 
 def serve(options: ServeOptions) -> None:

@@ -10,7 +10,7 @@ import asyncio
 import gzip
 import logging
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Mapping
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,12 +31,13 @@ from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds.resources import Registry
 from apiserver.reply import Reply, StreamReply
+from apiserver.shapes.shape import Shape
 from apiserver.storage.interface import Store
 
 log = logging.getLogger("apiserver.http")
 
 _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
-_NO_CACHE = {"Cache-Control": "no-cache, private"}
+NO_CACHE = {"Cache-Control": "no-cache, private"}
 _GZIP_THRESHOLD = 128 * 1024
 
 
@@ -58,18 +59,24 @@ class ServerState:
 
 def _error_response(exc: ApiError, request: Request) -> Response:
     body, media_type = error_body(exc, request.headers.get("accept", ""))
-    return Response(body, status_code=exc.code, media_type=media_type, headers={**_NO_CACHE, **exc.headers})
+    return Response(body, status_code=exc.code, media_type=media_type, headers={**NO_CACHE, **exc.headers})
 
 
 def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Response:
     if isinstance(reply, StreamReply):
-        return WatchResponse(reply.chunks, reply.closed, reply.content_type, _NO_CACHE)
-    body, headers = reply.body, {**_NO_CACHE, **reply.headers}
+        return WatchResponse(reply.chunks, reply.closed, reply.content_type, NO_CACHE)
+    body, headers = encoded(reply, accept_encoding)
+    return Response(body, status_code=reply.status, media_type=reply.content_type, headers=headers)
+
+
+def encoded(reply: Reply, accept_encoding: str) -> tuple[bytes, dict[str, str]]:
+    """The body as written, gzipped when large and accepted, and the headers beside its type and length."""
+    body, headers = reply.body, {**NO_CACHE, **reply.headers}
     # kube-apiserver gzips only large answers: below this the CPU costs more than the bytes save
     if len(body) > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
         body = gzip.compress(body, compresslevel=1)
         headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
-    return Response(body, status_code=reply.status, media_type=reply.content_type, headers=headers)
+    return body, headers
 
 
 def _accepts_gzip(accept_encoding: str) -> bool:
@@ -81,10 +88,14 @@ def _accepts_gzip(accept_encoding: str) -> bool:
 
 
 def _user(request: Request, state: ServerState) -> User | None:
-    header = request.headers.get("authorization", "")
-    if not header and state.trust_unauthenticated:
+    return user_of(state, request.headers.get("authorization", ""))
+
+
+def user_of(state: ServerState, authorization: str) -> User | None:
+    """Who the Authorization header names; None when nobody (a 401)."""
+    if not authorization and state.trust_unauthenticated:
         return access.UNSECURED
-    return state.authenticator.authenticate(header)
+    return state.authenticator.authenticate(authorization)
 
 
 def build_app(state: ServerState) -> Starlette:
@@ -92,7 +103,7 @@ def build_app(state: ServerState) -> Starlette:
         return PlainTextResponse("ok")
 
     async def version(request: Request, user: User) -> Response:
-        return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
+        return Response(state.discovery.version(), media_type="application/json", headers=NO_CACHE)
 
     async def metrics_text(request: Request, user: User) -> Response:
         try:
@@ -100,7 +111,7 @@ def build_app(state: ServerState) -> Starlette:
         except ApiError as exc:
             return _error_response(exc, request)
         body, content_type = metrics.exposition()
-        return Response(body, media_type=content_type, headers=_NO_CACHE)
+        return Response(body, media_type=content_type, headers=NO_CACHE)
 
     async def api(request: Request, user: User) -> Response:
         try:
@@ -128,7 +139,7 @@ def build_app(state: ServerState) -> Starlette:
     async def openapi_v3(request: Request, user: User) -> Response:
         key = request.path_params.get("path")
         if key is None:
-            return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
+            return Response(openapi.v3_index(), media_type="application/json", headers=NO_CACHE)
         found = openapi.v3_document(key)
         if found is None:
             return _error_response(errors.resource_not_found(), request)
@@ -139,7 +150,7 @@ def build_app(state: ServerState) -> Starlette:
 
     async def openapi_v2(request: Request, user: User) -> Response:
         body, media_type = openapi.v2_body(request.headers.get("accept", ""))
-        return Response(body, media_type=media_type, headers=_NO_CACHE)
+        return Response(body, media_type=media_type, headers=NO_CACHE)
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
@@ -172,29 +183,9 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         return _discovery(state, request, parsed)
     if parsed is None:
         raise errors.resource_not_found()
-    method = request.method
-    verb = _verb(method, parsed.name is not None, request.query_params)
-    # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
-    # learns nothing about what exists.
-    access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
-                                             parsed.namespace, parsed.name or ""))
-    rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
-    if rt is None:
-        raise errors.resource_not_found()
-    subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
-    if parsed.subresource is not None and subresource is None:
-        raise errors.resource_not_found()
-    if not rt.namespaced and parsed.resource != "namespaces" and parsed.namespace:
-        raise errors.resource_not_found()
-    name = parsed.name
-    namespace = parsed.namespace if rt.namespaced else ""
-    target = Target(rt, namespace, name, parsed.subresource, request.query_params,
-                    request.headers.get("user-agent", ""))
-    if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
-        raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
-    if rt.namespaced and verb in ("create",) and not namespace:
-        raise errors.resource_not_found()
-    shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
+    verb = _verb(request.method, parsed.name is not None, request.query_params)
+    target, shape = resolve(state, parsed, verb, user, request.query_params, request.headers)
+    rt = target.rt
     if verb == "watch":
         state.watch_slots.check(user.name)
     if rt.synthetic:
@@ -217,6 +208,30 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb == "delete":
         return _reply_response(await endpoint.delete(target, body, content_type))
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
+
+
+def resolve(state: ServerState, parsed: requestinfo.ResourcePath, verb: str, user: User, query: Mapping[str, str],
+            headers: Mapping[str, str]) -> tuple[Target, Shape]:
+    """What a resource request addresses and the shape of its answer, once the caller may ask it."""
+    # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
+    # learns nothing about what exists.
+    access.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
+                                             parsed.namespace, parsed.name or ""))
+    rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
+    if rt is None:
+        raise errors.resource_not_found()
+    subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
+    if parsed.subresource is not None and subresource is None:
+        raise errors.resource_not_found()
+    if not rt.namespaced and parsed.resource != "namespaces" and parsed.namespace:
+        raise errors.resource_not_found()
+    namespace = parsed.namespace if rt.namespaced else ""
+    target = Target(rt, namespace, parsed.name, parsed.subresource, query, headers.get("user-agent", ""))
+    if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
+        raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
+    if rt.namespaced and verb in ("create",) and not namespace:
+        raise errors.resource_not_found()
+    return target, negotiate(headers.get("accept", ""), verb, query)
 
 
 def _held(state: ServerState, user: User, reply: Reply | StreamReply) -> Reply | StreamReply:
@@ -271,9 +286,9 @@ def _discovery(state: ServerState, request: Request, parsed: requestinfo.Discove
             return Response(body, media_type=AGGREGATED_TYPE,
                             headers={"Cache-Control": "public", "Vary": "Accept", "ETag": etag})
         body = discovery.api_versions() if parsed.legacy else discovery.group_list()
-        return Response(body, media_type="application/json", headers=_NO_CACHE)
+        return Response(body, media_type="application/json", headers=NO_CACHE)
     document = (discovery.group(parsed.group) if parsed.version is None
                 else discovery.resource_list(parsed.group, parsed.version))
     if document is None:
         raise errors.resource_not_found()
-    return Response(document, media_type="application/json", headers=_NO_CACHE)
+    return Response(document, media_type="application/json", headers=NO_CACHE)

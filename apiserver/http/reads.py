@@ -1,0 +1,107 @@
+"""The hot reads, get and list of a resource, served as plain ASGI in front of the Starlette app.
+
+Starlette's routing, its two exception middlewares and its Request and URL objects cost more than
+answering a small get. A GET of a resource path that is not a watch is answered here, through the
+same steps as `app._serve` (authenticate, `resolve`, the Endpoint, `encoded`); everything else, and
+any path this module would have to read differently than Starlette does, goes on to the app.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Awaitable, Callable, MutableMapping
+
+from starlette.datastructures import QueryParams
+
+from apiserver import errors
+from apiserver.errors import ApiError
+from apiserver.http import requestinfo
+from apiserver.http.app import NO_CACHE, ServerState, encoded, resolve, user_of
+from apiserver.http.negotiation import error_body
+from apiserver.reply import Reply
+
+log = logging.getLogger("apiserver.http")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_RESOURCE_PREFIXES = ("/api/", "/apis/")
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """Request headers by lower-case name, the first of repeated ones (as Starlette's `get` answers)."""
+    out: dict[str, str] = {}
+    for name, value in scope["headers"]:
+        key = name.decode("latin-1")
+        if key not in out:
+            out[key] = value.decode("latin-1")
+    return out
+
+
+def _reads_here(scope: Scope) -> bool:
+    # Starlette reads the path back out of a URL it builds, so a decoded "?", "#", space or control
+    # character could read differently there: such paths are left to it.
+    if scope["type"] != "http" or scope["method"] != "GET" or scope.get("root_path"):
+        return False
+    path: str = scope["path"]
+    return (path.startswith(_RESOURCE_PREFIXES) and path.isprintable() and " " not in path and "?" not in path
+            and "#" not in path)
+
+
+async def _send(send: Send, status: int, body: bytes, content_type: str, headers: dict[str, str]) -> None:
+    raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+    raw.append((b"content-length", str(len(body)).encode("latin-1")))
+    raw.append((b"content-type", content_type.encode("latin-1")))
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+class FastReads:
+    """`app` with resource gets and lists answered before it is reached."""
+
+    def __init__(self, state: ServerState, app: ASGIApp) -> None:
+        self.state = state
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not _reads_here(scope):
+            return await self.app(scope, receive, send)
+        parsed = requestinfo.parse(scope["path"])
+        if not isinstance(parsed, requestinfo.ResourcePath):
+            return await self.app(scope, receive, send)
+        query = QueryParams(scope["query_string"])
+        if query.get("watch") in ("1", "true"):
+            return await self.app(scope, receive, send)
+        headers = _headers(scope)
+        try:
+            reply, accept_encoding = _read(self.state, parsed, query, headers)
+        except ApiError as exc:
+            body, content_type = error_body(exc, headers.get("accept", ""))
+            return await _send(send, exc.code, body, content_type, {**NO_CACHE, **exc.headers})
+        except Exception:
+            log.exception("unhandled error serving GET %s", scope["path"])
+            body, content_type = error_body(errors.internal("an unexpected error occurred"), headers.get("accept", ""))
+            return await _send(send, 500, body, content_type, NO_CACHE)
+        body, extra = encoded(reply, accept_encoding)
+        await _send(send, reply.status, body, reply.content_type, extra)
+
+
+def _read(state: ServerState, parsed: requestinfo.ResourcePath, query: QueryParams,
+          headers: dict[str, str]) -> tuple[Reply, str]:
+    """The answer to a get or list and the Accept-Encoding it may be compressed for."""
+    user = user_of(state, headers.get("authorization", ""))
+    if user is None:
+        raise errors.unauthorized()
+    verb = "get" if parsed.name is not None else "list"
+    target, shape = resolve(state, parsed, verb, user, query, headers)
+    if target.rt.synthetic:
+        reply = state.synthetic.serve(target, verb, shape)
+        assert isinstance(reply, Reply)  # only watches stream
+        return reply, ""
+    accept_encoding = headers.get("accept-encoding", "")
+    if verb == "get":
+        return state.endpoint.get(target, shape), accept_encoding
+    return state.endpoint.list(target, shape), accept_encoding
