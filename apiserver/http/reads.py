@@ -29,6 +29,19 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _RESOURCE_PREFIXES = ("/api/", "/apis/")
+_QUERIES_KEPT = 1024
+
+
+class _Queries(dict[bytes, QueryParams]):
+    """Parsed query strings by their bytes: the same lists are asked for again and again."""
+
+    def parsed(self, raw: bytes) -> QueryParams:
+        query = self.get(raw)
+        if query is None:
+            if len(self) >= _QUERIES_KEPT:
+                self.clear()
+            query = self[raw] = QueryParams(raw)
+        return query
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -65,6 +78,7 @@ class FastReads:
     def __init__(self, state: ServerState, app: ASGIApp) -> None:
         self.state = state
         self.app = app
+        self._queries = _Queries()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not _reads_here(scope):
@@ -72,7 +86,7 @@ class FastReads:
         parsed = requestinfo.parse(scope["path"])
         if not isinstance(parsed, requestinfo.ResourcePath):
             return await self.app(scope, receive, send)
-        query = QueryParams(scope["query_string"])
+        query = self._queries.parsed(scope["query_string"])
         if query.get("watch") in ("1", "true"):
             return await self.app(scope, receive, send)
         headers = _headers(scope)
