@@ -6,7 +6,6 @@ Writes OUT/results.json, OUT/results.md and OUT/results.png. See benches/README.
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import shutil
@@ -18,7 +17,7 @@ from typing import Any
 from benches.api_load import report
 from benches.api_load import scenarios as sc
 from benches.api_load.measure import Measurement, Options, measure_interleaved, overload_warning
-from benches.api_load.servers import REPO, SHARED, LocalServer, Target, free_port, from_kubeconfig
+from benches.api_load.servers import REPO, LocalServer, Target, free_port, from_kubeconfig
 from benches.api_load.wrk import Load, require_wrk
 
 QUICK_COUNT = 50
@@ -46,9 +45,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true",
                    help=f"a few seconds: {QUICK_COUNT} objects, {QUICK_DURATION_S:g}s runs, no floor, "
                         f"scenarios {' '.join(sc.QUICK)} unless --scenarios is given")
-    p.add_argument("--reference", nargs="*",
-                   default=sorted(glob.glob(os.path.join(SHARED, "bench", "results-kube-apiserver-*.json"))),
-                   help="apiload.sh result files to compare with (default: shared/bench's kube-apiserver ones)")
     p.add_argument("--out", help="output directory (default: bench-results/api_load-<time>)")
     p.add_argument("--label", default="", help="free text stored in the results")
     p.add_argument("--save-baseline", metavar="PATH",
@@ -77,8 +73,8 @@ def _servers(args: argparse.Namespace) -> list[tuple[str, str]]:
     return out
 
 
-def _write(results: dict[str, Any], out: str, references: list[str]) -> None:
-    report.attach_references(results, report.load_references(references), {s.name: s.reference for s in sc.ALL})
+def _write(results: dict[str, Any], out: str) -> None:
+    report.attach_kube_shares(results, {s.name: s.reference for s in sc.ALL})
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=2)
@@ -132,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     for m, results in zip(measurements, all_results):
         results["label"] = m.options.label if remote is not None or len(measurements) > 1 else (
             args.label or f"this server from {m.options.label}")
-        _write(results, out if len(measurements) == 1 else os.path.join(out, m.options.label), args.reference)
+        _write(results, out if len(measurements) == 1 else os.path.join(out, m.options.label))
     if args.save_baseline:
         first = all_results[0]
         if len(all_results) == 1 and first["baseline_ok"]:
