@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 import pytest
-from support import ServerProcess
+from support import GOLDEN, ServerProcess
 
 from apiserver import metrics
 from apiserver.http.endpoint import Endpoint, Target
@@ -27,7 +29,7 @@ from apiserver.shapes.table_shape import TableShape
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 from apiserver.storage.interface import StoredObject
 from columns.registry import printer_for
-from tables.rows import render_rows, variant
+from tables.rows import compile_rows, render_rows, variant
 
 SHAPES: dict[str, Shape] = {
     "plain": JSON_SHAPE,
@@ -202,7 +204,13 @@ def test_table_rows_are_reused_within_a_second_only_when_every_age_holds_for_it(
     def steady(created: str) -> bool:
         obj = configmap("cm-00", "gold")
         obj["metadata"]["creationTimestamp"] = created
-        return render_rows([], printer, row_variant, [orjson.dumps(obj)], lambda data: b"null", now)
+        data = orjson.dumps(obj)
+        template = compile_rows(printer, row_variant, [data, data], lambda data: b"null")
+        # The template renders what rendering each row does.
+        out: list[bytes] = []
+        render_rows(out, printer, row_variant, [data, data], lambda data: b"null", now)
+        assert template.render(now) == b"".join(out)
+        return template.steady(now)
 
     assert steady("2027-01-15T08:00:00Z")  # whole seconds, in the past
     assert not steady("2027-01-15T08:00:00.5Z")  # a fraction of a second: the age turns mid-second
@@ -232,3 +240,21 @@ def test_selector_lists_over_http_follow_writes_and_report_the_cache(server: Ser
     assert exposed['apiserver_list_assembled_hits_total{part="selection"}'] >= 1
     assert exposed["apiserver_list_assembled_bytes"] > 0
     assert exposed["apiserver_list_assembled_entries"] >= 1
+
+
+@pytest.mark.parametrize("resource,kind", [("pods", "Pod"), ("jobs.batch", "Job"), ("events", "Event"),
+                                           ("deployments.apps", "Deployment")])
+def test_a_rows_template_renders_what_rendering_each_row_does(resource: str, kind: str) -> None:
+    """Kinds with several request-time cells a row (restarts "N (5m ago)", durations, ages)."""
+    with open(os.path.join(GOLDEN, "kube-1.36.2", "table", f"{resource}.list.includeObject-Object.json")) as f:
+        objects = [orjson.dumps(row["object"]) for row in json.load(f)["rows"]]
+    assert objects
+    group = resource.split(".", 1)[1] if "." in resource else ""
+    printer = printer_for(group, kind)
+    row_variant = variant(printer, "Object")
+    template = compile_rows(printer, row_variant, objects, lambda data: data)
+    assert len(template.ages) >= len(objects)
+    for now in (1_700_000_000.0, 1_800_000_000.5, 2_000_000_000.999):
+        out: list[bytes] = []
+        render_rows(out, printer, row_variant, objects, lambda data: data, now)
+        assert template.render(now) == b"".join(out)

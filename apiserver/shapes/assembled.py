@@ -43,6 +43,7 @@ class Pieces:
     remaining: int | None
     _cache: AssemblyCache
     _parts: dict[Hashable, tuple[Hashable, bytes]] = field(default_factory=dict)
+    _kept: dict[Hashable, tuple[object, int]] = field(default_factory=dict)
     size: int = 0
 
     def get(self, key: Hashable, moment: Hashable = None) -> bytes | None:
@@ -60,6 +61,17 @@ class Pieces:
         self._parts[key] = (moment, value)
         self._cache.grew(self, len(value) - (0 if old is None else len(old[1])))
         return value
+
+    def kept(self, key: Hashable) -> object | None:
+        """What `keep` put under `key`: something a shape assembles its bytes from (a Table's rows)."""
+        hit = self._kept.get(key)
+        return None if hit is None else hit[0]
+
+    def keep(self, key: Hashable, value: object, size: int) -> None:
+        """Keeps `value`, counted as `size` bytes, for as long as this version is kept."""
+        old = self._kept.get(key)
+        self._kept[key] = (value, size)
+        self._cache.grew(self, size - (0 if old is None else old[1]))
 
 
 class AssemblyCache:

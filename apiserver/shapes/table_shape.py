@@ -18,7 +18,7 @@ from apiserver.storage.interface import StoredObject
 from columns.base import Printer
 from columns.registry import printer_for
 from tables.metadata import partial_object_metadata, pom_prefix
-from tables.rows import render_rows, variant
+from tables.rows import RowsTemplate, compile_rows, render_rows, variant
 from tables.table import Include, definitions_json, table_json
 
 
@@ -54,15 +54,18 @@ class TableShape:
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
         printer, row_variant, embed = self._rows_of(rt)
         now = time.time()
+        pieces = listing.pieces
         # Ages change once a second at most: rows rendered within this second are this request's too.
         second = int(now)
-        pieces = listing.pieces
         rows = None if pieces is None else pieces.get(self.key, second)
         if rows is None:
-            parts: list[bytes] = []
-            steady = render_rows(parts, printer, row_variant, (obj.data for _, obj in listing.items), embed, now)
-            rows = b"".join(parts)
-            if steady and pieces is not None:
+            template = None if pieces is None else pieces.kept(self.key)
+            if not isinstance(template, RowsTemplate):
+                template = compile_rows(printer, row_variant, (obj.data for _, obj in listing.items), embed)
+                if pieces is not None:
+                    pieces.keep(self.key, template, template.size)
+            rows = template.render(now)
+            if pieces is not None and template.steady(now):
                 pieces.put(self.key, rows, second)
         return table_json(self.api_version, listing.metadata(), definitions_json(printer), [rows])
 

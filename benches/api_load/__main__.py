@@ -36,6 +36,8 @@ def _parser() -> argparse.ArgumentParser:
                             "server is started and the runs take turns between them; results go to OUT/NAME/")
     p.add_argument("--scenarios", default=" ".join(s.name for s in sc.ALL),
                    help="space or comma separated, from: " + " ".join(sc.BY_NAME))
+    p.add_argument("--http-server", choices=["uvicorn", "granian"], default="uvicorn",
+                   help="the HTTP server our app runs behind when started here (granian: benches/api_load/granian_app.py)")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--duration", type=float, default=10.0, help="seconds per run")
     p.add_argument("--connections", type=int, default=32)
@@ -115,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             for label, repo in _servers(args):
                 opts = options(label)
-                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port())
+                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port(), args.http_server)
                 local.append(server)
                 measurements.append(Measurement(server.start(), opts, list(warnings)))
         print(f"== {' / '.join(m.target.url for m in measurements)}: {len(names)} scenarios x {args.runs} runs of "
