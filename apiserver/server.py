@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import logging
@@ -13,6 +14,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
+from apiserver import collector
 from apiserver.auth import access, pki, tokens
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
@@ -123,7 +125,10 @@ def build(options: ServeOptions) -> tuple[FastReads, str]:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         crds.start()
         await _bootstrap(endpoint, state)
+        collector.freeze()  # the recovered store, before any request or watch exists
+        freezer = asyncio.create_task(collector.freeze_as_the_store_grows(store))
         yield
+        freezer.cancel()
         await store.close()
 
     app = build_app(state)
