@@ -71,12 +71,18 @@ def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Re
 
 def encoded(reply: Reply, accept_encoding: str) -> tuple[bytes, dict[str, str]]:
     """The body as written, gzipped when large and accepted, and the headers beside its type and length."""
-    body, headers = reply.body, {**NO_CACHE, **reply.headers}
+    body, headers = encoded_parts(reply, accept_encoding)
+    return body[0] if len(body) == 1 else b"".join(body), headers
+
+
+def encoded_parts(reply: Reply, accept_encoding: str) -> tuple[list[bytes], dict[str, str]]:
+    """`encoded`, with the body left in the pieces it was assembled from unless it is compressed."""
+    headers = {**NO_CACHE, **reply.headers}
     # kube-apiserver gzips only large answers: below this the CPU costs more than the bytes save
-    if len(body) > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
-        body = gzip.compress(body, compresslevel=1)
+    if reply.length > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
         headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
-    return body, headers
+        return [gzip.compress(reply.whole(), compresslevel=1)], headers
+    return [reply.body] if reply.parts is None else reply.parts, headers
 
 
 def _accepts_gzip(accept_encoding: str) -> bool:

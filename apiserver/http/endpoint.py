@@ -159,7 +159,7 @@ class Endpoint:
         return Listing(revision, items, token, remaining, pieces)
 
     def list(self, t: Target, shape: Shape) -> Reply:
-        return Reply(200, shape.list_body(t.rt, self.select(t)), shape.content_type)
+        return Reply(200, b"", shape.content_type, parts=shape.list_parts(t.rt, self.select(t)))
 
     def watch(self, t: Target, shape: Shape) -> StreamReply:
         options = parse_watch_options(t.query)

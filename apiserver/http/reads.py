@@ -16,7 +16,7 @@ from starlette.datastructures import QueryParams
 from apiserver import errors
 from apiserver.errors import ApiError
 from apiserver.http import requestinfo
-from apiserver.http.app import NO_CACHE, ServerState, encoded, resolve, user_of
+from apiserver.http.app import NO_CACHE, ServerState, encoded_parts, resolve, user_of
 from apiserver.http.negotiation import error_body
 from apiserver.reply import Reply
 
@@ -64,12 +64,17 @@ def _reads_here(scope: Scope) -> bool:
             and "#" not in path)
 
 
-async def _send(send: Send, status: int, body: bytes, content_type: str, headers: dict[str, str]) -> None:
+async def _send(send: Send, status: int, body: bytes | list[bytes], content_type: str,
+                headers: dict[str, str]) -> None:
+    """The response; a body in parts goes out part after part, never copied into one."""
+    parts = [body] if isinstance(body, bytes) else body
     raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
-    raw.append((b"content-length", str(len(body)).encode("latin-1")))
+    raw.append((b"content-length", str(sum(len(part) for part in parts)).encode("latin-1")))
     raw.append((b"content-type", content_type.encode("latin-1")))
     await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})
+    last = len(parts) - 1
+    for index, part in enumerate(parts):
+        await send({"type": "http.response.body", "body": part, "more_body": index < last})
 
 
 class FastReads:
@@ -99,8 +104,8 @@ class FastReads:
             log.exception("unhandled error serving GET %s", scope["path"])
             body, content_type = error_body(errors.internal("an unexpected error occurred"), headers.get("accept", ""))
             return await _send(send, 500, body, content_type, NO_CACHE)
-        body, extra = encoded(reply, accept_encoding)
-        await _send(send, reply.status, body, reply.content_type, extra)
+        parts, extra = encoded_parts(reply, accept_encoding)
+        await _send(send, reply.status, parts, reply.content_type, extra)
 
 
 def _read(state: ServerState, parsed: requestinfo.ResourcePath, query: QueryParams,

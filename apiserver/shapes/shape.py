@@ -62,6 +62,9 @@ class Shape(Protocol):
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
         """The answer to a list."""
 
+    def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
+        """The answer to a list in the pieces it is assembled from: their join is `list_body`."""
+
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         """The `object` of a watch event; `first` is true for the first event a watcher receives."""
 
@@ -102,9 +105,12 @@ class JsonShape:
         return codec_for(rt).served_bytes(stored.data)
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        return b"".join(self.list_parts(rt, listing))
+
+    def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
         items = listing.joined(self.key, lambda: _plain_items(rt, listing))
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": listing.metadata()})
-        return head[:-1] + b',"items":[' + items + b"]}"
+        return [head[:-1] + b',"items":[', items, b"]}"]
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return codec_for(rt).served_bytes(stored.data)
@@ -138,6 +144,9 @@ class YamlShape:
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
         return json_to_yaml(self.inner.list_body(rt, listing))
+
+    def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
+        return [self.list_body(rt, listing)]
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return json_to_yaml(self.inner.event_object(rt, stored, first))

@@ -19,7 +19,7 @@ from columns.base import Printer
 from columns.registry import printer_for
 from tables.metadata import partial_object_metadata, pom_prefix
 from tables.rows import RowsTemplate, compile_rows, render_rows, variant
-from tables.table import Include, definitions_json, table_json
+from tables.table import Include, definitions_json, table_json, table_parts
 
 
 class TableShape:
@@ -52,6 +52,9 @@ class TableShape:
         return self.event_object(rt, stored, True)
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        return b"".join(self.list_parts(rt, listing))
+
+    def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
         printer, row_variant, embed = self._rows_of(rt)
         now = time.time()
         pieces = listing.pieces
@@ -67,7 +70,7 @@ class TableShape:
             rows = template.render(now)
             if pieces is not None and template.steady(now):
                 pieces.put(self.key, rows, second)
-        return table_json(self.api_version, listing.metadata(), definitions_json(printer), [rows])
+        return table_parts(self.api_version, listing.metadata(), definitions_json(printer), [rows])
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         printer, row_variant, embed = self._rows_of(rt)
