@@ -36,8 +36,10 @@ def _parser() -> argparse.ArgumentParser:
                             "server is started and the runs take turns between them; results go to OUT/NAME/")
     p.add_argument("--scenarios", default=" ".join(s.name for s in sc.ALL),
                    help="space or comma separated, from: " + " ".join(sc.BY_NAME))
-    p.add_argument("--http-server", choices=["uvicorn", "granian"], default="uvicorn",
-                   help="the HTTP server our app runs behind when started here (granian: benches/api_load/granian_app.py)")
+    p.add_argument("--http-server", choices=["uvicorn", "granian"], nargs="+", default=["uvicorn"],
+                   help="the HTTP server our app runs behind when started here (granian: "
+                        "benches/api_load/granian_app.py); given both, each server is started behind each, "
+                        "the runs taking turns")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--duration", type=float, default=10.0, help="seconds per run")
     p.add_argument("--connections", type=int, default=32)
@@ -64,13 +66,17 @@ def _target(args: argparse.Namespace) -> Target | None:
     return None
 
 
-def _servers(args: argparse.Namespace) -> list[tuple[str, str]]:
-    """(name, checkout) of each server to start; names default to the checkout's directory name."""
+def _servers(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """(name, checkout, HTTP server) of each server to start; names default to the checkout's directory name,
+    followed by the HTTP server's when more than one is measured."""
     out = []
     for spec in args.server_repo or [REPO]:
         name, _, path = spec.rpartition("=")
-        out.append((name or os.path.basename(os.path.abspath(path)), os.path.abspath(path)))
-    if len({name for name, _ in out}) != len(out):
+        name = name or os.path.basename(os.path.abspath(path))
+        for http_server in args.http_server:
+            out.append((name if len(args.http_server) == 1 else f"{name}-{http_server}", os.path.abspath(path),
+                        http_server))
+    if len({name for name, _, _ in out}) != len(out):
         raise SystemExit("--server-repo: give each server a distinct NAME=")
     return out
 
@@ -115,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         if remote is not None:
             measurements.append(Measurement(remote, options(args.label or remote.url), list(warnings)))
         else:
-            for label, repo in _servers(args):
+            for label, repo, http_server in _servers(args):
                 opts = options(label)
-                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port(), args.http_server)
+                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port(), http_server)
                 local.append(server)
                 measurements.append(Measurement(server.start(), opts, list(warnings)))
         print(f"== {' / '.join(m.target.url for m in measurements)}: {len(names)} scenarios x {args.runs} runs of "
