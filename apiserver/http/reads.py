@@ -30,6 +30,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _RESOURCE_PREFIXES = ("/api/", "/apis/")
 _QUERIES_KEPT = 1024
+# Each body message is its own TLS record and write: below this, one copy costs less than more of them.
+_JOIN_BELOW = 256 * 1024
 
 
 class _Queries(dict[bytes, QueryParams]):
@@ -66,10 +68,13 @@ def _reads_here(scope: Scope) -> bool:
 
 async def _send(send: Send, status: int, body: bytes | list[bytes], content_type: str,
                 headers: dict[str, str]) -> None:
-    """The response; a body in parts goes out part after part, never copied into one."""
+    """The response; a large body in parts goes out part after part, never copied into one."""
     parts = [body] if isinstance(body, bytes) else body
+    length = sum(len(part) for part in parts)
+    if len(parts) > 1 and length < _JOIN_BELOW:
+        parts = [b"".join(parts)]
     raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
-    raw.append((b"content-length", str(sum(len(part) for part in parts)).encode("latin-1")))
+    raw.append((b"content-length", str(length).encode("latin-1")))
     raw.append((b"content-type", content_type.encode("latin-1")))
     await send({"type": "http.response.start", "status": status, "headers": raw})
     last = len(parts) - 1
