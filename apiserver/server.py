@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ipaddress
 import logging
@@ -126,9 +125,7 @@ def build(options: ServeOptions) -> tuple[FastReads, str]:
         crds.start()
         await _bootstrap(endpoint, state)
         collector.freeze()  # the recovered store, before any request or watch exists
-        freezer = asyncio.create_task(collector.freeze_as_the_store_grows(store))
         yield
-        freezer.cancel()
         await store.close()
 
     app = build_app(state)
