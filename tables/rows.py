@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import chain
 
 from columns.base import Printer, Row, Since
 from tables.cache import VersionCache
@@ -107,16 +108,10 @@ class RowsTemplate:
         return sum(len(run) for run in self.statics) + 64 * len(self.ages)
 
     def render(self, now: float) -> bytes:
-        rendered: Ages = {}
-        out = [self.statics[0]]
-        for key, run in zip(self.ages, self.statics[1:]):
-            text = rendered.get(key)
-            if text is None:
-                render, epoch = key
-                text = rendered[key] = go_json(render(None if epoch is None else now - epoch))
-            out.append(text)
-            out.append(run)
-        return b"".join(out)
+        # Many rows share an age (objects created in the same second): render each distinct one once.
+        rendered = {key: go_json(key[0](None if key[1] is None else now - key[1])) for key in set(self.ages)}
+        texts = [rendered[key] for key in self.ages]
+        return b"".join(chain.from_iterable(zip(self.statics, texts))) + self.statics[-1]
 
     def steady(self, now: float) -> bool:
         """Whether what `render(now)` gives holds for the whole second `now` falls in."""
