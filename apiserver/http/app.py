@@ -37,7 +37,7 @@ from apiserver.storage.interface import Store
 log = logging.getLogger("apiserver.http")
 
 _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
-NO_CACHE = {"Cache-Control": "no-cache, private"}
+_NO_CACHE = {"Cache-Control": "no-cache, private"}
 _GZIP_THRESHOLD = 128 * 1024
 
 
@@ -58,13 +58,19 @@ class ServerState:
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:
-    body, media_type = error_body(exc, request.headers.get("accept", ""))
-    return Response(body, status_code=exc.code, media_type=media_type, headers={**NO_CACHE, **exc.headers})
+    body, media_type, headers = error_parts(exc, request.headers.get("accept", ""))
+    return Response(body, status_code=exc.code, media_type=media_type, headers=headers)
+
+
+def error_parts(exc: ApiError, accept: str) -> tuple[bytes, str, dict[str, str]]:
+    """An error's body, media type and headers, as every answer of this server writes them."""
+    body, media_type = error_body(exc, accept)
+    return body, media_type, {**_NO_CACHE, **exc.headers}
 
 
 def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Response:
     if isinstance(reply, StreamReply):
-        return WatchResponse(reply.chunks, reply.closed, reply.content_type, NO_CACHE)
+        return WatchResponse(reply.chunks, reply.closed, reply.content_type, _NO_CACHE)
     body, headers = encoded(reply, accept_encoding)
     return Response(body, status_code=reply.status, media_type=reply.content_type, headers=headers)
 
@@ -77,7 +83,7 @@ def encoded(reply: Reply, accept_encoding: str) -> tuple[bytes, dict[str, str]]:
 
 def encoded_parts(reply: Reply, accept_encoding: str) -> tuple[list[bytes], dict[str, str]]:
     """`encoded`, with the body left in the pieces it was assembled from unless it is compressed."""
-    headers = {**NO_CACHE, **reply.headers}
+    headers = {**_NO_CACHE, **reply.headers}
     # kube-apiserver gzips only large answers: below this the CPU costs more than the bytes save
     if reply.length > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
         headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
@@ -109,7 +115,7 @@ def build_app(state: ServerState) -> Starlette:
         return PlainTextResponse("ok")
 
     async def version(request: Request, user: User) -> Response:
-        return Response(state.discovery.version(), media_type="application/json", headers=NO_CACHE)
+        return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
 
     async def metrics_text(request: Request, user: User) -> Response:
         try:
@@ -117,7 +123,7 @@ def build_app(state: ServerState) -> Starlette:
         except ApiError as exc:
             return _error_response(exc, request)
         body, content_type = metrics.exposition()
-        return Response(body, media_type=content_type, headers=NO_CACHE)
+        return Response(body, media_type=content_type, headers=_NO_CACHE)
 
     async def api(request: Request, user: User) -> Response:
         try:
@@ -145,7 +151,7 @@ def build_app(state: ServerState) -> Starlette:
     async def openapi_v3(request: Request, user: User) -> Response:
         key = request.path_params.get("path")
         if key is None:
-            return Response(openapi.v3_index(), media_type="application/json", headers=NO_CACHE)
+            return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
         found = openapi.v3_document(key)
         if found is None:
             return _error_response(errors.resource_not_found(), request)
@@ -156,7 +162,7 @@ def build_app(state: ServerState) -> Starlette:
 
     async def openapi_v2(request: Request, user: User) -> Response:
         body, media_type = openapi.v2_body(request.headers.get("accept", ""))
-        return Response(body, media_type=media_type, headers=NO_CACHE)
+        return Response(body, media_type=media_type, headers=_NO_CACHE)
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
@@ -292,9 +298,9 @@ def _discovery(state: ServerState, request: Request, parsed: requestinfo.Discove
             return Response(body, media_type=AGGREGATED_TYPE,
                             headers={"Cache-Control": "public", "Vary": "Accept", "ETag": etag})
         body = discovery.api_versions() if parsed.legacy else discovery.group_list()
-        return Response(body, media_type="application/json", headers=NO_CACHE)
+        return Response(body, media_type="application/json", headers=_NO_CACHE)
     document = (discovery.group(parsed.group) if parsed.version is None
                 else discovery.resource_list(parsed.group, parsed.version))
     if document is None:
         raise errors.resource_not_found()
-    return Response(document, media_type="application/json", headers=NO_CACHE)
+    return Response(document, media_type="application/json", headers=_NO_CACHE)

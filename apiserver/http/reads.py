@@ -16,8 +16,7 @@ from starlette.datastructures import QueryParams
 from apiserver import errors
 from apiserver.errors import ApiError
 from apiserver.http import requestinfo
-from apiserver.http.app import NO_CACHE, ServerState, encoded_parts, resolve, user_of
-from apiserver.http.negotiation import error_body
+from apiserver.http.app import ServerState, encoded_parts, error_parts, resolve, user_of
 from apiserver.reply import Reply
 
 log = logging.getLogger("apiserver.http")
@@ -103,12 +102,11 @@ class FastReads:
         try:
             reply, accept_encoding = _read(self.state, parsed, query, headers)
         except ApiError as exc:
-            body, content_type = error_body(exc, headers.get("accept", ""))
-            return await _send(send, exc.code, body, content_type, {**NO_CACHE, **exc.headers})
+            return await _send(send, exc.code, *error_parts(exc, headers.get("accept", "")))
         except Exception:
             log.exception("unhandled error serving GET %s", scope["path"])
-            body, content_type = error_body(errors.internal("an unexpected error occurred"), headers.get("accept", ""))
-            return await _send(send, 500, body, content_type, NO_CACHE)
+            failure = errors.internal("an unexpected error occurred")
+            return await _send(send, failure.code, *error_parts(failure, headers.get("accept", "")))
         parts, extra = encoded_parts(reply, accept_encoding)
         await _send(send, reply.status, parts, reply.content_type, extra)
 
