@@ -27,7 +27,9 @@ class Snapshot:
     objects: Mapping[ObjectKey, StoredObject]
     past: dict[ObjectKey, StoredObject | None]  # keys written after `revision`: their state at it
     past_keys: list[ObjectKey]  # keys of `past` that existed at `revision`, in order
-    changed: int = 0  # the revision of the resource's newest write: equal values, equal current objects
+    # The revision of the resource's newest write: equal values, equal current objects. None when the
+    # store does not say (a store that leaves it out never has its lists reused).
+    changed: int | None = None
 
     @property
     def version(self) -> int | None:
