@@ -65,15 +65,19 @@ def test_comparing_the_code_with_itself_passes(tmp_path: Any) -> None:
     """The whole tool: a worktree of HEAD, both servers measured in turns, suspects re-measured.
 
     Quick runs last one second: on a shared 2-core machine that is too short for the 20% margin (asserted
-    on recorded figures above), so this comparison uses 50%; it checks the plumbing and the verdict.
+    on recorded figures above), so this comparison uses 50%. Even so, identical code can measure as a
+    regression when the machine is busy, and speed is never asserted in a test: the verdict rule is
+    asserted on recorded figures above; here the tool must run end to end and give a verdict (exit 0
+    for none, 1 for a regression seen in both rounds; 2 is the tool failing).
     """
     if shutil.which("wrk") is None:
         unavailable("wrk is not installed (see benches/README.md)")
     done = subprocess.run(["bash", os.path.join(REPO, "benches", "perf-compare.sh"), "HEAD", "--quick"],
                           check=False, cwd=REPO, capture_output=True, text=True, timeout=580,
                           env={**os.environ, "OUT": str(tmp_path / "out"), "MARGIN": "0.5"})
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "no regression" in done.stdout
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    verdict = done.stdout.strip().splitlines()[-1]
+    assert verdict.startswith("no regression") if done.returncode == 0 else "REGRESSION " in done.stdout, done.stdout
     assert os.path.exists(tmp_path / "out" / "1" / "branch" / "results.png")
 
 
