@@ -241,7 +241,8 @@ def test_a_damaged_record_in_the_middle_stops_the_server_naming_file_and_offset(
 
 def test_a_full_disk_fails_writes_with_500_and_keeps_reads_and_data(tmp_path: Any) -> None:
     server = ServerProcess(str(tmp_path / "server"), extra_args=["--snapshot-every", "5"])
-    with small_tmpfs(os.path.join(server.data_dir, "store"), "512k") as disk:
+    # Room for the fresh store and two of its snapshots (a fresh store snapshots to some 190 KB), then filled.
+    with small_tmpfs(os.path.join(server.data_dir, "store"), "4m") as disk:
         server.start()
         try:
             created = _create_configmaps(server, 3)

@@ -93,7 +93,7 @@ def _servers(args: argparse.Namespace) -> list[tuple[str, str, tuple[str, ...], 
             for http_server in args.http_server:
                 out.append((label if len(args.http_server) == 1 else f"{label}-{http_server}", os.path.abspath(path),
                             ("--store-etcd",) + flags if store == "etcd" else flags, http_server))
-    if len({name for name, _, _ in out}) != len(out):
+    if len({name for name, *_ in out}) != len(out):
         raise SystemExit("--server-repo: give each server a distinct NAME=")
     return out
 
