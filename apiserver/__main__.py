@@ -26,6 +26,15 @@ def _add_token(data_dir: str, name: str, role: str) -> None:
     sys.stdout.write(pki.kubeconfig_beside(kubeconfig, name, token))
 
 
+def _flag(value: str) -> bool:
+    """A boolean flag written as kube-apiserver's are: --console=false."""
+    if value.lower() in ("true", "1"):
+        return True
+    if value.lower() in ("false", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, not {value!r}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m apiserver",
                                      description="A Kubernetes-compatible API server on an embedded store.")
@@ -43,6 +52,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="events a watcher may fall behind before it is closed (its client re-lists)")
     parser.add_argument("--watch-bookmark-seconds", type=float, default=60.0,
                         help="how often watches that allow bookmarks receive one")
+    parser.add_argument("--console", type=_flag, nargs="?", const=True, default=True, metavar="true|false",
+                        help="serve the browser console at /console/")
     defaults = Limits()
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes,
                         help="largest request body; larger ones are answered 413")
@@ -71,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,
-                           args.watch_bookmark_seconds, limits))
+                           args.watch_bookmark_seconds, limits, args.console))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

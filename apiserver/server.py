@@ -42,6 +42,7 @@ class ServeOptions:
     watch_queue_limit: int = 1000
     bookmark_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
+    console: bool = True
 
 
 def is_loopback(host: str) -> bool:
@@ -115,7 +116,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
     state = ServerState(registry, store, discovery, endpoint,
                         SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
-                        trust_unauthenticated=options.plain_http)
+                        trust_unauthenticated=options.plain_http, console=options.console)
     crds = CustomResourceDefinitions(store, registry, discovery)
 
     @contextlib.asynccontextmanager
@@ -138,8 +139,8 @@ def serve(options: ServeOptions) -> None:
     print(f"kubeconfig: {kubeconfig_path}", flush=True)
     print(f"use it with: kubectl --kubeconfig {kubeconfig_path} get namespaces", flush=True)
     config = uvicorn.Config(
-        app, host=options.host, port=options.port, loop="uvloop", http="httptools", lifespan="on",
-        log_level="warning", access_log=False,
+        app, host=options.host, port=options.port, loop="uvloop", http="httptools", ws="wsproto",
+        lifespan="on", log_level="warning", access_log=False,
         ssl_certfile=None if options.plain_http else creds.serving_cert,
         ssl_keyfile=None if options.plain_http else creds.serving_key,
         timeout_keep_alive=60,

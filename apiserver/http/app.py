@@ -24,6 +24,7 @@ from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggr
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
 from apiserver.http import requestinfo
+from apiserver.http.console import console_routes
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
@@ -54,6 +55,8 @@ class ServerState:
     # there, like kube-apiserver's old insecure port, a request without credentials is let in.
     # A wrong token is still refused.
     trust_unauthenticated: bool = False
+    # The browser console at /console/ (`--console=false` turns it off).
+    console: bool = True
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:
@@ -151,6 +154,8 @@ def build_app(state: ServerState) -> Starlette:
         Route("/api/{path:path}", guarded(api), methods=methods),
         Route("/apis/{path:path}", guarded(api), methods=methods),
     ]
+    if state.console:
+        routes += console_routes()
 
     async def not_found(request: Request, exc: Exception) -> Response:
         return _error_response(errors.resource_not_found(), request)
