@@ -143,7 +143,14 @@ def test_console_follows_pods_and_custom_resources_live(console_server: ServerPr
     # A custom resource shows its CRD's printer columns, by the address kubectl would name it by.
     backup = {"apiVersion": "ops.example.com/v1", "kind": "Backup", "metadata": {"name": "nightly"},
               "spec": {"schedule": "0 3 * * *", "retain": 7}}
-    assert server.json("POST", "/apis/ops.example.com/v1/namespaces/shop/backups", backup)[0] == 201
+    status, created = server.json("POST", "/apis/ops.example.com/v1/namespaces/shop/backups", backup)
+    assert status == 201
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "nightly.1", "namespace": "shop"},
+             "involvedObject": {"apiVersion": "ops.example.com/v1", "kind": "Backup", "name": "nightly",
+                                "namespace": "shop", "uid": created["metadata"]["uid"]},
+             "reason": "Scheduled", "message": "next run at 03:00", "type": "Normal", "count": 1,
+             "source": {"component": "backup-operator"}}
+    assert server.json("POST", "/api/v1/namespaces/shop/events", event)[0] == 201
     show(browser, "backups.ops.example.com")
     wait_for(lambda: "nightly" in rows(browser), "the Backup row")
     assert browser.current_url.endswith("/console/namespaces/shop/backups.ops.example.com")
@@ -155,7 +162,10 @@ def test_console_follows_pods_and_custom_resources_live(console_server: ServerPr
     browser.find_element("css selector", "#resource-table tbody tr").click()
     yaml_text = wait_for(lambda: browser.find_element("id", "detail-yaml").text, "the object's YAML")
     assert "kind: Backup" in yaml_text and "schedule: 0 3 * * *" in yaml_text
-    wait_for(lambda: browser.find_element("id", "detail-events-message").text == "No events.", "its events")
+    events = wait_for(lambda: browser.find_element("id", "detail-events").find_elements("css selector", "tbody tr"),
+                      "its events")
+    assert [td.text for td in events[0].find_elements("tag name", "td")][1:] == [
+        "Normal", "Scheduled", "backup/nightly", "next run at 03:00"]
     screenshot(browser, "console", "07-detail")
 
 
