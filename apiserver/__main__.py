@@ -10,7 +10,7 @@ import sys
 from apiserver.auth import access, pki, tokens
 from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
-from apiserver.server import ServeOptions, serve
+from apiserver.server import EtcdFlags, ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
 
 
@@ -29,6 +29,14 @@ def _add_token(data_dir: str, name: str, role: str, client_cert: bool) -> None:
     except tokens.TokenFileError as exc:
         raise SystemExit(f"not adding to a token file that does not parse: {exc}") from None
     sys.stdout.write(pki.kubeconfig_beside(kubeconfig, name, token))
+
+
+def _etcd_flags(args: argparse.Namespace) -> EtcdFlags | None:
+    servers = [s.strip() for s in args.etcd_servers.split(",") if s.strip()]
+    if not servers:
+        return None
+    return EtcdFlags(servers, args.etcd_prefix, args.etcd_cafile, args.etcd_certfile, args.etcd_keyfile,
+                     args.event_ttl, args.leader_elect, args.leader_elect_lease_duration)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -72,6 +80,23 @@ def main(argv: list[str] | None = None) -> None:
                              "to them")
     parser.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
                         help="how long a node may go without a heartbeat before it is marked Unknown")
+    etcd = parser.add_argument_group("etcd", "serve from etcd instead of the embedded store (--data-dir still "
+                                            "holds the credentials)")
+    etcd.add_argument("--etcd-servers", default="",
+                      help="comma-separated etcd URLs (http://host:2379 or https://...); selects the etcd store")
+    etcd.add_argument("--etcd-prefix", default="/registry", help="the prefix of every key in etcd")
+    etcd.add_argument("--etcd-cafile", default="", help="CA bundle verifying etcd's serving certificate")
+    etcd.add_argument("--etcd-certfile", default="", help="client certificate presented to etcd")
+    etcd.add_argument("--etcd-keyfile", default="", help="key of the client certificate")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes sharing the port, each with its own watch cache (needs etcd)")
+    etcd.add_argument("--leader-elect", action="store_true",
+                      help="run once-only work (the CRD controller's writes) only while holding the Lease "
+                           "kube-system/fastkube-controllers; implied by --workers above 1")
+    etcd.add_argument("--leader-elect-lease-duration", type=float, default=15.0,
+                      help="seconds a leader that stopped renewing keeps the Lease (kube-controller-manager's)")
+    etcd.add_argument("--event-ttl", type=float, default=3600.0,
+                      help="seconds an Event is kept in etcd before etcd deletes it")
     commands = parser.add_subparsers(dest="command", metavar="{token}")
     token = commands.add_parser("token", help="manage bearer tokens")
     token_actions = token.add_subparsers(dest="action", required=True)
@@ -100,7 +125,8 @@ def main(argv: list[str] | None = None) -> None:
                            simulate_nodes=args.simulate_nodes,
                            node_monitor_grace_seconds=args.node_monitor_grace_period,
                            anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
-                           audit_policy_file=args.audit_policy_file))
+                           audit_policy_file=args.audit_policy_file,
+                           etcd=_etcd_flags(args), workers=args.workers))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -164,6 +164,10 @@ def timeout() -> ApiError:
                                     "context deadline exceeded", {})
 
 
+def unavailable(message: str) -> ApiError:
+    return ApiError(503, "ServiceUnavailable", message, {}, {"Retry-After": "1"})
+
+
 def not_acceptable(message: str) -> ApiError:
     return ApiError(406, "NotAcceptable", message)
 

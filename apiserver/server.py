@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import logging
 import os
@@ -14,6 +15,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
+from apiserver import workers
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
@@ -32,8 +34,12 @@ from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.http.tls import ClientCertificateProtocol
 from apiserver.kinds import managedfields, objects
-from apiserver.kinds.resources import builtin_registry
+from apiserver.kinds.resources import Registry, builtin_registry
+from apiserver.storage import etcdkeys
+from apiserver.storage.election import LeaderElection
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
+from apiserver.storage.etcd import EtcdOptions, EtcdStore
+from apiserver.storage.interface import Store, StoreUnreachable
 
 log = logging.getLogger("apiserver")
 
@@ -58,6 +64,20 @@ class ServeOptions:
     anonymous_auth: bool = False
     audit_log_path: str | None = None
     audit_policy_file: str | None = None
+    etcd: EtcdFlags | None = None  # None: the embedded store
+    workers: int = 1  # processes sharing the port (SO_REUSEPORT), each with its own watch cache
+
+
+@dataclass
+class EtcdFlags:
+    servers: list[str]
+    prefix: str = "/registry"
+    cafile: str = ""
+    certfile: str = ""
+    keyfile: str = ""
+    event_ttl: float = 3600.0
+    leader_elect: bool = False  # also implied by --workers > 1
+    lease_duration: float = 15.0
 
 
 def is_loopback(host: str) -> bool:
@@ -96,12 +116,16 @@ async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
         assert rt is not None
         meta = body["metadata"]
         assert isinstance(meta, dict)
+        # Another server over the same etcd may be bootstrapping too: look at what it wrote.
+        await endpoint.store.catch_up(None)
         if endpoint.store.latest((rt.storage_key, namespace, meta["name"])) is not None:
             continue
         try:
             await endpoint.create(Target(rt, namespace, None, None, {}, managedfields.KUBE_APISERVER),
                                   orjson.dumps(body), "application/json")
-        except ApiError as exc:  # pragma: no cover - a fresh store cannot refuse these
+        except ApiError as exc:
+            if exc.code == 409:  # another server over the same etcd made it first
+                continue
             log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
 
 
@@ -120,12 +144,33 @@ def _audit_log(options: ServeOptions) -> AuditLog | None:
         raise SystemExit(f"cannot start: {options.audit_policy_file}: {exc}") from None
 
 
+def etcd_layout(registry: Registry, prefix: str) -> etcdkeys.Layout:
+    """Where each built-in stored resource lives in etcd; custom resources are placed by their storage key."""
+    paths = {rt.storage_key: etcdkeys.resource_path(rt.group, rt.plural, builtin=True)
+             for rt in registry.types if not rt.synthetic and rt.custom is None}
+    return etcdkeys.Layout(prefix, paths)
+
+
+def _store(options: ServeOptions, registry: Registry) -> Store:
+    if options.etcd is None:
+        return EmbeddedStore(StoreOptions(os.path.join(options.data_dir, "store"), options.history_size,
+                                          options.history_seconds, options.snapshot_every))
+    flags = options.etcd
+    events = registry.lookup("", "v1", "events")
+    assert events is not None
+    return EtcdStore(EtcdOptions(flags.servers, flags.prefix, flags.cafile, flags.certfile, flags.keyfile,
+                                 options.history_size, options.history_seconds,
+                                 # an etcd call must fail before the request it serves times out
+                                 call_timeout=max(1.0, options.limits.request_timeout_seconds / 2),
+                                 ttl_seconds={events.storage_key: flags.event_ttl}),
+                     etcd_layout(registry, flags.prefix))
+
+
 def build(options: ServeOptions) -> tuple[Starlette, str]:
-    """The app and the kubeconfig path; credentials and the store are ready when this returns."""
+    """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
     os.makedirs(options.data_dir, exist_ok=True)
     registry = builtin_registry()
-    store = EmbeddedStore(StoreOptions(os.path.join(options.data_dir, "store"), options.history_size,
-                                       options.history_seconds, options.snapshot_every))
+    store = _store(options, registry)
     client_host = "127.0.0.1" if options.host in ("0.0.0.0", "::", "") else options.host
     address = f"[{client_host}]:{options.port}" if ":" in client_host else f"{client_host}:{options.port}"
     creds = pki.ensure_credentials(options.data_dir, [] if is_loopback(options.host) else [options.host])
@@ -152,20 +197,44 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
                         audit=_audit_log(options))
-    crds = CustomResourceDefinitions(store, registry, discovery)
+    election = None
+    if options.etcd is not None and (options.workers > 1 or options.etcd.leader_elect):
+        leases = registry.lookup("coordination.k8s.io", "v1", "leases")
+        assert leases is not None
+        election = LeaderElection(store, (leases.storage_key, "kube-system", "fastkube-controllers"),
+                                  options.etcd.lease_duration, retry=min(2.0, options.etcd.lease_duration / 5))
+    crds = CustomResourceDefinitions(store, registry, discovery,
+                                     (lambda: election.leading) if election is not None else (lambda: True))
+    if election is not None:
+        election.on_elected.append(crds.resync)
     with open(creds.ca_cert) as f:
         ca_pem = f.read()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            await store.start()
+        except StoreUnreachable as exc:
+            # An operator's problem, not a bug: the message alone says what to look at.
+            log.error("cannot start: %s", exc)
+            raise SystemExit(1) from None
         crds.start()
+        if election is not None:
+            election.start()
         await _bootstrap(endpoint, state)
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
         manager = ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
                                                 options.node_monitor_grace_seconds), options.controllers)
-        manager.start()
+        if election is None:
+            manager.start()
+        else:
+            # With several servers over one etcd, only the holder of the Lease runs controllers, as
+            # kube-controller-manager does; a server that later leads starts them then.
+            election.on_elected.append(manager.start)
         yield
         await manager.stop()
+        if election is not None:
+            await election.stop()
         await store.close()
         if state.audit is not None:
             state.audit.close()
@@ -178,11 +247,28 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
 def serve(options: ServeOptions) -> None:
     if options.plain_http and not is_loopback(options.host):
         raise SystemExit(f"refusing to serve plain HTTP on {options.host}: --http is for loopback addresses only")
+    if options.workers > 1 and options.etcd is None:
+        raise SystemExit("--workers needs --etcd-servers: the embedded store belongs to one process")
+    # Credentials and the kubeconfig are made here once, before any worker could race to make them.
     app, kubeconfig_path = build(options)
-    creds = pki.ensure_credentials(options.data_dir, [])
     print(f"kubeconfig: {kubeconfig_path}", flush=True)
     print(f"use it with: kubectl --kubeconfig {kubeconfig_path} get namespaces", flush=True)
-    config = uvicorn.Config(
+    if options.workers > 1:
+        workers.supervise(options.workers, functools.partial(serve_worker, options))
+        return
+    uvicorn.Server(_uvicorn_config(app, options)).run()
+
+
+def serve_worker(options: ServeOptions) -> None:
+    """One of --workers processes: its own watch cache, sharing the port with the others."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s")
+    app, _ = build(options)
+    uvicorn.Server(_uvicorn_config(app, options)).run(sockets=[workers.shared_socket(options.host, options.port)])
+
+
+def _uvicorn_config(app: Starlette, options: ServeOptions) -> uvicorn.Config:
+    creds = pki.ensure_credentials(options.data_dir, [])
+    return uvicorn.Config(
         app, host=options.host, port=options.port, loop="uvloop", lifespan="on",
         # httptools, with the client certificate of a connection passed on to the app.
         http=ClientCertificateProtocol,
@@ -196,4 +282,3 @@ def serve(options: ServeOptions) -> None:
         # Open watches would hold a shutdown forever; clients re-watch after a restart anyway.
         timeout_graceful_shutdown=2,
     )
-    uvicorn.Server(config).run()

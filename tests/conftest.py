@@ -19,7 +19,7 @@ def server(tmp_path: object) -> Iterator[ServerProcess]:
     try:
         yield proc
     finally:
-        proc.stop()
+        proc.stop_all()
 
 
 @pytest.fixture(scope="module")
@@ -30,4 +30,4 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     try:
         yield proc
     finally:
-        proc.stop()
+        proc.stop_all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import json
@@ -34,6 +35,124 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def etcd_selected() -> bool:
+    """FASTKUBE_STORE=etcd runs every server of the suite on a private etcd instead of the embedded store."""
+    return os.environ.get("FASTKUBE_STORE", "embedded") == "etcd"
+
+
+@dataclass
+class EtcdTls:
+    """etcd serving TLS with `cert`/`key` and asking clients for a certificate signed by `ca`."""
+
+    ca: str
+    cert: str
+    key: str
+
+
+@dataclass
+class EtcdMember:
+    name: str
+    data_dir: str
+    client_port: int = field(default_factory=free_port)
+    peer_port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+    tls: EtcdTls | None = None
+
+    @property
+    def client_url(self) -> str:
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.client_port}"
+
+    @property
+    def peer_url(self) -> str:
+        return f"http://127.0.0.1:{self.peer_port}"
+
+
+_STARTED_CLUSTERS: list[EtcdCluster] = []
+
+
+@atexit.register
+def _stop_clusters() -> None:
+    # Tests restart servers on the same etcd, so a server's stop() leaves it running; the run's end does not.
+    for cluster in _STARTED_CLUSTERS:
+        cluster.stop()
+
+
+class EtcdCluster:
+    """Real etcd processes (Debian's etcd-server) on free loopback ports, data in a temporary directory."""
+
+    def __init__(self, directory: str, size: int = 1, tls: EtcdTls | None = None) -> None:
+        self.tls = tls
+        self.members = [EtcdMember(f"m{i}", os.path.join(directory, f"etcd-m{i}"), tls=tls) for i in range(size)]
+        self._initial = ",".join(f"{m.name}={m.peer_url}" for m in self.members)
+        _STARTED_CLUSTERS.append(self)
+
+    @property
+    def servers(self) -> str:
+        return ",".join(m.client_url for m in self.members)
+
+    def start(self, timeout: float = 30.0) -> EtcdCluster:
+        binary = shutil.which("etcd")
+        if binary is None:
+            unavailable("etcd is not installed (apt-get install etcd-server)")
+        for member in self.members:
+            self.start_member(member, binary)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            # etcd answers /health without a client certificate only when it asks for none
+            if all(self.healthy(m) or (self.tls is not None and self._listening(m)) for m in self.members):
+                return self
+            time.sleep(0.1)
+        raise RuntimeError("etcd did not become healthy:\n" + "\n".join(self.log(m) for m in self.members))
+
+    def start_member(self, member: EtcdMember, binary: str = "etcd") -> None:
+        os.makedirs(member.data_dir, exist_ok=True)
+        log = open(member.data_dir + ".log", "ab")
+        member.proc = subprocess.Popen(
+            [binary, "--name", member.name, "--data-dir", member.data_dir,
+             "--listen-client-urls", member.client_url, "--advertise-client-urls", member.client_url,
+             "--listen-peer-urls", member.peer_url, "--initial-advertise-peer-urls", member.peer_url,
+             "--initial-cluster", self._initial, "--initial-cluster-state", "new",
+             # short elections, so that losing the leader costs a test a second, not ten
+             "--heartbeat-interval", "50", "--election-timeout", "500", *self._tls_flags()],
+            stdout=log, stderr=subprocess.STDOUT)
+
+    def _tls_flags(self) -> list[str]:
+        if self.tls is None:
+            return []
+        return ["--cert-file", self.tls.cert, "--key-file", self.tls.key, "--trusted-ca-file", self.tls.ca,
+                "--client-cert-auth"]
+
+    def healthy(self, member: EtcdMember) -> bool:
+        try:
+            with urllib.request.urlopen(member.client_url + "/health", timeout=2) as resp:
+                return b'"true"' in resp.read()
+        except (OSError, urllib.error.URLError):
+            return False
+
+    @staticmethod
+    def _listening(member: EtcdMember) -> bool:
+        with socket.socket() as sock:
+            return sock.connect_ex(("127.0.0.1", member.client_port)) == 0
+
+    def log(self, member: EtcdMember) -> str:
+        with open(member.data_dir + ".log", errors="replace") as f:
+            return f.read()[-4000:]
+
+    def kill(self, member: EtcdMember) -> None:
+        if member.proc is not None and member.proc.poll() is None:
+            member.proc.send_signal(signal.SIGKILL)
+            member.proc.wait()
+
+    def stop(self) -> None:
+        for member in self.members:
+            if member.proc is not None and member.proc.poll() is None:
+                member.proc.terminate()
+                try:
+                    member.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.kill(member)
+
+
 @dataclass
 class ServerProcess:
     data_dir: str
@@ -41,6 +160,7 @@ class ServerProcess:
     extra_args: list[str] = field(default_factory=list)
     proc: subprocess.Popen[bytes] | None = None
     log_path: str = ""
+    etcd: EtcdCluster | None = None  # the private etcd started for this server under FASTKUBE_STORE=etcd
 
     @property
     def plain_http(self) -> bool:
@@ -74,8 +194,13 @@ class ServerProcess:
         self.log_path = os.path.join(self.data_dir, "server.log")
         os.makedirs(self.data_dir, exist_ok=True)
         log = open(self.log_path, "ab")
+        store_args: list[str] = []
+        if etcd_selected() and not any(a.startswith("--etcd-servers") for a in self.extra_args):
+            if self.etcd is None:  # kept across restarts: the data lives there
+                self.etcd = EtcdCluster(os.path.join(self.data_dir, "etcd")).start()
+            store_args = ["--etcd-servers", self.etcd.servers]
         self.proc = subprocess.Popen(
-            self.args,
+            [*self.args, *store_args],
             cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -109,6 +234,13 @@ class ServerProcess:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+    def stop_all(self) -> None:
+        """Stops the server and the private etcd it was given, for a test done with both."""
+        self.stop()
+        if self.etcd is not None:
+            self.etcd.stop()
+            self.etcd = None
 
     def ssl_context(self) -> ssl.SSLContext:
         return ssl.create_default_context(cafile=self.ca)

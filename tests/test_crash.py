@@ -20,6 +20,9 @@ from typing import Any
 import pytest
 from support import REPO, ServerProcess, fill_up, frame_offsets, small_tmpfs
 
+# The embedded store's crash recovery; etcd's is tests/test_etcd_servers.py.
+pytestmark = pytest.mark.store_once
+
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 RUNS = int(os.environ.get("CRASH_RUNS", "3"))
 LATEST_KILL = float(os.environ.get("CRASH_SECONDS", "2.5"))

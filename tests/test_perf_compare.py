@@ -13,6 +13,9 @@ from benches.api_load.compare import byte_changes, confirmed, regressions
 from benches.api_load.wrk import parse
 from support import unavailable
 
+# The bench tooling, whichever store: once is enough.
+pytestmark = pytest.mark.store_once
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -23,6 +23,9 @@ from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 from apiserver.storage.interface import Expired, Key, StorageUnavailable, StoredObject
 from apiserver.storage.wal import CorruptLog, frame, iter_verified, read_frames
 
+# The embedded store's own log and snapshots: not run again on etcd.
+pytestmark = pytest.mark.store_once
+
 # -- helpers -------------------------------------------------------------------------------------
 
 

@@ -88,8 +88,12 @@ class ControllerManager:
         self.controllers = [CONTROLLERS[name](ctx) for name in names]
         self._tasks: list[asyncio.Task[None]] = []
 
+    @property
+    def started(self) -> bool:
+        return bool(self._tasks)
+
     def start(self) -> None:
-        if not self.controllers:
+        if not self.controllers or self.started:
             return
         self.ctx.informers.start()
         for controller in self.controllers:

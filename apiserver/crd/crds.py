@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
@@ -67,8 +67,12 @@ def crd_status(crd: dict[str, Any], now: str, conflict: str | None = None) -> di
 
 
 class CustomResourceDefinitions:
-    def __init__(self, store: Store, registry: Registry, discovery: Discovery) -> None:
+    def __init__(self, store: Store, registry: Registry, discovery: Discovery,
+                 leading: Callable[[], bool] = lambda: True) -> None:
         self._store = store
+        # Every server serves what CRDs declare; only the leader writes their status and deletes the
+        # objects of a deleted one, so that several servers over one etcd do it once.
+        self._leading = leading
         self._registry = registry
         self._discovery = discovery
         self._served: dict[str, tuple[Any, list[ResourceType]]] = {}  # CRD name -> (its spec, its types)
@@ -82,7 +86,17 @@ class CustomResourceDefinitions:
         stored.sort(key=lambda entry: (entry[1]["metadata"].get("creationTimestamp", ""), entry[2]))
         for key, crd, _ in stored:
             self._established(key, crd)
-        self._store.subscribe(STORAGE_KEY, self._changed)
+        self._store.subscribe(STORAGE_KEY, self._changed, self.resync)
+
+    def resync(self) -> None:
+        """Serves what is stored now: after changes were lost (etcd compacted them before the watch cache
+        saw them), or on becoming the leader, which owes the status writes it left to another."""
+        _, items = self._store.list(STORAGE_KEY, None)
+        current = {key[2]: (key, orjson.loads(obj.data)) for key, obj in items}
+        for name in [name for name in self._served if name not in current]:
+            self._withdraw(name, delete_objects=True)
+        for key, crd in current.values():
+            self._established(key, crd)
 
     def _changed(self, change: Change) -> None:
         # Called from inside the store's commit: a CRD this code cannot serve must not stop other writes.
@@ -113,7 +127,7 @@ class CustomResourceDefinitions:
                 self._served[name] = (spec, types)
                 self._discovery.invalidate()
         status = crd_status(crd, objects.now_rfc3339(), conflict)
-        if status != crd.get("status"):
+        if status != crd.get("status") and self._leading():
             crd_type = self._registry.lookup(apiextensions.GROUP, "v1", "customresourcedefinitions")
             updated = {**crd, "status": status}
             if crd_type is not None:  # recorded in managedFields as upstream's controllers are
@@ -127,7 +141,7 @@ class CustomResourceDefinitions:
         for rt in served[1]:
             self._registry.remove(rt)
         self._discovery.invalidate()
-        if delete_objects and served[1]:
+        if delete_objects and served[1] and self._leading():
             _, items = self._store.list(served[1][0].storage_key, None)
             for key, stored in items:
                 self._submit(key, orjson.loads(stored.data), delete=True)

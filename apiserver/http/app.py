@@ -182,6 +182,12 @@ def build_app(state: ServerState) -> Starlette:
     async def health(request: Request) -> Response:
         return PlainTextResponse("ok")
 
+    async def ready(request: Request) -> Response:
+        if state.store.ready:
+            return PlainTextResponse("ok")
+        # kube-apiserver's answer when its etcd check fails.
+        return PlainTextResponse("[-]etcd failed: reason withheld\nreadyz check failed", status_code=500)
+
     async def version(request: Request, user: User) -> Response:
         refused = _refused_path(state, request, user)
         if refused is not None:
@@ -256,7 +262,7 @@ def build_app(state: ServerState) -> Starlette:
     routes = [
         Route("/openapi/v3", guarded(openapi_v3)), Route("/openapi/v3/{path:path}", guarded(openapi_v3)),
         Route("/openapi/v2", guarded(openapi_v2)),
-        Route("/healthz", health), Route("/livez", health), Route("/readyz", health),
+        Route("/healthz", health), Route("/livez", health), Route("/readyz", ready),
         Route("/version", guarded(version)), Route("/metrics", guarded(metrics_text)),
         Route("/api", guarded(api)), Route("/apis", guarded(api)),
         Route("/api/{path:path}", guarded(api), methods=methods),
@@ -332,6 +338,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt.synthetic:
         return _reply_response(_held(state, user, state.synthetic.serve(target, verb, shape)))
     endpoint = state.endpoint
+    if verb in ("get", "list", "watch"):
+        await endpoint.catch_up(target, verb)
     if verb == "get":
         return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))
     if verb == "list":

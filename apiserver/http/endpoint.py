@@ -6,6 +6,7 @@ decode an object. Reads splice the stored bytes into the answer.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping
 
@@ -26,15 +27,19 @@ from apiserver.storage.interface import (
     Expired,
     Key,
     PreconditionFailed,
+    ResourceChanged,
     StorageUnavailable,
     Store,
     StoredObject,
+    StoreUnreachable,
 )
 from apiserver.watch.fanout import Watcher, WatchHub
 from apiserver.watch.stream import open_watch, parse_watch_options
 from apiserver.wire import bodies, protobuf
 
 _NAMESPACES = "namespaces"
+# Service creates racing another server's for the same IP and port ranges, before the client gets a 409.
+_ALLOCATION_ATTEMPTS = 5
 
 
 @dataclass
@@ -112,6 +117,25 @@ class Endpoint:
 
     # -- reads ---------------------------------------------------------------------------------
 
+    async def catch_up(self, t: Target, verb: str) -> None:
+        """Waits until the store shows what this read must: everything written before it anywhere when
+        it names no resourceVersion (a consistent read), at least the revision it names, or ("0") anything."""
+        rv = t.query.get("resourceVersion", "")
+        wanted: int | None = None
+        if verb == "list" and (page := paging.parse_page(t.query, t.rt.namespaced, None)).revision is not None:
+            wanted = page.revision  # a continue token or a resourceVersion, possibly from another server
+        elif rv == "0":
+            return
+        elif rv and verb != "list":
+            wanted = paging.parse_rv(rv)
+        await self._caught_up(wanted)
+
+    async def _caught_up(self, revision: int | None) -> None:
+        try:
+            await self.store.catch_up(revision)
+        except StoreUnreachable as exc:
+            raise errors.unavailable(f"the store is unreachable: {exc}") from None
+
     def get(self, t: Target, shape: Shape) -> Reply:
         # Durable state only: a write still waiting for its fsync could be taken back by a crash.
         stored = self.store.get(t.key())
@@ -181,6 +205,18 @@ class Endpoint:
                                             t.rt.custom)
         obj = t.codec.stored(body)
         obj = objects.prepare_create(t.rt, obj, t.manager)
+        attempts = _ALLOCATION_ATTEMPTS if t.rt.kind == "Service" else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return await self._create(t, obj if attempt == attempts else copy.deepcopy(obj), warnings)
+            except ResourceChanged:
+                if attempt == attempts:
+                    raise errors.stale_update(t.rt.plural, t.rt.group, obj["metadata"]["name"]) from None
+                # Another server allocated from the same ranges meanwhile: decide again on what it wrote.
+                await self._caught_up(None)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str]) -> Reply:
         name = obj["metadata"]["name"]
         if t.rt.namespaced:
             ns = self.store.latest((_NAMESPACES, "", t.namespace))
@@ -190,8 +226,10 @@ class Endpoint:
         key = t.key(name)
         if self.store.latest(key) is not None:
             raise errors.already_exists(t.rt.plural, t.rt.group, name)
+        decided_at = None
         if t.rt.kind == "Service":
-            services.allocate(obj, *services.taken(_load(s) for _, s in self.store.list(t.rt.storage_key, None)[1]))
+            decided_at, held = self.store.list(t.rt.storage_key, None)
+            services.allocate(obj, *services.taken(_load(s) for _, s in held))
         if t.rt.kind == "Pod":
             self._copy_node_topology(obj)
         admission.admit_create(t.rt.kind, obj, self._decoded)
@@ -201,7 +239,7 @@ class Endpoint:
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
-        stored = await self._write(t, key, obj, None)
+        stored = await self._write(t, key, obj, None, unchanged_since=decided_at)
         return Reply(201, t.codec.served_bytes(stored.data), headers=warnings)
 
     async def create_subresource(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
@@ -392,7 +430,7 @@ class Endpoint:
         return stored
 
     async def _write(self, t: Target, key: Key, obj: dict[str, Any], expected: StoredObject | None,
-                     delete: bool = False) -> StoredObject:
+                     delete: bool = False, unchanged_since: int | None = None) -> StoredObject:
         if t.rt.custom is not None and not delete:
             # The store fills in resourceVersion in place, so the key must already hold its sorted position.
             obj["metadata"].setdefault("resourceVersion", "")
@@ -404,11 +442,17 @@ class Endpoint:
             if size > self.max_object_bytes:
                 raise errors.object_too_large(size, self.max_object_bytes)
         try:
-            return await self.store.submit(key, obj, expected, delete=delete)
+            return await self.store.submit(key, obj, expected, delete=delete, unchanged_since=unchanged_since)
+        except ResourceChanged:
+            raise
         except PreconditionFailed:
+            if expected is None and not delete:  # another server created it since this one looked
+                raise errors.already_exists(t.rt.plural, t.rt.group, key[2]) from None
             raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
         except StorageUnavailable as exc:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
+        except StoreUnreachable as exc:
+            raise errors.unavailable(f"the store is unreachable: {exc}") from None
 
 
 def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:

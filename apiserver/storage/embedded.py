@@ -8,14 +8,12 @@ reader has seen, a crash cannot take back. Concurrent writes share one fsync.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import builtins
 import glob
 import logging
 import os
 import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import msgspec
@@ -23,14 +21,14 @@ import orjson
 
 from apiserver.storage.interface import (
     Change,
-    Expired,
     Key,
     Listener,
     PreconditionFailed,
     StorageUnavailable,
     StoredObject,
 )
-from apiserver.storage.snapshot import Snapshot, undo
+from apiserver.storage.memory import MemoryState
+from apiserver.storage.snapshot import Snapshot
 from apiserver.storage.wal import LogWriter, frame, fsync_dir, iter_verified
 
 log = logging.getLogger("apiserver.storage")
@@ -73,20 +71,6 @@ class WalStats:
 
 
 @dataclass
-class _Resource:
-    objects: dict[tuple[str, str], StoredObject] = field(default_factory=dict)
-    sorted_keys: list[tuple[str, str]] | None = None
-    history: deque[tuple[float, Change]] = field(default_factory=deque)
-    history_floor: int = 0  # watches may start at this revision or later
-    listeners: list[Listener] = field(default_factory=list)
-
-    def ordered_keys(self) -> list[tuple[str, str]]:
-        if self.sorted_keys is None:
-            self.sorted_keys = sorted(self.objects)
-        return self.sorted_keys
-
-
-@dataclass
 class _Pending:
     record: WalRecord
     future: asyncio.Future[StoredObject]
@@ -95,9 +79,7 @@ class _Pending:
 class EmbeddedStore:
     def __init__(self, options: StoreOptions) -> None:
         self._options = options
-        self._resources: dict[str, _Resource] = {}
-        self._revision = 0
-        self._history_start = 0  # changes before it were not kept in memory: the recovered revision
+        self._state = MemoryState(options.history_size, options.history_seconds)
         self._next_rv = 1
         self._overlay: dict[Key, StoredObject] = {}
         self._batch: list[_Pending] = []
@@ -112,18 +94,20 @@ class EmbeddedStore:
 
     @property
     def revision(self) -> int:
-        return self._revision
+        return self._state.revision
 
-    def _resource(self, storage_key: str) -> _Resource:
-        res = self._resources.get(storage_key)
-        if res is None:
-            # A resource first seen now has had no changes since the store started, so none were dropped.
-            res = self._resources[storage_key] = _Resource(history_floor=self._history_start)
-        return res
+    @property
+    def ready(self) -> bool:
+        return True
+
+    async def start(self) -> None:
+        """Nothing to wait for: the state was recovered when the store was made."""
+
+    async def catch_up(self, revision: int | None) -> None:
+        """Nothing to wait for: this process is the only writer, and readers see each write once durable."""
 
     def get(self, key: Key) -> StoredObject | None:
-        res = self._resources.get(key[0])
-        return None if res is None else res.objects.get((key[1], key[2]))
+        return self._state.get(key)
 
     def latest(self, key: Key) -> StoredObject | None:
         pending = self._overlay.get(key)
@@ -132,65 +116,27 @@ class EmbeddedStore:
         return self.get(key)
 
     def list(self, storage_key: str, namespace: str | None) -> tuple[int, list[tuple[Key, StoredObject]]]:
-        res = self._resources.get(storage_key)
-        if res is None:
-            return self._revision, []
-        keys = res.ordered_keys()
-        if namespace is not None:
-            lo = bisect.bisect_left(keys, (namespace, ""))
-            hi = bisect.bisect_left(keys, (namespace + "\x00", ""))
-            keys = keys[lo:hi]
-        objects = res.objects
-        return self._revision, [((storage_key, ns, name), objects[(ns, name)]) for ns, name in keys]
+        return self._state.list(storage_key, namespace)
 
     # Below `list` means the method above, so annotations name the builtin as `builtins.list`.
 
     def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:
-        res = self._resource(storage_key)
-        # Trimmed here too, so the age bound holds for a resource nobody has written to lately.
-        self._trim(res, time.monotonic())
-        if rv < res.history_floor:
-            raise Expired(rv, res.history_floor)
-        out: list[Change] = []
-        for _, change in reversed(res.history):
-            if change.rv <= rv:
-                break
-            out.append(change)
-        out.reverse()
-        return out
+        return self._state.changes_since(storage_key, rv)
 
     def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
-        res = self._resource(storage_key)
-        if revision < res.history_floor:
-            raise Expired(revision, res.history_floor)
-        later = []
-        for _, change in reversed(res.history):
-            if change.rv <= revision:
-                break
-            later.append(change)
-        past = undo(later, namespace)
-        keys = res.ordered_keys()
-        lo, hi = 0, len(keys)
-        if namespace is not None:
-            lo = bisect.bisect_left(keys, (namespace, ""))
-            hi = bisect.bisect_left(keys, (namespace + "\x00", ""))
-        past_keys = sorted(k for k, v in past.items() if v is not None)
-        return Snapshot(storage_key, revision, keys, lo, hi, res.objects, past, past_keys)
+        return self._state.snapshot(storage_key, namespace, revision)
 
-    def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:
-        listeners = self._resource(storage_key).listeners
-        listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in listeners:
-                listeners.remove(listener)
-
-        return unsubscribe
+    def subscribe(self, storage_key: str, listener: Listener,
+                  on_reset: Callable[[], None] | None = None) -> Callable[[], None]:
+        # The embedded state is never reloaded while serving, so `on_reset` is never called.
+        return self._state.subscribe(storage_key, listener, on_reset)
 
     # -- writing -------------------------------------------------------------------------------
 
     def submit(self, key: Key, obj: dict[str, Any], expected: StoredObject | None,
-               delete: bool = False) -> asyncio.Future[StoredObject]:
+               delete: bool = False, unchanged_since: int | None = None) -> asyncio.Future[StoredObject]:
+        # `unchanged_since` holds by construction: this process is the only writer, and a caller decides
+        # and submits in one step of the event loop, so nothing can be written in between.
         current = self.latest(key)
         if current is not expected and (current is None or expected is None or current.rv != expected.rv):
             raise PreconditionFailed(key)
@@ -244,37 +190,8 @@ class EmbeddedStore:
         return (record.storage_key, record.namespace, record.name)
 
     def _apply(self, record: WalRecord, now: float) -> StoredObject:
-        res = self._resource(record.storage_key)
-        object_key = (record.namespace, record.name)
-        prev = res.objects.get(object_key)
-        stored = StoredObject(record.rv, record.data)
-        if record.delete:
-            res.objects.pop(object_key, None)
-            res.sorted_keys = None
-            change_type = "DELETED"
-        else:
-            if prev is None:
-                res.sorted_keys = None
-            res.objects[object_key] = stored
-            change_type = "ADDED" if prev is None else "MODIFIED"
-        self._revision = record.rv
-        change = Change(record.rv, change_type, self._key(record), record.data,  # type: ignore[arg-type]
-                        None if prev is None else prev.data, 0 if prev is None else prev.rv)
-        self._remember(res, change, now)
-        for listener in tuple(res.listeners):
-            listener(change)
-        return stored
-
-    def _remember(self, res: _Resource, change: Change, now: float) -> None:
-        res.history.append((now, change))
-        self._trim(res, now)
-
-    def _trim(self, res: _Resource, now: float) -> None:
-        history = res.history
-        horizon = now - self._options.history_seconds
-        while history and (len(history) > self._options.history_size or history[0][0] < horizon):
-            _, dropped = history.popleft()
-            res.history_floor = dropped.rv
+        self._state.apply(self._key(record), record.rv, record.data, record.delete, now)
+        return StoredObject(record.rv, record.data)
 
     # -- durability ----------------------------------------------------------------------------
 
@@ -294,24 +211,16 @@ class EmbeddedStore:
                 record = _decode_record(payload)
                 if record.rv > snapshot_rv:
                     self._replay(record)
-        self._revision = max(self._revision, snapshot_rv)
-        self._next_rv = self._revision + 1
-        self._history_start = self._revision
-        for res in self._resources.values():
-            res.history_floor = self._revision
+        self._state.loaded(snapshot_rv)
+        self._next_rv = self._state.revision + 1
         active = logs[-1] if logs else os.path.join(self._options.data_dir, f"wal-{self._next_rv:020d}.log")
         self._log = LogWriter(active)
         fsync_dir(self._options.data_dir)
-        log.info("store recovered at revision %d from %s", self._revision, self._options.data_dir)
+        log.info("store recovered at revision %d from %s", self._state.revision, self._options.data_dir)
 
     def _replay(self, record: WalRecord) -> None:
-        res = self._resource(record.storage_key)
-        if record.delete:
-            res.objects.pop((record.namespace, record.name), None)
-        else:
-            res.objects[(record.namespace, record.name)] = StoredObject(record.rv, record.data)
-        res.sorted_keys = None
-        self._revision = record.rv
+        self._state.load(self._key(record), None if record.delete else StoredObject(record.rv, record.data))
+        self._state.revision = record.rv
 
     def _load_snapshot(self, path: str) -> int:
         payloads = iter(iter_verified(path, is_last=False))
@@ -328,10 +237,9 @@ class EmbeddedStore:
         are untouched, and after it replay skips the records it holds.
         """
         self._records_since_snapshot = 0  # a failed snapshot is retried after as many records again
-        revision = self._revision
+        revision = self._state.revision
         records = [WalRecord(obj.rv, False, storage_key, ns, name, obj.data)
-                   for storage_key, res in self._resources.items()
-                   for (ns, name), obj in res.objects.items()]
+                   for (storage_key, ns, name), obj in self._state.items()]
         try:
             snapshot = await asyncio.to_thread(self._write_snapshot, revision, records)
             self._rotate(revision, snapshot)

@@ -1,7 +1,9 @@
 """What the API layer needs of a store: objects as compact JSON bytes under a global revision.
 
-Implementations: `embedded.EmbeddedStore` (in memory, durable through a write-ahead log). An
-etcd-backed store would implement the same protocol; nothing above this module names one.
+Implementations: `embedded.EmbeddedStore` (in memory, durable through a write-ahead log) and
+`etcd.EtcdStore` (etcd, read through an in-memory watch cache). Reads are synchronous and served from
+memory; `catch_up` is the one place a read waits, so that it shows what was written elsewhere first.
+Nothing above this module names an implementation but the assembly in server.py.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ class PreconditionFailed(Exception):
     """The object changed (or appeared, or vanished) between reading it and writing it."""
 
 
+class ResourceChanged(PreconditionFailed):
+    """Another object of the resource was written after the revision a write was decided at (two servers
+    allocating service IPs or node ports at once); deciding again on the newer state may succeed."""
+
+
 class Expired(Exception):
     """The requested revision is older than the retained history."""
 
@@ -48,6 +55,11 @@ class StorageUnavailable(Exception):
     """The write could not be made durable (a full disk, an I/O error); nothing was applied."""
 
 
+class StoreUnreachable(Exception):
+    """The store's backend did not answer in time (etcd down or without a leader); a write may or may not
+    have been applied, as with any timeout."""
+
+
 Listener = Callable[[Change], None]
 
 if TYPE_CHECKING:
@@ -59,6 +71,20 @@ class Store(Protocol):
     def revision(self) -> int:
         """The revision of the newest durable write."""
 
+    @property
+    def ready(self) -> bool:
+        """Whether reads are current: false while the backend is unreachable."""
+
+    async def start(self) -> None:
+        """Loads the state; reads may be made once this returns."""
+
+    async def catch_up(self, revision: int | None) -> None:
+        """Waits until reads show `revision`, or (None) every write acknowledged anywhere before the call.
+
+        Raises StoreUnreachable when the backend cannot say how far it is; returns without reaching a
+        given `revision` after a bounded wait (the caller answers "too large resource version").
+        """
+
     def get(self, key: Key) -> StoredObject | None:
         """The durable state of one object."""
 
@@ -69,8 +95,9 @@ class Store(Protocol):
         """All objects of a resource (in one namespace or all), sorted by namespace and name, and the revision."""
 
     def submit(self, key: Key, obj: dict[str, Any], expected: StoredObject | None,
-               delete: bool = False) -> Awaitable[StoredObject]:
-        """Writes `obj` (or deletes the key) if `latest(key)` is still `expected`.
+               delete: bool = False, unchanged_since: int | None = None) -> Awaitable[StoredObject]:
+        """Writes `obj` (or deletes the key) if `latest(key)` is still `expected`, and, with `unchanged_since`,
+        if no object of the key's resource was written after that revision (else ResourceChanged).
 
         Sets metadata.resourceVersion to the new revision. Raises PreconditionFailed at once when the
         object moved; the returned awaitable resolves once the write is durable, or raises
@@ -83,8 +110,13 @@ class Store(Protocol):
     def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:  # `list` is the method above
         """Durable changes of a resource after revision `rv`, oldest first; Expired when not retained."""
 
-    def subscribe(self, storage_key: str, listener: Listener) -> Callable[[], None]:
-        """Calls `listener` with every later change of the resource; returns the unsubscribe function."""
+    def subscribe(self, storage_key: str, listener: Listener,
+                  on_reset: Callable[[], None] | None = None) -> Callable[[], None]:
+        """Calls `listener` with every later change of the resource; returns the unsubscribe function.
+
+        `on_reset` is called when changes were lost (the backend compacted them away) and the state was
+        loaded afresh: a follower must start over from a new list.
+        """
 
     async def close(self) -> None:
         """Finishes pending writes and releases files."""

@@ -100,7 +100,7 @@ class Fanout:
         for change in backlog:
             watcher.queue.append(Event(change))
         if self._unsubscribe is None:
-            self._unsubscribe = self._store.subscribe(self.storage_key, self._dispatch)
+            self._unsubscribe = self._store.subscribe(self.storage_key, self._dispatch, self._restart)
         self.watchers.add(watcher)
         metrics.WATCHERS.labels(self.storage_key).inc()
         return watcher
@@ -116,6 +116,16 @@ class Fanout:
 
     def drop(self, watcher: Watcher) -> None:
         log.warning("closing a watch of %s that fell %d events behind", self.storage_key, len(watcher.queue))
+        self._close(watcher)
+
+    def _restart(self) -> None:
+        # The store lost changes and reloaded: every watcher here may have missed some, so each client
+        # must re-list (as kube-apiserver's cacher ends all watches when it re-lists).
+        log.warning("closing %d watches of %s: the store reloaded", len(self.watchers), self.storage_key)
+        for watcher in tuple(self.watchers):
+            self._close(watcher)
+
+    def _close(self, watcher: Watcher) -> None:
         self.remove(watcher)
         watcher.queue.clear()
         watcher.closed.set()

@@ -21,6 +21,9 @@ from benches.api_load.measure import Measurement, Options, measure_interleaved, 
 from benches.api_load.servers import REPO, SHARED, LocalServer, Target, free_port, from_kubeconfig
 from benches.api_load.wrk import Load, require_wrk
 
+sys.path.insert(0, os.path.join(REPO, "tests"))
+from support import EtcdCluster  # noqa: E402  (tests/support.py starts etcd for tests and benches alike)
+
 QUICK_COUNT = 50
 QUICK_DURATION_S = 1.0
 
@@ -35,6 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--server-repo", action="append", metavar="[NAME=]DIR",
                        help="checkout whose server to start (default: this one); given several times, each "
                             "server is started and the runs take turns between them; results go to OUT/NAME/")
+    p.add_argument("--store", default="embedded",
+                   help="embedded, etcd (a private etcd is started: Debian's etcd-server) or both, comma separated")
+    p.add_argument("--workers", default="1",
+                   help="--workers of started etcd servers, comma separated (e.g. 1,2): with several stores or "
+                        "worker counts, each is a server of its own and the runs take turns between them")
     p.add_argument("--scenarios", default=" ".join(s.name for s in sc.ALL),
                    help="space or comma separated, from: " + " ".join(sc.BY_NAME))
     p.add_argument("--runs", type=int, default=3)
@@ -66,13 +74,24 @@ def _target(args: argparse.Namespace) -> Target | None:
     return None
 
 
-def _servers(args: argparse.Namespace) -> list[tuple[str, str]]:
-    """(name, checkout) of each server to start; names default to the checkout's directory name."""
+def _servers(args: argparse.Namespace) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(name, checkout, store flags) of each server to start; names default to the checkout's directory name,
+    followed by the store and worker count when more than one is measured."""
+    stores = args.store.replace(",", " ").split()
+    if not set(stores) <= {"embedded", "etcd"}:
+        raise SystemExit(f"--store: embedded or etcd, not {args.store}")
+    workers = [int(n) for n in args.workers.replace(",", " ").split()]
+    variants = [("embedded", 1)] if "embedded" in stores else []
+    variants += [("etcd", n) for n in workers] if "etcd" in stores else []
     out = []
     for spec in args.server_repo or [REPO]:
         name, _, path = spec.rpartition("=")
-        out.append((name or os.path.basename(os.path.abspath(path)), os.path.abspath(path)))
-    if len({name for name, _ in out}) != len(out):
+        name = name or os.path.basename(os.path.abspath(path))
+        for store, count in variants:
+            label = name if len(variants) == 1 else f"{name}-{store}" + (f"-w{count}" if store == "etcd" else "")
+            flags = ("--workers", str(count)) if count > 1 else ()
+            out.append((label, os.path.abspath(path), ("--store-etcd",) + flags if store == "etcd" else flags))
+    if len({name for name, _, _ in out}) != len(out):
         raise SystemExit("--server-repo: give each server a distinct NAME=")
     return out
 
@@ -113,13 +132,17 @@ def main(argv: list[str] | None = None) -> int:
     remote = _target(args)
     local: list[LocalServer] = []
     measurements: list[Measurement] = []
+    etcds: list[EtcdCluster] = []
     try:
         if remote is not None:
             measurements.append(Measurement(remote, options(args.label or remote.url), list(warnings)))
         else:
-            for label, repo in _servers(args):
+            for label, repo, flags in _servers(args):
                 opts = options(label)
-                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port())
+                if flags[:1] == ("--store-etcd",):  # each etcd server gets an etcd of its own
+                    etcds.append(EtcdCluster(os.path.join(opts.work_dir, "etcd")).start())
+                    flags = ("--etcd-servers", etcds[-1].servers) + flags[1:]
+                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port(), extra_args=flags)
                 local.append(server)
                 measurements.append(Measurement(server.start(), opts, list(warnings)))
         print(f"== {' / '.join(m.target.url for m in measurements)}: {len(names)} scenarios x {args.runs} runs of "
@@ -128,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for server in local:
             server.stop()
+        for etcd in etcds:
+            etcd.stop()
     shutil.rmtree(work, ignore_errors=True)
     for m, results in zip(measurements, all_results):
         results["label"] = m.options.label if remote is not None or len(measurements) > 1 else (

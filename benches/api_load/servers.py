@@ -90,6 +90,7 @@ class LocalServer:
     data_dir: str
     port: int
     proc: subprocess.Popen[bytes] | None = None
+    extra_args: tuple[str, ...] = ()  # e.g. --etcd-servers URL --workers N
 
     @property
     def pki(self) -> str:
@@ -101,7 +102,7 @@ class LocalServer:
         with open(log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
-                 *self._node_args()],
+                 *self._node_args(), *self.extra_args],
                 cwd=self.repo, stdout=log, stderr=subprocess.STDOUT)
         url = f"https://127.0.0.1:{self.port}"
         # Credentials are written while the server starts: poll without them, read them once it is ready.

@@ -7,6 +7,7 @@ the floor's µs per object, and the server's resident memory at rest and at its 
 
     python -m benches.scaling                       # 100 1,000 10,000 100,000; 3 runs of 5 s each
     python -m benches.scaling --sizes 100 1000 --duration 2
+    python -m benches.scaling --store etcd          # the same on a private etcd, read through the watch cache
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from benches.api_load.client import Client, seed_configmaps
 from benches.api_load.measure import MemorySampler, overload_warning
 from benches.api_load.servers import REPO, Floor, LocalServer, free_port
 
+sys.path.insert(0, os.path.join(REPO, "tests"))
+from support import EtcdCluster  # noqa: E402  (tests/support.py starts etcd for tests and benches alike)
+
 SCENARIOS = {"list_all": sc.JSON, "list_table": sc.TABLE_ACCEPT, "list_metadata": sc.METADATA_ACCEPT}
 PATH = f"/api/v1/namespaces/{sc.READ_NAMESPACE}/configmaps"
 
@@ -37,9 +41,10 @@ def _median_run(url: str, headers: dict[str, str], load: wrk.Load, runs: int) ->
             "failed": sum(f["failed"] for f in figures)}
 
 
-def measure(repo: str, sizes: list[int], load: wrk.Load, runs: int, work: str) -> dict[str, Any]:
+def measure(repo: str, sizes: list[int], load: wrk.Load, runs: int, work: str,
+            store_args: tuple[str, ...] = ()) -> dict[str, Any]:
     warnings = [w for w in [overload_warning()] if w]
-    server = LocalServer(repo, os.path.join(work, "server"), free_port())
+    server = LocalServer(repo, os.path.join(work, "server"), free_port(), extra_args=store_args)
     target = server.start()
     client = Client(target)
     client.ensure_namespace(sc.READ_NAMESPACE)
@@ -135,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--duration", type=float, default=5.0, help="seconds per run")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--server-repo", default=REPO, help="checkout whose server to start (default: this one)")
+    p.add_argument("--store", choices=("embedded", "etcd"), default="embedded",
+                   help="etcd: start a private etcd (Debian's etcd-server) and serve from it")
     p.add_argument("--out", help="output directory (default: bench-results/scaling-<time>)")
     args = p.parse_args(argv)
     wrk.require_wrk()
@@ -142,7 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(out, exist_ok=True)
     load = wrk.Load(threads=1, connections=1, duration_s=args.duration, timeout_s=120)
     with tempfile.TemporaryDirectory(dir=out) as work:
-        results = measure(os.path.abspath(args.server_repo), sorted(args.sizes), load, args.runs, work)
+        etcd = EtcdCluster(os.path.join(work, "etcd")).start() if args.store == "etcd" else None
+        try:
+            results = measure(os.path.abspath(args.server_repo), sorted(args.sizes), load, args.runs, work,
+                              ("--etcd-servers", etcd.servers) if etcd is not None else ())
+        finally:
+            if etcd is not None:
+                etcd.stop()
+        results["store"] = args.store
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=2)
     table = markdown(results)
