@@ -15,10 +15,19 @@ import orjson
 from apiserver import errors
 from apiserver.crd import crdspec
 from apiserver.http.limits import Limits
-from apiserver.kinds import admission, binding, fieldvalidation, objects, propagation, services
+from apiserver.kinds import (
+    admission,
+    binding,
+    fieldmanager,
+    fieldvalidation,
+    objects,
+    propagation,
+    services,
+    strategy,
+)
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
-from apiserver.patching import patch
+from apiserver.patching import apply, patch
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
 from apiserver.reply import Reply, StreamReply
@@ -40,6 +49,8 @@ from apiserver.wire import bodies, protobuf
 _NAMESPACES = "namespaces"
 # Service creates racing another server's for the same IP and port ranges, before the client gets a 409.
 _ALLOCATION_ATTEMPTS = 5
+# Declared here: inside Endpoint, `list` names the verb.
+ManagedFields = list[dict[str, Any]]
 
 
 @dataclass
@@ -199,12 +210,13 @@ class Endpoint:
 
     # -- writes --------------------------------------------------------------------------------
 
-    async def create(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+    async def create(self, t: Target, raw: bytes, content_type: str | None,
+                     applied: ManagedFields | None = None) -> Reply:
         body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
                                             t.rt.custom)
         obj = t.codec.stored(body)
-        obj = objects.prepare_create(t.rt, obj, t.manager)
+        obj = objects.prepare_create(t.rt, obj, t.manager, applied)
         attempts = _ALLOCATION_ATTEMPTS if t.rt.kind == "Service" else 1
         for attempt in range(1, attempts + 1):
             try:
@@ -262,6 +274,8 @@ class Endpoint:
         return await self._replace(t, current, body, check_rv=True, headers=warnings)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        if apply.check_options(t.query, content_type):
+            return await self._apply(t, raw)
         current = self._require(t)
         if t.subresource == "scale":
             scale = objects.scale_of(t.rt, _load(current))
@@ -271,8 +285,43 @@ class Endpoint:
         warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom) if isinstance(patched, dict) else {}
         return await self._replace(t, current, patched, check_rv=True, headers=warnings)
 
+    async def _apply(self, t: Target, raw: bytes) -> Reply:
+        """Server-side apply: the configuration merged into the object (created if absent) by its manager.
+
+        On /scale the configuration is a Scale, applied as the object's replicas alone."""
+        scale = t.subresource == "scale"
+        kind, api_version = ("Scale", "autoscaling/v1") if scale else (t.rt.kind, t.rt.api_version)
+        config = apply.decode_configuration(kind, api_version, raw, t.name or "")
+        if scale:
+            config = objects.scale_configuration(t.rt, config)
+        schema, _ = strategy.ownership_schema(t.rt, config)
+        if schema is None:
+            raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
+        problem = fieldmanager.typed_config_error(config, schema, t.rt.api_version, t.rt.kind, t.rt.custom is not None)
+        if problem is not None:
+            raise problem
+        request = fieldmanager.Request(t.query["fieldManager"], t.rt.api_version, t.subresource, objects.now_rfc3339())
+        ignored = strategy.reset_fields(t.rt, t.subresource)
+        current = self.store.latest(t.key())
+        if current is None:
+            if t.subresource is not None:
+                raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
+            config = {**config, "metadata": {**(config.get("metadata") or {}), "name": t.name}}
+            empty = {"apiVersion": t.rt.api_version, "kind": t.rt.kind, "metadata": {}}
+            merged, entries = fieldmanager.apply([], empty, config, schema, request, apply.forced(t.query), ignored,
+                                                 t.rt.custom is not None)
+            return await self.create(t, orjson.dumps(merged), bodies.JSON, applied=entries)
+        live = t.codec.served(_load(current))
+        entries = list(live["metadata"].pop("managedFields", None) or ())
+        merged, entries = fieldmanager.apply(entries, live, config, schema, request, apply.forced(t.query), ignored,
+                                             t.rt.custom is not None)
+        reply = await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
+        if scale:
+            return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))
+        return reply
+
     async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,
-                       headers: dict[str, str]) -> Reply:
+                       headers: dict[str, str], applied: ManagedFields | None = None) -> Reply:
         new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
         old = _load(current)
         rv = new["metadata"].get("resourceVersion")
@@ -280,10 +329,13 @@ class Endpoint:
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
         if t.rt.kind == "Service" and t.subresource is None:
             services.keep_allocated(new, old)
-        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager)
+        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if t.admit is not None:
             t.admit(prepared)
+        if _same_but_managed_fields(prepared, old) and fieldmanager.same_but_times(
+                prepared["metadata"].get("managedFields") or [], old["metadata"].get("managedFields") or []):
+            prepared = old
         if prepared == old:
             return Reply(200, t.codec.served_bytes(current.data), headers=headers)
         if t.dry_run:
@@ -453,6 +505,11 @@ class Endpoint:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
         except StoreUnreachable as exc:
             raise errors.unavailable(f"the store is unreachable: {exc}") from None
+
+
+def _same_but_managed_fields(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return {**a, "metadata": {**a["metadata"], "managedFields": None}} == \
+        {**b, "metadata": {**b["metadata"], "managedFields": None}}
 
 
 def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:

@@ -21,7 +21,7 @@ KUBE_APISERVER = "kube-apiserver-go1264"
 
 Path = tuple[str, ...]
 _ABSENT = object()
-_SERVER_OWNED: frozenset[Path] = frozenset({
+SERVER_OWNED: frozenset[Path] = frozenset({
     ("f:apiVersion",), ("f:kind",), ("f:metadata",), ("f:metadata", "f:name"), ("f:metadata", "f:namespace"),
     ("f:metadata", "f:creationTimestamp"), ("f:metadata", "f:selfLink"), ("f:metadata", "f:uid"),
     ("f:metadata", "f:generation"), ("f:metadata", "f:managedFields"), ("f:metadata", "f:resourceVersion"),
@@ -50,7 +50,7 @@ def zero(schema: schemas.Schema | None) -> Any:
 
 # -- the shape of a node, from the schema ---------------------------------------------------------
 
-def _list_keys(field: schemas.Schema | None) -> tuple[str, list[str]]:
+def list_keys(field: schemas.Schema | None) -> tuple[str, list[str]]:
     """("map", keys), ("set", []) or ("atomic", []) for a list field."""
     if field is None:
         return "atomic", []
@@ -89,17 +89,17 @@ def _children(value: Any, field: schemas.Schema | None) -> Iterable[tuple[str, A
         for key, child in value.items():
             yield "f:" + key, child, schemas.child_schema(field, key)
     elif isinstance(value, list):
-        kind, keys = _list_keys(field)
+        kind, keys = list_keys(field)
         item = schemas.child_schema(field, None)
         for element in value:
             yield _element(element, keys, kind), element, item
 
 
-def _granular(value: Any, field: schemas.Schema | None) -> bool:
+def granular(value: Any, field: schemas.Schema | None) -> bool:
     if field is None:
         return isinstance(value, dict)  # inside an open object: maps key by key, lists whole
     if isinstance(value, list):
-        return _list_keys(field)[0] != "atomic"
+        return list_keys(field)[0] != "atomic"
     return isinstance(value, dict) and not _atomic(field)
 
 
@@ -119,7 +119,7 @@ def _walk(old: Any, new: Any, field: schemas.Schema | None, path: Path, changed:
     elif new is _ABSENT:
         removed.add(path)
     value = new if new is not _ABSENT else old
-    if not isinstance(value, (dict, list)) or not _granular(value, field):
+    if not isinstance(value, (dict, list)) or not granular(value, field):
         if old is not _ABSENT and new is not _ABSENT and old != new:
             changed.add(path)
         return
@@ -173,18 +173,16 @@ def from_fields_v1(fields: dict[str, Any], path: Path = ()) -> set[Path]:
 
 def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema: schemas.Schema,
            manager: str, api_version: str, subresource: str | None, now: str,
-           resets_status: bool) -> list[dict[str, Any]]:
+           ignored: tuple[Path, ...]) -> list[dict[str, Any]]:
     """The managedFields after `manager` turned old (None on create) into new.
 
-    With a status subresource, a write to the main resource owns no status and one to /status only status.
+    `ignored` are the paths the write cannot set, so never owns: with a status subresource, a write to
+    the main resource owns no status, and one to /status no spec.
     """
     changed, removed = compare(zero(schema) if old is None else old, new, schema)
-    changed -= _SERVER_OWNED
-    ignored = ("f:status",)
-    if subresource == "status":
-        changed = {p for p in changed if p[:1] == ignored}
-    elif resets_status:
-        changed = {p for p in changed if p[:1] != ignored}
+    changed -= SERVER_OWNED
+    if ignored:
+        changed = {p for p in changed if not any(p[:len(i)] == i for i in ignored)}
     out: list[dict[str, Any]] = []
     mine: dict[str, Any] | None = None
     for entry in entries:
@@ -194,7 +192,8 @@ def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema:
         if is_mine:
             mine = entry
             continue
-        kept = owned - changed - removed
+        # A removed node takes everything below it out of every manager's set.
+        kept = {p for p in owned - changed if not any(p[:i] in removed for i in range(len(p) + 1))}
         if kept != owned:
             entry = {**entry, "fieldsV1": to_fields_v1(kept)}
         if kept:

@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import apiextensions, strategy
+from apiserver.kinds import apiextensions, fieldmanager, strategy
 from apiserver.kinds.resources import ResourceType
 from apiserver.kinds.validation import validate_metadata
 
@@ -121,8 +121,11 @@ def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
                 f"{found} into Go struct field ObjectMeta.metadata.{field_name} of type {target}")
 
 
-def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None) -> dict[str, Any]:
-    """The object as it will be stored; `manager`, if given, is recorded as owning what it wrote."""
+def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None,
+                   applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The object as it will be stored; `manager`, if given, is recorded as owning what it wrote.
+
+    `applied` are the managedFields a server-side apply computed, which stand instead."""
     meta = obj["metadata"]
     if not meta.get("name") and meta.get("generateName"):
         meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
@@ -145,7 +148,10 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
     if rt.custom is not None:
         rt.custom.prepare(obj)
     strategy.default(obj, creating=True)
-    strategy.track(rt, obj, None, manager, None, meta["creationTimestamp"])
+    if applied is None:
+        strategy.track(rt, obj, None, manager, None, meta["creationTimestamp"])
+    elif applied:
+        meta["managedFields"] = applied
     strategy.admit_create(obj)
     validate(rt, obj)
     return ordered(strategy.shaped(obj))
@@ -179,8 +185,11 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
 
 
 def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
-                   subresource: str | None, manager: str | None = None) -> dict[str, Any]:
-    """Carries over what a client cannot change and applies the subresource's view of the update."""
+                   subresource: str | None, manager: str | None = None,
+                   applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Carries over what a client cannot change and applies the subresource's view of the update.
+
+    `applied` are the managedFields a server-side apply computed, which stand instead of tracking."""
     now = now_rfc3339()
     old_meta = old["metadata"]
     if subresource == "status":
@@ -190,10 +199,19 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         else:
             merged.pop("status", None)
         merged["metadata"] = dict(old_meta)
+        if rt.custom is None:
+            # Built-in status strategies reset the spec (and some kinds' labels), not the rest of the metadata.
+            keeps_labels = ("f:metadata", "f:labels") in strategy.reset_fields(rt, subresource)
+            for field_name in ("annotations",) if keeps_labels else ("labels", "annotations"):
+                if new["metadata"].get(field_name):
+                    merged["metadata"][field_name] = new["metadata"][field_name]
+                else:
+                    merged["metadata"].pop(field_name, None)
+            merged = ordered(merged)
         if rt.custom is not None:
             rt.custom.prepare(merged)
             validate(rt, merged)
-        strategy.track(rt, merged, old, manager, subresource, now)
+        _record(rt, merged, old, manager, subresource, now, applied)
         strategy.on_status_update(merged, old, now)
         return ordered(strategy.shaped(merged))
     meta = new["metadata"]
@@ -211,8 +229,11 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             new.pop("status", None)
     if rt.kind == "Secret":
         fold_string_data(new)
-    # Managed fields are the server's record: a write changes them only through what it changes.
-    meta.pop("managedFields", None)
+    # Managed fields are the server's record: a write changes them through what it changes, or by
+    # setting them outright (kubectl's client-side to server-side migration does).
+    given = meta.pop("managedFields", None)
+    if not fieldmanager.decodable(given) or given == old_meta.get("managedFields"):
+        given = None
     if "managedFields" in old_meta:
         meta["managedFields"] = old_meta["managedFields"]
     if rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
@@ -226,7 +247,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     # Compared as stored, so that fields Go always writes do not count as changes.
     new = strategy.shaped(new)
     meta = new["metadata"]
-    strategy.track(rt, new, old, manager, None, now)
+    _record(rt, new, old, manager, None, now, applied, given)
     strategy.update_strategy(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
@@ -236,6 +257,17 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
                               "Forbidden: no new finalizers can be added if the object is being deleted")])
     validate(rt, new, old)
     return ordered(strategy.shaped(new))
+
+
+def _record(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], manager: str | None,
+            subresource: str | None, now: str, applied: list[dict[str, Any]] | None,
+            given: list[dict[str, Any]] | None = None) -> None:
+    if applied is None:
+        strategy.track(rt, obj, old, manager, subresource, now, given)
+    elif applied:
+        obj["metadata"]["managedFields"] = applied
+    else:
+        obj["metadata"].pop("managedFields", None)
 
 
 def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
@@ -334,6 +366,22 @@ def _selector_string(selector: dict[str, Any]) -> str:
         elif op == "DoesNotExist":
             parts.append("!" + key)
     return ",".join(sorted(parts))
+
+
+def scale_configuration(rt: ResourceType, scale: dict[str, Any]) -> dict[str, Any]:
+    """A Scale applied to /scale, as the configuration of its object: the replicas and nothing else."""
+    meta = scale.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    config: dict[str, Any] = {"apiVersion": rt.api_version, "kind": rt.kind,
+                              "metadata": {k: meta[k] for k in ("name", "namespace") if k in meta}}
+    spec = scale.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    if "replicas" in spec:
+        if rt.custom is not None:
+            rt.custom.set_replicas(config, spec["replicas"])
+        else:
+            config["spec"] = {"replicas": spec["replicas"]}
+    return config
 
 
 def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str | None = None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from apiserver.errors import FieldError
-from apiserver.kinds import defaults, kindvalidation, managedfields, schemas
+from apiserver.kinds import defaults, fieldmanager, kindvalidation, managedfields, schemas
 from apiserver.kinds.resources import ResourceType
 
 Obj = dict[str, Any]
@@ -38,21 +38,44 @@ def shaped(obj: Obj) -> Obj:
 _OPEN_OBJECT: schemas.Schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
 
 
-def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subresource: str | None,
-          now: str) -> None:
-    """Records in metadata.managedFields what `manager` changed going from old (None: created) to obj."""
+def ownership_schema(rt: ResourceType, obj: Obj) -> tuple[schemas.Schema | None, bool]:
+    """The schema managedFields are computed by, and whether the kind's status is its subresource's."""
     if rt.custom is not None:
-        schema: schemas.Schema | None = _with_object_meta(rt.custom.schema or _OPEN_OBJECT)
-        resets_status = rt.custom.has_status
-    else:
-        schema = _ref(obj)
-        resets_status = rt.subresource("status") is not None
+        return _with_object_meta(rt.custom.schema or _OPEN_OBJECT), rt.custom.has_status
+    return _ref(obj), rt.subresource("status") is not None
+
+
+# Status subresources that also leave the labels alone (their strategies' GetResetFields).
+_STATUS_KEEPS_LABELS = frozenset({"Deployment"})
+
+
+def reset_fields(rt: ResourceType, subresource: str | None) -> tuple[managedfields.Path, ...]:
+    """What a write through this endpoint cannot set, so never owns: status for the main resource,
+    the spec (and some kinds' labels) for /status."""
+    if subresource == "status":
+        if rt.custom is None and rt.kind in _STATUS_KEEPS_LABELS:
+            return ("f:spec",), ("f:metadata", "f:labels")
+        return (("f:spec",),)
+    if subresource is None and ownership_schema(rt, {})[1]:
+        return (("f:status",),)
+    return ()
+
+
+def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subresource: str | None,
+          now: str, entries: list[dict[str, Any]] | None = None) -> None:
+    """Records in metadata.managedFields what `manager` changed going from old (None: created) to obj.
+
+    `entries` are the managedFields to start from, when a write sets them itself; else old's.
+    """
+    schema, _ = ownership_schema(rt, obj)
     if manager is None or schema is None:
         return
-    entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
-    updated = managedfields.update(entries, None if old is None else shaped(json_copy(old)),
-                                   shaped(json_copy(obj)), schema, manager, rt.api_version, subresource, now,
-                                   resets_status)
+    if entries is None:
+        entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
+    request = fieldmanager.Request(manager, rt.api_version, subresource, now)
+    updated = fieldmanager.record_update(entries, None if old is None else shaped(json_copy(old)),
+                                         shaped(json_copy(obj)), schema, request,
+                                         reset_fields(rt, subresource))
     if updated:
         obj["metadata"]["managedFields"] = updated
     else:

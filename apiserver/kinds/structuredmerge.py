@@ -1,0 +1,294 @@
+"""Server-side apply's algorithm on decoded values, as sigs.k8s.io/structured-merge-diff defines it.
+
+Field sets are sets of Paths named as managedfields names them ("f:<field>", "k:<keys>", "v:<value>").
+`typed_errors` checks an applied configuration against the schema, `field_set` is the set a
+configuration claims, `merge` lays a configuration over the live object by the schema's list and map
+types, and `remove` cuts paths (whole subtrees) out of a value. No storage, no HTTP, no managers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+from apiserver.kinds import managedfields, schemas
+
+Path = managedfields.Path
+Schema = schemas.Schema | None
+ABSENT: Any = object()
+
+# Key fields that upstream's published schemas default when an item omits them.
+_KEY_DEFAULTS = {"protocol": "TCP"}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def item_element(item: Any, kind: str, keys: list[str], item_schema: Schema) -> str:
+    """The path element naming one item of a set or keyed list; an omitted key field takes its default."""
+    if kind == "set":
+        return "v:" + _json(item)
+    key: dict[str, Any] = {}
+    for name in sorted(keys):
+        if isinstance(item, dict) and name in item:
+            key[name] = item[name]
+            continue
+        default = (schemas.property_schema(item_schema, name) or {}).get("default", _KEY_DEFAULTS.get(name))
+        if default is not None:
+            key[name] = default
+    return "k:" + _json(key)
+
+
+def _granular_map(value: Any, field: Schema) -> bool:
+    return isinstance(value, dict) and managedfields.granular(value, field)
+
+
+def _list_kind(field: Schema) -> tuple[str, list[str]]:
+    return managedfields.list_keys(field) if field is not None else ("atomic", [])
+
+
+def _named(field: Schema, key: str) -> bool:
+    """Whether key is a declared field of a struct (upstream's "named field"), not a map key."""
+    return key in ((schemas.resolve(field) or {}).get("properties") or {})
+
+
+def _items(value: list[Any], field: Schema) -> Iterator[tuple[str, Any]]:
+    kind, keys = _list_kind(field)
+    item_schema = schemas.child_schema(field, None)
+    for item in value:
+        yield item_element(item, kind, keys, item_schema), item
+
+
+# -- path text, as fieldpath.Path.String writes it -----------------------------------------------
+
+def path_string(path: Path) -> str:
+    out = []
+    for element in path:
+        kind, text = element[:2], element[2:]
+        if kind == "f:":
+            out.append("." + text)
+        elif kind == "k:":
+            fields = json.loads(text)
+            out.append("[" + ",".join(f"{k}={_json(v)}" for k, v in fields.items()) + "]")
+        elif kind == "v:":
+            out.append("[=" + text + "]")
+        else:
+            out.append("[" + text + "]")
+    return "".join(out)
+
+
+# -- the typed configuration ---------------------------------------------------------------------
+
+def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: bool = True) -> str | None:
+    """Upstream's refusal to type a configuration (an unknown field, a duplicate key), or None.
+
+    Unknown fields are looked for only where asked: a custom resource's schema is pruned instead."""
+    wrong = _wrong_type(value, field)
+    if wrong is not None:
+        return f"{path_string(path) or '.'}: {wrong}"
+    if isinstance(value, dict):
+        resolved = schemas.resolve(field) or {}
+        props = resolved.get("properties")
+        closed = (unknown_fields and field is not None and props is not None
+                  and not isinstance(resolved.get("additionalProperties"), dict)
+                  and not resolved.get("x-kubernetes-preserve-unknown-fields"))
+        for key, child in value.items():
+            if closed and key not in (props or {}):
+                return f"{path_string(path + ('f:' + key,))}: field not declared in schema"
+            found = typed_errors(child, schemas.child_schema(field, key), path + ("f:" + key,), unknown_fields)
+            if found:
+                return found
+    elif isinstance(value, list) and field is not None:
+        kind, keys = _list_kind(field)
+        item_schema = schemas.child_schema(field, None)
+        seen: set[str] = set()
+        for index, item in enumerate(value):
+            if kind == "map":
+                unkeyed = _unkeyed(item, keys, item_schema)
+                if unkeyed:
+                    return f"{path_string(path)}: element {index}: {unkeyed}"
+            if kind != "atomic":
+                element = item_element(item, kind, keys, item_schema)
+                if element in seen:
+                    return f"{path_string(path)}: duplicate entries for key {path_string((element,))}"
+                seen.add(element)
+                found = typed_errors(item, item_schema, path + (element,), unknown_fields)
+            else:
+                found = typed_errors(item, item_schema, path, unknown_fields)
+            if found:
+                return found
+    return None
+
+
+def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
+    """Why an item of a keyed list cannot be named by its keys, or None."""
+    if not isinstance(item, dict):
+        return "associative list with keys may not have non-map elements"
+    for name in keys:
+        if name not in item and (schemas.property_schema(item_schema, name) or {}).get(
+                "default", _KEY_DEFAULTS.get(name)) is None:
+            return f'associative list with keys has an element that omits key field "{name}" ' \
+                   "(and doesn't have default value)"
+    return None
+
+
+def _wrong_type(value: Any, field: Schema) -> str | None:
+    """A map, list or scalar where the schema wants another of the three (typed/validate.go's check)."""
+    if field is None or value is None:
+        return None
+    resolved = schemas.resolve(field) or {}
+    types = schemas.types_of(resolved) - {"null"}
+    if not types or resolved.get("x-kubernetes-preserve-unknown-fields") or resolved.get("x-kubernetes-int-or-string"):
+        return None
+    wanted = "map" if "object" in types else "list" if "array" in types else "scalar"
+    got = "map" if isinstance(value, dict) else "list" if isinstance(value, list) else "scalar"
+    if wanted == got or len(types) > 1 and got != "scalar":
+        return None
+    return f"expected {wanted}, got {got}"
+
+
+# -- the set a value claims (ToFieldSet) ---------------------------------------------------------
+
+def field_set(value: Any, field: Schema, path: Path = ()) -> set[Path]:
+    out: set[Path] = set()
+    _collect(value, field, path, out)
+    return out
+
+
+def _collect(value: Any, field: Schema, path: Path, out: set[Path]) -> None:
+    if isinstance(value, dict) and _granular_map(value, field):
+        for key, child in value.items():
+            child_path = path + ("f:" + key,)
+            _collect(child, schemas.child_schema(field, key), child_path, out)
+            if child is None or child == {} or not _named(field, key):
+                out.add(child_path)
+    elif isinstance(value, list) and _list_kind(field)[0] != "atomic":
+        item_schema = schemas.child_schema(field, None)
+        for element, item in _items(value, field):
+            _collect(item, item_schema, path + (element,), out)
+            out.add(path + (element,))
+    else:
+        out.add(path)
+
+
+def with_named_parents(paths: set[Path], root: Schema) -> set[Path]:
+    """The set plus every struct field on the way to a member (EnsureNamedFieldsAreMembers)."""
+    out = set(paths)
+    for path in paths:
+        field = root
+        for depth, element in enumerate(path[:-1]):
+            if element.startswith("f:") and _named(field, element[2:]):
+                out.add(path[:depth + 1])
+            field = schemas.child_schema(field, element[2:] if element.startswith("f:") else None)
+    return out
+
+
+# -- merging a configuration into the live object -------------------------------------------------
+
+def merge(live: Any, config: Any, field: Schema) -> Any:
+    """The configuration laid over the live value: granular maps by key, sets and keyed lists by item."""
+    if config is ABSENT:
+        return live
+    if live is ABSENT or live is None or config is None:
+        return config
+    if isinstance(live, dict) and isinstance(config, dict) and _granular_map(config, field):
+        out = dict(live)
+        for key, value in config.items():
+            out[key] = merge(live.get(key, ABSENT), value, schemas.child_schema(field, key))
+        return out
+    if isinstance(live, list) and isinstance(config, list) and _list_kind(field)[0] != "atomic":
+        return _merge_items(live, config, field)
+    return config
+
+
+def _merge_items(live: list[Any], config: list[Any], field: Schema) -> list[Any]:
+    """Items in the configuration's order, live-only items where they stood (merge.go's visitListItems)."""
+    item_schema = schemas.child_schema(field, None)
+    lhs = _unique(_items(live, field))
+    rhs = _unique(_items(config, field))
+    lhs_index, rhs_index = dict(lhs), dict(rhs)
+    shared = [e for e, _ in rhs if e in lhs_index]
+    next_shared = shared.pop(0) if shared else None
+    out: list[Any] = []
+    merged: set[str] = set()
+    li = ri = 0
+    while li < len(lhs) or ri < len(rhs):
+        if li < len(lhs) and ri < len(rhs):
+            element = lhs[li][0]
+            if element == rhs[ri][0]:
+                merged.add(element)
+                out.append(merge(lhs_index[element], rhs_index[element], item_schema))
+                li += 1
+                ri += 1
+                next_shared = shared.pop(0) if shared else None
+                continue
+            if element in rhs_index and next_shared is not None and next_shared != element:
+                li += 1
+                continue
+        if li < len(lhs):
+            element = lhs[li][0]
+            if element not in rhs_index:
+                out.append(lhs_index[element])
+                li += 1
+                continue
+            if element in merged:
+                li += 1
+                continue
+        if ri < len(rhs):
+            element = rhs[ri][0]
+            merged.add(element)
+            out.append(merge(lhs_index.get(element, ABSENT), rhs_index[element], item_schema))
+            ri += 1
+            if next_shared is not None and next_shared == element:
+                next_shared = shared.pop(0) if shared else None
+    return out
+
+
+def _unique(items: Iterator[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    seen: dict[str, Any] = {}
+    for element, item in items:
+        seen.setdefault(element, item)
+    return list(seen.items())
+
+
+# -- removing paths -----------------------------------------------------------------------------
+
+def remove(value: Any, paths: set[Path], field: Schema) -> Any:
+    """The value without the given paths (each with all it holds); ABSENT if the value itself goes."""
+    if () in paths:
+        return ABSENT
+    if not paths:
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for key, child in value.items():
+            element = "f:" + key
+            below = {p[1:] for p in paths if p[0] == element}
+            kept = remove(child, below, schemas.child_schema(field, key)) if below else child
+            if kept is not ABSENT:
+                out[key] = kept
+        return out
+    if isinstance(value, list) and _list_kind(field)[0] != "atomic":
+        item_schema = schemas.child_schema(field, None)
+        items = []
+        for element, item in _items(value, field):
+            below = {p[1:] for p in paths if p[0] == element}
+            kept = remove(item, below, item_schema) if below else item
+            if kept is not ABSENT:
+                items.append(kept)
+        return items
+    return value
+
+
+def under_any(path: Path, prefixes: set[Path]) -> bool:
+    return any(path[:i] in prefixes for i in range(len(path) + 1))
+
+
+def without_nulls(value: Any) -> Any:
+    """The value as Go decodes it into a built-in type: a null field is the field left unset."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value

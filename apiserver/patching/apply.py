@@ -1,0 +1,99 @@
+"""Reading a server-side apply request: its options and its configuration, refused as upstream refuses them.
+
+The merge itself and field ownership are kinds/fieldmanager's; this module only turns the request
+into (configuration, force) or an error, before anything is read or written.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+import orjson
+import yaml
+
+from apiserver import errors
+from apiserver.wire import bodies
+
+_MAX_MANAGER_BYTES = 128
+
+
+def _options_invalid(field: str, reason: str, message: str) -> errors.ApiError:
+    # PatchOptions has no name, so its details carry none.
+    return errors.ApiError(422, "Invalid", f'PatchOptions.meta.k8s.io "" is invalid: {field}: {message}', {
+        "group": "meta.k8s.io", "kind": "PatchOptions",
+        "causes": [{"reason": reason, "message": message, "field": field}]})
+
+
+def check_options(query: Mapping[str, str], content_type: str | None) -> bool:
+    """Whether the PATCH is an apply; refuses options that do not go with its patch type."""
+    is_apply = bodies.media_type(content_type) == bodies.APPLY_PATCH
+    manager = query.get("fieldManager", "")
+    if len(manager.encode()) > _MAX_MANAGER_BYTES:
+        raise _options_invalid("fieldManager", "FieldValueTooLong",
+                               f"Too long: may not be more than {_MAX_MANAGER_BYTES} bytes")
+    unprintable = next(((i, c) for i, c in enumerate(manager) if not c.isprintable()), None)
+    if unprintable is not None:
+        position, char = unprintable
+        raise _options_invalid("fieldManager", "FieldValueInvalid",
+                               f"Invalid value: {json.dumps(manager)}: invalid character U+{ord(char):04X} "
+                               f"(at position {position})")
+    if is_apply and not manager:
+        raise _options_invalid("fieldManager", "FieldValueRequired", "Required value: is required for apply patch")
+    if not is_apply and "force" in query:
+        raise _options_invalid("force", "FieldValueForbidden", "Forbidden: may not be specified for non-apply patch")
+    return is_apply
+
+
+def forced(query: Mapping[str, str]) -> bool:
+    return query.get("force", "").lower() in ("true", "1")
+
+
+def decode_configuration(expected_kind: str, expected_api_version: str, raw: bytes, name: str) -> dict[str, Any]:
+    """The applied configuration (YAML, or JSON which is YAML), checked against the URL it was sent to."""
+    try:
+        config = _json_or_yaml(raw)
+    except errors.ApiError as exc:
+        raise errors.bad_request("error decoding YAML: " + _go_yaml_message(raw, exc.message)) from None
+    if not isinstance(config, dict):
+        raise errors.bad_request("error decoding YAML: the configuration must be an object")
+    # Read as an unstructured object reads them: a missing or non-string kind is "".
+    api_version, kind = (value if isinstance(value, str) else "" for value in (config.get("apiVersion"),
+                                                                               config.get("kind")))
+    if kind != expected_kind or api_version != expected_api_version:
+        group, _, version = api_version.rpartition("/")
+        raise errors.bad_request(f"invalid object type: {group}/{version}, Kind={kind}")
+    meta = config.get("metadata")
+    if meta is not None and not isinstance(meta, dict):
+        raise errors.bad_request("error decoding YAML: metadata must be an object")
+    if isinstance(meta, dict) and meta.get("managedFields") is not None:
+        raise errors.bad_request("metadata.managedFields must be nil")
+    if isinstance(meta, dict) and meta.get("name") and meta["name"] != name:
+        raise errors.bad_request(f"the name of the object ({meta['name']}) does not match the name on the URL ({name})")
+    return config
+
+
+def _json_or_yaml(raw: bytes) -> Any:
+    # JSON is YAML; read by the JSON parser it costs a fraction, which re-applying controllers feel.
+    if raw.lstrip()[:1] == b"{":
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return bodies.decode_yaml(raw)
+
+
+def _go_yaml_message(raw: bytes, fallback: str) -> str:
+    """go-yaml's wording for the commonest syntax error, which clients match on; else our parser's."""
+    try:
+        yaml.safe_load(raw)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or ""
+        if mark is not None and "expected ',' or '}'" in problem:
+            return f"error converting YAML to JSON: yaml: line {mark.line}: did not find expected ',' or '}}'"
+        if mark is not None and "expected ',' or ']'" in problem:
+            return f"error converting YAML to JSON: yaml: line {mark.line}: did not find expected ',' or ']'"
+    except yaml.YAMLError:
+        pass
+    return fallback
