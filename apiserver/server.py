@@ -9,7 +9,7 @@ import logging
 import os
 import ssl
 from dataclasses import dataclass, field
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import orjson
 import uvicorn
@@ -34,6 +34,7 @@ from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.http.tls import ClientCertificateProtocol
 from apiserver.kinds import managedfields, objects
+from apiserver.kinds.bootstrap import BootstrapObject, bootstrap_objects
 from apiserver.kinds.resources import Registry, builtin_registry
 from apiserver.storage import etcdkeys
 from apiserver.storage.election import LeaderElection
@@ -89,9 +90,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _bootstrap_objects() -> list[tuple[str, str, str, dict[str, object]]]:
+def _bootstrap_objects() -> list[tuple[str, str, str, dict[str, Any]]]:
     """What kube-apiserver itself creates on a fresh cluster: (group, resource, namespace, object)."""
-    bootstrap: list[tuple[str, str, str, dict[str, object]]] = [
+    bootstrap: list[tuple[str, str, str, dict[str, Any]]] = [
         ("", "namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         for name in SYSTEM_NAMESPACES]
     # Written at start-up by the legacy service account token tracking controller.
@@ -112,21 +113,33 @@ def _bootstrap_objects() -> list[tuple[str, str, str, dict[str, object]]]:
 
 async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
     for group, plural, namespace, body in _bootstrap_objects():
-        rt = state.registry.lookup(group, "v1", plural)
-        assert rt is not None
-        meta = body["metadata"]
-        assert isinstance(meta, dict)
-        # Another server over the same etcd may be bootstrapping too: look at what it wrote.
-        await endpoint.store.catch_up(None)
-        if endpoint.store.latest((rt.storage_key, namespace, meta["name"])) is not None:
-            continue
-        try:
-            await endpoint.create(Target(rt, namespace, None, None, {}, managedfields.KUBE_APISERVER),
-                                  orjson.dumps(body), "application/json")
-        except ApiError as exc:
-            if exc.code == 409:  # another server over the same etcd made it first
-                continue
-            log.error("could not create %s %s: %s", plural, meta["name"], exc.message)
+        await _create_missing(endpoint, state, BootstrapObject(group, "v1", plural, managedfields.KUBE_APISERVER,
+                                                               body, None, None), namespace)
+    for found in bootstrap_objects():
+        await _create_missing(endpoint, state, found, "")
+
+
+async def _create_missing(endpoint: Endpoint, state: ServerState, found: BootstrapObject, namespace: str) -> None:
+    rt = state.registry.lookup(found.group, found.version, found.resource)
+    assert rt is not None
+    name = found.body["metadata"]["name"]
+    # Another server over the same etcd may be bootstrapping too: look at what it wrote.
+    await endpoint.store.catch_up(None)
+    if endpoint.store.latest((rt.storage_key, namespace, name)) is not None:
+        return
+    try:
+        await endpoint.create(Target(rt, namespace, None, None, {}, found.manager), orjson.dumps(found.body),
+                              "application/json")
+        if found.status is not None:
+            now = objects.now_rfc3339()
+            status = {**found.status, "conditions": [{**c, "lastTransitionTime": now}
+                                                     for c in found.status.get("conditions") or ()]}
+            await endpoint.patch(Target(rt, namespace, name, "status", {}, found.status_manager or found.manager),
+                                 orjson.dumps({"status": status}), "application/merge-patch+json")
+    except ApiError as exc:
+        if exc.code == 409:  # another server over the same etcd made it first
+            return
+        log.error("could not create %s %s: %s", found.resource, name, exc.message)
 
 
 def _audit_log(options: ServeOptions) -> AuditLog | None:
@@ -188,9 +201,9 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                                                          None if options.plain_http else creds.ca_cert))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
                         limits.max_object_bytes)
-    discovery = Discovery(registry, address)
-    state = ServerState(registry, store, discovery, endpoint,
-                        SyntheticResources(registry, objects.now_rfc3339(), store.revision), authenticator,
+    synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
+    discovery = Discovery(registry, address, synthetic.external_versions)
+    state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,
                         access.Authorizer(store),
                         ServiceAccountTokens(store, SigningKey.load_or_create(os.path.join(options.data_dir, "pki"))),
                         ClientCertificates(),

@@ -122,3 +122,118 @@ def test_a_stored_field_of_the_wrong_type_does_not_fail_its_row() -> None:
                       b'"binaryData":{"x":true}}')
     assert row.cells[0] == "odd-binary"
     assert len(row.cells) == len(printer.definitions)
+
+
+RBAC = "rbac.authorization.k8s.io/v1"
+
+
+@pytest.mark.parametrize("path, body, message", [
+    ("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+     {"apiVersion": RBAC, "kind": "RoleBinding", "metadata": {"name": "no-role"},
+      "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": ""},
+      "subjects": [{"kind": "User", "name": "jane"}]},
+     'RoleBinding.rbac.authorization.k8s.io "no-role" is invalid: roleRef.name: Required value'),
+    ("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+     {"apiVersion": RBAC, "kind": "ClusterRoleBinding", "metadata": {"name": "sa-without-namespace"},
+      "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+      "subjects": [{"kind": "ServiceAccount", "name": "builder"}]},
+     'ClusterRoleBinding.rbac.authorization.k8s.io "sa-without-namespace" is invalid: '
+     "subjects[0].namespace: Required value"),
+    ("/apis/rbac.authorization.k8s.io/v1/clusterroles",
+     {"apiVersion": RBAC, "kind": "ClusterRole", "metadata": {"name": "a/b"}},
+     'ClusterRole.rbac.authorization.k8s.io "a/b" is invalid: metadata.name: Invalid value: "a/b": may not contain \'/\''),
+    ("/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers",
+     {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "inverted"},
+      "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+               "minReplicas": 5, "maxReplicas": 2}},
+     'HorizontalPodAutoscaler.autoscaling "inverted" is invalid: spec.maxReplicas: Invalid value: 2: '
+     "must be greater than or equal to `minReplicas`"),
+    ("/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers",
+     {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "no-target"},
+      "spec": {"scaleTargetRef": {"kind": "Deployment", "name": ""}, "maxReplicas": 3}},
+     'HorizontalPodAutoscaler.autoscaling "no-target" is invalid: spec.scaleTargetRef.name: Required value'),
+    ("/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+     {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "too-much"},
+      "spec": {"minAvailable": "150%", "selector": {"matchLabels": {"app": "web"}}}},
+     'PodDisruptionBudget.policy "too-much" is invalid: spec.minAvailable: Invalid value: "150%": '
+     "must not be greater than 100%"),
+    ("/api/v1/namespaces/default/replicationcontrollers",
+     {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "mismatch"},
+      "spec": {"selector": {"app": "a"}, "template": {"metadata": {"labels": {"app": "b"}},
+                                                     "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}},
+     'ReplicationController "mismatch" is invalid: spec.template.metadata.labels: Invalid value: '
+     'map[string]string{"app":"b"}: `selector` does not match template `labels`'),
+    ("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+     {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+      "metadata": {"name": "old-chart"},
+      "webhooks": [{"name": "sidecar-injector", "clientConfig": {"url": "https://injector.example.com/inject"}}]},
+     'MutatingWebhookConfiguration.admissionregistration.k8s.io "old-chart" is invalid: [webhooks[0].name: '
+     'Invalid value: "sidecar-injector": should be a domain with at least three segments separated by dots, '
+     "webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun, "
+     "webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1]"),
+    ("/apis/networking.k8s.io/v1/ipaddresses",
+     {"apiVersion": "networking.k8s.io/v1", "kind": "IPAddress", "metadata": {"name": "2001:db8:0::1"},
+      "spec": {"parentRef": {"resource": "services", "namespace": "default", "name": "web"}}},
+     'IPAddress.networking.k8s.io "2001:db8:0::1" is invalid: metadata.name: Invalid value: "2001:db8:0::1": '
+     'must be in canonical form ("2001:db8::1")'),
+])
+def test_common_mistakes_with_the_newer_kinds_are_422_and_write_nothing(conn: Connection, path: str,
+                                                                       body: dict[str, object], message: str) -> None:
+    before = revision(conn)
+    status, answer = conn.json("POST", path, body)
+    assert (status, answer["kind"], answer["reason"]) == (422, "Status", "Invalid"), answer
+    assert answer["message"] == message
+    assert revision(conn) == before
+
+
+def test_a_binding_keeps_its_role(conn: Connection) -> None:
+    path = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings"
+    body = {"apiVersion": RBAC, "kind": "RoleBinding", "metadata": {"name": "fixed-role"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+            "subjects": [{"kind": "User", "name": "jane"}]}
+    assert conn.json("POST", path, body)[0] == 201
+    before = revision(conn)
+    changed = {**body, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "writer"}}
+    status, answer = conn.json("PUT", path + "/fixed-role", changed)
+    assert status == 422
+    assert answer["message"] == ('RoleBinding.rbac.authorization.k8s.io "fixed-role" is invalid: roleRef: Invalid value: '
+                                 'rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"writer"}: '
+                                 "cannot change roleRef")
+    assert revision(conn) == before
+
+
+@pytest.mark.parametrize("path", [
+    "/api/v1/componentstatuses", "/api/v1/componentstatuses/etcd-0",
+])
+def test_componentstatuses_are_read_only(conn: Connection, path: str) -> None:
+    status, _, answer = conn.request("DELETE", path)
+    assert status == 405 and json.loads(answer)["kind"] == "Status"
+    status, got = conn.json("GET", "/api/v1/componentstatuses/etcd-0")
+    assert status == 200 and got["conditions"] == [{"type": "Healthy", "status": "True", "message": "ok"}]
+
+
+def test_a_csi_driver_keeps_how_it_attaches(conn: Connection) -> None:
+    path = "/apis/storage.k8s.io/v1/csidrivers"
+    body = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "fixed.csi.example.com"},
+            "spec": {"attachRequired": True}}
+    assert conn.json("POST", path, body)[0] == 201
+    before = revision(conn)
+    status, answer = conn.json("PUT", f"{path}/fixed.csi.example.com", {**body, "spec": {"attachRequired": False}})
+    assert (status, answer["message"]) == (422, 'CSIDriver.storage.k8s.io "fixed.csi.example.com" is invalid: '
+                                                "spec.attachRequired: Invalid value: false: field is immutable")
+    assert revision(conn) == before
+
+
+def test_a_csr_update_changes_only_its_metadata(conn: Connection) -> None:
+    path = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+    body = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+            "metadata": {"name": "kept-request"},
+            "spec": {"request": "LS0tLQ==", "signerName": "example.com/signer", "usages": ["client auth"],
+                     "username": "someone-else"}}
+    status, created = conn.json("POST", path, body)
+    assert status == 201 and created["spec"]["username"] == "admin"
+    changed = {**created, "metadata": {**created["metadata"], "labels": {"a": "b"}},
+               "spec": {**created["spec"], "signerName": "example.com/other"}}
+    status, updated = conn.json("PUT", f"{path}/kept-request", changed)
+    assert status == 200 and updated["metadata"]["labels"] == {"a": "b"}
+    assert updated["spec"] == created["spec"]

@@ -62,14 +62,95 @@ CASES: list[tuple[str, str, dict[str, Any], Callable[[dict[str, Any]], Any], Any
     ("stringData is folded into data, base64-encoded", "secrets",
      {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"k": "v"}, "data": {"x": "eQ=="}},
      lambda o: ("stringData" in o, o["data"], o["type"]), (False, {"k": "dg==", "x": "eQ=="}, "Opaque")),
+    ("a policy with egress rules restricts egress too; ports are TCP", "networkpolicies",
+     {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "np"},
+      "spec": {"podSelector": {}, "egress": [{"ports": [{"port": 53}]}]}},
+     lambda o: (o["spec"]["policyTypes"], o["spec"]["egress"][0]["ports"]),
+     (["Ingress", "Egress"], [{"protocol": "TCP", "port": 53}])),
+    ("a container's default limit is the max, its default request the limit, else the min", "limitranges",
+     {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr"},
+      "spec": {"limits": [{"type": "Container", "max": {"cpu": "2"}, "min": {"memory": "64Mi"}}]}},
+     lambda o: (o["spec"]["limits"][0]["default"], o["spec"]["limits"][0]["defaultRequest"]),
+     ({"cpu": "2"}, {"cpu": "2", "memory": "64Mi"})),
+    ("a replication controller selects and is labelled as its template", "replicationcontrollers",
+     {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
+      "spec": {"template": {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "c", "image": "c:1"}]}}}},
+     lambda o: (o["spec"]["selector"], o["metadata"]["labels"], o["spec"]["replicas"]),
+     ({"app": "x"}, {"app": "x"}, 1)),
+    ("a webhook fails closed, matches equivalent requests and every scope", "validatingwebhookconfigurations",
+     {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+      "metadata": {"name": "w"}, "webhooks": [{"name": "w.example.com", "sideEffects": "None",
+                                               "admissionReviewVersions": ["v1"],
+                                               "clientConfig": {"service": {"namespace": "default", "name": "w"}},
+                                               "rules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                          "apiVersions": ["v1"], "resources": ["pods"]}]}]},
+     lambda o: {k: v for k, v in o["webhooks"][0].items() if k not in ("name", "sideEffects", "admissionReviewVersions")},
+     {"clientConfig": {"service": {"namespace": "default", "name": "w", "port": 443}},
+      "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "scope": "*"}],
+      "failurePolicy": "Fail", "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {},
+      "timeoutSeconds": 10}),
+    ("a priority level queues as upstream's defaults say", "prioritylevelconfigurations",
+     {"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration", "metadata": {"name": "pl"},
+      "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {}}}}},
+     lambda o: o["spec"]["limited"],
+     {"nominalConcurrencyShares": 30, "limitResponse": {"type": "Queue", "queuing": {
+         "queues": 64, "handSize": 8, "queueLengthLimit": 50}}, "lendablePercent": 0}),
 ]
 _GROUPS = {"pods": "/api/v1", "services": "/api/v1", "secrets": "/api/v1", "deployments": "/apis/apps/v1",
-           "jobs": "/apis/batch/v1"}
+           "jobs": "/apis/batch/v1", "networkpolicies": "/apis/networking.k8s.io/v1", "limitranges": "/api/v1",
+           "replicationcontrollers": "/api/v1",
+           "validatingwebhookconfigurations": "/apis/admissionregistration.k8s.io/v1",
+           "prioritylevelconfigurations": "/apis/flowcontrol.apiserver.k8s.io/v1"}
+_CLUSTER_SCOPED = {"validatingwebhookconfigurations", "prioritylevelconfigurations"}
 
 
 @pytest.mark.parametrize(("case", "resource", "obj", "pick", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_defaults(shared_server: ServerProcess, case: str, resource: str, obj: dict[str, Any],
                   pick: Callable[[dict[str, Any]], Any], expected: Any) -> None:
-    status, created = shared_server.json("POST", f"{_GROUPS[resource]}/namespaces/default/{resource}?dryRun=All", obj)
+    where = "" if resource in _CLUSTER_SCOPED else "/namespaces/default"
+    status, created = shared_server.json("POST", f"{_GROUPS[resource]}{where}/{resource}?dryRun=All", obj)
     assert status == 201, created
     assert pick(created) == expected
+
+
+@pytest.mark.parametrize("path, body, change", [
+    ("/api/v1/namespaces/default/podtemplates",
+     {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "gen"},
+      "template": {"spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}},
+     {"template": {"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}}}),
+    ("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+     {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+      "metadata": {"name": "gen"}, "webhooks": [{"name": "a.example.com", "sideEffects": "None",
+                                                 "admissionReviewVersions": ["v1"],
+                                                 "clientConfig": {"url": "https://a.example.com"}}]},
+     {"webhooks": [{"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                    "clientConfig": {"url": "https://a.example.com"}, "timeoutSeconds": 3}]}),
+])
+def test_generation_follows_the_desired_state_of_kinds_without_a_spec(server: ServerProcess, path: str,
+                                                                       body: dict[str, Any],
+                                                                       change: dict[str, Any]) -> None:
+    status, created = server.json("POST", path, body)
+    assert status == 201 and created["metadata"]["generation"] == 1
+    status, relabeled = server.json("PATCH", f"{path}/gen", {"metadata": {"labels": {"a": "b"}}},
+                                    content_type="application/merge-patch+json")
+    assert status == 200 and relabeled["metadata"]["generation"] == 1
+    status, changed = server.json("PATCH", f"{path}/gen", change, content_type="application/merge-patch+json")
+    assert status == 200 and changed["metadata"]["generation"] == 2
+
+
+@pytest.mark.parametrize("path, body, written", [
+    ("/apis/coordination.k8s.io/v1/namespaces/default/leases",
+     {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "empty"}}, {"spec": {}}),
+    ("/apis/scheduling.k8s.io/v1/priorityclasses",
+     {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "zero"}},
+     {"value": 0, "preemptionPolicy": "PreemptLowerPriority"}),
+    ("/apis/storage.k8s.io/v1/volumeattachments",
+     {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "va"},
+      "spec": {"attacher": "a.example.com", "nodeName": "n", "source": {"persistentVolumeName": "pv"}}},
+     {"status": {"attached": False}}),
+])
+def test_fields_go_always_writes(shared_server: ServerProcess, path: str, body: dict[str, Any],
+                                 written: dict[str, Any]) -> None:
+    status, created = shared_server.json("POST", path + "?dryRun=All", body)
+    assert status == 201
+    assert {k: created[k] for k in written} == written

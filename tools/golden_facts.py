@@ -1,5 +1,5 @@
 """Writes what only Go's types know, read off the objects a real kube-apiserver 1.36 returned
-(shared/golden), into apiserver/data/:
+(shared/golden: the original set and the surface set), into apiserver/data/:
 
 - field_order.json: the Go struct field order of each definition (OpenAPI sorts fields). Where
   several objects show parts of one definition, their orders are merged; a field seen nowhere keeps
@@ -79,7 +79,9 @@ def _zero(fields: dict[str, Any], schema: schemas.Schema | None, found: dict[str
 def main(golden: str) -> None:
     seen: dict[str, list[list[str]]] = {}
     zero: dict[str, set[str]] = {}
-    for path in sorted(glob.glob(os.path.join(golden, "kube-1.36.2", "table", "*.includeObject-Object.json"))):
+    tables = [os.path.join(golden, "kube-1.36.2", where, "*.includeObject-Object.json")
+              for where in ("table", os.path.join("surface", "table"))]
+    for path in sorted(path for pattern in tables for path in glob.glob(pattern)):
         with open(path) as f:
             table = json.load(f)
         for row in table.get("rows") or ():

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import orjson
 
 from apiserver import errors
-from apiserver.auth import rbac
+from apiserver.auth import bootstrap_policy, rbac
 from apiserver.auth.tokens import AUTHENTICATED_GROUP, User
 from apiserver.storage.interface import Change, Store
 
@@ -71,7 +71,8 @@ class Policy:
         self._cluster_rules = rbac.aggregated_rules(cluster_roles)
         self._role_rules = {(o["metadata"].get("namespace", ""), o["metadata"]["name"]): rbac.rules_of(o)
                             for o in objects["roles"]}
-        self._cluster_bindings = [_binding(o) for o in objects["clusterrolebindings"]]
+        self._cluster_bindings = [_binding(o) for o in [*objects["clusterrolebindings"],
+                                                         bootstrap_policy.VIEW_BINDING]]
         self._bindings: dict[str, list[_Binding]] = {}
         for o in objects["rolebindings"]:
             self._bindings.setdefault(o["metadata"].get("namespace", ""), []).append(_binding(o))

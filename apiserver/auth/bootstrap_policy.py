@@ -2,7 +2,9 @@
 
 Read from apiserver/data/rbac_bootstrap.json (written by tools/rbac_bootstrap.py off the goldens).
 Beyond upstream, one ClusterRoleBinding keeps the `view` role of this server's token file: tokens
-written by `token add --role view` before RBAC carry the group `fastkube:view`, and stay viewers.
+written by `token add --role view` carry the group `fastkube:view`, and are viewers. The authorizer
+holds that binding itself (VIEW_BINDING), as it holds `system:masters`, instead of storing it: the
+stored RBAC objects stay exactly those of a fresh kube-apiserver.
 """
 
 from __future__ import annotations
@@ -23,12 +25,11 @@ class BootstrapObject(NamedTuple):
     body: dict[str, Any]
 
 
-def _view_binding() -> BootstrapObject:
-    return BootstrapObject("clusterrolebindings", "", {
-        "kind": "ClusterRoleBinding", "apiVersion": f"{RBAC_GROUP}/v1",
-        "metadata": {"name": VIEW_GROUP, "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"}},
-        "subjects": [{"kind": "Group", "apiGroup": RBAC_GROUP, "name": VIEW_GROUP}],
-        "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "view"}})
+VIEW_BINDING: dict[str, Any] = {
+    "kind": "ClusterRoleBinding", "apiVersion": f"{RBAC_GROUP}/v1",
+    "metadata": {"name": VIEW_GROUP},
+    "subjects": [{"kind": "Group", "apiGroup": RBAC_GROUP, "name": VIEW_GROUP}],
+    "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "view"}}
 
 
 @cache
@@ -43,5 +44,4 @@ def objects() -> list[BootstrapObject]:
     for raw in _records():
         record = orjson.loads(raw)
         out.append(BootstrapObject(record["resource"], record["namespace"], record["object"]))
-    out.append(_view_binding())
     return out

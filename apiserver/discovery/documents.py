@@ -7,7 +7,8 @@ per registry generation and served as the same bytes (with an ETag for the aggre
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import orjson
 
@@ -80,12 +81,33 @@ def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:
     return entry
 
 
-class Discovery:
-    """Renders and caches every discovery document of one registry generation."""
+@dataclass(frozen=True)
+class ExternalVersion:
+    """A group-version users registered an APIService for and nothing here serves (metrics.k8s.io)."""
 
-    def __init__(self, registry: Registry, server_address: str) -> None:
+    group: str
+    version: str
+    group_priority: int
+    version_priority: int
+
+
+def _no_external() -> list[ExternalVersion]:
+    return []
+
+
+class Discovery:
+    """Renders and caches every discovery document of one registry generation.
+
+    Group-versions of APIServices users created are listed as kube-aggregator lists them: in /apis
+    and /apis/<group>, and in aggregated discovery with no resources and `Stale` freshness, since
+    nothing answers behind them.
+    """
+
+    def __init__(self, registry: Registry, server_address: str,
+                 external: Callable[[], list[ExternalVersion]] = _no_external) -> None:
         self._registry = registry
         self._server_address = server_address
+        self._external = external
         self._cache: dict[str, bytes] = {}
 
     def invalidate(self) -> None:
@@ -97,6 +119,19 @@ class Discovery:
             body = self._cache[name] = orjson.dumps(build())
         return body
 
+    def _external_groups(self) -> dict[str, list[ExternalVersion]]:
+        """External versions by group, groups by priority, versions by priority within each."""
+        served = self._registry.group_versions()
+        found = sorted((e for e in self._external() if e.group not in served),
+                       key=lambda e: (-e.group_priority, e.group, -e.version_priority, e.version))
+        groups: dict[str, list[ExternalVersion]] = {}
+        for entry in found:
+            groups.setdefault(entry.group, []).append(entry)
+        return groups
+
+    def is_external(self, group: str, version: str) -> bool:
+        return any(e.version == version for e in self._external_groups().get(group, ()))
+
     def api_versions(self) -> bytes:
         return self._cached("api", lambda: {
             "kind": "APIVersions", "versions": ["v1"],
@@ -107,16 +142,22 @@ class Discovery:
         return {"name": group, "versions": entries, "preferredVersion": entries[0]}
 
     def group_list(self) -> bytes:
-        return self._cached("apis", lambda: {
+        external = self._external_groups()
+        return self._cached(f"apis/{_key(external)}", lambda: {
             "kind": "APIGroupList", "apiVersion": "v1",
-            "groups": [self._group(g, vs) for g, vs in self._registry.group_versions().items() if g]})
+            "groups": [self._group(g, vs) for g, vs in self._registry.group_versions().items() if g]
+            + [self._group(g, [e.version for e in es]) for g, es in external.items()]})
 
     def group(self, group: str) -> bytes | None:
         versions = self._registry.group_versions().get(group)
+        external = self._external_groups()
+        if versions is None and group in external:
+            versions = [e.version for e in external[group]]
         if not group or versions is None:
             return None
-        return self._cached(f"group/{group}", lambda: {"kind": "APIGroup", "apiVersion": "v1",
-                                                       **self._group(group, versions)})
+        listed = versions
+        return self._cached(f"group/{group}/{','.join(listed)}", lambda: {"kind": "APIGroup", "apiVersion": "v1",
+                                                                           **self._group(group, listed)})
 
     def resource_list(self, group: str, version: str) -> bytes | None:
         rts = self._registry.in_group_version(group, version)
@@ -135,11 +176,12 @@ class Discovery:
 
     def aggregated(self, legacy: bool) -> tuple[bytes, str]:
         """The APIGroupDiscoveryList for /api (core) or /apis (every named group), and its ETag."""
-        name = "aggregated/api" if legacy else "aggregated/apis"
-        body = self._cached(name, lambda: self._build_aggregated(legacy))
+        external = {} if legacy else self._external_groups()
+        name = "aggregated/api" if legacy else f"aggregated/apis/{_key(external)}"
+        body = self._cached(name, lambda: self._build_aggregated(legacy, external))
         return body, '"' + hashlib.sha512(body).hexdigest().upper() + '"'
 
-    def _build_aggregated(self, legacy: bool) -> dict[str, Any]:
+    def _build_aggregated(self, legacy: bool, external: dict[str, list[ExternalVersion]]) -> dict[str, Any]:
         items = []
         for group, versions in self._registry.group_versions().items():
             if bool(group) == legacy:
@@ -152,11 +194,20 @@ class Discovery:
                                                    key=lambda rt: rt.plural)],
                               "freshness": "Current"} for v in versions],
             })
+        for group, entries in external.items():
+            items.append({"metadata": {"name": group},
+                          "versions": [{"version": e.version, "freshness": "Stale"} for e in entries]})
         return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {},
                 "items": items}
 
     def version(self) -> bytes:
         return orjson.dumps(VERSION_INFO, option=orjson.OPT_INDENT_2)
+
+
+def _key(external: dict[str, list[ExternalVersion]]) -> str:
+    """A cache key for the documents that list external versions: which ones, at which priorities."""
+    return ";".join(f"{e.group}/{e.version}@{e.group_priority}.{e.version_priority}"
+                    for entries in external.values() for e in entries)
 
 
 def wants_aggregated(accept: str) -> bool | None:

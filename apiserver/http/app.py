@@ -36,6 +36,7 @@ from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import objects
+from apiserver.kinds.certificates import Requester
 from apiserver.kinds.resources import Registry
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
@@ -302,8 +303,11 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     state.authorizer.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
                                                        parsed.namespace, name_asked))
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
+    if rt is None and state.discovery.is_external(parsed.group, parsed.version):
+        return _unavailable()
     if rt is None:
         raise errors.resource_not_found()
+    # Discovery lists subresources this server does not carry out (a kubelet's log, exec, proxy): 404.
     subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
     if parsed.subresource is not None and subresource is None:
         raise errors.resource_not_found()
@@ -313,7 +317,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     namespace = parsed.namespace if rt.namespaced else ""
     target = Target(rt, namespace, name, parsed.subresource, request.query_params,
                     request.headers.get("user-agent", ""),
-                    escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or ""))
+                    admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or ""),
+                    requester=Requester(user.name, user.uid, user.groups))
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
@@ -335,8 +340,10 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if verb == "watch":
         state.watch_slots.check(user.name)
-    if rt.synthetic:
-        return _reply_response(_held(state, user, state.synthetic.serve(target, verb, shape)))
+    if state.synthetic.answers(target, verb):
+        body = await _read_body(request, state.limits.max_body_bytes) if verb == "create" else b""
+        return _reply_response(await state.synthetic.serve(target, verb, shape, body,
+                                                           request.headers.get("content-type")))
     endpoint = state.endpoint
     if verb in ("get", "list", "watch"):
         await endpoint.catch_up(target, verb)
@@ -422,6 +429,12 @@ def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) ->
     return {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}[method]
 
 
+def _unavailable() -> Response:
+    """What kube-aggregator's proxy answers for a group-version whose APIService nothing answers behind."""
+    return PlainTextResponse("service unavailable\n", status_code=503,
+                             headers={**_NO_CACHE, "X-Content-Type-Options": "nosniff"})
+
+
 def _discovery(state: ServerState, request: Request, parsed: requestinfo.DiscoveryPath) -> Response:
     if request.method != "GET":
         raise errors.method_not_allowed("discovery documents are read-only")
@@ -437,6 +450,8 @@ def _discovery(state: ServerState, request: Request, parsed: requestinfo.Discove
                             headers={"Cache-Control": "public", "Vary": "Accept", "ETag": etag})
         body = discovery.api_versions() if parsed.legacy else discovery.group_list()
         return Response(body, media_type="application/json", headers=_NO_CACHE)
+    if parsed.version is not None and discovery.is_external(parsed.group, parsed.version):
+        return _unavailable()
     document = (discovery.group(parsed.group) if parsed.version is None
                 else discovery.resource_list(parsed.group, parsed.version))
     if document is None:

@@ -18,8 +18,11 @@ from apiserver.http.limits import Limits
 from apiserver.kinds import (
     admission,
     binding,
+    certificates,
     fieldmanager,
     fieldvalidation,
+    flowcontrol,
+    managedfields,
     objects,
     propagation,
     services,
@@ -65,6 +68,8 @@ class Target:
     user_agent: str = ""
     # A check of the object about to be written that may refuse it (RBAC's escalation prevention).
     admit: Callable[[dict[str, Any]], None] | None = None
+    # Who asked, for the kinds that record it (CertificateSigningRequests).
+    requester: certificates.Requester | None = None
 
     @property
     def codec(self) -> Codec:
@@ -241,16 +246,23 @@ class Endpoint:
         decided_at = None
         if t.rt.kind == "Service":
             decided_at, held = self.store.list(t.rt.storage_key, None)
-            services.allocate(obj, *services.taken(_load(s) for _, s in held))
+            ips, ports = services.taken(_load(s) for _, s in held)
+            ips.update(k[2] for k, _ in self.store.list(services.IP_ADDRESSES, None)[1])
+            services.allocate(obj, ips, ports)
         if t.rt.kind == "Pod":
             self._copy_node_topology(obj)
         admission.admit_create(t.rt.kind, obj, self._decoded)
+        self._server_status(t, obj, None)
+        if t.rt.kind == "CertificateSigningRequest":
+            certificates.record_requester(obj, t.requester)
         obj = objects.reshaped(obj)
         if t.admit is not None:
             t.admit(obj)
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
+        if t.rt.kind == "Service":
+            await self._hold_cluster_ips(obj)
         stored = await self._write(t, key, obj, None, unchanged_since=decided_at)
         return Reply(201, t.codec.served_bytes(stored.data), headers=warnings)
 
@@ -264,6 +276,25 @@ class Endpoint:
         if not t.dry_run:
             await self._write(t, t.key(), bound, current)
         return _json(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
+
+    async def _hold_cluster_ips(self, svc: dict[str, Any]) -> None:
+        """The allocator's IPAddress objects, written before the Service as upstream's are."""
+        rt = self._registry.lookup("networking.k8s.io", "v1", "ipaddresses")
+        if rt is None:
+            return
+        for ip in services.cluster_ips(svc):
+            await self.create(Target(rt, "", None, None, {}, managedfields.KUBE_APISERVER),
+                              orjson.dumps(services.ip_address(ip, svc)), "application/json")
+
+    async def _release_cluster_ips(self, svc: dict[str, Any]) -> None:
+        rt = self._registry.lookup("networking.k8s.io", "v1", "ipaddresses")
+        if rt is None:
+            return
+        for ip in services.cluster_ips(svc):
+            key = (services.IP_ADDRESSES, "", ip)
+            current = self.store.latest(key)
+            if current is not None and services.held_by(_load(current), svc):
+                await self._write(Target(rt, "", ip, None, {}), key, _load(current), current, delete=True)
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         current = self._require(t)
@@ -330,6 +361,9 @@ class Endpoint:
         if t.rt.kind == "Service" and t.subresource is None:
             services.keep_allocated(new, old)
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
+        if t.subresource is None:
+            self._server_status(t, prepared, old)
+            prepared = objects.reshaped(prepared)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if t.admit is not None:
             t.admit(prepared)
@@ -459,6 +493,14 @@ class Endpoint:
 
     # -- helpers -------------------------------------------------------------------------------
 
+    def _server_status(self, t: Target, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """What the server's own controllers would write into the status at once, as part of the write."""
+        if t.rt.kind == "FlowSchema" and t.rt.group == flowcontrol.GROUP:
+            if old is not None and "status" in old:
+                obj["status"] = old["status"]
+            level = (f"{flowcontrol.GROUP}/prioritylevelconfigurations", "", flowcontrol.level_name(obj))
+            flowcontrol.with_dangling_condition(obj, self.store.latest(level) is not None, objects.now_rfc3339())
+
     def _copy_node_topology(self, pod: dict[str, Any]) -> None:
         """PodTopologyLabels admission: a pod bound to a node at create carries the node's zone and region."""
         node_name = (pod.get("spec") or {}).get("nodeName")
@@ -494,7 +536,7 @@ class Endpoint:
             if size > self.max_object_bytes:
                 raise errors.object_too_large(size, self.max_object_bytes)
         try:
-            return await self.store.submit(key, obj, expected, delete=delete, unchanged_since=unchanged_since)
+            stored = await self.store.submit(key, obj, expected, delete=delete, unchanged_since=unchanged_since)
         except ResourceChanged:
             raise
         except PreconditionFailed:
@@ -505,6 +547,29 @@ class Endpoint:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
         except StoreUnreachable as exc:
             raise errors.unavailable(f"the store is unreachable: {exc}") from None
+        if t.rt.kind == "PriorityLevelConfiguration" and t.rt.group == flowcontrol.GROUP and (expected is None or delete):
+            await self._mark_flow_schemas(key[2], exists=not delete)
+        if t.rt.kind == "Service" and not t.rt.group and delete:
+            await self._release_cluster_ips(obj)
+        return stored
+
+    async def _mark_flow_schemas(self, level: str, exists: bool) -> None:
+        """APF's configuration consumer: FlowSchemas of a level that came or went say whether it dangles."""
+        rt = self._registry.lookup(flowcontrol.GROUP, "v1", "flowschemas")
+        if rt is None:
+            return
+        now = objects.now_rfc3339()
+        for key, _ in self.store.list(rt.storage_key, None)[1]:
+            current = self.store.latest(key)
+            if current is None or flowcontrol.level_name(_load(current)) != level:
+                continue
+            marked = _load(current)
+            flowcontrol.with_dangling_condition(marked, exists, now)
+            if marked != _load(current):
+                try:
+                    await self._write(Target(rt, "", key[2], "status", {}), key, objects.reshaped(marked), current)
+                except errors.ApiError:
+                    continue  # written meanwhile: that write set the condition from the same store
 
 
 def _same_but_managed_fields(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -1,4 +1,5 @@
-"""Serving one stored kind through another group's field names: events.k8s.io/v1 Events.
+"""Serving one stored kind through another group's or version's field names: events.k8s.io/v1 Events,
+and autoscaling/v1 HorizontalPodAutoscalers (their conversion is apiserver.kinds.autoscaling's).
 
 Events are stored once, as core/v1 Events (upstream's storage version); events.k8s.io/v1 reads and
 writes them through the field renames below, in the order upstream's serializer writes them.
@@ -10,6 +11,7 @@ from typing import Any, Callable
 
 import orjson
 
+from apiserver.kinds import autoscaling
 from apiserver.kinds.resources import ResourceType
 
 # events.k8s.io/v1 field -> core/v1 field, in events.k8s.io/v1's field order.
@@ -75,11 +77,14 @@ class Codec:
 
 IDENTITY = Codec()
 _EVENTS_V1 = Codec(core_event_to_events_v1, events_v1_to_core_event)
+_AUTOSCALING_V1 = Codec(autoscaling.v2_to_v1, autoscaling.v1_to_v2)
 
 
 def codec_for(rt: ResourceType) -> Codec:
     if rt.group == "events.k8s.io" and rt.kind == "Event":
         return _EVENTS_V1
+    if rt.group == "autoscaling" and rt.version == "v1":
+        return _AUTOSCALING_V1
     if rt.custom is not None and rt.custom.storage_version != rt.version:
         return rt.custom.codec
     return IDENTITY

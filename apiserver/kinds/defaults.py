@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from apiserver.kinds import schemas
+from apiserver.kinds import admission_defaults, autoscaling, config_defaults, schemas
 
 Obj = dict[str, Any]
 
@@ -48,12 +48,39 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
         "plural": "", "kind": ""},
     "io.k8s.api.apps.v1.StatefulSetStatus": {"replicas": 0, "availableReplicas": 0},
 }
+_GO_ZERO.update({
+    "io.k8s.api.policy.v1.PodDisruptionBudgetStatus": {"disruptionsAllowed": 0, "currentHealthy": 0,
+                                                       "desiredHealthy": 0, "expectedPods": 0},
+    "io.k8s.api.storage.v1.CSINodeDriver": {"topologyKeys": None},
+    "io.k8s.api.storage.v1.CSINodeSpec": {"drivers": None},
+    "io.k8s.api.core.v1.ReplicationControllerStatus": {"replicas": 0},
+    "io.k8s.api.scheduling.v1.PriorityClass": {"value": 0},
+    "io.k8s.api.apps.v1.ControllerRevision": {"revision": 0},
+    "io.k8s.api.node.v1.RuntimeClass": {"handler": ""},
+    "io.k8s.api.storage.v1.VolumeAttachmentStatus": {"attached": False},
+    "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {"desiredReplicas": 0, "currentMetrics": None},
+})
 # Kinds whose status is a plain struct: it is written as {} even when nothing set it.
 for _definition in ("core.v1.Pod", "core.v1.Service", "core.v1.Namespace", "core.v1.Node",
                     "core.v1.PersistentVolume", "core.v1.PersistentVolumeClaim", "apps.v1.Deployment",
                     "apps.v1.ReplicaSet", "apps.v1.StatefulSet", "apps.v1.DaemonSet", "batch.v1.Job",
-                    "batch.v1.CronJob", "networking.v1.Ingress"):
+                    "batch.v1.CronJob", "networking.v1.Ingress", "policy.v1.PodDisruptionBudget",
+                    "admissionregistration.v1.ValidatingAdmissionPolicy", "autoscaling.v2.HorizontalPodAutoscaler",
+                    "flowcontrol.v1.PriorityLevelConfiguration", "flowcontrol.v1.FlowSchema",
+                    "networking.v1.ServiceCIDR", "core.v1.ReplicationController", "core.v1.ResourceQuota",
+                    "resource.v1.ResourceClaim", "certificates.v1.CertificateSigningRequest",
+                    "storage.v1.VolumeAttachment"):
     _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["status"] = {}
+# Kinds whose spec is a plain struct that may be left empty: it is written as {} all the same.
+for _definition in ("coordination.v1.Lease", "networking.v1.NetworkPolicy", "policy.v1.PodDisruptionBudget",
+                    "core.v1.ResourceQuota", "storage.v1.CSINode", "networking.v1.IPAddress",
+                    "networking.v1.ServiceCIDR", "resource.v1.DeviceClass", "resource.v1.ResourceClaim",
+                    "storage.v1.VolumeAttachment", "autoscaling.v2.HorizontalPodAutoscaler"):
+    _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["spec"] = {}
+
+
+# Kept in etcd as JSON rather than protobuf, so an empty list stays one.
+_JSON_STORED = "io.k8s.apiextensions-apiserver."
 
 
 def always_written(definition: str) -> dict[str, Any]:
@@ -72,9 +99,20 @@ def go_zero(value: Any, schema: schemas.Schema | None) -> Any:
     for key, zero in _GO_ZERO.get(name, {}).items():
         if key not in value:
             value[key] = {} if zero == {} else zero
+        elif zero is None and value[key] in ([], {}) and not name.startswith(_JSON_STORED):
+            # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
+            value[key] = None
     for key, child in value.items():
         value[key] = go_zero(child, schemas.child_schema(schema, key))
     return value
+
+
+def _spec(obj: Obj) -> Obj:
+    """The object's spec, made an empty one where the body left it out or sent null (Go's zero value)."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        spec = obj["spec"] = {}
+    return spec
 
 
 # -- pod templates and pods ----------------------------------------------------------------------
@@ -154,13 +192,13 @@ _NOT_READY_TOLERATIONS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/un
 
 
 def _pod(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     pod_spec(spec)
     spec.setdefault("enableServiceLinks", True)
 
 
 def _admit_pod(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     # DefaultTolerationSeconds admission: tolerate a not-ready or unreachable node for 300s.
     tolerations = spec.setdefault("tolerations", [])
     for key in _NOT_READY_TOLERATIONS:
@@ -193,7 +231,7 @@ def _qos_class(spec: Obj) -> str:
 # -- workloads -----------------------------------------------------------------------------------
 
 def _deployment(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     spec.setdefault("replicas", 1)
     strategy = spec.setdefault("strategy", {})
     strategy.setdefault("type", "RollingUpdate")
@@ -207,12 +245,12 @@ def _deployment(obj: Obj) -> None:
 
 
 def _replica_set(obj: Obj) -> None:
-    obj.setdefault("spec", {}).setdefault("replicas", 1)
+    _spec(obj).setdefault("replicas", 1)
     _template(obj)
 
 
 def _stateful_set(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     spec.setdefault("replicas", 1)
     spec.setdefault("podManagementPolicy", "OrderedReady")
     strategy = spec.setdefault("updateStrategy", {})
@@ -232,7 +270,7 @@ def _stateful_set(obj: Obj) -> None:
 
 
 def _daemon_set(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     strategy = spec.setdefault("updateStrategy", {})
     strategy.setdefault("type", "RollingUpdate")
     if strategy["type"] == "RollingUpdate":
@@ -257,13 +295,13 @@ def job_spec(spec: Obj) -> None:
 
 
 def _job(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     job_spec(spec)
     spec.setdefault("manualSelector", False)
 
 
 def _cron_job(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     spec.setdefault("concurrencyPolicy", "Allow")
     spec.setdefault("suspend", False)
     spec.setdefault("successfulJobsHistoryLimit", 3)
@@ -278,7 +316,7 @@ def _cron_job(obj: Obj) -> None:
 # -- services, storage, the rest -----------------------------------------------------------------
 
 def _service(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     kind = spec.setdefault("type", "ClusterIP")
     spec.setdefault("sessionAffinity", "None")
     if kind == "ExternalName":
@@ -295,12 +333,12 @@ def _service(obj: Obj) -> None:
 
 
 def _claim(obj: Obj) -> None:
-    obj.setdefault("spec", {}).setdefault("volumeMode", "Filesystem")
+    _spec(obj).setdefault("volumeMode", "Filesystem")
     obj.setdefault("status", {}).setdefault("phase", "Pending")
 
 
 def _persistent_volume(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+    spec = _spec(obj)
     spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
     spec.setdefault("volumeMode", "Filesystem")
     _volume(spec)
@@ -316,7 +354,7 @@ def _protect(obj: Obj, finalizer: str) -> None:
 
 def _admit_node(obj: Obj) -> None:
     # TaintNodesByCondition admission: a new node is not ready until its kubelet says so.
-    taints = obj.setdefault("spec", {}).setdefault("taints", [])
+    taints = _spec(obj).setdefault("taints", [])
     taint = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
     if not any(t.get("key") == taint["key"] and t.get("effect") == taint["effect"] for t in taints):
         taints.append(taint)
@@ -350,11 +388,37 @@ def _endpoints(obj: Obj) -> None:
                 port.setdefault("protocol", "TCP")
 
 
+def _rbac_rules(obj: Obj) -> None:
+    """An empty rules list is stored as null: Go's rules field has no omitempty, and the protobuf
+    round trip through etcd leaves an empty slice nil (an aggregated ClusterRole reads `rules: null`)."""
+    if obj.get("rules") == []:
+        obj["rules"] = None
+
+
 def _rbac_subjects(obj: Obj) -> None:
     """A User or Group subject without apiGroup is RBAC's own (a ServiceAccount's stays core's)."""
     for subject in obj.get("subjects") or ():
         if isinstance(subject, dict) and not subject.get("apiGroup") and subject.get("kind") in ("User", "Group"):
             subject["apiGroup"] = "rbac.authorization.k8s.io"
+
+
+def _replication_controller(obj: Obj) -> None:
+    spec = _spec(obj)
+    template = spec.get("template")
+    labels = ((template or {}).get("metadata") or {}).get("labels") if isinstance(template, dict) else None
+    if labels:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        if not obj["metadata"].get("labels"):
+            obj["metadata"]["labels"] = dict(labels)
+    spec.setdefault("replicas", 1)
+    _template(obj)
+
+
+def _pod_template(obj: Obj) -> None:
+    template = obj.get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        pod_spec(template["spec"])
 
 
 # Defaulting runs on every write, as upstream decodes every body through its defaulters.
@@ -364,12 +428,16 @@ _DEFAULTERS: dict[str, Callable[[Obj], None]] = {
     "PersistentVolumeClaim": _claim, "PersistentVolume": _persistent_volume, "Namespace": _namespace,
     "Secret": _secret, "StorageClass": _storage_class, "EndpointSlice": _endpoint_slice,
     "Endpoints": _endpoints, "RoleBinding": _rbac_subjects, "ClusterRoleBinding": _rbac_subjects,
+    "Role": _rbac_rules, "ClusterRole": _rbac_rules,
+    "ReplicationController": _replication_controller, "PodTemplate": _pod_template,
+    "HorizontalPodAutoscaler": autoscaling.default, **admission_defaults.DEFAULTERS, **config_defaults.DEFAULTERS,
 }
 # Admission plugins and create strategies: only when an object is created, after its managed fields.
 _ADMISSION: dict[str, Callable[[Obj], None]] = {
     "Pod": _admit_pod, "Node": _admit_node,
     "PersistentVolumeClaim": lambda obj: _protect(obj, "kubernetes.io/pvc-protection"),
     "PersistentVolume": lambda obj: _protect(obj, "kubernetes.io/pv-protection"),
+    "VolumeAttributesClass": lambda obj: _protect(obj, "kubernetes.io/vac-protection"),
 }
 
 

@@ -307,12 +307,118 @@ def _binding(obj: Obj, old: Obj | None, kinds: tuple[str, ...], namespaced: bool
     return found
 
 
+def _replication_controller(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """A core/v1 selector is a plain map; it must pick the template's pods all the same."""
+    spec = obj.get("spec") or {}
+    found: list[FieldError] = []
+    replicas = spec.get("replicas")
+    if isinstance(replicas, int) and replicas < 0:
+        found.append(_invalid("spec.replicas", replicas, "must be greater than or equal to 0"))
+    template = spec.get("template") or {}
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    selector = spec.get("selector") or {}
+    if not selector:
+        found.append(_required("spec.selector"))
+    elif template and any(labels.get(k) != v for k, v in selector.items()):
+        found.append(FieldError("FieldValueInvalid", "spec.template.metadata.labels",
+                                f"Invalid value: {_go_map(labels)}: `selector` does not match template `labels`"))
+    if template:
+        found.extend(pod_spec(template.get("spec"), "spec.template.spec"))
+    return found
+
+
+def _horizontal_pod_autoscaler(obj: Obj, old: Obj | None) -> list[FieldError]:
+    spec = obj.get("spec") or {}
+    found: list[FieldError] = []
+    target = spec.get("scaleTargetRef") or {}
+    for field in ("kind", "name"):
+        if not target.get(field):
+            found.append(_required(f"spec.scaleTargetRef.{field}"))
+    low, high = spec.get("minReplicas", 1), spec.get("maxReplicas")
+    if isinstance(low, int) and low < 1:
+        found.append(_invalid("spec.minReplicas", low, "must be greater than or equal to 1"))
+    if isinstance(high, int) and high < 1:
+        found.append(_invalid("spec.maxReplicas", high, "must be greater than 0"))
+    if isinstance(high, int) and isinstance(low, int) and high < low:
+        found.append(_invalid("spec.maxReplicas", high, "must be greater than or equal to `minReplicas`"))
+    return found
+
+
+def _priority_class(obj: Obj, old: Obj | None) -> list[FieldError]:
+    if old is not None and obj.get("value") != old.get("value"):
+        return [_forbidden("value", "may not be changed in an update.")]
+    return []
+
+
+def _pod_disruption_budget(obj: Obj, old: Obj | None) -> list[FieldError]:
+    spec = obj.get("spec") or {}
+    found: list[FieldError] = []
+    for field in ("minAvailable", "maxUnavailable"):
+        value = spec.get(field)
+        if isinstance(value, int) and value < 0:
+            found.append(_invalid(f"spec.{field}", value, "must be greater than or equal to 0"))
+        elif isinstance(value, str) and value.endswith("%") and value[:-1].isdigit() and int(value[:-1]) > 100:
+            found.append(_invalid(f"spec.{field}", value, "must not be greater than 100%"))
+    return found
+
+
+def _csi_driver(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """What a driver's node plugins were deployed with cannot change under them."""
+    if old is None:
+        return []
+    spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+    return [_invalid(f"spec.{field}", spec.get(field), "field is immutable")
+            for field in ("attachRequired", "fsGroupPolicy")
+            if spec.get(field) != old_spec.get(field)]
+
+
+_SIDE_EFFECTS = ("None", "NoneOnDryRun")
+
+
+def _webhooks(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """The mistakes charts make most with webhooks: names, side effects, where to call, review versions."""
+    found: list[FieldError] = []
+    names: set[str] = set()
+    for i, hook in enumerate(obj.get("webhooks") or ()):
+        at = f"webhooks[{i}]"
+        hook = hook if isinstance(hook, dict) else {}
+        name = hook.get("name") or ""
+        if name in names:
+            found.append(_duplicate(f"{at}.name", name))
+        names.add(name)
+        if not name:
+            found.append(_required(f"{at}.name"))
+        elif len(name.split(".")) < 3:
+            found.append(_invalid(f"{at}.name", name, "should be a domain with at least three segments separated by dots"))
+        side_effects = hook.get("sideEffects")
+        if side_effects is None:
+            found.append(FieldError("FieldValueRequired", f"{at}.sideEffects",
+                                    "Required value: must specify one of " + ", ".join(_SIDE_EFFECTS)))
+        elif side_effects not in _SIDE_EFFECTS and old is None:
+            found.append(_unsupported(f"{at}.sideEffects", side_effects, _SIDE_EFFECTS))
+        timeout = hook.get("timeoutSeconds")
+        if isinstance(timeout, int) and not 1 <= timeout <= 30:
+            found.append(_invalid(f"{at}.timeoutSeconds", timeout, "the timeout value must be between 1 and 30 seconds"))
+        client = hook.get("clientConfig") or {}
+        if (client.get("url") is None) == (client.get("service") is None):
+            found.append(FieldError("FieldValueRequired", f"{at}.clientConfig",
+                                    "Required value: exactly one of url or service is required"))
+        if not hook.get("admissionReviewVersions"):
+            found.append(FieldError("FieldValueRequired", f"{at}.admissionReviewVersions",
+                                    "Required value: must specify one of v1, v1beta1"))
+    return found
+
+
 _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "Pod": _pod, "Deployment": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
     "DaemonSet": _workload, "Job": _job, "CronJob": _cron_job, "Service": _service,
     "StorageClass": _storage_class, "Role": _role, "ClusterRole": _cluster_role,
     "RoleBinding": lambda obj, old: _binding(obj, old, ("Role", "ClusterRole"), True),
     "ClusterRoleBinding": lambda obj, old: _binding(obj, old, ("ClusterRole",), False),
+    "ReplicationController": _replication_controller,
+    "HorizontalPodAutoscaler": _horizontal_pod_autoscaler, "PriorityClass": _priority_class,
+    "PodDisruptionBudget": _pod_disruption_budget, "CSIDriver": _csi_driver,
+    "ValidatingWebhookConfiguration": _webhooks, "MutatingWebhookConfiguration": _webhooks,
 }
 
 

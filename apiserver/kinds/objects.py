@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import apiextensions, fieldmanager, strategy
+from apiserver.kinds import apiextensions, certificates, fieldmanager, strategy
 from apiserver.kinds.resources import ResourceType
 from apiserver.kinds.validation import validate_metadata
 
@@ -192,6 +192,10 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     `applied` are the managedFields a server-side apply computed, which stand instead of tracking."""
     now = now_rfc3339()
     old_meta = old["metadata"]
+    if subresource == "approval":
+        approved = certificates.approval_update(new, old, now)
+        strategy.track(rt, approved, old, manager, subresource, now)
+        return ordered(strategy.shaped(approved))
     if subresource == "status":
         merged = dict(old)
         if "status" in new:
@@ -211,6 +215,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         if rt.custom is not None:
             rt.custom.prepare(merged)
             validate(rt, merged)
+        if rt.kind == "CertificateSigningRequest":
+            certificates.status_update(merged, old, now)
         _record(rt, merged, old, manager, subresource, now, applied)
         strategy.on_status_update(merged, old, now)
         return ordered(strategy.shaped(merged))
@@ -229,6 +235,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             new.pop("status", None)
     if rt.kind == "Secret":
         fold_string_data(new)
+    if rt.kind == "CertificateSigningRequest":
+        certificates.keep_request(new, old)
     # Managed fields are the server's record: a write changes them through what it changes, or by
     # setting them outright (kubectl's client-side to server-side migration does).
     given = meta.pop("managedFields", None)
@@ -270,11 +278,16 @@ def _record(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], manager:
         obj["metadata"].pop("managedFields", None)
 
 
+# What a change of bumps metadata.generation, for the kinds whose desired state is not under spec.
+_GENERATION_FIELD = {"PodTemplate": "template", "ValidatingWebhookConfiguration": "webhooks",
+                     "MutatingWebhookConfiguration": "webhooks"}
+
+
 def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
     # Kinds without a spec (ConfigMap-like) never bump generation.
     if rt.custom is not None:
         return rt.custom.generation_fields(obj)
-    return obj.get("spec")
+    return obj.get(_GENERATION_FIELD.get(rt.kind, "spec"))
 
 
 def _adds_finalizer(meta: dict[str, Any], old_meta: dict[str, Any]) -> bool:
@@ -343,6 +356,9 @@ def scale_of(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
     selector = spec.get("selector") or {}
+    if rt.kind == "ReplicationController":
+        # A core/v1 selector is the label map itself.
+        selector = {"matchLabels": selector}
     return {
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",

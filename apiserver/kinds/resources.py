@@ -1,12 +1,15 @@
 """The registry of resource types: what each one is called and what it allows.
 
 Every other layer (routing, discovery, storage keys) reads these declarations; nothing else
-names a resource. Built-in types are declared once, checked when the module loads; the types
-CustomResourceDefinitions declare join and leave at run time (apiserver.crd).
+names a resource. Built-in types are read once from apiserver/data/resources.json (kube-apiserver
+1.36's discovery, written by tools/discovery_facts.py); the types CustomResourceDefinitions declare
+join and leave at run time (apiserver.crd).
 """
 
 from __future__ import annotations
 
+import importlib.resources
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
@@ -17,11 +20,7 @@ if TYPE_CHECKING:
     from apiserver.kinds.conversion import Codec  # which imports this module
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
-READ_VERBS = ("get", "list", "watch")
 STATUS_VERBS = ("get", "patch", "update")
-# Subresources a kubelet or the proxy answers: exec, attach and portforward are a GET or POST upgrade.
-CONNECT_VERBS = ("create", "get")
-PROXY_VERBS = ("create", "delete", "get", "patch", "update")
 
 
 class CustomVersion(Protocol):
@@ -100,8 +99,9 @@ class ResourceType:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
     def subresource(self, name: str) -> Subresource | None:
+        """The subresource of that name if this server carries out its verbs."""
         for sub in self.subresources:
-            if sub.name == name:
+            if sub.name == name and name in SERVED_SUBRESOURCES:
                 return sub
         return None
 
@@ -109,93 +109,55 @@ class ResourceType:
         return verb in self.verbs
 
 
-def _status(kind: str) -> Subresource:
-    return Subresource("status", kind)
+# The subresources whose verbs this server carries out (the kubelet's ones answer as kube-apiserver
+# does when no kubelet can be reached: apiserver.http.kubelet); a request for any other is answered 404.
+SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize", "approval", "binding", "eviction", "token",
+                                 "log", "exec", "attach", "portforward", "proxy"})
+# Resources never stored: componentstatuses are probed when read; the others are write-only requests
+# answered at once (apiserver.http.synthetic answers selfsubjectreviews; the rest are refused here).
+_COMPUTED = frozenset({("", "componentstatuses"), ("", "bindings"),
+                       ("authentication.k8s.io", "tokenreviews"), ("authentication.k8s.io", "selfsubjectreviews"),
+                       ("authorization.k8s.io", "localsubjectaccessreviews"),
+                       ("authorization.k8s.io", "selfsubjectaccessreviews"),
+                       ("authorization.k8s.io", "selfsubjectrulesreviews"),
+                       ("authorization.k8s.io", "subjectaccessreviews")})
 
 
-def _scale() -> Subresource:
-    return Subresource("scale", "Scale", "autoscaling", "v1")
+def _load_facts() -> list[dict[str, Any]]:
+    """apiserver/data/resources.json, written by tools/discovery_facts.py from the discovery goldens."""
+    with (importlib.resources.files("apiserver") / "data" / "resources.json").open("rb") as f:
+        return json.load(f)["groups"]  # type: ignore[no-any-return]
 
 
-def _r(group: str, version: str, kind: str, plural: str, namespaced: bool = True, **extra: object) -> ResourceType:
-    return ResourceType(group, version, kind, plural, kind.lower(), namespaced, **extra)  # type: ignore[arg-type]
+def _storage(group: str, plural: str, stored: str) -> str:
+    """Where objects are kept: their stored group's key, so that two groups serving one kind share it."""
+    stored_group = stored.split("/")[0]
+    if stored_group == group:
+        return ""
+    return f"{stored_group}/{plural}" if stored_group else plural
 
 
-BUILTIN: tuple[ResourceType, ...] = (
-    _r("", "v1", "ConfigMap", "configmaps", short_names=("cm",)),
-    _r("", "v1", "Endpoints", "endpoints", short_names=("ep",)),
-    _r("", "v1", "Event", "events", short_names=("ev",)),
-    _r("", "v1", "Namespace", "namespaces", False,
-       verbs=("create", "delete", "get", "list", "patch", "update", "watch"), short_names=("ns",),
-       subresources=(Subresource("finalize", "Namespace", verbs=("update",)), _status("Namespace"))),
-    _r("", "v1", "Node", "nodes", False, short_names=("no",),
-       subresources=(Subresource("proxy", "NodeProxyOptions", verbs=PROXY_VERBS), _status("Node"))),
-    _r("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", short_names=("pvc",),
-       subresources=(_status("PersistentVolumeClaim"),)),
-    _r("", "v1", "PersistentVolume", "persistentvolumes", False, short_names=("pv",),
-       subresources=(_status("PersistentVolume"),)),
-    _r("", "v1", "Pod", "pods", short_names=("po",), categories=("all",),
-       subresources=(Subresource("attach", "PodAttachOptions", verbs=CONNECT_VERBS),
-                     Subresource("binding", "Binding", verbs=("create",)),
-                     Subresource("eviction", "Eviction", "policy", "v1", ("create",)),
-                     Subresource("exec", "PodExecOptions", verbs=CONNECT_VERBS),
-                     Subresource("log", "Pod", verbs=("get",)),
-                     Subresource("portforward", "PodPortForwardOptions", verbs=CONNECT_VERBS),
-                     Subresource("proxy", "PodProxyOptions", verbs=PROXY_VERBS), _status("Pod")),
-       tracks_generation=True),
-    _r("", "v1", "Secret", "secrets"),
-    _r("", "v1", "ServiceAccount", "serviceaccounts", short_names=("sa",),
-       subresources=(Subresource("token", "TokenRequest", "authentication.k8s.io", "v1", ("create",)),)),
-    _r("", "v1", "Service", "services", short_names=("svc",), categories=("all",),
-       subresources=(Subresource("proxy", "ServiceProxyOptions", verbs=PROXY_VERBS), _status("Service"))),
-    _r("apiregistration.k8s.io", "v1", "APIService", "apiservices", False, verbs=READ_VERBS,
-       categories=("api-extensions",), synthetic=True),
-    _r("apps", "v1", "DaemonSet", "daemonsets", short_names=("ds",), categories=("all",),
-       subresources=(_status("DaemonSet"),), tracks_generation=True),
-    _r("apps", "v1", "Deployment", "deployments", short_names=("deploy",), categories=("all",),
-       subresources=(_scale(), _status("Deployment")), tracks_generation=True),
-    _r("apps", "v1", "ReplicaSet", "replicasets", short_names=("rs",), categories=("all",),
-       subresources=(_scale(), _status("ReplicaSet")), tracks_generation=True),
-    _r("apps", "v1", "StatefulSet", "statefulsets", short_names=("sts",), categories=("all",),
-       subresources=(_scale(), _status("StatefulSet")), tracks_generation=True),
-    _r("events.k8s.io", "v1", "Event", "events", short_names=("ev",), storage="events"),
-    # The review APIs: create-only questions, answered and never stored (apiserver.auth.reviews).
-    _r("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", False, verbs=("create",),
-       synthetic=True),
-    _r("authentication.k8s.io", "v1", "TokenReview", "tokenreviews", False, verbs=("create",), synthetic=True),
-    _r("authorization.k8s.io", "v1", "LocalSubjectAccessReview", "localsubjectaccessreviews", verbs=("create",),
-       synthetic=True),
-    _r("authorization.k8s.io", "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", False,
-       verbs=("create",), synthetic=True),
-    _r("authorization.k8s.io", "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", False,
-       verbs=("create",), synthetic=True),
-    _r("authorization.k8s.io", "v1", "SubjectAccessReview", "subjectaccessreviews", False, verbs=("create",),
-       synthetic=True),
-    _r("batch", "v1", "CronJob", "cronjobs", short_names=("cj",), categories=("all",),
-       subresources=(_status("CronJob"),), tracks_generation=True),
-    _r("batch", "v1", "Job", "jobs", categories=("all",), subresources=(_status("Job"),), tracks_generation=True),
-    _r("networking.k8s.io", "v1", "IngressClass", "ingressclasses", False, tracks_generation=True),
-    _r("networking.k8s.io", "v1", "Ingress", "ingresses", short_names=("ing",),
-       subresources=(_status("Ingress"),), tracks_generation=True),
-    _r("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
-    _r("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False),
-    _r("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings"),
-    _r("rbac.authorization.k8s.io", "v1", "Role", "roles"),
-    _r("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, short_names=("sc",)),
-    _r("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False,
-       short_names=("crd", "crds"), categories=("api-extensions",),
-       subresources=(_status("CustomResourceDefinition"),), tracks_generation=True),
-    _r("coordination.k8s.io", "v1", "Lease", "leases"),
-    _r("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", tracks_generation=True),
-    _r("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", short_names=("pdb",), subresources=(_status("PodDisruptionBudget"),), tracks_generation=True),  # noqa: E501 until the kinds branch serves it from data
-)
+def _resource_type(group: str, version: str, fact: dict[str, Any]) -> ResourceType:
+    subresources = tuple(Subresource(s["name"], s["kind"], s["group"], s["version"], tuple(s["verbs"]))
+                         for s in fact.get("subresources") or ())
+    return ResourceType(
+        group, version, fact["kind"], fact["plural"], fact["singular"], fact["namespaced"],
+        verbs=tuple(fact["verbs"]), short_names=tuple(fact.get("shortNames") or ()),
+        categories=tuple(fact.get("categories") or ()), subresources=subresources,
+        storage=_storage(group, fact["plural"], fact.get("stored", "")),
+        synthetic=(group, fact["plural"]) in _COMPUTED, tracks_generation=fact["tracksGeneration"],
+        storage_version_hash=fact.get("storageVersionHash", ""))
 
+
+_FACTS = _load_facts()
+BUILTIN: tuple[ResourceType, ...] = tuple(
+    _resource_type(g["name"], v["version"], r) for g in _FACTS for v in g["versions"] for r in v["resources"])
 # The order kube-apiserver lists its groups in (/apis and aggregated discovery).
-GROUP_ORDER: tuple[str, ...] = (
-    "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "batch",
-    "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io", "apiextensions.k8s.io",
-    "coordination.k8s.io", "discovery.k8s.io",
-)
+GROUP_ORDER: tuple[str, ...] = tuple(g["name"] for g in _FACTS if g["name"])
+# (groupPriorityMinimum, versionPriority) of the local APIService of each built-in group-version.
+APISERVICE_PRIORITIES: dict[tuple[str, str], tuple[int, int]] = {
+    (g["name"], v["version"]): (v["groupPriorityMinimum"], v["versionPriority"])
+    for g in _FACTS for v in g["versions"] if "groupPriorityMinimum" in v}
 
 
 @dataclass

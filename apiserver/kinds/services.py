@@ -2,6 +2,8 @@
 
 Upstream allocates from the service CIDR (10.96.0.0/12 by default) and the node port range
 30000-32767; a port or IP someone else holds is a 422. Pure functions over what is already taken.
+Each allocated cluster IP is held by an IPAddress object named after it (as 1.36's allocator
+keeps them); any IPAddress, whoever made it, takes its address out of the pool.
 """
 
 from __future__ import annotations
@@ -29,6 +31,32 @@ def taken(services: Iterable[Obj]) -> tuple[set[str], set[int]]:
         ips.update(ip for ip in spec.get("clusterIPs") or () if ip != "None")
         ports.update(int(p["nodePort"]) for p in spec.get("ports") or () if p.get("nodePort"))
     return ips, ports
+
+
+# The IPAddress objects kube-apiserver's allocator keeps, one per allocated cluster IP.
+IP_ADDRESSES = "networking.k8s.io/ipaddresses"
+MANAGED_BY = {"ipaddress.kubernetes.io/managed-by": "ipallocator.k8s.io"}
+
+
+def cluster_ips(svc: Obj) -> list[str]:
+    return [ip for ip in (svc.get("spec") or {}).get("clusterIPs") or () if isinstance(ip, str) and ip != "None"]
+
+
+def ip_address(ip: str, svc: Obj) -> Obj:
+    """The IPAddress that holds a Service's cluster IP, as the allocator writes it."""
+    family = "IPv6" if ":" in ip else "IPv4"
+    meta = svc["metadata"]
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "IPAddress",
+            "metadata": {"name": ip, "labels": {"ipaddress.kubernetes.io/ip-family": family, **MANAGED_BY}},
+            "spec": {"parentRef": {"group": "", "resource": "services", "namespace": meta.get("namespace", ""),
+                                   "name": meta.get("name", "")}}}
+
+
+def held_by(address: Obj, svc: Obj) -> bool:
+    ref = (address.get("spec") or {}).get("parentRef") or {}
+    meta = svc["metadata"]
+    return (ref.get("resource") == "services" and ref.get("namespace") == meta.get("namespace")
+            and ref.get("name") == meta.get("name"))
 
 
 def _needs_node_ports(spec: Obj) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from typing import Any, Callable
@@ -81,6 +82,17 @@ def path_segment_name(value: str) -> list[str]:
     return []
 
 
+def ip_address_name(value: str) -> list[str]:
+    """An IPAddress is named by the address it holds, written canonically."""
+    try:
+        address = ipaddress.ip_address(value)
+    except ValueError:
+        return ["must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"]
+    if str(address) != value:
+        return [f'must be in canonical form ("{address}")']
+    return []
+
+
 NameRule = Callable[[str], list[str]]
 
 # Kinds whose names upstream checks with a rule other than a DNS-1123 subdomain.
@@ -89,11 +101,10 @@ NAME_RULES: dict[str, NameRule] = {
     "Service": dns1035_label,
     "APIService": path_segment_name,
     "CustomResourceDefinition": path_segment_name,
-    # rbac.authorization.k8s.io names carry colons (system:controller:...), as upstream's ValidateRBACName allows.
-    "Role": path_segment_name,
-    "ClusterRole": path_segment_name,
-    "RoleBinding": path_segment_name,
-    "ClusterRoleBinding": path_segment_name,
+    "Role": path_segment_name, "ClusterRole": path_segment_name,
+    "RoleBinding": path_segment_name, "ClusterRoleBinding": path_segment_name,
+    "FlowSchema": path_segment_name, "PriorityLevelConfiguration": path_segment_name,
+    "IPAddress": ip_address_name,
 }
 
 

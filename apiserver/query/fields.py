@@ -84,6 +84,8 @@ _KIND_FIELDS: dict[tuple[str, str], dict[str, SelectableField]] = {
     ("apps", "ReplicaSet"): {"status.replicas": SelectableField((("status", "replicas"),), _int)},
     ("batch", "Job"): {"status.successful": SelectableField((("status", "succeeded"),), _int)},
     ("certificates.k8s.io", "CertificateSigningRequest"): {"spec.signerName": _plain("spec", "signerName")},
+    ("resource.k8s.io", "ResourceSlice"): {"spec.nodeName": _plain("spec", "nodeName"),
+                                           "spec.driver": _plain("spec", "driver")},
 }
 # Kinds whose conversion leaves out metadata.namespace (cluster-scoped ones that declare their own).
 _NO_NAMESPACE_FIELD = frozenset({("", "Node"), ("", "Namespace"), ("certificates.k8s.io", "CertificateSigningRequest")})

@@ -7,9 +7,13 @@ renders ages and joins bytes.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Hashable
 
+import orjson
+
+from apiserver.kinds import flowcontrol
 from apiserver.kinds.conversion import codec_for
 from apiserver.kinds.resources import ResourceType
 from apiserver.reply import JSON_TYPE
@@ -53,6 +57,11 @@ class TableShape:
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
         printer, row_variant, embed = self._rows_of(rt)
+        if rt.kind == "FlowSchema" and rt.group == "flowcontrol.apiserver.k8s.io":
+            # Upstream's FlowSchema printer lists them in matching order; a new list, as an unfiltered
+            # listing may be the store's own.
+            listing = dataclasses.replace(listing, items=sorted(
+                listing.items, key=lambda item: flowcontrol.by_matching_precedence(orjson.loads(item[1].data))))
         rows: list[bytes] = []
         render_rows(rows, printer, row_variant, (obj.data for _, obj in listing.items), embed, time.time())
         return table_json(self.api_version, listing.metadata(), definitions_json(printer), rows)

@@ -1,0 +1,83 @@
+"""Defaulting of admissionregistration.k8s.io/v1: webhook configurations and admission policies.
+
+Upstream's SetDefaults_* for these kinds (pkg/apis/admissionregistration/v1/defaults.go): a webhook or
+policy that does not say otherwise fails closed, matches equivalent requests, selects every namespace
+and object, and its rules apply at every scope. These objects are stored and listed; nothing here
+calls a webhook or evaluates a policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+def _rules(rules: Any) -> None:
+    for rule in rules or ():
+        if isinstance(rule, dict):
+            rule.setdefault("scope", "*")
+
+
+def _match_resources(match: Any) -> None:
+    """MatchResources of a policy or binding; also a webhook's selectors and match policy."""
+    if not isinstance(match, dict):
+        return
+    match.setdefault("namespaceSelector", {})
+    match.setdefault("objectSelector", {})
+    match.setdefault("matchPolicy", "Equivalent")
+    _rules(match.get("resourceRules"))
+    _rules(match.get("excludeResourceRules"))
+
+
+def _webhook(webhook: Any, mutating: bool) -> None:
+    if not isinstance(webhook, dict):
+        return
+    _rules(webhook.get("rules"))
+    webhook.setdefault("failurePolicy", "Fail")
+    webhook.setdefault("matchPolicy", "Equivalent")
+    webhook.setdefault("namespaceSelector", {})
+    webhook.setdefault("objectSelector", {})
+    webhook.setdefault("timeoutSeconds", 10)
+    if mutating:
+        webhook.setdefault("reinvocationPolicy", "Never")
+    service = (webhook.get("clientConfig") or {}).get("service")
+    if isinstance(service, dict):
+        service.setdefault("port", 443)
+
+
+def validating_webhook_configuration(obj: Obj) -> None:
+    for webhook in obj.get("webhooks") or ():
+        _webhook(webhook, mutating=False)
+
+
+def mutating_webhook_configuration(obj: Obj) -> None:
+    for webhook in obj.get("webhooks") or ():
+        _webhook(webhook, mutating=True)
+
+
+def admission_policy(obj: Obj) -> None:
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        spec.setdefault("failurePolicy", "Fail")
+        _match_resources(spec.get("matchConstraints"))
+
+
+def mutating_admission_policy(obj: Obj) -> None:
+    admission_policy(obj)
+
+
+def policy_binding(obj: Obj) -> None:
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        _match_resources(spec.get("matchResources"))
+
+
+DEFAULTERS = {
+    "ValidatingWebhookConfiguration": validating_webhook_configuration,
+    "MutatingWebhookConfiguration": mutating_webhook_configuration,
+    "ValidatingAdmissionPolicy": admission_policy,
+    "MutatingAdmissionPolicy": mutating_admission_policy,
+    "ValidatingAdmissionPolicyBinding": policy_binding,
+    "MutatingAdmissionPolicyBinding": policy_binding,
+}
