@@ -1,7 +1,8 @@
-"""Prometheus counters of the watch fan-out, served at /metrics.
+"""Prometheus counters of the watch fan-out and of assembled list answers, served at /metrics.
 
 `encoded` counts event bytes produced, `delivered` the events written to watchers: with the shared
-encoding, a hundred watchers of one resource cost one encoding per event.
+encoding, a hundred watchers of one resource cost one encoding per event. The `assembled` figures
+say how often a list reused what an earlier one selected and joined, and what keeping that costs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ EVENTS_DELIVERED = Counter("apiserver_watch_events_delivered", "Watch event line
 WATCHERS_DROPPED = Counter("apiserver_watchers_dropped", "Watchers closed because they fell too far behind.",
                            ["resource"], registry=REGISTRY)
 WATCHERS = Gauge("apiserver_watchers", "Open watches.", ["resource"], registry=REGISTRY)
+ASSEMBLED_HITS = Counter("apiserver_list_assembled_hits", "List parts reused: a view's selection or a shape's "
+                         "joined items.", ["part"], registry=REGISTRY)
+ASSEMBLED_MISSES = Counter("apiserver_list_assembled_misses", "List parts made anew.", ["part"], registry=REGISTRY)
+ASSEMBLED_BYTES = Gauge("apiserver_list_assembled_bytes", "Bytes held by assembled list parts (bounded).",
+                        registry=REGISTRY)
+ASSEMBLED_ENTRIES = Gauge("apiserver_list_assembled_entries", "Collection views held assembled.", registry=REGISTRY)
 
 
 def exposition() -> tuple[bytes, str]:

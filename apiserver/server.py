@@ -15,7 +15,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver import workers
+from apiserver import collector, workers
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
@@ -235,6 +235,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         if election is not None:
             election.start()
         await _bootstrap(endpoint, state)
+        collector.freeze()  # the recovered store, before any request or watch exists
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
         manager = ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
                                                 options.node_monitor_grace_seconds), options.controllers)

@@ -20,9 +20,10 @@ import orjson
 
 from columns.base import Cell, ColumnDefinition, Row, parse_time
 from columns.declare import CREATED_DESCRIPTION, column, name_column
+from columns.decode import key_tree, pruned_reader
 from columns.format import INVALID, since_epoch
 from columns.gofmt import json_text, value_text
-from columns.jsonpath import MISSING, Path, compile_path
+from columns.jsonpath import MISSING, Field, Path, compile_path, parse_steps
 
 DEFAULT_COLUMNS: tuple[dict[str, Any], ...] = (
     {"name": "Age", "type": "date", "description": CREATED_DESCRIPTION, "jsonPath": ".metadata.creationTimestamp"},
@@ -100,12 +101,23 @@ def _no_cell(value: Any) -> Cell:
     return None
 
 
-class CrdPrinter:
-    """The Printer of one CRD version."""
+def _leading_keys(expression: str) -> tuple[str, ...]:
+    """The keys a path starts with, up to its first index, filter or wildcard (the part read as a whole)."""
+    keys: list[str] = []
+    for step in parse_steps(expression):
+        if not isinstance(step, Field):
+            break
+        keys.append(step.name)
+    return tuple(keys)
 
-    def __init__(self, columns: list[dict[str, Any]]) -> None:
+
+class CrdPrinter:
+    """The Printer of one CRD version: objects are decoded only under the keys its paths start with."""
+
+    def __init__(self, columns: list[dict[str, Any]], full_parse: bool = False) -> None:
         self.definitions: list[ColumnDefinition] = [name_column()]
         self._columns: list[_Column] = []
+        read: list[tuple[str, ...]] = [("metadata", "name")]
         for declared in columns:
             path = str(declared.get("jsonPath") or "")
             kind = str(declared.get("type") or "")
@@ -115,9 +127,12 @@ class CrdPrinter:
                                            priority=int(declared.get("priority") or 0),
                                            format=str(declared.get("format") or "")))
             self._columns.append(_Column(compile_path(path), _CELLS.get(kind, _no_cell)))
+            read.append(_leading_keys(path))
+        self.key_tree = key_tree(read)  # what of an object the columns read (None: all of it)
+        self._read = orjson.loads if full_parse else pruned_reader(self.key_tree)
 
     def row(self, data: bytes) -> Row:
-        obj = orjson.loads(data)
+        obj = self._read(data)
         meta = obj.get("metadata") if isinstance(obj, dict) else None
         cells: list[Cell] = [meta.get("name", "") if isinstance(meta, dict) else ""]
         for compiled in self._columns:

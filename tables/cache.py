@@ -14,7 +14,9 @@ from typing import TypeVar
 
 V = TypeVar("V")
 
-DEFAULT_LIMIT = 65_536
+# Above the objects of the largest collection listed: a list walks every object in key order, so a
+# bound below that evicts each entry just before it is needed again and nothing is ever reused.
+DEFAULT_LIMIT = 262_144
 
 
 class VersionCache(OrderedDict[Hashable, V]):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import chain
 
 from columns.base import Printer, Row, Since
 from tables.cache import VersionCache
@@ -86,6 +87,60 @@ def render_rows(out: list[bytes], printer: Printer, row_variant: str, objects: I
         if hit is None:
             hit = _ROWS.put((row_variant, data), (printer, compile_row(printer.row(data), embed(data))))
         hit[1].render(out, now, ages)
+
+
+@dataclass(frozen=True, slots=True)
+class RowsTemplate:
+    """The rows of many objects joined once: runs of static bytes with the age cells between them.
+
+    `statics` has one run more than `ages`; a request renders the ages and joins. Every age is
+    rendered from whole elapsed seconds (HumanDuration truncates), so the rendering holds for the
+    whole second of the request when each timestamp is a whole second not after it (`steady`).
+    """
+
+    statics: tuple[bytes, ...]
+    ages: tuple[AgeKey, ...]
+    whole_seconds: bool  # every timestamp a whole second
+    latest: float | None  # the latest timestamp
+
+    @property
+    def size(self) -> int:
+        return sum(len(run) for run in self.statics) + 64 * len(self.ages)
+
+    def render(self, now: float) -> bytes:
+        # Many rows share an age (objects created in the same second): render each distinct one once.
+        rendered = {key: go_json(key[0](None if key[1] is None else now - key[1])) for key in set(self.ages)}
+        texts = [rendered[key] for key in self.ages]
+        return b"".join(chain.from_iterable(zip(self.statics, texts))) + self.statics[-1]
+
+    def steady(self, now: float) -> bool:
+        """Whether what `render(now)` gives holds for the whole second `now` falls in."""
+        return self.whole_seconds and (self.latest is None or self.latest <= now)
+
+
+def compile_rows(printer: Printer, row_variant: str, objects: Iterable[bytes],
+                 embed: Callable[[bytes], bytes]) -> RowsTemplate:
+    """The comma-separated rows of stored `objects` as one template (each row compiled once per version)."""
+    statics: list[bytes] = []
+    ages: list[AgeKey] = []
+    run: list[bytes] = []
+    lookup = _ROWS.get
+    for index, data in enumerate(objects):
+        if index:
+            run.append(b",")
+        hit = lookup((row_variant, data))
+        if hit is None:
+            hit = _ROWS.put((row_variant, data), (printer, compile_row(printer.row(data), embed(data))))
+        row = hit[1]
+        run.append(row.head)
+        for key, piece in row.tail:
+            statics.append(b"".join(run))
+            ages.append(key)
+            run = [piece]
+    statics.append(b"".join(run))
+    epochs = [epoch for _, epoch in ages if epoch is not None]
+    return RowsTemplate(tuple(statics), tuple(ages), all(epoch % 1 == 0 for epoch in epochs),
+                        max(epochs) if epochs else None)
 
 
 def clear_cache() -> None:

@@ -30,8 +30,12 @@ def table_json(api_version: str, metadata: dict[str, object], definitions: bytes
                rows: list[bytes]) -> bytes:
     """A whole Table from the bytes of its comma-separated rows; `definitions` None writes
     `"columnDefinitions":null` (watch events after the first)."""
-    parts = [b'{"kind":"Table","apiVersion":"', api_version.encode(), b'","metadata":', go_json(metadata),
-             b',"columnDefinitions":', b"null" if definitions is None else definitions, b',"rows":[']
-    parts.extend(rows)
-    parts.append(b"]}")
-    return b"".join(parts)
+    return b"".join(table_parts(api_version, metadata, definitions, rows))
+
+
+def table_parts(api_version: str, metadata: dict[str, object], definitions: bytes | None,
+                rows: list[bytes]) -> list[bytes]:
+    """`table_json` in pieces: the head, the rows as given, the tail."""
+    head = b"".join([b'{"kind":"Table","apiVersion":"', api_version.encode(), b'","metadata":', go_json(metadata),
+                     b',"columnDefinitions":', b"null" if definitions is None else definitions, b',"rows":['])
+    return [head, *rows, b"]}"]

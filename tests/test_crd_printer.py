@@ -13,7 +13,8 @@ import yaml
 from support import FIXTURES, GOLDEN
 
 from columns.base import Since, render_cells
-from columns.crd import crd_printer
+from columns.crd import CrdPrinter, crd_printer
+from columns.decode import key_tree, pruned_reader
 
 TABLES = os.path.join(GOLDEN, "kube-1.36.2", "table")
 
@@ -119,3 +120,47 @@ SERVERS = {"metadata": {"name": "blah"},
 ])
 def test_upstream_convertor_facts(kind: str, path: str, expected: Any) -> None:
     assert _cells({"name": "C", "type": kind, "jsonPath": path}, SERVERS) == ["blah", expected]
+
+
+# Objects and paths where reading only the keys a path starts with could go wrong: missing and null
+# parents, wrong types on the way, filters and wildcards below a key, recursive descent, keys that
+# share a prefix, and a path that needs the whole object.
+_LAZY_OBJECTS: list[dict[str, Any]] = [
+    {"apiVersion": "example.com/v1", "kind": "Widget",
+     "metadata": {"name": "a", "creationTimestamp": "2026-11-30T10:00:00Z", "labels": {"app.kubernetes.io/name": "w"},
+                  "managedFields": [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}]},
+     "spec": {"size": 3, "items": [{"name": "x"}, {"name": "y"}], "flag": True, "ratio": 0.5, "nested": {"deep": None}},
+     "status": {"conditions": [{"type": "Ready", "status": "True"}, {"type": "Synced", "status": "False"}]}},
+    {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "b"}, "spec": None, "status": "broken"},
+    {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "c"}, "spec": [1, 2, 3],
+     "status": {"conditions": "not-a-list"}},
+    {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "d"}},
+]
+_LAZY_PATHS = [".spec.size", ".spec.items[0].name", ".spec.items[*].name", ".spec.items[-1:].name",
+               '.status.conditions[?(@.type=="Ready")].status', ".spec.nested.deep", ".spec.nested",
+               ".metadata.labels['app.kubernetes.io/name']", ".metadata.creationTimestamp", ".spec", "..name",
+               ".spec.flag", ".spec.ratio", ".status", ".spec[1]", ".missing.entirely"]
+
+
+@pytest.mark.parametrize("kind", ["string", "integer", "number", "boolean", "date"])
+def test_the_pruned_reader_gives_the_rows_of_a_full_parse(kind: str) -> None:
+    columns = [{"name": f"c{i}", "type": kind, "jsonPath": path} for i, path in enumerate(_LAZY_PATHS)]
+    lazy = crd_printer({"name": "v1", "additionalPrinterColumns": columns})
+    full = CrdPrinter(columns, full_parse=True)
+    for obj in _LAZY_OBJECTS:
+        data = orjson.dumps(obj)
+        assert render_cells(lazy.row(data), 1e9) == render_cells(full.row(data), 1e9)
+    for path in _LAZY_PATHS:  # each path alone: its own pruning, not the union of all of them
+        one = [{"name": "c", "type": kind, "jsonPath": path}]
+        for obj in _LAZY_OBJECTS:
+            data = orjson.dumps(obj)
+            assert (render_cells(crd_printer({"name": "v1", "additionalPrinterColumns": one}).row(data), 1e9)
+                    == render_cells(CrdPrinter(one, full_parse=True).row(data), 1e9))
+
+
+def test_the_pruned_reader_skips_what_no_column_names() -> None:
+    read = pruned_reader(key_tree([("metadata", "name"), ("spec", "size"), ("status",)]))
+    assert read(orjson.dumps(_LAZY_OBJECTS[0])) == {
+        "metadata": {"name": "a"}, "spec": {"size": 3}, "status": _LAZY_OBJECTS[0]["status"]}
+    assert key_tree([("spec", "size"), ("spec",), ("spec", "items")]) == {"spec": None}
+    assert key_tree([("spec", "size"), ()]) is None

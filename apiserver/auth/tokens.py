@@ -4,6 +4,10 @@ One record a line: `token,user,uid,"group1,group2"` (groups optional). The file 
 DIR/pki/tokens.csv; on first start it holds the admin token of DIR/pki/admin.token, so data
 directories from before the file existed keep their kubeconfig. The server re-reads the file when
 it changes on disk, so a token added by `python -m apiserver token add` works without a restart.
+
+Whether it changed is checked at most once a second, not on every request (a `stat` per request
+cost more than answering a small get), and at once for a token nobody holds: a new token works
+immediately, a removed one stops working within a second.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import io
 import logging
 import os
 import secrets
+import time
 import uuid
 from dataclasses import dataclass
 
@@ -103,8 +108,10 @@ def add_token(path: str, name: str, groups: tuple[str, ...]) -> str:
 class TokenAuthenticator:
     """Answers who a bearer token belongs to, from the token file as it is now on disk."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, recheck_seconds: float = 1.0) -> None:
         self.path = path
+        self.recheck_seconds = recheck_seconds
+        self._next_check = time.monotonic() + recheck_seconds
         self._stamp = self._stat()
         with open(path) as f:
             self._records = parse(f.read(), path)
@@ -116,7 +123,12 @@ class TokenAuthenticator:
             return (-1, -1, -1)
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
-    def _current(self) -> list[tuple[bytes, User]]:
+    def _current(self, now: bool = False) -> list[tuple[bytes, User]]:
+        """The records; the file is looked at again when `now`, or once `recheck_seconds` have passed."""
+        moment = time.monotonic()
+        if not now and moment < self._next_check:
+            return self._records
+        self._next_check = moment + self.recheck_seconds
         stamp = self._stat()
         if stamp != self._stamp:
             self._stamp = stamp
@@ -134,10 +146,17 @@ class TokenAuthenticator:
         if len(parts) < 2 or parts[0].lower() != "bearer":
             return None
         presented = _digest(parts[1])
+        found = self._match(presented, self._current())
+        if found is None:
+            found = self._match(presented, self._current(now=True))
+        return found
+
+    @staticmethod
+    def _match(presented: bytes, records: list[tuple[bytes, User]]) -> User | None:
         found: User | None = None
         # Every record is compared, in constant time, so the answer's timing says nothing about
         # how much of a token was right or which record it matched.
-        for digest, user in self._current():
+        for digest, user in records:
             if hmac.compare_digest(digest, presented):
                 found = user
         return found

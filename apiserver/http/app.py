@@ -81,14 +81,20 @@ class ServerState:
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:
-    body, media_type = error_body(exc, request.headers.get("accept", ""))
-    return Response(body, status_code=exc.code, media_type=media_type, headers={**_NO_CACHE, **exc.headers})
+    body, media_type, headers = error_parts(exc, request.headers.get("accept", ""))
+    return Response(body, status_code=exc.code, media_type=media_type, headers=headers)
+
+
+def error_parts(exc: ApiError, accept: str) -> tuple[bytes, str, dict[str, str]]:
+    """An error's body, media type and headers, as every answer of this server writes them."""
+    body, media_type = error_body(exc, accept)
+    return body, media_type, {**_NO_CACHE, **exc.headers}
 
 
 def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Response:
     if isinstance(reply, StreamReply):
         return WatchResponse(reply.chunks, reply.closed, reply.content_type, _NO_CACHE)
-    body, headers = reply.body, {**_NO_CACHE, **reply.headers}
+    body, headers = reply.whole(), {**_NO_CACHE, **reply.headers}
     # kube-apiserver gzips only large answers: below this the CPU costs more than the bytes save
     if len(body) > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
         body = gzip.compress(body, compresslevel=1)

@@ -34,6 +34,7 @@ from apiserver.patching import apply, patch
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
 from apiserver.reply import Reply, StreamReply
+from apiserver.shapes.assembled import AssemblyCache
 from apiserver.shapes.shape import Listing, Shape
 from apiserver.storage.interface import (
     Expired,
@@ -45,6 +46,7 @@ from apiserver.storage.interface import (
     StoredObject,
     StoreUnreachable,
 )
+from apiserver.storage.snapshot import Snapshot
 from apiserver.watch.fanout import Watcher, WatchHub
 from apiserver.watch.stream import open_watch, parse_watch_options
 from apiserver.wire import bodies, protobuf
@@ -119,6 +121,7 @@ class Endpoint:
         self.bookmark_seconds = bookmark_seconds
         self.max_object_bytes = max_object_bytes
         self._registry = registry
+        self.assembled = AssemblyCache()
 
     @property
     def _namespaced_types(self) -> dict[str, ResourceType]:
@@ -179,27 +182,26 @@ class Endpoint:
             if page.token_start is not None:
                 raise paging.continue_too_old(page.token_start) from None
             raise errors.gone(paging.LIST_TOO_OLD) from None
-        if not page.limit and page.start is None and not selection.filtered:
-            whole = snapshot.unchanged_items()
-            if whole is not None:
-                return Listing(revision, whole)
-        items: list[tuple[Key, StoredObject]] = []
-        more: tuple[str, str] | None = None
-        for key, obj in snapshot.items(page.start):
-            if page.limit and len(items) == page.limit:
-                more = (key[1], key[2])
-                break
-            if selection.matches(key, obj.data):
-                items.append((key, obj))
+        # Equal versions of the resource give this view equal items: what an earlier list selected
+        # (and what the shapes joined of it) is reused until the resource is written to.
+        version = snapshot.version
+        view = (t.rt, t.rt.custom, selection.namespace, t.query.get("labelSelector", ""),
+                t.query.get("fieldSelector", ""), page.start, page.limit)
+        pieces = None if version is None else self.assembled.lookup(view, version)
+        if pieces is None:
+            items, more, remaining = _page(snapshot, selection, page)
+            if version is not None:
+                pieces = self.assembled.remember(t.rt.storage_key, view, version, items, more, remaining)
+        else:
+            items, more, remaining = pieces.items, pieces.more, pieces.remaining
         if more is None:
-            return Listing(revision, items)
+            return Listing(revision, items, pieces=pieces)
         last = items[-1][0]
         token = paging.encode_continue(revision, (last[1], last[2]), t.rt.namespaced, selection.namespace)
-        remaining = None if selection.filtered else snapshot.count(more)
-        return Listing(revision, items, token, remaining)
+        return Listing(revision, items, token, remaining, pieces)
 
     def list(self, t: Target, shape: Shape) -> Reply:
-        return Reply(200, shape.list_body(t.rt, self.select(t)), shape.content_type)
+        return Reply(200, b"", shape.content_type, parts=shape.list_parts(t.rt, self.select(t)))
 
     def watch(self, t: Target, shape: Shape) -> StreamReply:
         options = parse_watch_options(t.query)
@@ -575,6 +577,26 @@ class Endpoint:
 def _same_but_managed_fields(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return {**a, "metadata": {**a["metadata"], "managedFields": None}} == \
         {**b, "metadata": {**b["metadata"], "managedFields": None}}
+
+
+def _page(snapshot: Snapshot, selection: Selection,
+          page: paging.Page) -> tuple[list[tuple[Key, StoredObject]], tuple[str, str] | None, int | None]:
+    """The objects one page selects, the first key of the next page (None: none), and how many follow."""
+    if not page.limit and page.start is None and not selection.filtered:
+        whole = snapshot.unchanged_items()
+        if whole is not None:
+            return whole, None, None
+    items: list[tuple[Key, StoredObject]] = []
+    more: tuple[str, str] | None = None
+    for key, obj in snapshot.items(page.start):
+        if page.limit and len(items) == page.limit:
+            more = (key[1], key[2])
+            break
+        if selection.matches(key, obj.data):
+            items.append((key, obj))
+    if more is None:
+        return items, None, None
+    return items, more, None if selection.filtered else snapshot.count(more)
 
 
 def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:

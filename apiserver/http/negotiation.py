@@ -11,6 +11,7 @@ object, they are written as indented JSON.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -139,6 +140,7 @@ def _acceptable(clause: Clause, media_type: str, transforms: bool) -> Choice | N
     return None
 
 
+@functools.lru_cache(maxsize=512)  # clients send the same few headers: parse each once
 def choose(header: str, transforms: bool = True) -> Choice | None:
     """The first clause this server can write; without `transforms`, plain objects only (errors)."""
     if not header:

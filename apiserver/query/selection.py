@@ -7,6 +7,7 @@ selector, nothing at all when neither needs the object.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,7 @@ class Selection:
         return all(c.matches(decoded) for c in self.compares)
 
 
+@functools.lru_cache(maxsize=1024)  # informers and controllers repeat their selectors on every list
 def selection_for(rt: ResourceType, namespace: str | None, label_text: str, field_text: str) -> Selection:
     """Parses both selectors once; a 400 with kube-apiserver's message when either is invalid."""
     try:

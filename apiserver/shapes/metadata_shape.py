@@ -50,14 +50,18 @@ class MetadataShape:
         return partial_object_metadata(self._prefix, stored.data, self.managed_fields)
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        return b"".join(self.list_parts(rt, listing))
+
+    def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
         if not self.as_list:
             raise errors.not_acceptable("you requested PartialObjectMetadata, but the requested object is "
                                         f"a list ({go_type(rt, True)})")
         prefix, managed = self._prefix, self.managed_fields
         head = orjson.dumps({"kind": "PartialObjectMetadataList", "apiVersion": self.api_version,
                              "metadata": listing.metadata()})
-        return head[:-1] + b',"items":[' + b",".join(
-            partial_object_metadata(prefix, obj.data, managed) for _, obj in listing.items) + b"]}"
+        items = listing.joined(self.key, lambda: b",".join(
+            [partial_object_metadata(prefix, obj.data, managed) for _, obj in listing.items]))
+        return [head[:-1] + b',"items":[', items, b"]}"]
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return partial_object_metadata(self._prefix, stored.data, self.managed_fields)

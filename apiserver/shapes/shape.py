@@ -8,6 +8,7 @@ watchers asking for the same one share bytes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Hashable, Protocol
 
@@ -15,18 +16,29 @@ import orjson
 
 from apiserver.kinds.conversion import codec_for
 from apiserver.kinds.resources import ResourceType
+from apiserver.shapes.assembled import Pieces
 from apiserver.storage.interface import Key, StoredObject
 from apiserver.wire.yaml_wire import json_to_yaml
 
 
 @dataclass
 class Listing:
-    """What a list selected: the objects, the revision they were read at, and where a next page starts."""
+    """What a list selected: the objects, the revision they were read at, and where a next page starts.
+
+    `pieces`, when the same objects were listed before, keeps what each shape joined of them."""
 
     revision: int
     items: list[tuple[Key, StoredObject]]
     continue_token: str | None = None
     remaining: int | None = None
+    pieces: Pieces | None = None
+
+    def joined(self, key: Hashable, make: Callable[[], bytes]) -> bytes:
+        """The items' bytes in the shape `key` names, made by `make` once per collection version."""
+        if self.pieces is None:
+            return make()
+        kept = self.pieces.get(key)
+        return kept if kept is not None else self.pieces.put(key, make())
 
     def metadata(self) -> dict[str, object]:
         meta: dict[str, object] = {"resourceVersion": str(self.revision)}
@@ -49,6 +61,9 @@ class Shape(Protocol):
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
         """The answer to a list."""
+
+    def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
+        """The answer to a list in the pieces it is assembled from: their join is `list_body`."""
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         """The `object` of a watch event; `first` is true for the first event a watcher receives."""
@@ -90,17 +105,23 @@ class JsonShape:
         return codec_for(rt).served_bytes(stored.data)
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
-        stored = [obj.data for _, obj in listing.items]
-        if rt.custom:
-            serve = codec_for(rt).served_bytes
-            items = b",".join([serve(data) for data in stored])
-        else:
-            items = typed_list_items(rt, stored)
+        return b"".join(self.list_parts(rt, listing))
+
+    def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
+        items = listing.joined(self.key, lambda: _plain_items(rt, listing))
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": listing.metadata()})
-        return head[:-1] + b',"items":[' + items + b"]}"
+        return [head[:-1] + b',"items":[', items, b"]}"]
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return codec_for(rt).served_bytes(stored.data)
+
+
+def _plain_items(rt: ResourceType, listing: Listing) -> bytes:
+    stored = [obj.data for _, obj in listing.items]
+    if rt.custom:
+        serve = codec_for(rt).served_bytes
+        return b",".join([serve(data) for data in stored])
+    return typed_list_items(rt, stored)
 
 
 JSON_SHAPE = JsonShape()
@@ -123,6 +144,9 @@ class YamlShape:
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
         return json_to_yaml(self.inner.list_body(rt, listing))
+
+    def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
+        return [self.list_body(rt, listing)]
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return json_to_yaml(self.inner.event_object(rt, stored, first))

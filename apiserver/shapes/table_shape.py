@@ -22,8 +22,8 @@ from apiserver.storage.interface import StoredObject
 from columns.base import Printer
 from columns.registry import printer_for
 from tables.metadata import partial_object_metadata, pom_prefix
-from tables.rows import render_rows, variant
-from tables.table import Include, definitions_json, table_json
+from tables.rows import RowsTemplate, compile_rows, render_rows, variant
+from tables.table import Include, definitions_json, table_json, table_parts
 
 
 class TableShape:
@@ -56,15 +56,30 @@ class TableShape:
         return self.event_object(rt, stored, True)
 
     def list_body(self, rt: ResourceType, listing: Listing) -> bytes:
+        return b"".join(self.list_parts(rt, listing))
+
+    def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
         printer, row_variant, embed = self._rows_of(rt)
         if rt.kind == "FlowSchema" and rt.group == "flowcontrol.apiserver.k8s.io":
             # Upstream's FlowSchema printer lists them in matching order; a new list, as an unfiltered
             # listing may be the store's own.
             listing = dataclasses.replace(listing, items=sorted(
                 listing.items, key=lambda item: flowcontrol.by_matching_precedence(orjson.loads(item[1].data))))
-        rows: list[bytes] = []
-        render_rows(rows, printer, row_variant, (obj.data for _, obj in listing.items), embed, time.time())
-        return table_json(self.api_version, listing.metadata(), definitions_json(printer), rows)
+        now = time.time()
+        pieces = listing.pieces
+        # Ages change once a second at most: rows rendered within this second are this request's too.
+        second = int(now)
+        rows = None if pieces is None else pieces.get(self.key, second)
+        if rows is None:
+            template = None if pieces is None else pieces.kept(self.key)
+            if not isinstance(template, RowsTemplate):
+                template = compile_rows(printer, row_variant, (obj.data for _, obj in listing.items), embed)
+                if pieces is not None:
+                    pieces.keep(self.key, template, template.size)
+            rows = template.render(now)
+            if pieces is not None and template.steady(now):
+                pieces.put(self.key, rows, second)
+        return table_parts(self.api_version, listing.metadata(), definitions_json(printer), [rows])
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         printer, row_variant, embed = self._rows_of(rt)

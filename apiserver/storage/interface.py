@@ -105,7 +105,10 @@ class Store(Protocol):
         """
 
     def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
-        """The resource (in one namespace or all) as of `revision`; Expired when not retained."""
+        """The resource (in one namespace or all) as of `revision`; Expired when not retained.
+
+        Its `changed` is the revision of the resource's newest write, which lets lists reuse what
+        they assembled until the next one (left None, nothing is reused)."""
 
     def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:  # `list` is the method above
         """Durable changes of a resource after revision `rv`, oldest first; Expired when not retained."""

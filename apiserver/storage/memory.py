@@ -24,6 +24,7 @@ class _Resource:
     sorted_keys: list[tuple[str, str]] | None = None
     history: deque[tuple[float, Change]] = field(default_factory=deque)
     history_floor: int = 0  # watches may start at this revision or later
+    changed: int = 0  # the revision of the newest write to this resource: its objects' version
     listeners: list[Listener] = field(default_factory=list)
     reset_listeners: list[Callable[[], None]] = field(default_factory=list)
 
@@ -102,7 +103,7 @@ class MemoryState:
             lo = bisect.bisect_left(keys, (namespace, ""))
             hi = bisect.bisect_left(keys, (namespace + "\x00", ""))
         past_keys = sorted(k for k, v in past.items() if v is not None)
-        return Snapshot(storage_key, revision, keys, lo, hi, res.objects, past, past_keys)
+        return Snapshot(storage_key, revision, keys, lo, hi, res.objects, past, past_keys, res.changed)
 
     def subscribe(self, storage_key: str, listener: Listener,
                   on_reset: Callable[[], None] | None = None) -> Callable[[], None]:
@@ -141,6 +142,7 @@ class MemoryState:
             change_type = "ADDED" if prev is None else "MODIFIED"
         # Never backwards: etcd 3.4 may confirm a revision by a progress notification ahead of its events.
         self.revision = max(self.revision, rv)
+        res.changed = rv
         change = Change(rv, change_type, key, data, None if prev is None else prev.data,
                         0 if prev is None else prev.rv)
         res.history.append((now, change))
@@ -164,7 +166,7 @@ class MemoryState:
         self._history_start = self.revision
         for res in self._resources.values():
             res.history.clear()
-            res.history_floor = self.revision
+            res.history_floor = res.changed = self.revision
 
     def replace(self, items: Iterable[tuple[Key, StoredObject]], revision: int) -> None:
         """Swaps the whole state for `items` as of `revision` (a reload after changes were lost); whoever

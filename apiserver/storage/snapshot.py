@@ -27,6 +27,15 @@ class Snapshot:
     objects: Mapping[ObjectKey, StoredObject]
     past: dict[ObjectKey, StoredObject | None]  # keys written after `revision`: their state at it
     past_keys: list[ObjectKey]  # keys of `past` that existed at `revision`, in order
+    # The revision of the resource's newest write: equal values, equal current objects. None when the
+    # store does not say (a store that leaves it out never has its lists reused).
+    changed: int | None = None
+
+    @property
+    def version(self) -> int | None:
+        """What identifies this snapshot's objects: equal versions list equal objects; None when the
+        snapshot reads an older state (changes since `revision` are undone), which is not shared."""
+        return None if self.past else self.changed
 
     def items(self, start: ObjectKey | None = None) -> Iterator[tuple[Key, StoredObject]]:
         """Objects at `revision` whose key is `start` or later, in key order."""

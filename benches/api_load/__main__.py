@@ -6,7 +6,6 @@ Writes OUT/results.json, OUT/results.md and OUT/results.png. See benches/README.
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import shutil
@@ -18,7 +17,7 @@ from typing import Any
 from benches.api_load import report
 from benches.api_load import scenarios as sc
 from benches.api_load.measure import Measurement, Options, measure_interleaved, overload_warning
-from benches.api_load.servers import REPO, SHARED, LocalServer, Target, free_port, from_kubeconfig
+from benches.api_load.servers import REPO, LocalServer, Target, free_port, from_kubeconfig
 from benches.api_load.wrk import Load, require_wrk
 
 sys.path.insert(0, os.path.join(REPO, "tests"))
@@ -45,6 +44,10 @@ def _parser() -> argparse.ArgumentParser:
                         "worker counts, each is a server of its own and the runs take turns between them")
     p.add_argument("--scenarios", default=" ".join(s.name for s in sc.ALL),
                    help="space or comma separated, from: " + " ".join(sc.BY_NAME))
+    p.add_argument("--http-server", choices=["uvicorn", "granian"], nargs="+", default=["uvicorn"],
+                   help="the HTTP server our app runs behind when started here (granian: "
+                        "benches/api_load/granian_app.py); given both, each server is started behind each, "
+                        "the runs taking turns")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--duration", type=float, default=10.0, help="seconds per run")
     p.add_argument("--connections", type=int, default=32)
@@ -54,9 +57,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true",
                    help=f"a few seconds: {QUICK_COUNT} objects, {QUICK_DURATION_S:g}s runs, no floor, "
                         f"scenarios {' '.join(sc.QUICK)} unless --scenarios is given")
-    p.add_argument("--reference", nargs="*",
-                   default=sorted(glob.glob(os.path.join(SHARED, "bench", "results-kube-apiserver-*.json"))),
-                   help="apiload.sh result files to compare with (default: shared/bench's kube-apiserver ones)")
     p.add_argument("--out", help="output directory (default: bench-results/api_load-<time>)")
     p.add_argument("--label", default="", help="free text stored in the results")
     p.add_argument("--save-baseline", metavar="PATH",
@@ -74,9 +74,9 @@ def _target(args: argparse.Namespace) -> Target | None:
     return None
 
 
-def _servers(args: argparse.Namespace) -> list[tuple[str, str, tuple[str, ...]]]:
-    """(name, checkout, store flags) of each server to start; names default to the checkout's directory name,
-    followed by the store and worker count when more than one is measured."""
+def _servers(args: argparse.Namespace) -> list[tuple[str, str, tuple[str, ...], str]]:
+    """(name, checkout, store flags, HTTP server) of each server to start; names default to the checkout's
+    directory name, followed by the store and worker count, and the HTTP server, when more than one is measured."""
     stores = args.store.replace(",", " ").split()
     if not set(stores) <= {"embedded", "etcd"}:
         raise SystemExit(f"--store: embedded or etcd, not {args.store}")
@@ -90,14 +90,16 @@ def _servers(args: argparse.Namespace) -> list[tuple[str, str, tuple[str, ...]]]
         for store, count in variants:
             label = name if len(variants) == 1 else f"{name}-{store}" + (f"-w{count}" if store == "etcd" else "")
             flags = ("--workers", str(count)) if count > 1 else ()
-            out.append((label, os.path.abspath(path), ("--store-etcd",) + flags if store == "etcd" else flags))
+            for http_server in args.http_server:
+                out.append((label if len(args.http_server) == 1 else f"{label}-{http_server}", os.path.abspath(path),
+                            ("--store-etcd",) + flags if store == "etcd" else flags, http_server))
     if len({name for name, _, _ in out}) != len(out):
         raise SystemExit("--server-repo: give each server a distinct NAME=")
     return out
 
 
-def _write(results: dict[str, Any], out: str, references: list[str]) -> None:
-    report.attach_references(results, report.load_references(references), {s.name: s.reference for s in sc.ALL})
+def _write(results: dict[str, Any], out: str) -> None:
+    report.attach_kube_shares(results, {s.name: s.reference for s in sc.ALL})
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=2)
@@ -137,12 +139,13 @@ def main(argv: list[str] | None = None) -> int:
         if remote is not None:
             measurements.append(Measurement(remote, options(args.label or remote.url), list(warnings)))
         else:
-            for label, repo, flags in _servers(args):
+            for label, repo, flags, http_server in _servers(args):
                 opts = options(label)
                 if flags[:1] == ("--store-etcd",):  # each etcd server gets an etcd of its own
                     etcds.append(EtcdCluster(os.path.join(opts.work_dir, "etcd")).start())
                     flags = ("--etcd-servers", etcds[-1].servers) + flags[1:]
-                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port(), extra_args=flags)
+                server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port(), http_server,
+                                     extra_args=flags)
                 local.append(server)
                 measurements.append(Measurement(server.start(), opts, list(warnings)))
         print(f"== {' / '.join(m.target.url for m in measurements)}: {len(names)} scenarios x {args.runs} runs of "
@@ -157,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     for m, results in zip(measurements, all_results):
         results["label"] = m.options.label if remote is not None or len(measurements) > 1 else (
             args.label or f"this server from {m.options.label}")
-        _write(results, out if len(measurements) == 1 else os.path.join(out, m.options.label), args.reference)
+        _write(results, out if len(measurements) == 1 else os.path.join(out, m.options.label))
     if args.save_baseline:
         first = all_results[0]
         if len(all_results) == 1 and first["baseline_ok"]:

@@ -7,6 +7,7 @@ precomputed bytes: what any answer of that size costs before the server does any
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -89,6 +90,7 @@ class LocalServer:
     repo: str
     data_dir: str
     port: int
+    http_server: str = "uvicorn"  # or "granian": the same app behind granian (see granian_app.py)
     proc: subprocess.Popen[bytes] | None = None
     extra_args: tuple[str, ...] = ()  # e.g. --etcd-servers URL --workers N
 
@@ -100,10 +102,8 @@ class LocalServer:
         os.makedirs(self.data_dir, exist_ok=True)
         log_path = os.path.join(self.data_dir, "server.log")
         with open(log_path, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
-                 *self._node_args(), *self.extra_args],
-                cwd=self.repo, stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(self._command(), cwd=self.repo, stdout=log, stderr=subprocess.STDOUT,
+                                         env={**os.environ, "FASTKUBE_SERVE_OPTIONS": json.dumps(self._options())})
         url = f"https://127.0.0.1:{self.port}"
         # Credentials are written while the server starts: poll without them, read them once it is ready.
         _wait_ready(url + "/readyz", _unverified(), self.proc, log_path, 60)
@@ -121,6 +121,29 @@ class LocalServer:
     def stop(self) -> None:
         if self.proc is not None:
             stop(self.proc)
+
+    def _options(self) -> dict[str, object]:
+        """ServeOptions' plain fields for granian_app: the defaults `python -m apiserver` runs with."""
+        from apiserver.controllers.manager import enabled_controllers  # this checkout's, as granian_app is
+        return {"data_dir": self.data_dir, "host": "127.0.0.1", "port": self.port, "plain_http": False,
+                "history_size": 10_000, "history_seconds": 600.0, "snapshot_every": 20_000,
+                "simulate_nodes": SIMULATED_NODES if self._node_args() else 0,
+                "controllers": enabled_controllers("*") if self._node_args() else []}
+
+    def _command(self) -> list[str]:
+        if self.http_server == "uvicorn":
+            return [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
+                    *self._node_args(), *self.extra_args]
+        if self.extra_args:
+            raise SystemExit("granian is measured on the embedded store only, with the server's defaults")
+        # granian loads the certificate before the app exists: make the credentials first.
+        subprocess.run([sys.executable, "-c", "import sys; from apiserver.auth import pki; "
+                        "pki.ensure_credentials(sys.argv[1], [])", self.data_dir], cwd=self.repo, check=True)
+        return [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "--loop", "uvloop",
+                "--host", "127.0.0.1", "--port", str(self.port), "--workers", "1", "--log-level", "warning",
+                "--no-access-log",
+                "--ssl-certificate", os.path.join(self.pki, "apiserver.crt"),
+                "--ssl-keyfile", os.path.join(self.pki, "apiserver.key"), "benches.api_load.granian_app:make_app"]
 
 
 def from_kubeconfig(path: str) -> Target:

@@ -3,7 +3,8 @@
 One server (started here, its store on disk) grows through the sizes. At each size every list is loaded
 by one connection (wrk -t1 -c1: a 60 MB answer times 32 connections would measure memory pressure, not
 the list), then the floor app serves the same bytes the same way. Reported: ms per list, µs per object,
-the floor's µs per object, and the server's resident memory at rest and at its peak while listing.
+the floor's µs per object, and the server's resident memory at rest (also per stored object, over the
+empty server's) and at its peak while listing.
 
     python -m benches.scaling                       # 100 1,000 10,000 100,000; 3 runs of 5 s each
     python -m benches.scaling --sizes 100 1000 --duration 2
@@ -48,6 +49,7 @@ def measure(repo: str, sizes: list[int], load: wrk.Load, runs: int, work: str,
     target = server.start()
     client = Client(target)
     client.ensure_namespace(sc.READ_NAMESPACE)
+    empty_kb = MemorySampler(target.pid).at_rest_kb  # the server before any object is stored
     headers = {"Authorization": f"Bearer {target.token}"}
     rows: list[dict[str, Any]] = []
     try:
@@ -79,7 +81,10 @@ def measure(repo: str, sizes: list[int], load: wrk.Load, runs: int, work: str,
                            # few 2-second lists, and wrk's requests/s drops the one cut off at the end
                            "ms_per_list": ours["p50_ms"], "us_per_object": 1000 * ours["p50_ms"] / size,
                            "floor_us_per_object": 1000 * base["p50_ms"] / size, "p99_ms": ours["p99_ms"],
-                           "failed": ours["failed"], "rss_at_rest_kb": memory.at_rest_kb}
+                           "failed": ours["failed"], "rss_at_rest_kb": memory.at_rest_kb,
+                           # what the store added, at rest: before this size's lists (the previous
+                           # size's assembled lists are still held until their next list)
+                           "rss_bytes_per_object": (memory.at_rest_kb - empty_kb) * 1024 / size}
                     rows.append(row)
                     print(f"   {size:>7} {name:<14} {row['ms_per_list']:9.2f} ms/list {row['us_per_object']:7.2f} "
                           f"us/object (floor {row['floor_us_per_object']:.2f}), {row['response_bytes']:,} bytes, "
@@ -102,12 +107,13 @@ def markdown(results: dict[str, Any]) -> str:
     lines = [f"Measured {results['when_utc']} (wrk -t1 -c1 -d{results['load']['duration_s']:g}s, "
              f"median of {results['load']['runs']} runs)", "",
              "| objects | scenario | kind | bytes | ms/list (p50) | µs/object | floor µs/object | p99 ms | failed "
-             "| RSS at rest KB | RSS peak KB |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| RSS at rest KB | RSS bytes per stored object | RSS peak KB |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results["rows"]:
         lines.append(f"| {r['objects']:,} | {r['scenario']} | {r['kind']} | {r['response_bytes']:,} "
                      f"| {r['ms_per_list']:.2f} | {r['us_per_object']:.2f} | {r['floor_us_per_object']:.2f} "
-                     f"| {r['p99_ms']:.2f} | {r['failed']} | {r['rss_at_rest_kb']:,} | {r['rss_peak_kb']:,} |")
+                     f"| {r['p99_ms']:.2f} | {r['failed']} | {r['rss_at_rest_kb']:,} | {r['rss_bytes_per_object']:,.0f} "
+                     f"| {r['rss_peak_kb']:,} |")
     lines += [f"\n**warning**: {w}" for w in results["warnings"]]
     return "\n".join(lines) + "\n"
 
