@@ -39,6 +39,15 @@ def _etcd_flags(args: argparse.Namespace) -> EtcdFlags | None:
                      args.event_ttl, args.leader_elect, args.leader_elect_lease_duration)
 
 
+def _flag(value: str) -> bool:
+    """A boolean flag written as kube-apiserver's are: --console=false."""
+    if value.lower() in ("true", "1"):
+        return True
+    if value.lower() in ("false", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, not {value!r}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m apiserver",
                                      description="A Kubernetes-compatible API server on an embedded store.")
@@ -56,6 +65,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="events a watcher may fall behind before it is closed (its client re-lists)")
     parser.add_argument("--watch-bookmark-seconds", type=float, default=60.0,
                         help="how often watches that allow bookmarks receive one")
+    parser.add_argument("--console", type=_flag, nargs="?", const=True, default=True, metavar="true|false",
+                        help="serve the browser console at /console/")
     defaults = Limits()
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes,
                         help="largest request body; larger ones are answered 413")
@@ -126,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
                            node_monitor_grace_seconds=args.node_monitor_grace_period,
                            anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
                            audit_policy_file=args.audit_policy_file,
-                           etcd=_etcd_flags(args), workers=args.workers))
+                           etcd=_etcd_flags(args), workers=args.workers, console=args.console))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

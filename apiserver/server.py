@@ -67,6 +67,7 @@ class ServeOptions:
     audit_policy_file: str | None = None
     etcd: EtcdFlags | None = None  # None: the embedded store
     workers: int = 1  # processes sharing the port (SO_REUSEPORT), each with its own watch cache
+    console: bool = True
 
 
 @dataclass
@@ -209,7 +210,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
                         ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
                         trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
-                        audit=_audit_log(options))
+                        audit=_audit_log(options), console=options.console)
     election = None
     if options.etcd is not None and (options.workers > 1 or options.etcd.leader_elect):
         leases = registry.lookup("coordination.k8s.io", "v1", "leases")
@@ -283,7 +284,7 @@ def serve_worker(options: ServeOptions) -> None:
 def _uvicorn_config(app: Starlette, options: ServeOptions) -> uvicorn.Config:
     creds = pki.ensure_credentials(options.data_dir, [])
     return uvicorn.Config(
-        app, host=options.host, port=options.port, loop="uvloop", lifespan="on",
+        app, host=options.host, port=options.port, loop="uvloop", ws="wsproto", lifespan="on",
         # httptools, with the client certificate of a connection passed on to the app.
         http=ClientCertificateProtocol,
         log_level="warning", access_log=False,

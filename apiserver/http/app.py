@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from apiserver import errors, metrics
 from apiserver.auth import access, escalation, impersonation, reviews
@@ -29,6 +29,7 @@ from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
 from apiserver.http import audit, eviction, kubelet, requestinfo, tls
 from apiserver.http.audit import AuditLog
+from apiserver.http.console import console_routes
 from apiserver.http.deprecated import DeprecationWarnings
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
@@ -70,6 +71,8 @@ class ServerState:
     # system:unauthenticated), and the bootstrap policy decides what that may see.
     anonymous: bool = False
     audit: AuditLog | None = None
+    # The browser console at /console/ (`--console=false` turns it off).
+    console: bool = True
 
     def token_lookup(self, token: str, audiences: list[str]) -> tuple[User, list[str]] | None:
         """TokenReview's question: whose token is this, for which of the audiences asked about."""
@@ -266,7 +269,7 @@ def build_app(state: ServerState) -> Starlette:
         return Response(body, media_type=media_type, headers=_NO_CACHE)
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/openapi/v3", guarded(openapi_v3)), Route("/openapi/v3/{path:path}", guarded(openapi_v3)),
         Route("/openapi/v2", guarded(openapi_v2)),
         Route("/healthz", health), Route("/livez", health), Route("/readyz", ready),
@@ -275,6 +278,8 @@ def build_app(state: ServerState) -> Starlette:
         Route("/api/{path:path}", guarded(api), methods=methods),
         Route("/apis/{path:path}", guarded(api), methods=methods),
     ]
+    if state.console:
+        routes += console_routes()
 
     async def not_found(request: Request, exc: Exception) -> Response:
         return _error_response(errors.resource_not_found(), request)
