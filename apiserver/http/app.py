@@ -38,7 +38,7 @@ from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import objects
 from apiserver.kinds.certificates import Requester
-from apiserver.kinds.resources import Registry
+from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
 from apiserver.wire import bodies
@@ -347,14 +347,12 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
             state.service_accounts.token_request(namespace, name, request_body))))
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
-        return _reply_response(_review(state, user, rt.kind, namespace, body, request.headers.get("content-type")))
+        return _reply_response(_review(state, user, rt, namespace, body, request.headers.get("content-type")))
     shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
     if verb == "watch":
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
-        body = await _read_body(request, state.limits.max_body_bytes) if verb == "create" else b""
-        return _reply_response(await state.synthetic.serve(target, verb, shape, body,
-                                                           request.headers.get("content-type")))
+        return _reply_response(await state.synthetic.serve(target, verb, shape))
     endpoint = state.endpoint
     if verb in ("get", "list", "watch"):
         await endpoint.catch_up(target, verb)
@@ -384,11 +382,11 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
 
 
-def _review(state: ServerState, user: User, kind: str, namespace: str, raw: bytes,
+def _review(state: ServerState, user: User, rt: ResourceType, namespace: str, raw: bytes,
             content_type: str | None) -> Reply:
-    body = bodies.decode_object(raw, content_type)
-    if not isinstance(body, dict):
-        raise errors.bad_request(f"the body of a {kind} must be an object")
+    # Decoded as any create's body is: another kind than the endpoint's is a 400, as upstream's REST says.
+    body = objects.check_identity(rt, bodies.decode_object(raw, content_type), namespace, None)
+    kind = rt.kind
     if kind == "SelfSubjectAccessReview":
         answer = reviews.self_subject_access_review(state.authorizer, user, body)
     elif kind in ("SubjectAccessReview", "LocalSubjectAccessReview"):

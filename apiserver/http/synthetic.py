@@ -20,17 +20,14 @@ from apiserver import errors
 from apiserver.discovery.documents import ExternalVersion
 from apiserver.http import components
 from apiserver.http.endpoint import Target
-from apiserver.kinds import objects
 from apiserver.kinds.resources import APISERVICE_PRIORITIES, Registry
 from apiserver.query.selection import selection_for
 from apiserver.reply import Reply
 from apiserver.shapes.shape import Listing, Shape
 from apiserver.storage.interface import Store, StoredObject
-from apiserver.wire import bodies
 
 APISERVICES = ("apiregistration.k8s.io", "apiservices")
 COMPONENTSTATUSES = ("", "componentstatuses")
-SELF_SUBJECT_REVIEWS = ("authentication.k8s.io", "selfsubjectreviews")
 
 
 class SyntheticResources:
@@ -150,11 +147,8 @@ class SyntheticResources:
                 "message": f"failing or missing response from https://{name}.{namespace}.svc:{port}/apis/{group}/"
                            f"{version}: this server does not proxy to aggregated API servers"}
 
-    async def serve(self, t: Target, verb: str, shape: Shape, body: bytes = b"",
-                    content_type: str | None = None) -> Reply:
+    async def serve(self, t: Target, verb: str, shape: Shape) -> Reply:
         which = (t.rt.group, t.rt.plural)
-        if which == SELF_SUBJECT_REVIEWS and verb == "create":
-            return _self_subject_review(t, body, content_type)
         if which == APISERVICES:
             if verb in ("get", "list"):
                 revision, items = self._apiservices(t)
@@ -167,20 +161,6 @@ class SyntheticResources:
             items = [(t.key(o["metadata"]["name"]), StoredObject(revision, orjson.dumps(o))) for o in found]
             return _read(t, verb, shape, revision, items)
         raise errors.method_not_allowed(f"{verb} is not supported on {t.rt.qualified_name} by this server")
-
-
-def _self_subject_review(t: Target, body: bytes, content_type: str | None) -> Reply:
-    """Who the server takes the caller for: `kubectl auth whoami`."""
-    objects.check_identity(t.rt, bodies.decode_object(body, content_type), "", None)
-    requester = t.requester
-    user: dict[str, Any] = {}
-    if requester is not None:
-        user = {"username": requester.name, "uid": requester.uid, "groups": list(requester.groups)}
-        if "system:authenticated" not in user["groups"]:
-            user["groups"].append("system:authenticated")
-    review = {"kind": "SelfSubjectReview", "apiVersion": t.rt.api_version, "metadata": {"creationTimestamp": None},
-              "status": {"userInfo": {k: v for k, v in user.items() if v}}}
-    return Reply(201, orjson.dumps(review))
 
 
 def _int(value: Any) -> int:
