@@ -1,0 +1,123 @@
+"""A Job's metadata and defaulted spec as kube-apiserver 1.36 stores and reads it, through kubectl.
+
+Upstream's SetDefaults_Job gives a job without labels its template's labels (the very map, so the labels
+the create strategy then adds to the template show on the job too), and runs again on every read from
+etcd: a job stored with no labels at all reads with the generated ones. The create strategy adds the
+four generated labels to the template unless they are there, and the controller-uid match to the
+selector, unless manualSelector is set.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from support import ServerProcess, run_kubectl
+
+
+def _job(name: str, labels: dict[str, str] | None = None, template_labels: dict[str, str] | None = None,
+         **spec: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "default"}
+    if labels is not None:
+        meta["labels"] = labels
+    template: dict[str, Any] = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox:1"}]}}
+    if template_labels is not None:
+        template["metadata"] = {"labels": template_labels}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": {**spec, "template": template}}
+
+
+def _generated(job: dict[str, Any]) -> dict[str, str]:
+    uid, name = job["metadata"]["uid"], job["metadata"]["name"]
+    return {"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
+            "controller-uid": uid, "job-name": name}
+
+
+def _create_and_get(server: ServerProcess, manifest: dict[str, Any]) -> dict[str, Any]:
+    run_kubectl(server, "create", "-f", "-", stdin=json.dumps(manifest))
+    name = manifest["metadata"]["name"]
+    return json.loads(run_kubectl(server, "get", "job", name, "-o", "json").stdout)  # type: ignore[no-any-return]
+
+
+def test_a_job_without_labels_reads_with_the_generated_ones(shared_server: ServerProcess) -> None:
+    job = _create_and_get(shared_server, _job("bare"))
+    assert job["metadata"]["labels"] == _generated(job)
+    assert job["spec"]["template"]["metadata"]["labels"] == _generated(job)
+    assert job["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": job["metadata"]["uid"]}}
+    assert job["metadata"]["generation"] == 1
+    assert "annotations" not in job["metadata"]
+
+
+def test_a_job_labelled_only_through_its_template_shares_the_generated_labels(shared_server: ServerProcess) -> None:
+    job = _create_and_get(shared_server, _job("templated", template_labels={"app": "batch"}))
+    assert job["metadata"]["labels"] == {"app": "batch", **_generated(job)}
+    assert job["spec"]["template"]["metadata"]["labels"] == {"app": "batch", **_generated(job)}
+
+
+def test_a_job_with_its_own_labels_keeps_them(shared_server: ServerProcess) -> None:
+    job = _create_and_get(shared_server, _job("own", labels={"team": "a"}, template_labels={"app": "batch"}))
+    assert job["metadata"]["labels"] == {"team": "a"}
+    assert job["spec"]["template"]["metadata"]["labels"] == {"app": "batch", **_generated(job)}
+
+
+def test_an_empty_labels_map_counts_as_none(shared_server: ServerProcess) -> None:
+    job = _create_and_get(shared_server, _job("empty", labels={}, template_labels={"app": "e"}))
+    assert job["metadata"]["labels"] == {"app": "e", **_generated(job)}
+
+
+def test_a_manual_selector_is_left_as_written(shared_server: ServerProcess) -> None:
+    manifest = _job("manual", template_labels={"pick": "me"}, manualSelector=True,
+                    selector={"matchLabels": {"pick": "me"}})
+    job = _create_and_get(shared_server, manifest)
+    assert job["metadata"]["labels"] == {"pick": "me"}
+    assert job["spec"]["template"]["metadata"]["labels"] == {"pick": "me"}
+    assert job["spec"]["selector"] == {"matchLabels": {"pick": "me"}}
+    assert job["spec"]["manualSelector"] is True
+
+
+def test_a_selector_given_without_manual_selector_gains_the_uid_match(shared_server: ServerProcess) -> None:
+    job = _create_and_get(shared_server, _job("given", template_labels={"app": "g"},
+                                              selector={"matchLabels": {"app": "g"}}))
+    assert job["spec"]["selector"] == {"matchLabels": {"app": "g",
+                                                       "batch.kubernetes.io/controller-uid": job["metadata"]["uid"]}}
+    assert job["spec"]["template"]["metadata"]["labels"] == {"app": "g", **_generated(job)}
+
+
+def test_a_pod_failure_policy_replaces_failed_pods_only_and_matches_true_conditions(
+        shared_server: ServerProcess) -> None:
+    policy = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+    job = _create_and_get(shared_server, _job("policy", podFailurePolicy=policy))
+    assert job["spec"]["podReplacementPolicy"] == "Failed"
+    assert job["spec"]["podFailurePolicy"]["rules"][0]["onPodConditions"] == [
+        {"type": "DisruptionTarget", "status": "True"}]
+
+
+def test_a_backoff_limit_per_index_lifts_the_global_limit(shared_server: ServerProcess) -> None:
+    job = _create_and_get(shared_server, _job("per-index", completionMode="Indexed", completions=2,
+                                              backoffLimitPerIndex=1))
+    spec = job["spec"]
+    assert (spec["backoffLimit"], spec["parallelism"], spec["completionMode"], spec["suspend"],
+            spec["podReplacementPolicy"]) == (2147483647, 1, "Indexed", False, "TerminatingOrFailed")
+
+
+@pytest.mark.parametrize("sent, expected", [
+    ({"completions": None, "parallelism": None}, (1, 1)),
+    ({"completions": None, "parallelism": 4}, (None, 4)),
+])
+def test_null_counts_are_defaulted_as_missing_ones(shared_server: ServerProcess, sent: dict[str, Any],
+                                                   expected: tuple[Any, Any]) -> None:
+    body = _job(f"null-{expected[1]}", **sent)
+    status, created = shared_server.json("POST", "/apis/batch/v1/namespaces/default/jobs", body)
+    assert status == 201, created
+    assert (created["spec"].get("completions"), created["spec"]["parallelism"]) == expected
+
+
+def test_labelling_keeps_the_generation_and_a_spec_change_bumps_it(shared_server: ServerProcess) -> None:
+    _create_and_get(shared_server, _job("gen", suspend=True))
+    run_kubectl(shared_server, "label", "job", "gen", "extra=1")
+    job = json.loads(run_kubectl(shared_server, "get", "job", "gen", "-o", "json").stdout)
+    assert job["metadata"]["generation"] == 1
+    assert job["metadata"]["labels"] == {"extra": "1", **_generated(job)}
+    run_kubectl(shared_server, "patch", "job", "gen", "-p", '{"spec":{"suspend":false}}')
+    job = json.loads(run_kubectl(shared_server, "get", "job", "gen", "-o", "json").stdout)
+    assert job["metadata"]["generation"] == 2
