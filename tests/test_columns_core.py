@@ -64,7 +64,7 @@ _INFO = {"kubeletVersion": "v1.36.2", "osImage": "Debian GNU/Linux 12 (bookworm)
 
 # printNode's paths: STATUS is the Ready condition (the last of that type wins), else Unknown, then
 # SchedulingDisabled; ROLES from both label forms, sorted, without empty roles; wide cells fall back to
-# <none> (addresses) and <unknown> (node info), the kernel shown with its architecture when both are known.
+# <none> (addresses) and <unknown> (node info), the kernel followed by the architecture when one is reported.
 NODE_CASES: list[tuple[str, dict[str, object], list[object]]] = [
     ("a node without status", _node(),
      ["n", "Unknown", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]),
@@ -99,6 +99,8 @@ NODE_CASES: list[tuple[str, dict[str, object], list[object]]] = [
       "6.1.0-27-amd64 (amd64)", "containerd://2.1.4"]),
     ("a kernel without an architecture", _node(nodeInfo={"kernelVersion": "6.1.0"}),
      ["n", "Unknown", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "6.1.0", "<unknown>"]),
+    ("an architecture without a kernel", _node(nodeInfo={"architecture": "arm64"}),
+     ["n", "Unknown", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown> (arm64)", "<unknown>"]),
 ]
 
 
