@@ -121,3 +121,15 @@ def test_labelling_keeps_the_generation_and_a_spec_change_bumps_it(shared_server
     run_kubectl(shared_server, "patch", "job", "gen", "-p", '{"spec":{"suspend":false}}')
     job = json.loads(run_kubectl(shared_server, "get", "job", "gen", "-o", "json").stdout)
     assert job["metadata"]["generation"] == 2
+
+
+def test_a_status_write_without_labels_leaves_the_template_labels_showing(shared_server: ServerProcess) -> None:
+    job = _create_and_get(shared_server, _job("status-write", labels={"team": "s"}, template_labels={"app": "s"}))
+    del job["metadata"]["labels"]
+    job["status"] = {"active": 1}
+    path = "/apis/batch/v1/namespaces/default/jobs/status-write/status"
+    status, written = shared_server.json("PUT", path, job)
+    assert status == 200, written
+    job = json.loads(run_kubectl(shared_server, "get", "job", "status-write", "-o", "json").stdout)
+    assert job["metadata"]["labels"] == {"app": "s", **_generated(job)}
+    assert job["status"]["active"] == 1

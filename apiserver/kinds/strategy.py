@@ -137,7 +137,11 @@ def update_strategy(new: Obj, old: Obj) -> None:
 
 
 def on_status_update(new: Obj, old: Obj, now: str) -> None:
-    """A volume records when its phase last changed, unless the writer says so itself."""
+    """A volume records when its phase last changed, unless the writer says so itself; a job whose
+    status write left it without labels reads with its template's, as every decode defaults them."""
+    if new.get("kind") == "Job":
+        defaults.default("Job", new)
+        _own_labels(new)
     if new.get("kind") != "PersistentVolume":
         return
     status, old_status = new.get("status") or {}, old.get("status") or {}
