@@ -133,3 +133,16 @@ def test_a_status_write_without_labels_leaves_the_template_labels_showing(shared
     job = json.loads(run_kubectl(shared_server, "get", "job", "status-write", "-o", "json").stdout)
     assert job["metadata"]["labels"] == {"app": "s", **_generated(job)}
     assert job["status"]["active"] == 1
+
+
+def test_a_cron_jobs_pod_failure_policy_patterns_match_true_conditions(shared_server: ServerProcess) -> None:
+    job_spec = _job("unused", podFailurePolicy={"rules": [{"action": "Ignore",
+                                                            "onPodConditions": [{"type": "DisruptionTarget"}]}]})["spec"]
+    body = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"},
+            "spec": {"schedule": "0 1 * * *", "jobTemplate": {"spec": job_spec}}}
+    status, created = shared_server.json("POST", "/apis/batch/v1/namespaces/default/cronjobs?dryRun=All", body)
+    assert status == 201, created
+    template = created["spec"]["jobTemplate"]["spec"]
+    assert template["podFailurePolicy"]["rules"][0]["onPodConditions"] == [{"type": "DisruptionTarget", "status": "True"}]
+    # SetDefaults_Job is the Job's alone: a CronJob's job template keeps what it was given.
+    assert "podReplacementPolicy" not in template and "completionMode" not in template
