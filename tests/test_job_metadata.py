@@ -146,3 +146,40 @@ def test_a_cron_jobs_pod_failure_policy_patterns_match_true_conditions(shared_se
     assert template["podFailurePolicy"]["rules"][0]["onPodConditions"] == [{"type": "DisruptionTarget", "status": "True"}]
     # SetDefaults_Job is the Job's alone: a CronJob's job template keeps what it was given.
     assert "podReplacementPolicy" not in template and "completionMode" not in template
+
+
+@pytest.mark.parametrize("spec, field, message", [
+    ({"backoffLimitPerIndex": 1}, "spec.backoffLimitPerIndex",
+     "spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode"),
+    ({"completionMode": "Indexed", "completions": 2, "maxFailedIndexes": 1}, "spec.backoffLimitPerIndex",
+     "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified"),
+    ({"completionMode": "Indexed", "completions": 2, "backoffLimitPerIndex": 1, "maxFailedIndexes": 3},
+     "spec.maxFailedIndexes", "spec.maxFailedIndexes: Invalid value: 3: must be less than or equal to completions"),
+    ({"completionMode": "Indexed", "parallelism": 2}, "spec.completions",
+     "spec.completions: Required value: when completion mode is Indexed"),
+])
+def test_per_index_backoff_rules(shared_server: ServerProcess, spec: dict[str, Any], field: str, message: str) -> None:
+    status, answer = shared_server.json("POST", "/apis/batch/v1/namespaces/default/jobs", _job("bad", **spec))
+    assert status == 422, answer
+    assert field in [cause["field"] for cause in answer["details"]["causes"]]
+    assert message in answer["message"]
+    assert shared_server.json("GET", "/apis/batch/v1/namespaces/default/jobs/bad")[0] == 404
+
+
+@pytest.mark.parametrize("restart, extra, message", [
+    (None, {}, 'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'),
+    ("Always", {}, 'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'),
+    ("OnFailure", {"podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "X"}]}]}},
+     'spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy '
+     'is specified'),
+])
+def test_restart_policy_rules(shared_server: ServerProcess, restart: str | None, extra: dict[str, Any],
+                              message: str) -> None:
+    body = _job("restart", **extra)
+    pod = body["spec"]["template"]["spec"]
+    pod.pop("restartPolicy")
+    if restart is not None:
+        pod["restartPolicy"] = restart
+    status, answer = shared_server.json("POST", "/apis/batch/v1/namespaces/default/jobs", body)
+    assert status == 422, answer
+    assert message in answer["message"]

@@ -142,12 +142,40 @@ def _immutable_selector(spec: Obj, old: Obj) -> list[FieldError]:
 
 def _job(obj: Obj, old: Obj | None) -> list[FieldError]:
     spec = obj.get("spec") or {}
-    found = pod_spec((spec.get("template") or {}).get("spec"), "spec.template.spec")
+    found = _job_indexes(spec)
+    found.extend(pod_spec((spec.get("template") or {}).get("spec"), "spec.template.spec"))
     policy = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy")
-    if policy == "Always":
-        found.append(_unsupported("spec.template.spec.restartPolicy", policy, ("OnFailure", "Never")))
+    restart_path = "spec.template.spec.restartPolicy"
+    # Pod defaulting has made a missing restartPolicy Always by now, hence upstream's "Required".
+    if policy in ("Always", "", None):
+        found.append(FieldError("FieldValueRequired", restart_path, 'Required value: valid values: "OnFailure", "Never"'))
+    elif policy not in ("OnFailure", "Never"):
+        found.append(_unsupported(restart_path, policy, ("OnFailure", "Never")))
+    elif spec.get("podFailurePolicy") is not None and policy != "Never":
+        found.append(_invalid(restart_path, policy, 'only "Never" is supported when podFailurePolicy is specified'))
     if old is not None:
         found.extend(_immutable_selector(spec, old))
+    return found
+
+
+def _job_indexes(spec: Obj) -> list[FieldError]:
+    """Per-index backoff and its failed-index budget belong to Indexed jobs, which count completions."""
+    found: list[FieldError] = []
+    per_index, max_failed = spec.get("backoffLimitPerIndex"), spec.get("maxFailedIndexes")
+    completions = spec.get("completions")
+    if max_failed is not None and per_index is None:
+        found.append(FieldError("FieldValueRequired", "spec.backoffLimitPerIndex",
+                                "Required value: when maxFailedIndexes is specified"))
+    if spec.get("completionMode") == "Indexed":
+        if completions is None:
+            found.append(FieldError("FieldValueRequired", "spec.completions",
+                                    "Required value: when completion mode is Indexed"))
+        elif isinstance(max_failed, int) and isinstance(completions, int) and max_failed > completions:
+            found.append(_invalid("spec.maxFailedIndexes", max_failed, "must be less than or equal to completions"))
+    elif spec.get("completionMode") in ("NonIndexed", None):
+        for field_name, value in (("backoffLimitPerIndex", per_index), ("maxFailedIndexes", max_failed)):
+            if value is not None:
+                found.append(_invalid(f"spec.{field_name}", value, "requires indexed completion mode"))
     return found
 
 
