@@ -77,8 +77,8 @@ def test_a_manual_selector_is_left_as_written(shared_server: ServerProcess) -> N
 
 def test_a_selector_given_without_manual_selector_gains_the_uid_match(shared_server: ServerProcess) -> None:
     job = _create_and_get(shared_server, _job("given", template_labels={"app": "g"},
-                                              selector={"matchLabels": {"app": "g"}}))
-    assert job["spec"]["selector"] == {"matchLabels": {"app": "g",
+                                              selector={"matchLabels": {"job-name": "given"}}))
+    assert job["spec"]["selector"] == {"matchLabels": {"job-name": "given",
                                                        "batch.kubernetes.io/controller-uid": job["metadata"]["uid"]}}
     assert job["spec"]["template"]["metadata"]["labels"] == {"app": "g", **_generated(job)}
 
@@ -183,3 +183,27 @@ def test_restart_policy_rules(shared_server: ServerProcess, restart: str | None,
     status, answer = shared_server.json("POST", "/apis/batch/v1/namespaces/default/jobs", body)
     assert status == 422, answer
     assert message in answer["message"]
+
+
+@pytest.mark.parametrize("spec, messages", [
+    ({"manualSelector": True}, ["spec.selector: Required value",
+                                "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"m\"}: "
+                                "`selector` does not match template `labels`"]),
+    ({"manualSelector": True, "selector": {"matchLabels": {"app": "other"}}},
+     ["spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"m\"}: "
+      "`selector` does not match template `labels`"]),
+])
+def test_a_manual_selector_must_pick_the_template(shared_server: ServerProcess, spec: dict[str, Any],
+                                                  messages: list[str]) -> None:
+    status, answer = shared_server.json("POST", "/apis/batch/v1/namespaces/default/jobs",
+                                        _job("manual-bad", template_labels={"app": "m"}, **spec))
+    assert status == 422, answer
+    assert all(m in answer["message"] for m in messages), answer["message"]
+
+
+def test_a_generated_selector_may_only_pick_by_the_generated_labels(shared_server: ServerProcess) -> None:
+    body = _job("picky", template_labels={"app": "p"}, selector={"matchLabels": {"app": "p", "controller-uid": "x"}})
+    status, answer = shared_server.json("POST", "/apis/batch/v1/namespaces/default/jobs", body)
+    assert status == 422, answer
+    assert "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{" in answer["message"]
+    assert "`selector` not auto-generated" in answer["message"]
