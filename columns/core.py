@@ -318,9 +318,10 @@ def node_row(node: Node) -> Row:
     if node.spec.unschedulable:
         states.append("SchedulingDisabled")
     info = status.nodeInfo
+    # 1.36 shows the architecture after the kernel, after an unknown kernel too.
     kernel = info.kernelVersion or UNKNOWN
-    if info.kernelVersion and info.architecture:
-        kernel = f"{info.kernelVersion} ({info.architecture})"
+    if info.architecture:
+        kernel = f"{kernel} ({info.architecture})"
     return Row([node.metadata.name, ",".join(states), node_roles(node.metadata.labels),
                 since(node.metadata.creationTimestamp), info.kubeletVersion,
                 next((a.address for a in status.addresses if a.type == "InternalIP"), NONE),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from columns_golden import cells
 
 from columns import core
@@ -42,6 +43,70 @@ def test_node_roles_and_unknown_status() -> None:
     row = cells(core.NODES, node)
     assert row[1:3] == ["Unknown", "edge,infra"]
     assert row[5:] == ["<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]
+
+
+def _node(labels: dict[str, str] | None = None, conditions: list[dict[str, str]] | None = None,
+          unschedulable: bool | None = None, **status: object) -> dict[str, object]:
+    meta: dict[str, object] = {"name": "n", "creationTimestamp": "2033-05-18T02:33:20Z"}
+    if labels is not None:
+        meta["labels"] = labels
+    node: dict[str, object] = {"metadata": meta}
+    if unschedulable is not None:
+        node["spec"] = {"unschedulable": unschedulable}
+    if conditions is not None or status:
+        node["status"] = {**({"conditions": conditions} if conditions is not None else {}), **status}
+    return node
+
+
+_READY = {"type": "Ready", "status": "True"}
+_INFO = {"kubeletVersion": "v1.36.2", "osImage": "Debian GNU/Linux 12 (bookworm)", "kernelVersion": "6.1.0-27-amd64",
+         "architecture": "amd64", "containerRuntimeVersion": "containerd://2.1.4"}
+
+# printNode's paths: STATUS is the Ready condition (the last of that type wins), else Unknown, then
+# SchedulingDisabled; ROLES from both label forms, sorted, without empty roles; wide cells fall back to
+# <none> (addresses) and <unknown> (node info), the kernel followed by the architecture when one is reported.
+NODE_CASES: list[tuple[str, dict[str, object], list[object]]] = [
+    ("a node without status", _node(),
+     ["n", "Unknown", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]),
+    ("ready", _node(conditions=[{"type": "MemoryPressure", "status": "False"}, _READY]),
+     ["n", "Ready", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]),
+    ("not ready: False", _node(conditions=[{"type": "Ready", "status": "False"}]),
+     ["n", "NotReady", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]),
+    ("not ready: Unknown status", _node(conditions=[{"type": "Ready", "status": "Unknown"}]),
+     ["n", "NotReady", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]),
+    ("the last Ready condition wins", _node(conditions=[_READY, {"type": "Ready", "status": "False"}]),
+     ["n", "NotReady", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]),
+    ("other conditions alone leave it Unknown", _node(conditions=[{"type": "DiskPressure", "status": "True"}]),
+     ["n", "Unknown", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]),
+    ("cordoned and ready", _node(conditions=[_READY], unschedulable=True),
+     ["n", "Ready,SchedulingDisabled", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>",
+      "<unknown>"]),
+    ("cordoned without status", _node(unschedulable=True),
+     ["n", "Unknown,SchedulingDisabled", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>",
+      "<unknown>"]),
+    ("several roles, both label forms, sorted and deduplicated",
+     _node(labels={"node-role.kubernetes.io/worker": "", "node-role.kubernetes.io/control-plane": "true",
+                   "kubernetes.io/role": "worker", "node-role.kubernetes.io/": "", "kubernetes.io/hostname": "n"}),
+     ["n", "Unknown", "control-plane,worker", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>",
+      "<unknown>"]),
+    ("an empty kubernetes.io/role is no role", _node(labels={"kubernetes.io/role": ""}),
+     ["n", "Unknown", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"]),
+    ("a full node, first address of each type",
+     _node(conditions=[_READY], nodeInfo=_INFO,
+           addresses=[{"type": "Hostname", "address": "n"}, {"type": "InternalIP", "address": "10.0.0.1"},
+                      {"type": "InternalIP", "address": "10.0.0.2"}, {"type": "ExternalIP", "address": "1.2.3.4"}]),
+     ["n", "Ready", "<none>", "60m", "v1.36.2", "10.0.0.1", "1.2.3.4", "Debian GNU/Linux 12 (bookworm)",
+      "6.1.0-27-amd64 (amd64)", "containerd://2.1.4"]),
+    ("a kernel without an architecture", _node(nodeInfo={"kernelVersion": "6.1.0"}),
+     ["n", "Unknown", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "6.1.0", "<unknown>"]),
+    ("an architecture without a kernel", _node(nodeInfo={"architecture": "arm64"}),
+     ["n", "Unknown", "<none>", "60m", "", "<none>", "<none>", "<unknown>", "<unknown> (arm64)", "<unknown>"]),
+]
+
+
+@pytest.mark.parametrize(("case", "node", "expected"), NODE_CASES, ids=[c[0] for c in NODE_CASES])
+def test_node_rows(case: str, node: dict[str, object], expected: list[object]) -> None:
+    assert cells(core.NODES, node) == expected
 
 
 def test_replication_controller_without_a_template() -> None:

@@ -86,10 +86,16 @@ def test_a_jobs_selector_cannot_change(shared_server: ServerProcess) -> None:
                                       {"spec": {"selector": {"matchLabels": {"app": "mine"}}}},
                                       content_type="application/merge-patch+json")
     assert status == 422
+    # Upstream validates the new job whole before comparing it with the old one.
+    selector = ('v1.LabelSelector{MatchLabels:map[string]string{'
+                f'"app":"mine", "batch.kubernetes.io/controller-uid":"{uid}"}}, '
+                "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}")
+    labels = (f'map[string]string{{"batch.kubernetes.io/controller-uid":"{uid}", "batch.kubernetes.io/job-name":"j", '
+              f'"controller-uid":"{uid}", "job-name":"j"}}')
     assert body["message"] == (
-        'Job.batch "j" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{'
-        f'"app":"mine", "batch.kubernetes.io/controller-uid":"{uid}"}}, '
-        "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable")
+        f'Job.batch "j" is invalid: [spec.selector: Invalid value: {selector}: `selector` not auto-generated, '
+        f"spec.template.metadata.labels: Invalid value: {labels}: `selector` does not match template `labels`, "
+        f"spec.selector: Invalid value: {selector}: field is immutable]")
 
 
 def test_a_storage_class_provisioner_cannot_change(shared_server: ServerProcess) -> None:

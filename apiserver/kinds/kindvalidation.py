@@ -142,12 +142,74 @@ def _immutable_selector(spec: Obj, old: Obj) -> list[FieldError]:
 
 def _job(obj: Obj, old: Obj | None) -> list[FieldError]:
     spec = obj.get("spec") or {}
-    found = pod_spec((spec.get("template") or {}).get("spec"), "spec.template.spec")
+    found = _job_generated_selector(obj)
+    found.extend(_job_indexes(spec))
+    found.extend(pod_spec((spec.get("template") or {}).get("spec"), "spec.template.spec"))
     policy = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy")
-    if policy == "Always":
-        found.append(_unsupported("spec.template.spec.restartPolicy", policy, ("OnFailure", "Never")))
+    restart_path = "spec.template.spec.restartPolicy"
+    # Pod defaulting has made a missing restartPolicy Always by now, hence upstream's "Required".
+    if policy in ("Always", "", None):
+        found.append(FieldError("FieldValueRequired", restart_path, 'Required value: valid values: "OnFailure", "Never"'))
+    elif policy not in ("OnFailure", "Never"):
+        found.append(_unsupported(restart_path, policy, ("OnFailure", "Never")))
+    elif spec.get("podFailurePolicy") is not None and policy != "Never":
+        found.append(_invalid(restart_path, policy, 'only "Never" is supported when podFailurePolicy is specified'))
+    found.extend(_job_selector(spec))
     if old is not None:
         found.extend(_immutable_selector(spec, old))
+    return found
+
+
+def _job_generated_selector(obj: Obj) -> list[FieldError]:
+    """Unless manual, the selector may only pick by the labels the strategy generates: the job's uid and name."""
+    spec = obj.get("spec") or {}
+    selector = spec.get("selector")
+    if spec.get("manualSelector") is True or not isinstance(selector, dict):
+        return []
+    meta = obj.get("metadata") or {}
+    uid, name = str(meta.get("uid") or ""), str(meta.get("name") or "")
+    expected = {"controller-uid": uid, "batch.kubernetes.io/controller-uid": uid,
+                "job-name": name, "batch.kubernetes.io/job-name": name}
+    if all(expected.get(k) == v for k, v in (selector.get("matchLabels") or {}).items()):
+        return []
+    return [FieldError("FieldValueInvalid", "spec.selector",
+                       f"Invalid value: {_go_selector(selector)}: `selector` not auto-generated")]
+
+
+def _job_selector(spec: Obj) -> list[FieldError]:
+    """A manual selector must be given and, as a generated one does, pick the template's pods. Go reads
+    a missing selector as one matching nothing, so the template is then refused as well."""
+    selector = spec.get("selector")
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+    found: list[FieldError] = []
+    if not isinstance(selector, dict):
+        found.append(_required("spec.selector"))
+    match = (selector.get("matchLabels") or {}) if isinstance(selector, dict) else None
+    if match is None or any((labels or {}).get(k) != v for k, v in match.items()):
+        shown = _go_map(labels) if labels else "map[string]string(nil)"
+        found.append(FieldError("FieldValueInvalid", "spec.template.metadata.labels",
+                                f"Invalid value: {shown}: `selector` does not match template `labels`"))
+    return found
+
+
+def _job_indexes(spec: Obj) -> list[FieldError]:
+    """Per-index backoff and its failed-index budget belong to Indexed jobs, which count completions."""
+    found: list[FieldError] = []
+    per_index, max_failed = spec.get("backoffLimitPerIndex"), spec.get("maxFailedIndexes")
+    completions = spec.get("completions")
+    if max_failed is not None and per_index is None:
+        found.append(FieldError("FieldValueRequired", "spec.backoffLimitPerIndex",
+                                "Required value: when maxFailedIndexes is specified"))
+    if spec.get("completionMode") == "Indexed":
+        if completions is None:
+            found.append(FieldError("FieldValueRequired", "spec.completions",
+                                    "Required value: when completion mode is Indexed"))
+        elif isinstance(max_failed, int) and isinstance(completions, int) and max_failed > completions:
+            found.append(_invalid("spec.maxFailedIndexes", max_failed, "must be less than or equal to completions"))
+    elif spec.get("completionMode") in ("NonIndexed", None):
+        for field_name, value in (("backoffLimitPerIndex", per_index), ("maxFailedIndexes", max_failed)):
+            if value is not None:
+                found.append(_invalid(f"spec.{field_name}", value, "requires indexed completion mode"))
     return found
 
 

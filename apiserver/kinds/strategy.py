@@ -113,6 +113,10 @@ def admit_create(obj: Obj) -> None:
     defaults.admit(kind, obj)
     if kind == "Job":
         _job_selector(obj)
+        # Every read decodes the stored job through its defaulting again, so a job stored without
+        # labels reads with its template's, the generated ones included: store what every read shows.
+        defaults.default(kind, obj)
+        _own_labels(obj)
     elif kind == "CustomResourceDefinition":
         # The CRD strategy records the storage version; the names and conditions are the controller's.
         stored = [v["name"] for v in (obj.get("spec") or {}).get("versions") or () if v.get("storage")]
@@ -133,7 +137,11 @@ def update_strategy(new: Obj, old: Obj) -> None:
 
 
 def on_status_update(new: Obj, old: Obj, now: str) -> None:
-    """A volume records when its phase last changed, unless the writer says so itself."""
+    """A volume records when its phase last changed, unless the writer says so itself; a job whose
+    status write left it without labels reads with its template's, as every decode defaults them."""
+    if new.get("kind") == "Job":
+        defaults.default("Job", new)
+        _own_labels(new)
     if new.get("kind") != "PersistentVolume":
         return
     status, old_status = new.get("status") or {}, old.get("status") or {}
@@ -142,18 +150,38 @@ def on_status_update(new: Obj, old: Obj, now: str) -> None:
         status["lastPhaseTransitionTime"] = now
 
 
+def _own_labels(obj: Obj) -> None:
+    """The job's labels apart from its template's, once the strategy is done adding to them."""
+    labels = obj["metadata"].get("labels")
+    if isinstance(labels, dict):
+        obj["metadata"]["labels"] = dict(labels)
+
+
 def _job_selector(obj: Obj) -> None:
-    """A job's pods are told apart by its uid, unless the user chose the selector (manualSelector)."""
+    """A job's pods are told apart by its uid, unless the user chose the selector (manualSelector).
+
+    Labels the user already put on the template stay as written (validation judges them), and so does
+    a selector the user gave: only its controller-uid match is added when missing."""
     spec = obj.setdefault("spec", {})
+    if spec.get("manualSelector") is True:
+        return
     meta = obj["metadata"]
     template = spec.setdefault("template", {})
     template_meta = template.setdefault("metadata", {})
-    if not meta.get("labels") and template_meta.get("labels"):
-        meta["labels"] = dict(template_meta["labels"])
-    if spec.get("manualSelector") is True:
-        return
-    uid, name = meta["uid"], meta["name"]
-    spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
-    labels = template_meta.setdefault("labels", {})
-    labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
-                   "controller-uid": uid, "job-name": name})
+    if not isinstance(template_meta.get("labels"), dict):
+        template_meta["labels"] = {}
+    labels = template_meta["labels"]
+    for key in _JOB_NAME_LABELS:
+        labels.setdefault(key, meta["name"])
+    for key in _JOB_UID_LABELS:
+        labels.setdefault(key, meta["uid"])
+    if not isinstance(spec.get("selector"), dict):
+        spec["selector"] = {}
+    if not isinstance(spec["selector"].get("matchLabels"), dict):
+        spec["selector"]["matchLabels"] = {}
+    spec["selector"]["matchLabels"].setdefault("batch.kubernetes.io/controller-uid", meta["uid"])
+
+
+# Upstream's order: the legacy key, then the batch.kubernetes.io one.
+_JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+_JOB_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
