@@ -14,21 +14,18 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import msgspec
 import orjson
 
 from apiserver.storage.interface import (
-    Change,
     Key,
-    Listener,
     PreconditionFailed,
     StorageUnavailable,
     StoredObject,
 )
-from apiserver.storage.memory import MemoryState
-from apiserver.storage.snapshot import Snapshot
+from apiserver.storage.memory import MemoryReads, MemoryState
 from apiserver.storage.wal import LogWriter, frame, fsync_dir, iter_verified
 
 log = logging.getLogger("apiserver.storage")
@@ -76,7 +73,7 @@ class _Pending:
     future: asyncio.Future[StoredObject]
 
 
-class EmbeddedStore:
+class EmbeddedStore(MemoryReads):
     def __init__(self, options: StoreOptions) -> None:
         self._options = options
         self._state = MemoryState(options.history_size, options.history_seconds)
@@ -93,10 +90,6 @@ class EmbeddedStore:
     # -- reading -------------------------------------------------------------------------------
 
     @property
-    def revision(self) -> int:
-        return self._state.revision
-
-    @property
     def ready(self) -> bool:
         return True
 
@@ -106,30 +99,11 @@ class EmbeddedStore:
     async def catch_up(self, revision: int | None) -> None:
         """Nothing to wait for: this process is the only writer, and readers see each write once durable."""
 
-    def get(self, key: Key) -> StoredObject | None:
-        return self._state.get(key)
-
     def latest(self, key: Key) -> StoredObject | None:
         pending = self._overlay.get(key)
         if pending is not None:
             return None if pending.data == b"" else pending
         return self.get(key)
-
-    def list(self, storage_key: str, namespace: str | None) -> tuple[int, list[tuple[Key, StoredObject]]]:
-        return self._state.list(storage_key, namespace)
-
-    # Below `list` means the method above, so annotations name the builtin as `builtins.list`.
-
-    def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:
-        return self._state.changes_since(storage_key, rv)
-
-    def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
-        return self._state.snapshot(storage_key, namespace, revision)
-
-    def subscribe(self, storage_key: str, listener: Listener,
-                  on_reset: Callable[[], None] | None = None) -> Callable[[], None]:
-        # The embedded state is never reloaded while serving, so `on_reset` is never called.
-        return self._state.subscribe(storage_key, listener, on_reset)
 
     # -- writing -------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import socket
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator
 
 import grpc
 import orjson
@@ -24,17 +24,14 @@ from aetcd import rpc
 from apiserver.errors import ApiError
 from apiserver.storage.etcdkeys import Layout
 from apiserver.storage.interface import (
-    Change,
     Key,
-    Listener,
     PreconditionFailed,
     ResourceChanged,
     StorageUnavailable,
     StoredObject,
     StoreUnreachable,
 )
-from apiserver.storage.memory import MemoryState
-from apiserver.storage.snapshot import Snapshot
+from apiserver.storage.memory import MemoryReads, MemoryState
 from apiserver.wire import protobuf
 
 log = logging.getLogger("apiserver.storage.etcd")
@@ -110,7 +107,7 @@ def decode_value(value: bytes, revision: int) -> bytes:
     return orjson.dumps(obj)
 
 
-class EtcdStore:
+class EtcdStore(MemoryReads):
     def __init__(self, options: EtcdOptions, layout: Layout) -> None:
         self._options = options
         self._layout = layout
@@ -129,34 +126,12 @@ class EtcdStore:
     # -- reading -------------------------------------------------------------------------------
 
     @property
-    def revision(self) -> int:
-        return self._state.revision
-
-    @property
     def ready(self) -> bool:
         return self._watching
-
-    def get(self, key: Key) -> StoredObject | None:
-        return self._state.get(key)
 
     def latest(self, key: Key) -> StoredObject | None:
         # etcd's transaction checks the writer's expectation again, so the cache is enough here.
         return self._state.get(key)
-
-    def list(self, storage_key: str, namespace: str | None) -> tuple[int, list[tuple[Key, StoredObject]]]:
-        return self._state.list(storage_key, namespace)
-
-    # Below `list` means the method above, so annotations name the builtin as `builtins.list`.
-
-    def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:
-        return self._state.changes_since(storage_key, rv)
-
-    def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
-        return self._state.snapshot(storage_key, namespace, revision)
-
-    def subscribe(self, storage_key: str, listener: Listener,
-                  on_reset: Callable[[], None] | None = None) -> Callable[[], None]:
-        return self._state.subscribe(storage_key, listener, on_reset)
 
     async def catch_up(self, revision: int | None) -> None:
         if revision is None:

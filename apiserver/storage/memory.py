@@ -187,3 +187,31 @@ class MemoryState:
         while history and (len(history) > self._history_size or history[0][0] < horizon):
             _, dropped = history.popleft()
             res.history_floor = dropped.rv
+
+
+class MemoryReads:
+    """The reads both stores serve alike, from the MemoryState each keeps current: they differ only in
+    how a write reaches it (the embedded store's log, or etcd's watch) and in `latest`."""
+
+    _state: MemoryState
+
+    @property
+    def revision(self) -> int:
+        return self._state.revision
+
+    def get(self, key: Key) -> StoredObject | None:
+        return self._state.get(key)
+
+    def list(self, storage_key: str, namespace: str | None) -> tuple[int, builtins.list[tuple[Key, StoredObject]]]:
+        return self._state.list(storage_key, namespace)
+
+    def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:
+        return self._state.changes_since(storage_key, rv)
+
+    def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
+        return self._state.snapshot(storage_key, namespace, revision)
+
+    def subscribe(self, storage_key: str, listener: Listener,
+                  on_reset: Callable[[], None] | None = None) -> Callable[[], None]:
+        """`on_reset` is called after the state is replaced (only etcd's cache ever is, on a reload)."""
+        return self._state.subscribe(storage_key, listener, on_reset)
