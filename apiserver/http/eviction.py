@@ -94,35 +94,25 @@ def _check_delete_options(options: Any) -> None:
                                   f"Eviction.deleteOptions{field} of type {go_type}")
 
     if not isinstance(options, dict):
-        raise refuse("", _json_type(options), "v1.DeleteOptions")
+        raise refuse("", objects.json_type(options), "v1.DeleteOptions")
     grace = options.get("gracePeriodSeconds")
     if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
-        raise refuse(".gracePeriodSeconds", _json_type(grace), "int64")
+        raise refuse(".gracePeriodSeconds", objects.json_type(grace), "int64")
     preconditions = options.get("preconditions")
     if preconditions is not None:
         if not isinstance(preconditions, dict):
-            raise refuse(".preconditions", _json_type(preconditions), "v1.Preconditions")
+            raise refuse(".preconditions", objects.json_type(preconditions), "v1.Preconditions")
         for field in ("uid", "resourceVersion"):
             value = preconditions.get(field)
             if value is not None and not isinstance(value, str):
-                raise refuse(f".preconditions.{field}", _json_type(value), "types.UID" if field == "uid" else "string")
+                raise refuse(f".preconditions.{field}", objects.json_type(value), "types.UID" if field == "uid" else "string")
     dry_run = options.get("dryRun")
     if dry_run is not None:
         if not isinstance(dry_run, list) or not all(isinstance(v, str) for v in dry_run):
-            raise refuse(".dryRun", _json_type(dry_run), "[]string")
+            raise refuse(".dryRun", objects.json_type(dry_run), "[]string")
         for value in dry_run:
             if value != "All":
                 raise errors.bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _part(obj: dict[str, Any], field: str) -> dict[str, Any]:

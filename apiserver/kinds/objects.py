@@ -92,7 +92,8 @@ _META_TYPES: dict[str, tuple[type, str]] = {
 }
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """The JSON type Go's decoder names in an unmarshal error."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, (int, float)):
@@ -114,7 +115,7 @@ def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
         elif not wrong and go_type == "[]string":
             inner = next((v for v in value if not isinstance(v, str)), None)
         if wrong or inner is not None:
-            found = _json_type(value if wrong else inner)
+            found = json_type(value if wrong else inner)
             target = go_type if wrong else "string"
             raise errors.bad_request(
                 f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: json: cannot unmarshal '
