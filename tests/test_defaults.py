@@ -148,6 +148,13 @@ def test_generation_follows_the_desired_state_of_kinds_without_a_spec(server: Se
      {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "va"},
       "spec": {"attacher": "a.example.com", "nodeName": "n", "source": {"persistentVolumeName": "pv"}}},
      {"status": {"attached": False}}),
+    # No omitempty on rules: unset, or empty (which the protobuf round trip makes nil), they read null.
+    ("/apis/rbac.authorization.k8s.io/v1/clusterroles",
+     {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "unset"}},
+     {"rules": None}),
+    ("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+     {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "empty"}, "rules": []},
+     {"rules": None}),
 ])
 def test_fields_go_always_writes(shared_server: ServerProcess, path: str, body: dict[str, Any],
                                  written: dict[str, Any]) -> None:

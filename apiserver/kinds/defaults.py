@@ -53,6 +53,10 @@ _GO_ZERO.update({
                                                        "desiredHealthy": 0, "expectedPods": 0},
     "io.k8s.api.storage.v1.CSINodeDriver": {"topologyKeys": None},
     "io.k8s.api.storage.v1.CSINodeSpec": {"drivers": None},
+    # No omitempty: unset rules are written null, and an empty list reads back null from protobuf
+    # (the aggregated ClusterRoles admin, edit and view read `rules: null`).
+    "io.k8s.api.rbac.v1.Role": {"rules": None},
+    "io.k8s.api.rbac.v1.ClusterRole": {"rules": None},
     "io.k8s.api.core.v1.ReplicationControllerStatus": {"replicas": 0},
     "io.k8s.api.scheduling.v1.PriorityClass": {"value": 0},
     "io.k8s.api.apps.v1.ControllerRevision": {"revision": 0},
@@ -415,13 +419,6 @@ def _endpoints(obj: Obj) -> None:
                 port.setdefault("protocol", "TCP")
 
 
-def _rbac_rules(obj: Obj) -> None:
-    """An empty rules list is stored as null: Go's rules field has no omitempty, and the protobuf
-    round trip through etcd leaves an empty slice nil (an aggregated ClusterRole reads `rules: null`)."""
-    if obj.get("rules") == []:
-        obj["rules"] = None
-
-
 def _rbac_subjects(obj: Obj) -> None:
     """A User or Group subject without apiGroup is RBAC's own (a ServiceAccount's stays core's)."""
     for subject in obj.get("subjects") or ():
@@ -455,7 +452,6 @@ _DEFAULTERS: dict[str, Callable[[Obj], None]] = {
     "PersistentVolumeClaim": _claim, "PersistentVolume": _persistent_volume, "Namespace": _namespace,
     "Secret": _secret, "StorageClass": _storage_class, "EndpointSlice": _endpoint_slice,
     "Endpoints": _endpoints, "RoleBinding": _rbac_subjects, "ClusterRoleBinding": _rbac_subjects,
-    "Role": _rbac_rules, "ClusterRole": _rbac_rules,
     "ReplicationController": _replication_controller, "PodTemplate": _pod_template,
     "HorizontalPodAutoscaler": autoscaling.default, **admission_defaults.DEFAULTERS, **config_defaults.DEFAULTERS,
 }
