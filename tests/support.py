@@ -343,15 +343,23 @@ def small_tmpfs(path: str, size: str) -> Iterator[str]:
 
 
 def fill_up(directory: str) -> str:
-    """Writes one file until its file system is full; deleting it frees the space again."""
+    """Writes one file until its file system stays full; deleting it frees the space again.
+
+    Full once is not enough: a snapshot the server was writing when the space ran out fails and gives
+    its space back, so the filler writes on until the disk has refused it several times in a row.
+    """
     path = os.path.join(directory, "filler")
+    refusals_in_a_row = 0
     with open(path, "wb", buffering=0) as f:
-        try:
-            while True:
+        while refusals_in_a_row < 5:
+            try:
                 f.write(bytes(4096))
-        except OSError as exc:
-            if exc.errno != errno.ENOSPC:
-                raise
+                refusals_in_a_row = 0
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC:
+                    raise
+                refusals_in_a_row += 1
+                time.sleep(0.2)
     return path
 
 
