@@ -3,6 +3,7 @@ under upstream's policy format, and never a token."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from collections.abc import Iterator
@@ -87,6 +88,8 @@ def test_every_write_is_named_with_user_verb_resource_and_code(audited: ServerPr
     assert created["responseObject"]["metadata"]["name"] == "audited"
     sa_read = [e for e in events if e["user"].get("username") == "system:serviceaccount:default:bot"]
     assert [(e["verb"], e["responseStatus"]["code"]) for e in sa_read] == [("list", 403)]
+    jti = json.loads(base64.urlsafe_b64decode(sa_token.split(".")[1] + "=="))["jti"]
+    assert sa_read[0]["user"]["extra"] == {"authentication.kubernetes.io/credential-id": [f"JTI={jti}"]}
     assert not any(e["requestURI"].startswith(("/api?", "/apis?", "/version")) or e["requestURI"] in ("/api", "/apis")
                    for e in events)
     with open(os.path.join(audited.data_dir, "audit.log")) as f:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import datetime
 import os
+import re
 import subprocess
 import sys
 
@@ -44,8 +45,10 @@ def test_a_certificate_kubeconfig_names_user_and_groups(shared_server: ServerPro
     assert cert.subject.rfc4514_string() == "CN=carol,O=fastkube:view"
     code, out = _as(shared_server, kubeconfig, "auth", "whoami")
     assert code == 0, out
-    assert [line.split(None, 1) for line in out.splitlines()] == [
-        ["ATTRIBUTE", "VALUE"], ["Username", "carol"], ["Groups", "[fastkube:view system:authenticated]"]]
+    assert [re.split(r"\s{2,}", line) for line in out.splitlines()] == [
+        ["ATTRIBUTE", "VALUE"], ["Username", "carol"], ["Groups", "[fastkube:view system:authenticated]"],
+        ["Extra: authentication.kubernetes.io/credential-id",
+         f"[X509SHA256={cert.fingerprint(hashes.SHA256()).hex()}]"]]
     assert _as(shared_server, kubeconfig, "get", "configmaps", "-n", "kube-system", "-o", "name")[0] == 0
     assert _as(shared_server, kubeconfig, "create", "configmap", "by-carol") == (
         1, 'error: failed to create configmap: configmaps is forbidden: User "carol" cannot create resource '

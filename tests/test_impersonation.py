@@ -144,3 +144,20 @@ def fuzz_target(anonymous_server: ServerProcess) -> Iterator[tuple[ServerProcess
     conn = Connection(anonymous_server, BOB)
     yield anonymous_server, conn
     conn.close()
+
+
+def test_impersonated_extras_show_in_whoami(anonymous_server: ServerProcess) -> None:
+    # Header names cannot carry a "/", so the key arrives percent-encoded and is decoded as upstream does.
+    conn = Connection(anonymous_server, anonymous_server.token)
+    try:
+        status, _, raw = conn.request(
+            "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            json.dumps({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}).encode(),
+            headers={"Impersonate-User": "carol", "Impersonate-Extra-reason": "on-call",
+                     "Impersonate-Extra-example.com%2fticket": "OPS-12"})
+    finally:
+        conn.close()
+    assert status == 201, raw
+    assert json.loads(raw)["status"]["userInfo"] == {
+        "username": "carol", "groups": ["system:authenticated"],
+        "extra": {"example.com/ticket": ["OPS-12"], "reason": ["on-call"]}}

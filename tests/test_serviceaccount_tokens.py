@@ -82,9 +82,10 @@ def test_a_created_token_speaks_for_its_serviceaccount(shared_server: ServerProc
     assert claims["exp"] - claims["iat"] == 3600
     whoami = json.loads(run_kubectl(shared_server, "--token", bot, "auth", "whoami", "-o", "json").stdout)
     info = whoami["status"]["userInfo"]
-    assert (info["username"], info["groups"]) == (
+    assert (info["username"], info["groups"], info["extra"]) == (
         "system:serviceaccount:default:bot",
-        ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"])
+        ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
+        {"authentication.kubernetes.io/credential-id": [f"JTI={claims['jti']}"]})
     created = run_kubectl(shared_server, "--token", bot, "create", "configmap", "from-bot")
     assert created.stdout.strip() == "configmap/from-bot created"
     denied = run_kubectl(shared_server, "--token", bot, "get", "secrets", "-n", "kube-system", check=False)
@@ -143,6 +144,31 @@ def test_a_token_bound_to_a_pod_ends_with_the_pod(shared_server: ServerProcess, 
     assert _status_of(shared_server, token)[0] == 200
     run_kubectl(shared_server, "delete", "pod", "runner", "--grace-period=0", "--force")
     _refused_and_nothing_written(shared_server, token, "after-pod-deleted")
+
+
+def test_a_token_bound_to_a_scheduled_pod_names_pod_and_node_as_extras(shared_server: ServerProcess,
+                                                                       bot: str) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-7"}}
+    run_kubectl(shared_server, "apply", "-f", "-", stdin=json.dumps(node))
+    run_kubectl(shared_server, "run", "placed", "--image=busybox",
+                '--overrides={"spec": {"serviceAccountName": "bot", "nodeName": "worker-7"}}')
+    uids = {kind: run_kubectl(shared_server, "get", kind, name, "-o", "jsonpath={.metadata.uid}").stdout
+            for kind, name in (("node", "worker-7"), ("pod", "placed"))}
+    token = _create_token(shared_server, "bot", "--bound-object-kind=Pod", "--bound-object-name=placed")
+    claims = _claims(token)
+    assert claims["kubernetes.io"]["node"] == {"name": "worker-7", "uid": uids["node"]}
+    whoami = json.loads(run_kubectl(shared_server, "--token", token, "auth", "whoami", "-o", "json").stdout)
+    assert whoami["status"]["userInfo"]["extra"] == {
+        "authentication.kubernetes.io/credential-id": [f"JTI={claims['jti']}"],
+        "authentication.kubernetes.io/node-name": ["worker-7"],
+        "authentication.kubernetes.io/node-uid": [uids["node"]],
+        "authentication.kubernetes.io/pod-name": ["placed"],
+        "authentication.kubernetes.io/pod-uid": [uids["pod"]]}
+    # The node only says where the pod ran: the token holds while the pod does, node or no node.
+    run_kubectl(shared_server, "delete", "node", "worker-7")
+    assert _status_of(shared_server, token)[0] == 200
+    run_kubectl(shared_server, "delete", "pod", "placed", "--grace-period=0", "--force")
+    _refused_and_nothing_written(shared_server, token, "after-placed-pod-deleted")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -10,6 +10,7 @@ system:authenticated (and for a ServiceAccount its groups) unless groups were gi
 from __future__ import annotations
 
 from typing import Iterable, Sequence
+from urllib.parse import unquote
 
 from apiserver import errors
 from apiserver.auth.access import Attributes, Authorizer
@@ -44,7 +45,8 @@ def impersonate(authorizer: Authorizer, requester: User, headers: Sequence[tuple
     extras: dict[str, list[str]] = {}
     for name, value in headers:
         if name.startswith(EXTRA_PREFIX):
-            extras.setdefault(name[len(EXTRA_PREFIX):], []).append(value)
+            # Header names cannot hold every key (e.g. "/"), so clients percent-encode them.
+            extras.setdefault(unquote(name[len(EXTRA_PREFIX):]), []).append(value)
     if not (users or groups or uids or extras):
         return requester  # some other Impersonate-* header, which upstream ignores too
     if not users or not users[0]:
@@ -70,4 +72,5 @@ def impersonate(authorizer: Authorizer, requester: User, headers: Sequence[tuple
     resulting = tuple(groups) if groups else implied
     if username != ANONYMOUS and AUTHENTICATED_GROUP not in resulting:
         resulting += (AUTHENTICATED_GROUP,)
-    return User(username, uids[0] if uids else "", resulting)
+    extra = tuple((key, tuple(values)) for key, values in extras.items())
+    return User(username, uids[0] if uids else "", resulting, extra)

@@ -148,6 +148,8 @@ def user_info(user: User) -> dict[str, Any]:
         info["uid"] = user.uid
     if user.groups:
         info["groups"] = list(user.groups)
+    if user.extra:
+        info["extra"] = user.extra_json()
     return info
 
 

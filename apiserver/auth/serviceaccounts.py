@@ -17,7 +17,7 @@ import orjson
 from apiserver import errors
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.rbac import service_account_user
-from apiserver.auth.tokens import AUTHENTICATED_GROUP, User
+from apiserver.auth.tokens import AUTHENTICATED_GROUP, CREDENTIAL_ID, Extra, User
 from apiserver.kinds.validation import invalid_value
 from apiserver.storage.interface import Store
 
@@ -106,7 +106,13 @@ class ServiceAccountTokens:
         if ref.get("uid") and ref["uid"] != uid:
             raise errors.conflict(kind, "", name, f"the UID in the bound object reference ({ref['uid']}) does not "
                                   "match the UID in record. The object might have been deleted and then recreated")
-        return {claim: {"name": name, "uid": uid}}
+        bound = {claim: {"name": name, "uid": uid}}
+        node_name = (obj.get("spec") or {}).get("nodeName") if kind == "Pod" else None
+        node = _object(self._store, "nodes", "", node_name) if node_name else None
+        if node is not None:
+            # A scheduled pod's token names its node too, for the node-name and node-uid extras.
+            bound["node"] = {"name": node_name, "uid": node["metadata"].get("uid", "")}
+        return bound
 
     # -- accepting -----------------------------------------------------------------------------
 
@@ -147,8 +153,8 @@ class ServiceAccountTokens:
             return None
         for kind, (storage_key, claim, namespaced) in _BOUND.items():
             bound = private.get(claim)
-            if bound is None:
-                continue
+            if bound is None or (kind == "Node" and "pod" in private):
+                continue  # the node of a pod-bound token only tells where the pod ran
             obj = _object(self._store, storage_key, namespace if namespaced else "", str(bound.get("name", "")))
             if obj is None or obj["metadata"].get("uid") != bound.get("uid"):
                 return None
@@ -157,5 +163,20 @@ class ServiceAccountTokens:
                 return None
         name = str(account.get("name", ""))
         user = User(service_account_user(namespace, name), str(account.get("uid", "")),
-                    ("system:serviceaccounts", f"system:serviceaccounts:{namespace}", AUTHENTICATED_GROUP))
+                    ("system:serviceaccounts", f"system:serviceaccounts:{namespace}", AUTHENTICATED_GROUP),
+                    _extra(claims, private))
         return user, accepted
+
+
+def _extra(claims: dict[str, Any], private: dict[str, Any]) -> Extra:
+    """The extras upstream's authenticator derives from a token: its id, and the pod and node it names."""
+    extra: list[tuple[str, tuple[str, ...]]] = []
+    if isinstance(claims.get("jti"), str) and claims["jti"]:
+        extra.append((CREDENTIAL_ID, (f"JTI={claims['jti']}",)))
+    for claim in ("node", "pod"):
+        bound = private.get(claim)
+        if isinstance(bound, dict):
+            for field in ("name", "uid"):
+                if bound.get(field):
+                    extra.append((f"authentication.kubernetes.io/{claim}-{field}", (str(bound[field]),)))
+    return tuple(extra)

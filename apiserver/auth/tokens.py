@@ -33,11 +33,21 @@ FILE_NAME = "tokens.csv"
 AUTHENTICATED_GROUP = "system:authenticated"
 
 
+# Extra values, as the authenticators that know them add them (credential id, bound pod and node).
+Extra = tuple[tuple[str, tuple[str, ...]], ...]
+CREDENTIAL_ID = "authentication.kubernetes.io/credential-id"
+
+
 @dataclass(frozen=True)
 class User:
     name: str
     uid: str
     groups: tuple[str, ...]
+    extra: Extra = ()
+
+    def extra_json(self) -> dict[str, list[str]]:
+        """The extras as UserInfo carries them: a map of lists, keys in Go's sorted map order."""
+        return {key: list(values) for key, values in sorted(self.extra)}
 
 
 class TokenFileError(Exception):

@@ -10,9 +10,10 @@ from __future__ import annotations
 import datetime
 
 from cryptography import x509
+from cryptography.hazmat.primitives import hashes
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from apiserver.auth.tokens import AUTHENTICATED_GROUP, User
+from apiserver.auth.tokens import AUTHENTICATED_GROUP, CREDENTIAL_ID, User
 
 # Certificates read, by their PEM; past this many the memory starts over.
 _MAX_REMEMBERED = 10_000
@@ -32,7 +33,10 @@ def _user_of(pem: str) -> tuple[User, datetime.datetime, datetime.datetime] | No
     groups = tuple(str(a.value) for a in cert.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME))
     if AUTHENTICATED_GROUP not in groups:
         groups += (AUTHENTICATED_GROUP,)
-    return User(str(names[0].value), "", groups), cert.not_valid_before_utc, cert.not_valid_after_utc
+    # Which certificate it was, as upstream names it, so audit logs and whoami can tell two apart.
+    credential = f"X509SHA256={cert.fingerprint(hashes.SHA256()).hex()}"
+    user = User(str(names[0].value), "", groups, ((CREDENTIAL_ID, (credential,)),))
+    return user, cert.not_valid_before_utc, cert.not_valid_after_utc
 
 
 class ClientCertificates:

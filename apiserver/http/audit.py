@@ -166,6 +166,8 @@ def _user_info(user: User | None) -> dict[str, Any]:
         info["uid"] = user.uid
     if user.groups:
         info["groups"] = list(user.groups)
+    if user.extra:
+        info["extra"] = user.extra_json()
     return info
 
 
