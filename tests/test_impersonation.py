@@ -154,10 +154,10 @@ def test_impersonated_extras_show_in_whoami(anonymous_server: ServerProcess) -> 
             "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
             json.dumps({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}).encode(),
             headers={"Impersonate-User": "carol", "Impersonate-Extra-reason": "on-call",
-                     "Impersonate-Extra-example.com%2fticket": "OPS-12"})
+                     "Impersonate-Extra-example.com%2fticket": "OPS-12", "Impersonate-Extra-50%zz%2f": "x"})
     finally:
         conn.close()
     assert status == 201, raw
     assert json.loads(raw)["status"]["userInfo"] == {
         "username": "carol", "groups": ["system:authenticated"],
-        "extra": {"example.com/ticket": ["OPS-12"], "reason": ["on-call"]}}
+        "extra": {"50%zz%2f": ["x"], "example.com/ticket": ["OPS-12"], "reason": ["on-call"]}}

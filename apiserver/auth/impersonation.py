@@ -9,6 +9,7 @@ system:authenticated (and for a ServiceAccount its groups) unless groups were gi
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Sequence
 from urllib.parse import unquote
 
@@ -37,6 +38,15 @@ def _check(authorizer: Authorizer, requester: User, attrs: Attributes) -> None:
                                attrs.namespace, attrs.name, decision.reason)
 
 
+_BROKEN_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _extra_key(encoded: str) -> str:
+    """Header names cannot hold every key (e.g. "/"), so clients percent-encode them; a key that is not
+    well encoded is taken as it is, as Go's PathUnescape failing leaves it upstream."""
+    return encoded if _BROKEN_ESCAPE.search(encoded) else unquote(encoded)
+
+
 def impersonate(authorizer: Authorizer, requester: User, headers: Sequence[tuple[str, str]]) -> User:
     """The user the request runs as; 400 when groups or extras come without a user, 403 when not allowed."""
     users = [value for name, value in headers if name == USER_HEADER]
@@ -45,8 +55,7 @@ def impersonate(authorizer: Authorizer, requester: User, headers: Sequence[tuple
     extras: dict[str, list[str]] = {}
     for name, value in headers:
         if name.startswith(EXTRA_PREFIX):
-            # Header names cannot hold every key (e.g. "/"), so clients percent-encode them.
-            extras.setdefault(unquote(name[len(EXTRA_PREFIX):]), []).append(value)
+            extras.setdefault(_extra_key(name[len(EXTRA_PREFIX):]), []).append(value)
     if not (users or groups or uids or extras):
         return requester  # some other Impersonate-* header, which upstream ignores too
     if not users or not users[0]:
