@@ -213,6 +213,59 @@ def test_a_read_on_another_server_shows_what_was_just_written(pair: tuple[Server
         assert f"fresh-{i}" in {item["metadata"]["name"] for item in listed["items"]}
 
 
+def test_a_consistent_read_passes_revisions_written_outside_the_prefix(pair: tuple[ServerProcess, ServerProcess],
+                                                                      etcd: EtcdCluster) -> None:
+    a, _ = pair
+    for i in range(3):  # another tenant of the same etcd: the watch of our prefix sees none of it
+        elsewhere = etcd_put(etcd, f"/elsewhere/key-{i}", b"x")
+        status, listed = a.json("GET", CMS)
+        assert status == 200, listed
+        assert int(listed["metadata"]["resourceVersion"]) >= elsewhere
+        status, watched = a.json("GET", f"{CMS}?watch=1&timeoutSeconds=1&resourceVersion={elsewhere}")
+        assert status == 200, watched  # not "too large": the cache was confirmed at that revision
+
+
+def test_a_gap_is_confirmed_only_when_it_holds_no_change_of_ours(etcd: EtcdCluster) -> None:
+    import asyncio
+
+    from apiserver.storage.etcd import EtcdOptions, EtcdStore
+    from apiserver.storage.interface import Change
+
+    key = ("configmaps", "gap", "held-back")
+
+    async def run() -> None:
+        store = EtcdStore(EtcdOptions([etcd.servers]), etcd_layout(builtin_registry(), "/registry"))
+        await store.start()
+        seen: list[Change] = []
+        store.subscribe("configmaps", seen.append)
+        try:
+            # Hold the watch back, as an etcd stream lagging behind its writes would.
+            assert store._follower is not None
+            store._follower.cancel()
+            held_at = store.revision
+            etcd_put(etcd, "/registry/configmaps/gap/held-back", json.dumps(configmap("held-back")).encode())
+            outside = etcd_put(etcd, "/elsewhere/after-ours", b"x")
+            with pytest.raises(TimeoutError):  # a change of ours is in the gap: only its event may close it
+                await asyncio.wait_for(store.catch_up(None), 1.5)
+            assert store.revision == held_at and store.get(key) is None
+
+            kv(etcd).DeleteRange(rpc.DeleteRangeRequest(key=b"/registry/configmaps/gap/held-back"), timeout=10)
+            outside = etcd_put(etcd, "/elsewhere/after-the-delete", b"x")
+            await asyncio.wait_for(store.catch_up(None), 5)  # made and deleted within the gap: nothing changed
+            assert store.revision >= outside and store.get(key) is None
+
+            store._follower = asyncio.create_task(store._follow())
+            made = etcd_put(etcd, "/registry/configmaps/gap/after", json.dumps(configmap("after")).encode())
+            await asyncio.wait_for(store.catch_up(None), 5)
+            # The gap's events stay out: nothing older than the revision the cache was confirmed at.
+            assert [(c.rv, c.type, c.key) for c in seen] == [(made, "ADDED", ("configmaps", "gap", "after"))]
+            assert store.get(key) is None
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
 def test_pages_continue_on_another_server(pair: tuple[ServerProcess, ServerProcess]) -> None:
     a, b = pair
     for i in range(9):

@@ -2,7 +2,8 @@
 
 One etcd watch over the whole prefix feeds a MemoryState, so gets, lists, snapshots and watches are
 served from memory as with the embedded store, and every server over the same etcd agrees on
-resourceVersions (etcd's mod revisions). Writes are etcd transactions that compare the mod revision
+resourceVersions (etcd's mod revisions). Why one watch and not one per resource as kube-apiserver's
+cacher has: README.md, "On etcd". Writes are etcd transactions that compare the mod revision
 the writer read; a write returns once this server's cache shows it, so a client reads what it wrote.
 """
 
@@ -38,10 +39,11 @@ log = logging.getLogger("apiserver.storage.etcd")
 
 _PAGE = 5_000  # keys per range request while loading
 _FRESH_WAIT = 3.0  # how long a read at a given resourceVersion waits for the cache (upstream's bound)
-# A wait this long asks etcd whether the gap holds only changes outside the prefix (an etcd shared with
-# other data). Rarely, and late: etcd before 3.4.31/3.5.13 may send that answer ahead of events it has
-# queued (etcd issue 15220), so it is trusted only where events alone cannot close the gap.
-_PROGRESS_AFTER = 0.25
+# A wait this long with no event arriving asks etcd whether the gap holds only changes outside the
+# prefix (an etcd shared with other data). Not by a progress request: etcd before 3.4.31/3.5.13 (Debian
+# ships 3.4.23) may answer one ahead of events it has queued (etcd issues 15220, 17507), which is why
+# kube-apiserver serves consistent reads from its cache only on newer etcd. A range read decides it.
+_CONFIRM_AFTER = 0.25
 _LEASE_REUSE = 60.0  # seconds one TTL lease serves new objects, as kube-apiserver's lease manager
 _UNREACHABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
                           grpc.StatusCode.CANCELLED})
@@ -118,7 +120,9 @@ class EtcdStore(MemoryReads):
         self._watching = False
         self._follower: asyncio.Task[None] | None = None
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
-        self._progress: asyncio.Queue[None] = asyncio.Queue()
+        self._keys = 0  # etcd's keys under the prefix at the cache's revision, servable or not
+        self._confirmed = 0  # the revision a range read last showed the cache current at (see _confirm)
+        self._confirming: asyncio.Future[None] | None = None
         self._lease: tuple[int, float] | None = None  # (id, granted at)
         self._revision_read: asyncio.Future[int] | None = None  # the read of etcd's revision on its way
         self._next_revision_read: asyncio.Future[int] | None = None  # the one callers arriving now wait for
@@ -171,14 +175,45 @@ class EtcdStore(MemoryReads):
             return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append((revision, future))
+        while True:
+            seen = self._state.revision
+            try:
+                await asyncio.wait_for(asyncio.shield(future), _CONFIRM_AFTER)
+                return
+            except TimeoutError:
+                if self._state.revision == seen:  # no event meanwhile: the gap may hold none of ours
+                    await self._confirm_shared()
+
+    async def _confirm_shared(self) -> None:
+        """One confirmation at a time serves every waiter."""
+        if self._confirming is None or self._confirming.done():
+            self._confirming = asyncio.ensure_future(self._confirm())
+        await asyncio.shield(self._confirming)
+
+    async def _confirm(self) -> None:
+        """Moves the cache to etcd's current revision if nothing under the prefix changed since its own.
+
+        etcd's newest mod revision under the prefix no later than the cache's, and as many keys as the
+        cache has seen, mean the same keys with the same values: every key etcd holds was written no
+        later than the cache's revision, so the cache holds it as it is, and none the cache holds is
+        gone. Events of the gap can then only be keys made and deleted within it; they are dropped
+        when they arrive (see _apply), as a fresh list would never show them either.
+        """
+        seen, keys = self._state.revision, self._keys
+        start, end = self._layout.range
         try:
-            await asyncio.wait_for(asyncio.shield(future), _PROGRESS_AFTER)
-            return
-        except TimeoutError:
-            # Our prefix had no change up to `revision` yet: ask etcd to confirm how far the watch is.
-            if self._progress.empty():
-                self._progress.put_nowait(None)
-        await future
+            # Sorting needs every key of the range read in etcd, yet sends back only the newest.
+            answer = await self._kv.Range(rpc.RangeRequest(
+                key=start, range_end=end, limit=1, keys_only=True, sort_target=rpc.RangeRequest.MOD,
+                sort_order=rpc.RangeRequest.DESCEND), timeout=self._options.call_timeout)
+        except grpc.aio.AioRpcError as exc:
+            raise StoreUnreachable(exc.details() or exc.code().name) from None
+        newest = answer.kvs[0].mod_revision if answer.kvs else 0
+        if self._state.revision != seen or newest > seen or answer.count != keys:
+            return  # events of ours are on their way: they close the gap
+        self._confirmed = int(answer.header.revision)
+        self._state.revision = max(self._state.revision, self._confirmed)
+        self._advanced()
 
     def _advanced(self) -> None:
         if not self._waiters:
@@ -202,37 +237,41 @@ class EtcdStore(MemoryReads):
         deadline = time.monotonic() + 60.0
         while True:
             try:
-                revision, items = await self._fetch()
+                revision, items, keys = await self._fetch()
                 break
             except grpc.aio.AioRpcError as exc:
                 if time.monotonic() > deadline:
                     raise StoreUnreachable(f"etcd at {','.join(self._options.servers)}: {exc.details()}") from None
                 log.warning("waiting for etcd (%s)", exc.details())
                 await asyncio.sleep(0.5)
-        self._install(revision, items)
+        self._install(revision, items, keys)
         self._follower = asyncio.create_task(self._follow())
         log.info("watch cache loaded %d objects at revision %d from etcd", len(items), revision)
 
-    async def _fetch(self) -> tuple[int, builtins.list[tuple[Key, StoredObject]]]:
-        """Every object under the prefix at one revision, read a page at a time."""
+    async def _fetch(self) -> tuple[int, builtins.list[tuple[Key, StoredObject]], int]:
+        """Every object under the prefix at one revision, read a page at a time, and how many keys
+        the prefix holds (some may not be objects this server can serve)."""
         start, end = self._layout.range
         revision = 0
+        keys = 0
         items: list[tuple[Key, StoredObject]] = []
         while True:
             answer = await self._kv.Range(rpc.RangeRequest(key=start, range_end=end, limit=_PAGE, revision=revision),
                                           timeout=self._options.call_timeout)
             revision = revision or answer.header.revision
+            keys += len(answer.kvs)
             for kv in answer.kvs:
                 key = self._layout.parse(kv.key)
                 stored = self._decoded(kv.key, kv.value, kv.mod_revision) if key is not None else None
                 if key is not None and stored is not None:
                     items.append((key, stored))
             if not answer.more or not answer.kvs:
-                return revision, items
+                return revision, items, keys
             start = answer.kvs[-1].key + b"\x00"
 
-    def _install(self, revision: int, items: builtins.list[tuple[Key, StoredObject]]) -> None:
+    def _install(self, revision: int, items: builtins.list[tuple[Key, StoredObject]], keys: int) -> None:
         self._state.replace(items, revision)
+        self._keys = keys
         self._advanced()
 
     def _decoded(self, raw_key: bytes, value: bytes, revision: int) -> StoredObject | None:
@@ -274,11 +313,11 @@ class EtcdStore(MemoryReads):
         start, end = self._layout.range
 
         async def requests() -> AsyncIterator[Any]:
+            # etcd's own periodic notifications go only to watches with nothing queued: safe to take.
             yield rpc.WatchRequest(create_request=rpc.WatchCreateRequest(
                 key=start, range_end=end, start_revision=start_revision, progress_notify=True))
-            while True:
-                await self._progress.get()
-                yield rpc.WatchRequest(progress_request=rpc.WatchProgressRequest())
+            # Nothing more to ask, but closing our side would end the watch.
+            await asyncio.get_running_loop().create_future()
 
         call = rpc.WatchStub(self._channel).Watch(requests())
         try:
@@ -294,7 +333,7 @@ class EtcdStore(MemoryReads):
                 if answer.events:
                     self._apply(answer.events)
                 elif answer.header.revision > self._state.revision:
-                    # A progress notification: nothing under the prefix changed up to this revision.
+                    # A periodic progress notification: nothing under the prefix changed up to this revision.
                     self._state.revision = answer.header.revision
                 self._advanced()
         finally:
@@ -304,6 +343,12 @@ class EtcdStore(MemoryReads):
         now = time.monotonic()
         for event in events:
             kv = event.kv
+            if kv.mod_revision <= self._confirmed:
+                continue  # within a gap _confirm showed to change nothing: a key made and deleted in it
+            if event.type == rpc.Event.DELETE:
+                self._keys -= 1
+            elif kv.version == 1:  # the first version of a key: one more under the prefix
+                self._keys += 1
             key = self._layout.parse(kv.key)
             if key is None:
                 self._state.revision = max(self._state.revision, kv.mod_revision)
@@ -361,7 +406,7 @@ class EtcdStore(MemoryReads):
         obj["metadata"]["resourceVersion"] = str(revision)
         try:
             await asyncio.wait_for(self._reach(revision), _FRESH_WAIT)
-        except TimeoutError:
+        except (TimeoutError, StoreUnreachable):  # written all the same: etcd said so
             log.warning("the watch cache has not shown revision %d yet", revision)
         return StoredObject(revision, orjson.dumps(obj))
 

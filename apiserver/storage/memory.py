@@ -140,7 +140,7 @@ class MemoryState:
                 res.sorted_keys = None
             res.objects[object_key] = StoredObject(rv, data)
             change_type = "ADDED" if prev is None else "MODIFIED"
-        # Never backwards: etcd 3.4 may confirm a revision by a progress notification ahead of its events.
+        # Never backwards, whatever a backend sends: the revision is what every list and watch starts from.
         self.revision = max(self.revision, rv)
         res.changed = rv
         change = Change(rv, change_type, key, data, None if prev is None else prev.data,
