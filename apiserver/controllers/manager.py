@@ -18,6 +18,7 @@ from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.cronjob import CronJobController
 from apiserver.controllers.daemonset import DaemonSetController
 from apiserver.controllers.deployment import DeploymentController
+from apiserver.controllers.disruption import DisruptionController
 from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
 from apiserver.controllers.garbagecollector import GarbageCollector
 from apiserver.controllers.job import JobController
@@ -43,6 +44,7 @@ CONTROLLERS: dict[str, Factory] = {
     ReplicaSetController.name: ReplicaSetController,
     GarbageCollector.name: GarbageCollector,
     StatefulSetController.name: StatefulSetController,
+    DisruptionController.name: DisruptionController,
     DaemonSetController.name: DaemonSetController,
     JobController.name: JobController,
     CronJobController.name: CronJobController,
