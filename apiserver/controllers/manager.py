@@ -25,6 +25,7 @@ from apiserver.controllers.job import JobController
 from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.nodelifecycle import NodeLifecycle
 from apiserver.controllers.replicaset import ReplicaSetController
+from apiserver.controllers.replicationcontroller import ReplicationManager
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
@@ -42,6 +43,7 @@ CONTROLLERS: dict[str, Factory] = {
     RootCAPublisher.name: RootCAPublisher,
     DeploymentController.name: DeploymentController,
     ReplicaSetController.name: ReplicaSetController,
+    ReplicationManager.name: ReplicationManager,
     GarbageCollector.name: GarbageCollector,
     StatefulSetController.name: StatefulSetController,
     DisruptionController.name: DisruptionController,
