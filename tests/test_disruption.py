@@ -6,6 +6,7 @@ The garbage collector stays off, so a pod may name a controller that does not ex
 
 from __future__ import annotations
 
+import datetime
 import json
 import subprocess
 import time
@@ -177,3 +178,30 @@ def test_drain_evicts_as_the_budget_allows(cluster: ServerProcess, policy: clien
     assert {p["spec"]["nodeName"] for p in moved} == {"node-2"}
     settled(policy, ns, "shop", current_healthy=3, disruptions_allowed=1, disrupted_pods=None)
     run_kubectl(cluster, "uncordon", "node-1", "node-3")
+
+
+def test_a_stale_disruption_target_is_cleared(cluster: ServerProcess) -> None:
+    """An eviction's DisruptionTarget condition on a pod still running two minutes later goes back to False;
+    the kubelet's own (TerminationByKubelet) stays."""
+    ns = create_namespace(cluster, "stale")
+    long_ago = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=3)).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
+    for name, reason in (("evicted", "EvictionByEvictionAPI"), ("by-kubelet", "TerminationByKubelet")):
+        # Bound to a node no kubelet serves: nothing else writes this pod's status.
+        status, body = cluster.json("POST", f"/api/v1/namespaces/{ns}/pods", {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeName": "retired-node", "containers": [{"name": "c", "image": "nginx:1.27"}]}})
+        assert status == 201, body
+        status, body = cluster.json("PATCH", f"/api/v1/namespaces/{ns}/pods/{name}/status", {"status": {
+            "phase": "Running", "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": reason,
+                                                "message": "evicting", "lastTransitionTime": long_ago}]}},
+            content_type="application/merge-patch+json")
+        assert status == 200, body
+
+    def condition(name: str) -> dict[str, Any]:
+        pod = cluster.json("GET", f"/api/v1/namespaces/{ns}/pods/{name}")[1]
+        (found,) = [c for c in pod["status"]["conditions"] if c["type"] == "DisruptionTarget"]
+        return found  # type: ignore[no-any-return]
+    cleared = wait_for("the stale condition cleared", lambda: (c := condition("evicted"))["status"] == "False" and c)
+    assert "reason" not in cleared and "message" not in cleared and cleared["lastTransitionTime"] != long_ago
+    assert condition("by-kubelet")["status"] == "True"

@@ -7,7 +7,9 @@ subresource); percentages round up. A pod is healthy when Ready, not terminating
 `disruptedPods` by an eviction less than two minutes ago; such an entry is dropped once its pod is
 gone or terminating, or when the two minutes pass without it going (a `NotDeleted` event), and the
 budget is looked at again then. When the expected count cannot be worked out, the budget fails safe:
-no disruption allowed, condition reason `SyncFailed` with the cause.
+no disruption allowed, condition reason `SyncFailed` with the cause. A pod left running two minutes
+after an eviction marked it (`DisruptionTarget` True, the delete never came) has that condition turned
+False again, as upstream's stale-disruption worker does.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from apiserver.kinds.objects import now_rfc3339
 
 # How long an eviction's entry in disruptedPods keeps its pod from counting as healthy (DeletionTimeout).
 DELETION_TIMEOUT = datetime.timedelta(minutes=2)
+# How long a pod may carry a DisruptionTarget condition without going (stalePodDisruptionTimeout).
+STALE_DISRUPTION_TIMEOUT = datetime.timedelta(minutes=2)
 CONDITION = "DisruptionAllowed"
+_POD = "pod"  # the first part of a pod's key in the queue, beside the budgets' (namespace, name) keys
 
 
 class ExpectedCountUnknown(Exception):
@@ -80,6 +85,7 @@ class DisruptionController(Controller):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.budget_type = ctx.resource("policy", "v1", "poddisruptionbudgets")
+        self.pods_type = ctx.resource("", "v1", "pods")
         self.budgets = ctx.informer("policy", "v1", "poddisruptionbudgets")
         self.pods = ctx.informer("", "v1", "pods")
         # Listers only, as upstream: a scale change shows in the pods it makes or removes.
@@ -97,6 +103,10 @@ class DisruptionController(Controller):
             self.queue.add(object_key(new))
 
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
+        if new is not None:
+            wait = _stale_disruption_wait(new)
+            if wait is not None:
+                self.queue.add_after((_POD, new["metadata"]["namespace"], new["metadata"]["name"]), wait)
         # Both label sets: a pod relabelled out of a budget changes that budget's count too.
         for pod in (old, new):
             if pod is None:
@@ -112,6 +122,9 @@ class DisruptionController(Controller):
 
     async def sync(self, key: Hashable) -> None:
         assert isinstance(key, tuple)
+        if key[0] == _POD and len(key) == 3:
+            await self._clear_stale_disruption(key[1], key[2])
+            return
         budget = self.budgets.get(*key)
         if budget is None:
             return
@@ -270,6 +283,40 @@ class DisruptionController(Controller):
         except errors.ApiError as exc:
             if exc.code != 404:
                 raise
+
+
+    async def _clear_stale_disruption(self, namespace: str, name: str) -> None:
+        pod = self.pods.get(namespace, name)
+        if pod is None:
+            return
+        wait = _stale_disruption_wait(pod)
+        if wait is None:
+            return
+        if wait > 0:
+            self.queue.add_after((_POD, namespace, name), wait)
+            return
+        # UpdatePodCondition with only a type and status: reason and message go, the transition is now.
+        conditions = [{"type": "DisruptionTarget", "status": "False", "lastProbeTime": None,
+                       "lastTransitionTime": now_rfc3339()} if c.get("type") == "DisruptionTarget" else c
+                      for c in pod["status"]["conditions"]]
+        await self.client.update(self.pods_type, {**pod, "status": {**pod["status"], "conditions": conditions}},
+                                 subresource="status")
+
+
+def _stale_disruption_wait(pod: Obj) -> float | None:
+    """Seconds until a running pod's DisruptionTarget condition counts as stale; None when it has none that
+    can be (the kubelet's own, or one on a terminating or finished pod)."""
+    status = pod.get("status") or {}
+    if pod["metadata"].get("deletionTimestamp") or status.get("phase") in ("Succeeded", "Failed"):
+        return None
+    found = next((c for c in status.get("conditions") or () if c.get("type") == "DisruptionTarget"), None)
+    if found is None or found.get("status") != "True" or found.get("reason") == "TerminationByKubelet":
+        return None
+    since = _parse_time(str(found.get("lastTransitionTime") or ""))
+    if since is None:
+        return 0.0
+    left = since + STALE_DISRUPTION_TIMEOUT - datetime.datetime.now(datetime.timezone.utc)
+    return max(left.total_seconds(), 0.0)
 
 
 def _scale_of(owner: Obj | None, ref: Obj) -> tuple[str, int] | None:
