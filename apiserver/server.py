@@ -251,9 +251,9 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
             election.on_lost.append(controllers.lost)
             election.start()  # only now: an election won before the callbacks were in place would start nothing
         yield
-        await controllers.stop()
         if election is not None:
-            await election.stop()
+            await election.stop()  # first, so that no late election starts controllers again
+        await controllers.stop()
         await store.close()
         if state.audit is not None:
             state.audit.close()

@@ -172,3 +172,10 @@ def test_old_revisions_beyond_the_limit_go(cluster: ServerProcess, apps: client.
     # The current revision and one old one are kept.
     wait_for("two revisions left", lambda: sorted(revisions(apps, "short")) == [2, 3])
     assert history_numbers(cluster, "ds/short") == ["2", "3"]
+
+
+def test_revisions_go_with_their_owner(cluster: ServerProcess, apps: client.AppsV1Api) -> None:
+    run_kubectl(cluster, "create", "-f", "-", stdin=statefulset("cache", "redis:7.2"))
+    wait_for("the first revision", lambda: len(revisions(apps, "cache")) == 1)
+    run_kubectl(cluster, "delete", "sts", "cache")
+    wait_for("the revisions collected", lambda: not revisions(apps, "cache"))

@@ -158,7 +158,8 @@ class DaemonSetController(Controller):
         create = [n for n in wanted if n not in by_node and n not in pending_nodes]
         surplus = [p for n, ps in by_node.items() for p in (ps if n not in wanted else ps[1:])]
         current, old = await self._construct_history(ds)
-        template_hash = current["metadata"]["labels"][REVISION_LABEL]
+        # A revision written without the label (by an older controller) goes by its name, as upstream's.
+        template_hash = (current["metadata"].get("labels") or {}).get(REVISION_LABEL) or current["metadata"]["name"]
         await self._create(ds, create, template_hash)
         await self._delete(ds, surplus)
         await self._roll(ds, by_node, wanted, generation, template_hash)

@@ -125,10 +125,6 @@ class LeaderControllers:
         self._lock = asyncio.Lock()
         self._pending: set[asyncio.Task[None]] = set()
 
-    @property
-    def running(self) -> bool:
-        return self._current is not None
-
     def elected(self) -> None:
         self._spawn(self._start())
 
