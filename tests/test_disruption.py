@@ -205,3 +205,37 @@ def test_a_stale_disruption_target_is_cleared(cluster: ServerProcess) -> None:
     cleared = wait_for("the stale condition cleared", lambda: (c := condition("evicted"))["status"] == "False" and c)
     assert "reason" not in cleared and "message" not in cleared and cleared["lastTransitionTime"] != long_ago
     assert condition("by-kubelet")["status"] == "True"
+
+
+@pytest.mark.parametrize(("path", "kind", "api_version"), [
+    ("/api/v1/namespaces/{ns}/replicationcontrollers", "ReplicationController", "v1"),
+    ("/apis/apps/v1/namespaces/{ns}/statefulsets", "StatefulSet", "apps/v1"),
+])
+def test_the_scale_of_other_controllers_counts(cluster: ServerProcess, policy: client.PolicyV1Api, path: str,
+                                               kind: str, api_version: str) -> None:
+    """A ReplicationController's or StatefulSet's spec.replicas is the expected count, however many of its
+    pods exist (no controller for them runs here, so two of four are made by hand)."""
+    ns = create_namespace(cluster, f"scale-{kind.lower()}")
+    template = {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "db", "image": "mysql:8.4"}]}}
+    spec: dict[str, Any] = {"replicas": 4, "template": template}
+    if kind == "StatefulSet":
+        spec.update({"serviceName": "db", "selector": {"matchLabels": {"app": "db"}}})
+    else:
+        spec["selector"] = {"app": "db"}
+    status, owner = cluster.json("POST", path.format(ns=ns), {"apiVersion": api_version, "kind": kind,
+                                                              "metadata": {"name": "db"}, "spec": spec})
+    assert status == 201, owner
+    for index in range(2):
+        status, body = cluster.json("POST", f"/api/v1/namespaces/{ns}/pods", {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"db-{index}", "labels": {"app": "db"}, "ownerReferences": [{
+                "apiVersion": api_version, "kind": kind, "name": "db", "uid": owner["metadata"]["uid"],
+                "controller": True}]},
+            "spec": {"nodeName": "retired-node", "containers": [{"name": "db", "image": "mysql:8.4"}]}})
+        assert status == 201, body
+        status, body = cluster.json("PATCH", f"/api/v1/namespaces/{ns}/pods/db-{index}/status", {"status": {
+            "phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}},
+            content_type="application/merge-patch+json")
+        assert status == 200, body
+    budget(cluster, ns, "db", "db", maxUnavailable="25%")
+    settled(policy, ns, "db", expected_pods=4, desired_healthy=3, current_healthy=2, disruptions_allowed=0)
