@@ -23,7 +23,7 @@ from apiserver.auth.x509 import ClientCertificates
 from apiserver.controllers.base import Context
 from apiserver.controllers.client import CONTROLLER_MANAGER, Client
 from apiserver.controllers.informer import Informers
-from apiserver.controllers.manager import ControllerManager
+from apiserver.controllers.manager import ControllerManager, LeaderControllers
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
@@ -233,23 +233,27 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
             log.error("cannot start: %s", exc)
             raise SystemExit(1) from None
         crds.start()
-        if election is not None:
-            election.start()
         await _bootstrap(endpoint, state)
         collector.freeze()  # the recovered store, before any request or watch exists
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
-        manager = ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
-                                                options.node_monitor_grace_seconds), options.controllers)
+
+        def manager() -> ControllerManager:
+            return ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
+                                             options.node_monitor_grace_seconds), options.controllers)
+
+        controllers = LeaderControllers(manager)
         if election is None:
-            manager.start()
+            controllers.start()
         else:
             # With several servers over one etcd, only the holder of the Lease runs controllers, as
-            # kube-controller-manager does; a server that later leads starts them then.
-            election.on_elected.append(manager.start)
+            # kube-controller-manager does: they start when this server leads and stop when it no longer does.
+            election.on_elected.append(controllers.elected)
+            election.on_lost.append(controllers.lost)
+            election.start()  # only now: an election won before the callbacks were in place would start nothing
         yield
-        await manager.stop()
         if election is not None:
-            await election.stop()
+            await election.stop()  # first, so that no late election starts controllers again
+        await controllers.stop()
         await store.close()
         if state.audit is not None:
             state.audit.close()

@@ -70,10 +70,10 @@ class Client:
                 subresource: str | None = None) -> Target:
         return Target(rt, namespace if rt.namespaced else "", name, subresource, {}, self.user_agent)
 
-    def get(self, rt: ResourceType, namespace: str, name: str) -> Obj | None:
-        """The object's durable state, or None."""
+    def get(self, rt: ResourceType, namespace: str, name: str, subresource: str | None = None) -> Obj | None:
+        """The object's durable state (or that of its subresource, such as `scale`), or None."""
         try:
-            return _decoded(self._endpoint.get(self._target(rt, namespace, name), JSON_SHAPE))
+            return _decoded(self._endpoint.get(self._target(rt, namespace, name, subresource), JSON_SHAPE))
         except errors.ApiError as exc:
             if exc.code == 404:
                 return None

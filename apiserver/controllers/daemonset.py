@@ -5,6 +5,10 @@ and NoExecute taints are tolerated, counting the tolerations upstream adds to ev
 pod is pinned to its node by a required node affinity on `metadata.name` and placed by the scheduler,
 as upstream does. A changed template rolls node by node (maxUnavailable, default 1): an outdated pod
 is deleted while no more than that many daemon pods are unavailable, and its replacement follows.
+Each template is kept as a ControllerRevision `<ds>-<pod-template-hash>` whose hash pods carry in
+`controller-revision-hash` (upstream's snapshot); `kubectl rollout undo` puts an older template back,
+and that revision is renumbered as the newest. Old revisions no pod uses go beyond
+`revisionHistoryLimit`.
 """
 
 from __future__ import annotations
@@ -13,8 +17,18 @@ import asyncio
 import copy
 from typing import Hashable
 
+from apiserver import errors
 from apiserver.controllers.base import Context, Controller, Obj, object_key
 from apiserver.controllers.events import Recorder
+from apiserver.controllers.history import (
+    REVISION_LABEL,
+    Histories,
+    history_limit,
+    new_revision,
+    revision_number,
+    same_data,
+    template_patch,
+)
 from apiserver.controllers.podtemplatehash import compute_hash
 from apiserver.controllers.replicaset import controller_of, is_ready, owner_reference
 from apiserver.controllers.rollout import scaled_value
@@ -22,7 +36,6 @@ from apiserver.controllers.scheduling import tolerates
 from apiserver.controllers.selectors import node_selector_term_matches
 
 GENERATION_LABEL = "pod-template-generation"
-REVISION_LABEL = "controller-revision-hash"
 
 # util.AddOrUpdateDaemonPodTolerations: what every daemon pod tolerates.
 DAEMON_TOLERATIONS = [
@@ -83,6 +96,12 @@ def _target_node(pod: Obj) -> str | None:
     return None
 
 
+def _updated(pod: Obj, generation: str, template_hash: str) -> bool:
+    """IsPodUpdated: the pod carries the template's hash or its generation."""
+    labels = pod["metadata"].get("labels") or {}
+    return labels.get(REVISION_LABEL) == template_hash or labels.get(GENERATION_LABEL) == generation
+
+
 class DaemonSetController(Controller):
     name = "daemonset-controller"
 
@@ -93,6 +112,7 @@ class DaemonSetController(Controller):
         self.daemonsets = ctx.informer("apps", "v1", "daemonsets")
         self.nodes = ctx.informer("", "v1", "nodes")
         self.pods = ctx.informer("", "v1", "pods")
+        self.histories = Histories(self.client, ctx.informer("apps", "v1", "controllerrevisions"))
         self.pending: dict[str, dict[str, str]] = {}  # DaemonSet uid -> pod made, not seen yet -> its node
         self.events = Recorder(self.client, self.name)
         self.daemonsets.add_handler(self._ds_changed)
@@ -137,18 +157,66 @@ class DaemonSetController(Controller):
         pending_nodes = set(self.pending.get(uid, {}).values())
         create = [n for n in wanted if n not in by_node and n not in pending_nodes]
         surplus = [p for n, ps in by_node.items() for p in (ps if n not in wanted else ps[1:])]
-        await self._create(ds, create)
+        current, old = await self._construct_history(ds)
+        # A revision written without the label (by an older controller) goes by its name, as upstream's.
+        template_hash = (current["metadata"].get("labels") or {}).get(REVISION_LABEL) or current["metadata"]["name"]
+        await self._create(ds, create, template_hash)
         await self._delete(ds, surplus)
-        await self._roll(ds, by_node, wanted, generation)
-        await self._status(ds, by_node, wanted, generation)
+        await self._roll(ds, by_node, wanted, generation, template_hash)
+        await self._clean_up_history(ds, old, pods)
+        await self._status(ds, by_node, wanted, generation, template_hash)
 
-    async def _create(self, ds: Obj, nodes: list[str]) -> None:
+    async def _construct_history(self, ds: Obj) -> tuple[Obj, list[Obj]]:
+        """(the revision of the template, the others), as upstream's constructHistory: the matching
+        revision with the highest number, renumbered past the others when it is older than they are,
+        or a new snapshot."""
+        data = template_patch(ds)
+        current: list[Obj] = []
+        old: list[Obj] = []
+        for revision in self.histories.owned(ds):
+            (current if same_data(revision, data) else old).append(revision)
+        number = max((revision_number(r) for r in old), default=0) + 1
+        if current:
+            return await self.histories.renumber(current[-1], max(number, revision_number(current[-1]))), old
+        meta = ds["metadata"]
+        collisions = (ds.get("status") or {}).get("collisionCount")
+        template = ds["spec"]["template"]
+        template_hash = compute_hash(template, collisions)
+        labels = {**((template.get("metadata") or {}).get("labels") or {}), REVISION_LABEL: template_hash}
+        name = f"{meta['name']}-{template_hash}"
+        try:
+            return await self.histories.create(
+                new_revision(ds, name, labels, data, number, meta.get("annotations"))), old
+        except errors.ApiError as exc:
+            if exc.code != 409:
+                raise
+        taken = self.client.get(self.histories.rt, meta["namespace"], name)
+        if taken is not None and same_data(taken, data):
+            return taken, old
+        # Another template holds the name: count a collision, so that the next sync hashes anew.
+        status = {**(ds.get("status") or {}), "collisionCount": int(collisions or 0) + 1}
+        await self.client.update(self.ds_type, {**ds, "status": status}, subresource="status")
+        raise errors.conflict("controllerrevisions", "apps", name, "the name is held by another template")
+
+    async def _clean_up_history(self, ds: Obj, old: list[Obj], pods: list[Obj]) -> None:
+        """Upstream's cleanupHistory: the oldest revisions beyond the limit, skipping those pods still use."""
+        excess = len(old) - history_limit(ds)
+        live = {(p["metadata"].get("labels") or {}).get(REVISION_LABEL) for p in pods}
+        for revision in old:
+            if excess <= 0:
+                return
+            if (revision["metadata"].get("labels") or {}).get(REVISION_LABEL) in live:
+                continue
+            await self.histories.delete(revision)
+            excess -= 1
+
+    async def _create(self, ds: Obj, nodes: list[str], template_hash: str) -> None:
         if not nodes:
             return
         meta = ds["metadata"]
         template = ds["spec"]["template"]
         labels = dict((template.get("metadata") or {}).get("labels") or {})
-        labels[REVISION_LABEL] = compute_hash(template, (ds.get("status") or {}).get("collisionCount"))
+        labels[REVISION_LABEL] = template_hash
         labels[GENERATION_LABEL] = str(meta.get("generation", 1))
         bodies = []
         for node in nodes:
@@ -171,22 +239,23 @@ class DaemonSetController(Controller):
         await asyncio.gather(*(self.client.delete(self.pods_type, p["metadata"]["namespace"], p["metadata"]["name"],
                                                   {"preconditions": {"uid": p["metadata"]["uid"]}}) for p in pods))
 
-    async def _roll(self, ds: Obj, by_node: dict[str, list[Obj]], wanted: list[str], generation: str) -> None:
+    async def _roll(self, ds: Obj, by_node: dict[str, list[Obj]], wanted: list[str], generation: str,
+                    template_hash: str) -> None:
         strategy = ds["spec"].get("updateStrategy") or {}
         if (strategy.get("type") or "RollingUpdate") != "RollingUpdate":
             return
         budget = scaled_value((strategy.get("rollingUpdate") or {}).get("maxUnavailable", 1), len(wanted), True)
         unavailable = sum(1 for n in wanted if not any(is_ready(p) for p in by_node.get(n, [])))
         outdated = [ps[0] for n, ps in sorted(by_node.items()) if n in wanted
-                    and (ps[0]["metadata"].get("labels") or {}).get(GENERATION_LABEL) != generation]
+                    and not _updated(ps[0], generation, template_hash)]
         room = max(budget - unavailable, 0)
         await self._delete(ds, outdated[:room])
 
-    async def _status(self, ds: Obj, by_node: dict[str, list[Obj]], wanted: list[str], generation: str) -> None:
+    async def _status(self, ds: Obj, by_node: dict[str, list[Obj]], wanted: list[str], generation: str,
+                      template_hash: str) -> None:
         scheduled = [n for n in wanted if n in by_node]
         ready = [n for n in scheduled if any(is_ready(p) for p in by_node[n])]
-        updated = [n for n in scheduled
-                   if (by_node[n][0]["metadata"].get("labels") or {}).get(GENERATION_LABEL) == generation]
+        updated = [n for n in scheduled if _updated(by_node[n][0], generation, template_hash)]
         status: Obj = {"currentNumberScheduled": len(scheduled),
                        "numberMisscheduled": sum(1 for n in by_node if n not in wanted),
                        "desiredNumberScheduled": len(wanted), "numberReady": len(ready),

@@ -5,7 +5,9 @@ RollingUpdate grows the new ReplicaSet within maxSurge and shrinks the old ones 
 maxUnavailable pods are missing; Recreate empties the old ones, waits until their pods are gone,
 then fills the new one. Revisions are ReplicaSet annotations (`kubectl rollout history|undo` read
 and use them), a paused Deployment only scales, and old ReplicaSets beyond revisionHistoryLimit
-are deleted once the rollout completes.
+are deleted once the rollout completes. A change of spec.replicas that the ReplicaSets' desired-replicas
+annotations do not match yet (a scaling event) is shared among the active ReplicaSets in proportion
+before the rollout goes on.
 """
 
 from __future__ import annotations
@@ -103,9 +105,11 @@ class DeploymentController(Controller):
         deployment = copy.deepcopy(deployment)
         all_rs = self.owned(deployment) + await self._adopt(deployment)
         new_rs = self._find_new(deployment, all_rs)
-        if deployment["spec"].get("paused"):
+        paused = bool(deployment["spec"].get("paused"))
+        if paused or rollout.is_scaling_event(deployment, [rs for rs in all_rs if replicas(rs) > 0]):
+            # A resize (or anything while paused) scales what exists; the rollout goes on at the next sync.
             await self._scale(deployment, new_rs, all_rs)
-            await self._status(deployment, all_rs, new_rs, paused=True)
+            await self._status(deployment, all_rs, new_rs, paused=paused)
             return
         if rollout.is_rolling(deployment):
             await self._rolling(deployment, all_rs, new_rs)
@@ -218,32 +222,27 @@ class DeploymentController(Controller):
         await self.events.record(deployment, "Normal", "ScalingReplicaSet", "Scaling",
                                  f"Scaled {direction} replica set {rs['metadata']['name']} from {before} to {after}")
 
-    async def _scale(self, deployment: Obj, new_rs: Obj | None, all_rs: list[Obj]) -> list[Obj]:
-        """A change of spec.replicas outside a rollout step: the active ReplicaSet follows it; during a
-        rollout, pods are added to the new ReplicaSet and taken from the oldest first."""
+    async def _scale(self, deployment: Obj, new_rs: Obj | None, all_rs: list[Obj]) -> None:
+        """Upstream's scale(): a lone active (or else the newest) ReplicaSet takes spec.replicas; with a
+        saturated new ReplicaSet the old ones empty; otherwise, in a rolling Deployment, every active
+        ReplicaSet grows or shrinks in proportion to its size."""
+        old_rs = [rs for rs in all_rs if rs is not new_rs]
         active = [rs for rs in all_rs if replicas(rs) > 0]
-        wanted = replicas(deployment)
         if len(active) <= 1:
-            target = active[0] if active else new_rs
-            if target is not None and replicas(target) != wanted:
-                updated = await self._scale_rs(deployment, target, wanted)
-                return [updated if rs is target else rs for rs in all_rs]
-            return all_rs
-        allowed = wanted + rollout.max_surge(deployment)
-        change = allowed - sum(replicas(rs) for rs in all_rs)
-        if change > 0 and new_rs is not None:
-            updated = await self._scale_rs(deployment, new_rs, replicas(new_rs) + change)
-            return [updated if rs is new_rs else rs for rs in all_rs]
-        result = list(all_rs)
-        for i, rs in enumerate(result):
-            if change >= 0:
-                break
-            if rs is new_rs or replicas(rs) == 0:
-                continue
-            take = min(replicas(rs), -change)
-            result[i] = await self._scale_rs(deployment, rs, replicas(rs) - take)
-            change += take
-        return result
+            newest_old = max(old_rs, key=lambda rs: (rs["metadata"].get("creationTimestamp", ""),
+                                                     rs["metadata"]["name"]), default=None)
+            target = active[0] if active else (new_rs if new_rs is not None else newest_old)
+            if target is not None and replicas(target) != replicas(deployment):
+                await self._scale_rs(deployment, target, replicas(deployment))
+            return
+        if rollout.is_saturated(deployment, new_rs):
+            for rs in active:
+                if rs is not new_rs:
+                    await self._scale_rs(deployment, rs, 0)
+            return
+        if rollout.is_rolling(deployment):
+            for rs, size in rollout.proportional_sizes(deployment, active):
+                await self._scale_rs(deployment, rs, size)
 
     # -- strategies ------------------------------------------------------------------------------
 
@@ -281,7 +280,11 @@ class DeploymentController(Controller):
             if spent >= budget:
                 break
             unhealthy = replicas(rs) - rollout.status_count(rs, "availableReplicas")
-            if replicas(rs) == 0 or unhealthy <= 0:
+            if replicas(rs) != 0 and unhealthy < 0:
+                # More available than asked for: the status predates a scale-down, so its counts cannot be
+                # trusted yet (upstream refuses the cleanup then). The status update brings the next sync.
+                return result
+            if replicas(rs) == 0 or unhealthy == 0:
                 continue
             take = min(budget - spent, unhealthy)
             result[i] = await self._scale_rs(deployment, rs, replicas(rs) - take)

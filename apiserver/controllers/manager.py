@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+from typing import Any, Callable, Coroutine
 
 from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.cronjob import CronJobController
 from apiserver.controllers.daemonset import DaemonSetController
 from apiserver.controllers.deployment import DeploymentController
+from apiserver.controllers.disruption import DisruptionController
 from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
 from apiserver.controllers.garbagecollector import GarbageCollector
 from apiserver.controllers.job import JobController
 from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.nodelifecycle import NodeLifecycle
 from apiserver.controllers.replicaset import ReplicaSetController
+from apiserver.controllers.replicationcontroller import ReplicationManager
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
@@ -41,8 +43,10 @@ CONTROLLERS: dict[str, Factory] = {
     RootCAPublisher.name: RootCAPublisher,
     DeploymentController.name: DeploymentController,
     ReplicaSetController.name: ReplicaSetController,
+    ReplicationManager.name: ReplicationManager,
     GarbageCollector.name: GarbageCollector,
     StatefulSetController.name: StatefulSetController,
+    DisruptionController.name: DisruptionController,
     DaemonSetController.name: DaemonSetController,
     JobController.name: JobController,
     CronJobController.name: CronJobController,
@@ -107,3 +111,44 @@ class ControllerManager:
         for controller in self.controllers:
             await controller.close()
         await self.ctx.informers.stop()
+
+
+class LeaderControllers:
+    """The controllers of a server that runs them only while it holds the leader Lease, as
+    kube-controller-manager: a fresh manager (new informers, empty queues) each time the server is
+    elected, stopped when the Lease is lost, so two servers never drive the same objects at once.
+    Starts and stops run in the order they were asked for."""
+
+    def __init__(self, build: Callable[[], ControllerManager]) -> None:
+        self._build = build
+        self._current: ControllerManager | None = None
+        self._lock = asyncio.Lock()
+        self._pending: set[asyncio.Task[None]] = set()
+
+    def elected(self) -> None:
+        self._spawn(self._start())
+
+    def lost(self) -> None:
+        self._spawn(self.stop())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    def start(self) -> None:
+        """Starts at once; for a server that runs its controllers without an election."""
+        if self._current is None:
+            self._current = self._build()
+            self._current.start()
+
+    async def _start(self) -> None:
+        async with self._lock:
+            self.start()
+
+    async def stop(self) -> None:
+        async with self._lock:
+            current, self._current = self._current, None
+            if current is not None:
+                await current.stop()
+                log.info("controllers stopped")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-from typing import Any, Hashable
+from typing import Any, Hashable, Mapping
 
 from apiserver import errors
 from apiserver.controllers.base import Context, Controller, Obj, object_key
@@ -84,16 +84,22 @@ class Owned:
 
 
 class ReplicaSetController(Controller):
+    """The core upstream shares with ReplicationControllers too: a subclass names its resource, its kind and
+    how its selector reads."""
+
     name = "replicaset-controller"
+    reporter = "replicaset-controller"  # the component upstream's events name
+    kind = "ReplicaSet"
+    resource = ("apps", "v1", "replicasets")
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
-        self.rs_type = ctx.resource("apps", "v1", "replicasets")
+        self.rs_type = ctx.resource(*self.resource)
         self.pods_type = ctx.resource("", "v1", "pods")
-        self.replicasets = ctx.informer("apps", "v1", "replicasets")
+        self.replicasets = ctx.informer(*self.resource)
         self.pods = ctx.informer("", "v1", "pods")
         self.owned = Owned()
-        self.events = Recorder(self.client, self.name)
+        self.events = Recorder(self.client, self.reporter)
         self.replicasets.add_handler(self._rs_changed)
         self.pods.add_handler(self._pod_changed)
 
@@ -109,13 +115,16 @@ class ReplicaSetController(Controller):
             # An orphan: any ReplicaSet it matches may adopt it.
             labels = new["metadata"].get("labels") or {}
             for rs in self.replicasets.items(new["metadata"].get("namespace", "")):
-                if label_selector_matches((rs.get("spec") or {}).get("selector"), labels):
+                if self.selects(rs, labels):
                     self.queue.add(object_key(rs))
             return
-        if ref is None or ref.get("kind") != "ReplicaSet":
+        if ref is None or ref.get("kind") != self.kind:
             return
         self.owned.seen(str(ref.get("uid")), pod["metadata"]["name"], new is None)
         self.queue.add((pod["metadata"].get("namespace", ""), ref["name"]))
+
+    def selects(self, rs: Obj, labels: Mapping[str, str]) -> bool:
+        return label_selector_matches((rs.get("spec") or {}).get("selector"), labels)
 
     def pods_of(self, rs: Obj) -> list[Obj]:
         uid = rs["metadata"]["uid"]
@@ -139,12 +148,11 @@ class ReplicaSetController(Controller):
     async def _adopt(self, rs: Obj) -> list[Obj]:
         """Claims the orphan pods the selector matches, as upstream's ControllerRefManager does: a
         patch that adds the controller reference, on the condition that the pod is still the one seen."""
-        selector = (rs.get("spec") or {}).get("selector")
         namespace = rs["metadata"]["namespace"]
         adopted = []
         for pod in self.pods.items(namespace):
             if controller_of(pod) is not None or not is_active(pod) or \
-                    not label_selector_matches(selector, pod["metadata"].get("labels") or {}):
+                    not self.selects(rs, pod["metadata"].get("labels") or {}):
                 continue
             try:
                 adopted.append(await self.client.patch(self.pods_type, namespace, pod["metadata"]["name"], {

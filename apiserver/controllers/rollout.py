@@ -158,3 +158,75 @@ def is_progressing(deployment: Obj, new: Obj) -> bool:
 def omit_zeros(status: Obj) -> Obj:
     """DeploymentStatus as Go writes it: the counts are omitempty."""
     return {k: v for k, v in status.items() if v not in (0, None, [])}
+
+
+def _annotation_int(rs: Obj, key: str) -> int | None:
+    try:
+        return int((rs["metadata"].get("annotations") or {})[key])
+    except (KeyError, ValueError):
+        return None
+
+
+def is_scaling_event(deployment: Obj, active_rs: list[Obj]) -> bool:
+    """isScalingEvent: an active ReplicaSet was sized for another spec.replicas than the Deployment's now."""
+    wanted = replicas(deployment)
+    return any((desired := _annotation_int(rs, DESIRED_REPLICAS)) is not None and desired != wanted
+               for rs in active_rs)
+
+
+def is_saturated(deployment: Obj, rs: Obj | None) -> bool:
+    """IsSaturated: the new ReplicaSet holds every replica, sized for them and all available."""
+    if rs is None or _annotation_int(rs, DESIRED_REPLICAS) is None:
+        return False
+    wanted = replicas(deployment)
+    return replicas(rs) == wanted and _annotation_int(rs, DESIRED_REPLICAS) == wanted \
+        and status_count(rs, "availableReplicas") == wanted
+
+
+def _round_half_away(value: float) -> int:
+    return int(math.floor(abs(value) + 0.5)) * (1 if value >= 0 else -1)
+
+
+def _fraction(rs: Obj, deployment: Obj) -> int:
+    """getReplicaSetFraction: the ReplicaSet's share of the new maximum, by its share of the old one
+    (the max-replicas annotation; failing that, the Deployment's replicas in its status)."""
+    if replicas(deployment) == 0:
+        return -replicas(rs)
+    new_max = replicas(deployment) + max_surge(deployment)
+    old_max = _annotation_int(rs, MAX_REPLICAS)
+    if not old_max:
+        old_max = status_count(deployment, "replicas")
+        if old_max == 0:
+            return 0
+    return _round_half_away(replicas(rs) * new_max / old_max) - replicas(rs)
+
+
+def proportional_sizes(deployment: Obj, active_rs: list[Obj]) -> list[tuple[Obj, int]]:
+    """scale()'s proportional split of a resize during a rollout: each active ReplicaSet gets its share
+    of what the Deployment's new maximum (replicas + maxSurge) adds or removes, bounded by what is left
+    to add or remove, and the first (largest) ReplicaSet takes the rounding leftover. Scaling up favours
+    newer ReplicaSets among equal sizes, scaling down older ones, as upstream sorts them."""
+    allowed = replicas(deployment) + max_surge(deployment) if replicas(deployment) > 0 else 0
+    to_add = allowed - sum(replicas(rs) for rs in active_rs)
+    if to_add == 0:
+        return [(rs, replicas(rs)) for rs in active_rs]
+
+    def age(rs: Obj) -> tuple[str, str]:
+        return str(rs["metadata"].get("creationTimestamp", "")), str(rs["metadata"]["name"])
+
+    if to_add > 0:  # larger first, then newer first
+        ordered = sorted(sorted(active_rs, key=age, reverse=True), key=replicas, reverse=True)
+    else:  # larger first, then older first
+        ordered = sorted(sorted(active_rs, key=age), key=replicas, reverse=True)
+    added = 0
+    sizes: list[tuple[Obj, int]] = []
+    for rs in ordered:
+        share = 0
+        if replicas(rs) != 0 and to_add != added:
+            fraction, left = _fraction(rs, deployment), to_add - added
+            share = min(fraction, left) if to_add > 0 else max(fraction, left)
+        sizes.append((rs, replicas(rs) + share))
+        added += share
+    first, size = sizes[0]
+    sizes[0] = (first, max(size + to_add - added, 0))
+    return sizes

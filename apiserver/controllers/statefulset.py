@@ -2,8 +2,10 @@
 PersistentVolumeClaims from volumeClaimTemplates, created in order (OrderedReady: the next only
 once the previous ones are Running and Ready; Parallel: all at once) and removed from the highest
 ordinal down. A changed template rolls from the highest ordinal down, one pod at a time, above
-`partition`. The revision label names the template's hash as upstream names ControllerRevisions
-(`<set>-<hash>`); ControllerRevision objects themselves are not written (that kind is not served yet).
+`partition`. Each template is kept as a ControllerRevision `<set>-<hash>` (see `history`), which pods
+name in their `controller-revision-hash` label; a template equal to an older revision's (`kubectl
+rollout undo`) takes that revision back with the next revision number, and revisions no pod uses go
+beyond `revisionHistoryLimit`.
 """
 
 from __future__ import annotations
@@ -15,10 +17,20 @@ from typing import Hashable
 from apiserver import errors
 from apiserver.controllers.base import Context, Controller, Obj, object_key
 from apiserver.controllers.events import Recorder
-from apiserver.controllers.podtemplatehash import compute_hash
+from apiserver.controllers.history import (
+    HASH_LABEL,
+    REVISION_LABEL,
+    Histories,
+    hash_revision,
+    history_limit,
+    new_revision,
+    revision_name,
+    revision_number,
+    same_data,
+    template_patch,
+)
 from apiserver.controllers.replicaset import controller_of, is_ready, owner_reference
 
-REVISION_LABEL = "controller-revision-hash"
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 
@@ -26,12 +38,6 @@ POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 def ordinal(set_name: str, pod_name: str) -> int | None:
     match = re.fullmatch(re.escape(set_name) + r"-(0|[1-9][0-9]*)", pod_name)
     return int(match.group(1)) if match else None
-
-
-def revision_of(sts: Obj) -> str:
-    # A StatefulSet's status always carries collisionCount, from 0: none yet counts as 0.
-    collisions = int((sts.get("status") or {}).get("collisionCount") or 0)
-    return f"{sts['metadata']['name']}-{compute_hash(sts['spec']['template'], collisions)}"
 
 
 def _running_and_ready(pod: Obj) -> bool:
@@ -50,6 +56,7 @@ class StatefulSetController(Controller):
         self.sets = ctx.informer("apps", "v1", "statefulsets")
         self.pods = ctx.informer("", "v1", "pods")
         self.claims = ctx.informer("", "v1", "persistentvolumeclaims")
+        self.histories = Histories(self.client, ctx.informer("apps", "v1", "controllerrevisions"))
         self.events = Recorder(self.client, self.name)
         self.sets.add_handler(self._set_changed)
         self.pods.add_handler(self._pod_changed)
@@ -79,7 +86,9 @@ class StatefulSetController(Controller):
             if ref is not None and ref.get("uid") == meta["uid"] and index is not None:
                 pods[index] = pod
         wanted = int(sts["spec"].get("replicas", 1))
-        revision = revision_of(sts)
+        revisions = self.histories.owned(sts)
+        update, collisions = await self._update_revision(sts, revisions)
+        revision = update["metadata"]["name"]
         parallel = sts["spec"].get("podManagementPolicy") == "Parallel"
         # Failed pods are replaced, as upstream's: delete now, recreate on the next pass.
         for index, pod in sorted(pods.items()):
@@ -103,7 +112,39 @@ class StatefulSetController(Controller):
                 break
         if not condemned:
             await self._roll(sts, pods, wanted, revision)
-        await self._status(sts, pods, revision)
+        current = await self._status(sts, pods, revision, collisions)
+        live = {revision, current}
+        live.update((p["metadata"].get("labels") or {}).get(REVISION_LABEL, "") for p in pods.values())
+        await self.histories.truncate(revisions, live, history_limit(sts))
+
+    async def _update_revision(self, sts: Obj, revisions: list[Obj]) -> tuple[Obj, int]:
+        """The revision of the set's template and the collision count, as getStatefulSetRevisions: the
+        newest revision if it holds this template, an older one that does renumbered as the newest, else
+        a new one (a name taken by other data counts a collision and hashes again)."""
+        collisions = int((sts.get("status") or {}).get("collisionCount") or 0)
+        data = template_patch(sts)
+        number = revision_number(revisions[-1]) + 1 if revisions else 1
+        equal = [r for r in revisions if same_data(r, data)]
+        if equal and equal[-1] is revisions[-1]:
+            return revisions[-1], collisions
+        if equal:
+            return await self.histories.renumber(equal[-1], number), collisions
+        meta = sts["metadata"]
+        first_hash = hash_revision(data, collisions)
+        labels = {**((sts["spec"]["template"].get("metadata") or {}).get("labels") or {}), HASH_LABEL: first_hash}
+        while True:
+            name = revision_name(meta["name"], hash_revision(data, collisions))
+            try:
+                created = await self.histories.create(
+                    new_revision(sts, name, labels, data, number, meta.get("annotations")))
+                return created, collisions
+            except errors.ApiError as exc:
+                if exc.code != 409:
+                    raise
+            taken = self.client.get(self.histories.rt, meta["namespace"], name)
+            if taken is not None and same_data(taken, data):
+                return taken, collisions
+            collisions += 1
 
     async def _create(self, sts: Obj, index: int, revision: str) -> None:
         meta = sts["metadata"]
@@ -179,7 +220,8 @@ class StatefulSetController(Controller):
                 await self._delete(sts, pod)
                 return
 
-    async def _status(self, sts: Obj, pods: dict[int, Obj], revision: str) -> None:
+    async def _status(self, sts: Obj, pods: dict[int, Obj], revision: str, collisions: int) -> str:
+        """Writes the status; returns the current revision's name."""
         live = [p for p in pods.values() if not p["metadata"].get("deletionTimestamp")]
         ready = [p for p in live if _running_and_ready(p)]
         updated = [p for p in live if (p["metadata"].get("labels") or {}).get(REVISION_LABEL) == revision]
@@ -191,7 +233,7 @@ class StatefulSetController(Controller):
         status: Obj = {"observedGeneration": sts["metadata"].get("generation", 1), "replicas": len(live),
                        "readyReplicas": len(ready), "currentReplicas": len(current), "updatedReplicas": len(updated),
                        "currentRevision": current_revision, "updateRevision": revision,
-                       "collisionCount": int(old.get("collisionCount") or 0), "availableReplicas": len(ready)}
+                       "collisionCount": collisions, "availableReplicas": len(ready)}
         for field_name in ("readyReplicas", "currentReplicas", "updatedReplicas"):
             if not status[field_name]:
                 del status[field_name]  # omitempty; replicas, collisionCount and availableReplicas are not
@@ -199,3 +241,4 @@ class StatefulSetController(Controller):
             status["conditions"] = old["conditions"]
         if status != old:
             await self.client.update(self.sts_type, {**sts, "status": status}, subresource="status")
+        return str(current_revision)

@@ -4,6 +4,9 @@ Work that must happen once however many servers run (the CRD controller's status
 runs only where `leading` is true: this server holds the Lease (kube-system, by name) and renewed it
 within its duration. A holder that stops renewing (crashed, or cut off from etcd) is replaced once the
 duration has passed since its last renewal; the Lease's transitions count the changes of holder.
+`on_elected` callbacks run when this server starts leading, `on_lost` ones when it stops: at the moment
+`leading` turns false, from a timer, so a renewal stuck on an unreachable store cannot delay them past
+the point where another server may take over.
 """
 
 from __future__ import annotations
@@ -47,7 +50,10 @@ class LeaderElection:
         self._retry = retry
         self._renewed = 0.0  # monotonic time of this server's last successful renewal
         self._task: asyncio.Task[None] | None = None
+        self._expiry: asyncio.TimerHandle | None = None
+        self._announced = False  # whether on_elected ran last, rather than on_lost
         self.on_elected: list[Callable[[], None]] = []
+        self.on_lost: list[Callable[[], None]] = []
 
     @property
     def leading(self) -> bool:
@@ -60,19 +66,41 @@ class LeaderElection:
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
+        if self._expiry is not None:
+            self._expiry.cancel()
 
     async def _run(self) -> None:
         while True:
-            was_leading = self.leading
             try:
                 await self._try_acquire_or_renew()
             except (PreconditionFailed, StoreUnreachable, StorageUnavailable) as exc:
                 log.debug("lease %s not renewed: %s", self._key[2], exc)
-            if self.leading and not was_leading:
-                log.info("now leading %s as %s", self._key[2], self.identity)
-                for callback in self.on_elected:
-                    callback()
+            if self.leading:
+                self._arm_expiry()
+                if not self._announced:
+                    self._announced = True
+                    log.info("now leading %s as %s", self._key[2], self.identity)
+                    for callback in self.on_elected:
+                        callback()
             await asyncio.sleep(self._retry)
+
+    def _arm_expiry(self) -> None:
+        """A timer for the moment `leading` turns false unless a renewal comes first."""
+        if self._expiry is not None:
+            self._expiry.cancel()
+        left = self._renewed + self._duration - self._retry - time.monotonic()
+        self._expiry = asyncio.get_running_loop().call_later(max(left, 0.0), self._expired)
+
+    def _expired(self) -> None:
+        self._expiry = None
+        if self.leading:  # renewed meanwhile without re-arming: look again when that renewal runs out
+            self._arm_expiry()
+            return
+        if self._announced:
+            self._announced = False
+            log.warning("lost the lease %s; the work only its holder does stops here", self._key[2])
+            for callback in self.on_lost:
+                callback()
 
     async def _try_acquire_or_renew(self) -> None:
         await self._store.catch_up(None)
