@@ -288,6 +288,8 @@ def _uvicorn_config(app: Starlette, options: ServeOptions) -> uvicorn.Config:
         # httptools, with the client certificate of a connection passed on to the app.
         http=ClientCertificateProtocol,
         log_level="warning", access_log=False,
+        # kube-apiserver names no server in its answers; uvicorn would add `server: uvicorn`.
+        server_header=False,
         ssl_certfile=None if options.plain_http else creds.serving_cert,
         ssl_keyfile=None if options.plain_http else creds.serving_key,
         # A client may present a certificate signed by the server's CA (kubeconfigs of kind, k3s, kubeadm).
