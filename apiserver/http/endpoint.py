@@ -86,12 +86,7 @@ class Target:
 
     @property
     def manager(self) -> str | None:
-        """Who managedFields credit with a write: fieldManager, else the client's name from its User-Agent.
-
-        Objects served through a conversion (events.k8s.io Events) are not tracked.
-        """
-        if not self.codec.identity:
-            return None
+        """Who managedFields credit with a write: fieldManager, else the client's name from its User-Agent."""
         # kube-apiserver tracks every write; one with neither names an empty manager.
         return self.query.get("fieldManager") or self.user_agent.split("/", 1)[0]
 
