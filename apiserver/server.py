@@ -21,7 +21,8 @@ from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.x509 import ClientCertificates
 from apiserver.controllers.base import Context
-from apiserver.controllers.client import CONTROLLER_MANAGER, Client
+from apiserver.controllers.client import CONTROLLER_MANAGER, KUBE_APISERVER, Client
+from apiserver.controllers.identitylease import IdentityLease
 from apiserver.controllers.informer import Informers
 from apiserver.controllers.manager import ControllerManager
 from apiserver.crd.crds import CustomResourceDefinitions
@@ -68,6 +69,7 @@ class ServeOptions:
     etcd: EtcdFlags | None = None  # None: the embedded store
     workers: int = 1  # processes sharing the port (SO_REUSEPORT), each with its own watch cache
     console: bool = True
+    apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
 
 
 @dataclass
@@ -238,6 +240,9 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         await _bootstrap(endpoint, state)
         collector.freeze()  # the recovered store, before any request or watch exists
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
+        identity = IdentityLease(client.with_agent(KUBE_APISERVER)) if options.apiserver_identity else None
+        if identity is not None:
+            identity.start()
         manager = ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
                                                 options.node_monitor_grace_seconds), options.controllers)
         if election is None:
@@ -247,6 +252,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
             # kube-controller-manager does; a server that later leads starts them then.
             election.on_elected.append(manager.start)
         yield
+        if identity is not None:
+            await identity.stop()
         await manager.stop()
         if election is not None:
             await election.stop()

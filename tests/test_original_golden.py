@@ -17,7 +17,7 @@ import sys
 from typing import Any, Callable, Iterator
 
 import pytest
-from support import GOLDEN, ServerProcess, kubectl_path, versioned_kubectl
+from support import GOLDEN, IDENTITY_LEASE, ServerProcess, kubectl_path, versioned_kubectl
 
 ANSWERS = os.path.join(GOLDEN, "kube-1.36.2")
 SKIP = "surface/|ssa/|kubectl/get-events.A"
@@ -30,7 +30,7 @@ def _run(script: str, env: dict[str, str], cwd: str) -> None:
 
 @pytest.fixture(scope="module")
 def captured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, str]]:
-    server = ServerProcess(str(tmp_path_factory.mktemp("original")))
+    server = ServerProcess(str(tmp_path_factory.mktemp("original")), extra_args=[IDENTITY_LEASE])
     server.start()
     out = str(tmp_path_factory.mktemp("original-answers"))
     env = {"KUBECONFIG": server.kubeconfig, "KUBECTL": versioned_kubectl("1.33"),

@@ -16,7 +16,7 @@ import sys
 from typing import Any, Iterator
 
 import pytest
-from support import GOLDEN, ServerProcess, kubectl_path
+from support import GOLDEN, IDENTITY_LEASE, ServerProcess, kubectl_path
 
 SURFACE = os.path.join(GOLDEN, "surface")
 ANSWERS = os.path.join(GOLDEN, "kube-1.36.2", "surface")
@@ -36,7 +36,7 @@ def _run(script: str, env: dict[str, str], cwd: str) -> None:
 
 @pytest.fixture(scope="module")
 def captured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server = ServerProcess(str(tmp_path_factory.mktemp("surface")))
+    server = ServerProcess(str(tmp_path_factory.mktemp("surface")), extra_args=[IDENTITY_LEASE])
     server.start()
     out = str(tmp_path_factory.mktemp("surface-answers"))
     env = {"KUBECONFIG": server.kubeconfig, "KUBECTL": kubectl_path(),
