@@ -98,7 +98,8 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[int, str], Any] | None]] = {
     "discovery/kubectl-api-resources.txt": (NOT_CAPTURED, None),
     "discovery/kubectl-api-resources.wide.txt": (NOT_CAPTURED, None),
     **{f"kubectl-v8/{name}": (
-        "klog's timestamps, pids, the port, the order kubectl logs its feature gates, and response times",
+        "klog's timestamps, pids, the port, the order kubectl logs its feature gates and response times; the "
+        "headers too, where this server still lacks upstream's Audit-Id and priority-and-fairness uids",
         _requests_and_answers)
        for name in sorted(os.listdir(os.path.join(ANSWERS, "kubectl-v8")))},
 }
