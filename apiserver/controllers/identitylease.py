@@ -70,8 +70,11 @@ class IdentityLease:
             try:
                 await self.renew()
             except errors.ApiError as exc:
-                # A conflict with another process of this host renewing it too: the next round reads it anew.
+                # A conflict with another process of this host renewing it too, or a store out of reach:
+                # the next round reads it anew, as upstream's controller retries forever.
                 log.warning("could not renew the identity lease %s: %s", self.name, exc.message)
+            except Exception:
+                log.exception("could not renew the identity lease %s", self.name)
             await asyncio.sleep(self.renew_seconds)
 
     async def renew(self) -> Obj:
