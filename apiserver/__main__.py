@@ -48,6 +48,23 @@ def _flag(value: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, not {value!r}")
 
 
+# The feature gates this server reads, with kube-apiserver 1.36's defaults.
+FEATURE_GATES = {"APIServerIdentity": True}
+
+
+def _feature_gates(value: str) -> dict[str, bool]:
+    """--feature-gates=Name=true,...: the known gates, each as given or at its default."""
+    gates = dict(FEATURE_GATES)
+    for item in filter(None, (part.strip() for part in value.split(","))):
+        name, sep, setting = item.partition("=")
+        if not sep:
+            raise argparse.ArgumentTypeError(f"missing bool value for {name}")
+        if name not in FEATURE_GATES:
+            raise argparse.ArgumentTypeError(f"unrecognized feature gate: {name}")
+        gates[name] = _flag(setting)
+    return gates
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m apiserver",
                                      description="A Kubernetes-compatible API server on an embedded store.")
@@ -89,6 +106,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulate-nodes", type=int, default=0, metavar="N",
                         help="register N simulated nodes (node-1..node-N) whose fake kubelets run the pods bound "
                              "to them")
+    parser.add_argument("--feature-gates", type=_feature_gates, default=dict(FEATURE_GATES), metavar="Name=bool,...",
+                        help="kube-apiserver's gates this server reads: APIServerIdentity (default true) keeps the "
+                             "kube-system Lease apiserver-<hash> renewed every 10 s")
     parser.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
                         help="how long a node may go without a heartbeat before it is marked Unknown")
     etcd = parser.add_argument_group("etcd", "serve from etcd instead of the embedded store (--data-dir still "
@@ -137,7 +157,8 @@ def main(argv: list[str] | None = None) -> None:
                            node_monitor_grace_seconds=args.node_monitor_grace_period,
                            anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
                            audit_policy_file=args.audit_policy_file,
-                           etcd=_etcd_flags(args), workers=args.workers, console=args.console))
+                           etcd=_etcd_flags(args), workers=args.workers, console=args.console,
+                           apiserver_identity=args.feature_gates["APIServerIdentity"]))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

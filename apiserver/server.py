@@ -21,7 +21,8 @@ from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.x509 import ClientCertificates
 from apiserver.controllers.base import Context
-from apiserver.controllers.client import CONTROLLER_MANAGER, Client
+from apiserver.controllers.client import CONTROLLER_MANAGER, KUBE_APISERVER, Client
+from apiserver.controllers.identitylease import IdentityLease
 from apiserver.controllers.informer import Informers
 from apiserver.controllers.manager import ControllerManager, LeaderControllers
 from apiserver.crd.crds import CustomResourceDefinitions
@@ -68,6 +69,7 @@ class ServeOptions:
     etcd: EtcdFlags | None = None  # None: the embedded store
     workers: int = 1  # processes sharing the port (SO_REUSEPORT), each with its own watch cache
     console: bool = True
+    apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
 
 
 @dataclass
@@ -236,6 +238,9 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         await _bootstrap(endpoint, state)
         collector.freeze()  # the recovered store, before any request or watch exists
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
+        identity = IdentityLease(client.with_agent(KUBE_APISERVER)) if options.apiserver_identity else None
+        if identity is not None:
+            identity.start()
 
         def manager() -> ControllerManager:
             return ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
@@ -253,6 +258,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         yield
         if election is not None:
             await election.stop()  # first, so that no late election starts controllers again
+        if identity is not None:
+            await identity.stop()
         await controllers.stop()
         await store.close()
         if state.audit is not None:
@@ -292,6 +299,8 @@ def _uvicorn_config(app: Starlette, options: ServeOptions) -> uvicorn.Config:
         # httptools, with the client certificate of a connection passed on to the app.
         http=ClientCertificateProtocol,
         log_level="warning", access_log=False,
+        # kube-apiserver names no server in its answers; uvicorn would add `server: uvicorn`.
+        server_header=False,
         ssl_certfile=None if options.plain_http else creds.serving_cert,
         ssl_keyfile=None if options.plain_http else creds.serving_key,
         # A client may present a certificate signed by the server's CA (kubeconfigs of kind, k3s, kubeadm).

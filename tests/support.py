@@ -27,6 +27,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.environ.get("FASTKUBE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
 GOLDEN = os.path.join(SHARED, "golden")
 FIXTURES = os.path.join(GOLDEN, "fixtures")
+# The flag of a server that keeps its identity Lease, as kube-apiserver does by default.
+IDENTITY_LEASE = "--feature-gates=APIServerIdentity=true"
 
 
 def free_port() -> int:
@@ -185,10 +187,15 @@ class ServerProcess:
 
     @property
     def args(self) -> list[str]:
-        """The command line; without controllers unless the test asks for them, as the goldens were captured."""
+        """The command line; without controllers unless the test asks for them, as the goldens were captured.
+
+        Without the identity Lease either, unless asked (IDENTITY_LEASE): its renewal every 10 s would
+        move the store's revision under tests that hold it still around a refused write."""
         chosen = any(arg.startswith("--controllers") for arg in self.extra_args)
+        gates = any(arg.startswith("--feature-gates") for arg in self.extra_args)
         return [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
-                *([] if chosen else ["--controllers=-*"]), *self.extra_args]
+                *([] if chosen else ["--controllers=-*"]),
+                *([] if gates else ["--feature-gates=APIServerIdentity=false"]), *self.extra_args]
 
     def start(self, timeout: float = 30.0) -> None:
         self.log_path = os.path.join(self.data_dir, "server.log")

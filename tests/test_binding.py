@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from support import ServerProcess
+from kubernetes import client, config
+from support import ServerProcess, run_kubectl
 
 PODS = "/api/v1/namespaces/default/pods"
 
@@ -67,3 +69,52 @@ def test_a_pod_being_deleted_cannot_be_bound(server: ServerProcess) -> None:
     status, body = server.json("POST", f"{PODS}/leaving/binding", binding("leaving", "node-a"))
     assert status == 409
     assert body["message"].endswith("pod leaving is being deleted, cannot be assigned to a host")
+
+
+BINDINGS = "/api/v1/namespaces/default/bindings"
+
+
+def test_the_bindings_collection_binds_the_pod_its_binding_names(server: ServerProcess) -> None:
+    make_pod(server, "legacy")
+    status, body = server.json("POST", BINDINGS, binding("legacy", "node-a"))
+    assert (status, body) == (201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                                    "code": 201})
+    _, pod = server.json("GET", f"{PODS}/legacy")
+    assert pod["spec"]["nodeName"] == "node-a"
+    assert [c["type"] for c in pod["status"]["conditions"]] == ["PodScheduled"]
+    status, body = server.json("POST", BINDINGS, binding("legacy", "node-b"))
+    assert (status, body["reason"], body["details"]) == (409, "Conflict", {"name": "legacy", "kind": "pods/binding"})
+    assert body["message"] == ('Operation cannot be fulfilled on pods/binding "legacy": '
+                               'pod legacy is already assigned to node "node-a"')
+    assert server.json("GET", f"{PODS}/legacy")[1]["spec"]["nodeName"] == "node-a"
+
+
+def test_the_bindings_collection_refuses_what_pods_binding_refuses(server: ServerProcess) -> None:
+    make_pod(server, "waiting")
+    _, before = server.json("GET", f"{PODS}/waiting")
+    status, body = server.json("POST", BINDINGS, binding("absent", "node-a"))
+    assert (status, body["reason"], body["message"]) == (404, "NotFound", 'pods "absent" not found')
+    status, body = server.json("POST", BINDINGS, {"apiVersion": "v1", "kind": "Binding",
+                                                  "metadata": {"name": "waiting"}, "target": {"kind": "Node"}})
+    assert (status, body["message"]) == (500, "target.name: Required value")
+    status, body = server.json("POST", BINDINGS, binding("waiting", "node-a", namespace="kube-system"))
+    assert (status, body["reason"]) == (400, "BadRequest")
+    status, body = server.json("POST", BINDINGS, binding("", "node-a"))
+    assert (status, body["message"]) == (400, "Name parameter required.")
+    status, body = server.json("POST", "/api/v1/namespaces/default/bindings?dryRun=All", binding("waiting", "node-a"))
+    assert status == 201
+    assert server.json("GET", f"{PODS}/waiting")[1] == before
+
+
+def test_kubectl_and_the_python_client_bind_through_the_collection(server: ServerProcess) -> None:
+    make_pod(server, "by-kubectl")
+    make_pod(server, "by-client")
+    run_kubectl(server, "create", "-f", "-", stdin=json.dumps(binding("by-kubectl", "node-k")))
+    config.load_kube_config(config_file=server.kubeconfig)
+    body = client.V1Binding(metadata=client.V1ObjectMeta(name="by-client"),
+                            target=client.V1ObjectReference(kind="Node", name="node-p"))
+    # The answer is a Status, which the client's Binding model cannot hold: read it raw.
+    answer = client.CoreV1Api().create_namespaced_binding("default", body, _preload_content=False)
+    assert answer.status == 201 and json.loads(answer.data)["status"] == "Success"
+    assert server.json("GET", f"{PODS}/by-kubectl")[1]["spec"]["nodeName"] == "node-k"
+    assert server.json("GET", f"{PODS}/by-client")[1]["spec"]["nodeName"] == "node-p"

@@ -28,6 +28,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _DEFAULT_GOLDEN = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "shared", "golden")
 
 
+_FIELDS_V1 = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"
+
+
 def _walk(value: Any, schema: schemas.Schema | None, seen: dict[str, list[list[str]]]) -> None:
     if isinstance(value, list):
         for item in value:
@@ -36,6 +39,8 @@ def _walk(value: Any, schema: schemas.Schema | None, seen: dict[str, list[list[s
     if not isinstance(value, dict) or schema is None:
         return
     name = schemas.ref_name(schema)
+    if name == _FIELDS_V1:
+        return  # not a struct: structured-merge-diff writes a field set sorted, whatever its keys
     if name is not None and len(value) > 1:
         seen.setdefault(name, []).append(list(value))
     for key, child in value.items():
@@ -76,6 +81,14 @@ def _zero(fields: dict[str, Any], schema: schemas.Schema | None, found: dict[str
             _zero(child, schemas.child_schema(schema, None), found)
 
 
+# Value-typed struct fields of definitions no golden object was created through: autoscaling/v1
+# HorizontalPodAutoscalers (k8s.io/api/autoscaling/v1/types.go: Spec and ScaleTargetRef are structs).
+_UNSEEN_ZERO_FIELDS = {
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler": {"metadata", "spec"},
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec": {"scaleTargetRef"},
+}
+
+
 def main(golden: str) -> None:
     seen: dict[str, list[list[str]]] = {}
     zero: dict[str, set[str]] = {}
@@ -98,6 +111,8 @@ def main(golden: str) -> None:
                 # Served through another version (events.k8s.io), the fields are in the stored version's terms.
                 if created.get("apiVersion") == obj["apiVersion"]:
                     _zero(created.get("fieldsV1") or {}, ref, zero)
+    for name, fields in _UNSEEN_ZERO_FIELDS.items():
+        zero.setdefault(name, set()).update(fields)
     _write("field_order.json", {name: _merge(seqs) for name, seqs in sorted(seen.items())})
     _write("zero_fields.json", {name: sorted(fields) for name, fields in sorted(zero.items())})
 

@@ -14,6 +14,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.http.endpoint import Endpoint, Target
+from apiserver.kinds import managedfields
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.reply import Reply
 from apiserver.shapes.shape import JSON_SHAPE
@@ -22,6 +23,8 @@ KUBE_VERSION = "v1.36.2"
 CONTROLLER_MANAGER = f"kube-controller-manager/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
 SCHEDULER = f"kube-scheduler/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
 KUBELET = f"kubelet/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
+# kube-apiserver's writes to itself (its identity Lease) name the binary it ran as, as the goldens show.
+KUBE_APISERVER = f"{managedfields.KUBE_APISERVER}/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
 
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"

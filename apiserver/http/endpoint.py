@@ -86,12 +86,7 @@ class Target:
 
     @property
     def manager(self) -> str | None:
-        """Who managedFields credit with a write: fieldManager, else the client's name from its User-Agent.
-
-        Objects served through a conversion (events.k8s.io Events) are not tracked.
-        """
-        if not self.codec.identity:
-            return None
+        """Who managedFields credit with a write: fieldManager, else the client's name from its User-Agent."""
         # kube-apiserver tracks every write; one with neither names an empty manager.
         return self.query.get("fieldManager") or self.user_agent.split("/", 1)[0]
 
@@ -219,6 +214,8 @@ class Endpoint:
 
     async def create(self, t: Target, raw: bytes, content_type: str | None,
                      applied: ManagedFields | None = None) -> Reply:
+        if t.rt.kind == "Binding" and not t.rt.group:
+            return await self._bind_legacy(t, raw, content_type)
         body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
                                             t.rt.custom)
@@ -272,11 +269,27 @@ class Endpoint:
         """POST to a named object's subresource: pods/binding is the one served."""
         if t.rt.kind != "Pod" or t.subresource != "binding":
             raise errors.method_not_allowed(f"create is not supported on {t.rt.plural}/{t.subresource}")
-        request = binding.check(bodies.decode_object(raw, content_type), t.name or "", t.namespace)
-        current = self._require(t)
+        return await self._bind(t, bodies.decode_object(raw, content_type), t.name or "")
+
+    async def _bind_legacy(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        """POST .../bindings: pods/binding for the pod the Binding names (upstream's LegacyBindingREST)."""
+        pods = self._registry.lookup("", "v1", "pods")
+        if pods is None:
+            raise errors.resource_not_found()
+        body = _decode_body(t, raw, content_type)
+        meta = body.get("metadata") if isinstance(body, dict) else None
+        name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
+        return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name)
+
+    async def _bind(self, pods: Target, body: Any, name: str) -> Reply:
+        request = binding.check(body, name, pods.namespace)
+        if not name:
+            raise errors.bad_request("Name parameter required.")
+        target = Target(pods.rt, pods.namespace, name, "binding", pods.query)
+        current = self._require(target)
         bound = binding.bind(_load(current), request)
-        if not t.dry_run:
-            await self._write(t, t.key(), bound, current)
+        if not target.dry_run:
+            await self._write(target, target.key(), bound, current)
         return _json(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
 
     async def _hold_cluster_ips(self, svc: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ from apiserver.storage.interface import Store, StoredObject
 
 APISERVICES = ("apiregistration.k8s.io", "apiservices")
 COMPONENTSTATUSES = ("", "componentstatuses")
+BINDINGS = ("", "bindings")
 
 
 class SyntheticResources:
@@ -42,7 +43,8 @@ class SyntheticResources:
         which = (t.rt.group, t.rt.plural)
         if which == APISERVICES:
             return verb in ("get", "list") or t.name is not None and t.name in self._local_names()
-        return t.rt.synthetic
+        # Never stored, but a binding writes a pod: the endpoint binds it as it does for pods/binding.
+        return t.rt.synthetic and which != BINDINGS
 
     def _local_names(self) -> set[str]:
         return {f"{version}.{group}" for group, versions in self._local_group_versions() for version in versions}

@@ -80,6 +80,24 @@ _EVENTS_V1 = Codec(core_event_to_events_v1, events_v1_to_core_event)
 _AUTOSCALING_V1 = Codec(autoscaling.v2_to_v1, autoscaling.v1_to_v2)
 
 
+# Each version a converted built-in kind is served through, from its stored object.
+_VIEWS: dict[tuple[str, str], Callable[[dict[str, Any]], dict[str, Any]]] = {
+    ("v1", "Event"): lambda core: core,
+    ("events.k8s.io/v1", "Event"): core_event_to_events_v1,
+    ("autoscaling/v2", "HorizontalPodAutoscaler"): lambda hpa: hpa,
+    ("autoscaling/v1", "HorizontalPodAutoscaler"): autoscaling.v2_to_v1,
+}
+
+
+def converted_views(stored: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+    """The API versions a stored built-in object is also served through, each with how it reads there;
+    empty for a kind served as stored."""
+    kind = stored.get("kind")
+    if (stored.get("apiVersion"), kind) not in _VIEWS:
+        return {}
+    return {version: view for (version, view_kind), view in _VIEWS.items() if view_kind == kind}
+
+
 def codec_for(rt: ResourceType) -> Codec:
     if rt.group == "events.k8s.io" and rt.kind == "Event":
         return _EVENTS_V1

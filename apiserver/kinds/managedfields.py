@@ -171,6 +171,34 @@ def from_fields_v1(fields: dict[str, Any], path: Path = ()) -> set[Path]:
     return found
 
 
+def _written(old: Any, new: dict[str, Any], schema: schemas.Schema,
+             ignored: tuple[Path, ...]) -> tuple[set[Path], set[Path]]:
+    """(paths the write set or changed, paths it removed), leaving out those it cannot own."""
+    changed, removed = compare(zero(schema) if old is None else old, new, schema)
+    changed -= SERVER_OWNED
+    if ignored:
+        changed = {p for p in changed if not any(p[:len(i)] == i for i in ignored)}
+    return changed, removed
+
+
+def _released(entry: dict[str, Any], changed: set[Path], removed: set[Path]) -> list[dict[str, Any]]:
+    """Another manager's entry once a write took `changed` and `removed` from it (none, if nothing is left)."""
+    owned = from_fields_v1(entry.get("fieldsV1") or {})
+    # A removed node takes everything below it out of every manager's set.
+    kept = {p for p in owned - changed if not any(p[:i] in removed for i in range(len(p) + 1))}
+    if kept != owned:
+        entry = {**entry, "fieldsV1": to_fields_v1(kept)}
+    return [entry] if kept else []
+
+
+def release(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema: schemas.Schema,
+            ignored: tuple[Path, ...]) -> list[dict[str, Any]]:
+    """Entries recorded through another API version than a write's, with what the write changed, seen
+    in their version, taken from them (structured-merge-diff compares each version's managers in theirs)."""
+    changed, removed = _written(old, new, schema, ignored)
+    return [kept for entry in entries for kept in _released(entry, changed, removed)]
+
+
 def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema: schemas.Schema,
            manager: str, api_version: str, subresource: str | None, now: str,
            ignored: tuple[Path, ...]) -> list[dict[str, Any]]:
@@ -179,25 +207,16 @@ def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema:
     `ignored` are the paths the write cannot set, so never owns: with a status subresource, a write to
     the main resource owns no status, and one to /status no spec.
     """
-    changed, removed = compare(zero(schema) if old is None else old, new, schema)
-    changed -= SERVER_OWNED
-    if ignored:
-        changed = {p for p in changed if not any(p[:len(i)] == i for i in ignored)}
+    changed, removed = _written(old, new, schema, ignored)
     out: list[dict[str, Any]] = []
     mine: dict[str, Any] | None = None
     for entry in entries:
-        owned = from_fields_v1(entry.get("fieldsV1") or {})
         is_mine = (entry.get("manager", "") == manager and entry.get("operation") == "Update"
                    and entry.get("subresource") == subresource)
         if is_mine:
             mine = entry
             continue
-        # A removed node takes everything below it out of every manager's set.
-        kept = {p for p in owned - changed if not any(p[:i] in removed for i in range(len(p) + 1))}
-        if kept != owned:
-            entry = {**entry, "fieldsV1": to_fields_v1(kept)}
-        if kept:
-            out.append(entry)
+        out += _released(entry, changed, removed)
     before = from_fields_v1(mine.get("fieldsV1") or {}) if mine is not None else set()
     owned = (before - removed) | changed
     if owned:

@@ -114,7 +114,7 @@ class ResourceType:
 SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize", "approval", "binding", "eviction", "token",
                                  "log", "exec", "attach", "portforward", "proxy"})
 # Resources never stored: componentstatuses are probed when read; the others are write-only requests
-# answered at once (apiserver.http.synthetic answers selfsubjectreviews; the rest are refused here).
+# answered at once (the reviews by their authorizers and authenticators; a binding binds its pod).
 _COMPUTED = frozenset({("", "componentstatuses"), ("", "bindings"),
                        ("authentication.k8s.io", "tokenreviews"), ("authentication.k8s.io", "selfsubjectreviews"),
                        ("authorization.k8s.io", "localsubjectaccessreviews"),

@@ -8,12 +8,12 @@ order is upstream's: defaulting, then managed fields, then admission and the reg
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
 from apiserver.errors import FieldError
-from apiserver.kinds import defaults, fieldmanager, kindvalidation, managedfields, schemas
+from apiserver.kinds import conversion, defaults, fieldmanager, kindvalidation, managedfields, schemas
 from apiserver.kinds.resources import ResourceType
 
 Obj = dict[str, Any]
@@ -73,13 +73,48 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
     if entries is None:
         entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
     request = fieldmanager.Request(manager, rt.api_version, subresource, now)
-    updated = fieldmanager.record_update(entries, None if old is None else shaped(json_copy(old)),
-                                         shaped(json_copy(obj)), schema, request,
-                                         reset_fields(rt, subresource))
+    views = conversion.converted_views(obj) if rt.custom is None else {}
+    if views:
+        updated = _record_versioned(entries, old, obj, views, request, reset_fields(rt, subresource))
+    else:
+        updated = fieldmanager.record_update(entries, None if old is None else shaped(json_copy(old)),
+                                             shaped(json_copy(obj)), schema, request,
+                                             reset_fields(rt, subresource))
     if updated:
         obj["metadata"]["managedFields"] = updated
     else:
         obj["metadata"].pop("managedFields", None)
+
+
+def _record_versioned(entries: list[dict[str, Any]], old: Obj | None, new: Obj,
+                      views: dict[str, Callable[[Obj], Obj]], request: fieldmanager.Request,
+                      ignored: tuple[managedfields.Path, ...]) -> list[dict[str, Any]]:
+    """An Update of a kind served through several versions, as upstream's field manager records it: the
+    writer's fields in the version it wrote through, and every other version's managers losing what
+    the write changed as their version shows it. Entries naming a version the kind is not served
+    through are compared in the writer's."""
+    by_version: dict[str, list[dict[str, Any]]] = {request.api_version: []}
+    for entry in entries:
+        version = entry.get("apiVersion", "")
+        by_version.setdefault(version if version in views else request.api_version, []).append(entry)
+    out: list[dict[str, Any]] = []
+    for version, group in by_version.items():
+        view = views.get(version, _as_stored)
+        seen_old = None if old is None else shaped(json_copy(view(old)))
+        seen_new = shaped(json_copy(view(new)))
+        schema = _ref(seen_new)
+        if schema is None:
+            out += group
+        elif version == request.api_version:
+            out += managedfields.update(group, seen_old, seen_new, schema, request.manager, request.api_version,
+                                        request.subresource, request.now, ignored)
+        else:
+            out += managedfields.release(group, seen_old, seen_new, schema, ignored)
+    return fieldmanager.cap(fieldmanager.sorted_entries(out))
+
+
+def _as_stored(obj: Obj) -> Obj:
+    return obj
 
 
 def _with_object_meta(schema: schemas.Schema) -> schemas.Schema:
