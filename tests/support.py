@@ -7,6 +7,7 @@ import contextlib
 import errno
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -31,10 +32,39 @@ FIXTURES = os.path.join(GOLDEN, "fixtures")
 IDENTITY_LEASE = "--feature-gates=APIServerIdentity=true"
 
 
+# Ports for servers and etcds the tests start. Not the kernel's ephemeral range (32768 and up here): a
+# port found free there can be taken by any outgoing connection (kubectl's, a client's) before the
+# server binds it. Each pytest worker walks its own share of this range from a random start, so two
+# workers never hand out the same port and one worker reuses a port only after thousands of others.
+_PORTS = range(20000, 32000)
+
+
+def _port_sequence() -> Iterator[int]:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    index = int(worker[2:]) if worker[2:].isdigit() else 0
+    share = len(_PORTS) // max(count, 1)
+    first = _PORTS.start + index * share
+    offset = random.randrange(share)
+    while True:
+        yield first + offset
+        offset = (offset + 1) % share
+
+
+_next_ports = _port_sequence()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port nothing listens on now, from this worker's share of the test ports."""
+    for _ in range(1000):
+        port = next(_next_ports)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free test port in a thousand tries")
 
 
 def etcd_selected() -> bool:
