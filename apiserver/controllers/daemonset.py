@@ -190,8 +190,8 @@ class DaemonSetController(Controller):
         except errors.ApiError as exc:
             if exc.code != 409:
                 raise
-        taken = self.client.get(self.histories.rt, meta["namespace"], name)
-        if taken is not None and same_data(taken, data):
+        taken = self.histories.holder(meta["namespace"], name)
+        if same_data(taken, data):
             return taken, old
         # Another template holds the name: count a collision, so that the next sync hashes anew.
         status = {**(ds.get("status") or {}), "collisionCount": int(collisions or 0) + 1}

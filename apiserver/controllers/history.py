@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
+from apiserver import errors
 from apiserver.controllers.base import Obj
 from apiserver.controllers.client import Client
 from apiserver.controllers.informer import Informer
@@ -100,6 +101,15 @@ class Histories:
 
     async def create(self, revision: Obj) -> Obj:
         return await self.client.create(self.rt, revision["metadata"]["namespace"], revision)
+
+    def holder(self, namespace: str, name: str) -> Obj:
+        """The revision whose name a create was refused (409 AlreadyExists) for, read back as upstream's
+        controllers read it. Gone again (its owner's garbage collected meanwhile), it raises NotFound
+        for the sync to be retried afresh: a name nobody holds is no hash collision."""
+        held = self.client.get(self.rt, namespace, name)
+        if held is None:
+            raise errors.not_found(self.rt.plural, self.rt.group, name)
+        return held
 
     async def renumber(self, revision: Obj, number: int) -> Obj:
         if revision_number(revision) == number:

@@ -141,8 +141,8 @@ class StatefulSetController(Controller):
             except errors.ApiError as exc:
                 if exc.code != 409:
                     raise
-            taken = self.client.get(self.histories.rt, meta["namespace"], name)
-            if taken is not None and same_data(taken, data):
+            taken = self.histories.holder(meta["namespace"], name)
+            if same_data(taken, data):
                 return taken, collisions
             collisions += 1
 

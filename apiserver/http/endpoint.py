@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Awaitable, Callable, Iterator, Mapping
 
 import orjson
 
@@ -101,6 +101,11 @@ def _encode(obj: Any) -> bytes:
 
 def _json(status: int, body: Any) -> Reply:
     return Reply(status, _encode(body))
+
+
+class _Superseded(errors.ApiError):
+    """The 409 of a write whose expected version another write replaced first: the answer, unless
+    the request is decided again on the newer object (see `Endpoint._on_latest`)."""
 
 
 def _load(stored: StoredObject) -> dict[str, Any]:
@@ -312,24 +317,48 @@ class Endpoint:
                 await self._write(Target(rt, "", ip, None, {}), key, _load(current), current, delete=True)
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        current = self._require(t)
+        self._require(t)  # a missing object answers 404 before its body is judged
         body = _decode_body(t, raw, content_type)
-        if t.subresource == "scale":
-            return await self._scale(t, current, body)
-        warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom) if isinstance(body, dict) else {}
-        return await self._replace(t, current, body, check_rv=True, headers=warnings)
+        warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom) \
+            if isinstance(body, dict) and t.subresource != "scale" else {}
+
+        async def write(current: StoredObject) -> Reply:
+            if t.subresource == "scale":
+                return await self._scale(t, current, copy.deepcopy(body))
+            return await self._replace(t, current, copy.deepcopy(body), check_rv=True, headers=warnings)
+        return await self._on_latest(t, write)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         if apply.check_options(t.query, content_type):
             return await self._apply(t, raw)
-        current = self._require(t)
-        if t.subresource == "scale":
-            scale = objects.scale_of(t.rt, _load(current))
-            return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
-        served = t.codec.served(_load(current))
-        patched = patch.apply_patch(served, raw, content_type)
-        warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom) if isinstance(patched, dict) else {}
-        return await self._replace(t, current, patched, check_rv=True, headers=warnings)
+
+        async def write(current: StoredObject) -> Reply:
+            if t.subresource == "scale":
+                scale = objects.scale_of(t.rt, _load(current))
+                return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
+            served = t.codec.served(_load(current))
+            patched = patch.apply_patch(served, raw, content_type)
+            warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom) \
+                if isinstance(patched, dict) else {}
+            return await self._replace(t, current, patched, check_rv=True, headers=warnings)
+        return await self._on_latest(t, write)
+
+    async def _on_latest(self, t: Target, write: Callable[[StoredObject], Awaitable[Reply]]) -> Reply:
+        """`write` decided on the object as this server last saw it, and decided again on a newer one
+        while another write got in first, as upstream's GuaranteedUpdate and conditionalDelete retry.
+
+        Over etcd this server's cache is a step behind: a write committed by another client (or by
+        this server, its watch event not yet applied) fails the commit's comparison, though the
+        request named no version. A resourceVersion or precondition the request did name is checked
+        again on the newer object, and fails there as it must."""
+        while True:
+            current = self._require(t)
+            try:
+                return await write(current)
+            except _Superseded:
+                await self._caught_up(None)
+                if self._require(t).rv == current.rv:
+                    raise
 
     async def _apply(self, t: Target, raw: bytes) -> Reply:
         """Server-side apply: the configuration merged into the object (created if absent) by its manager.
@@ -405,9 +434,8 @@ class Endpoint:
         return _json(200, objects.scale_of(t.rt, obj))
 
     async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        current = self._require(t)
         options = _delete_options(raw, content_type, t.query)
-        return await self._delete_one(t, t.key(), current, options)
+        return await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
 
     async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any]) -> Reply:
         obj = _load(current)
@@ -557,7 +585,8 @@ class Endpoint:
         except PreconditionFailed:
             if expected is None and not delete:  # another server created it since this one looked
                 raise errors.already_exists(t.rt.plural, t.rt.group, key[2]) from None
-            raise errors.stale_update(t.rt.plural, t.rt.group, key[2]) from None
+            stale = errors.stale_update(t.rt.plural, t.rt.group, key[2])
+            raise _Superseded(stale.code, stale.reason, stale.message, stale.details) from None
         except StorageUnavailable as exc:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
         except StoreUnreachable as exc:
