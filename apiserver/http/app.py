@@ -7,6 +7,7 @@ lives here and nowhere below.
 from __future__ import annotations
 
 import asyncio
+import functools
 import gzip
 import logging
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 import orjson
 from starlette.applications import Starlette
+from starlette.datastructures import QueryParams
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -28,6 +30,7 @@ from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggr
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
 from apiserver.http import audit, eviction, kubelet, requestinfo, tls
+from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
 from apiserver.http.console import console_routes
 from apiserver.http.deprecated import DeprecationWarnings
@@ -268,15 +271,16 @@ def build_app(state: ServerState) -> Starlette:
         body, media_type = openapi.v2_body(request.headers.get("accept", ""))
         return Response(body, media_type=media_type, headers=_NO_CACHE)
 
-    methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    methods = list(API_METHODS)
+    api_route = guarded(api)
     routes: list[BaseRoute] = [
         Route("/openapi/v3", guarded(openapi_v3)), Route("/openapi/v3/{path:path}", guarded(openapi_v3)),
         Route("/openapi/v2", guarded(openapi_v2)),
         Route("/healthz", health), Route("/livez", health), Route("/readyz", ready),
         Route("/version", guarded(version)), Route("/metrics", guarded(metrics_text)),
-        Route("/api", guarded(api)), Route("/apis", guarded(api)),
-        Route("/api/{path:path}", guarded(api), methods=methods),
-        Route("/apis/{path:path}", guarded(api), methods=methods),
+        Route("/api", api_route), Route("/apis", api_route),
+        Route("/api/{path:path}", api_route, methods=methods),
+        Route("/apis/{path:path}", api_route, methods=methods),
     ]
     if state.console:
         routes += console_routes()
@@ -293,24 +297,34 @@ def build_app(state: ServerState) -> Starlette:
             "the server does not allow this method on the requested resource"), request)
 
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal},
-                     middleware=[Middleware(DeprecationWarnings, registry=state.registry)])
+                     middleware=[Middleware(DeprecationWarnings, registry=state.registry),
+                                 Middleware(ApiRoutes, handler=api_route)])
+
+
+@functools.lru_cache(maxsize=1024)
+def _query(raw: bytes) -> QueryParams:
+    """A query string's parameters: the same few are sent again and again, and the parse is immutable."""
+    return QueryParams(raw)
 
 
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
-    parsed = requestinfo.parse(request.url.path)
+    # The decoded path as the router matched it; Starlette's URL would be built only to give it back.
+    path: str = request.scope["path"]
+    parsed = requestinfo.parse(path)
     if parsed is None or isinstance(parsed, requestinfo.DiscoveryPath):
         # Paths that name no resource are authorized by path and the method's lower-cased name.
-        state.authorizer.authorize_path(user, request.method.lower(), request.url.path)
+        state.authorizer.authorize_path(user, request.method.lower(), path)
         if parsed is None:
             raise errors.resource_not_found()
         return _discovery(state, request, parsed)
     method = request.method
-    verb = _verb(method, parsed.name is not None, request.query_params, parsed.subresource is not None)
+    query = _query(request.scope["query_string"])
+    verb = _verb(method, parsed.name is not None, query, parsed.subresource is not None)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     name_asked = parsed.name or ""
     if verb in ("list", "watch"):
-        name_asked = requestinfo.selected_name(request.query_params.get("fieldSelector", ""))
+        name_asked = requestinfo.selected_name(query.get("fieldSelector", ""))
     state.authorizer.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
                                                        parsed.namespace, name_asked))
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
@@ -326,7 +340,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.resource_not_found()
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
-    target = Target(rt, namespace, name, parsed.subresource, request.query_params,
+    target = Target(rt, namespace, name, parsed.subresource, query,
                     request.headers.get("user-agent", ""),
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or ""),
                     requester=Requester(user.name, user.uid, user.groups))
@@ -337,7 +351,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if not rt.group and rt.custom is None and kubelet.handles(rt.plural, parsed.subresource):
         upgrade = "upgrade" in request.headers.get("connection", "").lower()
         return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource or "",
-                                              request.query_params, upgrade))
+                                              query, upgrade))
     if rt.plural == "serviceaccounts" and parsed.subresource == "token" and name is not None:
         body = await _read_body(request, state.limits.max_body_bytes)
         request_body = bodies.decode_object(body, request.headers.get("content-type"))
@@ -348,7 +362,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
         return _reply_response(_review(state, user, rt, namespace, body, request.headers.get("content-type")))
-    shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
+    shape = negotiate(request.headers.get("accept", ""), verb, query)
     if verb == "watch":
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
