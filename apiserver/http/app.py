@@ -6,7 +6,6 @@ lives here and nowhere below.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import gzip
 import logging
@@ -33,6 +32,7 @@ from apiserver.http import audit, eviction, kubelet, requestinfo, tls
 from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
 from apiserver.http.console import console_routes
+from apiserver.http.deadlines import Deadlines
 from apiserver.http.deprecated import DeprecationWarnings
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
@@ -214,12 +214,13 @@ def build_app(state: ServerState) -> Starlette:
         body, content_type = metrics.exposition()
         return Response(body, media_type=content_type, headers=_NO_CACHE)
 
+    # kube-apiserver's bound on everything but watches; a watch's _serve returns as soon as its
+    # stream is open, so the bound never cuts one short.
+    deadlines = Deadlines(state.limits.request_timeout_seconds)
+
     async def api(request: Request, user: User) -> Response:
         try:
-            # kube-apiserver's bound on everything but watches; a watch's _serve returns as soon as
-            # its stream is open, so the bound never cuts one short.
-            async with asyncio.timeout(state.limits.request_timeout_seconds):
-                return await _serve(state, request, user)
+            return await deadlines.within(_serve(state, request, user))
         except ApiError as exc:
             return _error_response(exc, request)
         except TimeoutError:
