@@ -10,7 +10,8 @@ import functools
 import gzip
 import logging
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Awaitable, Callable
+from types import MappingProxyType
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
 import orjson
 from starlette.applications import Starlette
@@ -303,9 +304,11 @@ def build_app(state: ServerState) -> Starlette:
 
 
 @functools.lru_cache(maxsize=1024)
-def _query(raw: bytes) -> QueryParams:
-    """A query string's parameters: the same few are sent again and again, and the parse is immutable."""
-    return QueryParams(raw)
+def _query(raw: bytes) -> Mapping[str, str]:
+    """A query string's parameters (the last of a repeated one, as Starlette reads them), parsed once per
+    distinct string: clients send the same few again and again. Read-only, since requests share it; a
+    plain mapping, since Starlette's answers a missing key by raising and catching KeyError."""
+    return MappingProxyType(dict(QueryParams(raw)))
 
 
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
