@@ -173,8 +173,17 @@ def _refused_path(state: ServerState, request: Request, user: User) -> Response 
     return None
 
 
+def _header(request: Request, name: bytes) -> str:
+    """A request header's first value by its lower-case name, "" when absent, read straight from the scope:
+    on the hot path Starlette's Headers would raise and catch a KeyError for each absent one."""
+    for key, value in request.scope["headers"]:
+        if key == name:
+            return value.decode("latin-1")  # type: ignore[no-any-return]
+    return ""
+
+
 def _user(request: Request, state: ServerState) -> User | None:
-    header = request.headers.get("authorization", "")
+    header = _header(request, b"authorization")
     if not header:
         # A verified client certificate names its user (CN) and groups (O), as kube-apiserver's x509 does.
         pem = tls.client_certificate(request.scope)
@@ -345,7 +354,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
     target = Target(rt, namespace, name, parsed.subresource, query,
-                    request.headers.get("user-agent", ""),
+                    _header(request, b"user-agent"),
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or ""),
                     requester=Requester(user.name, user.uid, user.groups))
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
@@ -366,7 +375,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
         return _reply_response(_review(state, user, rt, namespace, body, request.headers.get("content-type")))
-    shape = negotiate(request.headers.get("accept", ""), verb, query)
+    shape = negotiate(_header(request, b"accept"), verb, query)
     if verb == "watch":
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
@@ -375,9 +384,9 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb in ("get", "list", "watch"):
         await endpoint.catch_up(target, verb)
     if verb == "get":
-        return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))
+        return _reply_response(endpoint.get(target, shape), _header(request, b"accept-encoding"))
     if verb == "list":
-        return _reply_response(endpoint.list(target, shape), request.headers.get("accept-encoding", ""))
+        return _reply_response(endpoint.list(target, shape), _header(request, b"accept-encoding"))
     if verb == "watch":
         return _reply_response(_held(state, user, endpoint.watch(target, shape)))
     body = await _read_body(request, state.limits.max_body_bytes)
