@@ -258,3 +258,18 @@ def test_a_rows_template_renders_what_rendering_each_row_does(resource: str, kin
         out: list[bytes] = []
         render_rows(out, printer, row_variant, objects, lambda data: data, now)
         assert template.render(now) == b"".join(out)
+
+
+def test_a_repeated_list_is_answered_with_the_same_bytes_until_its_metadata_changes(world: World) -> None:
+    gold = world.target("apps", {"labelSelector": "tier=gold"})
+    first = JSON_SHAPE.list_parts(gold.rt, world.endpoint.select(gold))
+    again = JSON_SHAPE.list_parts(gold.rt, world.endpoint.select(gold))
+    assert len(first) == 1 and again[0] is first[0]  # joined once, neither assembled nor copied again
+    # A write to another resource moves the revision every list reports, not these items.
+    asyncio.run(world.endpoint.create(Target(world.rt("secrets"), "apps", None, None, {}), orjson.dumps(
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "apps"}}), "application/json"))
+    listing = world.endpoint.select(gold)
+    later = JSON_SHAPE.list_parts(gold.rt, listing)
+    assert later[0] != first[0]
+    assert orjson.loads(later[0])["metadata"]["resourceVersion"] == str(listing.revision)
+    assert later[0] == JSON_SHAPE.list_body(gold.rt, dataclasses.replace(listing, pieces=None))

@@ -6,14 +6,16 @@ lives here and nowhere below.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import gzip
 import logging
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Awaitable, Callable
+from types import MappingProxyType
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
 import orjson
 from starlette.applications import Starlette
+from starlette.datastructures import QueryParams
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -28,8 +30,10 @@ from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggr
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
 from apiserver.http import audit, eviction, kubelet, requestinfo, tls
+from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
 from apiserver.http.console import console_routes
+from apiserver.http.deadlines import Deadlines
 from apiserver.http.deprecated import DeprecationWarnings
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
@@ -169,8 +173,17 @@ def _refused_path(state: ServerState, request: Request, user: User) -> Response 
     return None
 
 
+def _header(request: Request, name: bytes) -> str:
+    """A request header's first value by its lower-case name, "" when absent, read straight from the scope:
+    on the hot path Starlette's Headers would raise and catch a KeyError for each absent one."""
+    for key, value in request.scope["headers"]:
+        if key == name:
+            return value.decode("latin-1")  # type: ignore[no-any-return]
+    return ""
+
+
 def _user(request: Request, state: ServerState) -> User | None:
-    header = request.headers.get("authorization", "")
+    header = _header(request, b"authorization")
     if not header:
         # A verified client certificate names its user (CN) and groups (O), as kube-apiserver's x509 does.
         pem = tls.client_certificate(request.scope)
@@ -211,12 +224,13 @@ def build_app(state: ServerState) -> Starlette:
         body, content_type = metrics.exposition()
         return Response(body, media_type=content_type, headers=_NO_CACHE)
 
+    # kube-apiserver's bound on everything but watches; a watch's _serve returns as soon as its
+    # stream is open, so the bound never cuts one short.
+    deadlines = Deadlines(state.limits.request_timeout_seconds)
+
     async def api(request: Request, user: User) -> Response:
         try:
-            # kube-apiserver's bound on everything but watches; a watch's _serve returns as soon as
-            # its stream is open, so the bound never cuts one short.
-            async with asyncio.timeout(state.limits.request_timeout_seconds):
-                return await _serve(state, request, user)
+            return await deadlines.within(_serve(state, request, user))
         except ApiError as exc:
             return _error_response(exc, request)
         except TimeoutError:
@@ -268,15 +282,16 @@ def build_app(state: ServerState) -> Starlette:
         body, media_type = openapi.v2_body(request.headers.get("accept", ""))
         return Response(body, media_type=media_type, headers=_NO_CACHE)
 
-    methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    methods = list(API_METHODS)
+    api_route = guarded(api)
     routes: list[BaseRoute] = [
         Route("/openapi/v3", guarded(openapi_v3)), Route("/openapi/v3/{path:path}", guarded(openapi_v3)),
         Route("/openapi/v2", guarded(openapi_v2)),
         Route("/healthz", health), Route("/livez", health), Route("/readyz", ready),
         Route("/version", guarded(version)), Route("/metrics", guarded(metrics_text)),
-        Route("/api", guarded(api)), Route("/apis", guarded(api)),
-        Route("/api/{path:path}", guarded(api), methods=methods),
-        Route("/apis/{path:path}", guarded(api), methods=methods),
+        Route("/api", api_route), Route("/apis", api_route),
+        Route("/api/{path:path}", api_route, methods=methods),
+        Route("/apis/{path:path}", api_route, methods=methods),
     ]
     if state.console:
         routes += console_routes()
@@ -293,24 +308,36 @@ def build_app(state: ServerState) -> Starlette:
             "the server does not allow this method on the requested resource"), request)
 
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal},
-                     middleware=[Middleware(DeprecationWarnings, registry=state.registry)])
+                     middleware=[Middleware(DeprecationWarnings, registry=state.registry),
+                                 Middleware(ApiRoutes, handler=api_route)])
+
+
+@functools.lru_cache(maxsize=1024)
+def _query(raw: bytes) -> Mapping[str, str]:
+    """A query string's parameters (the last of a repeated one, as Starlette reads them), parsed once per
+    distinct string: clients send the same few again and again. Read-only, since requests share it; a
+    plain mapping, since Starlette's answers a missing key by raising and catching KeyError."""
+    return MappingProxyType(dict(QueryParams(raw)))
 
 
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
-    parsed = requestinfo.parse(request.url.path)
+    # The decoded path as the router matched it; Starlette's URL would be built only to give it back.
+    path: str = request.scope["path"]
+    parsed = requestinfo.parse(path)
     if parsed is None or isinstance(parsed, requestinfo.DiscoveryPath):
         # Paths that name no resource are authorized by path and the method's lower-cased name.
-        state.authorizer.authorize_path(user, request.method.lower(), request.url.path)
+        state.authorizer.authorize_path(user, request.method.lower(), path)
         if parsed is None:
             raise errors.resource_not_found()
         return _discovery(state, request, parsed)
     method = request.method
-    verb = _verb(method, parsed.name is not None, request.query_params, parsed.subresource is not None)
+    query = _query(request.scope["query_string"])
+    verb = _verb(method, parsed.name is not None, query, parsed.subresource is not None)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     name_asked = parsed.name or ""
     if verb in ("list", "watch"):
-        name_asked = requestinfo.selected_name(request.query_params.get("fieldSelector", ""))
+        name_asked = requestinfo.selected_name(query.get("fieldSelector", ""))
     state.authorizer.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
                                                        parsed.namespace, name_asked))
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
@@ -326,8 +353,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.resource_not_found()
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
-    target = Target(rt, namespace, name, parsed.subresource, request.query_params,
-                    request.headers.get("user-agent", ""),
+    target = Target(rt, namespace, name, parsed.subresource, query,
+                    _header(request, b"user-agent"),
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or ""),
                     requester=Requester(user.name, user.uid, user.groups))
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
@@ -337,7 +364,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if not rt.group and rt.custom is None and kubelet.handles(rt.plural, parsed.subresource):
         upgrade = "upgrade" in request.headers.get("connection", "").lower()
         return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource or "",
-                                              request.query_params, upgrade))
+                                              query, upgrade))
     if rt.plural == "serviceaccounts" and parsed.subresource == "token" and name is not None:
         body = await _read_body(request, state.limits.max_body_bytes)
         request_body = bodies.decode_object(body, request.headers.get("content-type"))
@@ -348,7 +375,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
         return _reply_response(_review(state, user, rt, namespace, body, request.headers.get("content-type")))
-    shape = negotiate(request.headers.get("accept", ""), verb, request.query_params)
+    shape = negotiate(_header(request, b"accept"), verb, query)
     if verb == "watch":
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
@@ -357,9 +384,9 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb in ("get", "list", "watch"):
         await endpoint.catch_up(target, verb)
     if verb == "get":
-        return _reply_response(endpoint.get(target, shape), request.headers.get("accept-encoding", ""))
+        return _reply_response(endpoint.get(target, shape), _header(request, b"accept-encoding"))
     if verb == "list":
-        return _reply_response(endpoint.list(target, shape), request.headers.get("accept-encoding", ""))
+        return _reply_response(endpoint.list(target, shape), _header(request, b"accept-encoding"))
     if verb == "watch":
         return _reply_response(_held(state, user, endpoint.watch(target, shape)))
     body = await _read_body(request, state.limits.max_body_bytes)

@@ -54,6 +54,8 @@ from apiserver.wire import bodies, protobuf
 _NAMESPACES = "namespaces"
 # Service creates racing another server's for the same IP and port ranges, before the client gets a 409.
 _ALLOCATION_ATTEMPTS = 5
+# The query parameters besides resourceVersion that parse_page reads and may refuse.
+_PAGING_OPTIONS = ("limit", "continue", "resourceVersionMatch")
 # Declared here: inside Endpoint, `list` names the verb.
 ManagedFields = list[dict[str, Any]]
 
@@ -141,7 +143,11 @@ class Endpoint:
         it names no resourceVersion (a consistent read), at least the revision it names, or ("0") anything."""
         rv = t.query.get("resourceVersion", "")
         wanted: int | None = None
-        if verb == "list" and (page := paging.parse_page(t.query, t.rt.namespaced, None)).revision is not None:
+        # A list's paging options are checked (a 400) before any wait; a list without any has nothing
+        # to check and names no revision, and select reads its page anyway: it is not parsed twice here.
+        paged = rv not in ("", "0") or any(name in t.query for name in _PAGING_OPTIONS)
+        page = paging.parse_page(t.query, t.rt.namespaced, None) if verb == "list" and paged else None
+        if page is not None and page.revision is not None:
             wanted = page.revision  # a continue token or a resourceVersion, possibly from another server
         elif rv == "0":
             return
@@ -185,8 +191,11 @@ class Endpoint:
         # Equal versions of the resource give this view equal items: what an earlier list selected
         # (and what the shapes joined of it) is reused until the resource is written to.
         version = snapshot.version
-        view = (t.rt, t.rt.custom, selection.namespace, t.query.get("labelSelector", ""),
-                t.query.get("fieldSelector", ""), page.start, page.limit)
+        # The type by what decides its selection, not as a whole: hashing every field of a ResourceType
+        # on each list cost more than the rest of the key.
+        rt = t.rt
+        view = (rt.storage_key, rt.group, rt.version, rt.kind, rt.namespaced, rt.custom, selection.namespace,
+                t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""), page.start, page.limit)
         pieces = None if version is None else self.assembled.lookup(view, version)
         if pieces is None:
             items, more, remaining = _page(snapshot, selection, page)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 # Subresources of a namespace itself, so /api/v1/namespaces/x/status is not a resource named "status".
@@ -25,6 +26,8 @@ class DiscoveryPath:
     legacy: bool  # under /api
 
 
+# Clients ask for the same few paths again and again; the answers are frozen, so they are shared.
+@functools.lru_cache(maxsize=1024)
 def parse(path: str) -> ResourcePath | DiscoveryPath | None:
     parts = [p for p in path.split("/") if p]
     if not parts or parts[0] not in ("api", "apis"):

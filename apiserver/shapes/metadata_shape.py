@@ -56,6 +56,9 @@ class MetadataShape:
         if not self.as_list:
             raise errors.not_acceptable("you requested PartialObjectMetadata, but the requested object is "
                                         f"a list ({go_type(rt, True)})")
+        return listing.answered(("answer", self.key), None, lambda: self._assemble(listing))
+
+    def _assemble(self, listing: Listing) -> list[bytes]:
         prefix, managed = self._prefix, self.managed_fields
         head = orjson.dumps({"kind": "PartialObjectMetadataList", "apiVersion": self.api_version,
                              "metadata": listing.metadata()})

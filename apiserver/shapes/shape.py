@@ -40,6 +40,16 @@ class Listing:
         kept = self.pieces.get(key)
         return kept if kept is not None else self.pieces.put(key, make())
 
+    def answered(self, key: Hashable, moment: Hashable, make: Callable[[], list[bytes]]) -> list[bytes]:
+        """The whole answer in the shape `key` names, as one part: joined once and reused by every list
+        of these items at the same revision, page end and `moment` (a Table's second), whose metadata
+        and bytes are then the same; so a repeated list is neither assembled nor copied again."""
+        if self.pieces is None:
+            return make()
+        at = (self.revision, self.continue_token, self.remaining, moment)
+        kept = self.pieces.get(key, at)
+        return [kept if kept is not None else self.pieces.put(key, b"".join(make()), at)]
+
     def metadata(self) -> dict[str, object]:
         meta: dict[str, object] = {"resourceVersion": str(self.revision)}
         if self.continue_token:
@@ -108,12 +118,18 @@ class JsonShape:
         return b"".join(self.list_parts(rt, listing))
 
     def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
+        return listing.answered(_JSON_ANSWER, None, lambda: self._assemble(rt, listing))
+
+    def _assemble(self, rt: ResourceType, listing: Listing) -> list[bytes]:
         items = listing.joined(self.key, lambda: _plain_items(rt, listing))
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": listing.metadata()})
         return [head[:-1] + b',"items":[', items, b"]}"]
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return codec_for(rt).served_bytes(stored.data)
+
+
+_JSON_ANSWER = ("answer", "json")
 
 
 def _plain_items(rt: ResourceType, listing: Listing) -> bytes:

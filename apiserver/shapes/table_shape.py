@@ -8,6 +8,7 @@ renders ages and joins bytes.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Hashable
 
@@ -67,18 +68,25 @@ class TableShape:
                 listing.items, key=lambda item: flowcontrol.by_matching_precedence(orjson.loads(item[1].data))))
         now = time.time()
         pieces = listing.pieces
-        # Ages change once a second at most: rows rendered within this second are this request's too.
+        # Ages change once a second at most: rows rendered within this second are this request's too,
+        # and so is the whole answer, when its rows were.
         second = int(now)
-        rows = None if pieces is None else pieces.get(self.key, second)
-        if rows is None:
-            template = None if pieces is None else pieces.kept(self.key)
-            if not isinstance(template, RowsTemplate):
-                template = compile_rows(printer, row_variant, (obj.data for _, obj in listing.items), embed)
-                if pieces is not None:
-                    pieces.keep(self.key, template, template.size)
-            rows = template.render(now)
-            if pieces is not None and template.steady(now):
-                pieces.put(self.key, rows, second)
+        answer = ("answer", self.key)
+        kept_rows = None if pieces is None else pieces.get(self.key, second)
+        if kept_rows is not None:
+            return listing.answered(answer, second, functools.partial(self._parts, printer, listing, kept_rows))
+        template = None if pieces is None else pieces.kept(self.key)
+        if not isinstance(template, RowsTemplate):
+            template = compile_rows(printer, row_variant, (obj.data for _, obj in listing.items), embed)
+            if pieces is not None:
+                pieces.keep(self.key, template, template.size)
+        rows = template.render(now)
+        if pieces is not None and template.steady(now):
+            pieces.put(self.key, rows, second)
+            return listing.answered(answer, second, functools.partial(self._parts, printer, listing, rows))
+        return self._parts(printer, listing, rows)
+
+    def _parts(self, printer: Printer, listing: Listing, rows: bytes) -> list[bytes]:
         return table_parts(self.api_version, listing.metadata(), definitions_json(printer), [rows])
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:

@@ -1,0 +1,143 @@
+"""`python -m benches.request_cost`: the app's own CPU time per request, in process, beside the floor's.
+
+No HTTP server, TLS or load generator: each request's ASGI scope is handed straight to the app (the
+same `build_app` app `python -m apiserver` serves, over the embedded store seeded as
+`benches.api_load` seeds it), and the process's CPU time (not the wall clock, which other processes
+on a shared machine stretch) is divided by the requests answered. The floor is the bare Starlette
+app of shared/bench/floor_app.py serving each scenario's answer as precomputed bytes, so
+`ours - floor` is what our pipeline adds to a request over the least any Starlette app does. Every
+figure is the minimum over `--rounds` rounds.
+
+    python -m benches.request_cost                       # get list_selector list_table_none
+    python -m benches.request_cost --scenarios "get list_all" --requests 2000 --rounds 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from typing import Any, Awaitable, Callable
+
+import orjson
+import uvloop
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from apiserver.server import ServeOptions, build
+from benches.api_load import scenarios as sc
+from benches.objects import configmap
+
+App = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]], Callable[[dict[str, Any]], Awaitable[None]]],
+              Awaitable[None]]
+DEFAULT_SCENARIOS = "get list_selector list_table_none"
+
+
+def _scope(method: str, target: str, token: str, accept: str | None, content_type: str = "") -> dict[str, Any]:
+    path, _, query = target.partition("?")
+    headers = [(b"host", b"127.0.0.1"), (b"authorization", f"Bearer {token}".encode()), (b"user-agent", b"bench")]
+    if accept:
+        headers.append((b"accept", accept.encode()))
+    if content_type:
+        headers.append((b"content-type", content_type.encode()))
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "https",
+            "path": path, "raw_path": path.encode(), "query_string": query.encode(), "root_path": "",
+            "headers": headers, "client": ("127.0.0.1", 40000), "server": ("127.0.0.1", 6443), "state": {},
+            "extensions": {}}
+
+
+async def _call(app: App, scope: dict[str, Any], body: bytes = b"") -> tuple[int, bytes]:
+    """One request through the app: its status and body."""
+    sent: list[dict[str, Any]] = []
+    delivered = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # a request's stream ends once; a later call waits for a disconnect
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(dict(scope), receive, send)
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+async def _cpu_per_request(app: App, scope: dict[str, Any], requests: int, rounds: int) -> float:
+    """Microseconds of this process's CPU time per request, the least of `rounds` rounds."""
+    for _ in range(requests // 10):  # warm: caches filled, the Table's rows compiled
+        await _call(app, scope)
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.process_time()
+        for _ in range(requests):
+            await _call(app, scope)
+        best = min(best, (time.process_time() - started) / requests * 1e6)
+    return best
+
+
+def _floor(bodies: dict[str, bytes]) -> App:
+    async def serve(request: Request) -> Response:
+        return Response(bodies[request.path_params["name"]], media_type="application/json")
+    return Starlette(routes=[Route("/{name}", serve)])  # type: ignore[return-value]
+
+
+async def _measure(names: list[str], count: int, requests: int, rounds: int) -> list[tuple[str, float, float]]:
+    data_dir = tempfile.mkdtemp(prefix="request-cost-")
+    app, _ = build(ServeOptions(data_dir, "127.0.0.1", 0, False, 1000, 60.0, 10_000))
+    with open(os.path.join(data_dir, "pki", "admin.token")) as f:
+        token = f.read().strip()
+    out: list[tuple[str, float, float]] = []
+    async with app.router.lifespan_context(app):
+        namespace_body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": sc.READ_NAMESPACE}}
+        create = _scope("POST", "/api/v1/namespaces", token, None, "application/json")
+        await _call(app, create, orjson.dumps(namespace_body))
+        collection = f"/api/v1/namespaces/{sc.READ_NAMESPACE}/configmaps"
+        create = _scope("POST", collection, token, None, "application/json")
+        for i in range(count):
+            status, answer = await _call(app, create, orjson.dumps(configmap(sc.READ_NAMESPACE, f"load-cm-{i:06d}", i)))
+            assert status == 201, answer
+        bodies: dict[str, bytes] = {}
+        for name in names:
+            scenario = sc.BY_NAME[name]
+            scope = _scope("GET", scenario.path, token, scenario.accept)
+            status, bodies[name] = await _call(app, scope)
+            assert status == 200, (name, bodies[name][:300])
+            ours = await _cpu_per_request(app, scope, requests, rounds)
+            floor = await _cpu_per_request(_floor(bodies), _scope("GET", f"/{name}", token, None), requests, rounds)
+            out.append((name, ours, floor))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benches.request_cost", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", default=DEFAULT_SCENARIOS,
+                        help="wrk scenarios of benches.api_load on ConfigMaps, e.g. get list_all list_selector "
+                             "list_table list_table_none list_metadata")
+    parser.add_argument("--count", type=int, default=1_000, help="ConfigMaps to seed")
+    parser.add_argument("--requests", type=int, default=3_000, help="requests per round")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    names = args.scenarios.replace(",", " ").split()
+    unknown = [n for n in names if n not in sc.BY_NAME or "/pods" in sc.BY_NAME[n].path or sc.BY_NAME[n].driver != "wrk"]
+    if unknown:
+        raise SystemExit(f"not a ConfigMap read scenario of benches.api_load: {' '.join(unknown)}")
+    results = uvloop.run(_measure(names, args.count, args.requests, args.rounds))
+    print(f"CPU µs per request, in process, min of {args.rounds} rounds of {args.requests} ({args.count} ConfigMaps; "
+          f"load average {os.getloadavg()[0]:.2f})")
+    print("| scenario | ours | floor | ours - floor |\n|---|---:|---:|---:|")
+    for name, ours, floor in results:
+        print(f"| {name} | {ours:.1f} | {floor:.1f} | {ours - floor:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
