@@ -99,3 +99,12 @@ def test_continue_past_the_history_is_410_with_a_fresh_token(tmp_path: Any) -> N
     assert status == 200
     assert [i["metadata"]["name"] for i in rest["items"]] == ["b", "c"]
     assert rest["items"][1]["data"] == {"v": "4"}  # the inconsistent remainder is read at the newest revision
+
+
+def test_a_repeated_query_parameter_counts_by_its_first_value(server: ServerProcess) -> None:
+    # Go's url.Values.Get, which kube-apiserver's option decoding reads, takes the first of a repeated key.
+    for i in range(3):
+        assert server.json("POST", PATH, {"metadata": {"name": f"twice-{i}"}})[0] == 201
+    status, page = server.json("GET", PATH + "?limit=1&limit=500")
+    assert status == 200
+    assert len(page["items"]) == 1 and page["metadata"]["continue"]

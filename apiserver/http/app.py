@@ -314,10 +314,14 @@ def build_app(state: ServerState) -> Starlette:
 
 @functools.lru_cache(maxsize=1024)
 def _query(raw: bytes) -> Mapping[str, str]:
-    """A query string's parameters (the last of a repeated one, as Starlette reads them), parsed once per
-    distinct string: clients send the same few again and again. Read-only, since requests share it; a
-    plain mapping, since Starlette's answers a missing key by raising and catching KeyError."""
-    return MappingProxyType(dict(QueryParams(raw)))
+    """A query string's parameters (the first of a repeated one, as Go's url.Values.Get reads them),
+    parsed once per distinct string: clients send the same few again and again. Read-only, since
+    requests share it; a plain mapping, since Starlette's answers a missing key by raising and catching
+    KeyError."""
+    first: dict[str, str] = {}
+    for name, value in QueryParams(raw).multi_items():
+        first.setdefault(name, value)
+    return MappingProxyType(first)
 
 
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
