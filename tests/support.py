@@ -272,6 +272,13 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
 
+    def __enter__(self) -> ServerProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def stop_all(self) -> None:
         """Stops the server and the private etcd it was given, for a test done with both."""
         self.stop()

@@ -41,12 +41,9 @@ def test_the_patch_is_encoded_as_go_marshals_a_map() -> None:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(str(tmp_path_factory.mktemp("revisions")), extra_args=[CONTROLLERS, "--simulate-nodes", "2"])
-    proc.start()
-    try:
+    with ServerProcess(str(tmp_path_factory.mktemp("revisions")),
+                       extra_args=[CONTROLLERS, "--simulate-nodes", "2"]) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 @pytest.fixture(scope="module")

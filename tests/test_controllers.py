@@ -62,12 +62,8 @@ def test_work_queue_folds_repeats_and_never_hands_out_a_key_twice_at_once() -> N
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(str(tmp_path_factory.mktemp("controllers")), extra_args=["--controllers=*"])
-    proc.start()
-    try:
+    with ServerProcess(str(tmp_path_factory.mktemp("controllers")), extra_args=["--controllers=*"]) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 def get(server: ServerProcess, path: str) -> Any:

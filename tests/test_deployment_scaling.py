@@ -45,12 +45,9 @@ def test_proportions(wanted: int, sets: list[tuple[str, int, str, int | None]], 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(str(tmp_path_factory.mktemp("scaling")), extra_args=[CONTROLLERS, "--simulate-nodes", "3"])
-    proc.start()
-    try:
+    with ServerProcess(str(tmp_path_factory.mktemp("scaling")),
+                       extra_args=[CONTROLLERS, "--simulate-nodes", "3"]) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 def replica_sets(cluster: ServerProcess, app: str) -> dict[int, dict[str, Any]]:

@@ -22,13 +22,9 @@ CONTROLLERS = ("--controllers=deployment-controller,replicaset-controller,disrup
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(str(tmp_path_factory.mktemp("disruption")),
-                         extra_args=[CONTROLLERS, "--simulate-nodes", "3"])
-    proc.start()
-    try:
+    with ServerProcess(str(tmp_path_factory.mktemp("disruption")),
+                       extra_args=[CONTROLLERS, "--simulate-nodes", "3"]) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 @pytest.fixture(scope="module")

@@ -27,15 +27,11 @@ def configmap(name: str, blob: str = "") -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    server = ServerProcess(str(tmp_path_factory.mktemp("limited")),
-                           extra_args=["--max-watches-per-user", "3", "--max-watches", "5",
-                                       "--request-timeout", "1", "--max-body-bytes", "200000",
-                                       "--max-object-bytes", "100000"])
-    server.start()
-    try:
+    with ServerProcess(str(tmp_path_factory.mktemp("limited")),
+                       extra_args=["--max-watches-per-user", "3", "--max-watches", "5",
+                                   "--request-timeout", "1", "--max-body-bytes", "200000",
+                                   "--max-object-bytes", "100000"]) as server:
         yield server
-    finally:
-        server.stop()
 
 
 class RawStream:

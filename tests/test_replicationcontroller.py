@@ -16,12 +16,9 @@ CONTROLLERS = ("--controllers=replicationcontroller-controller,garbage-collector
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(str(tmp_path_factory.mktemp("rc")), extra_args=[CONTROLLERS, "--simulate-nodes", "2"])
-    proc.start()
-    try:
+    with ServerProcess(str(tmp_path_factory.mktemp("rc")),
+                       extra_args=[CONTROLLERS, "--simulate-nodes", "2"]) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 @pytest.fixture(scope="module")

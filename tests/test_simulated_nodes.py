@@ -18,12 +18,9 @@ PODS = "/api/v1/namespaces/default/pods"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(str(tmp_path_factory.mktemp("nodes")), extra_args=["--controllers=*", "--simulate-nodes", "3"])
-    proc.start()
-    try:
+    with ServerProcess(str(tmp_path_factory.mktemp("nodes")),
+                       extra_args=["--controllers=*", "--simulate-nodes", "3"]) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 def get(server: ServerProcess, path: str) -> Any:

@@ -19,12 +19,9 @@ NS = "/api/v1/namespaces/default/configmaps"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(str(tmp_path_factory.mktemp("watch")), extra_args=["--watch-bookmark-seconds", "0.3"])
-    proc.start()
-    try:
+    with ServerProcess(str(tmp_path_factory.mktemp("watch")),
+                       extra_args=["--watch-bookmark-seconds", "0.3"]) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 def stream(server: ServerProcess, path: str, **params: str) -> Iterator[dict[str, Any]]:

@@ -41,12 +41,8 @@ def open_stream(server: ServerProcess, **params: str) -> tuple[http.client.HTTPS
 
 @pytest.fixture
 def fanout_server(tmp_path: Any) -> Iterator[ServerProcess]:
-    proc = ServerProcess(str(tmp_path), extra_args=["--watch-queue-limit", "2000"])
-    proc.start()
-    try:
+    with ServerProcess(str(tmp_path), extra_args=["--watch-queue-limit", "2000"]) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 def test_hundred_watchers_cost_one_encoding_per_event(fanout_server: ServerProcess) -> None:

@@ -13,13 +13,9 @@ from support import ServerProcess, run_kubectl, wait_for
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(str(tmp_path_factory.mktemp("workloads")),
-                         extra_args=["--controllers=*", "--simulate-nodes", "3"])
-    proc.start()
-    try:
+    with ServerProcess(str(tmp_path_factory.mktemp("workloads")),
+                       extra_args=["--controllers=*", "--simulate-nodes", "3"]) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
 def items(server: ServerProcess, path: str) -> list[dict[str, Any]]:
