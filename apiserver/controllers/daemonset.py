@@ -184,15 +184,10 @@ class DaemonSetController(Controller):
         template_hash = compute_hash(template, collisions)
         labels = {**((template.get("metadata") or {}).get("labels") or {}), REVISION_LABEL: template_hash}
         name = f"{meta['name']}-{template_hash}"
-        try:
-            return await self.histories.create(
-                new_revision(ds, name, labels, data, number, meta.get("annotations"))), old
-        except errors.ApiError as exc:
-            if exc.code != 409:
-                raise
-        taken = self.histories.holder(meta["namespace"], name)
-        if same_data(taken, data):
-            return taken, old
+        claimed = await self.histories.claim(
+            new_revision(ds, name, labels, data, number, meta.get("annotations")), data)
+        if claimed is not None:
+            return claimed, old
         # Another template holds the name: count a collision, so that the next sync hashes anew.
         status = {**(ds.get("status") or {}), "collisionCount": int(collisions or 0) + 1}
         await self.client.update(self.ds_type, {**ds, "status": status}, subresource="status")

@@ -99,17 +99,24 @@ class Histories:
                  if (ref := controller_of(r)) is not None and ref.get("uid") == uid]
         return sorted(found, key=revision_number)
 
-    async def create(self, revision: Obj) -> Obj:
-        return await self.client.create(self.rt, revision["metadata"]["namespace"], revision)
+    async def claim(self, revision: Obj, data: bytes) -> Obj | None:
+        """The revision created, or the one already holding its name with the same data (a sync that
+        ran before its informer saw its own create); None when other data holds the name: a hash
+        collision, for the caller to count.
 
-    def holder(self, namespace: str, name: str) -> Obj:
-        """The revision whose name a create was refused (409 AlreadyExists) for, read back as upstream's
-        controllers read it. Gone again (its owner's garbage collected meanwhile), it raises NotFound
-        for the sync to be retried afresh: a name nobody holds is no hash collision."""
-        held = self.client.get(self.rt, namespace, name)
+        A name refused (409 AlreadyExists) but gone again when read back (its owner's garbage collected
+        meanwhile) raises NotFound for the sync to be retried afresh: a name nobody holds is no collision.
+        """
+        meta = revision["metadata"]
+        try:
+            return await self.client.create(self.rt, meta["namespace"], revision)
+        except errors.ApiError as exc:
+            if exc.code != 409:
+                raise
+        held = self.client.get(self.rt, meta["namespace"], meta["name"])
         if held is None:
-            raise errors.not_found(self.rt.plural, self.rt.group, name)
-        return held
+            raise errors.not_found(self.rt.plural, self.rt.group, meta["name"])
+        return held if same_data(held, data) else None
 
     async def renumber(self, revision: Obj, number: int) -> Obj:
         if revision_number(revision) == number:

@@ -134,16 +134,10 @@ class StatefulSetController(Controller):
         labels = {**((sts["spec"]["template"].get("metadata") or {}).get("labels") or {}), HASH_LABEL: first_hash}
         while True:
             name = revision_name(meta["name"], hash_revision(data, collisions))
-            try:
-                created = await self.histories.create(
-                    new_revision(sts, name, labels, data, number, meta.get("annotations")))
-                return created, collisions
-            except errors.ApiError as exc:
-                if exc.code != 409:
-                    raise
-            taken = self.histories.holder(meta["namespace"], name)
-            if same_data(taken, data):
-                return taken, collisions
+            claimed = await self.histories.claim(
+                new_revision(sts, name, labels, data, number, meta.get("annotations")), data)
+            if claimed is not None:
+                return claimed, collisions
             collisions += 1
 
     async def _create(self, sts: Obj, index: int, revision: str) -> None:
