@@ -65,6 +65,10 @@ def _feature_gates(value: str) -> dict[str, bool]:
     return gates
 
 
+# uvicorn's loop implementations this server offers: uvloop's C loop, or the standard library's.
+EVENT_LOOPS = ("uvloop", "asyncio")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m apiserver",
                                      description="A Kubernetes-compatible API server on an embedded store.")
@@ -72,6 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=6443)
     parser.add_argument("--http", action="store_true", help="serve plain HTTP (loopback addresses only)")
+    parser.add_argument("--event-loop", choices=EVENT_LOOPS, default="uvloop",
+                        help="the asyncio event loop uvicorn runs on: uvloop (faster) or asyncio's own")
     parser.add_argument("--history-size", type=int, default=10_000,
                         help="changes kept per resource for watches to resume from")
     parser.add_argument("--history-seconds", type=float, default=600.0,
@@ -158,7 +164,8 @@ def main(argv: list[str] | None = None) -> None:
                            anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
                            audit_policy_file=args.audit_policy_file,
                            etcd=_etcd_flags(args), workers=args.workers, console=args.console,
-                           apiserver_identity=args.feature_gates["APIServerIdentity"]))
+                           apiserver_identity=args.feature_gates["APIServerIdentity"],
+                           event_loop=args.event_loop))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -70,6 +70,7 @@ class ServeOptions:
     workers: int = 1  # processes sharing the port (SO_REUSEPORT), each with its own watch cache
     console: bool = True
     apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
+    event_loop: str = "uvloop"  # uvicorn's loop: uvloop or asyncio (see the README's flags)
 
 
 @dataclass
@@ -295,7 +296,7 @@ def serve_worker(options: ServeOptions) -> None:
 def _uvicorn_config(app: Starlette, options: ServeOptions) -> uvicorn.Config:
     creds = pki.ensure_credentials(options.data_dir, [])
     return uvicorn.Config(
-        app, host=options.host, port=options.port, loop="uvloop", ws="wsproto", lifespan="on",
+        app, host=options.host, port=options.port, loop=options.event_loop, ws="wsproto", lifespan="on",
         # httptools, with the client certificate of a connection passed on to the app.
         http=ClientCertificateProtocol,
         log_level="warning", access_log=False,
