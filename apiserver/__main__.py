@@ -10,7 +10,7 @@ import sys
 from apiserver.auth import access, pki, tokens
 from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
-from apiserver.server import EtcdFlags, ServeOptions, serve
+from apiserver.server import DEFAULT_EVENT_LOOP, EVENT_LOOPS, EtcdFlags, ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
 
 
@@ -65,10 +65,6 @@ def _feature_gates(value: str) -> dict[str, bool]:
     return gates
 
 
-# uvicorn's loop implementations this server offers: uvloop's C loop, or the standard library's.
-EVENT_LOOPS = ("uvloop", "asyncio")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m apiserver",
                                      description="A Kubernetes-compatible API server on an embedded store.")
@@ -76,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=6443)
     parser.add_argument("--http", action="store_true", help="serve plain HTTP (loopback addresses only)")
-    parser.add_argument("--event-loop", choices=EVENT_LOOPS, default="uvloop",
+    parser.add_argument("--event-loop", choices=EVENT_LOOPS, default=DEFAULT_EVENT_LOOP,
                         help="the asyncio event loop uvicorn runs on: uvloop (faster) or asyncio's own")
     parser.add_argument("--history-size", type=int, default=10_000,
                         help="changes kept per resource for watches to resume from")

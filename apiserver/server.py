@@ -48,6 +48,11 @@ log = logging.getLogger("apiserver")
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 
+# uvicorn's loops this server offers: uvloop's C loop, or the standard library's.
+EVENT_LOOPS = ("uvloop", "asyncio")
+DEFAULT_EVENT_LOOP = "uvloop"
+
+
 @dataclass
 class ServeOptions:
     data_dir: str
@@ -70,7 +75,7 @@ class ServeOptions:
     workers: int = 1  # processes sharing the port (SO_REUSEPORT), each with its own watch cache
     console: bool = True
     apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
-    event_loop: str = "uvloop"  # uvicorn's loop: uvloop or asyncio (see the README's flags)
+    event_loop: str = DEFAULT_EVENT_LOOP  # one of EVENT_LOOPS, uvicorn's `loop=`
 
 
 @dataclass

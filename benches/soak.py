@@ -35,6 +35,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from keepalive import Connection  # noqa: E402
 from support import ServerProcess  # noqa: E402
 
+from apiserver.server import EVENT_LOOPS  # noqa: E402
+
 NAMESPACE = "soak"
 CM_PATH = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
 POOL = [f"cm-{i:03d}" for i in range(200)]
@@ -273,7 +275,7 @@ def main() -> None:
                         help="the server's --history-size: small, so that the changes it keeps for watches "
                              "to resume from fill up early and any later growth is a leak")
     parser.add_argument("--data-dir", help="where the server keeps its store (default: a new temporary dir)")
-    parser.add_argument("--event-loop", choices=("uvloop", "asyncio"),
+    parser.add_argument("--event-loop", choices=EVENT_LOOPS,
                         help="the server's --event-loop (default: the server's own default)")
     parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                         help="one more argument for the server, e.g. --server-arg=--watch-queue-limit=500; repeatable")
