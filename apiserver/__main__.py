@@ -10,7 +10,7 @@ import sys
 from apiserver.auth import access, pki, tokens
 from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
-from apiserver.server import EtcdFlags, ServeOptions, serve
+from apiserver.server import DEFAULT_EVENT_LOOP, EVENT_LOOPS, EtcdFlags, ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
 
 
@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=6443)
     parser.add_argument("--http", action="store_true", help="serve plain HTTP (loopback addresses only)")
+    parser.add_argument("--event-loop", choices=EVENT_LOOPS, default=DEFAULT_EVENT_LOOP,
+                        help="the asyncio event loop uvicorn runs on: uvloop (faster) or asyncio's own")
     parser.add_argument("--history-size", type=int, default=10_000,
                         help="changes kept per resource for watches to resume from")
     parser.add_argument("--history-seconds", type=float, default=600.0,
@@ -158,7 +160,8 @@ def main(argv: list[str] | None = None) -> None:
                            anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
                            audit_policy_file=args.audit_policy_file,
                            etcd=_etcd_flags(args), workers=args.workers, console=args.console,
-                           apiserver_identity=args.feature_gates["APIServerIdentity"]))
+                           apiserver_identity=args.feature_gates["APIServerIdentity"],
+                           event_loop=args.event_loop))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -48,6 +48,11 @@ log = logging.getLogger("apiserver")
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 
+# uvicorn's loops this server offers: uvloop's C loop, or the standard library's.
+EVENT_LOOPS = ("uvloop", "asyncio")
+DEFAULT_EVENT_LOOP = "uvloop"
+
+
 @dataclass
 class ServeOptions:
     data_dir: str
@@ -70,6 +75,7 @@ class ServeOptions:
     workers: int = 1  # processes sharing the port (SO_REUSEPORT), each with its own watch cache
     console: bool = True
     apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
+    event_loop: str = DEFAULT_EVENT_LOOP  # one of EVENT_LOOPS, uvicorn's `loop=`
 
 
 @dataclass
@@ -295,7 +301,7 @@ def serve_worker(options: ServeOptions) -> None:
 def _uvicorn_config(app: Starlette, options: ServeOptions) -> uvicorn.Config:
     creds = pki.ensure_credentials(options.data_dir, [])
     return uvicorn.Config(
-        app, host=options.host, port=options.port, loop="uvloop", ws="wsproto", lifespan="on",
+        app, host=options.host, port=options.port, loop=options.event_loop, ws="wsproto", lifespan="on",
         # httptools, with the client certificate of a connection passed on to the app.
         http=ClientCertificateProtocol,
         log_level="warning", access_log=False,

@@ -1,6 +1,6 @@
 """Soak: many clients reading and writing, many watchers following, for a bounded time.
 
-    python -m benches.soak [--seconds 60] [--clients 32] [--watchers 100]
+    python -m benches.soak [--seconds 60] [--clients 32] [--watchers 100] [--event-loop asyncio]
 
 Starts the real server, then runs `clients` threads mixing gets, lists, creates, updates (read, then
 write conditional on what was read), merge patches and deletes on a pool of ConfigMaps, and
@@ -9,6 +9,7 @@ when a stream ends, and re-list when told their resourceVersion is too old. When
 writers stop, a marker object is written, and every watcher must hold exactly the final list once it
 has seen the marker. The server's resident memory is sampled each second. Exits non-zero on any 5xx,
 on any watcher that disagrees with the final state, or on memory that grows across the second half.
+A run past 10 minutes also reports its memory at 10 minutes and the growth from there to the end.
 """
 
 from __future__ import annotations
@@ -34,12 +35,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from keepalive import Connection  # noqa: E402
 from support import ServerProcess  # noqa: E402
 
+from apiserver.server import EVENT_LOOPS  # noqa: E402
+
 NAMESPACE = "soak"
 CM_PATH = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
 POOL = [f"cm-{i:03d}" for i in range(200)]
 MARKER = "soak-end"
 # Growth of resident memory from the middle to the end of the run that still counts as flat.
 FLAT_TOLERANCE = 0.10
+TEN_MINUTES = 600.0
+PROGRESS_EVERY = 60  # samples (seconds) between progress lines on stderr
 
 
 @dataclass
@@ -176,8 +181,9 @@ def rss(pid: int) -> int:
     return int(psutil.Process(pid).memory_info().rss)
 
 
-def run(seconds: float, clients: int, watchers: int, history_size: int, data_dir: str) -> dict[str, Any]:
-    server = ServerProcess(data_dir, extra_args=["--history-size", str(history_size)])
+def run(seconds: float, clients: int, watchers: int, history_size: int, data_dir: str,
+        server_args: list[str]) -> dict[str, Any]:
+    server = ServerProcess(data_dir, extra_args=["--history-size", str(history_size), *server_args])
     server.start()
     try:
         assert server.proc is not None
@@ -199,6 +205,9 @@ def run(seconds: float, clients: int, watchers: int, history_size: int, data_dir
         memory: list[tuple[float, int]] = []
         while time.monotonic() - started < seconds:
             memory.append((round(time.monotonic() - started, 1), rss(pid)))
+            if len(memory) % PROGRESS_EVERY == 0:
+                # A long run that is cut short still leaves its memory curve in the log.
+                print(f"{memory[-1][0]:.0f} s: rss {memory[-1][1] / 2**20:.1f} MiB", file=sys.stderr, flush=True)
             time.sleep(1)
         stop.set()
         for t in client_threads:
@@ -213,6 +222,8 @@ def run(seconds: float, clients: int, watchers: int, history_size: int, data_dir
         expected = versions(final)
         inconsistent = [w for w in followers if w.error or not w.saw_marker or w.state != expected]
         half = [m for t, m in memory if t >= seconds / 2]
+        # Issue 17's yardstick: a long run ends within 5% of its memory at 10 minutes.
+        at_ten = [m for t, m in memory if t >= TEN_MINUTES]
         growth = (half[-1] - half[0]) / half[0] if len(half) > 1 else 0.0
         return {
             "seconds": seconds, "clients": clients, "watchers": watchers,
@@ -231,6 +242,9 @@ def run(seconds: float, clients: int, watchers: int, history_size: int, data_dir
             "rss_mib_middle": round(half[0] / 2**20, 1) if half else None,
             "rss_mib_end": round(memory[-1][1] / 2**20, 1),
             "rss_growth_second_half": round(growth, 4),
+            "rss_mib_at_10_minutes": round(at_ten[0] / 2**20, 1) if at_ten else None,
+            "rss_growth_from_10_minutes_percent":
+                round(100 * (memory[-1][1] - at_ten[0]) / at_ten[0], 2) if at_ten else None,
             "rss_mib_every_10s": [round(m / 2**20, 1) for t, m in memory if int(t) % 10 == 0],
             "server_log_tracebacks": server.log().count("Traceback"),
         }
@@ -261,9 +275,14 @@ def main() -> None:
                         help="the server's --history-size: small, so that the changes it keeps for watches "
                              "to resume from fill up early and any later growth is a leak")
     parser.add_argument("--data-dir", help="where the server keeps its store (default: a new temporary dir)")
+    parser.add_argument("--event-loop", choices=EVENT_LOOPS,
+                        help="the server's --event-loop (default: the server's own default)")
+    parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                        help="one more argument for the server, e.g. --server-arg=--watch-queue-limit=500; repeatable")
     args = parser.parse_args()
+    server_args = [*(["--event-loop", args.event_loop] if args.event_loop else []), *args.server_arg]
     report = run(args.seconds, args.clients, args.watchers, args.history_size,
-                 args.data_dir or tempfile.mkdtemp(prefix="soak-"))
+                 args.data_dir or tempfile.mkdtemp(prefix="soak-"), server_args)
     print(json.dumps(report, indent=2))
     problems = failures(report)
     for problem in problems:

@@ -14,6 +14,7 @@ import tempfile
 import time
 from typing import Any
 
+from apiserver.server import DEFAULT_EVENT_LOOP, EVENT_LOOPS
 from benches.api_load import report
 from benches.api_load import scenarios as sc
 from benches.api_load.measure import Measurement, Options, measure_interleaved, overload_warning
@@ -48,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="the HTTP server our app runs behind when started here (granian: "
                         "benches/api_load/granian_app.py); given both, each server is started behind each, "
                         "the runs taking turns")
+    p.add_argument("--event-loop", choices=EVENT_LOOPS,
+                   help="the loop of the servers started here and of the floor, which must match for ours / floor "
+                        f"to mean anything (default: the server's default, {DEFAULT_EVENT_LOOP}, not passed on)")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--duration", type=float, default=10.0, help="seconds per run")
     p.add_argument("--connections", type=int, default=32)
@@ -129,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     def options(label: str) -> Options:
         return Options(names, QUICK_COUNT if args.quick else args.count, args.runs,
                        Load(args.threads, args.connections, QUICK_DURATION_S if args.quick else args.duration),
-                       floor=not (args.no_floor or args.quick), work_dir=os.path.join(work, label), label=label)
+                       floor=not (args.no_floor or args.quick), work_dir=os.path.join(work, label), label=label,
+                       event_loop=args.event_loop or DEFAULT_EVENT_LOOP)
 
     remote = _target(args)
     local: list[LocalServer] = []
@@ -145,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                     etcds.append(EtcdCluster(os.path.join(opts.work_dir, "etcd")).start())
                     flags = ("--etcd-servers", etcds[-1].servers) + flags[1:]
                 server = LocalServer(repo, os.path.join(opts.work_dir, "server"), free_port(), http_server,
-                                     extra_args=flags)
+                                     extra_args=flags, event_loop=args.event_loop)
                 local.append(server)
                 measurements.append(Measurement(server.start(), opts, list(warnings)))
         print(f"== {' / '.join(m.target.url for m in measurements)}: {len(names)} scenarios x {args.runs} runs of "

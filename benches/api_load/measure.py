@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 import psutil
 
+from apiserver.server import DEFAULT_EVENT_LOOP
 from benches import objects
 from benches.api_load import scenarios as sc
 from benches.api_load import schedule, watch, wrk
@@ -37,6 +38,7 @@ class Options:
     floor: bool = True
     work_dir: str = "."
     label: str = ""
+    event_loop: str = DEFAULT_EVENT_LOOP  # the floor's, the same as the server's
     run_id: str = field(default_factory=lambda: f"b{int(time.time() * 1000) % 10**9:09d}")
 
 
@@ -194,7 +196,7 @@ class Measurement:
                 "host": {"nproc": os.cpu_count(), "loadavg_at_end": list(os.getloadavg())},
                 "load": {"threads": self.options.load.threads, "connections": self.options.load.connections,
                          "duration_s": self.options.load.duration_s, "runs": self.options.runs,
-                         "objects": self.options.count},
+                         "objects": self.options.count, "event_loop": self.options.event_loop},
                 "server_rss_kb": {"at_rest": self.memory.at_rest_kb, "peak": self.memory.peak_kb},
                 "warnings": self.warnings, "baseline_ok": not self.warnings,
                 "scenarios": self.entries}
@@ -213,7 +215,7 @@ class Measurement:
             with open(os.path.join(body_dir, f"{s.name}.body"), "wb") as f:
                 f.write(self.entries[s.name]["body"])
         cert, key = floor_credentials(os.path.join(self.options.work_dir, "floor-pki"))
-        self._floor = Floor(body_dir, cert, key, free_port())
+        self._floor = Floor(body_dir, cert, key, free_port(), self.options.event_loop)
         url = self._floor.start()
         return {s.name: f"{url}/{s.name}" for s in floored}
 

@@ -93,6 +93,7 @@ class LocalServer:
     http_server: str = "uvicorn"  # or "granian": the same app behind granian (see granian_app.py)
     proc: subprocess.Popen[bytes] | None = None
     extra_args: tuple[str, ...] = ()  # e.g. --etcd-servers URL --workers N
+    event_loop: str | None = None  # --event-loop; None: the checkout's default (older ones lack the flag)
 
     @property
     def pki(self) -> str:
@@ -133,13 +134,14 @@ class LocalServer:
     def _command(self) -> list[str]:
         if self.http_server == "uvicorn":
             return [sys.executable, "-m", "apiserver", "--data-dir", self.data_dir, "--port", str(self.port),
-                    *self._node_args(), *self.extra_args]
+                    *self._node_args(), *self.extra_args,
+                    *(["--event-loop", self.event_loop] if self.event_loop else [])]
         if self.extra_args:
             raise SystemExit("granian is measured on the embedded store only, with the server's defaults")
         # granian loads the certificate before the app exists: make the credentials first.
         subprocess.run([sys.executable, "-c", "import sys; from apiserver.auth import pki; "
                         "pki.ensure_credentials(sys.argv[1], [])", self.data_dir], cwd=self.repo, check=True)
-        return [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "--loop", "uvloop",
+        return [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "--loop", self.event_loop or "uvloop",
                 "--host", "127.0.0.1", "--port", str(self.port), "--workers", "1", "--log-level", "warning",
                 "--no-access-log",
                 "--ssl-certificate", os.path.join(self.pki, "apiserver.crt"),
@@ -169,6 +171,7 @@ class Floor:
     cert: str
     key: str
     port: int
+    event_loop: str = "uvloop"  # uvicorn's --loop: the server's, for the ratio to mean anything
     proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> str:
@@ -176,7 +179,7 @@ class Floor:
         with open(log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "uvicorn", "floor_app:app", "--app-dir", os.path.dirname(FLOOR_APP),
-                 "--host", "127.0.0.1", "--port", str(self.port), "--loop", "uvloop", "--http", "httptools",
+                 "--host", "127.0.0.1", "--port", str(self.port), "--loop", self.event_loop, "--http", "httptools",
                  "--ssl-certfile", self.cert, "--ssl-keyfile", self.key,
                  "--log-level", "warning", "--no-access-log", "--timeout-keep-alive", "60"],
                 env={**os.environ, "BODY_DIR": self.body_dir}, stdout=log, stderr=subprocess.STDOUT)
