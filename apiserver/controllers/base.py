@@ -63,6 +63,12 @@ class Controller:
             task.cancel()
         await asyncio.gather(*self._spawned, return_exceptions=True)
 
+    def enqueue_changed(self, old: Obj | None, new: Obj | None) -> None:
+        """An informer handler for the controller's own kind: an added or changed object is queued by key,
+        a deleted one is not."""
+        if new is not None:
+            self.queue.add(object_key(new))
+
     async def sync(self, key: Hashable) -> None:
         raise NotImplementedError
 

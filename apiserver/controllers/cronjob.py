@@ -14,7 +14,7 @@ import zoneinfo
 from typing import Hashable
 
 from apiserver import errors
-from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.base import Context, Controller, Obj, either
 from apiserver.controllers.cron import CronError, parse
 from apiserver.controllers.events import Recorder
 from apiserver.controllers.replicaset import controller_of, owner_reference
@@ -49,16 +49,11 @@ class CronJobController(Controller):
         self.cronjobs = ctx.informer("batch", "v1", "cronjobs")
         self.jobs = ctx.informer("batch", "v1", "jobs")
         self.events = Recorder(self.client, self.name)
-        self.cronjobs.add_handler(self._cronjob_changed)
+        self.cronjobs.add_handler(self.enqueue_changed)
         self.jobs.add_handler(self._job_changed)
 
-    def _cronjob_changed(self, old: Obj | None, new: Obj | None) -> None:
-        if new is not None:
-            self.queue.add(object_key(new))
-
     def _job_changed(self, old: Obj | None, new: Obj | None) -> None:
-        job = new if new is not None else old
-        assert job is not None
+        job = either(old, new)
         ref = controller_of(job)
         if ref is not None and ref.get("kind") == "CronJob":
             self.queue.add((job["metadata"].get("namespace", ""), ref["name"]))

@@ -18,7 +18,7 @@ import copy
 from typing import Hashable
 
 from apiserver import errors
-from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.events import Recorder
 from apiserver.controllers.history import (
     REVISION_LABEL,
@@ -115,21 +115,16 @@ class DaemonSetController(Controller):
         self.histories = Histories(self.client, ctx.informer("apps", "v1", "controllerrevisions"))
         self.pending: dict[str, dict[str, str]] = {}  # DaemonSet uid -> pod made, not seen yet -> its node
         self.events = Recorder(self.client, self.name)
-        self.daemonsets.add_handler(self._ds_changed)
+        self.daemonsets.add_handler(self.enqueue_changed)
         self.nodes.add_handler(self._node_changed)
         self.pods.add_handler(self._pod_changed)
-
-    def _ds_changed(self, old: Obj | None, new: Obj | None) -> None:
-        if new is not None:
-            self.queue.add(object_key(new))
 
     def _node_changed(self, old: Obj | None, new: Obj | None) -> None:
         for ds in self.daemonsets:
             self.queue.add(object_key(ds))
 
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
-        pod = new if new is not None else old
-        assert pod is not None
+        pod = either(old, new)
         ref = controller_of(pod)
         if ref is None or ref.get("kind") != "DaemonSet":
             return

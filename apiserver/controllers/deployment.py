@@ -18,7 +18,7 @@ from typing import Hashable
 
 from apiserver import errors
 from apiserver.controllers import rollout
-from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.client import STRATEGIC_PATCH
 from apiserver.controllers.events import Recorder
 from apiserver.controllers.podtemplatehash import compute_hash
@@ -38,17 +38,12 @@ class DeploymentController(Controller):
         self.replicasets = ctx.informer("apps", "v1", "replicasets")
         self.pods = ctx.informer("", "v1", "pods")
         self.events = Recorder(self.client, self.name)
-        self.deployments.add_handler(self._deployment_changed)
+        self.deployments.add_handler(self.enqueue_changed)
         self.replicasets.add_handler(self._rs_changed)
         self.pods.add_handler(self._pod_changed)
 
-    def _deployment_changed(self, old: Obj | None, new: Obj | None) -> None:
-        if new is not None:
-            self.queue.add(object_key(new))
-
     def _rs_changed(self, old: Obj | None, new: Obj | None) -> None:
-        rs = new if new is not None else old
-        assert rs is not None
+        rs = either(old, new)
         ref = controller_of(rs)
         if ref is None and new is not None:
             labels = new["metadata"].get("labels") or {}

@@ -95,12 +95,8 @@ class DisruptionController(Controller):
         self.replicationcontrollers = ctx.informer("", "v1", "replicationcontrollers")
         # Upstream's events come from the core broadcaster with the component "controllermanager".
         self.events = Recorder(self.client, "controllermanager")
-        self.budgets.add_handler(self._budget_changed)
+        self.budgets.add_handler(self.enqueue_changed)
         self.pods.add_handler(self._pod_changed)
-
-    def _budget_changed(self, old: Obj | None, new: Obj | None) -> None:
-        if new is not None:
-            self.queue.add(object_key(new))
 
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
         if new is not None:

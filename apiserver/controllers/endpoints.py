@@ -11,7 +11,7 @@ import ipaddress
 from typing import Any, Hashable
 
 from apiserver import errors
-from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.replicaset import is_ready, owner_reference
 from apiserver.kinds.objects import now_rfc3339
 
@@ -115,13 +115,11 @@ class _ServiceController(Controller):
         self.pods.add_handler(self._pod_changed)
 
     def _service_changed(self, old: Obj | None, new: Obj | None) -> None:
-        service = new if new is not None else old
-        assert service is not None
+        service = either(old, new)
         self.queue.add(object_key(service))
 
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
-        pod = new if new is not None else old
-        assert pod is not None
+        pod = either(old, new)
         namespace = pod["metadata"].get("namespace", "")
         label_sets = [(p["metadata"].get("labels") or {}) for p in (old, new) if p is not None]
         for service in self.services.items(namespace):
@@ -140,8 +138,7 @@ class EndpointsController(_ServiceController):
         self.endpoints.add_handler(self._endpoints_changed)
 
     def _endpoints_changed(self, old: Obj | None, new: Obj | None) -> None:
-        obj = new if new is not None else old
-        assert obj is not None
+        obj = either(old, new)
         if self.services.get(*object_key(obj)) is not None:
             self.queue.add(object_key(obj))
 
@@ -187,8 +184,7 @@ class EndpointSliceController(_ServiceController):
         self.slices.add_handler(self._slice_changed)
 
     def _slice_changed(self, old: Obj | None, new: Obj | None) -> None:
-        obj = new if new is not None else old
-        assert obj is not None
+        obj = either(old, new)
         labels = obj["metadata"].get("labels") or {}
         if labels.get(MANAGED_BY_LABEL) == MANAGED_BY and labels.get(SERVICE_NAME_LABEL):
             self.queue.add((obj["metadata"].get("namespace", ""), labels[SERVICE_NAME_LABEL]))

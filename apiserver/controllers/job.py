@@ -14,7 +14,7 @@ import asyncio
 import datetime
 from typing import Any, Hashable
 
-from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.events import Recorder
 from apiserver.controllers.replicaset import Owned, controller_of, is_ready, owner_reference
 from apiserver.kinds.objects import now_rfc3339
@@ -62,16 +62,11 @@ class JobController(Controller):
         self.pods = ctx.informer("", "v1", "pods")
         self.owned = Owned()
         self.events = Recorder(self.client, self.name)
-        self.jobs.add_handler(self._job_changed)
+        self.jobs.add_handler(self.enqueue_changed)
         self.pods.add_handler(self._pod_changed)
 
-    def _job_changed(self, old: Obj | None, new: Obj | None) -> None:
-        if new is not None:
-            self.queue.add(object_key(new))
-
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
-        pod = new if new is not None else old
-        assert pod is not None
+        pod = either(old, new)
         ref = controller_of(pod)
         if ref is None or ref.get("kind") != "Job":
             return

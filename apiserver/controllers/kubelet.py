@@ -21,7 +21,7 @@ import ipaddress
 from typing import Hashable
 
 from apiserver import errors
-from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.client import KUBE_VERSION, KUBELET
 from apiserver.kinds.objects import now_rfc3339
 
@@ -129,8 +129,7 @@ class SimulatedNodes(Controller):
             self.queue.add(("node", new["metadata"]["name"]))
 
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
-        pod = new if new is not None else old
-        assert pod is not None
+        pod = either(old, new)
         if new is None:
             self.ips.pop(object_key(pod), None)
         elif (pod.get("spec") or {}).get("nodeName"):

@@ -14,7 +14,7 @@ import datetime
 from typing import Any, Hashable, Mapping
 
 from apiserver import errors
-from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.client import STRATEGIC_PATCH
 from apiserver.controllers.events import Recorder
 from apiserver.controllers.selectors import label_selector_matches
@@ -100,16 +100,11 @@ class ReplicaSetController(Controller):
         self.pods = ctx.informer("", "v1", "pods")
         self.owned = Owned()
         self.events = Recorder(self.client, self.reporter)
-        self.replicasets.add_handler(self._rs_changed)
+        self.replicasets.add_handler(self.enqueue_changed)
         self.pods.add_handler(self._pod_changed)
 
-    def _rs_changed(self, old: Obj | None, new: Obj | None) -> None:
-        if new is not None:
-            self.queue.add(object_key(new))
-
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
-        pod = new if new is not None else old
-        assert pod is not None
+        pod = either(old, new)
         ref = controller_of(pod)
         if ref is None and new is not None and is_active(new):
             # An orphan: any ReplicaSet it matches may adopt it.

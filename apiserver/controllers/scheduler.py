@@ -12,7 +12,7 @@ import logging
 from typing import Any, Hashable
 
 from apiserver import errors
-from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.client import SCHEDULER, STRATEGIC_PATCH
 from apiserver.controllers.events import Recorder
 from apiserver.controllers.scheduling import NodeState, decide, fit_error
@@ -65,7 +65,7 @@ class Scheduler(Controller):
             self.on_node.setdefault(node, {})[key] = pod
 
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
-        key = object_key(new if new is not None else old)  # type: ignore[arg-type]
+        key = object_key(either(old, new))
         had_room = key in self.where
         self._place(key, new)
         if new is None or (new.get("spec") or {}).get("nodeName"):

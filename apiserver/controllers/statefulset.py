@@ -15,7 +15,7 @@ import re
 from typing import Hashable
 
 from apiserver import errors
-from apiserver.controllers.base import Context, Controller, Obj, object_key
+from apiserver.controllers.base import Context, Controller, Obj, either
 from apiserver.controllers.events import Recorder
 from apiserver.controllers.history import (
     HASH_LABEL,
@@ -58,16 +58,11 @@ class StatefulSetController(Controller):
         self.claims = ctx.informer("", "v1", "persistentvolumeclaims")
         self.histories = Histories(self.client, ctx.informer("apps", "v1", "controllerrevisions"))
         self.events = Recorder(self.client, self.name)
-        self.sets.add_handler(self._set_changed)
+        self.sets.add_handler(self.enqueue_changed)
         self.pods.add_handler(self._pod_changed)
 
-    def _set_changed(self, old: Obj | None, new: Obj | None) -> None:
-        if new is not None:
-            self.queue.add(object_key(new))
-
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
-        pod = new if new is not None else old
-        assert pod is not None
+        pod = either(old, new)
         ref = controller_of(pod)
         if ref is not None and ref.get("kind") == "StatefulSet":
             self.queue.add((pod["metadata"].get("namespace", ""), ref["name"]))
