@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
+from kubernetes import config, dynamic
 from golden_objects import fixture_documents
 from support import FIXTURES, GOLDEN, ServerProcess, run_kubectl, unavailable
 
@@ -129,9 +130,8 @@ def test_kubectl_reports_a_conflict_and_force_conflicts_takes_the_field(server: 
 # -- the official Python client -------------------------------------------------------------------
 
 def test_the_python_clients_dynamic_server_side_apply(server: ServerProcess) -> None:
-    kubernetes = pytest.importorskip("kubernetes")
-    api = kubernetes.config.new_client_from_config(config_file=server.kubeconfig)
-    client = kubernetes.dynamic.DynamicClient(api)
+    api = config.new_client_from_config(config_file=server.kubeconfig)
+    client = dynamic.DynamicClient(api)
     deployments = client.resources.get(api_version="apps/v1", kind="Deployment")
     body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "py-web", "namespace": "default"},
             "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "py-web"}},
@@ -148,7 +148,7 @@ def test_the_python_clients_dynamic_server_side_apply(server: ServerProcess) -> 
     assert again.metadata.resourceVersion == created.metadata.resourceVersion
 
     other = {**body, "spec": {"replicas": 4}}
-    with pytest.raises(kubernetes.dynamic.exceptions.ConflictError) as refused:
+    with pytest.raises(dynamic.exceptions.ConflictError) as refused:
         deployments.server_side_apply(body=other, name="py-web", namespace="default", field_manager="autoscaler")
     status = json.loads(refused.value.body)
     assert status["details"]["causes"] == [{"reason": "FieldManagerConflict", "message": 'conflict with "py"',
