@@ -10,13 +10,14 @@ add up. Needs a server with nodes (ours: `--simulate-nodes`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 
 import orjson
 
 from benches.api_load.servers import Target
-from benches.api_load.watch import _Connection, _percentile
+from benches.api_load.watch import _Connection, _percentile, watch_events
 from benches.api_load.wrk import RunFigures
 
 SCHEDULE_TIMEOUT_S = 120.0
@@ -32,32 +33,17 @@ def deployment(namespace: str, name: str, replicas: int) -> dict[str, object]:
 
 async def _follow(target: Target, path: str, first_seen: dict[str, float], bound: dict[str, float],
                   gone: set[str], ready: asyncio.Event) -> None:
-    conn = _Connection(target)
-    await conn.open()
-    try:
-        conn.send("GET", path)
-        status, _ = await conn.head()
-        if status != 200:
-            raise RuntimeError(f"watch {path}: HTTP {status}")
-        ready.set()
-        buffer = b""
-        async for chunk in conn.chunks():
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                if not line:
-                    continue
-                event = orjson.loads(line)
-                pod = event["object"]
-                name = pod["metadata"]["name"]
-                now = time.perf_counter()
-                first_seen.setdefault(name, now)
-                if (pod.get("spec") or {}).get("nodeName"):
-                    bound.setdefault(name, now)
-                if event["type"] == "DELETED":
-                    gone.add(name)
-    finally:
-        conn.close()
+    async with contextlib.aclosing(watch_events(target, path, ready)) as lines:
+        async for line in lines:
+            event = orjson.loads(line)
+            pod = event["object"]
+            name = pod["metadata"]["name"]
+            now = time.perf_counter()
+            first_seen.setdefault(name, now)
+            if (pod.get("spec") or {}).get("nodeName"):
+                bound.setdefault(name, now)
+            if event["type"] == "DELETED":
+                gone.add(name)
 
 
 async def _measure(target: Target, namespace: str, revision: str, name: str, replicas: int) -> RunFigures:

@@ -9,10 +9,11 @@ shared 2-core machine the fan-out figure is a bound, not a measurement of the se
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
 import orjson
@@ -95,7 +96,9 @@ class _Seen:
             self.complete[name].set()
 
 
-async def _watch(target: Target, path: str, seen: _Seen, ready: asyncio.Event) -> None:
+async def watch_events(target: Target, path: str, ready: asyncio.Event) -> AsyncGenerator[bytes, None]:
+    """The event lines of a watch, one JSON document each; `ready` is set once the watch is open.
+    Read it inside `contextlib.aclosing`, so that a cancelled reader closes the connection at once."""
     conn = _Connection(target)
     await conn.open()
     try:
@@ -110,9 +113,15 @@ async def _watch(target: Target, path: str, seen: _Seen, ready: asyncio.Event) -
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 if line:
-                    seen.saw(line)
+                    yield line
     finally:
         conn.close()
+
+
+async def _watch(target: Target, path: str, seen: _Seen, ready: asyncio.Event) -> None:
+    async with contextlib.aclosing(watch_events(target, path, ready)) as lines:
+        async for line in lines:
+            seen.saw(line)
 
 
 def _percentile(values: list[float], q: float) -> float:
