@@ -21,6 +21,7 @@ from typing import IO, Any
 import orjson
 import yaml
 
+from apiserver.auth.reviews import user_info
 from apiserver.auth.tokens import User
 from apiserver.errors import ApiError
 from apiserver.http import requestinfo
@@ -158,19 +159,6 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _user_info(user: User | None) -> dict[str, Any]:
-    if user is None:
-        return {}
-    info: dict[str, Any] = {"username": user.name}
-    if user.uid:
-        info["uid"] = user.uid
-    if user.groups:
-        info["groups"] = list(user.groups)
-    if user.extra:
-        info["extra"] = user.extra_json()
-    return info
-
-
 @dataclass
 class Event:
     """One request's audit record, written once per stage."""
@@ -205,9 +193,10 @@ class AuditLog:
         now = _now()
         fields: dict[str, Any] = {"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": level,
                                   "auditID": str(uuid.uuid4()), "stage": "", "requestURI": uri,
-                                  "verb": request.verb, "user": _user_info(user)}
+                                  "verb": request.verb,
+                                  "user": {} if user is None else user_info(user)}
         if impersonated is not None:
-            fields["impersonatedUser"] = _user_info(impersonated)
+            fields["impersonatedUser"] = user_info(impersonated)
         fields["sourceIPs"] = [source_ip] if source_ip else []
         if user_agent:
             fields["userAgent"] = user_agent
