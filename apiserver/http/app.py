@@ -30,6 +30,7 @@ from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggr
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
 from apiserver.http import audit, eviction, kubelet, requestinfo, tls
+from apiserver.http.answers import NO_CACHE, AnswerResponse
 from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
 from apiserver.http.console import console_routes
@@ -50,7 +51,6 @@ from apiserver.wire import bodies
 log = logging.getLogger("apiserver.http")
 
 _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
-_NO_CACHE = {"Cache-Control": "no-cache, private"}
 _GZIP_THRESHOLD = 128 * 1024
 
 
@@ -95,18 +95,18 @@ def _error_response(exc: ApiError, request: Request) -> Response:
 def error_parts(exc: ApiError, accept: str) -> tuple[bytes, str, dict[str, str]]:
     """An error's body, media type and headers, as every answer of this server writes them."""
     body, media_type = error_body(exc, accept)
-    return body, media_type, {**_NO_CACHE, **exc.headers}
+    return body, media_type, {**NO_CACHE, **exc.headers}
 
 
 def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Response:
     if isinstance(reply, StreamReply):
-        return WatchResponse(reply.chunks, reply.closed, reply.content_type, _NO_CACHE)
-    body, headers = reply.whole(), {**_NO_CACHE, **reply.headers}
+        return WatchResponse(reply.chunks, reply.closed, reply.content_type, NO_CACHE)
+    body, headers = reply.whole(), reply.headers
     # kube-apiserver gzips only large answers: below this the CPU costs more than the bytes save
     if len(body) > _GZIP_THRESHOLD and _accepts_gzip(accept_encoding):
         body = gzip.compress(body, compresslevel=1)
-        headers.update({"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
-    return Response(body, status_code=reply.status, media_type=reply.content_type or None, headers=headers)
+        headers = {**headers, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+    return AnswerResponse(body, reply.status, reply.content_type or None, headers)
 
 
 def _accepts_gzip(accept_encoding: str) -> bool:
@@ -215,14 +215,14 @@ def build_app(state: ServerState) -> Starlette:
         refused = _refused_path(state, request, user)
         if refused is not None:
             return refused
-        return Response(state.discovery.version(), media_type="application/json", headers=_NO_CACHE)
+        return Response(state.discovery.version(), media_type="application/json", headers=NO_CACHE)
 
     async def metrics_text(request: Request, user: User) -> Response:
         refused = _refused_path(state, request, user)
         if refused is not None:
             return refused
         body, content_type = metrics.exposition()
-        return Response(body, media_type=content_type, headers=_NO_CACHE)
+        return Response(body, media_type=content_type, headers=NO_CACHE)
 
     # kube-apiserver's bound on everything but watches; a watch's _serve returns as soon as its
     # stream is open, so the bound never cuts one short.
@@ -266,7 +266,7 @@ def build_app(state: ServerState) -> Starlette:
             return refused
         key = request.path_params.get("path")
         if key is None:
-            return Response(openapi.v3_index(), media_type="application/json", headers=_NO_CACHE)
+            return Response(openapi.v3_index(), media_type="application/json", headers=NO_CACHE)
         found = openapi.v3_document(key)
         if found is None:
             return _error_response(errors.resource_not_found(), request)
@@ -280,7 +280,7 @@ def build_app(state: ServerState) -> Starlette:
         if refused is not None:
             return refused
         body, media_type = openapi.v2_body(request.headers.get("accept", ""))
-        return Response(body, media_type=media_type, headers=_NO_CACHE)
+        return Response(body, media_type=media_type, headers=NO_CACHE)
 
     methods = list(API_METHODS)
     api_route = guarded(api)
@@ -472,7 +472,7 @@ def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) ->
 def _unavailable() -> Response:
     """What kube-aggregator's proxy answers for a group-version whose APIService nothing answers behind."""
     return PlainTextResponse("service unavailable\n", status_code=503,
-                             headers={**_NO_CACHE, "X-Content-Type-Options": "nosniff"})
+                             headers={**NO_CACHE, "X-Content-Type-Options": "nosniff"})
 
 
 def _discovery(state: ServerState, request: Request, parsed: requestinfo.DiscoveryPath) -> Response:
@@ -489,11 +489,11 @@ def _discovery(state: ServerState, request: Request, parsed: requestinfo.Discove
             return Response(body, media_type=AGGREGATED_TYPE,
                             headers={"Cache-Control": "public", "Vary": "Accept", "ETag": etag})
         body = discovery.api_versions() if parsed.legacy else discovery.group_list()
-        return Response(body, media_type="application/json", headers=_NO_CACHE)
+        return Response(body, media_type="application/json", headers=NO_CACHE)
     if parsed.version is not None and discovery.is_external(parsed.group, parsed.version):
         return _unavailable()
     document = (discovery.group(parsed.group) if parsed.version is None
                 else discovery.resource_list(parsed.group, parsed.version))
     if document is None:
         raise errors.resource_not_found()
-    return Response(document, media_type="application/json", headers=_NO_CACHE)
+    return Response(document, media_type="application/json", headers=NO_CACHE)

@@ -182,25 +182,26 @@ class Endpoint:
         if page.revision is not None and page.revision > current:
             raise paging.too_large(page.revision, current)
         revision = page.revision if page.exact and page.revision is not None else current
-        try:
-            snapshot = self.store.snapshot(t.rt.storage_key, selection.namespace, revision)
-        except Expired:
-            if page.token_start is not None:
-                raise paging.continue_too_old(page.token_start) from None
-            raise errors.gone(paging.LIST_TOO_OLD) from None
         # Equal versions of the resource give this view equal items: what an earlier list selected
         # (and what the shapes joined of it) is reused until the resource is written to.
-        version = snapshot.version
         # The type by what decides its selection, not as a whole: hashing every field of a ResourceType
         # on each list cost more than the rest of the key.
         rt = t.rt
         view = (rt.storage_key, rt.group, rt.version, rt.kind, rt.namespaced, rt.custom, selection.namespace,
                 t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""), page.start, page.limit)
+        # Looked up before any snapshot is made: a list answered from what was assembled reads nothing.
+        version = self.store.version_at(rt.storage_key, revision)
         pieces = None if version is None else self.assembled.lookup(view, version)
         if pieces is None:
+            try:
+                snapshot = self.store.snapshot(rt.storage_key, selection.namespace, revision)
+            except Expired:
+                if page.token_start is not None:
+                    raise paging.continue_too_old(page.token_start) from None
+                raise errors.gone(paging.LIST_TOO_OLD) from None
             items, more, remaining = _page(snapshot, selection, page)
-            if version is not None:
-                pieces = self.assembled.remember(t.rt.storage_key, view, version, items, more, remaining)
+            if snapshot.version is not None:
+                pieces = self.assembled.remember(rt.storage_key, view, snapshot.version, items, more, remaining)
         else:
             items, more, remaining = pieces.items, pieces.more, pieces.remaining
         if more is None:

@@ -110,6 +110,11 @@ class Store(Protocol):
         Its `changed` is the revision of the resource's newest write, which lets lists reuse what
         they assembled until the next one (left None, nothing is reused)."""
 
+    def version_at(self, storage_key: str, revision: int) -> int | None:
+        """What `snapshot(storage_key, _, revision).version` would be, without making the snapshot: lists
+        look up what they assembled before reading anything. None when that snapshot would not be the
+        current objects (or would be Expired): then make it."""
+
     def changes_since(self, storage_key: str, rv: int) -> builtins.list[Change]:  # `list` is the method above
         """Durable changes of a resource after revision `rv`, oldest first; Expired when not retained."""
 

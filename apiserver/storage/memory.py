@@ -87,6 +87,14 @@ class MemoryState:
         out.reverse()
         return out
 
+    def version_at(self, storage_key: str, revision: int) -> int | None:
+        """The `version` a snapshot at `revision` has, when it is the current objects (nothing written
+        since); None otherwise, or when the snapshot would be Expired."""
+        res = self._resources.get(storage_key)
+        if res is None or revision < res.history_floor or res.changed > revision:
+            return None
+        return res.changed
+
     def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
         res = self._resource(storage_key)
         if revision < res.history_floor:
@@ -210,6 +218,9 @@ class MemoryReads:
 
     def snapshot(self, storage_key: str, namespace: str | None, revision: int) -> Snapshot:
         return self._state.snapshot(storage_key, namespace, revision)
+
+    def version_at(self, storage_key: str, revision: int) -> int | None:
+        return self._state.version_at(storage_key, revision)
 
     def subscribe(self, storage_key: str, listener: Listener,
                   on_reset: Callable[[], None] | None = None) -> Callable[[], None]:
