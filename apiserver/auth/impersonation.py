@@ -25,10 +25,10 @@ EXTRA_PREFIX = "impersonate-extra-"
 ANONYMOUS = "system:anonymous"
 
 
-def wanted(raw_headers: Iterable[tuple[bytes, bytes]]) -> bool:
-    """Whether a request asks to impersonate anyone, from the ASGI scope's raw, lower-cased header names
-    (checked on every request, so without decoding them)."""
-    return any(name.startswith(b"impersonate-") for name, _ in raw_headers)
+def wanted(header_names: Iterable[bytes]) -> bool:
+    """Whether a request asks to impersonate anyone, from its raw, lower-cased header names (checked
+    on every request, so without decoding them)."""
+    return any(name.startswith(b"impersonate-") for name in header_names)
 
 
 def _check(authorizer: Authorizer, requester: User, attrs: Attributes) -> None:

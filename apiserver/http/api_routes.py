@@ -7,7 +7,7 @@ middleware matches, exactly as the router would (`/api` and `/apis` for any meth
 Request, and its answer is sent as the router would send it. Everything else goes on to the router,
 which keeps the same routes: they answer another method's 405.
 It sits inside Starlette's outermost middleware, so an unhandled error is still answered with the
-app's 500.
+app's 500. A deprecated kind's Warning is added here, to the answer about to be sent.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from apiserver.http.deprecated import DeprecationWarnings
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -37,13 +39,15 @@ def is_api_route(scope: Scope) -> bool:
 
 
 class ApiRoutes:
-    def __init__(self, app: ASGIApp, handler: Handler) -> None:
+    def __init__(self, app: ASGIApp, handler: Handler, warnings: DeprecationWarnings) -> None:
         self.app = app
         self.handler = handler
+        self.warnings = warnings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not is_api_route(scope):
             await self.app(scope, receive, send)
             return
         response = await self.handler(Request(scope, receive, send))
+        self.warnings.add(scope["path"], response)
         await response(scope, receive, send)

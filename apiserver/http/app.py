@@ -173,13 +173,24 @@ def _refused_path(state: ServerState, request: Request, user: User) -> Response 
     return None
 
 
+_FIRST_VALUES = "apiserver.first_header_values"
+
+
+def _first_values(request: Request) -> dict[bytes, bytes]:
+    """The request's headers by lower-case name, the first value of each (as Go's Header.Get reads
+    them), made once per request from the scope: on the hot path Starlette's Headers would scan the
+    list again, and raise and catch a KeyError, for each header read."""
+    scope = request.scope
+    found: dict[bytes, bytes] | None = scope.get(_FIRST_VALUES)
+    if found is None:
+        found = scope[_FIRST_VALUES] = dict(reversed(scope["headers"]))
+    return found
+
+
 def _header(request: Request, name: bytes) -> str:
-    """A request header's first value by its lower-case name, "" when absent, read straight from the scope:
-    on the hot path Starlette's Headers would raise and catch a KeyError for each absent one."""
-    for key, value in request.scope["headers"]:
-        if key == name:
-            return value.decode("latin-1")  # type: ignore[no-any-return]
-    return ""
+    """A request header's first value by its lower-case name, "" when absent."""
+    value = _first_values(request).get(name)
+    return "" if value is None else value.decode("latin-1")
 
 
 def _user(request: Request, state: ServerState) -> User | None:
@@ -243,7 +254,7 @@ def build_app(state: ServerState) -> Starlette:
         user = _user(request, state)
         if user is None:
             raise errors.unauthorized()
-        if impersonation.wanted(request.scope["headers"]):
+        if impersonation.wanted(_first_values(request)):
             return user, impersonation.impersonate(state.authorizer, user, request.headers.items())
         return user, None
 
@@ -308,8 +319,8 @@ def build_app(state: ServerState) -> Starlette:
             "the server does not allow this method on the requested resource"), request)
 
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal},
-                     middleware=[Middleware(DeprecationWarnings, registry=state.registry),
-                                 Middleware(ApiRoutes, handler=api_route)])
+                     middleware=[Middleware(ApiRoutes, handler=api_route,
+                                            warnings=DeprecationWarnings(state.registry))])
 
 
 @functools.lru_cache(maxsize=1024)

@@ -24,13 +24,17 @@ class Deadlines:
         self._running: dict[asyncio.Task[Any], float] = {}
         self._expired: set[asyncio.Task[Any]] = set()
         self._sweeper: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def within(self, work: Awaitable[T]) -> T:
         """`work`'s result, or TimeoutError once it has run past the bound."""
-        task = asyncio.current_task()
+        # The server's one loop, kept: asking for the running loop costs a getpid() system call each time.
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        task = asyncio.current_task(loop)
         assert task is not None, "a request runs in a task"
         cancelling = task.cancelling()
-        loop = asyncio.get_running_loop()
         self._running[task] = loop.time() + self.seconds
         if self._sweeper is None:
             self._sweeper = loop.call_later(self._interval, self._sweep)
@@ -51,7 +55,8 @@ class Deadlines:
                 task.uncancel()
 
     def _sweep(self) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        assert loop is not None, "swept only after a request started the sweeper"
         now = loop.time()
         overdue = [task for task, deadline in self._running.items() if deadline <= now]
         for task in overdue:

@@ -1,13 +1,15 @@
-"""The Warning header on every answer about a deprecated kind, added around the app as kube-apiserver adds it.
+"""The Warning header on every answer about a deprecated kind, added as kube-apiserver adds it.
 
 Upstream records the warning when a request reaches the kind's handler, so whatever the handler answers
 carries it (a 404, a 409, a watch stream), while what its filters refuse first does not (401, 403, and
-the 429 of too many requests). Which kinds, and the text, are apiserver.kinds.deprecation's.
+the 429 of too many requests). Which kinds, and the text, are apiserver.kinds.deprecation's. Only
+resource paths name a kind, and those all reach the API's handler (apiserver.http.api_routes), which
+adds the header to the response it is about to send: no layer of its own around every request.
 """
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.responses import Response
 
 from apiserver.http import requestinfo
 from apiserver.kinds import deprecation
@@ -19,23 +21,16 @@ _BEFORE_THE_HANDLER = frozenset({401, 403, 405, 429})
 
 
 class DeprecationWarnings:
-    def __init__(self, app: ASGIApp, registry: Registry) -> None:
-        self.app = app
+    def __init__(self, registry: Registry) -> None:
         self.registry = registry
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        text = self._warning(scope["path"]) if scope["type"] == "http" else None
-        if text is None:
-            await self.app(scope, receive, send)
+    def add(self, path: str, response: Response) -> None:
+        """Adds the Warning header to the answer to a request for `path` when it names a deprecated kind."""
+        if response.status_code in _BEFORE_THE_HANDLER:
             return
-        header = (b"warning", deprecation.warning_header(text).encode())
-
-        async def send_with_warning(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] not in _BEFORE_THE_HANDLER:
-                message = {**message, "headers": [*message.get("headers", ()), header]}
-            await send(message)
-
-        await self.app(scope, receive, send_with_warning)
+        text = self._warning(path)
+        if text is not None:
+            response.raw_headers.append((b"warning", deprecation.warning_header(text).encode()))
 
     def _warning(self, path: str) -> str | None:
         parsed = requestinfo.parse(path)

@@ -55,7 +55,7 @@ _NAMESPACES = "namespaces"
 # Service creates racing another server's for the same IP and port ranges, before the client gets a 409.
 _ALLOCATION_ATTEMPTS = 5
 # The query parameters besides resourceVersion that parse_page reads and may refuse.
-_PAGING_OPTIONS = ("limit", "continue", "resourceVersionMatch")
+_PAGING_OPTIONS = frozenset(("limit", "continue", "resourceVersionMatch"))
 # Declared here: inside Endpoint, `list` names the verb.
 ManagedFields = list[dict[str, Any]]
 
@@ -145,7 +145,7 @@ class Endpoint:
         wanted: int | None = None
         # A list's paging options are checked (a 400) before any wait; a list without any has nothing
         # to check and names no revision, and select reads its page anyway: it is not parsed twice here.
-        paged = rv not in ("", "0") or any(name in t.query for name in _PAGING_OPTIONS)
+        paged = rv not in ("", "0") or not _PAGING_OPTIONS.isdisjoint(t.query)
         page = paging.parse_page(t.query, t.rt.namespaced, None) if verb == "list" and paged else None
         if page is not None and page.revision is not None:
             wanted = page.revision  # a continue token or a resourceVersion, possibly from another server
