@@ -177,9 +177,15 @@ def negotiate(accept: str, verb: str, query: Mapping[str, str] = _NO_QUERY) -> S
             # Upstream answers 200 and then sends nothing; saying so is kinder.
             raise errors.not_acceptable("you requested PartialObjectMetadataList, but a watch sends single "
                                         "objects: ask for PartialObjectMetadata")
+    return _shape(choice, _include(query) if choice.transform == "Table" else None)
+
+
+@functools.lru_cache(maxsize=64)  # a few dozen combinations at most; shapes hold no per-request state
+def _shape(choice: Choice, include: Include | None) -> Shape:
     shape: Shape = JSON_SHAPE
     if choice.transform == "Table":
-        shape = TableShape(choice.api_version, _include(query), choice.managed_fields)
+        assert include is not None
+        shape = TableShape(choice.api_version, include, choice.managed_fields)
     elif choice.transform is not None:
         shape = MetadataShape(choice.api_version, choice.transform == "PartialObjectMetadataList",
                               choice.managed_fields)

@@ -38,10 +38,8 @@ class MetadataShape:
         self.as_list = as_list
         self.managed_fields = managed_fields
         self._prefix = pom_prefix(api_version)
-
-    @property
-    def key(self) -> Hashable:
-        return ("metadata", self.api_version, self.as_list, self.managed_fields)
+        self.key: Hashable = ("metadata", api_version, as_list, managed_fields)
+        self._answer_key = ("answer", self.key)
 
     def object_body(self, rt: ResourceType, stored: StoredObject) -> bytes:
         if self.as_list:
@@ -56,7 +54,7 @@ class MetadataShape:
         if not self.as_list:
             raise errors.not_acceptable("you requested PartialObjectMetadata, but the requested object is "
                                         f"a list ({go_type(rt, True)})")
-        return listing.answered(("answer", self.key), None, lambda: self._assemble(listing))
+        return listing.answered(self._answer_key, None, lambda: self._assemble(listing))
 
     def _assemble(self, listing: Listing) -> list[bytes]:
         prefix, managed = self._prefix, self.managed_fields

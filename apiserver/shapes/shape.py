@@ -44,11 +44,21 @@ class Listing:
         """The whole answer in the shape `key` names, as one part: joined once and reused by every list
         of these items at the same revision, page end and `moment` (a Table's second), whose metadata
         and bytes are then the same; so a repeated list is neither assembled nor copied again."""
+        kept = self.kept_answer(key, moment)
+        return kept if kept is not None else self.keep_answer(key, moment, make())
+
+    def kept_answer(self, key: Hashable, moment: Hashable) -> list[bytes] | None:
+        """The whole answer `answered` kept under `key` for this list at `moment`, None when there is none."""
         if self.pieces is None:
-            return make()
-        at = (self.revision, self.continue_token, self.remaining, moment)
-        kept = self.pieces.get(key, at)
-        return [kept if kept is not None else self.pieces.put(key, b"".join(make()), at)]
+            return None
+        kept = self.pieces.get(key, (self.revision, self.continue_token, self.remaining, moment))
+        return None if kept is None else [kept]
+
+    def keep_answer(self, key: Hashable, moment: Hashable, parts: list[bytes]) -> list[bytes]:
+        """`parts`, kept as one whole answer for `kept_answer` when this list's items were assembled."""
+        if self.pieces is None:
+            return parts
+        return [self.pieces.put(key, b"".join(parts), (self.revision, self.continue_token, self.remaining, moment))]
 
     def metadata(self) -> dict[str, object]:
         meta: dict[str, object] = {"resourceVersion": str(self.revision)}

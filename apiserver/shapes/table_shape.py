@@ -8,7 +8,6 @@ renders ages and joins bytes.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from collections.abc import Callable, Hashable
 
@@ -35,10 +34,8 @@ class TableShape:
         self.include = include
         self.managed_fields = managed_fields
         self._pom_prefix = pom_prefix(api_version)
-
-    @property
-    def key(self) -> Hashable:
-        return ("table", self.api_version, self.include, self.managed_fields)
+        self.key: Hashable = ("table", api_version, include, managed_fields)
+        self._answer_key = ("answer", self.key)
 
     def _rows_of(self, rt: ResourceType) -> tuple[Printer, str, Callable[[bytes], bytes]]:
         """The printer, the row variant and the embedding of this shape for one resource type."""
@@ -60,31 +57,32 @@ class TableShape:
         return b"".join(self.list_parts(rt, listing))
 
     def list_parts(self, rt: ResourceType, listing: Listing) -> list[bytes]:
+        now = time.time()
+        # Ages change once a second at most: rows rendered within this second are this request's too,
+        # and so is the whole answer, when its rows were.
+        second = int(now)
+        kept = listing.kept_answer(self._answer_key, second)
+        if kept is not None:
+            return kept
         printer, row_variant, embed = self._rows_of(rt)
         if rt.kind == "FlowSchema" and rt.group == "flowcontrol.apiserver.k8s.io":
             # Upstream's FlowSchema printer lists them in matching order; a new list, as an unfiltered
             # listing may be the store's own.
             listing = dataclasses.replace(listing, items=sorted(
                 listing.items, key=lambda item: flowcontrol.by_matching_precedence(orjson.loads(item[1].data))))
-        now = time.time()
         pieces = listing.pieces
-        # Ages change once a second at most: rows rendered within this second are this request's too,
-        # and so is the whole answer, when its rows were.
-        second = int(now)
-        answer = ("answer", self.key)
-        kept_rows = None if pieces is None else pieces.get(self.key, second)
-        if kept_rows is not None:
-            return listing.answered(answer, second, functools.partial(self._parts, printer, listing, kept_rows))
-        template = None if pieces is None else pieces.kept(self.key)
-        if not isinstance(template, RowsTemplate):
-            template = compile_rows(printer, row_variant, (obj.data for _, obj in listing.items), embed)
-            if pieces is not None:
-                pieces.keep(self.key, template, template.size)
-        rows = template.render(now)
-        if pieces is not None and template.steady(now):
+        rows = None if pieces is None else pieces.get(self.key, second)
+        if rows is None:
+            template = None if pieces is None else pieces.kept(self.key)
+            if not isinstance(template, RowsTemplate):
+                template = compile_rows(printer, row_variant, (obj.data for _, obj in listing.items), embed)
+                if pieces is not None:
+                    pieces.keep(self.key, template, template.size)
+            rows = template.render(now)
+            if pieces is None or not template.steady(now):
+                return self._parts(printer, listing, rows)
             pieces.put(self.key, rows, second)
-            return listing.answered(answer, second, functools.partial(self._parts, printer, listing, rows))
-        return self._parts(printer, listing, rows)
+        return listing.keep_answer(self._answer_key, second, self._parts(printer, listing, rows))
 
     def _parts(self, printer: Printer, listing: Listing, rows: bytes) -> list[bytes]:
         return table_parts(self.api_version, listing.metadata(), definitions_json(printer), [rows])
