@@ -56,6 +56,7 @@ _NAMESPACES = "namespaces"
 _ALLOCATION_ATTEMPTS = 5
 # The query parameters besides resourceVersion that parse_page reads and may refuse.
 _PAGING_OPTIONS = ("limit", "continue", "resourceVersionMatch")
+_UNPAGED = paging.Page(None, False, None, 0)  # what a list without limit or continue reads: all of it
 # Declared here: inside Endpoint, `list` names the verb.
 ManagedFields = list[dict[str, Any]]
 
@@ -188,8 +189,11 @@ class Endpoint:
             if page.token_start is not None:
                 raise paging.continue_too_old(page.token_start) from None
             raise errors.gone(paging.LIST_TOO_OLD) from None
-        # Equal versions of the resource give this view equal items: what an earlier list selected
-        # (and what the shapes joined of it) is reused until the resource is written to.
+        return self._listing(t, selection, page, snapshot)
+
+    def _listing(self, t: Target, selection: Selection, page: paging.Page, snapshot: Snapshot) -> Listing:
+        """What one view of a snapshot selects: kept in `assembled` and reused, with what the shapes
+        joined of it, by every list and watch of that view until the resource is written to."""
         version = snapshot.version
         # The type by what decides its selection, not as a whole: hashing every field of a ResourceType
         # on each list cost more than the rest of the key.
@@ -203,6 +207,7 @@ class Endpoint:
                 pieces = self.assembled.remember(t.rt.storage_key, view, version, items, more, remaining)
         else:
             items, more, remaining = pieces.items, pieces.more, pieces.remaining
+        revision = snapshot.revision
         if more is None:
             return Listing(revision, items, pieces=pieces)
         last = items[-1][0]
@@ -215,8 +220,15 @@ class Endpoint:
     def watch(self, t: Target, shape: Shape) -> StreamReply:
         options = parse_watch_options(t.query)
         selection = self.selection(t)
+
+        def select_initial(revision: int) -> Listing:
+            # What a list of this view without paging selects: a list and the watch that follows it
+            # (an informer), or many watchers starting together, select once and share the bytes.
+            snapshot = self.store.snapshot(t.rt.storage_key, selection.namespace, revision)
+            return self._listing(t, selection, _UNPAGED, snapshot)
+
         chunks, closed = open_watch(self.store, self.watches.fanout(t.rt.storage_key), t.rt, selection, options,
-                                    shape, self.watch_queue_limit, self.bookmark_seconds)
+                                    shape, select_initial, self.watch_queue_limit, self.bookmark_seconds)
         return StreamReply(chunks, shape.content_type, closed=closed)
 
     def follow(self, rt: ResourceType, since: int, queue_limit: int) -> Watcher:

@@ -70,7 +70,7 @@ class TableShape:
         pieces = listing.pieces
         # Ages change once a second at most: rows rendered within this second are this request's too,
         # and so is the whole answer, when its rows were.
-        second = int(now)
+        second = self.moment(now)
         answer = ("answer", self.key)
         kept_rows = None if pieces is None else pieces.get(self.key, second)
         if kept_rows is not None:
@@ -95,3 +95,6 @@ class TableShape:
         render_rows(row, printer, row_variant, (stored.data,), embed, time.time())
         return table_json(self.api_version, {"resourceVersion": str(stored.rv)},
                           definitions_json(printer) if first else None, row)
+
+    def moment(self, now: float) -> Hashable:
+        return int(now)  # ages are whole seconds (see `RowsTemplate`)
