@@ -117,7 +117,7 @@ def open_watch(store: Store, fanout: Fanout, rt: ResourceType, selection: Select
         return refuse(), asyncio.Event()
     watcher = fanout.add(queue_limit, start.backlog)
     deadline = None if options.timeout_seconds is None else time.monotonic() + options.timeout_seconds
-    return _stream(fanout, watcher, rt, selection, shape, start, options.bookmarks, deadline,
+    return _stream(watcher, rt, selection, shape, start, options.bookmarks, deadline,
                    bookmark_seconds), watcher.closed
 
 
@@ -133,7 +133,7 @@ def initial_events(rt: ResourceType, shape: Shape, listing: Listing) -> bytes:
     return listing.joined(("watch", shape.key), join, shape.moment(time.time()))
 
 
-async def _stream(fanout: Fanout, watcher: Watcher, rt: ResourceType, selection: Selection, shape: Shape,
+async def _stream(watcher: Watcher, rt: ResourceType, selection: Selection, shape: Shape,
                   start: WatchStart, bookmarks: bool, deadline: float | None,
                   bookmark_seconds: float) -> AsyncIterator[bytes]:
     delivered = metrics.EVENTS_DELIVERED.labels(rt.storage_key)
