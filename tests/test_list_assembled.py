@@ -2,7 +2,8 @@
 
 The contract: for every shape and view (namespace, selectors, pages), the body built from what an
 earlier list kept is byte-identical to the body built from the selected objects alone, and a write
-to the resource is seen by the very next list.
+to the resource is seen by the very next list. A watch's initial events come from the same pieces
+and equal the lines encoded one object at a time.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from apiserver.shapes.shape import JSON_SHAPE, Shape, YamlShape
 from apiserver.shapes.table_shape import TableShape
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 from apiserver.storage.interface import StoredObject
+from apiserver.watch.fanout import event_line
 from columns.registry import printer_for
 from tables.rows import compile_rows, render_rows, variant
 
@@ -273,3 +275,69 @@ def test_a_repeated_list_is_answered_with_the_same_bytes_until_its_metadata_chan
     assert later[0] != first[0]
     assert orjson.loads(later[0])["metadata"]["resourceVersion"] == str(listing.revision)
     assert later[0] == JSON_SHAPE.list_body(gold.rt, dataclasses.replace(listing, pieces=None))
+
+
+WATCH_LIST = {"watch": "1", "sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan",
+              "allowWatchBookmarks": "true"}
+
+
+def watch_start(world: World, namespace: str, query: dict[str, str], shape: Shape) -> list[bytes]:
+    """The chunks a watch-list sends up to and including its initial-events-end bookmark."""
+    async def read() -> list[bytes]:
+        reply = world.endpoint.watch(world.target(namespace, {**query, **WATCH_LIST}), shape)
+        chunks: list[bytes] = []
+        try:
+            async for chunk in reply.chunks:
+                chunks.append(chunk)
+                if b"k8s.io/initial-events-end" in chunk or len(chunks) > 1_000:
+                    return chunks
+        finally:
+            await reply.chunks.aclose()  # type: ignore[attr-defined]
+        raise AssertionError("the watch ended before its initial events did")
+    return asyncio.run(read())
+
+
+def selection_counts() -> tuple[float, float]:
+    return (metrics.ASSEMBLED_HITS.labels("selection").value,
+            metrics.ASSEMBLED_MISSES.labels("selection").value)
+
+
+@pytest.mark.parametrize("view", [name for name, query in VIEWS.items() if "limit" not in query])
+@pytest.mark.parametrize("shape_name", list(SHAPES))
+def test_watch_initial_events_are_one_chunk_from_the_lists_pieces(world: World, shape_name: str, view: str) -> None:
+    shape = SHAPES[shape_name]
+    for namespace in ("apps", ""):
+        t = world.target(namespace, VIEWS[view])
+
+        def both() -> tuple[bytes, bytes]:
+            chunks = watch_start(world, namespace, VIEWS[view], shape)
+            assert len(chunks) == 2 and b'"BOOKMARK"' in chunks[1]  # every initial event in one chunk
+            listing = world.endpoint.select(t)
+            one_by_one = b"".join(event_line("ADDED", shape.event_object(t.rt, obj, index == 0))
+                                  for index, (_, obj) in enumerate(listing.items))
+            return chunks[0], one_by_one
+
+        world.endpoint.select(t)  # a list of the view: the watches below select nothing anew
+        hits, misses = selection_counts()
+        block, one_by_one = same_second(both)
+        assert block == one_by_one
+        assert block.count(b'{"type":"ADDED","object":') == len(world.endpoint.select(t).items) > 0
+        assert selection_counts()[1] == misses and selection_counts()[0] > hits
+
+
+def test_a_watch_of_an_empty_view_sends_only_its_end_bookmark(world: World) -> None:
+    chunks = watch_start(world, "apps", {"labelSelector": "tier=none"}, JSON_SHAPE)
+    assert len(chunks) == 1 and orjson.loads(chunks[0])["type"] == "BOOKMARK"
+
+
+def test_a_write_between_two_watch_starts_gives_the_second_the_new_state(world: World) -> None:
+    gold = {"labelSelector": "tier=gold"}
+    before = watch_start(world, "apps", gold, JSON_SHAPE)[0]
+    assert watch_start(world, "apps", gold, JSON_SHAPE)[0] is before  # the same bytes, joined once
+    world.write("apps", configmap("cm-01", "gold"), name="cm-01")  # silver becomes gold
+    after = watch_start(world, "apps", gold, JSON_SHAPE)[0]
+    names = [orjson.loads(line)["object"]["metadata"]["name"] for line in after.splitlines()]
+    assert names == ["cm-00", "cm-01", "cm-03", "cm-06", "cm-09"]
+    listing = world.endpoint.select(world.target("apps", gold))
+    assert [orjson.loads(line)["object"]["metadata"]["resourceVersion"] for line in after.splitlines()] == \
+        [str(obj.rv) for _, obj in listing.items]

@@ -1,4 +1,8 @@
-"""The fan-out under load: many watchers share one encoding per event; a stalled one is dropped."""
+"""The fan-out under load: many watchers share one encoding per event; a stalled one is dropped.
+
+Watchers starting from the same state share what a list of their view selected and one block of
+initial events per shape.
+"""
 
 from __future__ import annotations
 
@@ -30,10 +34,13 @@ def revision(server: ServerProcess) -> str:
     return str(server.json("GET", PATH + "?limit=1")[1]["metadata"]["resourceVersion"])
 
 
-def open_stream(server: ServerProcess, **params: str) -> tuple[http.client.HTTPSConnection, http.client.HTTPResponse]:
+def open_stream(server: ServerProcess, accept: str | None = None,
+                **params: str) -> tuple[http.client.HTTPSConnection, http.client.HTTPResponse]:
     conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=server.ssl_context(), timeout=60)
-    conn.request("GET", PATH + "?" + urllib.parse.urlencode({"watch": "1", **params}),
-                 headers={"Authorization": f"Bearer {server.token}"})
+    headers = {"Authorization": f"Bearer {server.token}"}
+    if accept is not None:
+        headers["Accept"] = accept
+    conn.request("GET", PATH + "?" + urllib.parse.urlencode({"watch": "1", **params}), headers=headers)
     resp = conn.getresponse()
     assert resp.status == 200
     return conn, resp
@@ -150,3 +157,130 @@ def test_watchers_starting_together_share_initial_event_bytes(fanout_server: Ser
         conn.close()
         assert [e["type"] for e in events[:51]] == ["ADDED"] * 50 + ["BOOKMARK"]
     assert metric(server, "apiserver_watch_events_encoded_total") - encoded_before == 50
+
+
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
+WATCH_LIST = {"sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan", "allowWatchBookmarks": "true",
+              "timeoutSeconds": "30"}
+
+
+def until_initial_end(resp: http.client.HTTPResponse) -> list[dict[str, Any]]:
+    """A watch-list's initial events, read up to its initial-events-end bookmark."""
+    events: list[dict[str, Any]] = []
+    for line in resp:
+        event = json.loads(line)
+        if event["type"] == "BOOKMARK":
+            assert event["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+            return events
+        events.append(event)
+    raise AssertionError("the stream ended before its initial events did")
+
+
+def initial_events(server: ServerProcess, accept: str | None = None, **params: str) -> list[dict[str, Any]]:
+    conn, resp = open_stream(server, accept, **WATCH_LIST, **params)
+    try:
+        return until_initial_end(resp)
+    finally:
+        conn.close()
+
+
+def selection_counts(server: ServerProcess) -> tuple[float, float]:
+    """The assembled views' selection hits and misses, as /metrics shows them."""
+    _, text = server.request("GET", "/metrics")
+    found = dict(re.findall(r'^apiserver_list_assembled_(hits|misses)_total\{part="selection"\} (\S+)$',
+                            text.decode(), re.MULTILINE))
+    return float(found.get("hits", 0)), float(found.get("misses", 0))
+
+
+def as_items(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Watch event objects as a typed list's items: without kind and apiVersion."""
+    assert all(e["type"] == "ADDED" for e in events)
+    return [{k: v for k, v in e["object"].items() if k not in ("kind", "apiVersion")} for e in events]
+
+
+def seed(server: ServerProcess, count: int) -> None:
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: server.json("POST", PATH, {
+            "metadata": {"name": f"v-{i:02d}", "labels": {"tier": ("gold", "silver", "bronze")[i % 3]}},
+            "data": {"i": str(i)}}), range(count)))
+
+
+def test_a_list_and_the_watches_after_it_select_once(fanout_server: ServerProcess) -> None:
+    server = fanout_server
+    seed(server, 30)
+    hits, misses = selection_counts(server)
+    encoded = metric(server, "apiserver_watch_events_encoded_total")
+    _, listed = server.json("GET", PATH + "?labelSelector=tier%3Dgold")
+    assert len(listed["items"]) == 10
+
+    def start(i: int) -> list[dict[str, Any]]:
+        if i % 2:
+            return initial_events(server, labelSelector="tier=gold")
+        conn, resp = open_stream(server, labelSelector="tier=gold", timeoutSeconds="30")  # no resourceVersion
+        try:
+            return [json.loads(resp.readline()) for _ in listed["items"]]
+        finally:
+            conn.close()
+
+    with ThreadPoolExecutor(10) as pool:
+        started = list(pool.map(start, range(10)))
+    assert all(as_items(events) == listed["items"] for events in started)
+    now_hits, now_misses = selection_counts(server)
+    assert (now_hits - hits, now_misses - misses) == (10, 1)  # the list selected; ten watches reused it
+    assert metric(server, "apiserver_watch_events_encoded_total") - encoded == 10  # one block for all
+
+
+def test_a_selector_watch_starts_from_what_the_selector_list_gives(fanout_server: ServerProcess) -> None:
+    server = fanout_server
+    seed(server, 12)
+    for query in ({"labelSelector": "tier in (gold,bronze)"}, {"fieldSelector": "metadata.name!=v-04"},
+                  {"labelSelector": "tier!=gold", "fieldSelector": "metadata.name!=v-05"}):
+        started = initial_events(server, **query)  # before any list: the watch selects, the list reuses
+        _, listed = server.json("GET", PATH + "?" + urllib.parse.urlencode(query))
+        assert as_items(started) == listed["items"] and listed["items"]
+
+
+def test_a_table_watch_carries_column_definitions_on_its_first_event_only(fanout_server: ServerProcess) -> None:
+    server = fanout_server
+    seed(server, 3)
+    starts = [initial_events(server, TABLE) for _ in range(2)]
+    for events in starts:
+        tables = [e["object"] for e in events]
+        assert [t["kind"] for t in tables] == ["Table"] * 3
+        assert [c["name"] for c in tables[0]["columnDefinitions"]] == ["Name", "Data", "Age"]
+        assert [t["columnDefinitions"] for t in tables[1:]] == [None, None]
+        assert [t["rows"][0]["cells"][:2] for t in tables] == [[f"v-{i:02d}", 1] for i in range(3)]
+    # A watch whose first event is a live one: that event carries them.
+    conn, resp = open_stream(server, TABLE, labelSelector="tier=none", **WATCH_LIST)
+    try:
+        assert until_initial_end(resp) == []
+        server.json("POST", PATH, {"metadata": {"name": "late", "labels": {"tier": "none"}}})
+        event = json.loads(resp.readline())
+    finally:
+        conn.close()
+    assert event["type"] == "ADDED" and event["object"]["columnDefinitions"]
+
+
+def test_a_write_between_two_watch_starts_reaches_both(fanout_server: ServerProcess) -> None:
+    server = fanout_server
+    seed(server, 6)
+    conn, first = open_stream(server, **WATCH_LIST)
+    try:
+        before = until_initial_end(first)
+        assert [e["object"]["metadata"]["name"] for e in before] == [f"v-{i:02d}" for i in range(6)]
+        changed = server.json("PATCH", PATH + "/v-02", {"data": {"i": "changed"}},
+                              content_type="application/merge-patch+json")[1]
+        added = server.json("POST", PATH, {"metadata": {"name": "v-99"}})[1]
+        assert server.json("DELETE", PATH + "/v-00")[0] == 200
+        after = initial_events(server)
+        _, listed = server.json("GET", PATH)
+        assert as_items(after) == listed["items"]
+        assert [e["object"]["metadata"]["name"] for e in after] == ["v-01", "v-02", "v-03", "v-04", "v-05", "v-99"]
+        assert after[1]["object"]["data"] == {"i": "changed"}
+        live = [json.loads(first.readline()) for _ in range(3)]
+    finally:
+        conn.close()
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in live] == [
+        ("MODIFIED", "v-02"), ("ADDED", "v-99"), ("DELETED", "v-00")]
+    assert live[0]["object"]["metadata"]["resourceVersion"] == changed["metadata"]["resourceVersion"]
+    assert live[1]["object"]["metadata"]["resourceVersion"] == added["metadata"]["resourceVersion"]

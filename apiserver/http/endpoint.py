@@ -56,6 +56,7 @@ _NAMESPACES = "namespaces"
 _ALLOCATION_ATTEMPTS = 5
 # The query parameters besides resourceVersion that parse_page reads and may refuse.
 _PAGING_OPTIONS = frozenset(("limit", "continue", "resourceVersionMatch"))
+_UNPAGED = paging.Page(None, False, None, 0)  # what a list without limit or continue reads: all of it
 # Declared here: inside Endpoint, `list` names the verb.
 ManagedFields = list[dict[str, Any]]
 
@@ -182,8 +183,17 @@ class Endpoint:
         if page.revision is not None and page.revision > current:
             raise paging.too_large(page.revision, current)
         revision = page.revision if page.exact and page.revision is not None else current
-        # Equal versions of the resource give this view equal items: what an earlier list selected
-        # (and what the shapes joined of it) is reused until the resource is written to.
+        try:
+            return self._listing(t, selection, page, revision)
+        except Expired:
+            if page.token_start is not None:
+                raise paging.continue_too_old(page.token_start) from None
+            raise errors.gone(paging.LIST_TOO_OLD) from None
+
+    def _listing(self, t: Target, selection: Selection, page: paging.Page, revision: int) -> Listing:
+        """What one view selects at `revision`: kept in `assembled` and reused, with what the shapes
+        joined of it, by every list and watch of that view until the resource is written to.
+        Raises Expired when `revision` is older than the retained history."""
         # The type by what decides its selection, not as a whole: hashing every field of a ResourceType
         # on each list cost more than the rest of the key.
         rt = t.rt
@@ -193,12 +203,7 @@ class Endpoint:
         version = self.store.version_at(rt.storage_key, revision)
         pieces = None if version is None else self.assembled.lookup(view, version)
         if pieces is None:
-            try:
-                snapshot = self.store.snapshot(rt.storage_key, selection.namespace, revision)
-            except Expired:
-                if page.token_start is not None:
-                    raise paging.continue_too_old(page.token_start) from None
-                raise errors.gone(paging.LIST_TOO_OLD) from None
+            snapshot = self.store.snapshot(rt.storage_key, selection.namespace, revision)
             items, more, remaining = _page(snapshot, selection, page)
             if snapshot.version is not None:
                 pieces = self.assembled.remember(rt.storage_key, view, snapshot.version, items, more, remaining)
@@ -216,8 +221,14 @@ class Endpoint:
     def watch(self, t: Target, shape: Shape) -> StreamReply:
         options = parse_watch_options(t.query)
         selection = self.selection(t)
+
+        def select_initial(revision: int) -> Listing:
+            # What a list of this view without paging selects: a list and the watch that follows it
+            # (an informer), or many watchers starting together, select once and share the bytes.
+            return self._listing(t, selection, _UNPAGED, revision)
+
         chunks, closed = open_watch(self.store, self.watches.fanout(t.rt.storage_key), t.rt, selection, options,
-                                    shape, self.watch_queue_limit, self.bookmark_seconds)
+                                    shape, select_initial, self.watch_queue_limit, self.bookmark_seconds)
         return StreamReply(chunks, shape.content_type, closed=closed)
 
     def follow(self, rt: ResourceType, since: int, queue_limit: int) -> Watcher:

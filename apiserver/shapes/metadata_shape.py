@@ -66,3 +66,6 @@ class MetadataShape:
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return partial_object_metadata(self._prefix, stored.data, self.managed_fields)
+
+    def moment(self, now: float) -> Hashable:
+        return None

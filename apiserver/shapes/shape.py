@@ -33,12 +33,13 @@ class Listing:
     remaining: int | None = None
     pieces: Pieces | None = None
 
-    def joined(self, key: Hashable, make: Callable[[], bytes]) -> bytes:
-        """The items' bytes in the shape `key` names, made by `make` once per collection version."""
+    def joined(self, key: Hashable, make: Callable[[], bytes], moment: Hashable = None) -> bytes:
+        """The items' bytes in the shape `key` names, made by `make` once per collection version (and
+        `moment`, for bytes that also depend on the time: see `Shape.moment`)."""
         if self.pieces is None:
             return make()
-        kept = self.pieces.get(key)
-        return kept if kept is not None else self.pieces.put(key, make())
+        kept = self.pieces.get(key, moment)
+        return kept if kept is not None else self.pieces.put(key, make(), moment)
 
     def answered(self, key: Hashable, moment: Hashable, make: Callable[[], list[bytes]]) -> list[bytes]:
         """The whole answer in the shape `key` names, as one part: joined once and reused by every list
@@ -87,6 +88,10 @@ class Shape(Protocol):
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         """The `object` of a watch event; `first` is true for the first event a watcher receives."""
+
+    def moment(self, now: float) -> Hashable:
+        """What, besides the stored objects, this shape's bytes depend on at time `now`: equal moments,
+        equal bytes (a Table's ages change by the second); None when only the objects count."""
 
 
 def typed_list_items(rt: ResourceType, stored: list[bytes]) -> bytes:
@@ -138,6 +143,9 @@ class JsonShape:
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return codec_for(rt).served_bytes(stored.data)
 
+    def moment(self, now: float) -> Hashable:
+        return None
+
 
 _JSON_ANSWER = ("answer", "json")
 
@@ -176,3 +184,6 @@ class YamlShape:
 
     def event_object(self, rt: ResourceType, stored: StoredObject, first: bool) -> bytes:
         return json_to_yaml(self.inner.event_object(rt, stored, first))
+
+    def moment(self, now: float) -> Hashable:
+        return self.inner.moment(now)

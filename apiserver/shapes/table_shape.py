@@ -60,7 +60,7 @@ class TableShape:
         now = time.time()
         # Ages change once a second at most: rows rendered within this second are this request's too,
         # and so is the whole answer, when its rows were.
-        second = int(now)
+        second = self.moment(now)
         kept = listing.kept_answer(self._answer_key, second)
         if kept is not None:
             return kept
@@ -93,3 +93,6 @@ class TableShape:
         render_rows(row, printer, row_variant, (stored.data,), embed, time.time())
         return table_json(self.api_version, {"resourceVersion": str(stored.rv)},
                           definitions_json(printer) if first else None, row)
+
+    def moment(self, now: float) -> Hashable:
+        return int(now)  # ages are whole seconds (see `RowsTemplate`)

@@ -4,14 +4,15 @@ The hub wraps each change in an `Event` and appends that same object to every wa
 bounded deque: a writer never waits on a watcher). A watcher that falls `queue_limit` events behind
 is dropped and told to close; its client re-lists, as with kube-apiserver's watch cache.
 Each Event caches its encoded lines by (shape key, event type, first), so the first watcher to need
-a representation pays for it and the rest write the very same bytes.
+a representation pays for it and the rest write the very same bytes. (Initial events are shared the
+same way through the assembled list pieces: see `stream.initial_events`.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict, deque
+from collections import deque
 from typing import Callable, Hashable
 
 import orjson
@@ -19,11 +20,9 @@ import orjson
 from apiserver import metrics
 from apiserver.kinds.resources import ResourceType
 from apiserver.shapes.shape import Shape
-from apiserver.storage.interface import Change, Key, Store, StoredObject
+from apiserver.storage.interface import Change, Store, StoredObject
 
 log = logging.getLogger("apiserver.watch.stream")
-
-_INITIAL_CACHE = 10_000  # initial-event lines kept per resource for watchers starting together
 
 
 def event_line(event_type: str, object_bytes: bytes) -> bytes:
@@ -90,7 +89,6 @@ class Fanout:
     def __init__(self, store: Store, storage_key: str) -> None:
         self.storage_key = storage_key
         self.watchers: set[Watcher] = set()
-        self._initial: OrderedDict[Hashable, bytes] = OrderedDict()
         self._unsubscribe: Callable[[], None] | None = None
         self._store = store
 
@@ -112,7 +110,6 @@ class Fanout:
         if not self.watchers and self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-            self._initial.clear()
 
     def drop(self, watcher: Watcher) -> None:
         log.warning("closing a watch of %s that fell %d events behind", self.storage_key, len(watcher.queue))
@@ -131,18 +128,6 @@ class Fanout:
         watcher.closed.set()
         watcher.wakeup.set()
         metrics.WATCHERS_DROPPED.labels(self.storage_key).inc()
-
-    def initial_line(self, rt: ResourceType, shape: Shape, key: Key, stored: StoredObject, first: bool) -> bytes:
-        """An initial ADDED line, shared by watchers that start from the same state."""
-        cache_key = (key, stored.rv, shape.key, first)
-        line = self._initial.get(cache_key)
-        if line is None:
-            line = event_line("ADDED", shape.event_object(rt, stored, first))
-            metrics.EVENTS_ENCODED.labels(self.storage_key).inc()
-            self._initial[cache_key] = line
-            if len(self._initial) > _INITIAL_CACHE:
-                self._initial.popitem(last=False)
-        return line
 
     def _dispatch(self, change: Change) -> None:
         event = Event(change)

@@ -1,8 +1,10 @@
 """Watch streams: `{"type":..,"object":..}` lines, object bytes spliced from the store and shared.
 
-A watch reads its starting state (a snapshot for initial events, or the retained changes after a
-resourceVersion) and joins its resource's fan-out in the same synchronous step, so no change falls
-between the two. Selector watches see an object that stops matching as DELETED and one that starts
+A watch reads its starting state (the items a list of its view would give, for initial events, or
+the retained changes after a resourceVersion) and joins its resource's fan-out in the same
+synchronous step, so no change falls between the two. Initial events come from the same assembled
+pieces as lists (`shapes.assembled`): their lines are joined once per view, version and shape and
+sent as one chunk. Selector watches see an object that stops matching as DELETED and one that starts
 matching as ADDED, like kube-apiserver's watch cache.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import AsyncIterator, Mapping
+from typing import AsyncIterator, Callable, Mapping
 
 import orjson
 
@@ -19,11 +21,14 @@ from apiserver import errors, metrics
 from apiserver.kinds.resources import ResourceType
 from apiserver.query.paging import parse_rv, too_large
 from apiserver.query.selection import Selection
-from apiserver.shapes.shape import Shape
-from apiserver.storage.interface import Change, Expired, Key, Store, StoredObject
+from apiserver.shapes.shape import Listing, Shape
+from apiserver.storage.interface import Change, Expired, Store
 from apiserver.watch.fanout import Event, Fanout, Watcher, event_line
 
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+# What a list of the watch's view (namespace and selectors, unpaged) gives at a revision.
+SelectInitial = Callable[[int], Listing]
 
 
 @dataclass(frozen=True)
@@ -74,12 +79,12 @@ class WatchStart:
     """What a watch sends before following live changes."""
 
     revision: int
-    initial: list[tuple[Key, StoredObject]]
+    initial: Listing | None
     backlog: list[Change]
     initial_events_end: bool  # a watch-list: mark the end of the initial state with a bookmark
 
 
-def plan_start(store: Store, rt: ResourceType, selection: Selection, options: WatchOptions) -> WatchStart:
+def plan_start(store: Store, rt: ResourceType, options: WatchOptions, select_initial: SelectInitial) -> WatchStart:
     """Raises Expired when the resourceVersion is older than the retained history."""
     current = store.revision
     rv = options.resource_version
@@ -87,20 +92,22 @@ def plan_start(store: Store, rt: ResourceType, selection: Selection, options: Wa
     if listed:
         if rv not in ("", "0") and int(rv) > current:
             raise too_large(int(rv), current)
-        snapshot = store.snapshot(rt.storage_key, selection.namespace, current)
-        initial = [(key, obj) for key, obj in snapshot.items() if selection.matches(key, obj.data)]
+        initial = select_initial(current)
         return WatchStart(current, initial, [], bool(options.send_initial_events) and options.bookmarks)
     if rv in ("", "0"):
-        return WatchStart(current, [], [], False)
+        return WatchStart(current, None, [], False)
     start = int(rv)
-    return WatchStart(start, [], store.changes_since(rt.storage_key, start), False)
+    return WatchStart(start, None, store.changes_since(rt.storage_key, start), False)
 
 
 def open_watch(store: Store, fanout: Fanout, rt: ResourceType, selection: Selection, options: WatchOptions,
-               shape: Shape, queue_limit: int, bookmark_seconds: float) -> tuple[AsyncIterator[bytes], asyncio.Event]:
+               shape: Shape, select_initial: SelectInitial, queue_limit: int,
+               bookmark_seconds: float) -> tuple[AsyncIterator[bytes], asyncio.Event]:
     """Starts the watch now; the stream, and an event set when the hub drops it for falling behind."""
+    # No await from reading the starting state to joining the fan-out: a change committed in between
+    # would reach neither (the store applies changes and tells its listeners in one synchronous step).
     try:
-        start: WatchStart | None = plan_start(store, rt, selection, options)
+        start: WatchStart | None = plan_start(store, rt, options, select_initial)
     except Expired as exc:
         expired = errors.gone(str(exc))
         start = None
@@ -110,19 +117,31 @@ def open_watch(store: Store, fanout: Fanout, rt: ResourceType, selection: Select
         return refuse(), asyncio.Event()
     watcher = fanout.add(queue_limit, start.backlog)
     deadline = None if options.timeout_seconds is None else time.monotonic() + options.timeout_seconds
-    return _stream(fanout, watcher, rt, selection, shape, start, options.bookmarks, deadline,
+    return _stream(watcher, rt, selection, shape, start, options.bookmarks, deadline,
                    bookmark_seconds), watcher.closed
 
 
-async def _stream(fanout: Fanout, watcher: Watcher, rt: ResourceType, selection: Selection, shape: Shape,
+def initial_events(rt: ResourceType, shape: Shape, listing: Listing) -> bytes:
+    """A listing's ADDED lines as one block, the first one as a watcher's first event (a Table's carries
+    the column definitions). Joined once per view, version, shape and moment, and kept with what
+    lists of the same view keep, so watchers starting from the same state send the same bytes."""
+    def join() -> bytes:
+        lines = [event_line("ADDED", shape.event_object(rt, obj, index == 0))
+                 for index, (_, obj) in enumerate(listing.items)]
+        metrics.EVENTS_ENCODED.labels(rt.storage_key).inc(len(lines))
+        return b"".join(lines)
+    return listing.joined(("watch", shape.key), join, shape.moment(time.time()))
+
+
+async def _stream(watcher: Watcher, rt: ResourceType, selection: Selection, shape: Shape,
                   start: WatchStart, bookmarks: bool, deadline: float | None,
                   bookmark_seconds: float) -> AsyncIterator[bytes]:
     delivered = metrics.EVENTS_DELIVERED.labels(rt.storage_key)
     try:
         first = True
-        for key, obj in start.initial:
-            yield fanout.initial_line(rt, shape, key, obj, first)
-            delivered.inc()
+        if start.initial is not None and start.initial.items:
+            yield initial_events(rt, shape, start.initial)
+            delivered.inc(len(start.initial.items))
             first = False
         if start.initial_events_end:
             yield _bookmark(rt, start.revision, initial_events_end=True)
