@@ -1,6 +1,7 @@
 """No lost update: 32 clients at once read a counter and write it back, each write conditional on the read.
-And no false conflict: a patch or delete that names no resourceVersion is never answered 409 because
-another write got in first (over etcd this server's cache is a step behind the commit)."""
+And no false conflict: a patch, delete or server-side apply that names no resourceVersion is never
+answered 409 because another write got in first (over etcd this server's cache is a step behind the
+commit), nor an apply that creates because another create got in first."""
 
 from __future__ import annotations
 
