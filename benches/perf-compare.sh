@@ -40,7 +40,7 @@ BASE_TREE=$(mktemp -d /tmp/perf-base.XXXXXX)
 cleanup() { git -C "$ROOT" worktree remove --force "$BASE_TREE" 2>/dev/null || rm -rf "$BASE_TREE"; }
 trap cleanup EXIT
 git -C "$ROOT" worktree add --quiet --detach "$BASE_TREE" "$BASE" || exit 2
-echo "== base $BASE ($(git -C "$BASE_TREE" rev-parse --short HEAD)) in $BASE_TREE; branch: the working tree $ROOT"
+echo "== base $BASE ($(git -C "$BASE_TREE" rev-parse --short HEAD)) in $BASE_TREE$([ -n "$SAVE_BASELINE" ] || echo "; branch: the working tree $ROOT")"
 
 cd "$ROOT"
 if [ -n "$SAVE_BASELINE" ]; then
