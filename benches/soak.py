@@ -8,8 +8,10 @@ write conditional on what was read), merge patches and deletes on a pool of Conf
 when a stream ends, and re-list when told their resourceVersion is too old. When the time is up the
 writers stop, a marker object is written, and every watcher must hold exactly the final list once it
 has seen the marker. The server's resident memory is sampled each second. Exits non-zero on any 5xx,
-on any watcher that disagrees with the final state, or on memory that grows across the second half.
-A run past 10 minutes also reports its memory at 10 minutes and the growth from there to the end.
+on any watcher that disagrees with the final state, or on memory that grows: a run past 10 minutes
+fails when it ends more than 5% above its memory at 10 minutes (issue 17's yardstick; by then the
+watch history is full and the caches are warm), a shorter one when it grows more than 10% across its
+second half.
 """
 
 from __future__ import annotations
@@ -41,9 +43,13 @@ NAMESPACE = "soak"
 CM_PATH = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
 POOL = [f"cm-{i:03d}" for i in range(200)]
 MARKER = "soak-end"
-# Growth of resident memory from the middle to the end of the run that still counts as flat.
-FLAT_TOLERANCE = 0.10
-TEN_MINUTES = 600.0
+# A run up to SETTLED_AFTER_S counts as flat while its resident memory grows no more than
+# SECOND_HALF_TOLERANCE from the middle to the end; a longer run while it ends no more than
+# SETTLED_TOLERANCE above its memory at SETTLED_AFTER_S (issue 17: "a 60-minute soak ends within 5% of
+# its 10-minute memory").
+SECOND_HALF_TOLERANCE = 0.10
+SETTLED_AFTER_S = 600.0
+SETTLED_TOLERANCE = 0.05
 PROGRESS_EVERY = 60  # samples (seconds) between progress lines on stderr
 
 
@@ -222,8 +228,7 @@ def run(seconds: float, clients: int, watchers: int, history_size: int, data_dir
         expected = versions(final)
         inconsistent = [w for w in followers if w.error or not w.saw_marker or w.state != expected]
         half = [m for t, m in memory if t >= seconds / 2]
-        # Issue 17's yardstick: a long run ends within 5% of its memory at 10 minutes.
-        at_ten = [m for t, m in memory if t >= TEN_MINUTES]
+        at_ten = [m for t, m in memory if t >= SETTLED_AFTER_S]
         growth = (half[-1] - half[0]) / half[0] if len(half) > 1 else 0.0
         return {
             "seconds": seconds, "clients": clients, "watchers": watchers,
@@ -259,8 +264,14 @@ def failures(report: dict[str, Any]) -> list[str]:
     if report["watchers_consistent"] != report["watchers"]:
         wrong = report["watchers"] - report["watchers_consistent"]
         problems.append(f"{wrong} watchers disagree with the final list")
-    if report["rss_growth_second_half"] > FLAT_TOLERANCE:
-        problems.append(f"resident memory grew {report['rss_growth_second_half']:.1%} across the second half")
+    if report["seconds"] > SETTLED_AFTER_S:
+        growth = report["rss_growth_from_10_minutes_percent"] / 100
+        if growth > SETTLED_TOLERANCE:
+            problems.append(f"resident memory ended {growth:.1%} above its {report['rss_mib_at_10_minutes']} MiB "
+                            f"at {SETTLED_AFTER_S / 60:g} minutes (at most {SETTLED_TOLERANCE:.0%})")
+    elif report["rss_growth_second_half"] > SECOND_HALF_TOLERANCE:
+        problems.append(f"resident memory grew {report['rss_growth_second_half']:.1%} across the second half "
+                        f"(at most {SECOND_HALF_TOLERANCE:.0%})")
     if report["server_log_tracebacks"]:
         problems.append("the server logged tracebacks")
     return problems

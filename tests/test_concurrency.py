@@ -1,6 +1,7 @@
 """No lost update: 32 clients at once read a counter and write it back, each write conditional on the read.
-And no false conflict: a patch or delete that names no resourceVersion is never answered 409 because
-another write got in first (over etcd this server's cache is a step behind the commit)."""
+And no false conflict: a patch, delete or server-side apply that names no resourceVersion is never
+answered 409 because another write got in first (over etcd this server's cache is a step behind the
+commit), nor an apply that creates because another create got in first."""
 
 from __future__ import annotations
 
@@ -148,3 +149,65 @@ def test_a_delete_naming_no_version_wins_over_concurrent_patches(shared_server: 
         outcomes = run_clients(shared_server, 8, patch_then_delete)
         assert outcomes["delete 200"] == 1 and set(outcomes) <= {"delete 200", "patch 200", "patch 404"}, outcomes
         assert setup.json("GET", path)[0] == 404
+
+
+APPLY = {"Content-Type": "application/apply-patch+yaml"}
+
+
+def apply_body(name: str, data: dict[str, str]) -> bytes:
+    """A configuration naming no resourceVersion: an unconditional apply."""
+    return json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}).encode()
+
+
+def test_applies_naming_no_version_never_conflict(shared_server: ServerProcess) -> None:
+    """Each client applies its own key as its own manager: no field is contested, so every apply must
+    land, however the others' writes interleave with it (upstream retries on the newer object)."""
+    name = "applied-unconditionally"
+    path = f"{CM_PATH}/{name}"
+    setup = Connection(shared_server)
+    assert setup.json("POST", CM_PATH, {"metadata": {"name": name}})[0] == 201
+
+    def applier(conn: Connection, index: int) -> Counter[str]:
+        answers: Counter[str] = Counter()
+        for round_ in range(ROUNDS):
+            status, _, answer = conn.request("PATCH", f"{path}?fieldManager=client-{index}",
+                                             apply_body(name, {f"client-{index}": str(round_)}), APPLY)
+            assert status == 200, answer
+            answers[f"apply {status}"] += 1
+        return answers
+
+    assert run_clients(shared_server, CLIENTS, applier) == Counter({"apply 200": CLIENTS * ROUNDS})
+    status, final = setup.json("GET", path)
+    assert status == 200
+    assert final["data"] == {f"client-{i}": str(ROUNDS - 1) for i in range(CLIENTS)}
+    appliers = {e["manager"] for e in final["metadata"]["managedFields"] if e["operation"] == "Apply"}
+    assert appliers == {f"client-{i}" for i in range(CLIENTS)}
+
+
+def test_an_apply_that_creates_races_with_creates(shared_server: ServerProcess) -> None:
+    """Applies of an absent object and a POST of it, released together: one creates it, and every other
+    apply becomes an update of the winner's object (upstream's GuaranteedUpdate creates only while the
+    key is empty); only the POST may be refused, as AlreadyExists."""
+    setup = Connection(shared_server)
+    for attempt in range(ROUNDS):
+        name = f"raced-{attempt}"
+        path = f"{CM_PATH}/{name}"
+
+        def create_or_apply(conn: Connection, index: int) -> Counter[str]:
+            if index == 0:
+                status, _, answer = conn.request("POST", CM_PATH, json.dumps(
+                    {"metadata": {"name": name}, "data": {"posted": "yes"}}).encode())
+                assert status == 201 or (status == 409 and json.loads(answer)["reason"] == "AlreadyExists"), answer
+                return Counter({f"create {status}": 1})
+            status, _, answer = conn.request("PATCH", f"{path}?fieldManager=client-{index}",
+                                             apply_body(name, {f"client-{index}": "applied"}), APPLY)
+            assert status in (200, 201), answer
+            return Counter({f"apply {status}": 1})
+
+        outcomes = run_clients(shared_server, 8, create_or_apply)
+        assert outcomes["create 201"] + outcomes["apply 201"] == 1, outcomes
+        assert outcomes["create 201"] + outcomes["create 409"] == 1, outcomes
+        status, final = setup.json("GET", path)
+        assert status == 200
+        applied = {f"client-{i}": "applied" for i in range(1, 8)}
+        assert final["data"] == (applied | {"posted": "yes"} if outcomes["create 201"] else applied), outcomes

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from typing import Any
 
 import pytest
+from support import unavailable
 
+from benches.api_load.__main__ import baseline_refusal
 from benches.api_load.compare import byte_changes, confirmed, regressions
 from benches.api_load.wrk import parse
-from support import unavailable
 
 # The bench tooling, whichever store: once is enough.
 pytestmark = pytest.mark.store_once
@@ -36,6 +38,7 @@ def _figures(rps: float, p99_ms: float, failed: int = 0) -> dict[str, Any]:
     (_figures(1000, 57.0), True),  # p99 +42.5%
     (_figures(5000, 10.0, failed=1), True),  # faster, but one request failed
     ({"notes": ["not answered: HTTP 500"]}, True),
+    ({"skipped": "the server has no Nodes", "notes": []}, True),  # measured on base, not applicable on branch
 ])
 def test_regression_rule(branch: dict[str, Any], regressed: bool) -> None:
     base = _results(get=_figures(1000, 40.0))
@@ -113,3 +116,41 @@ def test_answers_that_changed_size_are_pointed_out() -> None:
     head = _results(get={**_figures(100, 1.0), "response_bytes": 1050},
                     list_all={**_figures(1, 9.0), "response_bytes": 900})
     assert byte_changes(base, head) == {"list_all": "answers 500 -> 900 bytes"}
+
+
+def _measured(*warnings: str) -> dict[str, Any]:
+    return {"warnings": list(warnings), "baseline_ok": not warnings, "scenarios": {"get": _figures(1000, 4.0)}}
+
+
+def test_a_baseline_is_one_quiet_servers_run() -> None:
+    assert baseline_refusal([_measured()]) is None
+    assert baseline_refusal([_measured(), _measured()]) == "more than one server measured"
+    assert baseline_refusal([_measured("load average 8.35 above half of 2 CPUs")]) == (
+        "load average 8.35 above half of 2 CPUs")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_save_baseline_measures_the_base_alone(tmp_path: Any) -> None:
+    """perf-compare.sh --save-baseline measures BASE's server only and leaves the verdict to api_load:
+    saved (exit 0) on a quiet machine; on a loaded one refused (exit 1) for the load, never for a
+    second server."""
+    if shutil.which("wrk") is None:
+        unavailable("wrk is not installed (see benches/README.md)")
+    saved = tmp_path / "baseline.json"
+    done = subprocess.run(["bash", os.path.join(REPO, "benches", "perf-compare.sh"), "HEAD", "--quick",
+                           "--scenarios", "get", "--save-baseline", str(saved)],
+                          check=False, cwd=REPO, capture_output=True, text=True, timeout=280,
+                          env={**os.environ, "OUT": str(tmp_path / "out")})
+    output = done.stdout + done.stderr
+    assert done.returncode in (0, 1), output
+    assert "[branch]" not in output and "get [base]" in output, output
+    assert not (tmp_path / "out" / "1").exists()  # no comparison round
+    if done.returncode == 0:
+        results = json.loads(saved.read_text())
+        assert results["baseline_ok"] and list(results["scenarios"]) == ["get"]
+        assert results["scenarios"]["get"]["median"]["rps"] > 0
+    else:
+        assert not saved.exists()
+        assert "baseline NOT saved" in output and "load average" in output, output
+        assert "more than one server" not in output

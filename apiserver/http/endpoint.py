@@ -111,6 +111,20 @@ class _Superseded(errors.ApiError):
     the request is decided again on the newer object (see `Endpoint._on_latest`)."""
 
 
+class _Taken(errors.ApiError):
+    """The 409 AlreadyExists of a create another create got in before: the answer to a POST; an apply
+    is decided again as an update of the object that won (see `Endpoint._on_latest`)."""
+
+
+def _taken(t: Target, name: str) -> _Taken:
+    exists = errors.already_exists(t.rt.plural, t.rt.group, name)
+    return _Taken(exists.code, exists.reason, exists.message, exists.details)
+
+
+def _revision(stored: StoredObject | None) -> int | None:
+    return None if stored is None else stored.rv
+
+
 def _load(stored: StoredObject) -> dict[str, Any]:
     return orjson.loads(stored.data)  # type: ignore[no-any-return]
 
@@ -267,7 +281,7 @@ class Endpoint:
             _default_namespace(obj)
         key = t.key(name)
         if self.store.latest(key) is not None:
-            raise errors.already_exists(t.rt.plural, t.rt.group, name)
+            raise _taken(t, name)
         decided_at = None
         if t.rt.kind == "Service":
             decided_at, held = self.store.list(t.rt.storage_key, None)
@@ -364,21 +378,30 @@ class Endpoint:
             return await self._replace(t, current, patched, check_rv=True, headers=warnings)
         return await self._on_latest(t, write)
 
-    async def _on_latest(self, t: Target, write: Callable[[StoredObject], Awaitable[Reply]]) -> Reply:
+    async def _on_latest(self, t: Target, write: Callable[[StoredObject], Awaitable[Reply]],
+                         create: Callable[[], Awaitable[Reply]] | None = None) -> Reply:
         """`write` decided on the object as this server last saw it, and decided again on a newer one
         while another write got in first, as upstream's GuaranteedUpdate and conditionalDelete retry.
 
         Over etcd this server's cache is a step behind: a write committed by another client (or by
         this server, its watch event not yet applied) fails the commit's comparison, though the
         request named no version. A resourceVersion or precondition the request did name is checked
-        again on the newer object, and fails there as it must."""
+        again on the newer object, and fails there as it must.
+
+        With `create` (server-side apply) an absent object is created instead of answered 404, and a
+        create that another create beat is decided again as `write` on the object that won: upstream's
+        GuaranteedUpdate creates only while the key is empty, and retries on what fills it."""
         while True:
-            current = self._require(t)
+            current = self.store.latest(t.key())
             try:
-                return await write(current)
-            except _Superseded:
+                if current is not None:
+                    return await write(current)
+                if create is None:
+                    raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
+                return await create()
+            except (_Superseded, _Taken):
                 await self._caught_up(None)
-                if self._require(t).rv == current.rv:
+                if _revision(self.store.latest(t.key())) == _revision(current):
                     raise
 
     async def _apply(self, t: Target, raw: bytes) -> Reply:
@@ -398,23 +421,27 @@ class Endpoint:
             raise problem
         request = fieldmanager.Request(t.query["fieldManager"], t.rt.api_version, t.subresource, objects.now_rfc3339())
         ignored = strategy.reset_fields(t.rt, t.subresource)
-        current = self.store.latest(t.key())
-        if current is None:
+        force, custom = apply.forced(t.query), t.rt.custom is not None
+
+        async def create() -> Reply:
             if t.subresource is not None:
                 raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
-            config = {**config, "metadata": {**(config.get("metadata") or {}), "name": t.name}}
+            named = {**config, "metadata": {**(config.get("metadata") or {}), "name": t.name}}
             empty = {"apiVersion": t.rt.api_version, "kind": t.rt.kind, "metadata": {}}
-            merged, entries = fieldmanager.apply([], empty, config, schema, request, apply.forced(t.query), ignored,
-                                                 t.rt.custom is not None)
+            merged, entries = fieldmanager.apply([], empty, copy.deepcopy(named), schema, request, force, ignored,
+                                                 custom)
             return await self.create(t, orjson.dumps(merged), bodies.JSON, applied=entries)
-        live = t.codec.served(_load(current))
-        entries = list(live["metadata"].pop("managedFields", None) or ())
-        merged, entries = fieldmanager.apply(entries, live, config, schema, request, apply.forced(t.query), ignored,
-                                             t.rt.custom is not None)
-        reply = await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
-        if scale:
-            return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))
-        return reply
+
+        async def update(current: StoredObject) -> Reply:
+            live = t.codec.served(_load(current))
+            entries = list(live["metadata"].pop("managedFields", None) or ())
+            merged, entries = fieldmanager.apply(entries, live, copy.deepcopy(config), schema, request, force, ignored,
+                                                 custom)
+            reply = await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
+            if scale:
+                return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))
+            return reply
+        return await self._on_latest(t, update, create)
 
     async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,
                        headers: dict[str, str], applied: ManagedFields | None = None) -> Reply:
@@ -605,7 +632,7 @@ class Endpoint:
             raise
         except PreconditionFailed:
             if expected is None and not delete:  # another server created it since this one looked
-                raise errors.already_exists(t.rt.plural, t.rt.group, key[2]) from None
+                raise _taken(t, key[2]) from None
             stale = errors.stale_update(t.rt.plural, t.rt.group, key[2])
             raise _Superseded(stale.code, stale.reason, stale.message, stale.details) from None
         except StorageUnavailable as exc:

@@ -26,6 +26,7 @@ from support import EtcdCluster  # noqa: E402  (tests/support.py starts etcd for
 
 QUICK_COUNT = 50
 QUICK_DURATION_S = 1.0
+BASELINE_REFUSED = 3  # the exit status when --save-baseline was asked for and refused (perf-compare.sh reads it)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output directory (default: bench-results/api_load-<time>)")
     p.add_argument("--label", default="", help="free text stored in the results")
     p.add_argument("--save-baseline", metavar="PATH",
-                   help="also copy results.json here, unless the machine was too loaded to trust it")
+                   help="also copy results.json here, unless more than one server was measured or the machine "
+                        f"was too loaded to trust it (then exit {BASELINE_REFUSED})")
     return p
 
 
@@ -100,6 +102,16 @@ def _servers(args: argparse.Namespace) -> list[tuple[str, str, tuple[str, ...], 
     if len({name for name, *_ in out}) != len(out):
         raise SystemExit("--server-repo: give each server a distinct NAME=")
     return out
+
+
+def baseline_refusal(all_results: list[dict[str, Any]]) -> str | None:
+    """Why these results must not become a saved baseline, or None. The one place deciding it:
+    perf-compare.sh's --save-baseline measures the base alone and leaves the verdict to this."""
+    if len(all_results) != 1:
+        return "more than one server measured"
+    if not all_results[0]["baseline_ok"]:
+        return "; ".join(all_results[0]["warnings"])
+    return None
 
 
 def _write(results: dict[str, Any], out: str) -> None:
@@ -167,13 +179,12 @@ def main(argv: list[str] | None = None) -> int:
             args.label or f"this server from {m.options.label}")
         _write(results, out if len(measurements) == 1 else os.path.join(out, m.options.label))
     if args.save_baseline:
-        first = all_results[0]
-        if len(all_results) == 1 and first["baseline_ok"]:
-            shutil.copyfile(os.path.join(out, "results.json"), args.save_baseline)
-            print(f"baseline saved to {args.save_baseline}")
-        else:
-            print(f"warning: baseline NOT saved to {args.save_baseline}: "
-                  f"{'; '.join(first['warnings']) or 'more than one server measured'}", file=sys.stderr)
+        refusal = baseline_refusal(all_results)
+        if refusal is not None:
+            print(f"warning: baseline NOT saved to {args.save_baseline}: {refusal}", file=sys.stderr)
+            return BASELINE_REFUSED
+        shutil.copyfile(os.path.join(out, "results.json"), args.save_baseline)
+        print(f"baseline saved to {args.save_baseline}")
     return 0
 
 

@@ -32,7 +32,7 @@ def regressions(base: dict[str, Any], head: dict[str, Any], margin: float = MARG
             continue
         why = []
         if "median" in b and "median" not in h:
-            why.append("no longer answered: " + "; ".join(h.get("notes", [])))
+            why.append("no longer answered: " + "; ".join(([h["skipped"]] if "skipped" in h else []) + h.get("notes", [])))
         if h.get("failed", 0):
             why.append(f"{h['failed']} failed requests")
         if "median" in b and "median" in h:

@@ -172,6 +172,9 @@ class Measurement:
         self.selected = [sc.BY_NAME[n] for n in self.options.scenarios]
         for s in self.selected:
             self.entries[s.name] = self.check(s) if s.driver == "wrk" else {"path": s.path, "notes": []}
+            skipped = schedule.not_applicable(self.client) if s.driver == "schedule" else None
+            if skipped is not None:
+                self.entries[s.name]["skipped"] = skipped
         self.floor_urls = self._start_floor()
         self.memory = MemorySampler(self.target.pid)
         self.memory.start()
@@ -179,8 +182,8 @@ class Measurement:
     def run_once(self, s: sc.Scenario, run: int) -> None:
         """Run `run` of scenario `s`, then of its floor; the medians are taken in `finish`."""
         entry = self.entries[s.name]
-        if entry.get("http_status", 200) != 200:
-            return  # not answered: nothing to load; compare.py reports a scenario that stopped being answered
+        if entry.get("http_status", 200) != 200 or "skipped" in entry:
+            return  # not answered, or not applicable: nothing to load; compare.py reports either one that a branch lost
         entry.setdefault("runs", []).append(self._load_once(s, run))
         floor_url = self.floor_urls.get(s.name)
         if floor_url is not None:
@@ -254,6 +257,8 @@ def measure_interleaved(measurements: list[Measurement], runs: int) -> list[dict
                     m.run_once(s, run)
             for m in measurements:
                 e = m.entries[s.name]
+                if "skipped" in e:
+                    print(f"   {s.name} [{m.options.label}]: skipped: {e['skipped']}", flush=True)
                 if e.get("runs"):
                     rps = statistics.median(r["rps"] for r in e["runs"])
                     p99 = statistics.median(r["p99_ms"] for r in e["runs"])

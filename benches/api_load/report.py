@@ -40,7 +40,7 @@ def markdown(results: dict[str, Any]) -> str:
              "| kube ÷ floor | ÷ kube (by share of floor) | notes |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name, e in results["scenarios"].items():
-        notes = "; ".join(e.get("notes", []))
+        notes = "; ".join(([f"skipped: {e['skipped']}"] if "skipped" in e else []) + e.get("notes", []))
         if "median" not in e:
             lines.append(f"| {name} |" + " - |" * 11 + f" {notes} |")
             continue

@@ -4,7 +4,8 @@ One watch on the namespace's pods (from the revision before the create) timestam
 first appears and when it first carries spec.nodeName. ops/s is Pods bound per second, from the
 Deployment's create to the last binding; a latency is one Pod's wait, from its creation being seen to
 its binding being seen. The Deployment is deleted afterwards and its Pods waited out, so runs do not
-add up. Needs a server with nodes (ours: `--simulate-nodes`).
+add up. Needs a server with nodes (ours: `--simulate-nodes`, which a checkout without controllers
+lacks): on one without, the scenario is not applicable and is skipped rather than waited out.
 """
 
 from __future__ import annotations
@@ -16,11 +17,40 @@ import time
 
 import orjson
 
+from benches.api_load.client import Client
 from benches.api_load.servers import Target
 from benches.api_load.watch import _Connection, _percentile, watch_events
 from benches.api_load.wrk import RunFigures
 
 SCHEDULE_TIMEOUT_S = 120.0
+NODES_WAIT_S = 10.0
+
+
+def not_applicable(client: Client) -> str | None:
+    """Why this server cannot run the scenario, or None: without a Node no Pod is ever bound.
+
+    Waits a little for the first Node: a server's controllers register its simulated nodes after it
+    answers, and on several workers only once one of them leads."""
+    deadline = time.monotonic() + NODES_WAIT_S
+    while True:
+        nodes = client.call("GET", "/api/v1/nodes?limit=1")
+        if nodes.status != 200:
+            return f"nodes cannot be listed (HTTP {nodes.status}): nothing to schedule onto"
+        if orjson.loads(nodes.body).get("items"):
+            return None
+        if time.monotonic() > deadline:
+            return f"the server has no Nodes after {NODES_WAIT_S:g} s (no scheduler or simulated nodes)"
+        time.sleep(0.5)
+
+
+async def _request(target: Target, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+    """One request on a new connection: the wait for bindings may outlast the server's keep-alive."""
+    conn = _Connection(target)
+    await conn.open()
+    try:
+        return await conn.request(method, path, body)
+    finally:
+        conn.close()
 
 
 def deployment(namespace: str, name: str, replicas: int) -> dict[str, object]:
@@ -54,7 +84,7 @@ async def _measure(target: Target, namespace: str, revision: str, name: str, rep
     watch_path = (f"/api/v1/namespaces/{namespace}/pods?watch=1&resourceVersion={revision}"
                   f"&labelSelector=app%3D{name}&timeoutSeconds={int(SCHEDULE_TIMEOUT_S * 2)}")
     follower = asyncio.create_task(_follow(target, watch_path, first_seen, bound, gone, ready))
-    writer = _Connection(target)
+    writer = _Connection(target)  # opened before the clock starts: a TLS handshake is not the scheduler's time
     await writer.open()
     collection = f"/apis/apps/v1/namespaces/{namespace}/deployments"
     try:
@@ -67,7 +97,7 @@ async def _measure(target: Target, namespace: str, revision: str, name: str, rep
             await asyncio.sleep(0.01)
         finished = max(bound.values(), default=start)
         latencies = [(bound[n] - first_seen[n]) * 1000 for n in bound]
-        await writer.request("DELETE", f"{collection}/{name}")
+        await _request(target, "DELETE", f"{collection}/{name}")
         cleanup_deadline = time.perf_counter() + SCHEDULE_TIMEOUT_S
         while (set(first_seen) - gone) and time.perf_counter() < cleanup_deadline:
             await asyncio.sleep(0.05)

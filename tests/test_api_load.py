@@ -1,0 +1,40 @@
+"""benches.api_load run end to end against a real server: what it reports, not how fast."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from support import ServerProcess, unavailable
+
+# The bench tooling, whichever store: once is enough.
+pytestmark = pytest.mark.store_once
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.mark.timeout(300)
+def test_schedule_is_skipped_on_a_server_without_nodes(server: ServerProcess, tmp_path: Any) -> None:
+    """The test server runs no controllers and has no Node: `schedule` is reported not applicable, with
+    its reason, and the other scenarios are measured as usual."""
+    if shutil.which("wrk") is None:
+        unavailable("wrk is not installed (see benches/README.md)")
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "benches.api_load", "--url", server.url, "--token", server.token, "--ca", server.ca,
+         "--scenarios", "get schedule", "--runs", "1", "--duration", "1", "--count", "20", "--no-floor",
+         "--out", str(out)],
+        check=False, cwd=REPO, capture_output=True, text=True, timeout=280)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((out / "results.json").read_text())
+    schedule = results["scenarios"]["schedule"]
+    assert "no Nodes" in schedule["skipped"]
+    assert "runs" not in schedule and "median" not in schedule
+    assert results["scenarios"]["get"]["median"]["rps"] > 0
+    assert "skipped: the server has no Nodes" in (out / "results.md").read_text()
+    assert "schedule [" in done.stdout and "skipped:" in done.stdout
