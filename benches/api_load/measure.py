@@ -14,7 +14,7 @@ import statistics
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 import psutil
@@ -67,6 +67,34 @@ class MemorySampler:
         self._stop.set()
 
 
+class CpuMeter:
+    """The CPU time a server's processes (a supervisor and its workers, if any) have used, from /proc through psutil."""
+
+    def __init__(self, pid: int | None) -> None:
+        self._process = psutil.Process(pid) if pid is not None else None
+
+    def seconds(self) -> float | None:
+        if self._process is None:
+            return None
+        total = 0.0
+        for process in (self._process, *self._process.children(recursive=True)):
+            try:
+                times = process.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += times.user + times.system
+        return total
+
+    def measure(self, run: Callable[[], wrk.RunFigures]) -> wrk.RunFigures:
+        """`run`'s figures, with the server's CPU µs per request answered over it."""
+        before = self.seconds()
+        figures = run()
+        after = self.seconds()
+        if before is not None and after is not None and figures["requests"] > 0:
+            figures["server_cpu_us"] = (after - before) * 1e6 / figures["requests"]
+        return figures
+
+
 def overload_warning() -> str | None:
     """Set when other work is taking the cores the figures depend on: a load average above half the CPUs.
 
@@ -81,10 +109,14 @@ def overload_warning() -> str | None:
 
 
 def medians(runs: list[wrk.RunFigures]) -> dict[str, float]:
-    return {"rps": statistics.median(r["rps"] for r in runs),
-            "p50_ms": statistics.median(r["p50_ms"] for r in runs),
-            "p90_ms": statistics.median(r["p90_ms"] for r in runs),
-            "p99_ms": statistics.median(r["p99_ms"] for r in runs)}
+    out = {"rps": statistics.median(r["rps"] for r in runs),
+           "p50_ms": statistics.median(r["p50_ms"] for r in runs),
+           "p90_ms": statistics.median(r["p90_ms"] for r in runs),
+           "p99_ms": statistics.median(r["p99_ms"] for r in runs)}
+    cpu = [r["server_cpu_us"] for r in runs if "server_cpu_us" in r]
+    if len(cpu) == len(runs):
+        out["server_cpu_us"] = statistics.median(cpu)
+    return out
 
 
 def _answered(body: bytes) -> tuple[str, int]:
@@ -124,6 +156,8 @@ class Measurement:
         self.selected: list[sc.Scenario] = []
         self.floor_urls: dict[str, str] = {}
         self.memory = MemorySampler(None)
+        self.cpu = CpuMeter(None)
+        self.floor_cpu = CpuMeter(None)
 
     def seed(self) -> None:
         names = set(self.options.scenarios)
@@ -178,17 +212,19 @@ class Measurement:
         self.floor_urls = self._start_floor()
         self.memory = MemorySampler(self.target.pid)
         self.memory.start()
+        self.cpu = CpuMeter(self.target.pid)
+        self.floor_cpu = CpuMeter(None if self._floor is None or self._floor.proc is None else self._floor.proc.pid)
 
     def run_once(self, s: sc.Scenario, run: int) -> None:
         """Run `run` of scenario `s`, then of its floor; the medians are taken in `finish`."""
         entry = self.entries[s.name]
         if entry.get("http_status", 200) != 200 or "skipped" in entry:
             return  # not answered, or not applicable: nothing to load; compare.py reports either one that a branch lost
-        entry.setdefault("runs", []).append(self._load_once(s, run))
+        entry.setdefault("runs", []).append(self.cpu.measure(lambda: self._load_once(s, run)))
         floor_url = self.floor_urls.get(s.name)
         if floor_url is not None:
-            entry.setdefault("floor", {"runs": []})["runs"].append(
-                wrk.run(floor_url, {**self.headers, "Accept": s.accept}, self.options.load))
+            entry.setdefault("floor", {"runs": []})["runs"].append(self.floor_cpu.measure(
+                lambda: wrk.run(floor_url, {**self.headers, "Accept": s.accept}, self.options.load)))
 
     def finish(self) -> dict[str, Any]:
         self.memory.stop()
@@ -243,6 +279,11 @@ class Measurement:
         if "floor" in entry:
             entry["floor"]["median"] = medians(entry["floor"]["runs"])
             entry["ratio_to_floor"] = entry["median"]["rps"] / max(entry["floor"]["median"]["rps"], 1e-9)
+            ours_cpu, floor_cpu = entry["median"].get("server_cpu_us"), entry["floor"]["median"].get("server_cpu_us")
+            if ours_cpu and floor_cpu:
+                # The floor's CPU per request over ours: what ours / floor in requests/s would be where each
+                # server had a core of its own, on a machine nothing else loads.
+                entry["cpu_ratio_to_floor"] = floor_cpu / ours_cpu
 
 
 def measure_interleaved(measurements: list[Measurement], runs: int) -> list[dict[str, Any]]:

@@ -37,19 +37,20 @@ def markdown(results: dict[str, Any]) -> str:
              f"{results['load']['objects']} objects; server RSS at rest {results['server_rss_kb']['at_rest']:,} KB, "
              f"peak {results['server_rss_kb']['peak']:,} KB)", "",
              "| scenario | bytes/resp | items | ops/s | p50 ms | p90 ms | p99 ms | failed | floor ops/s | ÷ floor "
-             "| kube ÷ floor | ÷ kube (by share of floor) | notes |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "| CPU µs/req | floor CPU µs/req | ÷ floor by CPU | kube ÷ floor | ÷ kube (by share of floor) | notes |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name, e in results["scenarios"].items():
         notes = "; ".join(([f"skipped: {e['skipped']}"] if "skipped" in e else []) + e.get("notes", []))
         if "median" not in e:
-            lines.append(f"| {name} |" + " - |" * 11 + f" {notes} |")
+            lines.append(f"| {name} |" + " - |" * 14 + f" {notes} |")
             continue
         m, kube = e["median"], e.get("kube", {})
         floor = e.get("floor", {}).get("median", {})
         lines.append(
             f"| {name} | {_f(e.get('response_bytes'), 0)} | {e.get('items', '-')} | {_f(m['rps'])} | {_f(m['p50_ms'], 2)} "
             f"| {_f(m['p90_ms'], 2)} | {_f(m['p99_ms'], 2)} | {e['failed']} | {_f(floor.get('rps'))} "
-            f"| {_f(e.get('ratio_to_floor'), 2)} | {_f(kube.get('floor_share'), 3)} "
+            f"| {_f(e.get('ratio_to_floor'), 2)} | {_f(m.get('server_cpu_us'))} | {_f(floor.get('server_cpu_us'))} "
+            f"| {_f(e.get('cpu_ratio_to_floor'), 2)} | {_f(kube.get('floor_share'), 3)} "
             f"| {_f(kube.get('ours_over_kube'), 1)} | {notes} |")
     for warning in results["warnings"]:
         lines.append(f"\n**warning**: {warning}")

@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 _UNIT_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
 _UNIT_BYTES = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
@@ -27,6 +27,9 @@ class RunFigures(TypedDict):
     failed: int  # non-2xx answers, socket errors and timeouts
     bytes_per_response: float  # headers included: a check that the load got the answer that was checked
     loadavg: float
+    # The server's CPU time (all its processes) over the run, per request answered: unlike requests/s,
+    # barely moved by other work on the machine. Absent for a server this process did not start.
+    server_cpu_us: NotRequired[float]
 
 
 @dataclass(frozen=True)
