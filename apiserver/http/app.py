@@ -464,6 +464,9 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+_OBJECT_VERBS = {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+
 def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) -> str:
     if method == "GET":
         if query.get("watch") in ("1", "true"):
@@ -477,7 +480,10 @@ def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) ->
         if method == "DELETE":
             return "deletecollection"
         raise errors.method_not_allowed(f"{method} is not supported on a collection")
-    return {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}[method]
+    verb = _OBJECT_VERBS.get(method)
+    if verb is None:  # HEAD, which the router lets through wherever GET goes; kube-apiserver routes no HEAD
+        raise errors.method_not_allowed(f"{method} is not supported on a named resource")
+    return verb
 
 
 def _unavailable() -> Response:
