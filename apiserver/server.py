@@ -15,7 +15,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver import collector, workers
+from apiserver import allocator, collector, workers
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
@@ -190,6 +190,7 @@ def _store(options: ServeOptions, registry: Registry) -> Store:
 
 def build(options: ServeOptions) -> tuple[Starlette, str]:
     """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
+    allocator.pin_mmap_threshold()  # before the first connection's buffers: see allocator's docstring
     os.makedirs(options.data_dir, exist_ok=True)
     registry = builtin_registry()
     store = _store(options, registry)
