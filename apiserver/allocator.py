@@ -1,36 +1,55 @@
-"""Keeps glibc's malloc from turning short bursts of large buffers into resident memory for good.
+"""Gives the pages glibc's heap holds free back to the system, every few seconds.
 
-Every TLS connection holds a 256 KiB read buffer (asyncio's and uvloop's SSL protocols alike), and
-asyncio's asks for 256 KiB on each read before shrinking it to what arrived. glibc serves requests from 128 KiB up
-with mmap, but raises that threshold to the size of any such block freed, so after the first
-connection closes every later buffer comes from the heap. Connections that open and close together
-(watches timing out at once after the server was stalled) then grow the heap, and the few small
-objects allocated among those buffers keep it from shrinking: `python -m benches.soak` stepped up
-by 4 to 10 MiB at each stall and stayed there, with the growth in glibc's free heap space, never in
-Python's objects (benches/README.md, "The soak's steps").
+Every TLS connection holds a 256 KiB read buffer (asyncio's and uvloop's SSL protocols alike). glibc
+puts such blocks in its heap once an mmapped block of that size has been freed, and when many
+connections open together (watches reconnecting after the server was stalled) the heap grows; the
+small objects allocated among the buffers keep it from shrinking when they close. The heap's free
+space then stays resident: `python -m benches.soak` stepped up by up to 10 MiB at each stall and
+stayed there, with the growth in glibc's free space, never in live objects (benches/README.md, "The
+soak's creep"). `malloc_trim` hands those free pages back (about 1 ms on the soak's heap).
 
-Pinning the threshold at glibc's own default keeps large blocks in mmap, returned to the system
-when freed, so a burst costs memory only while it lasts.
+Pinning glibc's mmap threshold instead, so that those buffers never enter the heap, kept the heap flat
+but cost 21 to 34% of get and list throughput: every TLS read and every large answer then paid for
+an mmap and its page faults.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import ctypes.util
+from typing import Callable
 
-# glibc's malloc.h: the mallopt parameter, and its default value, which a fixed setting keeps.
-_M_MMAP_THRESHOLD = -3
-MMAP_THRESHOLD_BYTES = 128 * 1024
+# Long enough that a trim costs nothing measurable, short enough that a burst's free pages do not
+# outlive it by much.
+TRIM_EVERY_SECONDS = 10.0
 
 
-def pin_mmap_threshold() -> bool:
-    """Fixes glibc's mmap threshold at its default; False where the C library has no `mallopt` (not glibc)."""
+def _malloc_trim() -> Callable[[int], int] | None:
     name = ctypes.util.find_library("c")
-    if name is None:
+    trim = None if name is None else getattr(ctypes.CDLL(name), "malloc_trim", None)
+    if trim is None:  # not glibc
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim  # type: ignore[no-any-return]
+
+
+_TRIM = _malloc_trim()
+
+
+def release_free_memory() -> bool:
+    """Returns the heap's free pages to the system; False where the C library cannot (not glibc)."""
+    if _TRIM is None:
         return False
-    mallopt = getattr(ctypes.CDLL(name), "mallopt", None)
-    if mallopt is None:
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    mallopt.restype = ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES))
+    _TRIM(0)
+    return True
+
+
+async def release_periodically(every: float = TRIM_EVERY_SECONDS) -> None:
+    """Runs until cancelled; the trim runs in a thread (ctypes lets go of the GIL), not on the loop."""
+    if _TRIM is None:
+        return
+    while True:
+        await asyncio.sleep(every)
+        await asyncio.to_thread(release_free_memory)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import ipaddress
@@ -190,7 +191,6 @@ def _store(options: ServeOptions, registry: Registry) -> Store:
 
 def build(options: ServeOptions) -> tuple[Starlette, str]:
     """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
-    allocator.pin_mmap_threshold()  # before the first connection's buffers: see allocator's docstring
     os.makedirs(options.data_dir, exist_ok=True)
     registry = builtin_registry()
     store = _store(options, registry)
@@ -253,6 +253,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
             return ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
                                              options.node_monitor_grace_seconds), options.controllers)
 
+        # glibc keeps the heap's free pages after a burst of connections; see apiserver/allocator.py.
+        releaser = asyncio.create_task(allocator.release_periodically(), name="release-free-memory")
         controllers = LeaderControllers(manager)
         if election is None:
             controllers.start()
@@ -268,6 +270,9 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         if identity is not None:
             await identity.stop()
         await controllers.stop()
+        releaser.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await releaser
         await store.close()
         if state.audit is not None:
             state.audit.close()
