@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import ipaddress
@@ -15,7 +16,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver import collector, workers
+from apiserver import allocator, collector, workers
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
@@ -252,6 +253,8 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
             return ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
                                              options.node_monitor_grace_seconds), options.controllers)
 
+        # glibc keeps the heap's free pages after a burst of connections; see apiserver/allocator.py.
+        releaser = asyncio.create_task(allocator.release_periodically(), name="release-free-memory")
         controllers = LeaderControllers(manager)
         if election is None:
             controllers.start()
@@ -267,6 +270,9 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         if identity is not None:
             await identity.stop()
         await controllers.stop()
+        releaser.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await releaser
         await store.close()
         if state.audit is not None:
             state.audit.close()
