@@ -8,8 +8,15 @@ app of shared/bench/floor_app.py serving each scenario's answer as precomputed b
 `ours - floor` is what our pipeline adds to a request over the least any Starlette app does. Every
 figure is the minimum over `--rounds` rounds.
 
+`--cold` overwrites a buffer larger than the processor's caches before each request and times each
+request alone, as a server meets a request after TLS, the kernel and uvicorn have run through the
+caches. A hot loop answers from caches and so understates what a longer path costs: with `--cold`,
+ours - floor on a get grew from about 12 to 34 µs here, close to the 31 µs of server CPU per request
+that separates us from the floor over HTTP (`python -m benches.api_load --scenarios get`).
+
     python -m benches.request_cost                       # get list_selector list_table_none
     python -m benches.request_cost --scenarios "get list_all" --requests 2000 --rounds 7
+    python -m benches.request_cost --cold --requests 400
 """
 
 from __future__ import annotations
@@ -71,16 +78,31 @@ async def _call(app: App, scope: dict[str, Any], body: bytes = b"") -> tuple[int
     return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
 
 
-async def _cpu_per_request(app: App, scope: dict[str, Any], requests: int, rounds: int) -> float:
-    """Microseconds of this process's CPU time per request, the least of `rounds` rounds."""
+# Larger than this machine's last-level cache (a few MiB per core), so that overwriting it evicts the lot.
+_EVICTION_BYTES = 8 * 1024 * 1024
+
+
+async def _cpu_per_request(app: App, scope: dict[str, Any], requests: int, rounds: int, cold: bool = False) -> float:
+    """Microseconds of this process's CPU time per request, the least of `rounds` rounds; with `cold`, each
+    request timed alone after the caches were filled with other bytes."""
     for _ in range(requests // 10):  # warm: caches filled, the Table's rows compiled
         await _call(app, scope)
+    eviction = bytearray(_EVICTION_BYTES)
+    zeros = bytes(_EVICTION_BYTES)
     best = float("inf")
     for _ in range(rounds):
+        spent = 0.0
         started = time.process_time()
         for _ in range(requests):
+            if cold:
+                eviction[:] = zeros
+                started = time.process_time()
             await _call(app, scope)
-        best = min(best, (time.process_time() - started) / requests * 1e6)
+            if cold:
+                spent += time.process_time() - started
+        if not cold:
+            spent = time.process_time() - started
+        best = min(best, spent / requests * 1e6)
     return best
 
 
@@ -90,7 +112,8 @@ def _floor(bodies: dict[str, bytes]) -> App:
     return Starlette(routes=[Route("/{name}", serve)])  # type: ignore[return-value]
 
 
-async def _measure(names: list[str], count: int, requests: int, rounds: int) -> list[tuple[str, float, float]]:
+async def _measure(names: list[str], count: int, requests: int, rounds: int,
+                   cold: bool) -> list[tuple[str, float, float]]:
     data_dir = tempfile.mkdtemp(prefix="request-cost-")
     app, _ = build(ServeOptions(data_dir, "127.0.0.1", 0, False, 1000, 60.0, 10_000))
     with open(os.path.join(data_dir, "pki", "admin.token")) as f:
@@ -111,8 +134,9 @@ async def _measure(names: list[str], count: int, requests: int, rounds: int) -> 
             scope = _scope("GET", scenario.path, token, scenario.accept)
             status, bodies[name] = await _call(app, scope)
             assert status == 200, (name, bodies[name][:300])
-            ours = await _cpu_per_request(app, scope, requests, rounds)
-            floor = await _cpu_per_request(_floor(bodies), _scope("GET", f"/{name}", token, None), requests, rounds)
+            ours = await _cpu_per_request(app, scope, requests, rounds, cold)
+            floor = await _cpu_per_request(_floor(bodies), _scope("GET", f"/{name}", token, None), requests, rounds,
+                                           cold)
             out.append((name, ours, floor))
     return out
 
@@ -125,13 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=1_000, help="ConfigMaps to seed")
     parser.add_argument("--requests", type=int, default=3_000, help="requests per round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--cold", action="store_true", help="evict the caches before each request (see above)")
     args = parser.parse_args(argv)
     names = args.scenarios.replace(",", " ").split()
     unknown = [n for n in names if n not in sc.BY_NAME or "/pods" in sc.BY_NAME[n].path or sc.BY_NAME[n].driver != "wrk"]
     if unknown:
         raise SystemExit(f"not a ConfigMap read scenario of benches.api_load: {' '.join(unknown)}")
-    results = uvloop.run(_measure(names, args.count, args.requests, args.rounds))
-    print(f"CPU µs per request, in process, min of {args.rounds} rounds of {args.requests} ({args.count} ConfigMaps; "
+    results = uvloop.run(_measure(names, args.count, args.requests, args.rounds, args.cold))
+    print(f"CPU µs per request, in process{', caches cold' if args.cold else ''}, min of {args.rounds} rounds of "
+          f"{args.requests} ({args.count} ConfigMaps; "
           f"load average {os.getloadavg()[0]:.2f})")
     print("| scenario | ours | floor | ours - floor |\n|---|---:|---:|---:|")
     for name, ours, floor in results:
