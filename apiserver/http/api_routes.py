@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from apiserver.http.deprecated import DeprecationWarnings
+from apiserver.http import deprecated
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -39,15 +39,14 @@ def is_api_route(scope: Scope) -> bool:
 
 
 class ApiRoutes:
-    def __init__(self, app: ASGIApp, handler: Handler, warnings: DeprecationWarnings) -> None:
+    def __init__(self, app: ASGIApp, handler: Handler) -> None:
         self.app = app
         self.handler = handler
-        self.warnings = warnings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not is_api_route(scope):
             await self.app(scope, receive, send)
             return
         response = await self.handler(Request(scope, receive, send))
-        self.warnings.add(scope["path"], response)
+        deprecated.add(scope, response)
         await response(scope, receive, send)

@@ -29,13 +29,12 @@ from apiserver.auth.x509 import ClientCertificates
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import audit, eviction, kubelet, requestinfo, tls
+from apiserver.http import audit, deprecated, eviction, kubelet, requestinfo, tls
 from apiserver.http.answers import NO_CACHE, AnswerResponse
 from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
 from apiserver.http.console import console_routes
 from apiserver.http.deadlines import Deadlines
-from apiserver.http.deprecated import DeprecationWarnings
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
@@ -319,8 +318,7 @@ def build_app(state: ServerState) -> Starlette:
             "the server does not allow this method on the requested resource"), request)
 
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal},
-                     middleware=[Middleware(ApiRoutes, handler=api_route,
-                                            warnings=DeprecationWarnings(state.registry))])
+                     middleware=[Middleware(ApiRoutes, handler=api_route)])
 
 
 @functools.lru_cache(maxsize=1024)
@@ -360,6 +358,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         return _unavailable()
     if rt is None:
         raise errors.resource_not_found()
+    deprecated.reached(request.scope, rt, parsed.subresource)
     # Discovery lists subresources this server does not carry out (a kubelet's log, exec, proxy): 404.
     subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
     if parsed.subresource is not None and subresource is None:
@@ -368,15 +367,17 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.resource_not_found()
     name = parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
-    target = Target(rt, namespace, name, parsed.subresource, query,
-                    _header(request, b"user-agent"),
-                    admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or ""),
-                    requester=Requester(user.name, user.uid, user.groups))
+    # Only a write is admitted (RBAC's escalation check) or records who asked (a CSR): a read makes neither.
+    writes = method != "GET"
+    target = Target(rt, namespace, name, parsed.subresource, query, _header(request, b"user-agent"),
+                    admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or "")
+                    if writes else None,
+                    requester=Requester(user.name, user.uid, user.groups) if writes else None)
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
-    if not rt.group and rt.custom is None and kubelet.handles(rt.plural, parsed.subresource):
+    if parsed.subresource is not None and not rt.group and kubelet.handles(rt.plural, parsed.subresource):
         upgrade = "upgrade" in request.headers.get("connection", "").lower()
         return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource or "",
                                               query, upgrade))
