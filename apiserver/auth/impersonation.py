@@ -27,8 +27,8 @@ ANONYMOUS = "system:anonymous"
 
 def wanted(header_names: Iterable[bytes]) -> bool:
     """Whether a request asks to impersonate anyone, from its raw, lower-cased header names (checked
-    on every request, so without decoding them)."""
-    return any(name.startswith(b"impersonate-") for name in header_names)
+    on every request, so without decoding them, and as one search in C rather than a Python loop)."""
+    return b"\nimpersonate-" in b"\n" + b"\n".join(header_names)
 
 
 def _check(authorizer: Authorizer, requester: User, attrs: Attributes) -> None:
