@@ -136,6 +136,7 @@ def _prefix(s: sc.Scenario, options: Options, run: int) -> str:
 
 def _script(s: sc.Scenario, options: Options, run: int, targets: int) -> str:
     prefix = _prefix(s, options, run)
+    os.makedirs(options.work_dir, exist_ok=True)  # a server measured by --url has no data directory made there
     path = os.path.join(options.work_dir, f"{s.name}.lua")
     if s.driver == "create":
         before, after = orjson.dumps(objects.configmap(sc.WRITE_NAMESPACE, _MARKER, 1)).decode().split(_MARKER)
