@@ -392,13 +392,12 @@ class Endpoint:
         create that another create beat is decided again as `write` on the object that won: upstream's
         GuaranteedUpdate creates only while the key is empty, and retries on what fills it."""
         while True:
-            current = self.store.latest(t.key())
+            current = self._require(t) if create is None else self.store.latest(t.key())
             try:
-                if current is not None:
-                    return await write(current)
-                if create is None:
-                    raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
-                return await create()
+                if current is None:
+                    assert create is not None  # without it, `_require` answered 404
+                    return await create()
+                return await write(current)
             except (_Superseded, _Taken):
                 await self._caught_up(None)
                 if _revision(self.store.latest(t.key())) == _revision(current):
