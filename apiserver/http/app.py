@@ -369,8 +369,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     namespace = parsed.namespace if rt.namespaced else ""
     # Only a write is admitted (RBAC's escalation check) or records who asked (a CSR): a read makes neither.
     writes = method != "GET"
-    headers = _first_values(request)
-    target = Target(rt, namespace, name, parsed.subresource, query, headers.get(b"user-agent", b"").decode("latin-1"),
+    target = Target(rt, namespace, name, parsed.subresource, query, _header(request, b"user-agent"),
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or "")
                     if writes else None,
                     requester=Requester(user.name, user.uid, user.groups) if writes else None)
@@ -392,7 +391,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
         return _reply_response(_review(state, user, rt, namespace, body, request.headers.get("content-type")))
-    shape = negotiate(headers.get(b"accept", b"").decode("latin-1"), verb, query)
+    shape = negotiate(_header(request, b"accept"), verb, query)
     if verb == "watch":
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
@@ -401,9 +400,9 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb in ("get", "list", "watch"):
         await endpoint.catch_up(target, verb)
     if verb == "get":
-        return _reply_response(endpoint.get(target, shape), headers.get(b"accept-encoding", b"").decode("latin-1"))
+        return _reply_response(endpoint.get(target, shape), _header(request, b"accept-encoding"))
     if verb == "list":
-        return _reply_response(endpoint.list(target, shape), headers.get(b"accept-encoding", b"").decode("latin-1"))
+        return _reply_response(endpoint.list(target, shape), _header(request, b"accept-encoding"))
     if verb == "watch":
         return _reply_response(_held(state, user, endpoint.watch(target, shape)))
     body = await _read_body(request, state.limits.max_body_bytes)
