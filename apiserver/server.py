@@ -29,6 +29,7 @@ from apiserver.controllers.manager import ControllerManager, LeaderControllers
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
+from apiserver.http.api_routes import ApiRoutes
 from apiserver.http.app import ServerState, build_app
 from apiserver.http.audit import AuditLog, PolicyError
 from apiserver.http.endpoint import Endpoint, Target
@@ -189,7 +190,7 @@ def _store(options: ServeOptions, registry: Registry) -> Store:
                      etcd_layout(registry, flags.prefix))
 
 
-def build(options: ServeOptions) -> tuple[Starlette, str]:
+def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
     os.makedirs(options.data_dir, exist_ok=True)
     registry = builtin_registry()
@@ -277,9 +278,7 @@ def build(options: ServeOptions) -> tuple[Starlette, str]:
         if state.audit is not None:
             state.audit.close()
 
-    app = build_app(state)
-    app.router.lifespan_context = lifespan
-    return app, kubeconfig_path
+    return build_app(state, lifespan), kubeconfig_path
 
 
 def serve(options: ServeOptions) -> None:
@@ -304,7 +303,7 @@ def serve_worker(options: ServeOptions) -> None:
     uvicorn.Server(_uvicorn_config(app, options)).run(sockets=[workers.shared_socket(options.host, options.port)])
 
 
-def _uvicorn_config(app: Starlette, options: ServeOptions) -> uvicorn.Config:
+def _uvicorn_config(app: ApiRoutes, options: ServeOptions) -> uvicorn.Config:
     creds = pki.ensure_credentials(options.data_dir, [])
     return uvicorn.Config(
         app, host=options.host, port=options.port, loop=options.event_loop, ws="wsproto", lifespan="on",

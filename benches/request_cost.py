@@ -119,7 +119,7 @@ async def _measure(names: list[str], count: int, requests: int, rounds: int,
     with open(os.path.join(data_dir, "pki", "admin.token")) as f:
         token = f.read().strip()
     out: list[tuple[str, float, float]] = []
-    async with app.router.lifespan_context(app):
+    async with app.site.router.lifespan_context(app.site):
         namespace_body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": sc.READ_NAMESPACE}}
         create = _scope("POST", "/api/v1/namespaces", token, None, "application/json")
         await _call(app, create, orjson.dumps(namespace_body))

@@ -1,26 +1,23 @@
-"""The API's routes, /api and /apis, taken to their handler before Starlette's router sees the request.
+"""The server's ASGI app: the API's requests go straight to their handler, everything else to the site.
 
-Starlette's router tries its routes one after another and its exception middleware wraps every
-request, which together cost more than answering a small get. The API's two routes are the ones this
-middleware matches, exactly as the router would (`/api` and `/apis` for any method, `/api/...` and
-`/apis/...` for the methods the API serves): such a request gets the same handler, with the same
-Request, and its answer is sent as the router would send it. Everything else goes on to the router,
-which keeps the same routes: they answer another method's 405.
-It sits inside Starlette's outermost middleware, so an unhandled error is still answered with the
-app's 500. A deprecated kind's Warning is added here, to the answer about to be sent.
+Starlette's app, its error middleware (which wraps every `send` in a closure of its own) and its router
+try one layer after another, and on a small get those layers cost more than finding the object: about
+6 of a get's 55 µs of CPU with cold caches (`python -m benches.request_cost --cold`). The API's routes,
+`/api` and `/apis` for any method and `/api/...` and `/apis/...` for the methods the API serves, are
+matched here exactly as the router would match them, and such a request is handed to the API's handler
+with nothing in between. Everything else goes on to the Starlette site, which keeps the same routes:
+they answer another method's 405. The handler answers its own unexpected errors with the 500 Status
+the site's error handler writes.
 """
 
 from __future__ import annotations
 
 from typing import Awaitable, Callable
 
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.applications import Starlette
+from starlette.types import Receive, Scope, Send
 
-from apiserver.http import deprecated
-
-Handler = Callable[[Request], Awaitable[Response]]
+AsgiHandler = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 # The API's methods; Starlette adds HEAD wherever GET is allowed.
 API_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -29,7 +26,7 @@ _ROOTS = frozenset({"/api", "/apis"})
 
 
 def is_api_route(scope: Scope) -> bool:
-    """Whether the router would send this request to the API's handler."""
+    """Whether the site's router would send this request to the API's handler."""
     if scope["type"] != "http" or scope.get("root_path"):
         return False
     path: str = scope["path"]
@@ -39,14 +36,12 @@ def is_api_route(scope: Scope) -> bool:
 
 
 class ApiRoutes:
-    def __init__(self, app: ASGIApp, handler: Handler) -> None:
-        self.app = app
-        self.handler = handler
+    def __init__(self, site: Starlette, api: AsgiHandler) -> None:
+        self.site = site  # the other routes, the lifespan, and the answers of the router's 404 and 405
+        self.api = api
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not is_api_route(scope):
-            await self.app(scope, receive, send)
-            return
-        response = await self.handler(Request(scope, receive, send))
-        deprecated.add(scope, response)
-        await response(scope, receive, send)
+        if is_api_route(scope):
+            await self.api(scope, receive, send)
+        else:
+            await self.site(scope, receive, send)

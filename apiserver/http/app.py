@@ -16,10 +16,10 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 import orjson
 from starlette.applications import Starlette
 from starlette.datastructures import QueryParams
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import Lifespan, Receive, Scope, Send
 
 from apiserver import errors, metrics
 from apiserver.auth import access, escalation, impersonation, reviews
@@ -211,7 +211,7 @@ def _user(request: Request, state: ServerState) -> User | None:
     return user
 
 
-def build_app(state: ServerState) -> Starlette:
+def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -> ApiRoutes:
     async def health(request: Request) -> Response:
         return PlainTextResponse("ok")
 
@@ -313,12 +313,22 @@ def build_app(state: ServerState) -> Starlette:
         log.exception("unhandled error serving %s %s", request.method, request.url.path)
         return _error_response(errors.internal("an unexpected error occurred"), request)
 
+    async def api_asgi(scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive, send)
+        try:
+            response = await api_route(request)
+        except Exception as exc:  # what the site's error middleware would catch: answered alike
+            response = await internal(request, exc)
+        deprecated.add(scope, response)
+        await response(scope, receive, send)
+
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return _error_response(errors.method_not_allowed(
             "the server does not allow this method on the requested resource"), request)
 
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal},
-                     middleware=[Middleware(ApiRoutes, handler=api_route)])
+    site = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal},
+                     lifespan=lifespan)
+    return ApiRoutes(site, api_asgi)
 
 
 @functools.lru_cache(maxsize=1024)
