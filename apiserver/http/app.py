@@ -192,17 +192,19 @@ def _header(request: Request, name: bytes) -> str:
     return "" if value is None else value.decode("latin-1")
 
 
-def _user(request: Request, state: ServerState) -> User | None:
-    header = _header(request, b"authorization")
-    if not header:
+def _user(headers: Mapping[bytes, bytes], scope: Scope, state: ServerState) -> User | None:
+    raw = headers.get(b"authorization")
+    if not raw:
         # A verified client certificate names its user (CN) and groups (O), as kube-apiserver's x509 does.
-        pem = tls.client_certificate(request.scope)
+        pem = tls.client_certificate(scope)
         if pem is not None:
             return state.client_certificates.authenticate(pem)
-    if not header and state.trust_unauthenticated:
-        return access.UNSECURED
-    if not header and state.anonymous:
-        return access.ANONYMOUS
+        if state.trust_unauthenticated:
+            return access.UNSECURED
+        if state.anonymous:
+            return access.ANONYMOUS
+        return None
+    header = raw.decode("latin-1")
     user = state.authenticator.authenticate(header)
     if user is None and header.count(".") == 2:
         # Shaped like a JWT: a ServiceAccount token, for this API server's audience.
@@ -250,10 +252,11 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
 
     def identify(request: Request) -> tuple[User, User | None]:
         """Who sent the request, and whom they act as when they impersonate someone."""
-        user = _user(request, state)
+        headers = _first_values(request)
+        user = _user(headers, request.scope, state)
         if user is None:
             raise errors.unauthorized()
-        if impersonation.wanted(_first_values(request)):
+        if impersonation.wanted(headers):
             return user, impersonation.impersonate(state.authorizer, user, request.headers.items())
         return user, None
 
