@@ -9,7 +9,7 @@ so a request pays for a dict lookup, not for walking the bindings.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import orjson
 
@@ -34,8 +34,9 @@ _STORAGE_KEYS = tuple(f"{_RBAC}/{plural}" for plural in ("roles", "rolebindings"
 _MAX_DECISIONS = 50_000
 
 
-@dataclass(frozen=True)
-class Attributes:
+# A named tuple, not a frozen dataclass: one is made and hashed (the key of the remembered decisions)
+# on every request, and a tuple is made, hashed and compared in C.
+class Attributes(NamedTuple):
     """One resource request as the authorizer sees it."""
 
     verb: str

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import orjson
 
@@ -105,8 +105,8 @@ def _before(a: Clause, b: Clause) -> bool:
     return a.q > b.q or (a.type != "*" and b.type == "*") or (a.subtype != "*" and b.subtype == "*")
 
 
-@dataclass(frozen=True)
-class Choice:
+# A named tuple: every read looks its Shape up by it, and a tuple is hashed and compared in C.
+class Choice(NamedTuple):
     """What one clause asks for: a media type this server writes, and possibly a transform."""
 
     media_type: str
