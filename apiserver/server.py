@@ -34,6 +34,7 @@ from apiserver.http.app import ServerState, build_app
 from apiserver.http.audit import AuditLog, PolicyError
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
+from apiserver.http.readplans import ReadPlans
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.http.tls import ClientCertificateProtocol
 from apiserver.kinds import managedfields, objects
@@ -218,7 +219,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
                         access.Authorizer(store),
                         ServiceAccountTokens(store, SigningKey.load_or_create(os.path.join(options.data_dir, "pki"))),
                         ClientCertificates(),
-                        limits, WatchSlots(limits.max_watches_per_user, limits.max_watches),
+                        limits, WatchSlots(limits.max_watches_per_user, limits.max_watches), ReadPlans(registry),
                         trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
                         audit=_audit_log(options), console=options.console)
     election = None

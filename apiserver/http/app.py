@@ -38,6 +38,7 @@ from apiserver.http.deadlines import Deadlines
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
+from apiserver.http.readplans import ReadPlan, ReadPlans
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import objects
@@ -66,6 +67,7 @@ class ServerState:
     client_certificates: ClientCertificates
     limits: Limits
     watch_slots: WatchSlots
+    read_plans: ReadPlans
     # The loopback-only plain HTTP mode: client-go never sends a bearer token over plain HTTP, so
     # there, like kube-apiserver's old insecure port, a request without credentials is let in.
     # A wrong token is still refused.
@@ -349,6 +351,12 @@ def _query(raw: bytes) -> Mapping[str, str]:
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
     # The decoded path as the router matched it; Starlette's URL would be built only to give it back.
     path: str = request.scope["path"]
+    method = request.method
+    if method == "GET":
+        plan = state.read_plans.find(path, request.scope["query_string"], _header(request, b"accept"))
+        if plan is not None:
+            state.authorizer.authorize(user, plan.attributes)
+            return await _read(state, request, plan)
     parsed = requestinfo.parse(path)
     if parsed is None or isinstance(parsed, requestinfo.DiscoveryPath):
         # Paths that name no resource are authorized by path and the method's lower-cased name.
@@ -356,7 +364,6 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         if parsed is None:
             raise errors.resource_not_found()
         return _discovery(state, request, parsed)
-    method = request.method
     query = _query(request.scope["query_string"])
     verb = _verb(method, parsed.name is not None, query, parsed.subresource is not None)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
@@ -364,8 +371,9 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     name_asked = parsed.name or ""
     if verb in ("list", "watch"):
         name_asked = requestinfo.selected_name(query.get("fieldSelector", ""))
-    state.authorizer.authorize(user, access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource,
-                                                       parsed.namespace, name_asked))
+    attributes = access.Attributes(verb, parsed.group, parsed.resource, parsed.subresource, parsed.namespace,
+                                   name_asked)
+    state.authorizer.authorize(user, attributes)
     rt = state.registry.lookup(parsed.group, parsed.version, parsed.resource)
     if rt is None and state.discovery.is_external(parsed.group, parsed.version):
         return _unavailable()
@@ -404,19 +412,21 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
         return _reply_response(_review(state, user, rt, namespace, body, request.headers.get("content-type")))
-    shape = negotiate(_header(request, b"accept"), verb, query)
+    accept = _header(request, b"accept")
+    shape = negotiate(accept, verb, query)
     if verb == "watch":
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
         return _reply_response(await state.synthetic.serve(target, verb, shape))
+    if verb in ("get", "list"):
+        # Every check above passed, and none depended on the user or the store: an identical read
+        # may skip them (apiserver.http.readplans).
+        plan = ReadPlan(verb, attributes, target, shape)
+        state.read_plans.remember(path, request.scope["query_string"], accept, plan)
+        return await _read(state, request, plan)
     endpoint = state.endpoint
-    if verb in ("get", "list", "watch"):
-        await endpoint.catch_up(target, verb)
-    if verb == "get":
-        return _reply_response(endpoint.get(target, shape), _header(request, b"accept-encoding"))
-    if verb == "list":
-        return _reply_response(endpoint.list(target, shape), _header(request, b"accept-encoding"))
     if verb == "watch":
+        await endpoint.catch_up(target, verb)
         return _reply_response(_held(state, user, endpoint.watch(target, shape)))
     body = await _read_body(request, state.limits.max_body_bytes)
     content_type = request.headers.get("content-type")
@@ -436,6 +446,16 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb == "delete":
         return _reply_response(await endpoint.delete(target, body, content_type))
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
+
+
+async def _read(state: ServerState, request: Request, plan: ReadPlan) -> Response:
+    """A get or a list, once it is known what it asks for and that its user may ask it."""
+    target = plan.target
+    deprecated.reached(request.scope, target.rt, target.subresource)
+    endpoint = state.endpoint
+    await endpoint.catch_up(target, plan.verb)
+    reply = endpoint.get(target, plan.shape) if plan.verb == "get" else endpoint.list(target, plan.shape)
+    return _reply_response(reply, _header(request, b"accept-encoding"))
 
 
 def _review(state: ServerState, user: User, rt: ResourceType, namespace: str, raw: bytes,

@@ -166,6 +166,8 @@ class Registry:
 
     types: list[ResourceType] = field(default_factory=list)
     _by_path: dict[tuple[str, str, str], ResourceType] = field(default_factory=dict)
+    # Bumped whenever a type is served or withdrawn: what was decided from the types before is stale.
+    generation: int = 0
 
     def add(self, rt: ResourceType) -> None:
         key = (rt.group, rt.version, rt.plural)
@@ -173,10 +175,12 @@ class Registry:
             raise ValueError(f"resource {rt.qualified_name}/{rt.version} declared twice")
         self._by_path[key] = rt
         self.types.append(rt)
+        self.generation += 1
 
     def remove(self, rt: ResourceType) -> None:
         if self._by_path.pop((rt.group, rt.version, rt.plural), None) is not None:
             self.types.remove(rt)
+            self.generation += 1
 
     def lookup(self, group: str, version: str, plural: str) -> ResourceType | None:
         return self._by_path.get((group, version, plural))
