@@ -351,7 +351,7 @@ def _query(raw: bytes) -> Mapping[str, str]:
 async def _serve(state: ServerState, request: Request, user: User) -> Response:
     # The decoded path as the router matched it; Starlette's URL would be built only to give it back.
     path: str = request.scope["path"]
-    method = request.method
+    method: str = request.scope["method"]  # Starlette's property calls typing.cast on every read
     if method == "GET":
         plan = state.read_plans.find(path, request.scope["query_string"], _header(request, b"accept"))
         if plan is not None:
@@ -360,7 +360,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     parsed = requestinfo.parse(path)
     if parsed is None or isinstance(parsed, requestinfo.DiscoveryPath):
         # Paths that name no resource are authorized by path and the method's lower-cased name.
-        state.authorizer.authorize_path(user, request.method.lower(), path)
+        state.authorizer.authorize_path(user, method.lower(), path)
         if parsed is None:
             raise errors.resource_not_found()
         return _discovery(state, request, parsed)
