@@ -421,7 +421,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb in ("get", "list"):
         # Every check above passed, and none depended on the user or the store: an identical read
         # may skip them (apiserver.http.readplans).
-        plan = ReadPlan(verb, attributes, target, shape)
+        plan = ReadPlan(verb, attributes, target, shape, state.endpoint.view(target) if verb == "list" else None)
         state.read_plans.remember(path, request.scope["query_string"], accept, plan)
         return await _read(state, request, plan)
     endpoint = state.endpoint
@@ -454,7 +454,7 @@ async def _read(state: ServerState, request: Request, plan: ReadPlan) -> Respons
     deprecated.reached(request.scope, target.rt, target.subresource)
     endpoint = state.endpoint
     await endpoint.catch_up(target, plan.verb)
-    reply = endpoint.get(target, plan.shape) if plan.verb == "get" else endpoint.list(target, plan.shape)
+    reply = endpoint.get(target, plan.shape) if plan.view is None else endpoint.list(target, plan.shape, plan.view)
     return _reply_response(reply, _header(request, b"accept-encoding"))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterator, Mapping
+from typing import Any, Awaitable, Callable, Iterator, Mapping, NamedTuple
 
 import orjson
 
@@ -106,6 +106,13 @@ def _json(status: int, body: Any) -> Reply:
     return Reply(status, _encode(body))
 
 
+class View(NamedTuple):
+    """What a list selects, and which page of it."""
+
+    selection: Selection
+    page: paging.Page
+
+
 class _Superseded(errors.ApiError):
     """The 409 of a write whose expected version another write replaced first: the answer, unless
     the request is decided again on the newer object (see `Endpoint._on_latest`)."""
@@ -189,10 +196,14 @@ class Endpoint:
         namespace = t.namespace if t.rt.namespaced and t.namespace else None
         return selection_for(t.rt, namespace, t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""))
 
-    def select(self, t: Target) -> Listing:
-        """One page of what a list answers, in key order, every page read at the first page's revision."""
+    def view(self, t: Target) -> View:
+        """What a list asks for: 400 for a selector or paging option kube-apiserver refuses."""
         selection = self.selection(t)
-        page = paging.parse_page(t.query, t.rt.namespaced, selection.namespace)
+        return View(selection, paging.parse_page(t.query, t.rt.namespaced, selection.namespace))
+
+    def select(self, t: Target, view: View | None = None) -> Listing:
+        """One page of what a list answers, in key order, every page read at the first page's revision."""
+        selection, page = self.view(t) if view is None else view
         current = self.store.revision
         if page.revision is not None and page.revision > current:
             raise paging.too_large(page.revision, current)
@@ -229,8 +240,9 @@ class Endpoint:
         token = paging.encode_continue(revision, (last[1], last[2]), t.rt.namespaced, selection.namespace)
         return Listing(revision, items, token, remaining, pieces)
 
-    def list(self, t: Target, shape: Shape) -> Reply:
-        return Reply(200, b"", shape.content_type, parts=shape.list_parts(t.rt, self.select(t)))
+    def list(self, t: Target, shape: Shape, view: View | None = None) -> Reply:
+        """`view`, when given, is what `view(t)` answered: a list repeated by a client need not parse it again."""
+        return Reply(200, b"", shape.content_type, parts=shape.list_parts(t.rt, self.select(t, view)))
 
     def watch(self, t: Target, shape: Shape) -> StreamReply:
         options = parse_watch_options(t.query)
