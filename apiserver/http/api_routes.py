@@ -25,23 +25,16 @@ _SUBPATH_METHODS = frozenset((*API_METHODS, "HEAD"))
 _ROOTS = frozenset({"/api", "/apis"})
 
 
-def is_api_route(scope: Scope) -> bool:
-    """Whether the site's router would send this request to the API's handler."""
-    if scope["type"] != "http" or scope.get("root_path"):
-        return False
-    path: str = scope["path"]
-    if path in _ROOTS:
-        return True
-    return path.startswith(("/api/", "/apis/")) and scope["method"] in _SUBPATH_METHODS
-
-
 class ApiRoutes:
     def __init__(self, site: Starlette, api: AsgiHandler) -> None:
         self.site = site  # the other routes, the lifespan, and the answers of the router's 404 and 405
         self.api = api
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if is_api_route(scope):
-            await self.api(scope, receive, send)
-        else:
-            await self.site(scope, receive, send)
+        # Where the site's router would send the request to the API's handler.
+        if scope["type"] == "http" and not scope.get("root_path"):
+            path: str = scope["path"]
+            if path in _ROOTS or (path.startswith(("/api/", "/apis/")) and scope["method"] in _SUBPATH_METHODS):
+                await self.api(scope, receive, send)
+                return
+        await self.site(scope, receive, send)
