@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterator, Mapping, NamedTuple
+from typing import Any, Awaitable, Callable, Hashable, Iterator, Mapping, NamedTuple
 
 import orjson
 
@@ -111,6 +111,16 @@ class View(NamedTuple):
 
     selection: Selection
     page: paging.Page
+    # What the assembled pieces of this view are kept under (see `Endpoint._listing`).
+    key: Hashable
+
+
+def _view(t: Target, selection: Selection, page: paging.Page) -> View:
+    # The type itself, hashed by identity (cheaper than by its fields); a CRD's changed type, a new
+    # object, finds nothing kept for the one it replaced.
+    key = (t.rt, selection.namespace, t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""),
+           page.start, page.limit)
+    return View(selection, page, key)
 
 
 class _Superseded(errors.ApiError):
@@ -199,39 +209,38 @@ class Endpoint:
     def view(self, t: Target) -> View:
         """What a list asks for: 400 for a selector or paging option kube-apiserver refuses."""
         selection = self.selection(t)
-        return View(selection, paging.parse_page(t.query, t.rt.namespaced, selection.namespace))
+        return _view(t, selection, paging.parse_page(t.query, t.rt.namespaced, selection.namespace))
 
     def select(self, t: Target, view: View | None = None) -> Listing:
         """One page of what a list answers, in key order, every page read at the first page's revision."""
-        selection, page = self.view(t) if view is None else view
+        if view is None:
+            view = self.view(t)
+        page = view.page
         current = self.store.revision
         if page.revision is not None and page.revision > current:
             raise paging.too_large(page.revision, current)
         revision = page.revision if page.exact and page.revision is not None else current
         try:
-            return self._listing(t, selection, page, revision)
+            return self._listing(t, view, revision)
         except Expired:
             if page.token_start is not None:
                 raise paging.continue_too_old(page.token_start) from None
             raise errors.gone(paging.LIST_TOO_OLD) from None
 
-    def _listing(self, t: Target, selection: Selection, page: paging.Page, revision: int) -> Listing:
+    def _listing(self, t: Target, view: View, revision: int) -> Listing:
         """What one view selects at `revision`: kept in `assembled` and reused, with what the shapes
         joined of it, by every list and watch of that view until the resource is written to.
         Raises Expired when `revision` is older than the retained history."""
-        # The type by what decides its selection, not as a whole: hashing every field of a ResourceType
-        # on each list cost more than the rest of the key.
         rt = t.rt
-        view = (rt.storage_key, rt.group, rt.version, rt.kind, rt.namespaced, rt.custom, selection.namespace,
-                t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""), page.start, page.limit)
+        selection = view.selection
         # Looked up before any snapshot is made: a list answered from what was assembled reads nothing.
         version = self.store.version_at(rt.storage_key, revision)
-        pieces = None if version is None else self.assembled.lookup(view, version)
+        pieces = None if version is None else self.assembled.lookup(view.key, version)
         if pieces is None:
             snapshot = self.store.snapshot(rt.storage_key, selection.namespace, revision)
-            items, more, remaining = _page(snapshot, selection, page)
+            items, more, remaining = _page(snapshot, selection, view.page)
             if snapshot.version is not None:
-                pieces = self.assembled.remember(rt.storage_key, view, snapshot.version, items, more, remaining)
+                pieces = self.assembled.remember(rt.storage_key, view.key, snapshot.version, items, more, remaining)
         else:
             items, more, remaining = pieces.items, pieces.more, pieces.remaining
         if more is None:
@@ -247,11 +256,12 @@ class Endpoint:
     def watch(self, t: Target, shape: Shape) -> StreamReply:
         options = parse_watch_options(t.query)
         selection = self.selection(t)
+        initial = _view(t, selection, _UNPAGED)
 
         def select_initial(revision: int) -> Listing:
             # What a list of this view without paging selects: a list and the watch that follows it
             # (an informer), or many watchers starting together, select once and share the bytes.
-            return self._listing(t, selection, _UNPAGED, revision)
+            return self._listing(t, initial, revision)
 
         chunks, closed = open_watch(self.store, self.watches.fanout(t.rt.storage_key), t.rt, selection, options,
                                     shape, select_initial, self.watch_queue_limit, self.bookmark_seconds)

@@ -8,6 +8,7 @@ join and leave at run time (apiserver.crd).
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import json
 from dataclasses import dataclass, field
@@ -94,7 +95,7 @@ class ResourceType:
     def list_kind(self) -> str:
         return self.kind + "List"
 
-    @property
+    @functools.cached_property  # read several times by every request
     def storage_key(self) -> str:
         return self.storage or (f"{self.group}/{self.plural}" if self.group else self.plural)
 
