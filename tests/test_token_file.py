@@ -35,3 +35,19 @@ def test_a_reloaded_file_replaces_what_was_found_before(tmp_path: Path) -> None:
     changed = auth.authenticate("Bearer tok-a")
     assert changed is not None and changed.groups == ("admins", "team", AUTHENTICATED_GROUP)
     assert auth.authenticate("Bearer tok-b") is None
+
+
+def test_a_known_header_is_found_as_sent_until_the_file_is_due_again(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.csv"
+    _write(path, 'tok-a,alice,uid-a,"team"\n')
+    auth = TokenAuthenticator(str(path), recheck_seconds=3600)
+    assert auth.known(b"Bearer tok-a") is None  # never presented: the caller authenticates
+    first = auth.authenticate("bearer   tok-a")
+    assert auth.known(b"Bearer tok-a") == first  # kept as clients send it, whatever form found it
+    assert auth.known(b"bearer   tok-a") is None  # other spellings are not kept: they go the long way
+    assert auth.known(b"Bearer tok-b") is None
+    due = TokenAuthenticator(str(path), recheck_seconds=0)
+    assert due.authenticate("Bearer tok-a") == first
+    _write(path, 'tok-b,bob,uid-b\n')
+    assert due.known(b"Bearer tok-a") is None  # the file is due: only authenticate may answer
+    assert due.authenticate("Bearer tok-a") is None

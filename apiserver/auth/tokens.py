@@ -128,7 +128,8 @@ class TokenAuthenticator:
             self._records = parse(f.read(), path)
         # Tokens of the file already presented, found again by one lookup as upstream's token file
         # authenticator finds every token: as small as the file, emptied whenever it is reloaded.
-        self._known: dict[str, User] = {}
+        # Kept as the header clients send, `Bearer <token>`, which `known` looks up as it arrives.
+        self._known: dict[bytes, User] = {}
 
     def _stat(self) -> tuple[int, int, int]:
         try:
@@ -162,7 +163,8 @@ class TokenAuthenticator:
             return None
         token = parts[1]
         records = self._current()
-        found = self._known.get(token)
+        header = b"Bearer " + token.encode("latin-1")
+        found = self._known.get(header)
         if found is not None:
             return found
         presented = _digest(token)
@@ -170,8 +172,16 @@ class TokenAuthenticator:
         if found is None:
             found = self._match(presented, self._current(now=True))
         if found is not None:
-            self._known[token] = found
+            self._known[header] = found
         return found
+
+    def known(self, authorization: bytes) -> User | None:
+        """The user of an Authorization header as clients send it (`Bearer <token>`), when its token
+        was already found and the file is not due to be looked at again; otherwise None, and
+        `authenticate` answers. One lookup, on every request of a client that keeps its token."""
+        if time.monotonic() >= self._next_check:
+            return None
+        return self._known.get(authorization)
 
     @staticmethod
     def _match(presented: bytes, records: list[tuple[bytes, User]]) -> User | None:

@@ -255,7 +255,10 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
     def identify(request: Request) -> tuple[User, User | None]:
         """Who sent the request, and whom they act as when they impersonate someone."""
         headers = _first_values(request)
-        user = _user(headers, request.scope, state)
+        authorization = headers.get(b"authorization")
+        user = None if authorization is None else state.authenticator.known(authorization)
+        if user is None:
+            user = _user(headers, request.scope, state)
         if user is None:
             raise errors.unauthorized()
         if impersonation.wanted(headers):
