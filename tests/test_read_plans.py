@@ -108,7 +108,7 @@ def test_plans_are_forgotten_when_the_served_types_change_and_past_their_bound()
     plans = ReadPlans(registry)
     rt = registry.lookup("", "v1", "configmaps")
     assert rt is not None
-    plan = ReadPlan("list", None, None, None, None)  # type: ignore[arg-type]  # only its identity matters here
+    plan = ReadPlan("list", None, None, None, None, None)  # type: ignore[arg-type]  # only its identity matters here
     plans.remember("/api/v1/configmaps", b"", "", plan)
     assert plans.find("/api/v1/configmaps", b"", "") is plan
     assert plans.find("/api/v1/configmaps", b"limit=1", "") is None

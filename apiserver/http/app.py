@@ -424,7 +424,9 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if verb in ("get", "list"):
         # Every check above passed, and none depended on the user or the store: an identical read
         # may skip them (apiserver.http.readplans).
-        plan = ReadPlan(verb, attributes, target, shape, state.endpoint.view(target) if verb == "list" else None)
+        endpoint = state.endpoint
+        plan = ReadPlan(verb, attributes, target, shape, endpoint.view(target) if verb == "list" else None,
+                        endpoint.wait_for(target, verb))
         state.read_plans.remember(path, request.scope["query_string"], accept, plan)
         return await _read(state, request, plan)
     endpoint = state.endpoint
@@ -456,7 +458,8 @@ async def _read(state: ServerState, request: Request, plan: ReadPlan) -> Respons
     target = plan.target
     deprecated.reached(request.scope, target.rt, target.subresource)
     endpoint = state.endpoint
-    await endpoint.catch_up(target, plan.verb)
+    if plan.wait.needed and state.store.shared:  # the embedded store never has to wait
+        await endpoint.caught_up(plan.wait.revision)
     reply = endpoint.get(target, plan.shape) if plan.view is None else endpoint.list(target, plan.shape, plan.view)
     return _reply_response(reply, _header(request, b"accept-encoding"))
 

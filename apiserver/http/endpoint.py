@@ -106,6 +106,14 @@ def _json(status: int, body: Any) -> Reply:
     return Reply(status, _encode(body))
 
 
+class Wait(NamedTuple):
+    """What a read waits for before it reads: `revision` (None: every write made anywhere before it),
+    unless not `needed` (resourceVersion=0: whatever the store shows)."""
+
+    needed: bool
+    revision: int | None
+
+
 class View(NamedTuple):
     """What a list selects, and which page of it."""
 
@@ -171,23 +179,30 @@ class Endpoint:
     # -- reads ---------------------------------------------------------------------------------
 
     async def catch_up(self, t: Target, verb: str) -> None:
-        """Waits until the store shows what this read must: everything written before it anywhere when
-        it names no resourceVersion (a consistent read), at least the revision it names, or ("0") anything."""
+        """Waits until the store shows what this read must (see `wait_for`)."""
+        wait = self.wait_for(t, verb)
+        if wait.needed:
+            await self.caught_up(wait.revision)
+
+    def wait_for(self, t: Target, verb: str) -> Wait:
+        """What the store must show before this read: everything written before it anywhere when it
+        names no resourceVersion (a consistent read), at least the revision it names, or ("0") anything.
+        400 for a paging option or resourceVersion kube-apiserver refuses."""
         rv = t.query.get("resourceVersion", "")
-        wanted: int | None = None
         # A list's paging options are checked (a 400) before any wait; a list without any has nothing
         # to check and names no revision, and select reads its page anyway: it is not parsed twice here.
         paged = rv not in ("", "0") or not _PAGING_OPTIONS.isdisjoint(t.query)
         page = paging.parse_page(t.query, t.rt.namespaced, None) if verb == "list" and paged else None
         if page is not None and page.revision is not None:
-            wanted = page.revision  # a continue token or a resourceVersion, possibly from another server
-        elif rv == "0":
-            return
-        elif rv and verb != "list":
-            wanted = paging.parse_rv(rv)
-        await self._caught_up(wanted)
+            return Wait(True, page.revision)  # a continue token or a resourceVersion, possibly from another server
+        if rv == "0":
+            return Wait(False, None)
+        if rv and verb != "list":
+            return Wait(True, paging.parse_rv(rv))
+        return Wait(True, None)
 
-    async def _caught_up(self, revision: int | None) -> None:
+    async def caught_up(self, revision: int | None) -> None:
+        """Waits until the store shows `revision` (None: every write made anywhere before now)."""
         try:
             await self.store.catch_up(revision)
         except StoreUnreachable as exc:
@@ -291,7 +306,7 @@ class Endpoint:
                 if attempt == attempts:
                     raise errors.stale_update(t.rt.plural, t.rt.group, obj["metadata"]["name"]) from None
                 # Another server allocated from the same ranges meanwhile: decide again on what it wrote.
-                await self._caught_up(None)
+                await self.caught_up(None)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str]) -> Reply:
@@ -421,7 +436,7 @@ class Endpoint:
                     return await create()
                 return await write(current)
             except (_Superseded, _Taken):
-                await self._caught_up(None)
+                await self.caught_up(None)
                 if _revision(self.store.latest(t.key())) == _revision(current):
                     raise
 

@@ -2,8 +2,9 @@
 
 A get or list names everything about itself in its method, path, query string and Accept header: the
 verb, the resource type and where it points, the authorizer's attributes, the shape of the answer and
-a list's selectors and page. Working that out (the path parsed, the verb picked, the type looked up
-and checked, the answer negotiated, the selectors and paging options parsed) took about a fifth of a small get's CPU with the caches cold, as a server meets each
+a list's selectors and page, and what the store must show before the read. Working that out (the
+path parsed, the verb picked, the type looked up and checked, the answer negotiated, the selectors,
+paging options and resourceVersion parsed) took about a fifth of a small get's CPU with the caches cold, as a server meets each
 request (`python -m benches.request_cost --cold`). Clients send the same few reads again and again
 (kubectl's polls, dashboards, controllers' resyncs), so once a read has passed every one of those
 checks, what they decided is kept under its request line and Accept header, and the next identical
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from apiserver.auth.access import Attributes
-from apiserver.http.endpoint import Target, View
+from apiserver.http.endpoint import Target, View, Wait
 from apiserver.kinds.resources import Registry
 from apiserver.shapes.shape import Shape
 
@@ -31,6 +32,7 @@ class ReadPlan(NamedTuple):
     target: Target
     shape: Shape
     view: View | None  # a list's selection and page
+    wait: Wait  # what the store must show first
 
 
 class ReadPlans:

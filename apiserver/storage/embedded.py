@@ -74,6 +74,8 @@ class _Pending:
 
 
 class EmbeddedStore(MemoryReads):
+    shared = False
+
     def __init__(self, options: StoreOptions) -> None:
         self._options = options
         self._state = MemoryState(options.history_size, options.history_seconds)

@@ -110,6 +110,8 @@ def decode_value(value: bytes, revision: int) -> bytes:
 
 
 class EtcdStore(MemoryReads):
+    shared = True
+
     def __init__(self, options: EtcdOptions, layout: Layout) -> None:
         self._options = options
         self._layout = layout

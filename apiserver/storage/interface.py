@@ -67,6 +67,10 @@ if TYPE_CHECKING:
 
 
 class Store(Protocol):
+    # Whether other processes write to the store too (etcd), so that a read may have to wait for
+    # their writes (`catch_up`); the embedded store's one writer is this process.
+    shared: bool
+
     @property
     def revision(self) -> int:
         """The revision of the newest durable write."""
