@@ -1,7 +1,8 @@
 """The HTTP edge: routes a request to discovery or to a resource verb and writes the answer.
 
-route -> authenticate -> parse the path -> pick the verb -> authorize -> Endpoint -> bytes. Starlette
-lives here and nowhere below.
+route -> authenticate -> parse the path -> pick the verb -> authorize -> Endpoint -> bytes. A read
+identical to one that passed every check before skips from authenticate to authorize and on
+(apiserver.http.readplans). Starlette lives here and nowhere below.
 """
 
 from __future__ import annotations
@@ -244,7 +245,15 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
 
     async def api(request: Request, user: User) -> Response:
         try:
-            return await deadlines.within(_serve(state, request, user))
+            plan = _planned(state, request)
+            if plan is None:
+                return await deadlines.within(_serve(state, request, user))
+            state.authorizer.authorize(user, plan.attributes)
+            deprecated.reached(request.scope, plan.target.rt, plan.target.subresource)
+            if not _waits(state, plan):
+                # Nothing to wait for, so nothing the deadline could cut short: it is not kept.
+                return _answer(state, request, plan)
+            return await deadlines.within(_read(state, request, plan))
         except ApiError as exc:
             return _error_response(exc, request)
         except TimeoutError:
@@ -355,11 +364,6 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     # The decoded path as the router matched it; Starlette's URL would be built only to give it back.
     path: str = request.scope["path"]
     method: str = request.scope["method"]  # Starlette's property calls typing.cast on every read
-    if method == "GET":
-        plan = state.read_plans.find(path, request.scope["query_string"], _header(request, b"accept"))
-        if plan is not None:
-            state.authorizer.authorize(user, plan.attributes)
-            return await _read(state, request, plan)
     parsed = requestinfo.parse(path)
     if parsed is None or isinstance(parsed, requestinfo.DiscoveryPath):
         # Paths that name no resource are authorized by path and the method's lower-cased name.
@@ -453,13 +457,28 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     return _reply_response(await endpoint.delete_collection(target, body, content_type))
 
 
+def _planned(state: ServerState, request: Request) -> ReadPlan | None:
+    """The plan of a read identical to one that passed every check before (apiserver.http.readplans)."""
+    scope = request.scope
+    if scope["method"] != "GET":
+        return None
+    return state.read_plans.find(scope["path"], scope["query_string"], _header(request, b"accept"))
+
+
+def _waits(state: ServerState, plan: ReadPlan) -> bool:
+    return plan.wait.needed and state.store.shared  # the embedded store never has to wait
+
+
 async def _read(state: ServerState, request: Request, plan: ReadPlan) -> Response:
     """A get or a list, once it is known what it asks for and that its user may ask it."""
-    target = plan.target
-    deprecated.reached(request.scope, target.rt, target.subresource)
-    endpoint = state.endpoint
-    if plan.wait.needed and state.store.shared:  # the embedded store never has to wait
-        await endpoint.caught_up(plan.wait.revision)
+    if _waits(state, plan):
+        await state.endpoint.caught_up(plan.wait.revision)
+    return _answer(state, request, plan)
+
+
+def _answer(state: ServerState, request: Request, plan: ReadPlan) -> Response:
+    """What a read answers once the store shows what it must."""
+    target, endpoint = plan.target, state.endpoint
     reply = endpoint.get(target, plan.shape) if plan.view is None else endpoint.list(target, plan.shape, plan.view)
     return _reply_response(reply, _header(request, b"accept-encoding"))
 
