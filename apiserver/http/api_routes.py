@@ -1,8 +1,8 @@
 """The server's ASGI app: the API's requests go straight to their handler, everything else to the site.
 
 Starlette's app, its error middleware (which wraps every `send` in a closure of its own) and its router
-try one layer after another, and on a small get those layers cost more than finding the object: about
-6 of a get's 55 µs of CPU with cold caches (`python -m benches.request_cost --cold`). The API's routes,
+try one layer after another, and on a small get those layers cost about as much as finding the object
+(a few µs of CPU with cold caches, `python -m benches.request_cost --cold`). The API's routes,
 `/api` and `/apis` for any method and `/api/...` and `/apis/...` for the methods the API serves, are
 matched here exactly as the router would match them, and such a request is handed to the API's handler
 with nothing in between. Everything else goes on to the Starlette site, which keeps the same routes:

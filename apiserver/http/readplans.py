@@ -1,16 +1,16 @@
 """What a repeated read was found to be, kept so that the next identical read skips straight to the store.
 
 A get or list names everything about itself in its method, path, query string and Accept header: the
-verb, the resource type and where it points, the authorizer's attributes, the shape of the answer and
-a list's selectors and page, and what the store must show before the read. Working that out (the
-path parsed, the verb picked, the type looked up and checked, the answer negotiated, the selectors,
-paging options and resourceVersion parsed) took about a fifth of a small get's CPU with the caches cold, as a server meets each
-request (`python -m benches.request_cost --cold`). Clients send the same few reads again and again
-(kubectl's polls, dashboards, controllers' resyncs), so once a read has passed every one of those
-checks, what they decided is kept under its request line and Accept header, and the next identical
-read is authorized and answered from it. Only the user is left to check: a plan holds nobody's
-permission. A plan names its ResourceType, so plans are forgotten whenever a type is served or
-withdrawn (a CRD's); a request that failed a check is never kept, and meets the checks again.
+verb, the resource type and where it points, the authorizer's attributes, the shape of the answer, a
+list's selectors and page, and what the store must show before the read. Working that out (the path
+parsed, the verb picked, the type looked up and checked, the answer negotiated, the selectors, paging
+options and resourceVersion parsed) is a dozen steps, and with the caches cold, as a server meets
+each request, every step counts (`python -m benches.request_cost --cold`). Clients send the same few
+reads again and again (kubectl's polls, dashboards, monitoring scripts), so once a read has passed
+every one of those checks, what they decided is kept under its request line and Accept header, and
+the next identical read is authorized and answered from it. Only the user is left to check: a plan
+holds nobody's permission. A plan names its ResourceType, so plans are forgotten whenever a type is
+served or withdrawn (a CRD's); a read one of those checks refused is never kept, and meets them again.
 """
 
 from __future__ import annotations
