@@ -407,7 +407,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.resource_not_found()
     if parsed.subresource is not None and not rt.group and kubelet.handles(rt.plural, parsed.subresource):
         upgrade = "upgrade" in request.headers.get("connection", "").lower()
-        return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource or "",
+        return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource,
                                               query, upgrade))
     if rt.plural == "serviceaccounts" and parsed.subresource == "token" and name is not None:
         body = await _read_body(request, state.limits.max_body_bytes)
@@ -425,15 +425,14 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
         return _reply_response(await state.synthetic.serve(target, verb, shape))
+    endpoint = state.endpoint
     if verb in ("get", "list"):
         # Every check above passed, and none depended on the user or the store: an identical read
         # may skip them (apiserver.http.readplans).
-        endpoint = state.endpoint
         plan = ReadPlan(verb, attributes, target, shape, endpoint.view(target) if verb == "list" else None,
                         endpoint.wait_for(target, verb))
         state.read_plans.remember(path, request.scope["query_string"], accept, plan)
         return await _read(state, request, plan)
-    endpoint = state.endpoint
     if verb == "watch":
         await endpoint.catch_up(target, verb)
         return _reply_response(_held(state, user, endpoint.watch(target, shape)))

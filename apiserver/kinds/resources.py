@@ -55,7 +55,7 @@ class Subresource:
 
 
 # Compared and hashed by identity: the registry holds one of each, and lists look caches up by it
-# (selections, codecs), where the generated hash went through every field, subresources included,
+# (selections, assembled lists), where the generated hash went through every field, subresources included,
 # each time: about 1.3 µs per list. A CRD's changed type is a new object, so nothing made for the old
 # one is found for it.
 @dataclass(frozen=True, eq=False)
