@@ -17,8 +17,9 @@ import orjson
 
 from apiserver.crd import crdspec
 from apiserver.discovery.documents import Discovery
-from apiserver.kinds import apiextensions, managedfields, objects
+from apiserver.kinds import managedfields, objects
 from apiserver.kinds.resources import Registry, ResourceType
+from apiserver.registry import apiextensions
 from apiserver.storage.interface import Change, Key, PreconditionFailed, Store
 
 log = logging.getLogger("apiserver.crd.crds")

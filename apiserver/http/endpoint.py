@@ -18,19 +18,20 @@ from apiserver.http.limits import Limits
 from apiserver.kinds import (
     admission,
     binding,
-    certificates,
     fieldmanager,
     fieldvalidation,
     flowcontrol,
     managedfields,
     objects,
+    ownership,
     propagation,
     services,
-    strategy,
 )
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import apply, patch
+from apiserver.registry.certificates import strategies as certificates
+from apiserver.registry.lookup import strategy_for
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
 from apiserver.reply import Reply, StreamReply
@@ -449,14 +450,14 @@ class Endpoint:
         config = apply.decode_configuration(kind, api_version, raw, t.name or "")
         if scale:
             config = objects.scale_configuration(t.rt, config)
-        schema, _ = strategy.ownership_schema(t.rt, config)
+        schema, _ = ownership.ownership_schema(t.rt, config)
         if schema is None:
             raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
         problem = fieldmanager.typed_config_error(config, schema, t.rt.api_version, t.rt.kind, t.rt.custom is not None)
         if problem is not None:
             raise problem
         request = fieldmanager.Request(t.query["fieldManager"], t.rt.api_version, t.subresource, objects.now_rfc3339())
-        ignored = strategy.reset_fields(t.rt, t.subresource)
+        ignored = ownership.reset_fields(t.rt, t.subresource)
         force, custom = apply.forced(t.query), t.rt.custom is not None
 
         async def create() -> Reply:
@@ -544,7 +545,7 @@ class Endpoint:
         return self._deleted_reply(t, current, obj)
 
     def _deleted_reply(self, t: Target, stored: StoredObject, obj: dict[str, Any]) -> Reply:
-        if t.rt.kind in objects.RETURNS_DELETED_OBJECT:
+        if strategy_for(t.rt).returns_deleted_object:
             return Reply(200, t.codec.served_bytes(stored.data))
         details: dict[str, Any] = {"name": obj["metadata"].get("name", "")}
         if t.rt.group:

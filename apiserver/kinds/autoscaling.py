@@ -6,7 +6,7 @@ else in annotations of the v1 object, and reads them back when a v1 object is wr
 - `.../current-metrics`: every current metric (CPU too, for its raw value);
 - `.../behavior`: the scaling behavior, as Go writes the internal type (field names capitalized);
 - `.../conditions`: the status conditions.
-Defaulting is autoscaling/v2's (pkg/apis/autoscaling/v2/defaults.go), applied to the stored form.
+Defaulting is autoscaling/v2's, in `apiserver/registry/autoscaling/defaults.py`.
 """
 
 from __future__ import annotations
@@ -26,33 +26,6 @@ CURRENT_METRICS = _PREFIX + "current-metrics"
 BEHAVIOR = _PREFIX + "behavior"
 CONDITIONS = _PREFIX + "conditions"
 _ANNOTATIONS = (METRICS, CURRENT_METRICS, BEHAVIOR, CONDITIONS)
-
-
-# -- defaulting (autoscaling/v2) -------------------------------------------------------------------
-
-def _scaling_rules(rules: Any, window: int, policies: list[Obj]) -> Obj:
-    out: Obj = dict(rules) if isinstance(rules, dict) else {}
-    out.setdefault("stabilizationWindowSeconds", window)
-    out.setdefault("selectPolicy", "Max")
-    if not out.get("policies"):
-        out["policies"] = policies
-    return {k: out[k] for k in ("stabilizationWindowSeconds", "selectPolicy", "policies", "tolerance") if k in out}
-
-
-def default(obj: Obj) -> None:
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        return
-    spec.setdefault("minReplicas", 1)
-    if not spec.get("metrics"):
-        spec["metrics"] = [{"type": "Resource", "resource": {
-            "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]
-    behavior = spec.get("behavior")
-    if isinstance(behavior, dict):
-        behavior["scaleUp"] = _scaling_rules(behavior.get("scaleUp"), 0, [
-            {"type": "Pods", "value": 4, "periodSeconds": 15}, {"type": "Percent", "value": 100, "periodSeconds": 15}])
-        behavior["scaleDown"] = _scaling_rules(behavior.get("scaleDown"), 300, [
-            {"type": "Percent", "value": 100, "periodSeconds": 15}])
 
 
 # -- v2 -> v1 ------------------------------------------------------------------------------------

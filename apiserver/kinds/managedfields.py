@@ -14,7 +14,7 @@ import importlib.resources
 import json
 from typing import Any, Iterable
 
-from apiserver.kinds import defaults, schemas
+from apiserver.kinds import goshape, schemas
 
 # The field manager kube-apiserver 1.36.2's own writers (bootstrap, controllers) are recorded as.
 KUBE_APISERVER = "kube-apiserver-go1264"
@@ -43,7 +43,7 @@ def zero(schema: schemas.Schema | None) -> Any:
         child = schemas.child_schema(schema, field)
         resolved = schemas.resolve(child) or {}
         out[field] = zero(child) if "properties" in resolved else None
-    for field, value in defaults.always_written(name or "").items():
+    for field, value in goshape.always_written(name or "").items():
         out.setdefault(field, zero(schemas.child_schema(schema, field)) if value == {} else value)
     return out
 

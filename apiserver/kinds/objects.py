@@ -6,16 +6,17 @@ registry (rest.BeforeCreate, BeforeUpdate, BeforeDelete) for the rules users can
 
 from __future__ import annotations
 
-import base64
 import datetime
 import secrets
 import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import apiextensions, certificates, fieldmanager, strategy
+from apiserver.kinds import fieldmanager, goshape, ownership
 from apiserver.kinds.resources import ResourceType
 from apiserver.kinds.validation import validate_metadata
+from apiserver.registry.certificates import strategies as certificates
+from apiserver.registry.lookup import strategy_for
 
 # kube-apiserver's metadata field order, so that stored bytes read like upstream's.
 _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
@@ -25,9 +26,6 @@ _SERVER_SET = ("uid", "resourceVersion", "generation", "creationTimestamp", "del
                "deletionGracePeriodSeconds", "selfLink")
 # Consonants and digits that cannot spell words, as upstream's name generator uses.
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-# Kinds whose DELETE answers with the deleted object instead of a Status (ReturnDeletedObject).
-RETURNS_DELETED_OBJECT = frozenset({"Pod", "Service", "ServiceAccount", "StorageClass", "Namespace",
-                                    "CustomResourceDefinition"})
 
 
 def now_rfc3339(offset_seconds: int = 0) -> str:
@@ -127,6 +125,7 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
     """The object as it will be stored; `manager`, if given, is recorded as owning what it wrote.
 
     `applied` are the managedFields a server-side apply computed, which stand instead."""
+    strategy = strategy_for(rt)
     meta = obj["metadata"]
     if not meta.get("name") and meta.get("generateName"):
         meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
@@ -139,48 +138,36 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1
-    if rt.subresource("status") is not None and rt.kind != "Node":
-        # Status is the status subresource's to write; only a Node's create keeps it upstream.
+    if rt.subresource("status") is not None and not strategy.keeps_status_on_create:
+        # Status is the status subresource's to write.
         obj.pop("status", None)
-    if rt.kind == "Secret":
-        fold_string_data(obj)
-    if rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
-        apiextensions.default_crd(obj)
+    strategy.decode(obj)
     if rt.custom is not None:
         rt.custom.prepare(obj)
-    strategy.default(obj, creating=True)
+    strategy.default(obj)
+    strategy.own_on_create(obj)
     if applied is None:
-        strategy.track(rt, obj, None, manager, None, meta["creationTimestamp"])
+        ownership.track(rt, obj, None, manager, None, meta["creationTimestamp"])
     elif applied:
         meta["managedFields"] = applied
-    strategy.admit_create(obj)
+    strategy.prepare_for_create(obj)
     validate(rt, obj)
-    return ordered(strategy.shaped(obj))
+    return ordered(goshape.shaped(obj))
 
 
 def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
     """The object back in upstream's shape after a later step (allocation, namespace setup) changed it."""
-    return ordered(strategy.shaped(obj))
-
-
-def fold_string_data(obj: dict[str, Any]) -> None:
-    """A Secret's write-only stringData is merged into data (base64) and never stored, as upstream does."""
-    string_data = obj.pop("stringData", None)
-    if isinstance(string_data, dict) and string_data:
-        data = obj.get("data") or {}
-        for key, value in string_data.items():
-            data[key] = base64.b64encode(str(value).encode()).decode()
-        obj["data"] = data
+    return ordered(goshape.shaped(obj))
 
 
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
     problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
     if rt.custom is not None:
         problems += rt.custom.problems(obj)
-    elif rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
-        problems += apiextensions.validate_crd(obj)
+    elif old is None:
+        problems += strategy_for(rt).validate(obj)
     else:
-        problems += strategy.validate(obj, old)
+        problems += strategy_for(rt).validate_update(obj, old)
     if problems:
         raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
 
@@ -192,11 +179,12 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
 
     `applied` are the managedFields a server-side apply computed, which stand instead of tracking."""
     now = now_rfc3339()
+    strategy = strategy_for(rt)
     old_meta = old["metadata"]
     if subresource == "approval":
         approved = certificates.approval_update(new, old, now)
-        strategy.track(rt, approved, old, manager, subresource, now)
-        return ordered(strategy.shaped(approved))
+        ownership.track(rt, approved, old, manager, subresource, now)
+        return ordered(goshape.shaped(approved))
     if subresource == "status":
         merged = dict(old)
         if "status" in new:
@@ -206,7 +194,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         merged["metadata"] = dict(old_meta)
         if rt.custom is None:
             # Built-in status strategies reset the spec (and some kinds' labels), not the rest of the metadata.
-            keeps_labels = ("f:metadata", "f:labels") in strategy.reset_fields(rt, subresource)
+            keeps_labels = strategy.status_keeps_labels
             for field_name in ("annotations",) if keeps_labels else ("labels", "annotations"):
                 if new["metadata"].get(field_name):
                     merged["metadata"][field_name] = new["metadata"][field_name]
@@ -216,11 +204,10 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         if rt.custom is not None:
             rt.custom.prepare(merged)
             validate(rt, merged)
-        if rt.kind == "CertificateSigningRequest":
-            certificates.status_update(merged, old, now)
+        strategy.prepare_for_status_update(merged, old, now)
         _record(rt, merged, old, manager, subresource, now, applied)
-        strategy.on_status_update(merged, old, now)
-        return ordered(strategy.shaped(merged))
+        strategy.after_status_update(merged, old, now)
+        return ordered(goshape.shaped(merged))
     meta = new["metadata"]
     for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
                        "generation"):
@@ -234,10 +221,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             new["status"] = old["status"]
         else:
             new.pop("status", None)
-    if rt.kind == "Secret":
-        fold_string_data(new)
-    if rt.kind == "CertificateSigningRequest":
-        certificates.keep_request(new, old)
+    strategy.decode(new)
+    strategy.keep_on_update(new, old)
     # Managed fields are the server's record: a write changes them through what it changes, or by
     # setting them outright (kubectl's client-side to server-side migration does).
     given = meta.pop("managedFields", None)
@@ -245,19 +230,14 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         given = None
     if "managedFields" in old_meta:
         meta["managedFields"] = old_meta["managedFields"]
-    if rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
-        apiextensions.default_crd(new)
-        immutable = apiextensions.immutable_changes(new, old)
-        if immutable:
-            raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), immutable)
     if rt.custom is not None:
         rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
     strategy.default(new)
     # Compared as stored, so that fields Go always writes do not count as changes.
-    new = strategy.shaped(new)
+    new = goshape.shaped(new)
     meta = new["metadata"]
     _record(rt, new, old, manager, None, now, applied, given)
-    strategy.update_strategy(new, old)
+    strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):
@@ -265,30 +245,25 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             errors.FieldError("FieldValueForbidden", "metadata.finalizers",
                               "Forbidden: no new finalizers can be added if the object is being deleted")])
     validate(rt, new, old)
-    return ordered(strategy.shaped(new))
+    return ordered(goshape.shaped(new))
 
 
 def _record(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], manager: str | None,
             subresource: str | None, now: str, applied: list[dict[str, Any]] | None,
             given: list[dict[str, Any]] | None = None) -> None:
     if applied is None:
-        strategy.track(rt, obj, old, manager, subresource, now, given)
+        ownership.track(rt, obj, old, manager, subresource, now, given)
     elif applied:
         obj["metadata"]["managedFields"] = applied
     else:
         obj["metadata"].pop("managedFields", None)
 
 
-# What a change of bumps metadata.generation, for the kinds whose desired state is not under spec.
-_GENERATION_FIELD = {"PodTemplate": "template", "ValidatingWebhookConfiguration": "webhooks",
-                     "MutatingWebhookConfiguration": "webhooks"}
-
-
 def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
-    # Kinds without a spec (ConfigMap-like) never bump generation.
+    """What a change of bumps metadata.generation; kinds without a spec (ConfigMap-like) never bump it."""
     if rt.custom is not None:
         return rt.custom.generation_fields(obj)
-    return obj.get(_GENERATION_FIELD.get(rt.kind, "spec"))
+    return obj.get(strategy_for(rt).generation_field)
 
 
 def _adds_finalizer(meta: dict[str, Any], old_meta: dict[str, Any]) -> bool:
@@ -412,7 +387,7 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str 
     rv = (scale.get("metadata") or {}).get("resourceVersion")
     if rv and rv != obj["metadata"].get("resourceVersion"):
         raise errors.stale_update(rt.plural, rt.group, obj["metadata"].get("name", ""))
-    old = strategy.json_copy(obj)
+    old = ownership.json_copy(obj)
     if rt.custom is not None:
         changed = rt.custom.set_replicas(obj, replicas)
     else:
@@ -421,5 +396,5 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str 
         spec["replicas"] = replicas
     if changed and obj["metadata"].get("generation"):
         obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
-    strategy.track(rt, obj, old, manager, "scale", now_rfc3339())
+    ownership.track(rt, obj, old, manager, "scale", now_rfc3339())
     return ordered(obj)

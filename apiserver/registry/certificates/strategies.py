@@ -1,4 +1,4 @@
-"""CertificateSigningRequests: who asked, and the approval and status subresources' part of a write.
+"""certificates.k8s.io/v1's strategies: who asked, and the approval and status subresources' part of a write.
 
 Upstream's strategy (pkg/registry/certificates/certificates/strategy.go): the requesting user's
 identity is recorded in the spec at create, whatever the body said; /approval changes only the
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
 
@@ -87,3 +89,9 @@ def status_update(merged: Obj, old: Obj, now: str) -> None:
     else:
         status.pop("conditions", None)
     merged["status"] = status
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "CertificateSigningRequest": KindStrategy(keep_on_update=keep_request,
+                                              prepare_for_status_update=status_update),
+}

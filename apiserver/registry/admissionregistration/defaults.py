@@ -72,12 +72,3 @@ def policy_binding(obj: Obj) -> None:
     if isinstance(spec, dict):
         _match_resources(spec.get("matchResources"))
 
-
-DEFAULTERS = {
-    "ValidatingWebhookConfiguration": validating_webhook_configuration,
-    "MutatingWebhookConfiguration": mutating_webhook_configuration,
-    "ValidatingAdmissionPolicy": admission_policy,
-    "MutatingAdmissionPolicy": mutating_admission_policy,
-    "ValidatingAdmissionPolicyBinding": policy_binding,
-    "MutatingAdmissionPolicyBinding": policy_binding,
-}

@@ -1,7 +1,5 @@
-"""apiextensions.k8s.io: the CustomResourceDefinition kind's own rules (defaulting, validation, updates).
-
-What a CRD declares for the objects it serves is `apiserver.crd.crdspec`'s; this module is about the
-CRD object itself, as any kind's rules are about its objects.
+"""apiextensions.k8s.io/v1 validation of the CustomResourceDefinition object itself
+(staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go), a subset.
 """
 
 from __future__ import annotations
@@ -12,48 +10,6 @@ from apiserver.errors import FieldError
 from apiserver.kinds import crschema
 from columns.crd import COLUMN_TYPES
 from columns.jsonpath import InvalidPath, compile_path
-
-GROUP = "apiextensions.k8s.io"
-KIND = "CustomResourceDefinition"
-
-# Field orders of the CRD's Go types, so a stored CRD reads like upstream's.
-_SPEC_ORDER = ("group", "names", "scope", "versions", "conversion", "preserveUnknownFields")
-_NAMES_ORDER = ("plural", "singular", "shortNames", "kind", "listKind", "categories")
-_VERSION_ORDER = ("name", "served", "storage", "deprecated", "deprecationWarning", "schema", "subresources",
-                  "additionalPrinterColumns", "selectableFields")
-_COLUMN_ORDER = ("name", "type", "format", "description", "priority", "jsonPath")
-
-
-def _in_order(obj: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
-    out = {k: obj[k] for k in order if k in obj}
-    out.update((k, v) for k, v in obj.items() if k not in out)
-    return out
-
-
-def default_crd(crd: dict[str, Any]) -> None:
-    """Fills what upstream defaults in a CRD's spec, in its Go field order."""
-    spec = crd.get("spec")
-    if not isinstance(spec, dict):
-        return
-    names = spec.get("names")
-    if isinstance(names, dict) and isinstance(names.get("kind"), str):
-        names.setdefault("singular", names["kind"].lower())
-        names.setdefault("listKind", names["kind"] + "List")
-        spec["names"] = _in_order(names, _NAMES_ORDER)
-    versions = spec.get("versions")
-    if isinstance(versions, list):
-        spec["versions"] = [_default_version(v) if isinstance(v, dict) else v for v in versions]
-    spec.setdefault("conversion", {"strategy": "None"})
-    crd["spec"] = _in_order(spec, _SPEC_ORDER)
-
-
-def _default_version(version: dict[str, Any]) -> dict[str, Any]:
-    columns = version.get("additionalPrinterColumns")
-    if isinstance(columns, list):
-        version["additionalPrinterColumns"] = [_in_order(c, _COLUMN_ORDER) if isinstance(c, dict) else c
-                                               for c in columns]
-    return _in_order(version, _VERSION_ORDER)
-
 
 def validate_crd(crd: dict[str, Any]) -> list[FieldError]:
     """The rules a CRD must meet to be served (a subset of upstream's, with its paths and wording)."""

@@ -1,0 +1,123 @@
+"""The object as kube-apiserver's Go types serialize it: the fields Go writes even when unset, and Go
+struct key order.
+
+A field whose Go struct is not a pointer, or lacks omitempty, is written out even when unset
+(`resources: {}`, `lastProbeTime: null`). The table is keyed by definition name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver.kinds import schemas
+
+Obj = dict[str, Any]
+
+# definition -> field -> the value Go writes for it when it was never set.
+_GO_ZERO: dict[str, dict[str, Any]] = {
+    "io.k8s.api.core.v1.Container": {"resources": {}},
+    "io.k8s.api.core.v1.PodCondition": {"lastProbeTime": None, "lastTransitionTime": None},
+    "io.k8s.api.core.v1.ContainerStatus": {"state": {}, "lastState": {}, "ready": False, "restartCount": 0,
+                                           "image": "", "imageID": ""},
+    "io.k8s.api.core.v1.PodTemplateSpec": {"metadata": {}},
+    "io.k8s.api.batch.v1.JobTemplateSpec": {"metadata": {}},
+    "io.k8s.api.core.v1.NodeStatus": {"daemonEndpoints": {}, "nodeInfo": {}},
+    "io.k8s.api.core.v1.NodeDaemonEndpoints": {"kubeletEndpoint": {}},
+    "io.k8s.api.core.v1.DaemonEndpoint": {"Port": 0},
+    "io.k8s.api.core.v1.NodeSystemInfo": {k: "" for k in (
+        "machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
+        "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture")},
+    "io.k8s.api.core.v1.NodeCondition": {"lastHeartbeatTime": None, "lastTransitionTime": None},
+    "io.k8s.api.core.v1.ServiceStatus": {"loadBalancer": {}},
+    "io.k8s.api.networking.v1.IngressStatus": {"loadBalancer": {}},
+    "io.k8s.api.core.v1.Event": {"involvedObject": {}, "source": {}, "eventTime": None,
+                                 "reportingComponent": "", "reportingInstance": ""},
+    "io.k8s.api.core.v1.PersistentVolumeClaimSpec": {"resources": {}},
+    "io.k8s.api.apps.v1.DeploymentCondition": {"lastUpdateTime": None, "lastTransitionTime": None},
+    "io.k8s.api.batch.v1.JobCondition": {"lastProbeTime": None, "lastTransitionTime": None},
+    "io.k8s.api.apps.v1.DaemonSetStatus": {"currentNumberScheduled": 0, "numberMisscheduled": 0,
+                                           "desiredNumberScheduled": 0, "numberReady": 0},
+    "io.k8s.api.apps.v1.ReplicaSetStatus": {"replicas": 0},
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus": {
+        "conditions": None, "acceptedNames": {}},
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": {
+        "plural": "", "kind": ""},
+    "io.k8s.api.apps.v1.StatefulSetStatus": {"replicas": 0, "availableReplicas": 0},
+}
+_GO_ZERO.update({
+    "io.k8s.api.policy.v1.PodDisruptionBudgetStatus": {"disruptionsAllowed": 0, "currentHealthy": 0,
+                                                       "desiredHealthy": 0, "expectedPods": 0},
+    "io.k8s.api.storage.v1.CSINodeDriver": {"topologyKeys": None},
+    "io.k8s.api.storage.v1.CSINodeSpec": {"drivers": None},
+    # No omitempty: unset rules are written null, and an empty list reads back null from protobuf
+    # (the aggregated ClusterRoles admin, edit and view read `rules: null`).
+    "io.k8s.api.rbac.v1.Role": {"rules": None},
+    "io.k8s.api.rbac.v1.ClusterRole": {"rules": None},
+    "io.k8s.api.core.v1.ReplicationControllerStatus": {"replicas": 0},
+    "io.k8s.api.scheduling.v1.PriorityClass": {"value": 0},
+    "io.k8s.api.apps.v1.ControllerRevision": {"revision": 0},
+    "io.k8s.api.node.v1.RuntimeClass": {"handler": ""},
+    "io.k8s.api.storage.v1.VolumeAttachmentStatus": {"attached": False},
+    "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {"desiredReplicas": 0, "currentMetrics": None},
+})
+# Kinds whose status is a plain struct: it is written as {} even when nothing set it.
+for _definition in ("core.v1.Pod", "core.v1.Service", "core.v1.Namespace", "core.v1.Node",
+                    "core.v1.PersistentVolume", "core.v1.PersistentVolumeClaim", "apps.v1.Deployment",
+                    "apps.v1.ReplicaSet", "apps.v1.StatefulSet", "apps.v1.DaemonSet", "batch.v1.Job",
+                    "batch.v1.CronJob", "networking.v1.Ingress", "policy.v1.PodDisruptionBudget",
+                    "admissionregistration.v1.ValidatingAdmissionPolicy", "autoscaling.v2.HorizontalPodAutoscaler",
+                    "flowcontrol.v1.PriorityLevelConfiguration", "flowcontrol.v1.FlowSchema",
+                    "networking.v1.ServiceCIDR", "core.v1.ReplicationController", "core.v1.ResourceQuota",
+                    "resource.v1.ResourceClaim", "certificates.v1.CertificateSigningRequest",
+                    "storage.v1.VolumeAttachment"):
+    _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["status"] = {}
+# Kinds whose spec is a plain struct that may be left empty: it is written as {} all the same.
+for _definition in ("coordination.v1.Lease", "networking.v1.NetworkPolicy", "policy.v1.PodDisruptionBudget",
+                    "core.v1.ResourceQuota", "storage.v1.CSINode", "networking.v1.IPAddress",
+                    "networking.v1.ServiceCIDR", "resource.v1.DeviceClass", "resource.v1.ResourceClaim",
+                    "storage.v1.VolumeAttachment", "autoscaling.v2.HorizontalPodAutoscaler"):
+    _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["spec"] = {}
+
+
+# Kept in etcd as JSON rather than protobuf, so an empty list stays one.
+_JSON_STORED = "io.k8s.apiextensions-apiserver."
+
+
+def always_written(definition: str) -> dict[str, Any]:
+    """The fields of a definition Go writes even when unset, with the value it writes."""
+    return _GO_ZERO.get(definition, {})
+
+
+def go_zero(value: Any, schema: schemas.Schema | None) -> Any:
+    """The value with every never-set field Go would write out anyway."""
+    if isinstance(value, list):
+        item = schemas.child_schema(schema, None)
+        return [go_zero(v, item) for v in value]
+    if not isinstance(value, dict) or schema is None:
+        return value
+    name = schemas.ref_name(schema) or ""
+    for key, zero in _GO_ZERO.get(name, {}).items():
+        if key not in value:
+            value[key] = {} if zero == {} else zero
+        elif zero is None and value[key] in ([], {}) and not name.startswith(_JSON_STORED):
+            # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
+            value[key] = None
+    for key, child in value.items():
+        value[key] = go_zero(child, schemas.child_schema(schema, key))
+    return value
+
+
+def kind_schema(obj: Obj) -> schemas.Schema | None:
+    """The schema of the object's apiVersion and kind; None for a kind 1.36 does not define."""
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    return schemas.kind_ref(group, version, str(obj.get("kind") or ""))
+
+
+def shaped(obj: Obj) -> Obj:
+    """The object as kube-apiserver serializes it: Go's always-written fields, Go struct key order.
+
+    Kinds without a 1.36 definition pass through untouched."""
+    ref = kind_schema(obj)
+    if ref is None:
+        return obj
+    return schemas.ordered(go_zero(obj, ref), ref)  # type: ignore[no-any-return]

@@ -1,0 +1,104 @@
+"""Who owns what a write changed: metadata.managedFields, recorded for every write as upstream's field
+manager records an Update, and the fields each endpoint resets (its strategy's GetResetFields).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import orjson
+
+from apiserver.kinds import conversion, fieldmanager, goshape, managedfields, schemas
+from apiserver.kinds.resources import ResourceType
+from apiserver.registry.lookup import strategy_for
+
+Obj = dict[str, Any]
+
+# A custom object's schema may leave parts open; upstream then tracks what it finds, maps key by key.
+_OPEN_OBJECT: schemas.Schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+
+def ownership_schema(rt: ResourceType, obj: Obj) -> tuple[schemas.Schema | None, bool]:
+    """The schema managedFields are computed by, and whether the kind's status is its subresource's."""
+    if rt.custom is not None:
+        return _with_object_meta(rt.custom.schema or _OPEN_OBJECT), rt.custom.has_status
+    return goshape.kind_schema(obj), rt.subresource("status") is not None
+
+
+def reset_fields(rt: ResourceType, subresource: str | None) -> tuple[managedfields.Path, ...]:
+    """What a write through this endpoint cannot set, so never owns: status for the main resource,
+    the spec (and some kinds' labels) for /status."""
+    if subresource == "status":
+        if strategy_for(rt).status_keeps_labels:
+            return ("f:spec",), ("f:metadata", "f:labels")
+        return (("f:spec",),)
+    if subresource is None and ownership_schema(rt, {})[1]:
+        return (("f:status",),)
+    return ()
+
+
+def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subresource: str | None,
+          now: str, entries: list[dict[str, Any]] | None = None) -> None:
+    """Records in metadata.managedFields what `manager` changed going from old (None: created) to obj.
+
+    `entries` are the managedFields to start from, when a write sets them itself; else old's.
+    """
+    schema, _ = ownership_schema(rt, obj)
+    if manager is None or schema is None:
+        return
+    if entries is None:
+        entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
+    request = fieldmanager.Request(manager, rt.api_version, subresource, now)
+    views = conversion.converted_views(obj) if rt.custom is None else {}
+    if views:
+        updated = _record_versioned(entries, old, obj, views, request, reset_fields(rt, subresource))
+    else:
+        updated = fieldmanager.record_update(entries, None if old is None else goshape.shaped(json_copy(old)),
+                                             goshape.shaped(json_copy(obj)), schema, request,
+                                             reset_fields(rt, subresource))
+    if updated:
+        obj["metadata"]["managedFields"] = updated
+    else:
+        obj["metadata"].pop("managedFields", None)
+
+
+def _record_versioned(entries: list[dict[str, Any]], old: Obj | None, new: Obj,
+                      views: dict[str, Callable[[Obj], Obj]], request: fieldmanager.Request,
+                      ignored: tuple[managedfields.Path, ...]) -> list[dict[str, Any]]:
+    """An Update of a kind served through several versions, as upstream's field manager records it: the
+    writer's fields in the version it wrote through, and every other version's managers losing what
+    the write changed as their version shows it. Entries naming a version the kind is not served
+    through are compared in the writer's."""
+    by_version: dict[str, list[dict[str, Any]]] = {request.api_version: []}
+    for entry in entries:
+        version = entry.get("apiVersion", "")
+        by_version.setdefault(version if version in views else request.api_version, []).append(entry)
+    out: list[dict[str, Any]] = []
+    for version, group in by_version.items():
+        view = views.get(version, _as_stored)
+        seen_old = None if old is None else goshape.shaped(json_copy(view(old)))
+        seen_new = goshape.shaped(json_copy(view(new)))
+        schema = goshape.kind_schema(seen_new)
+        if schema is None:
+            out += group
+        elif version == request.api_version:
+            out += managedfields.update(group, seen_old, seen_new, schema, request.manager, request.api_version,
+                                        request.subresource, request.now, ignored)
+        else:
+            out += managedfields.release(group, seen_old, seen_new, schema, ignored)
+    return fieldmanager.cap(fieldmanager.sorted_entries(out))
+
+
+def _as_stored(obj: Obj) -> Obj:
+    return obj
+
+
+def _with_object_meta(schema: schemas.Schema) -> schemas.Schema:
+    """A custom resource's schema says nothing of its metadata, which is an ObjectMeta all the same."""
+    meta = schemas.kind_ref("meta.k8s.io", "v1", "ObjectMeta") or {
+        "$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+    return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
+
+
+def json_copy(obj: Obj) -> Obj:
+    return orjson.loads(orjson.dumps(obj))  # type: ignore[no-any-return]

@@ -1,0 +1,21 @@
+"""admissionregistration.k8s.io/v1's strategies: pkg/registry/admissionregistration/<kind>/strategy.go."""
+
+from __future__ import annotations
+
+from apiserver.registry.admissionregistration import defaults, validation
+from apiserver.registry.strategy import KindStrategy, Strategy
+
+STRATEGIES: dict[str, Strategy] = {
+    "ValidatingWebhookConfiguration": KindStrategy(default=defaults.validating_webhook_configuration,
+                                                   validate=validation.webhook_configuration,
+                                                   validate_update=validation.webhook_configuration_update,
+                                                   generation_field="webhooks"),
+    "MutatingWebhookConfiguration": KindStrategy(default=defaults.mutating_webhook_configuration,
+                                                 validate=validation.webhook_configuration,
+                                                 validate_update=validation.webhook_configuration_update,
+                                                 generation_field="webhooks"),
+    "ValidatingAdmissionPolicy": KindStrategy(default=defaults.admission_policy),
+    "MutatingAdmissionPolicy": KindStrategy(default=defaults.mutating_admission_policy),
+    "ValidatingAdmissionPolicyBinding": KindStrategy(default=defaults.policy_binding),
+    "MutatingAdmissionPolicyBinding": KindStrategy(default=defaults.policy_binding),
+}

@@ -1,0 +1,60 @@
+"""apps/v1 defaulting: the SetDefaults_* functions of pkg/apis/apps/v1/defaults.go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver.registry.core import defaults as core
+
+Obj = dict[str, Any]
+
+
+def deployment(obj: Obj) -> None:
+    spec = core.spec_of(obj)
+    spec.setdefault("replicas", 1)
+    strategy = spec.setdefault("strategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.setdefault("rollingUpdate", {})
+        rolling.setdefault("maxUnavailable", "25%")
+        rolling.setdefault("maxSurge", "25%")
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("progressDeadlineSeconds", 600)
+    core.template_of(obj)
+
+
+def replica_set(obj: Obj) -> None:
+    core.spec_of(obj).setdefault("replicas", 1)
+    core.template_of(obj)
+
+
+def stateful_set(obj: Obj) -> None:
+    spec = core.spec_of(obj)
+    spec.setdefault("replicas", 1)
+    spec.setdefault("podManagementPolicy", "OrderedReady")
+    strategy = spec.setdefault("updateStrategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        strategy.setdefault("rollingUpdate", {}).setdefault("partition", 0)
+    spec.setdefault("revisionHistoryLimit", 10)
+    retention = spec.setdefault("persistentVolumeClaimRetentionPolicy", {})
+    retention.setdefault("whenDeleted", "Retain")
+    retention.setdefault("whenScaled", "Retain")
+    for claim in spec.get("volumeClaimTemplates") or ():
+        if isinstance(claim, dict):
+            claim.setdefault("apiVersion", "v1")
+            claim.setdefault("kind", "PersistentVolumeClaim")
+            core.persistent_volume_claim(claim)
+    core.template_of(obj)
+
+
+def daemon_set(obj: Obj) -> None:
+    spec = core.spec_of(obj)
+    strategy = spec.setdefault("updateStrategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.setdefault("rollingUpdate", {})
+        rolling.setdefault("maxUnavailable", 1)
+        rolling.setdefault("maxSurge", 0)
+    spec.setdefault("revisionHistoryLimit", 10)
+    core.template_of(obj)

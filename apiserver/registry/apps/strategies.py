@@ -1,0 +1,42 @@
+"""apps/v1's strategies: pkg/registry/apps/<kind>/strategy.go, one KindStrategy per kind served."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver.registry.apps import defaults, validation
+from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
+
+Obj = dict[str, Any]
+
+_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+
+
+def _daemon_set_create(obj: Obj) -> None:
+    # Set before managed fields are taken: kube-apiserver records it as the creator's.
+    obj["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = str(
+        obj["metadata"].get("generation") or 1)
+
+
+def _daemon_set_update(new: Obj, old: Obj) -> None:
+    annotations = new["metadata"].setdefault("annotations", {})
+    previous = (old["metadata"].get("annotations") or {}).get(_TEMPLATE_GENERATION)
+    if previous is not None:
+        annotations.setdefault(_TEMPLATE_GENERATION, previous)
+    if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
+        annotations[_TEMPLATE_GENERATION] = str(int(previous or 0) + 1)
+
+
+STRATEGIES: dict[str, Strategy] = {
+    # The deployment status strategy's reset fields leave the labels alone as well.
+    "Deployment": KindStrategy(default=defaults.deployment, validate=validation.workload,
+                               validate_update=validation.workload_update, status_keeps_labels=True),
+    "ReplicaSet": KindStrategy(default=defaults.replica_set, validate=validation.workload,
+                               validate_update=validation.workload_update),
+    # A StatefulSet's selector is judged by its own update rules, not yet ported.
+    "StatefulSet": KindStrategy(default=defaults.stateful_set, validate=validation.workload),
+    "DaemonSet": KindStrategy(default=defaults.daemon_set, own_on_create=_daemon_set_create,
+                              prepare_for_update=_daemon_set_update, validate=validation.workload,
+                              validate_update=validation.workload_update),
+    "ControllerRevision": NO_RULES,
+}

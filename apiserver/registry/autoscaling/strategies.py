@@ -1,0 +1,11 @@
+"""autoscaling's strategies: pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go."""
+
+from __future__ import annotations
+
+from apiserver.registry.autoscaling import defaults, validation
+from apiserver.registry.strategy import KindStrategy, Strategy
+
+STRATEGIES: dict[str, Strategy] = {
+    "HorizontalPodAutoscaler": KindStrategy(default=defaults.horizontal_pod_autoscaler,
+                                            validate=validation.horizontal_pod_autoscaler),
+}

@@ -1,0 +1,68 @@
+"""batch/v1's strategies: pkg/registry/batch/<kind>/strategy.go, one KindStrategy per kind served."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver.registry.batch import defaults, validation
+from apiserver.registry.strategy import KindStrategy, Strategy
+
+Obj = dict[str, Any]
+
+# Upstream's order: the legacy key, then the batch.kubernetes.io one.
+_JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+_JOB_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
+
+
+def _job_create(obj: Obj) -> None:
+    _generate_selector(obj)
+    # Every read decodes the stored job through its defaulting again, so a job stored without
+    # labels reads with its template's, the generated ones included: store what every read shows.
+    defaults.job(obj)
+    _own_labels(obj)
+
+
+def _job_status(new: Obj, old: Obj, now: str) -> None:
+    """A job whose status write left it without labels reads with its template's, as every decode
+    defaults them."""
+    defaults.job(new)
+    _own_labels(new)
+
+
+def _own_labels(obj: Obj) -> None:
+    """The job's labels apart from its template's, once the strategy is done adding to them."""
+    labels = obj["metadata"].get("labels")
+    if isinstance(labels, dict):
+        obj["metadata"]["labels"] = dict(labels)
+
+
+def _generate_selector(obj: Obj) -> None:
+    """A job's pods are told apart by its uid, unless the user chose the selector (manualSelector).
+
+    Labels the user already put on the template stay as written (validation judges them), and so does
+    a selector the user gave: only its controller-uid match is added when missing."""
+    spec = obj.setdefault("spec", {})
+    if spec.get("manualSelector") is True:
+        return
+    meta = obj["metadata"]
+    template = spec.setdefault("template", {})
+    template_meta = template.setdefault("metadata", {})
+    if not isinstance(template_meta.get("labels"), dict):
+        template_meta["labels"] = {}
+    labels = template_meta["labels"]
+    for key in _JOB_NAME_LABELS:
+        labels.setdefault(key, meta["name"])
+    for key in _JOB_UID_LABELS:
+        labels.setdefault(key, meta["uid"])
+    if not isinstance(spec.get("selector"), dict):
+        spec["selector"] = {}
+    if not isinstance(spec["selector"].get("matchLabels"), dict):
+        spec["selector"]["matchLabels"] = {}
+    spec["selector"]["matchLabels"].setdefault("batch.kubernetes.io/controller-uid", meta["uid"])
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "Job": KindStrategy(default=defaults.job, prepare_for_create=_job_create, after_status_update=_job_status,
+                        validate=validation.job, validate_update=validation.job_update),
+    "CronJob": KindStrategy(default=defaults.cron_job, validate=validation.cron_job),
+}

@@ -1,0 +1,186 @@
+"""core/v1 defaulting: the SetDefaults_* functions of pkg/apis/core/v1/defaults.go.
+
+Pure functions on decoded objects; a null spec is Go's zero value, defaulted like an absent one. The
+pod spec's defaults are shared with every kind that holds a pod template (apps, batch).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+def spec_of(obj: Obj) -> Obj:
+    """The object's spec, made an empty one where the body left it out or sent null (Go's zero value)."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        spec = obj["spec"] = {}
+    return spec
+
+
+# -- pods and pod templates ----------------------------------------------------------------------
+
+def _image_pull_policy(image: str) -> str:
+    # A digest pins the image; otherwise an image without a tag, or tagged latest, is pulled every time.
+    if "@" in image:
+        return "IfNotPresent"
+    last = image.rsplit("/", 1)[-1]
+    tag = last.partition(":")[2]
+    return "Always" if tag in ("", "latest") else "IfNotPresent"
+
+
+def _probe(probe: Any) -> None:
+    if isinstance(probe, dict):
+        http_get = probe.get("httpGet")
+        if isinstance(http_get, dict):
+            http_get.setdefault("path", "/")
+            http_get.setdefault("scheme", "HTTP")
+        probe.setdefault("timeoutSeconds", 1)
+        probe.setdefault("periodSeconds", 10)
+        probe.setdefault("successThreshold", 1)
+        probe.setdefault("failureThreshold", 3)
+
+
+def _container(c: Obj) -> None:
+    c.setdefault("terminationMessagePath", "/dev/termination-log")
+    c.setdefault("terminationMessagePolicy", "File")
+    c.setdefault("imagePullPolicy", _image_pull_policy(str(c.get("image") or "")))
+    for port in c.get("ports") or ():
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+    for env in c.get("env") or ():
+        field_ref = (env.get("valueFrom") or {}).get("fieldRef") if isinstance(env, dict) else None
+        if isinstance(field_ref, dict):
+            field_ref.setdefault("apiVersion", "v1")
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        _probe(c.get(probe))
+    resources = c.get("resources")
+    if isinstance(resources, dict) and isinstance(resources.get("limits"), dict):
+        # Requests default to the limits they are missing from.
+        requests = resources.setdefault("requests", {})
+        for name, amount in resources["limits"].items():
+            requests.setdefault(name, amount)
+
+
+def volume_source(v: Obj) -> None:
+    """A volume's (or a PersistentVolume spec's) source: file modes and hostPath types."""
+    for source in ("configMap", "secret", "downwardAPI", "projected"):
+        if isinstance(v.get(source), dict):
+            v[source].setdefault("defaultMode", 420)
+    if isinstance(v.get("hostPath"), dict):
+        v["hostPath"].setdefault("type", "")
+
+
+def pod_spec(spec: Obj) -> None:
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for c in spec.get(key) or ():
+            if isinstance(c, dict):
+                _container(c)
+    for v in spec.get("volumes") or ():
+        if isinstance(v, dict):
+            volume_source(v)
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("securityContext", {})
+    spec.setdefault("schedulerName", "default-scheduler")
+
+
+def template_of(owner: Obj) -> None:
+    """The pod template under an owner's spec (a workload's)."""
+    template = (owner.get("spec") or {}).get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        pod_spec(template["spec"])
+
+
+def pod(obj: Obj) -> None:
+    spec = spec_of(obj)
+    pod_spec(spec)
+    spec.setdefault("enableServiceLinks", True)
+
+
+def pod_template(obj: Obj) -> None:
+    template = obj.get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        pod_spec(template["spec"])
+
+
+def replication_controller(obj: Obj) -> None:
+    spec = spec_of(obj)
+    template = spec.get("template")
+    labels = ((template or {}).get("metadata") or {}).get("labels") if isinstance(template, dict) else None
+    if labels:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        if not obj["metadata"].get("labels"):
+            obj["metadata"]["labels"] = dict(labels)
+    spec.setdefault("replicas", 1)
+    template_of(obj)
+
+
+# -- services, storage, the rest -----------------------------------------------------------------
+
+def service(obj: Obj) -> None:
+    spec = spec_of(obj)
+    kind = spec.setdefault("type", "ClusterIP")
+    spec.setdefault("sessionAffinity", "None")
+    if kind == "ExternalName":
+        return
+    for port in spec.get("ports") or ():
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+            port.setdefault("targetPort", port.get("port"))
+    if kind in ("NodePort", "LoadBalancer"):
+        spec.setdefault("externalTrafficPolicy", "Cluster")
+    if kind == "LoadBalancer":
+        spec.setdefault("allocateLoadBalancerNodePorts", True)
+    spec.setdefault("internalTrafficPolicy", "Cluster")
+
+
+def persistent_volume_claim(obj: Obj) -> None:
+    spec_of(obj).setdefault("volumeMode", "Filesystem")
+    obj.setdefault("status", {}).setdefault("phase", "Pending")
+
+
+def persistent_volume(obj: Obj) -> None:
+    spec = spec_of(obj)
+    spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+    spec.setdefault("volumeMode", "Filesystem")
+    volume_source(spec)
+    obj.setdefault("status", {}).setdefault("phase", "Pending")
+
+
+def namespace(obj: Obj) -> None:
+    # A namespace can always be selected by its name.
+    obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = obj["metadata"].get("name", "")
+    obj.setdefault("status", {}).setdefault("phase", "Active")
+
+
+def secret(obj: Obj) -> None:
+    obj.setdefault("type", "Opaque")
+
+
+def endpoints(obj: Obj) -> None:
+    for subset in obj.get("subsets") or ():
+        for port in (subset or {}).get("ports") or ():
+            if isinstance(port, dict):
+                port.setdefault("protocol", "TCP")
+
+
+def limit_range(obj: Obj) -> None:
+    """A container's default limit is the max, its default request the default limit, else the min."""
+    for item in spec_of(obj).get("limits") or ():
+        if not isinstance(item, dict) or item.get("type") != "Container":
+            continue
+        limit = dict(item.get("default") or {})
+        request = dict(item.get("defaultRequest") or {})
+        for key, value in (item.get("max") or {}).items():
+            limit.setdefault(key, value)
+        for source in (limit, item.get("min") or {}):
+            for key, value in source.items():
+                request.setdefault(key, value)
+        if limit:
+            item["default"] = dict(sorted(limit.items()))
+        if request:
+            item["defaultRequest"] = dict(sorted(request.items()))

@@ -1,0 +1,89 @@
+"""core/v1's strategies: pkg/registry/core/<kind>/strategy.go, one KindStrategy per kind served.
+
+What each kind's create, update and status strategies do beyond the generic path, with the defaults
+(`defaults.py`) and validation (`validation.py`) they call.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from apiserver.registry import admission_plugins
+from apiserver.registry.core import defaults, validation
+from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
+
+Obj = dict[str, Any]
+
+
+def _qos_class(spec: Obj) -> str:
+    containers = [c for key in ("initContainers", "containers") for c in spec.get(key) or () if isinstance(c, dict)]
+    requests_seen = limits_seen = False
+    guaranteed = True
+    for c in containers:
+        resources = c.get("resources") or {}
+        requests = {k: v for k, v in (resources.get("requests") or {}).items() if k in ("cpu", "memory")}
+        limits = {k: v for k, v in (resources.get("limits") or {}).items() if k in ("cpu", "memory")}
+        requests_seen = requests_seen or bool(requests)
+        limits_seen = limits_seen or bool(limits)
+        if set(limits) != {"cpu", "memory"} or any(requests.get(k, limits[k]) != limits[k] for k in limits):
+            guaranteed = False
+    if not requests_seen and not limits_seen:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+def _pod_create(obj: Obj) -> None:
+    spec = defaults.spec_of(obj)
+    admission_plugins.default_toleration_seconds(obj)
+    # The pod strategy starts every pod Pending, in the QoS class its resources give it.
+    status = obj.setdefault("status", {})
+    status.setdefault("phase", "Pending")
+    status.setdefault("qosClass", _qos_class(spec))
+
+
+def fold_string_data(obj: Obj) -> None:
+    """A Secret's write-only stringData is merged into data (base64) and never stored, as upstream's
+    conversion does."""
+    string_data = obj.pop("stringData", None)
+    if isinstance(string_data, dict) and string_data:
+        data = obj.get("data") or {}
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+        obj["data"] = data
+
+
+def _volume_create(obj: Obj) -> None:
+    admission_plugins.storage_object_in_use_protection(obj, "kubernetes.io/pv-protection")
+    obj["status"]["lastPhaseTransitionTime"] = obj["metadata"]["creationTimestamp"]
+
+
+def _volume_status(new: Obj, old: Obj, now: str) -> None:
+    """A volume records when its phase last changed, unless the writer says so itself."""
+    status, old_status = new.get("status") or {}, old.get("status") or {}
+    if status.get("phase") != old_status.get("phase") and \
+            status.get("lastPhaseTransitionTime") in (None, old_status.get("lastPhaseTransitionTime")):
+        status["lastPhaseTransitionTime"] = now
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, validate=validation.pod,
+                        returns_deleted_object=True),
+    "PodTemplate": KindStrategy(default=defaults.pod_template, generation_field="template"),
+    "ReplicationController": KindStrategy(default=defaults.replication_controller,
+                                          validate=validation.replication_controller),
+    "Service": KindStrategy(default=defaults.service, validate=validation.service, returns_deleted_object=True),
+    "Endpoints": KindStrategy(default=defaults.endpoints),
+    "Node": KindStrategy(prepare_for_create=admission_plugins.taint_nodes_by_condition, keeps_status_on_create=True),
+    "Namespace": KindStrategy(default=defaults.namespace, returns_deleted_object=True),
+    "PersistentVolume": KindStrategy(default=defaults.persistent_volume, prepare_for_create=_volume_create,
+                                     after_status_update=_volume_status),
+    "PersistentVolumeClaim": KindStrategy(
+        default=defaults.persistent_volume_claim,
+        prepare_for_create=lambda obj: admission_plugins.storage_object_in_use_protection(
+            obj, "kubernetes.io/pvc-protection")),
+    "Secret": KindStrategy(decode=fold_string_data, default=defaults.secret),
+    "ServiceAccount": KindStrategy(returns_deleted_object=True),
+    "LimitRange": KindStrategy(default=defaults.limit_range),
+    "ConfigMap": NO_RULES, "Event": NO_RULES, "ResourceQuota": NO_RULES,
+}

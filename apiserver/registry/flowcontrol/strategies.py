@@ -1,0 +1,11 @@
+"""flowcontrol.apiserver.k8s.io/v1's strategies: pkg/registry/flowcontrol/<kind>/strategy.go."""
+
+from __future__ import annotations
+
+from apiserver.registry.flowcontrol import defaults
+from apiserver.registry.strategy import KindStrategy, Strategy
+
+STRATEGIES: dict[str, Strategy] = {
+    "FlowSchema": KindStrategy(default=defaults.flow_schema),
+    "PriorityLevelConfiguration": KindStrategy(default=defaults.priority_level_configuration),
+}

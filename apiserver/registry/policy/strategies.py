@@ -1,0 +1,10 @@
+"""policy/v1's strategies: pkg/registry/policy/poddisruptionbudget/strategy.go."""
+
+from __future__ import annotations
+
+from apiserver.registry.policy import validation
+from apiserver.registry.strategy import KindStrategy, Strategy
+
+STRATEGIES: dict[str, Strategy] = {
+    "PodDisruptionBudget": KindStrategy(validate=validation.pod_disruption_budget),
+}

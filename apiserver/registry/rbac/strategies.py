@@ -1,0 +1,15 @@
+"""rbac.authorization.k8s.io/v1's strategies: pkg/registry/rbac/<kind>/strategy.go."""
+
+from __future__ import annotations
+
+from apiserver.registry.rbac import defaults, validation
+from apiserver.registry.strategy import KindStrategy, Strategy
+
+STRATEGIES: dict[str, Strategy] = {
+    "Role": KindStrategy(validate=validation.role),
+    "ClusterRole": KindStrategy(validate=validation.cluster_role),
+    "RoleBinding": KindStrategy(default=defaults.subjects, validate=validation.role_binding,
+                                validate_update=validation.role_binding_update),
+    "ClusterRoleBinding": KindStrategy(default=defaults.subjects, validate=validation.cluster_role_binding,
+                                       validate_update=validation.cluster_role_binding_update),
+}
