@@ -44,7 +44,7 @@ from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import objects
 from apiserver.kinds.resources import Registry, ResourceType
-from apiserver.registry.certificates.strategies import Requester
+from apiserver.registry.hooks import Requester
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
 from apiserver.wire import bodies

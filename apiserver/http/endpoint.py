@@ -20,17 +20,14 @@ from apiserver.kinds import (
     binding,
     fieldmanager,
     fieldvalidation,
-    flowcontrol,
-    managedfields,
     objects,
     ownership,
     propagation,
-    services,
 )
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import apply, patch
-from apiserver.registry.certificates import strategies as certificates
+from apiserver.registry.hooks import Request, Requester
 from apiserver.registry.lookup import strategy_for
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
@@ -53,8 +50,6 @@ from apiserver.watch.stream import open_watch, parse_watch_options
 from apiserver.wire import bodies, protobuf
 
 _NAMESPACES = "namespaces"
-# Service creates racing another server's for the same IP and port ranges, before the client gets a 409.
-_ALLOCATION_ATTEMPTS = 5
 # The query parameters besides resourceVersion that parse_page reads and may refuse.
 _PAGING_OPTIONS = frozenset(("limit", "continue", "resourceVersionMatch"))
 _UNPAGED = paging.Page(None, False, None, 0)  # what a list without limit or continue reads: all of it
@@ -75,7 +70,7 @@ class Target:
     # A check of the object about to be written that may refuse it (RBAC's escalation prevention).
     admit: Callable[[dict[str, Any]], None] | None = None
     # Who asked, for the kinds that record it (CertificateSigningRequests).
-    requester: certificates.Requester | None = None
+    requester: Requester | None = None
 
     @property
     def codec(self) -> Codec:
@@ -292,14 +287,15 @@ class Endpoint:
 
     async def create(self, t: Target, raw: bytes, content_type: str | None,
                      applied: ManagedFields | None = None) -> Reply:
-        if t.rt.kind == "Binding" and not t.rt.group:
+        strategy = strategy_for(t.rt)
+        if strategy.creates_binding:
             return await self._bind_legacy(t, raw, content_type)
         body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
                                             t.rt.custom)
         obj = t.codec.stored(body)
         obj = objects.prepare_create(t.rt, obj, t.manager, applied)
-        attempts = _ALLOCATION_ATTEMPTS if t.rt.kind == "Service" else 1
+        attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
                 return await self._create(t, obj if attempt == attempts else copy.deepcopy(obj), warnings)
@@ -315,37 +311,28 @@ class Endpoint:
         if t.rt.namespaced:
             ns = self.store.latest((_NAMESPACES, "", t.namespace))
             objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt, name)
-        if t.rt.kind == "Namespace":
-            _default_namespace(obj)
         key = t.key(name)
         if self.store.latest(key) is not None:
             raise _taken(t, name)
-        decided_at = None
-        if t.rt.kind == "Service":
-            decided_at, held = self.store.list(t.rt.storage_key, None)
-            ips, ports = services.taken(_load(s) for _, s in held)
-            ips.update(k[2] for k, _ in self.store.list(services.IP_ADDRESSES, None)[1])
-            services.allocate(obj, ips, ports)
-        if t.rt.kind == "Pod":
-            self._copy_node_topology(obj)
+        strategy = strategy_for(t.rt)
+        cluster = _StoreCluster(self)
+        decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
         admission.admit_create(t.rt.kind, obj, self._decoded)
-        self._server_status(t, obj, None)
-        if t.rt.kind == "CertificateSigningRequest":
-            certificates.record_requester(obj, t.requester)
+        strategy.decorate(obj, None, cluster, objects.now_rfc3339())
         obj = objects.reshaped(obj)
         if t.admit is not None:
             t.admit(obj)
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
-        if t.rt.kind == "Service":
-            await self._hold_cluster_ips(obj)
+        await strategy.before_create_write(obj, cluster, objects.now_rfc3339())
         stored = await self._write(t, key, obj, None, unchanged_since=decided_at)
         return Reply(201, t.codec.served_bytes(stored.data), headers=warnings)
 
     async def create_subresource(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         """POST to a named object's subresource: pods/binding is the one served."""
-        if t.rt.kind != "Pod" or t.subresource != "binding":
+        subresource = t.rt.subresource(t.subresource or "")
+        if subresource is None or subresource.kind != "Binding":
             raise errors.method_not_allowed(f"create is not supported on {t.rt.plural}/{t.subresource}")
         return await self._bind(t, bodies.decode_object(raw, content_type), t.name or "")
 
@@ -369,25 +356,6 @@ class Endpoint:
         if not target.dry_run:
             await self._write(target, target.key(), bound, current)
         return _json(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
-
-    async def _hold_cluster_ips(self, svc: dict[str, Any]) -> None:
-        """The allocator's IPAddress objects, written before the Service as upstream's are."""
-        rt = self._registry.lookup("networking.k8s.io", "v1", "ipaddresses")
-        if rt is None:
-            return
-        for ip in services.cluster_ips(svc):
-            await self.create(Target(rt, "", None, None, {}, managedfields.KUBE_APISERVER),
-                              orjson.dumps(services.ip_address(ip, svc)), "application/json")
-
-    async def _release_cluster_ips(self, svc: dict[str, Any]) -> None:
-        rt = self._registry.lookup("networking.k8s.io", "v1", "ipaddresses")
-        if rt is None:
-            return
-        for ip in services.cluster_ips(svc):
-            key = (services.IP_ADDRESSES, "", ip)
-            current = self.store.latest(key)
-            if current is not None and services.held_by(_load(current), svc):
-                await self._write(Target(rt, "", ip, None, {}), key, _load(current), current, delete=True)
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         self._require(t)  # a missing object answers 404 before its body is judged
@@ -487,11 +455,12 @@ class Endpoint:
         rv = new["metadata"].get("resourceVersion")
         if check_rv and rv and rv != str(current.rv):
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
-        if t.rt.kind == "Service" and t.subresource is None:
-            services.keep_allocated(new, old)
+        strategy = strategy_for(t.rt)
+        if t.subresource is None:
+            strategy.begin_update(new, old)
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         if t.subresource is None:
-            self._server_status(t, prepared, old)
+            strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
             prepared = objects.reshaped(prepared)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if t.admit is not None:
@@ -525,8 +494,9 @@ class Endpoint:
     async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any]) -> Reply:
         obj = _load(current)
         objects.check_preconditions(t.rt, obj, options.get("preconditions"))
-        grace = objects.deletion_grace(t.rt, obj, options.get("gracePeriodSeconds"))
-        if t.rt.kind == "Namespace":
+        strategy = strategy_for(t.rt)
+        grace = strategy.deletion_grace(obj, options.get("gracePeriodSeconds"))
+        if strategy.deletes_contents:
             return await self._delete_namespace(t, key, current, obj)
         finalizers = propagation.finalizers_after_delete(obj["metadata"], options)
         if finalizers is not None:
@@ -621,25 +591,6 @@ class Endpoint:
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _server_status(self, t: Target, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        """What the server's own controllers would write into the status at once, as part of the write."""
-        if t.rt.kind == "FlowSchema" and t.rt.group == flowcontrol.GROUP:
-            if old is not None and "status" in old:
-                obj["status"] = old["status"]
-            level = (f"{flowcontrol.GROUP}/prioritylevelconfigurations", "", flowcontrol.level_name(obj))
-            flowcontrol.with_dangling_condition(obj, self.store.latest(level) is not None, objects.now_rfc3339())
-
-    def _copy_node_topology(self, pod: dict[str, Any]) -> None:
-        """PodTopologyLabels admission: a pod bound to a node at create carries the node's zone and region."""
-        node_name = (pod.get("spec") or {}).get("nodeName")
-        node = self.store.latest(("nodes", "", node_name)) if node_name else None
-        if node is None:
-            return
-        node_labels = _load(node)["metadata"].get("labels") or {}
-        for key in ("topology.kubernetes.io/zone", "topology.kubernetes.io/region"):
-            if key in node_labels:
-                pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
-
     def _decoded(self, storage_key: str) -> Iterator[dict[str, Any]] | None:
         if storage_key not in self._registry.storage_keys():
             return None
@@ -676,29 +627,64 @@ class Endpoint:
             raise errors.internal(f"the write could not be made durable: {exc}") from None
         except StoreUnreachable as exc:
             raise errors.unavailable(f"the store is unreachable: {exc}") from None
-        if t.rt.kind == "PriorityLevelConfiguration" and t.rt.group == flowcontrol.GROUP and (expected is None or delete):
-            await self._mark_flow_schemas(key[2], exists=not delete)
-        if t.rt.kind == "Service" and not t.rt.group and delete:
-            await self._release_cluster_ips(obj)
+        if delete:
+            await strategy_for(t.rt).after_delete(obj, _StoreCluster(self), objects.now_rfc3339())
+        elif expected is None:
+            await strategy_for(t.rt).after_create(obj, _StoreCluster(self), objects.now_rfc3339())
         return stored
 
-    async def _mark_flow_schemas(self, level: str, exists: bool) -> None:
-        """APF's configuration consumer: FlowSchemas of a level that came or went say whether it dangles."""
-        rt = self._registry.lookup(flowcontrol.GROUP, "v1", "flowschemas")
+    def type_of(self, storage_key: str) -> ResourceType | None:
+        """The served type a storage key holds, in the version it is stored as."""
+        for rt in self._registry.types:
+            if rt.storage_key == storage_key and not rt.synthetic and rt.custom is None:
+                return rt
+        return None
+
+
+class _StoreCluster:
+    """The endpoint's store as a kind's storage hooks see it (`registry.hooks.Cluster`)."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self._endpoint = endpoint
+
+    def get(self, storage_key: str, namespace: str, name: str) -> dict[str, Any] | None:
+        stored = self._endpoint.store.latest((storage_key, namespace, name))
+        return None if stored is None else _load(stored)
+
+    def names(self, storage_key: str) -> list[str]:
+        return [key[2] for key, _ in self._endpoint.store.list(storage_key, None)[1]]
+
+    def listed(self, storage_key: str) -> tuple[int, list[dict[str, Any]]]:
+        revision, items = self._endpoint.store.list(storage_key, None)
+        return revision, [_load(stored) for _, stored in items]
+
+    async def create(self, storage_key: str, obj: dict[str, Any], manager: str) -> None:
+        rt = self._endpoint.type_of(storage_key)
+        if rt is not None:
+            await self._endpoint.create(Target(rt, "", None, None, {}, manager), orjson.dumps(obj), bodies.JSON)
+
+    async def delete(self, storage_key: str, name: str, only_if: Callable[[dict[str, Any]], bool]) -> None:
+        rt = self._endpoint.type_of(storage_key)
+        key = (storage_key, "", name)
+        current = self._endpoint.store.latest(key)
+        if rt is not None and current is not None and only_if(_load(current)):
+            await self._endpoint._write(Target(rt, "", name, None, {}), key, _load(current), current, delete=True)
+
+    async def rewrite_status(self, storage_key: str, change: Callable[[dict[str, Any]], bool]) -> None:
+        rt = self._endpoint.type_of(storage_key)
         if rt is None:
             return
-        now = objects.now_rfc3339()
-        for key, _ in self.store.list(rt.storage_key, None)[1]:
-            current = self.store.latest(key)
-            if current is None or flowcontrol.level_name(_load(current)) != level:
+        for key, _ in self._endpoint.store.list(storage_key, None)[1]:
+            current = self._endpoint.store.latest(key)
+            if current is None:
                 continue
-            marked = _load(current)
-            flowcontrol.with_dangling_condition(marked, exists, now)
-            if marked != _load(current):
+            changed = _load(current)
+            if change(changed):
                 try:
-                    await self._write(Target(rt, "", key[2], "status", {}), key, objects.reshaped(marked), current)
+                    await self._endpoint._write(Target(rt, "", key[2], "status", {}), key, objects.reshaped(changed),
+                                                current)
                 except errors.ApiError:
-                    continue  # written meanwhile: that write set the condition from the same store
+                    continue  # written meanwhile: that write judged the same store
 
 
 def _same_but_managed_fields(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -732,13 +718,6 @@ def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
             and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
         raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
     return bodies.decode_object(raw, content_type)
-
-
-def _default_namespace(obj: dict[str, Any]) -> None:
-    name = obj["metadata"]["name"]
-    obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
-    obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
-    obj["status"] = {"phase": "Active"}
 
 
 def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, str]) -> dict[str, Any]:

@@ -270,20 +270,6 @@ def _adds_finalizer(meta: dict[str, Any], old_meta: dict[str, Any]) -> bool:
     return bool(set(meta.get("finalizers") or ()) - set(old_meta.get("finalizers") or ()))
 
 
-def deletion_grace(rt: ResourceType, obj: dict[str, Any], requested: int | None) -> int:
-    """Seconds a deletion waits for its owner (a kubelet) to finish: only scheduled, running pods wait."""
-    if rt.kind != "Pod":
-        return 0
-    spec = obj.get("spec") or {}
-    phase = (obj.get("status") or {}).get("phase")
-    if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
-        return 0
-    if requested is not None:
-        return max(requested, 0)
-    grace = spec.get("terminationGracePeriodSeconds")
-    return int(grace) if isinstance(grace, int) else 30
-
-
 def mark_deleting(obj: dict[str, Any], grace: int) -> dict[str, Any] | None:
     """The object as it stays while finalizers or a grace period hold it, or None if nothing changes."""
     meta = obj["metadata"]
@@ -332,8 +318,7 @@ def scale_of(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
     selector = spec.get("selector") or {}
-    if rt.kind == "ReplicationController":
-        # A core/v1 selector is the label map itself.
+    if strategy_for(rt).scale_selector_is_map:
         selector = {"matchLabels": selector}
     return {
         "kind": "Scale",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from apiserver.errors import FieldError
+from apiserver.registry.hooks import AfterWrite, BeginCreate, Cluster, Decorate, Request
 
 Obj = dict[str, Any]
 Change = Callable[[Obj], None]
@@ -31,6 +32,10 @@ class Strategy(Protocol):
     status_keeps_labels: bool  # /status resets metadata.labels too (GetResetFields)
     generation_field: str  # what a change of bumps metadata.generation
     returns_deleted_object: bool  # DELETE answers with the object rather than a Status
+    allocation_attempts: int  # tries of a create that allocates from ranges other servers share
+    creates_binding: bool  # a create binds the pod it names (upstream's LegacyBindingREST)
+    deletes_contents: bool  # deleting it deletes what it holds, at once (the namespace controller's part)
+    scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
 
     @property
     def decode(self) -> Change:
@@ -65,6 +70,35 @@ class Strategy(Protocol):
         """What the status strategy and the next decode add after managed fields (new, old, now)."""
 
     @property
+    def deletion_grace(self) -> Callable[[Obj, int | None], int]:
+        """CheckGracefulDelete: seconds a deletion waits (obj, the grace period asked for)."""
+
+    # The storage hooks (see `hooks.py`), which read and write other objects through a Cluster.
+    @property
+    def begin_create(self) -> BeginCreate:
+        """Before admission; returns the revision what it read was read at (None: read nothing)."""
+
+    @property
+    def begin_update(self) -> UpdateChange:
+        """Before the update strategy, on the main resource: what the storage keeps from old."""
+
+    @property
+    def decorate(self) -> Decorate:
+        """What the server's own controllers write at once into a created or updated object's status."""
+
+    @property
+    def before_create_write(self) -> AfterWrite:
+        """Writes other objects the created one needs first (not on a dry run)."""
+
+    @property
+    def after_create(self) -> AfterWrite:
+        """AfterCreate: what follows the object's creation in other objects."""
+
+    @property
+    def after_delete(self) -> AfterWrite:
+        """AfterDelete: what follows the object's removal in other objects."""
+
+    @property
     def validate(self) -> Callable[[Obj], list[FieldError]]:
         """Validate: what is wrong with an object being created (its metadata aside)."""
 
@@ -82,6 +116,22 @@ def _nothing_on_update(new: Obj, old: Obj) -> None:
 
 
 def _nothing_on_status(new: Obj, old: Obj, now: str) -> None:
+    return None
+
+
+def _no_grace(obj: Obj, requested: int | None) -> int:
+    return 0
+
+
+def _begin_nothing(obj: Obj, request: Request, cluster: Cluster) -> int | None:
+    return None
+
+
+def _decorate_nothing(obj: Obj, old: Obj | None, cluster: Cluster, now: str) -> None:
+    return None
+
+
+async def _write_nothing(obj: Obj, cluster: Cluster, now: str) -> None:
     return None
 
 
@@ -108,12 +158,23 @@ class KindStrategy:
     prepare_for_update: UpdateChange = _nothing_on_update
     prepare_for_status_update: StatusChange = _nothing_on_status
     after_status_update: StatusChange = _nothing_on_status
+    deletion_grace: Callable[[Obj, int | None], int] = _no_grace
+    begin_create: BeginCreate = _begin_nothing
+    begin_update: UpdateChange = _nothing_on_update
+    decorate: Decorate = _decorate_nothing
+    before_create_write: AfterWrite = _write_nothing
+    after_create: AfterWrite = _write_nothing
+    after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
     generation_field: str = "spec"
     returns_deleted_object: bool = False
+    allocation_attempts: int = 1
+    creates_binding: bool = False
+    deletes_contents: bool = False
+    scale_selector_is_map: bool = False
 
     def __post_init__(self) -> None:
         if self.validate_update is _as_created:

@@ -13,9 +13,9 @@ from collections.abc import Callable, Hashable
 
 import orjson
 
-from apiserver.kinds import flowcontrol
 from apiserver.kinds.conversion import codec_for
 from apiserver.kinds.resources import ResourceType
+from apiserver.registry.flowcontrol import dangling as flowcontrol
 from apiserver.reply import JSON_TYPE
 from apiserver.shapes.shape import Listing
 from apiserver.storage.interface import StoredObject

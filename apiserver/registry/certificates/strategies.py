@@ -8,9 +8,9 @@ its update and transition times.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from apiserver.registry.hooks import Cluster, Request, Requester
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
@@ -18,13 +18,6 @@ Obj = dict[str, Any]
 _APPROVAL_TYPES = ("Approved", "Denied")
 # Every authenticated request carries this group upstream, added after authentication.
 _AUTHENTICATED = "system:authenticated"
-
-
-@dataclass(frozen=True)
-class Requester:
-    name: str
-    uid: str
-    groups: tuple[str, ...]
 
 
 def record_requester(csr: Obj, requester: Requester | None) -> None:
@@ -43,6 +36,11 @@ def record_requester(csr: Obj, requester: Requester | None) -> None:
     if _AUTHENTICATED not in groups:
         groups.append(_AUTHENTICATED)
     spec["groups"] = groups
+
+
+def _record_request(csr: Obj, request: Request, cluster: Cluster) -> int | None:
+    record_requester(csr, request.requester)
+    return None
 
 
 def keep_request(new: Obj, old: Obj) -> None:
@@ -92,6 +90,6 @@ def status_update(merged: Obj, old: Obj, now: str) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "CertificateSigningRequest": KindStrategy(keep_on_update=keep_request,
+    "CertificateSigningRequest": KindStrategy(begin_create=_record_request, keep_on_update=keep_request,
                                               prepare_for_status_update=status_update),
 }

@@ -10,7 +10,8 @@ import base64
 from typing import Any
 
 from apiserver.registry import admission_plugins
-from apiserver.registry.core import defaults, validation
+from apiserver.registry.core import defaults, service_allocation, validation
+from apiserver.registry.hooks import Cluster, Request
 from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
 
 Obj = dict[str, Any]
@@ -42,6 +43,42 @@ def _pod_create(obj: Obj) -> None:
     status.setdefault("qosClass", _qos_class(spec))
 
 
+def _pod_deletion_grace(pod: Obj, requested: int | None) -> int:
+    """Seconds a deletion waits for its kubelet to finish: only scheduled, running pods wait."""
+    spec = pod.get("spec") or {}
+    phase = (pod.get("status") or {}).get("phase")
+    if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
+        return 0
+    if requested is not None:
+        return max(requested, 0)
+    grace = spec.get("terminationGracePeriodSeconds")
+    return int(grace) if isinstance(grace, int) else 30
+
+
+_TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
+
+
+def _copy_node_topology(pod: Obj, request: Request, cluster: Cluster) -> int | None:
+    """PodTopologyLabels admission: a pod bound to a node at create carries the node's zone and region."""
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    node = cluster.get("nodes", "", node_name) if node_name else None
+    if node is not None:
+        node_labels = node["metadata"].get("labels") or {}
+        for key in _TOPOLOGY_LABELS:
+            if key in node_labels:
+                pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
+    return None
+
+
+def _namespace_create(namespace: Obj, request: Request, cluster: Cluster) -> int | None:
+    """The namespace lifecycle's start: named, holding the kubernetes finalizer, Active."""
+    name = namespace["metadata"]["name"]
+    namespace["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
+    namespace.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    namespace["status"] = {"phase": "Active"}
+    return None
+
+
 def fold_string_data(obj: Obj) -> None:
     """A Secret's write-only stringData is merged into data (base64) and never stored, as upstream's
     conversion does."""
@@ -68,14 +105,21 @@ def _volume_status(new: Obj, old: Obj, now: str) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, validate=validation.pod,
+                        begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
     "PodTemplate": KindStrategy(default=defaults.pod_template, generation_field="template"),
     "ReplicationController": KindStrategy(default=defaults.replication_controller,
-                                          validate=validation.replication_controller),
-    "Service": KindStrategy(default=defaults.service, validate=validation.service, returns_deleted_object=True),
+                                          validate=validation.replication_controller, scale_selector_is_map=True),
+    # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.
+    "Service": KindStrategy(default=defaults.service, validate=validation.service, returns_deleted_object=True,
+                            begin_create=service_allocation.begin_create,
+                            begin_update=service_allocation.keep_allocated,
+                            before_create_write=service_allocation.hold_cluster_ips,
+                            after_delete=service_allocation.release_cluster_ips, allocation_attempts=5),
     "Endpoints": KindStrategy(default=defaults.endpoints),
     "Node": KindStrategy(prepare_for_create=admission_plugins.taint_nodes_by_condition, keeps_status_on_create=True),
-    "Namespace": KindStrategy(default=defaults.namespace, returns_deleted_object=True),
+    "Namespace": KindStrategy(default=defaults.namespace, begin_create=_namespace_create, deletes_contents=True,
+                              returns_deleted_object=True),
     "PersistentVolume": KindStrategy(default=defaults.persistent_volume, prepare_for_create=_volume_create,
                                      after_status_update=_volume_status),
     "PersistentVolumeClaim": KindStrategy(
@@ -86,4 +130,6 @@ STRATEGIES: dict[str, Strategy] = {
     "ServiceAccount": KindStrategy(returns_deleted_object=True),
     "LimitRange": KindStrategy(default=defaults.limit_range),
     "ConfigMap": NO_RULES, "Event": NO_RULES, "ResourceQuota": NO_RULES,
+    # Never stored: a create binds the pod the Binding names.
+    "Binding": KindStrategy(creates_binding=True),
 }

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from apiserver.registry.flowcontrol import defaults
+from apiserver.registry.flowcontrol import dangling, defaults
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 STRATEGIES: dict[str, Strategy] = {
-    "FlowSchema": KindStrategy(default=defaults.flow_schema),
-    "PriorityLevelConfiguration": KindStrategy(default=defaults.priority_level_configuration),
+    "FlowSchema": KindStrategy(default=defaults.flow_schema, decorate=dangling.decorate_flow_schema),
+    "PriorityLevelConfiguration": KindStrategy(default=defaults.priority_level_configuration,
+                                               after_create=dangling.level_created,
+                                               after_delete=dangling.level_deleted),
 }

@@ -1,4 +1,5 @@
-"""A Service's cluster IP and node ports: allocated on create, kept across updates.
+"""A Service's cluster IP and node ports: allocated on create, kept across updates, released on delete
+(pkg/registry/core/service/storage: BeginCreate, the allocators, AfterDelete).
 
 Upstream allocates from the service CIDR (10.96.0.0/12 by default) and the node port range
 30000-32767; a port or IP someone else holds is a 422. Pure functions over what is already taken.
@@ -13,6 +14,8 @@ import random
 from typing import Any, Iterable
 
 from apiserver import errors
+from apiserver.kinds.managedfields import KUBE_APISERVER
+from apiserver.registry.hooks import Cluster, Request
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 NODE_PORTS = range(30000, 32768)
@@ -148,3 +151,26 @@ def _free_port(ports: set[int]) -> int:
     port = random.choice(free)
     ports.add(port)
     return port
+
+
+# -- the storage hooks ---------------------------------------------------------------------------
+
+def begin_create(svc: Obj, request: Request, cluster: Cluster) -> int | None:
+    """Allocates from what every Service and IPAddress holds; the revision that was read at, so the
+    write fails if another server allocated meanwhile."""
+    decided_at, held = cluster.listed("services")
+    ips, ports = taken(held)
+    ips.update(cluster.names(IP_ADDRESSES))
+    allocate(svc, ips, ports)
+    return decided_at
+
+
+async def hold_cluster_ips(svc: Obj, cluster: Cluster, now: str) -> None:
+    """The allocator's IPAddress objects, written before the Service as upstream's are."""
+    for ip in cluster_ips(svc):
+        await cluster.create(IP_ADDRESSES, ip_address(ip, svc), KUBE_APISERVER)
+
+
+async def release_cluster_ips(svc: Obj, cluster: Cluster, now: str) -> None:
+    for ip in cluster_ips(svc):
+        await cluster.delete(IP_ADDRESSES, ip, lambda address: held_by(address, svc))

@@ -1,0 +1,62 @@
+"""The seam between the endpoint and what a kind's storage does around a write beyond the object itself.
+
+Upstream's genericregistry.Store runs a kind's BeginCreate, AfterCreate and AfterDelete, and its REST
+storage reads and writes other objects (a Service's cluster IPs, a FlowSchema's priority level). Here
+those hooks are a kind strategy's, and what they may read and write crosses this seam as a `Cluster`,
+which the endpoint implements over its store; the hooks never see HTTP or the store itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Protocol
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Requester:
+    """Who asked for a write, as the kinds that record it see the user (CertificateSigningRequests)."""
+
+    name: str
+    uid: str
+    groups: tuple[str, ...]
+
+
+class Cluster(Protocol):
+    """What a kind's storage hooks may read and write besides the object being written.
+
+    Resources are named by storage key (`networking.k8s.io/ipaddresses`, `services`)."""
+
+    def get(self, storage_key: str, namespace: str, name: str) -> Obj | None:
+        """The object as this server last saw it, decoded; None when absent or not served."""
+
+    def names(self, storage_key: str) -> list[str]:
+        """The names of every object of a resource, in every namespace."""
+
+    def listed(self, storage_key: str) -> tuple[int, list[Obj]]:
+        """Every object of a resource, decoded, and the revision they were read at."""
+
+    async def create(self, storage_key: str, obj: Obj, manager: str) -> None:
+        """Creates an object of a cluster-scoped resource as the server's own `manager`."""
+
+    async def delete(self, storage_key: str, name: str, only_if: Callable[[Obj], bool]) -> None:
+        """Deletes a cluster-scoped object when it exists and `only_if` holds for it."""
+
+    async def rewrite_status(self, storage_key: str, change: Callable[[Obj], bool]) -> None:
+        """Writes the status of every object `change` changed (it returns whether it did), skipping
+        those written meanwhile: that write judged the same store."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """The request a hook runs for, as far as a hook may know it."""
+
+    requester: Requester | None
+    dry_run: bool
+
+
+# The hooks' types: what KindStrategy declares, the endpoint calls.
+BeginCreate = Callable[[Obj, Request, Cluster], int | None]
+Decorate = Callable[[Obj, Obj | None, Cluster, str], None]
+AfterWrite = Callable[[Obj, Cluster, str], Awaitable[None]]
