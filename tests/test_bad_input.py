@@ -162,7 +162,7 @@ RBAC = "rbac.authorization.k8s.io/v1"
       "spec": {"selector": {"app": "a"}, "template": {"metadata": {"labels": {"app": "b"}},
                                                      "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}},
      'ReplicationController "mismatch" is invalid: spec.template.metadata.labels: Invalid value: '
-     'map[string]string{"app":"b"}: `selector` does not match template `labels`'),
+     '{"app":"b"}: `selector` does not match template `labels`'),
     ("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
      {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
       "metadata": {"name": "old-chart"},
@@ -197,7 +197,7 @@ def test_a_binding_keeps_its_role(conn: Connection) -> None:
     status, answer = conn.json("PUT", path + "/fixed-role", changed)
     assert status == 422
     assert answer["message"] == ('RoleBinding.rbac.authorization.k8s.io "fixed-role" is invalid: roleRef: Invalid value: '
-                                 'rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"writer"}: '
+                                 '{"APIGroup":"rbac.authorization.k8s.io","Kind":"Role","Name":"writer"}: '
                                  "cannot change roleRef")
     assert revision(conn) == before
 

@@ -14,7 +14,7 @@ from typing import Any
 from apiserver import errors
 from apiserver.kinds import fieldmanager, goshape, ownership
 from apiserver.kinds.resources import ResourceType
-from apiserver.kinds.validation import validate_metadata
+from apiserver.registry import meta as object_meta
 from apiserver.registry.certificates import strategies as certificates
 from apiserver.registry.lookup import strategy_for
 
@@ -161,13 +161,18 @@ def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
-    problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
+    """The object's metadata and then its kind's rules, in one 422 as upstream's Validate returns them."""
+    strategy = strategy_for(rt)
+    if old is None:
+        problems = object_meta.validate(obj["metadata"], rt.namespaced, strategy.name_rule, strategy.kube_finalizers)
+    else:
+        problems = object_meta.validate_update(obj["metadata"], old["metadata"], strategy.kube_finalizers)
     if rt.custom is not None:
         problems += rt.custom.problems(obj)
     elif old is None:
-        problems += strategy_for(rt).validate(obj)
+        problems += strategy.validate(obj)
     else:
-        problems += strategy_for(rt).validate_update(obj, old)
+        problems += strategy.validate_update(obj, old)
     if problems:
         raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
 
@@ -240,10 +245,6 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
-    if old_meta.get("deletionTimestamp") and _adds_finalizer(meta, old_meta):
-        raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), [
-            errors.FieldError("FieldValueForbidden", "metadata.finalizers",
-                              "Forbidden: no new finalizers can be added if the object is being deleted")])
     validate(rt, new, old)
     return ordered(goshape.shaped(new))
 
@@ -264,10 +265,6 @@ def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
     if rt.custom is not None:
         return rt.custom.generation_fields(obj)
     return obj.get(strategy_for(rt).generation_field)
-
-
-def _adds_finalizer(meta: dict[str, Any], old_meta: dict[str, Any]) -> bool:
-    return bool(set(meta.get("finalizers") or ()) - set(old_meta.get("finalizers") or ()))
 
 
 def mark_deleting(obj: dict[str, Any], grace: int) -> dict[str, Any] | None:

@@ -1,85 +1,181 @@
-"""Name, label and annotation rules with kube-apiserver's field paths and message wording."""
+"""The format checks every kind's validation calls, with upstream's messages: names, label keys and
+values, ports, keys, percents.
+
+Ports staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go (names: lengths in
+"characters") and .../pkg/api/validate/content (label keys and values: lengths in "bytes"). Each check
+returns the messages upstream's returns, in its order; the patterns are compiled once, at import.
+"""
 
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from typing import Any, Callable
 
 from apiserver.errors import FieldError
+from apiserver.registry.field import go_value
 
 _LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN_FMT = _LABEL_FMT + r"(\." + _LABEL_FMT + ")*"
 _DNS1035_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
 _QUALIFIED_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_VALUE_FMT = "(" + _QUALIFIED_FMT + ")?"
+_PERCENT_FMT = "[0-9]+%"
+_CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+"
 
 _LABEL_RE = re.compile(_LABEL_FMT)
 _SUBDOMAIN_RE = re.compile(_SUBDOMAIN_FMT)
 _DNS1035_RE = re.compile(_DNS1035_FMT)
 _QUALIFIED_RE = re.compile(_QUALIFIED_FMT)
 _LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
+_PERCENT_RE = re.compile(_PERCENT_FMT)
+_CONFIG_KEY_RE = re.compile(_CONFIG_KEY_FMT)
+_PORT_NAME_RE = re.compile("[-a-z0-9]+")
+_A_LETTER_RE = re.compile("[a-z]")
 
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 
+_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+              "and end with an alphanumeric character")
+_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                  "and must start and end with an alphanumeric character")
+_DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+                "character, and end with an alphanumeric character")
+_LABEL_KEY_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                  "alphanumeric character")
+_LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+                    "and must start and end with an alphanumeric character")
 
-def _regex_error(message: str, fmt: str, *examples: str) -> str:
+
+def regex_error(message: str, fmt: str, *examples: str) -> str:
+    if not examples:
+        return f"{message} (regex used for validation is '{fmt}')"
     shown = " or ".join(f"'{e}', " for e in examples)
     return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
 
 
-def _quote(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+def max_len_error(length: int) -> str:
+    return f"must be no more than {length} characters"
 
 
-def invalid_value(path: str, value: Any, detail: str) -> FieldError:
-    return FieldError("FieldValueInvalid", path, f"Invalid value: {_quote(value)}: {detail}")
+def _max_bytes_error(length: int) -> str:
+    return f"must be no more than {length} bytes"
 
 
-def required(path: str, detail: str) -> FieldError:
-    return FieldError("FieldValueRequired", path, f"Required value: {detail}")
+def inclusive_range_error(low: int, high: int) -> str:
+    return f"must be between {low} and {high}, inclusive"
 
 
-def too_long(path: str, limit: int) -> FieldError:
-    return FieldError("FieldValueTooLong", path, f"Too long: may not be more than {limit} bytes")
+def dns1123_label(value: str) -> list[str]:
+    errors = [max_len_error(63)] if len(value) > 63 else []
+    if not _LABEL_RE.fullmatch(value):
+        errors.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value)
+                      else regex_error(_LABEL_MSG, _LABEL_FMT, "my-name", "123-abc"))
+    return errors
 
 
-def _pattern_rule(limit: int, pattern: re.Pattern[str], message: str, fmt: str,
-                  *examples: str) -> Callable[[str], list[str]]:
-    def check(value: str) -> list[str]:
-        errors = []
-        if len(value) > limit:
-            errors.append(f"must be no more than {limit} characters")
-        if not pattern.fullmatch(value):
-            errors.append(_regex_error(message, fmt, *examples))
-        return errors
-    return check
+def dns1123_subdomain(value: str) -> list[str]:
+    return _subdomain(value, max_len_error)
 
 
-dns1123_label = _pattern_rule(
-    63, _LABEL_RE, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-    "must start and end with an alphanumeric character", _LABEL_FMT, "my-name", "123-abc")
-dns1123_subdomain = _pattern_rule(
-    253, _SUBDOMAIN_RE, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-    "or '.', and must start and end with an alphanumeric character", _SUBDOMAIN_FMT, "example.com")
-dns1035_label = _pattern_rule(
-    63, _DNS1035_RE, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character", _DNS1035_FMT, "my-name", "abc-123")
-label_value = _pattern_rule(
-    63, _LABEL_VALUE_RE, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
-    "or '.', and must start and end with an alphanumeric character", _LABEL_VALUE_FMT, "MyValue", "my_value",
-    "12345")
+def _subdomain(value: str, too_long: Callable[[int], str]) -> list[str]:
+    errors = [too_long(253)] if len(value) > 253 else []
+    if not _SUBDOMAIN_RE.fullmatch(value):
+        errors.append(regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
+    return errors
+
+
+def dns1035_label(value: str) -> list[str]:
+    errors = [max_len_error(63)] if len(value) > 63 else []
+    if not _DNS1035_RE.fullmatch(value):
+        errors.append(regex_error(_DNS1035_MSG, _DNS1035_FMT, "my-name", "abc-123"))
+    return errors
+
+
+def label_value(value: str) -> list[str]:
+    errors = [_max_bytes_error(63)] if len(value) > 63 else []
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errors.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errors
+
+
+def qualified_name(value: str) -> list[str]:
+    """IsQualifiedName (content.IsLabelKey): an optional DNS subdomain prefix and '/', then a name."""
+    errors: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            errors.extend("prefix part " + msg for msg in _subdomain(prefix, _max_bytes_error))
+    else:
+        return ["a valid label key " + regex_error(_LABEL_KEY_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name) > 63:
+        errors.append("name part " + _max_bytes_error(63))
+    if not _QUALIFIED_RE.fullmatch(name):
+        errors.append("name part " + regex_error(_LABEL_KEY_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc"))
+    return errors
 
 
 def path_segment_name(value: str) -> list[str]:
     """Names of kinds without a stricter rule must still be usable in a URL path."""
     if value in (".", ".."):
-        return [f'may not be \'{value}\'']
-    for bad in ("/", "%"):
-        if bad in value:
-            return [f"may not contain '{bad}'"]
-    return []
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{bad}'" for bad in ("/", "%") if bad in value]
+
+
+def port_number(value: int) -> list[str]:
+    return [] if 1 <= value <= 65535 else [inclusive_range_error(1, 65535)]
+
+
+def port_name(value: str) -> list[str]:
+    errors = [max_len_error(15)] if len(value) > 15 else []
+    if not _PORT_NAME_RE.fullmatch(value):
+        errors.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not _A_LETTER_RE.search(value):
+        errors.append("must contain at least one letter (a-z)")
+    if "--" in value:
+        errors.append("must not contain consecutive hyphens")
+    if value and (value[0] == "-" or value[-1] == "-"):
+        errors.append("must not begin or end with a hyphen")
+    return errors
+
+
+def percent(value: str) -> list[str]:
+    if _PERCENT_RE.fullmatch(value):
+        return []
+    return [regex_error("a valid percent string must be a numeric string followed by an ending '%'", _PERCENT_FMT,
+                        "1%", "93%")]
+
+
+def _ch_dir_prefix(value: str) -> list[str]:
+    if value == ".":
+        return ["must not be '.'"]
+    if value == "..":
+        return ["must not be '..'"]
+    return ["must not start with '..'"] if value.startswith("..") else []
+
+
+def config_map_key(value: str) -> list[str]:
+    errors = [max_len_error(253)] if len(value) > 253 else []
+    if not _CONFIG_KEY_RE.fullmatch(value):
+        errors.append(regex_error("a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+                                  _CONFIG_KEY_FMT, "key.name", "KEY_NAME", "key-name"))
+    return errors + _ch_dir_prefix(value)
+
+
+def relaxed_env_var_name(value: str) -> list[str]:
+    errors = [] if value else ["environment variable name must be non-empty"]
+    if any(not " " <= ch <= "~" or ch == "=" for ch in value):
+        errors.append("a valid environment variable name must consist only of printable ASCII characters other "
+                      "than '='")
+    return errors
 
 
 def ip_address_name(value: str) -> list[str]:
@@ -93,90 +189,5 @@ def ip_address_name(value: str) -> list[str]:
     return []
 
 
-NameRule = Callable[[str], list[str]]
-
-# Kinds whose names upstream checks with a rule other than a DNS-1123 subdomain.
-NAME_RULES: dict[str, NameRule] = {
-    "Namespace": dns1123_label,
-    "Service": dns1035_label,
-    "APIService": path_segment_name,
-    "CustomResourceDefinition": path_segment_name,
-    "Role": path_segment_name, "ClusterRole": path_segment_name,
-    "RoleBinding": path_segment_name, "ClusterRoleBinding": path_segment_name,
-    "FlowSchema": path_segment_name, "PriorityLevelConfiguration": path_segment_name,
-    "IPAddress": ip_address_name,
-}
-
-
-def qualified_name(value: str) -> list[str]:
-    errors: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errors.append("prefix part must be non-empty")
-        else:
-            errors.extend("prefix part " + msg for msg in dns1123_subdomain(prefix))
-    else:
-        return [_regex_error("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must "
-                             "start and end with an alphanumeric character", _QUALIFIED_FMT,
-                             "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errors.append("name part must be non-empty")
-    elif len(name) > 63:
-        errors.append("name part must be no more than 63 characters")
-    if name and not _QUALIFIED_RE.fullmatch(name):
-        errors.append("name part " + _regex_error("must consist of alphanumeric characters, '-', '_' or '.', and "
-                                                  "must start and end with an alphanumeric character",
-                                                  _QUALIFIED_FMT, "MyName", "my.name", "123-abc"))
-    return errors
-
-
-def validate_metadata(kind: str, meta: dict[str, Any], namespaced: bool) -> list[FieldError]:
-    """The ObjectMeta rules every kind shares: name, namespace, labels, annotations."""
-    errors: list[FieldError] = []
-    name = meta.get("name")
-    if not isinstance(name, str) or not name:
-        errors.append(required("metadata.name", "name or generateName is required"))
-    else:
-        for detail in NAME_RULES.get(kind, dns1123_subdomain)(name):
-            errors.append(invalid_value("metadata.name", name, detail))
-    namespace = meta.get("namespace")
-    if namespaced:
-        if not namespace:
-            errors.append(required("metadata.namespace", ""))
-    elif namespace:
-        errors.append(FieldError("FieldValueForbidden", "metadata.namespace",
-                                 "Forbidden: not allowed on this type"))
-    labels = meta.get("labels")
-    if labels is not None:
-        if not isinstance(labels, dict):
-            errors.append(invalid_value("metadata.labels", labels, "must be a map of strings"))
-        else:
-            for key, value in labels.items():
-                for detail in qualified_name(key):
-                    errors.append(invalid_value("metadata.labels", key, detail))
-                if not isinstance(value, str):
-                    errors.append(invalid_value("metadata.labels", value, "must be a string"))
-                    continue
-                for detail in label_value(value):
-                    errors.append(invalid_value("metadata.labels", value, detail))
-    annotations = meta.get("annotations")
-    if annotations is not None:
-        if not isinstance(annotations, dict):
-            errors.append(invalid_value("metadata.annotations", annotations, "must be a map of strings"))
-        else:
-            total = 0
-            for key, value in annotations.items():
-                for detail in qualified_name(key.lower()):
-                    errors.append(invalid_value("metadata.annotations", key, detail))
-                if not isinstance(value, str):
-                    errors.append(invalid_value("metadata.annotations", value, "must be a string"))
-                    continue
-                total += len(key) + len(value)
-            if total > TOTAL_ANNOTATION_SIZE_LIMIT:
-                errors.append(too_long("metadata.annotations", TOTAL_ANNOTATION_SIZE_LIMIT))
-    return errors
+def invalid_value(path: str, value: Any, detail: str) -> FieldError:
+    return FieldError("FieldValueInvalid", path, f"Invalid value: {go_value(value)}: {detail}")

@@ -2,7 +2,7 @@
 
 Every stored built-in kind is declared in its group's `strategies.py` (`NO_RULES` where nothing is
 ported); of the kinds that are never stored only Binding, whose create binds a pod, has one. Custom resources keep their
-own path through `ResourceType.custom`, and get `NO_RULES` here.
+own path through `ResourceType.custom`; here they get only what their metadata is held to.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from apiserver.registry.rbac import strategies as rbac
 from apiserver.registry.resource import strategies as resource
 from apiserver.registry.scheduling import strategies as scheduling
 from apiserver.registry.storage import strategies as storage
-from apiserver.registry.strategy import NO_RULES, Strategy
+from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
 
 _GROUPS: dict[str, ModuleType] = {
     "": core, "apps": apps, "batch": batch, "autoscaling": autoscaling, "policy": policy,
@@ -57,7 +57,11 @@ def _check_complete() -> None:
 _check_complete()
 
 
+# Custom resources' metadata is judged by apiextensions-apiserver, without core's finalizer-name rule.
+_CUSTOM = KindStrategy(kube_finalizers=False)
+
+
 def strategy_for(rt: ResourceType) -> Strategy:
     if rt.custom is not None:
-        return NO_RULES
+        return _CUSTOM
     return _BY_KIND.get((rt.group, rt.kind), NO_RULES)

@@ -15,6 +15,7 @@ from typing import Any, Callable, Protocol
 
 from apiserver.errors import FieldError
 from apiserver.registry.hooks import AfterWrite, BeginCreate, Cluster, Decorate, Request
+from apiserver.registry.meta import NameRule, subdomain_name
 
 Obj = dict[str, Any]
 Change = Callable[[Obj], None]
@@ -36,6 +37,11 @@ class Strategy(Protocol):
     creates_binding: bool  # a create binds the pod it names (upstream's LegacyBindingREST)
     deletes_contents: bool  # deleting it deletes what it holds, at once (the namespace controller's part)
     scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
+    kube_finalizers: bool  # a bare finalizer name must be a standard one (core's ValidateObjectMeta)
+
+    @property
+    def name_rule(self) -> NameRule:
+        """The ValidateNameFunc its metadata.name (and generateName) is held to."""
 
     @property
     def decode(self) -> Change:
@@ -175,6 +181,8 @@ class KindStrategy:
     creates_binding: bool = False
     deletes_contents: bool = False
     scale_selector_is_map: bool = False
+    kube_finalizers: bool = True
+    name_rule: NameRule = subdomain_name
 
     def __post_init__(self) -> None:
         if self.validate_update is _as_created:

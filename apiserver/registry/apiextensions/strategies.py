@@ -7,6 +7,7 @@ from typing import Any
 
 from apiserver import errors
 from apiserver.registry.apiextensions import GROUP, defaults, validation
+from apiserver.registry.meta import path_segment
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
@@ -28,5 +29,6 @@ def _refuse_immutable_changes(new: Obj, old: Obj) -> None:
 STRATEGIES: dict[str, Strategy] = {
     "CustomResourceDefinition": KindStrategy(decode=defaults.default_crd, keep_on_update=_refuse_immutable_changes,
                                              prepare_for_create=_record_stored_versions,
-                                             validate=validation.validate_crd, returns_deleted_object=True),
+                                             validate=validation.validate_crd, returns_deleted_object=True,
+                                             name_rule=path_segment, kube_finalizers=False),
 }

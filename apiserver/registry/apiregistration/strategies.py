@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.registry.meta import path_segment
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
@@ -17,5 +18,5 @@ def _default_api_service(obj: Obj) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "APIService": KindStrategy(default=_default_api_service),
+    "APIService": KindStrategy(default=_default_api_service, name_rule=path_segment),
 }

@@ -59,7 +59,7 @@ def _selector(spec: Obj) -> list[FieldError]:
         found.append(field.required("spec.selector"))
     match = (selector.get("matchLabels") or {}) if isinstance(selector, dict) else None
     if match is None or any((labels or {}).get(k) != v for k, v in match.items()):
-        shown = field.go_map(labels) if labels else "map[string]string(nil)"
+        shown = field.go_map(labels) if labels else "null"
         found.append(field.invalid_shown("spec.template.metadata.labels", shown,
                                          "`selector` does not match template `labels`"))
     return found

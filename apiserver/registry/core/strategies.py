@@ -9,8 +9,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from apiserver.registry import admission_plugins
-from apiserver.registry.core import defaults, service_allocation, validation
+from apiserver.registry import admission_plugins, meta
+from apiserver.registry.core import config_validation, defaults, service_allocation, validation
 from apiserver.registry.hooks import Cluster, Request
 from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
 
@@ -112,6 +112,7 @@ STRATEGIES: dict[str, Strategy] = {
                                           validate=validation.replication_controller, scale_selector_is_map=True),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.
     "Service": KindStrategy(default=defaults.service, validate=validation.service, returns_deleted_object=True,
+                            name_rule=meta.label_name,
                             begin_create=service_allocation.begin_create,
                             begin_update=service_allocation.keep_allocated,
                             before_create_write=service_allocation.hold_cluster_ips,
@@ -119,17 +120,20 @@ STRATEGIES: dict[str, Strategy] = {
     "Endpoints": KindStrategy(default=defaults.endpoints),
     "Node": KindStrategy(prepare_for_create=admission_plugins.taint_nodes_by_condition, keeps_status_on_create=True),
     "Namespace": KindStrategy(default=defaults.namespace, begin_create=_namespace_create, deletes_contents=True,
-                              returns_deleted_object=True),
+                              returns_deleted_object=True, name_rule=meta.label_name),
     "PersistentVolume": KindStrategy(default=defaults.persistent_volume, prepare_for_create=_volume_create,
                                      after_status_update=_volume_status),
     "PersistentVolumeClaim": KindStrategy(
         default=defaults.persistent_volume_claim,
         prepare_for_create=lambda obj: admission_plugins.storage_object_in_use_protection(
             obj, "kubernetes.io/pvc-protection")),
-    "Secret": KindStrategy(decode=fold_string_data, default=defaults.secret),
+    "Secret": KindStrategy(decode=fold_string_data, default=defaults.secret, validate=config_validation.secret,
+                           validate_update=config_validation.secret_update),
+    "ConfigMap": KindStrategy(validate=config_validation.config_map,
+                              validate_update=config_validation.config_map_update),
     "ServiceAccount": KindStrategy(returns_deleted_object=True),
     "LimitRange": KindStrategy(default=defaults.limit_range),
-    "ConfigMap": NO_RULES, "Event": NO_RULES, "ResourceQuota": NO_RULES,
+    "Event": NO_RULES, "ResourceQuota": NO_RULES,
     # Never stored: a create binds the pod the Binding names.
     "Binding": KindStrategy(creates_binding=True),
 }

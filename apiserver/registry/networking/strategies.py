@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.registry.core.defaults import spec_of
+from apiserver.registry.meta import ip_address
 from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
 
 Obj = dict[str, Any]
@@ -25,5 +26,5 @@ def _default_network_policy(obj: Obj) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     "NetworkPolicy": KindStrategy(default=_default_network_policy),
-    "Ingress": NO_RULES, "IngressClass": NO_RULES, "IPAddress": NO_RULES, "ServiceCIDR": NO_RULES,
+    "Ingress": NO_RULES, "IngressClass": NO_RULES, "IPAddress": KindStrategy(name_rule=ip_address), "ServiceCIDR": NO_RULES,
 }

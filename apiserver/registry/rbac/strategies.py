@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from apiserver.registry.meta import path_segment
 from apiserver.registry.rbac import defaults, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 STRATEGIES: dict[str, Strategy] = {
-    "Role": KindStrategy(validate=validation.role),
-    "ClusterRole": KindStrategy(validate=validation.cluster_role),
+    "Role": KindStrategy(validate=validation.role, name_rule=path_segment),
+    "ClusterRole": KindStrategy(validate=validation.cluster_role, name_rule=path_segment),
     "RoleBinding": KindStrategy(default=defaults.subjects, validate=validation.role_binding,
-                                validate_update=validation.role_binding_update),
+                                validate_update=validation.role_binding_update, name_rule=path_segment),
     "ClusterRoleBinding": KindStrategy(default=defaults.subjects, validate=validation.cluster_role_binding,
-                                       validate_update=validation.cluster_role_binding_update),
+                                       validate_update=validation.cluster_role_binding_update,
+                                       name_rule=path_segment),
 }

@@ -24,7 +24,7 @@ def _policy_rules(obj: Obj, namespaced: bool) -> list[FieldError]:
             found.append(field.required(f"{path}.verbs", "verbs must contain at least one value"))
         urls = rule.get("nonResourceURLs")
         if urls:
-            shown = field.go_strings(urls)
+            shown = field.go_json(urls)
             if namespaced:
                 found.append(field.invalid_shown(f"{path}.nonResourceURLs", shown,
                                                  "namespaced rules cannot apply to non-resource URLs"))
@@ -97,9 +97,10 @@ def _fixed_role_ref(new: Obj, old: Obj) -> list[FieldError]:
     assert isinstance(ref, dict)
     if (old.get("roleRef") or {}) == ref:
         return []
-    shown = ", ".join(f"{name}:{field.json_text(ref.get(key) or '')}" for name, key in (
-        ("APIGroup", "apiGroup"), ("Kind", "kind"), ("Name", "name")))
-    return [field.invalid_shown("roleRef", f"rbac.RoleRef{{{shown}}}", "cannot change roleRef")]
+    # The internal rbac.RoleRef, which has no json tags: Go's field names.
+    shown = field.go_json({name: ref.get(key) or "" for name, key in (
+        ("APIGroup", "apiGroup"), ("Kind", "kind"), ("Name", "name"))})
+    return [field.invalid_shown("roleRef", shown, "cannot change roleRef")]
 
 
 def role_binding(obj: Obj) -> list[FieldError]:

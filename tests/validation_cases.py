@@ -1,0 +1,331 @@
+"""Writes that kube-apiserver 1.36.2 refuses (or takes), one per rule, with the runner that sends them.
+
+Each case is an object created with dryRun=All, or, with `patch`, an object created for real and then
+merge-patched (dryRun=All) and deleted again. `tools/capture_validation.py` records the reference's
+answers to these into `validation_answers.json`; `test_validation_answers.py` replays them against ours.
+The case's own name keeps created objects apart; nothing here depends on a case before it.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any, Callable
+
+Obj = dict[str, Any]
+# (method, path, body, content type) -> (status, decoded body)
+Send = Callable[[str, str, Any, str], tuple[int, Any]]
+
+NAMESPACE = "validation"
+
+
+def _pod(**spec: Any) -> Obj:
+    base: Obj = {"containers": [{"name": "app", "image": "nginx:1.27"}]}
+    base.update(spec)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": base}
+
+
+def _container(**fields: Any) -> Obj:
+    c: Obj = {"name": "app", "image": "nginx:1.27"}
+    c.update(fields)
+    return c
+
+
+def _meta(obj: Obj, **meta: Any) -> Obj:
+    out = copy.deepcopy(obj)
+    out["metadata"].update(meta)
+    return out
+
+
+_LABELS = {"app": "web"}
+_TEMPLATE = {"metadata": {"labels": _LABELS}, "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
+
+
+def _deployment(**spec: Any) -> Obj:
+    base: Obj = {"selector": {"matchLabels": _LABELS}, "template": copy.deepcopy(_TEMPLATE)}
+    base.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": base}
+
+
+def _stateful_set(**spec: Any) -> Obj:
+    base: Obj = {"selector": {"matchLabels": _LABELS}, "serviceName": "web", "template": copy.deepcopy(_TEMPLATE)}
+    base.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s"}, "spec": base}
+
+
+def _daemon_set(**spec: Any) -> Obj:
+    base: Obj = {"selector": {"matchLabels": _LABELS}, "template": copy.deepcopy(_TEMPLATE)}
+    base.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"}, "spec": base}
+
+
+def _job(**spec: Any) -> Obj:
+    template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "app", "image": "busybox:1.36"}]}}
+    base: Obj = {"template": template}
+    base.update(spec)
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": base}
+
+
+def _cron_job(**spec: Any) -> Obj:
+    base: Obj = {"schedule": "*/5 * * * *", "jobTemplate": {"spec": _job()["spec"]}}
+    base.update(spec)
+    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "cj"}, "spec": base}
+
+
+def _service(**spec: Any) -> Obj:
+    base: Obj = {"selector": _LABELS, "ports": [{"port": 80}]}
+    base.update(spec)
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc"}, "spec": base}
+
+
+def _config_map(**fields: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, **fields}
+
+
+def _secret(**fields: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sec"}, **fields}
+
+
+def _claim(**spec: Any) -> Obj:
+    base: Obj = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+    base.update(spec)
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "pvc"}, "spec": base}
+
+
+_OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6b7e2f4c-0000-4000-8000-000000000001"}
+
+# name -> (collection path under the namespace, or a cluster path starting with /, object, merge patch or None)
+CASES: dict[str, tuple[str, Obj, Obj | None]] = {
+    # -- ObjectMeta (apimachinery/pkg/api/validation/objectmeta.go) ---------------------------------
+    "meta-name-uppercase": ("configmaps", _meta(_config_map(), name="Bad"), None),
+    "meta-name-too-long": ("configmaps", _meta(_config_map(), name="a" * 254), None),
+    "meta-generate-name-invalid": ("configmaps", {**_config_map(), "metadata": {"generateName": "Bad_"}}, None),
+    "meta-label-key-invalid": ("configmaps", _meta(_config_map(), labels={"bad key": "v"}), None),
+    "meta-label-key-two-slashes": ("configmaps", _meta(_config_map(), labels={"a/b/c": "v"}), None),
+    "meta-label-key-empty-prefix": ("configmaps", _meta(_config_map(), labels={"/name": "v"}), None),
+    "meta-label-key-bad-prefix": ("configmaps", _meta(_config_map(), labels={"Example.com/name": "v"}), None),
+    "meta-label-name-too-long": ("configmaps", _meta(_config_map(), labels={"n" * 64: "v"}), None),
+    "meta-label-value-too-long": ("configmaps", _meta(_config_map(), labels={"k": "v" * 64}), None),
+    "meta-label-value-invalid": ("configmaps", _meta(_config_map(), labels={"k": "-v"}), None),
+    "meta-annotation-key-invalid": ("configmaps", _meta(_config_map(), annotations={"bad key": "v"}), None),
+    "meta-annotations-too-large": ("configmaps", _meta(_config_map(), annotations={"big": "x" * (256 * 1024)}), None),
+    "meta-finalizer-invalid": ("configmaps", _meta(_config_map(), finalizers=["bad finalizer"]), None),
+    "meta-finalizers-orphan-and-foreground": (
+        "configmaps", _meta(_config_map(), finalizers=["orphan", "foregroundDeletion"]), None),
+    "meta-owner-reference-empty": ("configmaps", _meta(_config_map(), ownerReferences=[{}]), None),
+    "meta-owner-reference-no-version": (
+        "configmaps", _meta(_config_map(), ownerReferences=[{**_OWNER, "apiVersion": "apps/"}]), None),
+    "meta-owner-reference-event": (
+        "configmaps", _meta(_config_map(), ownerReferences=[{**_OWNER, "kind": "Event"}]), None),
+    "meta-owner-references-two-controllers": ("configmaps", _meta(_config_map(), ownerReferences=[
+        {**_OWNER, "controller": True}, {**_OWNER, "name": "other", "controller": True}]), None),
+    "meta-service-name-dns1035": ("services", _meta(_service(), name="1svc"), None),
+    "meta-namespace-name-dots": ("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                        "metadata": {"name": "a.b"}}, None),
+    "meta-role-name-slash-percent": ("roles", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                                               "metadata": {"name": "a%b"}}, None),
+    "meta-update-label-invalid": ("configmaps", _meta(_config_map(), name="cm-upd"),
+                                  {"metadata": {"labels": {"bad key": "v"}}}),
+    "meta-update-generation-decrement": ("deployments", _meta(_deployment(), name="d-gen"),
+                                         {"metadata": {"generation": 0}}),
+    # -- ConfigMaps and Secrets -------------------------------------------------------------------------
+    "configmap-key-invalid": ("configmaps", _config_map(data={"bad key": "v"}), None),
+    "configmap-key-dot-dot": ("configmaps", _config_map(data={"..": "v"}), None),
+    "configmap-key-in-both": ("configmaps", _config_map(data={"k": "v"}, binaryData={"k": "dg=="}), None),
+    "configmap-immutable-data-change": ("configmaps", _config_map(metadata={"name": "cm-imm"}, immutable=True,
+                                                                  data={"k": "v"}), {"data": {"k": "w"}}),
+    "secret-key-invalid": ("secrets", _secret(data={"bad key": "dg=="}), None),
+    "secret-tls-missing-keys": ("secrets", _secret(type="kubernetes.io/tls", data={}), None),
+    "secret-dockerconfigjson-missing": ("secrets", _secret(type="kubernetes.io/dockerconfigjson"), None),
+    "secret-basic-auth-empty": ("secrets", _secret(type="kubernetes.io/basic-auth"), None),
+    "secret-ssh-auth-missing": ("secrets", _secret(type="kubernetes.io/ssh-auth"), None),
+    "secret-service-account-no-annotation": ("secrets", _secret(type="kubernetes.io/service-account-token"), None),
+    "secret-type-change": ("secrets", _secret(metadata={"name": "sec-type"}, data={"k": "dg=="}),
+                           {"type": "example.com/other"}),
+    "secret-immutable-data-change": ("secrets", _secret(metadata={"name": "sec-imm"}, immutable=True,
+                                                        data={"k": "dg=="}), {"data": {"k": "dw=="}}),
+    # -- Pods (pkg/apis/core/validation/validation.go) -----------------------------------------------
+    "pod-container-name-uppercase": ("pods", _pod(containers=[_container(name="App")]), None),
+    "pod-container-image-whitespace": ("pods", _pod(containers=[_container(image=" nginx")]), None),
+    "pod-container-port-name-long": ("pods", _pod(containers=[_container(ports=[
+        {"containerPort": 80, "name": "a-very-long-port-name"}])]), None),
+    "pod-container-port-zero": ("pods", _pod(containers=[_container(ports=[{"containerPort": 0}])]), None),
+    "pod-container-port-duplicate-name": ("pods", _pod(containers=[_container(ports=[
+        {"containerPort": 80, "name": "http"}, {"containerPort": 81, "name": "http"}])]), None),
+    "pod-env-name-empty": ("pods", _pod(containers=[_container(env=[{"name": "", "value": "v"}])]), None),
+    "pod-env-name-equals": ("pods", _pod(containers=[_container(env=[{"name": "A=B", "value": "v"}])]), None),
+    "pod-env-value-and-from": ("pods", _pod(containers=[_container(env=[
+        {"name": "A", "value": "v", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}])]), None),
+    "pod-env-field-ref-unsupported": ("pods", _pod(containers=[_container(env=[
+        {"name": "A", "valueFrom": {"fieldRef": {"fieldPath": "spec.nope"}}}])]), None),
+    "pod-requests-above-limits": ("pods", _pod(containers=[_container(resources={
+        "requests": {"cpu": "2"}, "limits": {"cpu": "1"}})]), None),
+    "pod-memory-requests-above-limits": ("pods", _pod(containers=[_container(resources={
+        "requests": {"memory": "2Gi"}, "limits": {"memory": "1Gi"}})]), None),
+    "pod-resource-negative": ("pods", _pod(containers=[_container(resources={"requests": {"cpu": "-1"}})]), None),
+    "pod-resource-name-invalid": ("pods", _pod(containers=[_container(resources={"limits": {"gpu": "1"}})]), None),
+    "pod-probe-no-handler": ("pods", _pod(containers=[_container(livenessProbe={"periodSeconds": 5})]), None),
+    "pod-probe-two-handlers": ("pods", _pod(containers=[_container(readinessProbe={
+        "exec": {"command": ["true"]}, "tcpSocket": {"port": 80}})]), None),
+    "pod-liveness-success-threshold": ("pods", _pod(containers=[_container(livenessProbe={
+        "exec": {"command": ["true"]}, "successThreshold": 2})]), None),
+    "pod-probe-negative-delay": ("pods", _pod(containers=[_container(readinessProbe={
+        "exec": {"command": ["true"]}, "initialDelaySeconds": -1})]), None),
+    "pod-probe-http-port-zero": ("pods", _pod(containers=[_container(livenessProbe={
+        "httpGet": {"port": 0}})]), None),
+    "pod-restart-policy-invalid": ("pods", _pod(restartPolicy="Sometimes"), None),
+    "pod-dns-policy-invalid": ("pods", _pod(dnsPolicy="Google"), None),
+    "pod-dns-none-without-config": ("pods", _pod(dnsPolicy="None"), None),
+    "pod-volume-duplicate-name": ("pods", _pod(volumes=[{"name": "data", "emptyDir": {}},
+                                                        {"name": "data", "emptyDir": {}}]), None),
+    "pod-volume-no-source": ("pods", _pod(volumes=[{"name": "data"}]), None),
+    "pod-volume-two-sources": ("pods", _pod(volumes=[{"name": "data", "emptyDir": {},
+                                                      "hostPath": {"path": "/tmp"}}]), None),
+    "pod-volume-name-invalid": ("pods", _pod(volumes=[{"name": "Data", "emptyDir": {}}]), None),
+    "pod-volume-mount-missing": ("pods", _pod(containers=[_container(volumeMounts=[
+        {"name": "data", "mountPath": "/data"}])]), None),
+    "pod-volume-mount-no-path": ("pods", _pod(volumes=[{"name": "data", "emptyDir": {}}], containers=[_container(
+        volumeMounts=[{"name": "data", "mountPath": ""}])]), None),
+    "pod-configmap-volume-no-name": ("pods", _pod(volumes=[{"name": "data", "configMap": {}}]), None),
+    "pod-hostpath-relative": ("pods", _pod(volumes=[{"name": "data", "hostPath": {"path": "tmp"}}]), None),
+    "pod-hostpath-type-invalid": ("pods", _pod(volumes=[{"name": "data", "hostPath": {"path": "/tmp",
+                                                                                      "type": "Folder"}}]), None),
+    "pod-security-context-run-as-user-negative": ("pods", _pod(securityContext={"runAsUser": -1}), None),
+    "pod-node-selector-invalid": ("pods", _pod(nodeSelector={"bad key": "v"}), None),
+    "pod-termination-grace-negative": ("pods", _pod(terminationGracePeriodSeconds=-5), None),
+    "pod-active-deadline-zero": ("pods", _pod(activeDeadlineSeconds=0), None),
+    "pod-host-network-port-mismatch": ("pods", _pod(hostNetwork=True, containers=[_container(ports=[
+        {"containerPort": 80, "hostPort": 81}])]), None),
+    "pod-toleration-invalid": ("pods", _pod(tolerations=[{"key": "k", "operator": "Exists", "value": "v"}]), None),
+    "pod-update-container-name": ("pods", _meta(_pod(), name="p-upd"),
+                                  {"spec": {"containers": [{"name": "other", "image": "nginx:1.27"}]}}),
+    "pod-update-image": ("pods", _meta(_pod(), name="p-img"),
+                         {"spec": {"containers": [{"name": "app", "image": "nginx:1.28"}]}}),
+    "pod-update-image-empty": ("pods", _meta(_pod(), name="p-img-empty"),
+                               {"spec": {"containers": [{"name": "app", "image": ""}]}}),
+    "pod-update-deadline-added": ("pods", _meta(_pod(), name="p-ads"), {"spec": {"activeDeadlineSeconds": 30}}),
+    "pod-update-tolerations-added": ("pods", _meta(_pod(), name="p-tol"), {"spec": {"tolerations": [
+        {"key": "k", "operator": "Exists", "effect": "NoSchedule"}]}}),
+    # -- Services ------------------------------------------------------------------------------------
+    "service-type-invalid": ("services", _service(type="Magic"), None),
+    "service-port-duplicate": ("services", _service(ports=[{"name": "a", "port": 80}, {"name": "b", "port": 80}]),
+                               None),
+    "service-port-name-invalid": ("services", _service(ports=[{"name": "HTTP", "port": 80}]), None),
+    "service-target-port-invalid-name": ("services", _service(ports=[{"port": 80, "targetPort": "Not_Valid"}]),
+                                         None),
+    "service-node-port-on-cluster-ip": ("services", _service(ports=[{"port": 80, "nodePort": 30080}]), None),
+    "service-cluster-ip-invalid": ("services", _service(clusterIP="abc"), None),
+    "service-external-name-invalid": ("services", _service(type="ExternalName", externalName="not a name"), None),
+    "service-selector-invalid": ("services", _service(selector={"bad key": "v"}), None),
+    "service-session-affinity-invalid": ("services", _service(sessionAffinity="Sticky"), None),
+    "service-external-traffic-policy-on-cluster-ip": ("services", _service(externalTrafficPolicy="Local"), None),
+    "service-update-cluster-ip": ("services", _meta(_service(), name="svc-upd"), {"spec": {"clusterIP": "10.96.0.99",
+                                                                                          "clusterIPs": ["10.96.0.99"]}}),
+    # -- PersistentVolumeClaims ----------------------------------------------------------------------
+    "pvc-no-access-modes": ("persistentvolumeclaims", _claim(accessModes=[]), None),
+    "pvc-no-storage-request": ("persistentvolumeclaims", _claim(resources={}), None),
+    "pvc-access-mode-invalid": ("persistentvolumeclaims", _claim(accessModes=["ReadSometimes"]), None),
+    "pvc-update-storage-class": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd"),
+                                 {"spec": {"storageClassName": "fast"}}),
+    # -- apps ----------------------------------------------------------------------------------------
+    "deployment-replicas-negative": ("deployments", _deployment(replicas=-1), None),
+    "deployment-history-negative": ("deployments", _deployment(revisionHistoryLimit=-1), None),
+    "deployment-min-ready-above-deadline": ("deployments", _deployment(minReadySeconds=700), None),
+    "deployment-recreate-with-rolling": ("deployments", _deployment(strategy={
+        "type": "Recreate", "rollingUpdate": {"maxSurge": 1}}), None),
+    "deployment-rolling-both-zero": ("deployments", _deployment(strategy={
+        "type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}), None),
+    "deployment-max-surge-percent-invalid": ("deployments", _deployment(strategy={
+        "type": "RollingUpdate", "rollingUpdate": {"maxSurge": "150"}}), None),
+    "deployment-template-restart-never": ("deployments", _deployment(template={
+        "metadata": {"labels": _LABELS}, "spec": {"restartPolicy": "Never",
+                                                  "containers": [{"name": "app", "image": "nginx:1.27"}]}}), None),
+    "deployment-selector-empty": ("deployments", _deployment(selector={}), None),
+    "deployment-update-selector": ("deployments", _meta(_deployment(), name="d-sel"), {"spec": {
+        "selector": {"matchLabels": {"app": "web", "tier": "x"}},
+        "template": {"metadata": {"labels": {"app": "web", "tier": "x"}}}}}),
+    "statefulset-pod-management-invalid": ("statefulsets", _stateful_set(podManagementPolicy="Sometimes"), None),
+    "statefulset-selector-mismatch": ("statefulsets", _stateful_set(selector={"matchLabels": {"app": "db"}}), None),
+    "statefulset-update-forbidden-field": ("statefulsets", _meta(_stateful_set(), name="s-upd"),
+                                           {"spec": {"serviceName": "other"}}),
+    "statefulset-update-strategy-invalid": ("statefulsets", _stateful_set(updateStrategy={"type": "Sometimes"}),
+                                            None),
+    "daemonset-template-restart-never": ("daemonsets", _daemon_set(template={
+        "metadata": {"labels": _LABELS}, "spec": {"restartPolicy": "Never",
+                                                  "containers": [{"name": "app", "image": "nginx:1.27"}]}}), None),
+    "daemonset-update-strategy-invalid": ("daemonsets", _daemon_set(updateStrategy={"type": "Sometimes"}), None),
+    # -- batch ---------------------------------------------------------------------------------------
+    "job-parallelism-negative": ("jobs", _job(parallelism=-1), None),
+    "job-completions-negative": ("jobs", _job(completions=-1), None),
+    "job-active-deadline-zero": ("jobs", _job(activeDeadlineSeconds=0), None),
+    "job-backoff-negative": ("jobs", _job(backoffLimit=-1), None),
+    "job-restart-always": ("jobs", _job(template={"spec": {"restartPolicy": "Always", "containers": [
+        {"name": "app", "image": "busybox:1.36"}]}}), None),
+    "job-completion-mode-invalid": ("jobs", _job(completionMode="Sometimes"), None),
+    "job-update-completions": ("jobs", _meta(_job(), name="j-upd"), {"spec": {"completions": 3}}),
+    "cronjob-schedule-invalid": ("cronjobs", _cron_job(schedule="not a schedule"), None),
+    "cronjob-time-zone-invalid": ("cronjobs", _cron_job(timeZone="Mars/Olympus"), None),
+    "cronjob-concurrency-invalid": ("cronjobs", _cron_job(concurrencyPolicy="Sometimes"), None),
+    "cronjob-name-too-long": ("cronjobs", _meta(_cron_job(), name="c" * 53), None),
+    "cronjob-history-negative": ("cronjobs", _cron_job(successfulJobsHistoryLimit=-1), None),
+    # -- rbac ----------------------------------------------------------------------------------------
+    "role-rule-no-verbs": ("roles", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                                     "metadata": {"name": "r"}, "rules": [{"apiGroups": [""], "resources": ["pods"]}]},
+                           None),
+    "rolebinding-subject-kind-invalid": ("rolebindings", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "rb"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+        "subjects": [{"kind": "Robot", "name": "r2"}]}, None),
+    "rolebinding-update-role-ref": ("rolebindings", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "rb-upd"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+        "subjects": [{"kind": "User", "name": "u", "apiGroup": "rbac.authorization.k8s.io"}]},
+        {"roleRef": {"name": "other"}}),
+}
+
+
+def _collection(where: str, obj: Obj) -> str:
+    if where.startswith("/"):
+        return where
+    group, _, version = str(obj["apiVersion"]).rpartition("/")
+    prefix = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    return f"{prefix}/namespaces/{NAMESPACE}/{where}"
+
+
+def answer(status: int, body: Any, uid: str = "") -> Obj:
+    """What is compared of an answer: the code, and for a refusal its reason and message."""
+    if status < 300 or not isinstance(body, dict):
+        return {"code": status}
+    message = str(body.get("message", ""))
+    if uid:
+        message = message.replace(uid, "UID")
+    return {"code": status, "reason": body.get("reason", ""), "message": message}
+
+
+def run_case(send: Send, name: str) -> Obj:
+    where, obj, patch = CASES[name]
+    collection = _collection(where, obj)
+    if patch is None:
+        status, body = send("POST", collection + "?dryRun=All", obj, "application/json")
+        generated = obj["metadata"].get("generateName")
+        if generated and isinstance(body, dict) and "message" in body:
+            # The five random characters a generated name ends with.
+            body["message"] = re.sub(re.escape(generated) + "[bcdfghjklmnpqrstvwxz2456789]{5}", generated + "XXXXX",
+                                     body["message"])
+        return answer(status, body)
+    status, body = send("POST", collection, obj, "application/json")
+    if status != 201:
+        return {"setup": answer(status, body)}
+    item = f"{collection}/{obj['metadata']['name']}"
+    try:
+        status, body = send("PATCH", item + "?dryRun=All", patch, "application/merge-patch+json")
+        return answer(status, body)
+    finally:
+        # Finalizers (a claim's protection, a job's orphaning) would keep it, and its name, for the next run.
+        send("DELETE", item + "?gracePeriodSeconds=0&propagationPolicy=Background", None, "application/json")
+        send("PATCH", item, {"metadata": {"finalizers": None}}, "application/merge-patch+json")
+
+
+def prepare(send: Send) -> None:
+    send("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
+         "application/json")

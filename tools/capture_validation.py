@@ -1,0 +1,61 @@
+"""Records kube-apiserver's answers to tests/validation_cases.py into tests/validation_answers.json.
+
+Usage: python tools/capture_validation.py KUBECONFIG  (a reference started by ../shared/reference/start.sh)
+The answers are what CI, which has no reference, holds our server to (tests/test_validation_answers.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import ssl
+import sys
+import urllib.error
+import urllib.request
+from typing import Any
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.join(os.path.dirname(HERE), "tests")
+sys.path.insert(0, TESTS)
+
+import validation_cases  # noqa: E402
+
+
+def sender(kubeconfig: str) -> validation_cases.Send:
+    with open(kubeconfig) as f:
+        config = yaml.safe_load(f)
+    server = config["clusters"][0]["cluster"]["server"]
+    token = config["users"][0]["user"]["token"]
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+
+    def send(method: str, path: str, body: Any, content_type: str) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(server + path, data=data, method=method)
+        request.add_header("Authorization", f"Bearer {token}")
+        if data is not None:
+            request.add_header("Content-Type", content_type)
+        try:
+            with urllib.request.urlopen(request, context=context, timeout=30) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as err:
+            status, raw = err.code, err.read()
+        return status, json.loads(raw) if raw else None
+    return send
+
+
+def main(kubeconfig: str) -> None:
+    send = sender(kubeconfig)
+    validation_cases.prepare(send)
+    answers = {name: validation_cases.run_case(send, name) for name in validation_cases.CASES}
+    with open(os.path.join(TESTS, "validation_answers.json"), "w") as f:
+        json.dump(answers, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"{len(answers)} answers, {sum(1 for a in answers.values() if a.get('code') == 422)} refused as invalid")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
