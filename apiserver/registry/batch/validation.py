@@ -7,7 +7,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.registry import field
 from apiserver.registry.apps.validation import immutable_selector
-from apiserver.registry.core.validation import pod_spec
+from apiserver.registry.core.pod_validation import pod_spec
 
 Obj = dict[str, Any]
 

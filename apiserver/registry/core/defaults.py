@@ -72,6 +72,14 @@ def volume_source(v: Obj) -> None:
         v["hostPath"].setdefault("type", "")
 
 
+# Every volume source a pod's volume may name; one naming none is an emptyDir (SetDefaults_Volume).
+_VOLUME_SOURCES = frozenset({
+    "hostPath", "emptyDir", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi",
+    "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "cinder", "cephfs", "downwardAPI", "fc", "azureFile",
+    "vsphereVolume", "quobyte", "azureDisk", "configMap", "projected", "portworxVolume", "scaleIO", "storageos",
+    "csi", "ephemeral", "image", "photonPersistentDisk", "flexVolume"})
+
+
 def pod_spec(spec: Obj) -> None:
     for key in ("initContainers", "containers", "ephemeralContainers"):
         for c in spec.get(key) or ():
@@ -79,6 +87,8 @@ def pod_spec(spec: Obj) -> None:
                 _container(c)
     for v in spec.get("volumes") or ():
         if isinstance(v, dict):
+            if not any(v.get(source) is not None for source in _VOLUME_SOURCES):
+                v["emptyDir"] = {}
             volume_source(v)
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)

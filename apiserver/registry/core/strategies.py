@@ -10,7 +10,7 @@ import base64
 from typing import Any
 
 from apiserver.registry import admission_plugins, meta
-from apiserver.registry.core import config_validation, defaults, service_allocation, validation
+from apiserver.registry.core import config_validation, defaults, pod_validation, service_allocation, validation
 from apiserver.registry.hooks import Cluster, Request
 from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
 
@@ -104,7 +104,7 @@ def _volume_status(new: Obj, old: Obj, now: str) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, validate=validation.pod,
+    "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, validate=pod_validation.pod,
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
     "PodTemplate": KindStrategy(default=defaults.pod_template, generation_field="template"),
