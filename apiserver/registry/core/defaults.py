@@ -132,20 +132,27 @@ def replication_controller(obj: Obj) -> None:
 # -- services, storage, the rest -----------------------------------------------------------------
 
 def service(obj: Obj) -> None:
+    """SetDefaults_Service."""
     spec = spec_of(obj)
+    affinity = spec.setdefault("sessionAffinity", "None")
+    if affinity == "None":
+        spec.pop("sessionAffinityConfig", None)
+    elif affinity == "ClientIP":
+        timeout = ((spec.get("sessionAffinityConfig") or {}).get("clientIP") or {}).get("timeoutSeconds")
+        if timeout is None:
+            spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": 10800}}
     kind = spec.setdefault("type", "ClusterIP")
-    spec.setdefault("sessionAffinity", "None")
-    if kind == "ExternalName":
-        return
     for port in spec.get("ports") or ():
         if isinstance(port, dict):
             port.setdefault("protocol", "TCP")
-            port.setdefault("targetPort", port.get("port"))
-    if kind in ("NodePort", "LoadBalancer"):
-        spec.setdefault("externalTrafficPolicy", "Cluster")
+            if port.get("targetPort") in (None, 0, ""):
+                port["targetPort"] = port.get("port")
+    if (kind in ("NodePort", "LoadBalancer") or spec.get("externalIPs")) and not spec.get("externalTrafficPolicy"):
+        spec["externalTrafficPolicy"] = "Cluster"
+    if spec.get("internalTrafficPolicy") is None and kind in ("NodePort", "LoadBalancer", "ClusterIP"):
+        spec["internalTrafficPolicy"] = "Cluster"
     if kind == "LoadBalancer":
         spec.setdefault("allocateLoadBalancerNodePorts", True)
-    spec.setdefault("internalTrafficPolicy", "Cluster")
 
 
 def persistent_volume_claim(obj: Obj) -> None:

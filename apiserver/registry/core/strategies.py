@@ -111,7 +111,8 @@ STRATEGIES: dict[str, Strategy] = {
     "ReplicationController": KindStrategy(default=defaults.replication_controller,
                                           validate=validation.replication_controller, scale_selector_is_map=True),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.
-    "Service": KindStrategy(default=defaults.service, validate=validation.service, returns_deleted_object=True,
+    "Service": KindStrategy(default=defaults.service, validate=validation.service,
+                            validate_update=validation.service_update, returns_deleted_object=True,
                             name_rule=meta.label_name,
                             begin_create=service_allocation.begin_create,
                             begin_update=service_allocation.keep_allocated,
