@@ -29,14 +29,14 @@ def _daemon_set_update(new: Obj, old: Obj) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     # The deployment status strategy's reset fields leave the labels alone as well.
-    "Deployment": KindStrategy(default=defaults.deployment, validate=validation.workload,
-                               validate_update=validation.workload_update, status_keeps_labels=True),
-    "ReplicaSet": KindStrategy(default=defaults.replica_set, validate=validation.workload,
-                               validate_update=validation.workload_update),
-    # A StatefulSet's selector is judged by its own update rules, not yet ported.
-    "StatefulSet": KindStrategy(default=defaults.stateful_set, validate=validation.workload),
+    "Deployment": KindStrategy(default=defaults.deployment, validate=validation.deployment,
+                               validate_update=validation.deployment_update, status_keeps_labels=True),
+    "ReplicaSet": KindStrategy(default=defaults.replica_set, validate=validation.replica_set,
+                               validate_update=validation.replica_set_update),
+    "StatefulSet": KindStrategy(default=defaults.stateful_set, validate=validation.stateful_set,
+                                validate_update=validation.stateful_set_update),
     "DaemonSet": KindStrategy(default=defaults.daemon_set, own_on_create=_daemon_set_create,
-                              prepare_for_update=_daemon_set_update, validate=validation.workload,
-                              validate_update=validation.workload_update),
+                              prepare_for_update=_daemon_set_update, validate=validation.daemon_set,
+                              validate_update=validation.daemon_set_update),
     "ControllerRevision": NO_RULES,
 }
