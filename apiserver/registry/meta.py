@@ -64,6 +64,30 @@ def labels(values: Any, path: str) -> list[FieldError]:
     return found
 
 
+_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+def label_selector(selector: Any, path: str) -> list[FieldError]:
+    """ValidateLabelSelector."""
+    if not isinstance(selector, dict):
+        return []
+    found: list[FieldError] = []
+    for i, expression in enumerate(selector.get("matchExpressions") or ()):
+        at = f"{path}.matchExpressions[{i}]"
+        expression = expression if isinstance(expression, dict) else {}
+        operator, values = expression.get("operator") or "", expression.get("values") or []
+        if operator in ("In", "NotIn") and not values:
+            found.append(field.required(f"{at}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif operator in ("Exists", "DoesNotExist") and values:
+            found.append(field.forbidden(f"{at}.values", "may not be specified when `operator` is 'Exists' or "
+                                                        "'DoesNotExist'"))
+        elif operator not in _OPERATORS:
+            found.append(field.invalid(f"{at}.operator", operator, "not a valid selector operator"))
+        found += [field.invalid(f"{at}.key", expression.get("key") or "", msg)
+                  for msg in qualified_name(str(expression.get("key") or ""))]
+    return found + labels(selector.get("matchLabels"), f"{path}.matchLabels")
+
+
 def annotations(values: Any, path: str) -> list[FieldError]:
     found: list[FieldError] = []
     for key in values or {}:

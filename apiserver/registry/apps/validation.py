@@ -11,36 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.errors import FieldError
-from apiserver.kinds.validation import dns1123_label, percent, qualified_name
+from apiserver.kinds.validation import dns1123_label, percent
 from apiserver.registry import field
 from apiserver.registry.core.pod_validation import pod_spec
-from apiserver.registry.meta import annotations, labels
+from apiserver.registry.meta import annotations, label_selector, labels
 
 Obj = dict[str, Any]
-
-_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-
-
-def label_selector(selector: Any, path: str) -> list[FieldError]:
-    """ValidateLabelSelector."""
-    if not isinstance(selector, dict):
-        return []
-    found: list[FieldError] = []
-    for i, expression in enumerate(selector.get("matchExpressions") or ()):
-        at = f"{path}.matchExpressions[{i}]"
-        expression = expression if isinstance(expression, dict) else {}
-        operator, values = expression.get("operator") or "", expression.get("values") or []
-        if operator in ("In", "NotIn") and not values:
-            found.append(field.required(f"{at}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif operator in ("Exists", "DoesNotExist") and values:
-            found.append(field.forbidden(f"{at}.values", "may not be specified when `operator` is 'Exists' or "
-                                                        "'DoesNotExist'"))
-        elif operator not in _OPERATORS:
-            found.append(field.invalid(f"{at}.operator", operator, "not a valid selector operator"))
-        found += [field.invalid(f"{at}.key", expression.get("key") or "", msg)
-                  for msg in qualified_name(str(expression.get("key") or ""))]
-    return found + labels(selector.get("matchLabels"), f"{path}.matchLabels")
-
 
 def _empty(selector: Any) -> bool:
     return not isinstance(selector, dict) or not (selector.get("matchLabels") or selector.get("matchExpressions"))

@@ -64,5 +64,6 @@ def _generate_selector(obj: Obj) -> None:
 STRATEGIES: dict[str, Strategy] = {
     "Job": KindStrategy(default=defaults.job, prepare_for_create=_job_create, after_status_update=_job_status,
                         validate=validation.job, validate_update=validation.job_update),
-    "CronJob": KindStrategy(default=defaults.cron_job, validate=validation.cron_job),
+    "CronJob": KindStrategy(default=defaults.cron_job, validate=validation.cron_job,
+                            validate_update=validation.cron_job_update),
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zoneinfo
 from typing import Any
 
 from apiserver.errors import FieldError
@@ -13,8 +14,14 @@ Obj = dict[str, Any]
 
 
 def job(obj: Obj) -> list[FieldError]:
+    """ValidateJob: the generated selector, then ValidateJobSpec."""
     spec = obj.get("spec") or {}
     found = _generated_selector(obj)
+    for name in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
+        found += field.nonnegative(f"spec.{name}", spec.get(name))
+    mode = spec.get("completionMode")
+    if mode is not None and mode not in ("NonIndexed", "Indexed"):
+        found.append(field.not_supported("spec.completionMode", mode, ("NonIndexed", "Indexed")))
     found.extend(_indexes(spec))
     found.extend(pod_spec((spec.get("template") or {}).get("spec"), "spec.template.spec"))
     policy = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy")
@@ -30,8 +37,23 @@ def job(obj: Obj) -> list[FieldError]:
     return found
 
 
+# What a job's update may not change (ValidateJobSpecUpdate), after its completions and selector.
+_FIXED_AFTER_CREATE = ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy")
+
+
 def job_update(new: Obj, old: Obj) -> list[FieldError]:
-    return job(new) + immutable_selector(new, old)
+    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    found = job(new)
+    if spec.get("completionMode") != "Indexed":
+        found += field.immutable("spec.completions", spec.get("completions"), old_spec.get("completions"))
+    elif spec.get("completions") not in (old_spec.get("completions"), None) and \
+            spec.get("completions") != spec.get("parallelism"):
+        found.append(field.invalid("spec.completions", spec["completions"],
+                                   "can only be modified in tandem with spec.parallelism"))
+    found += immutable_selector(new, old)
+    for name in _FIXED_AFTER_CREATE:
+        found += field.immutable(f"spec.{name}", spec.get(name), old_spec.get(name))
+    return found
 
 
 def _generated_selector(obj: Obj) -> list[FieldError]:
@@ -84,9 +106,65 @@ def _indexes(spec: Obj) -> list[FieldError]:
     return found
 
 
-def cron_job(obj: Obj) -> list[FieldError]:
+_CRON_DESCRIPTORS = frozenset({"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"})
+_CONCURRENCY = ("Allow", "Forbid", "Replace")
+
+
+def _schedule(schedule: str) -> list[FieldError]:
+    """What robfig/cron's standard parser says of a schedule (the field count), and TZ in it."""
+    found: list[FieldError] = []
+    fields = schedule.split()
+    if not schedule.startswith("@") or schedule.startswith("@every"):
+        expression = [f for f in fields if not f.startswith(("TZ=", "CRON_TZ="))]
+        if not schedule.startswith("@every") and len(expression) != 5:
+            found.append(field.invalid("spec.schedule", schedule, f"expected exactly 5 fields, found "
+                                       f"{len(expression)}: [{' '.join(expression)}]"))
+    elif schedule not in _CRON_DESCRIPTORS:
+        found.append(field.invalid("spec.schedule", schedule, f"unrecognized descriptor: {schedule}"))
+    if "TZ" in schedule:
+        found.append(field.invalid("spec.schedule", schedule,
+                                   "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+    return found
+
+
+def _time_zone(zone: Any) -> list[FieldError]:
+    if zone is None:
+        return []
+    if not zone:
+        return [field.invalid("spec.timeZone", zone, "timeZone must be nil or non-empty string")]
+    try:
+        zoneinfo.ZoneInfo(str(zone))
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return [field.invalid("spec.timeZone", zone, f"unknown time zone {zone}")]
+    if str(zone).lower() == "local":
+        return [field.invalid("spec.timeZone", zone,
+                              "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones")]
+    return []
+
+
+def cron_job(obj: Obj, old: Obj | None = None) -> list[FieldError]:
+    """validateCronJobSpec (and, on create, the name's room for the jobs' generated names)."""
     spec = obj.get("spec") or {}
-    found = [] if spec.get("schedule") else [field.required("spec.schedule")]
+    found: list[FieldError] = []
+    schedule = str(spec.get("schedule") or "")
+    found += _schedule(schedule) if schedule else [field.required("spec.schedule")]
+    found += field.nonnegative("spec.startingDeadlineSeconds", spec.get("startingDeadlineSeconds"))
+    if old is None or (old.get("spec") or {}).get("timeZone") != spec.get("timeZone"):
+        found += _time_zone(spec.get("timeZone"))
+    policy = spec.get("concurrencyPolicy") or ""
+    if not policy:
+        found.append(field.required("spec.concurrencyPolicy"))
+    elif policy not in _CONCURRENCY:
+        found.append(field.not_supported("spec.concurrencyPolicy", policy, _CONCURRENCY))
     template = ((spec.get("jobTemplate") or {}).get("spec") or {}).get("template") or {}
     found.extend(pod_spec(template.get("spec"), "spec.jobTemplate.spec.template.spec"))
+    for name in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
+        found += field.nonnegative(f"spec.{name}", spec.get(name))
+    name = str(obj["metadata"].get("name") or "")
+    if old is None and len(name) > 52:
+        found.append(field.invalid("metadata.name", name, "must be no more than 52 characters"))
     return found
+
+
+def cron_job_update(new: Obj, old: Obj) -> list[FieldError]:
+    return cron_job(new, old)

@@ -105,6 +105,7 @@ def _volume_status(new: Obj, old: Obj, now: str) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, validate=pod_validation.pod,
+                        validate_update=pod_validation.pod_update,
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
     "PodTemplate": KindStrategy(default=defaults.pod_template, generation_field="template"),
@@ -125,7 +126,8 @@ STRATEGIES: dict[str, Strategy] = {
     "PersistentVolume": KindStrategy(default=defaults.persistent_volume, prepare_for_create=_volume_create,
                                      after_status_update=_volume_status),
     "PersistentVolumeClaim": KindStrategy(
-        default=defaults.persistent_volume_claim,
+        default=defaults.persistent_volume_claim, validate=validation.persistent_volume_claim,
+        # Upstream's update rule shows a diff of the specs, not ported: an update is judged as a create.
         prepare_for_create=lambda obj: admission_plugins.storage_object_in_use_protection(
             obj, "kubernetes.io/pvc-protection")),
     "Secret": KindStrategy(decode=fold_string_data, default=defaults.secret, validate=config_validation.secret,
