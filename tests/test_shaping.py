@@ -9,16 +9,11 @@ answers for them, and all again with every object's keys reversed.
 from __future__ import annotations
 
 import copy
-import glob
-import json
-import os
 from typing import Any
 
 import orjson
 import pytest
-import yaml
-from golden_objects import fixture_objects
-from support import GOLDEN
+import schema_corpus
 
 from apiserver.kinds import defaults, schemas, shaping
 from apiserver.kinds.shaping import _JSON_STORED
@@ -51,54 +46,24 @@ def _reference_ordered(value: Any, schema: schemas.Schema | None) -> Any:
     if resolved is not None and "additionalProperties" in resolved and "properties" not in resolved:
         keys = sorted(value)
     else:
-        order = schemas.field_order().get((schemas.ref_name(schema) if schema is not None else None) or "", ())
+        name = schemas.ref_name(schema) if schema is not None else None
+        order = schemas.field_order().get(name or "", ())
         keys = [k for k in order if k in value] + [k for k in value if k not in order]
     return {k: _reference_ordered(value[k], schemas.child_schema(schema, k)) for k in keys}
 
 
-def _reversed_keys(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_reversed_keys(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _reversed_keys(value[k]) for k in reversed(list(value))}
-    return value
-
-
-def _documents(pattern: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    for path in sorted(glob.glob(pattern, recursive=True)):
-        with open(path) as f:
-            found += [doc for doc in yaml.safe_load_all(f) if isinstance(doc, dict) and "kind" in doc]
-    return found
-
-
-def _objects() -> list[dict[str, Any]]:
-    found = [doc for doc in fixture_objects() if isinstance(doc, dict)]
-    found += _documents(os.path.join(GOLDEN, "surface", "fixtures", "**", "*.yaml"))
-    found += _documents(os.path.join(os.path.dirname(__file__), "manifests", "**", "*.yaml"))
-    for path in sorted(glob.glob(os.path.join(GOLDEN, "kube-1.36.2", "table", "*.includeObject-Object.json"))):
-        with open(path) as f:
-            found += [row["object"] for row in json.load(f).get("rows") or () if isinstance(row.get("object"), dict)]
-    return found + [_reversed_keys(obj) for obj in found]
-
-
-def _ref(obj: dict[str, Any]) -> schemas.Schema | None:
-    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
-    return schemas.kind_ref(group, version, str(obj.get("kind") or ""))
-
-
-OBJECTS = _objects()
+OBJECTS = schema_corpus.objects()
 
 
 def test_the_corpus_covers_the_built_in_kinds() -> None:
-    kinds = {obj["kind"] for obj in OBJECTS if _ref(obj) is not None}
+    kinds = {obj["kind"] for obj in OBJECTS if schema_corpus.ref(obj) is not None}
     assert len(OBJECTS) > 400 and len(kinds) > 50, (len(OBJECTS), sorted(kinds))
 
 
 @pytest.mark.parametrize("index", range(len(OBJECTS)))
 def test_compiled_walk_gives_the_reference_bytes(index: int) -> None:
     obj = OBJECTS[index]
-    ref = _ref(obj)
+    ref = schema_corpus.ref(obj)
     expected = _reference_ordered(_reference_go_zero(copy.deepcopy(obj), ref), ref)
     got = shaping.shaped(copy.deepcopy(obj), shaping.compiled(ref))
     assert orjson.dumps(got) == orjson.dumps(expected)
@@ -108,7 +73,8 @@ def test_a_node_that_changes_nothing_is_passed_over_whole() -> None:
     ref = schemas.kind_ref("", "v1", "ConfigMap")
     node = shaping.compiled(ref)
     assert node is not None
-    assert shaping.compiled(schemas.kind_ref("", "v1", "ConfigMap")) is node  # a fresh $ref finds the same node
+    # A fresh $ref finds the same node.
+    assert shaping.compiled(schemas.kind_ref("", "v1", "ConfigMap")) is node
     data = {"b": "2", "a": "1"}
     fields = {"f:data": {"f:b": {}, "f:a": {}}}
     obj = {"kind": "ConfigMap", "apiVersion": "v1", "data": data,
