@@ -41,9 +41,9 @@ CASES = [
      [("FieldValueRequired", "spec.containers", "Required value")]),
     ("container without image, and a name used twice", "/api/v1/namespaces/default/pods",
      _with(POD, "spec.containers", [{"name": "app", "image": "a"}, {"name": "app"}]),
-     'Pod "p" is invalid: [spec.containers[1].name: Duplicate value: "app", spec.containers[1].image: Required value]',
-     [("FieldValueDuplicate", "spec.containers[1].name", 'Duplicate value: "app"'),
-      ("FieldValueRequired", "spec.containers[1].image", "Required value")]),
+     'Pod "p" is invalid: [spec.containers[1].image: Required value, spec.containers[1].name: Duplicate value: "app"]',
+     [("FieldValueRequired", "spec.containers[1].image", "Required value"),
+      ("FieldValueDuplicate", "spec.containers[1].name", 'Duplicate value: "app"')]),
     ("container port out of range", "/api/v1/namespaces/default/pods",
      _with(POD, "spec.containers.0.ports", [{"containerPort": 70000}]),
      ('Pod "p" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and '
@@ -61,8 +61,10 @@ CASES = [
      'Deployment.apps "d" is invalid: spec.selector: Required value',
      [("FieldValueRequired", "spec.selector", "Required value")]),
     ("service port zero", "/api/v1/namespaces/default/services", _with(SERVICE, "spec.ports.0.port", 0),
-     'Service "s" is invalid: spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive',
-     [("FieldValueInvalid", "spec.ports[0].port", "Invalid value: 0: must be between 1 and 65535, inclusive")]),
+     ('Service "s" is invalid: [spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, '
+      "spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive]"),
+     [("FieldValueInvalid", "spec.ports[0].port", "Invalid value: 0: must be between 1 and 65535, inclusive"),
+      ("FieldValueInvalid", "spec.ports[0].targetPort", "Invalid value: 0: must be between 1 and 65535, inclusive")]),
 ]
 
 

@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(os.path.dirname(HERE), "tests")
 sys.path.insert(0, TESTS)
 
-import validation_cases  # noqa: E402
+import validation_cases
 
 
 def sender(kubeconfig: str) -> validation_cases.Send:

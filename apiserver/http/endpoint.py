@@ -27,10 +27,10 @@ from apiserver.kinds import (
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import apply, patch
-from apiserver.registry.hooks import Request, Requester
-from apiserver.registry.lookup import strategy_for
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
+from apiserver.registry.hooks import Request, Requester
+from apiserver.registry.lookup import strategy_for
 from apiserver.reply import Reply, StreamReply
 from apiserver.shapes.assembled import AssemblyCache
 from apiserver.shapes.shape import Listing, Shape

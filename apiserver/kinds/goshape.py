@@ -1,15 +1,12 @@
-"""The object as kube-apiserver's Go types serialize it: the fields Go writes even when unset, and Go
-struct key order.
+"""What kube-apiserver's Go types write even when unset, keyed by definition name: a field whose Go
+struct is not a pointer, or lacks omitempty (`resources: {}`, `lastProbeTime: null`).
 
-A field whose Go struct is not a pointer, or lacks omitempty, is written out even when unset
-(`resources: {}`, `lastProbeTime: null`). The table is keyed by definition name.
+shaping.py writes them, with Go struct key order, into every stored built-in object.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from apiserver.kinds import schemas
 
 Obj = dict[str, Any]
 
@@ -79,45 +76,6 @@ for _definition in ("coordination.v1.Lease", "networking.v1.NetworkPolicy", "pol
     _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["spec"] = {}
 
 
-# Kept in etcd as JSON rather than protobuf, so an empty list stays one.
-_JSON_STORED = "io.k8s.apiextensions-apiserver."
-
-
 def always_written(definition: str) -> dict[str, Any]:
     """The fields of a definition Go writes even when unset, with the value it writes."""
     return _GO_ZERO.get(definition, {})
-
-
-def go_zero(value: Any, schema: schemas.Schema | None) -> Any:
-    """The value with every never-set field Go would write out anyway."""
-    if isinstance(value, list):
-        item = schemas.child_schema(schema, None)
-        return [go_zero(v, item) for v in value]
-    if not isinstance(value, dict) or schema is None:
-        return value
-    name = schemas.ref_name(schema) or ""
-    for key, zero in _GO_ZERO.get(name, {}).items():
-        if key not in value:
-            value[key] = {} if zero == {} else zero
-        elif zero is None and value[key] in ([], {}) and not name.startswith(_JSON_STORED):
-            # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
-            value[key] = None
-    for key, child in value.items():
-        value[key] = go_zero(child, schemas.child_schema(schema, key))
-    return value
-
-
-def kind_schema(obj: Obj) -> schemas.Schema | None:
-    """The schema of the object's apiVersion and kind; None for a kind 1.36 does not define."""
-    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
-    return schemas.kind_ref(group, version, str(obj.get("kind") or ""))
-
-
-def shaped(obj: Obj) -> Obj:
-    """The object as kube-apiserver serializes it: Go's always-written fields, Go struct key order.
-
-    Kinds without a 1.36 definition pass through untouched."""
-    ref = kind_schema(obj)
-    if ref is None:
-        return obj
-    return schemas.ordered(go_zero(obj, ref), ref)  # type: ignore[no-any-return]

@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import fieldmanager, goshape, ownership
+from apiserver.kinds import fieldmanager, ownership, shaping
 from apiserver.kinds.resources import ResourceType
 from apiserver.registry import meta as object_meta
 from apiserver.registry.certificates import strategies as certificates
@@ -152,12 +152,12 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
         meta["managedFields"] = applied
     strategy.prepare_for_create(obj)
     validate(rt, obj)
-    return ordered(goshape.shaped(obj))
+    return ordered(shaping.shaped_object(obj))
 
 
 def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
     """The object back in upstream's shape after a later step (allocation, namespace setup) changed it."""
-    return ordered(goshape.shaped(obj))
+    return ordered(shaping.shaped_object(obj))
 
 
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
@@ -189,7 +189,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     if subresource == "approval":
         approved = certificates.approval_update(new, old, now)
         ownership.track(rt, approved, old, manager, subresource, now)
-        return ordered(goshape.shaped(approved))
+        return ordered(shaping.shaped_object(approved))
     if subresource == "status":
         merged = dict(old)
         if "status" in new:
@@ -212,7 +212,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         strategy.prepare_for_status_update(merged, old, now)
         _record(rt, merged, old, manager, subresource, now, applied)
         strategy.after_status_update(merged, old, now)
-        return ordered(goshape.shaped(merged))
+        return ordered(shaping.shaped_object(merged))
     meta = new["metadata"]
     for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
                        "generation"):
@@ -239,14 +239,14 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
     strategy.default(new)
     # Compared as stored, so that fields Go always writes do not count as changes.
-    new = goshape.shaped(new)
+    new = shaping.shaped_object(new)
     meta = new["metadata"]
     _record(rt, new, old, manager, None, now, applied, given)
     strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     validate(rt, new, old)
-    return ordered(goshape.shaped(new))
+    return ordered(shaping.shaped_object(new))
 
 
 def _record(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], manager: str | None,

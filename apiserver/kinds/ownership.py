@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import orjson
 
-from apiserver.kinds import conversion, fieldmanager, goshape, managedfields, schemas
+from apiserver.kinds import conversion, fieldmanager, managedfields, schemas, shaping
 from apiserver.kinds.resources import ResourceType
 from apiserver.registry.lookup import strategy_for
 
@@ -22,7 +22,7 @@ def ownership_schema(rt: ResourceType, obj: Obj) -> tuple[schemas.Schema | None,
     """The schema managedFields are computed by, and whether the kind's status is its subresource's."""
     if rt.custom is not None:
         return _with_object_meta(rt.custom.schema or _OPEN_OBJECT), rt.custom.has_status
-    return goshape.kind_schema(obj), rt.subresource("status") is not None
+    return shaping.kind_schema(obj), rt.subresource("status") is not None
 
 
 def reset_fields(rt: ResourceType, subresource: str | None) -> tuple[managedfields.Path, ...]:
@@ -53,8 +53,8 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
     if views:
         updated = _record_versioned(entries, old, obj, views, request, reset_fields(rt, subresource))
     else:
-        updated = fieldmanager.record_update(entries, None if old is None else goshape.shaped(json_copy(old)),
-                                             goshape.shaped(json_copy(obj)), schema, request,
+        updated = fieldmanager.record_update(entries, None if old is None else shaping.shaped_object(json_copy(old)),
+                                             shaping.shaped_object(json_copy(obj)), schema, request,
                                              reset_fields(rt, subresource))
     if updated:
         obj["metadata"]["managedFields"] = updated
@@ -76,9 +76,9 @@ def _record_versioned(entries: list[dict[str, Any]], old: Obj | None, new: Obj,
     out: list[dict[str, Any]] = []
     for version, group in by_version.items():
         view = views.get(version, _as_stored)
-        seen_old = None if old is None else goshape.shaped(json_copy(view(old)))
-        seen_new = goshape.shaped(json_copy(view(new)))
-        schema = goshape.kind_schema(seen_new)
+        seen_old = None if old is None else shaping.shaped_object(json_copy(view(old)))
+        seen_new = shaping.shaped_object(json_copy(view(new)))
+        schema = shaping.kind_schema(seen_new)
         if schema is None:
             out += group
         elif version == request.api_version:

@@ -11,6 +11,7 @@ from apiserver.kinds import crschema
 from columns.crd import COLUMN_TYPES
 from columns.jsonpath import InvalidPath, compile_path
 
+
 def validate_crd(crd: dict[str, Any]) -> list[FieldError]:
     """The rules a CRD must meet to be served (a subset of upstream's, with its paths and wording)."""
     spec = crd.get("spec")

@@ -10,7 +10,13 @@ import base64
 from typing import Any
 
 from apiserver.registry import admission_plugins, meta
-from apiserver.registry.core import config_validation, defaults, pod_validation, service_allocation, validation
+from apiserver.registry.core import (
+    config_validation,
+    defaults,
+    pod_validation,
+    service_allocation,
+    validation,
+)
 from apiserver.registry.hooks import Cluster, Request
 from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
 
