@@ -15,6 +15,7 @@ import orjson
 from apiserver import errors
 from apiserver.crd import crdspec
 from apiserver.http.limits import Limits
+from apiserver.http.pluginadmission import PluginAdmission, header_merged
 from apiserver.kinds import (
     admission,
     binding,
@@ -164,6 +165,11 @@ class Endpoint:
         self.max_object_bytes = max_object_bytes
         self._registry = registry
         self.assembled = AssemblyCache()
+        self.plugins = PluginAdmission(self)
+
+    @property
+    def registry(self) -> Registry:
+        return self._registry
 
     @property
     def _namespaced_types(self) -> dict[str, ResourceType]:
@@ -328,6 +334,7 @@ class Endpoint:
         if t.rt.kind == "Pod":
             self._copy_node_topology(obj)
         admission.admit_create(t.rt.kind, obj, self._decoded)
+        warnings = header_merged(warnings, await self.plugins.admit(t, "CREATE", obj, None))
         self._server_status(t, obj, None)
         if t.rt.kind == "CertificateSigningRequest":
             certificates.record_requester(obj, t.requester)
@@ -489,6 +496,7 @@ class Endpoint:
         if t.rt.kind == "Service" and t.subresource is None:
             services.keep_allocated(new, old)
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
+        headers = header_merged(headers, await self.plugins.admit(t, "UPDATE", prepared, old))
         if t.subresource is None:
             self._server_status(t, prepared, old)
             prepared = objects.reshaped(prepared)
@@ -680,6 +688,10 @@ class Endpoint:
         if t.rt.kind == "Service" and not t.rt.group and delete:
             await self._release_cluster_ips(obj)
         return stored
+
+    async def write_object(self, t: Target, key: Key, obj: dict[str, Any], expected: StoredObject | None) -> None:
+        """A write decided outside the verbs (a quota's charge), with the same checks as theirs."""
+        await self._write(t, key, obj, expected)
 
     async def _mark_flow_schemas(self, level: str, exists: bool) -> None:
         """APF's configuration consumer: FlowSchemas of a level that came or went say whether it dangles."""
