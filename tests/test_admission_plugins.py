@@ -13,7 +13,7 @@ from typing import Iterator
 import pytest
 from admission_replay import api_client, run
 from admission_scenarios import SCENARIOS
-from support import ServerProcess
+from support import ServerProcess, run_kubectl
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "admission_fixtures")
 
@@ -38,3 +38,50 @@ def test_answers_as_the_reference(controlled_server: ServerProcess, scenario: st
     assert [a["step"] for a in answers] == [e["step"] for e in expected]
     for answer, wanted in zip(answers, expected):
         assert answer == wanted, answer["step"]
+
+
+ADMISSION_CONFIG = """\
+apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: PodSecurity
+  configuration:
+    apiVersion: pod-security.admission.config.k8s.io/v1
+    kind: PodSecurityConfiguration
+    defaults:
+      enforce: baseline
+    exemptions:
+      namespaces: [tools]
+"""
+
+HOST_NETWORK = '{"spec": {"hostNetwork": true}}'
+
+
+def test_flags_allow_privileged_pods_and_configure_pod_security(tmp_path: pytest.TempPathFactory) -> None:
+    config = os.path.join(str(tmp_path), "admission.yaml")
+    with open(config, "w") as f:
+        f.write(ADMISSION_CONFIG)
+    with ServerProcess(os.path.join(str(tmp_path), "server"),
+                       extra_args=["--allow-privileged=true", "--admission-control-config-file", config]) as proc:
+        # the configured default policy, baseline, holds in an unlabelled namespace...
+        refused = run_kubectl(proc, "run", "net", "--image=busybox", f"--overrides={HOST_NETWORK}", check=False)
+        assert refused.returncode == 1
+        assert 'pods "net" is forbidden: violates PodSecurity "baseline:latest": host namespaces (hostNetwork=true)' \
+            in refused.stderr
+        # ...but not in an exempt one, where labels only earn a warning
+        run_kubectl(proc, "create", "namespace", "tools")
+        run_kubectl(proc, "run", "debug", "-n", "tools", "--image=busybox", "--privileged", "--", "sleep", "1")
+        exempt = run_kubectl(proc, "run", "net", "-n", "tools", "--image=busybox", f"--overrides={HOST_NETWORK}")
+        assert exempt.returncode == 0
+        labelled = run_kubectl(proc, "label", "namespace", "tools", "pod-security.kubernetes.io/enforce=restricted")
+        assert 'namespace "tools" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ' \
+            "ignored" in labelled.stderr
+
+
+def test_a_bad_admission_configuration_stops_the_server(tmp_path: pytest.TempPathFactory) -> None:
+    config = os.path.join(str(tmp_path), "admission.yaml")
+    with open(config, "w") as f:
+        f.write(ADMISSION_CONFIG.replace("enforce: baseline", "enforce: strict"))
+    proc = ServerProcess(os.path.join(str(tmp_path), "server"), extra_args=["--admission-control-config-file", config])
+    with pytest.raises(RuntimeError, match="must be one of privileged, baseline, restricted"):
+        proc.start()
