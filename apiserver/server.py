@@ -17,7 +17,9 @@ import uvicorn
 from starlette.applications import Starlette
 
 from apiserver import allocator, collector, workers
-from apiserver.admissionplugins import admissionconfig
+from apiserver.admission import enabled as enabled_admission_plugins
+from apiserver.admission.plugins import PluginContext, build_chain
+from apiserver.admissionplugins.admissionconfig import ConfigError
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
@@ -217,9 +219,11 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
                                                          None if options.plain_http else creds.ca_cert))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
                         limits.max_object_bytes)
+    assert enabled_admission_plugins  # imported for the plugins it registers
     try:
-        endpoint.plugins.exemptions = admissionconfig.load(options.admission_control_config_file)
-    except admissionconfig.ConfigError as exc:
+        endpoint.admission = build_chain(PluginContext(store, endpoint, registry,
+                                                       options.admission_control_config_file))
+    except ConfigError as exc:
         raise SystemExit(f"cannot start: --admission-control-config-file: {exc}") from None
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
     discovery = Discovery(registry, address, synthetic.external_versions)
@@ -253,6 +257,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
             raise SystemExit(1) from None
         crds.start()
         await _bootstrap(endpoint, state)
+        await endpoint.admission.start()
         collector.freeze()  # the recovered store, before any request or watch exists
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
         identity = IdentityLease(client.with_agent(KUBE_APISERVER)) if options.apiserver_identity else None
@@ -280,6 +285,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
         if identity is not None:
             await identity.stop()
         await controllers.stop()
+        await endpoint.admission.stop()
         releaser.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await releaser

@@ -28,7 +28,7 @@ _VERSION = re.compile(r"^v1\.([0-9]|[1-9][0-9]*)$")
 _IGNORED_POD_SUBRESOURCES = frozenset({"exec", "attach", "binding", "eviction", "log", "portforward", "proxy",
                                        "status"})
 # DefaultPodSpecExtractor's resources, with where each keeps its pod template
-_TEMPLATES: dict[tuple[str, str], tuple[str, ...]] = {
+TEMPLATES: dict[tuple[str, str], tuple[str, ...]] = {
     ("", "replicationcontrollers"): ("spec", "template"), ("", "podtemplates"): ("template",),
     ("apps", "replicasets"): ("spec", "template"), ("apps", "deployments"): ("spec", "template"),
     ("apps", "statefulsets"): ("spec", "template"), ("apps", "daemonsets"): ("spec", "template"),
@@ -153,7 +153,7 @@ def validate(request: Request, stored: Stored, config: Exemptions) -> list[str]:
         return _namespace(request, stored, config)
     if not request.group and request.resource == "pods":
         return _pod(request, stored, config)
-    if (request.group, request.resource) in _TEMPLATES:
+    if (request.group, request.resource) in TEMPLATES:
         return _workload(request, stored, config)
     return []
 
@@ -186,7 +186,7 @@ def _workload(request: Request, stored: Stored, config: Exemptions) -> list[str]
     if not problems and policy.warn.level == "privileged" and policy.audit.level == "privileged":
         return []
     template: Any = request.obj
-    for step in _TEMPLATES[(request.group, request.resource)]:
+    for step in TEMPLATES[(request.group, request.resource)]:
         template = template.get(step) if isinstance(template, dict) else None
     if not isinstance(template, dict):
         return []
@@ -230,8 +230,9 @@ def _namespace(request: Request, stored: Stored, config: Exemptions) -> list[str
     name = str(request.obj["metadata"].get("name") or "")
     labels = _labels(request.obj)
     policy, problems = policy_for(labels, config.defaults)
-    # the request's namespace: a namespace's own name, but not yet on its create (no name in the URL)
-    own = request.name
+    # the request's namespace, which is a namespace's own name on its update but empty on its create
+    # (no name in the URL yet)
+    own = request.name if request.operation == "UPDATE" else ""
     if request.operation == "CREATE":
         if problems:
             raise errors.invalid("Namespace", "", name, problems)

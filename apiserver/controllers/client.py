@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from apiserver import errors
+from apiserver.auth.tokens import User
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.kinds import managedfields
 from apiserver.kinds.resources import Registry, ResourceType
@@ -30,6 +31,8 @@ MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 
 Obj = dict[str, Any]
+# who kube-controller-manager is, with --use-service-account-credentials=false as the reference runs it
+_CONTROLLER_MANAGER_USER = User("system:kube-controller-manager", "", ("system:authenticated",))
 
 
 class Client:
@@ -71,7 +74,10 @@ class Client:
 
     def _target(self, rt: ResourceType, namespace: str, name: str | None,
                 subresource: str | None = None) -> Target:
-        return Target(rt, namespace if rt.namespaced else "", name, subresource, {}, self.user_agent)
+        # kube-controller-manager's writes are admitted like any client's (a ReplicaSet's pods get their
+        # LimitRange defaults and are charged to quotas); the server's own writes are not.
+        user = _CONTROLLER_MANAGER_USER if self.user_agent == CONTROLLER_MANAGER else None
+        return Target(rt, namespace if rt.namespaced else "", name, subresource, {}, self.user_agent, user=user)
 
     def get(self, rt: ResourceType, namespace: str, name: str, subresource: str | None = None) -> Obj | None:
         """The object's durable state (or that of its subresource, such as `scale`), or None."""

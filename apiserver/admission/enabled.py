@@ -1,0 +1,7 @@
+"""Importing this module registers every admission plugin this server enforces through the chain.
+
+One import per plugin module: the module calls `apiserver.admission.plugins.register` with its
+upstream name, which alone decides where it runs.
+"""
+
+from apiserver.admissionplugins import registered as admissionplugins_registered  # noqa: F401
