@@ -28,6 +28,7 @@ from apiserver.admissionplugins import (
     runtimeclass,
 )
 from apiserver.admissionplugins.request import Obj, Request
+from apiserver.kinds import defaults
 
 # upstream's quota evaluator retries its status updates this many times on conflicts
 _QUOTA_ATTEMPTS = 3
@@ -122,7 +123,13 @@ class RuntimeClass:
         return runtimeclass.applies(request_of(attributes))
 
     async def admit(self, attributes: Attributes) -> Verdict:
-        runtimeclass.mutate(request_of(attributes), self.runtime_class)
+        request = request_of(attributes)
+        if request.obj is not None and (request.obj.get("spec") or {}).get("runtimeClassName"):
+            # DefaultTolerationSeconds runs before RuntimeClass upstream, so a class's tolerations follow
+            # the defaulted ones; this server applies it later, with the create strategy (where it then
+            # finds them present), so it is applied here first.
+            defaults.default_toleration_seconds(request.obj.setdefault("spec", {}))
+        runtimeclass.mutate(request, self.runtime_class)
         return ALLOWED
 
     async def validate(self, attributes: Attributes) -> Verdict:
