@@ -221,3 +221,11 @@ def test_labelling_an_exempt_namespace_warns_that_it_is_ignored() -> None:
     request = Request("UPDATE", "", "namespaces", "", "", "tools", new, old)
     assert podsecurity.validate(request, _Namespaces({}), config) == [
         'namespace "tools" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored']
+
+
+def test_creating_an_exempt_namespace_with_labels_warns_too() -> None:
+    config = podsecurity.Exemptions(namespaces=("tools",))
+    new = {"metadata": {"name": "tools", "labels": {"pod-security.kubernetes.io/enforce": "restricted"}}}
+    request = Request("CREATE", "", "namespaces", "", "", "tools", new, None)
+    assert podsecurity.validate(request, _Namespaces({}), config) == [
+        'namespace "tools" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored']
