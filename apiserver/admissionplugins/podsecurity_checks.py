@@ -9,6 +9,7 @@ overrides. Versions past the newest check version (1.35) and "latest" evaluate a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
@@ -470,8 +471,9 @@ def _at(check: Check, version: Version) -> Applied | None:
     return chosen
 
 
+@functools.lru_cache(maxsize=256)
 def checks_for(level: str, version: Version | None) -> list[CheckFn]:
-    """The checks a level runs at a version (None: latest), in upstream's order."""
+    """The checks a level runs at a version (None: latest), in upstream's order; made once per pair."""
     at = MAX_VERSION if version is None or version > MAX_VERSION else version
     baseline = [a for c in CHECKS if c.level == "baseline" and (a := _at(c, at)) is not None]
     if level == "baseline":

@@ -11,6 +11,7 @@ PersistentVolumeClaims have their own; every other resource is counted as `count
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -95,7 +96,9 @@ def _no_scope(selector: Obj, obj: Obj) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=1024)
 def evaluator_for(group: str, resource: str) -> Evaluator:
+    """The resource's evaluator, made once: every namespaced create asks for one."""
     if not group and resource in _CORE:
         return _CORE[resource]
     names = [count_name(group, resource)]

@@ -12,7 +12,6 @@ spend the same room.
 
 from __future__ import annotations
 
-import copy
 from fractions import Fraction
 from typing import Iterable
 
@@ -87,9 +86,7 @@ def charge(request: Request, quotas: Iterable[Obj]) -> list[Obj]:
                     f"used: {_pretty({n: used[n] for n in exceeded if n in used})}, "
                     f"limited: {_pretty({n: hard[n] for n in exceeded})}")
         if render(new_used) != render(used):
-            updated = copy.deepcopy(quota)
-            updated["status"]["used"] = render(new_used)
-            charged.append(updated)
+            charged.append({**quota, "status": {**status, "used": render(new_used)}})
     return charged
 
 

@@ -8,6 +8,7 @@ Sums keep the format of the left operand (of the right one when the left is zero
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -66,7 +67,14 @@ def parse(text: Any) -> Quantity:
         raise QuantityError("quantities must match the regular expression")
     if isinstance(text, (int, float)):
         text = repr(text) if isinstance(text, float) else str(text)
-    match = _SYNTAX.match(str(text))
+    return _parsed(str(text))
+
+
+# The same few spellings come back on every write (a quota's limits, a template's requests), and exact
+# fractions are slow to build: each spelling is parsed once.
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> Quantity:
+    match = _SYNTAX.match(text)
     if match is None or not (match.group(2) or match.group(3)):
         raise QuantityError("quantities must match the regular expression "
                             "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
@@ -85,6 +93,7 @@ def parse(text: Any) -> Quantity:
     return Quantity(-amount if sign == "-" else amount, fmt)
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical(q: Quantity) -> str:
     """Quantity.String(): the largest suffix that keeps the number whole."""
     if q.value == 0:
