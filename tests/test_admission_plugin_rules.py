@@ -207,11 +207,13 @@ plugins:
         podsecurity.validate(_pod_request(_HOST_NETWORK_POD), unlabelled, config)
     assert 'violates PodSecurity "baseline:latest": host namespaces (hostNetwork=true)' in refused.value.message
     as_bot = Request("CREATE", "", "pods", "", "ns", "", _HOST_NETWORK_POD, None, "ci-bot")
-    assert podsecurity.validate(as_bot, unlabelled, config) == []
+    assert podsecurity.validate(as_bot, unlabelled, config).warnings == ()
     in_tools = Request("CREATE", "", "pods", "", "tools", "", _HOST_NETWORK_POD, None)
-    assert podsecurity.validate(in_tools, unlabelled, config) == []
+    assert podsecurity.validate(in_tools, unlabelled, config).annotations == (
+        ("pod-security.kubernetes.io/exempt", "namespace"),)
     kata = {**_HOST_NETWORK_POD, "spec": {**_HOST_NETWORK_POD["spec"], "runtimeClassName": "kata"}}
-    assert podsecurity.validate(_pod_request(kata), unlabelled, config) == []
+    assert podsecurity.validate(_pod_request(kata), unlabelled, config).annotations == (
+        ("pod-security.kubernetes.io/exempt", "runtimeClass"),)
 
 
 def test_labelling_an_exempt_namespace_warns_that_it_is_ignored() -> None:
@@ -219,13 +221,23 @@ def test_labelling_an_exempt_namespace_warns_that_it_is_ignored() -> None:
     old = {"metadata": {"name": "tools", "labels": {}}}
     new = {"metadata": {"name": "tools", "labels": {"pod-security.kubernetes.io/enforce": "restricted"}}}
     request = Request("UPDATE", "", "namespaces", "", "", "tools", new, old)
-    assert podsecurity.validate(request, _Namespaces({}), config) == [
-        'namespace "tools" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored']
+    assert podsecurity.validate(request, _Namespaces({}), config).warnings == (
+        'namespace "tools" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored',)
 
 
 def test_creating_an_exempt_namespace_with_labels_warns_too() -> None:
     config = podsecurity.Exemptions(namespaces=("tools",))
     new = {"metadata": {"name": "tools", "labels": {"pod-security.kubernetes.io/enforce": "restricted"}}}
     request = Request("CREATE", "", "namespaces", "", "", "tools", new, None)
-    assert podsecurity.validate(request, _Namespaces({}), config) == [
-        'namespace "tools" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored']
+    assert podsecurity.validate(request, _Namespaces({}), config).warnings == (
+        'namespace "tools" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored',)
+
+
+def test_the_audit_level_is_told_in_audit_annotations_only() -> None:
+    labels = {"pod-security.kubernetes.io/audit": "baseline"}
+    decision = podsecurity.validate(_pod_request(_HOST_NETWORK_POD), _Namespaces(labels), podsecurity.Exemptions())
+    assert decision.warnings == ()
+    assert decision.annotations == (
+        ("pod-security.kubernetes.io/enforce-policy", "privileged:latest"),
+        ("pod-security.kubernetes.io/audit-violations",
+         'would violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true)'))

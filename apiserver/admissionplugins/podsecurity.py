@@ -8,7 +8,8 @@ are never refused, only warned about for their pod template. A namespace's label
 (422 otherwise), and a change that tightens its enforce level warns about the pods already there
 that would now be refused. Exempt usernames, runtime classes and namespaces come from the
 PodSecurityConfiguration of an admission configuration file, with the default policy; the audit
-level's findings go to audit annotations, which this server does not record.
+level's findings go to audit annotations (`pod-security.kubernetes.io/audit-violations`), as do the
+enforced policy and exemptions.
 """
 
 from __future__ import annotations
@@ -145,60 +146,87 @@ def _evaluate(lv: LevelVersion, meta: Obj, spec: Obj) -> list[tuple[str, str]]:
     return podsecurity_checks.evaluate(lv.level, lv.version, meta, spec)
 
 
-def validate(request: Request, stored: Stored, config: Exemptions) -> list[str]:
-    """Raises the refusal; otherwise the warnings to answer with."""
+class Decision(NamedTuple):
+    """What an admitted write is answered with (Warning headers) and audited with: annotations under
+    pod-security.kubernetes.io/ (enforce-policy, audit-violations, exempt)."""
+
+    warnings: tuple[str, ...] = ()
+    annotations: tuple[tuple[str, str], ...] = ()
+
+
+NOTHING = Decision()
+
+
+def _exempt(reason: str) -> Decision:
+    return Decision((), ((PREFIX + "exempt", reason),))
+
+
+def validate(request: Request, stored: Stored, config: Exemptions) -> Decision:
+    """Raises the refusal; otherwise the warnings and audit annotations to answer with."""
     if request.operation not in ("CREATE", "UPDATE") or request.obj is None:
-        return []
+        return NOTHING
     if not request.group and request.resource == "namespaces":
-        return _namespace(request, stored, config)
+        return Decision(tuple(_namespace(request, stored, config)))
     if not request.group and request.resource == "pods":
         return _pod(request, stored, config)
     if (request.group, request.resource) in TEMPLATES:
         return _workload(request, stored, config)
-    return []
+    return NOTHING
 
 
 def _labels(obj: Obj | None) -> dict[str, str]:
     return dict(((obj or {}).get("metadata") or {}).get("labels") or {})
 
 
-def _pod(request: Request, stored: Stored, config: Exemptions) -> list[str]:
+def _exemption(request: Request, config: Exemptions) -> Decision | None:
+    if request.namespace and request.namespace in config.namespaces:
+        return _exempt("namespace")
+    if request.user and request.user in config.usernames:
+        return _exempt("user")
+    return None
+
+
+def _pod(request: Request, stored: Stored, config: Exemptions) -> Decision:
     if request.subresource in _IGNORED_POD_SUBRESOURCES:
-        return []
-    if request.namespace in config.namespaces or (request.user and request.user in config.usernames):
-        return []
+        return NOTHING
+    exempt = _exemption(request, config)
+    if exempt is not None:
+        return exempt
     policy, problems = policy_for(_labels(stored.namespace(request.namespace)), config.defaults)
     if not problems and policy.fully_privileged():
-        return []
+        return Decision((), ((PREFIX + "enforce-policy", str(_PRIVILEGED)),))
     assert request.obj is not None
     if request.operation == "UPDATE" and request.old is not None and not _significant(request.obj, request.old):
-        return []
+        return NOTHING
     return _evaluate_pod(request, policy, request.obj.get("metadata") or {}, request.obj.get("spec") or {},
                          config, enforce=True)
 
 
-def _workload(request: Request, stored: Stored, config: Exemptions) -> list[str]:
+def _workload(request: Request, stored: Stored, config: Exemptions) -> Decision:
     if request.subresource:
-        return []
-    if request.namespace in config.namespaces or (request.user and request.user in config.usernames):
-        return []
+        return NOTHING
+    exempt = _exemption(request, config)
+    if exempt is not None:
+        return exempt
     policy, problems = policy_for(_labels(stored.namespace(request.namespace)), config.defaults)
     if not problems and policy.warn.level == "privileged" and policy.audit.level == "privileged":
-        return []
+        return NOTHING
     template: Any = request.obj
     for step in TEMPLATES[(request.group, request.resource)]:
         template = template.get(step) if isinstance(template, dict) else None
     if not isinstance(template, dict):
-        return []
+        return NOTHING
     return _evaluate_pod(request, policy, template.get("metadata") or {}, template.get("spec") or {}, config,
                          enforce=False)
 
 
 def _evaluate_pod(request: Request, policy: Policy, meta: Obj, spec: Obj, config: Exemptions,
-                  enforce: bool) -> list[str]:
+                  enforce: bool) -> Decision:
     if spec.get("runtimeClassName") and spec["runtimeClassName"] in config.runtime_classes:
-        return []
+        return _exempt("runtimeClass")
+    annotations: list[tuple[str, str]] = []
     if enforce:
+        annotations.append((PREFIX + "enforce-policy", str(policy.enforce)))
         refused = _evaluate(policy.enforce, meta, spec)
         if refused:
             name = request.name or str(((request.obj or {}).get("metadata") or {}).get("name") or "")
@@ -207,8 +235,13 @@ def _evaluate_pod(request: Request, policy: Policy, meta: Obj, spec: Obj, config
                 raise errors.forbidden_object(request.resource, request.group, name, why)
             raise errors.ApiError(403, "Forbidden", f"{errors.qualified(request.resource, request.group)} is "
                                   f"forbidden: {why}", {"kind": request.resource})
+    audited = _evaluate(policy.audit, meta, spec)
+    if audited:
+        annotations.append((PREFIX + "audit-violations",
+                            f'would violate PodSecurity "{policy.audit}": {_forbidden_detail(audited)}'))
     warned = _evaluate(policy.warn, meta, spec)
-    return [f'would violate PodSecurity "{policy.warn}": {_forbidden_detail(warned)}'] if warned else []
+    warnings = (f'would violate PodSecurity "{policy.warn}": {_forbidden_detail(warned)}',) if warned else ()
+    return Decision(warnings, tuple(annotations))
 
 
 def _significant(pod: Obj, old: Obj) -> bool:

@@ -94,8 +94,8 @@ class PodSecurity:
             (attributes.resource.group, attributes.resource.resource) in self._RESOURCES
 
     async def validate(self, attributes: Attributes) -> Verdict:
-        warnings = podsecurity.validate(request_of(attributes), self.stored, self.exemptions)
-        return Verdict(tuple(warnings)) if warnings else ALLOWED
+        decision = podsecurity.validate(request_of(attributes), self.stored, self.exemptions)
+        return Verdict(decision.warnings, decision.annotations) if decision != podsecurity.NOTHING else ALLOWED
 
 
 class PersistentVolumeClaimResize:
