@@ -3,3 +3,5 @@
 One import per plugin module: the module calls `apiserver.admission.plugins.register` with its
 upstream name, which alone decides where it runs.
 """
+
+from apiserver.admission import webhook  # noqa: F401  (registers the webhook plugins)
