@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 import pytest
 from support import ServerProcess
-from webhook_scenarios import SCENARIOS, Cluster, normalized
+from webhook_scenarios import DNS_NAMES, SCENARIOS, Cluster, normalized
 from webhook_server import WebhookServer, make_certificates
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "webhooks")
@@ -23,7 +23,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     directory = tmp_path_factory.mktemp("webhooks")
     server = ServerProcess(str(directory / "server"))
     server.start()
-    certificates = make_certificates(str(directory / "webhook"))
+    certificates = make_certificates(str(directory / "webhook"), DNS_NAMES)
     webhooks = WebhookServer(certificates).start()
     try:
         yield Cluster(server.url, server.token, webhooks, certificates,

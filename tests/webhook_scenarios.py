@@ -22,6 +22,8 @@ from webhook_server import CLOSE, HANG, Certificates, WebhookServer, deny, json_
 Obj = dict[str, Any]
 JSON = "application/json"
 _ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+# The names the webhook's certificate is valid for: loopback, and the Service of service_reference.
+DNS_NAMES = ("localhost", "scenario-webhook.default.svc")
 # One warning of a Warning header: kube-apiserver writes a header per warning, this server one header
 # with all of them, comma-separated, which clients read alike (RFC 9110 lists).
 _WARNING = re.compile(r'\d{3} \S+ "(?:[^"\\]|\\.)*"')
@@ -293,7 +295,175 @@ def review_v1beta1(cluster: Cluster) -> Obj:
         return {"client": seen, "sent": s.sent(path)}
 
 
+def reinvocation(cluster: Cluster) -> Obj:
+    """The first webhook (IfNeeded) is called again after the second changed the object; the second
+    (Never) is not, though the first's second call changes the object again."""
+    with Scenario(cluster, "reinvoke") as s:
+        first, second = s.path("first"), s.path("second")
+
+        def add_label(key: str) -> Callable[[Obj], Obj]:
+            def answer(review: Obj) -> Obj:
+                labels = _labels(review)
+                if key in labels:
+                    return {"allowed": True}
+                count = str(len(cluster.webhooks.reviews(f"/{s.name}/{key}")))
+                operation = {"op": "add", "path": f"/metadata/labels/{key}", "value": count}
+                if not labels:
+                    operation = {"op": "add", "path": "/metadata/labels", "value": {key: count}}
+                return json_patch([operation])(review)
+            return answer
+        cluster.webhooks.answers[first] = add_label("first")
+        cluster.webhooks.answers[second] = add_label("second")
+        s.configure("Mutating", [cluster.hook("first.example.com", first, reinvocationPolicy="IfNeeded",
+                                              objectSelector={"matchLabels": {"app": "x"}}),
+                                 cluster.hook("second.example.com", second,
+                                              objectSelector={"matchLabels": {"app": "x"}})])
+        for attempt in range(100):
+            seen = cluster.request("POST", s.configmaps("?dryRun=All"), _cm(f"probe-{attempt}", app="x"))
+            if "second" in seen["body"]["metadata"].get("labels", {}):
+                break
+            time.sleep(0.1)
+        cluster.webhooks.received.clear()
+        seen = cluster.request("POST", s.configmaps(), _cm("one", app="x"))
+        return {"client": seen, "first": s.sent(first), "second": s.sent(second)}
+
+
+def subresources(cluster: Cluster) -> Obj:
+    """Scale and status writes, each shown as the subresource's kind."""
+    with Scenario(cluster, "subresources") as s:
+        path = s.path("sub")
+        apps = f"/apis/apps/v1/namespaces/{s.namespace}/deployments"
+        deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                      "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                               "template": {"metadata": {"labels": {"app": "web"}},
+                                            "spec": {"containers": [{"name": "web",
+                                                                     "image": "nginx:1.27"}]}}}}
+        cluster.request("POST", apps, deployment)
+        s.configure("Validating", [cluster.hook("sub.example.com", path, operations=("UPDATE",), group="apps",
+                                                resources=("deployments/scale", "deployments/status"))])
+        seen = {}
+        for attempt in range(100):
+            seen["scale"] = cluster.request("PATCH", f"{apps}/web/scale", {"spec": {"replicas": 2 + attempt}},
+                                            "application/merge-patch+json")
+            if s.sent(path):
+                break
+            time.sleep(0.1)
+        cluster.webhooks.received.clear()
+        seen["scale"] = cluster.request("PUT", f"{apps}/web/scale", {
+            "apiVersion": "autoscaling/v1", "kind": "Scale",
+            "metadata": {"name": "web", "namespace": s.namespace},
+            "spec": {"replicas": 3}})
+        seen["status"] = cluster.request("PATCH", f"{apps}/web/status", {"status": {"observedGeneration": 1}},
+                                         "application/merge-patch+json")
+        seen["main"] = cluster.request("PATCH", f"{apps}/web", {"metadata": {"labels": {"a": "b"}}},
+                                       "application/merge-patch+json")
+        return {"client": {k: {"code": v["code"]} for k, v in seen.items()}, "sent": s.sent(path)}
+
+
+def equivalent(cluster: Cluster) -> Obj:
+    """matchPolicy Equivalent: a rule on autoscaling/v1 sees a v2 write in v1; Exact does not see it."""
+    with Scenario(cluster, "equivalent") as s:
+        v1, exact = s.path("v1"), s.path("exact")
+        common = {"operations": ("CREATE",), "group": "autoscaling", "version": "v1",
+                  "resources": ("horizontalpodautoscalers",)}
+        s.configure("Validating", [cluster.hook("v1.example.com", v1, **common),
+                                   cluster.hook("exact.example.com", exact, matchPolicy="Exact", **common)])
+        hpa = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+               "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                        "minReplicas": 1, "maxReplicas": 4,
+                        "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                            "type": "Utilization", "averageUtilization": 60}}}]}}
+        path = f"/apis/autoscaling/v2/namespaces/{s.namespace}/horizontalpodautoscalers"
+        for attempt in range(100):
+            cluster.request("POST", path + "?dryRun=All", {**hpa, "metadata": {"name": f"probe-{attempt}"}})
+            if s.sent(v1):
+                break
+            time.sleep(0.1)
+        cluster.webhooks.received.clear()
+        seen = cluster.request("POST", path, {**hpa, "metadata": {"name": "web"}})
+        return {"client": seen, "v1": s.sent(v1), "exact_calls": len(s.sent(exact))}
+
+
+def mutation_errors(cluster: Cluster) -> Obj:
+    """Patches that cannot be applied, a patch on a delete, a patch of an unknown type."""
+    with Scenario(cluster, "mutation-errors") as s:
+        cases: dict[str, Any] = {
+            "missing-path": json_patch([{"op": "replace", "path": "/nothing/here", "value": "x"}]),
+            "remove-missing": json_patch([{"op": "remove", "path": "/data/absent"}]),
+            "test-fails": json_patch([{"op": "test", "path": "/data/key", "value": "other"}]),
+            "delete": json_patch([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]),
+            "type": lambda r: {"allowed": True, "patchType": "MergePatch",
+                               "patch": base64.b64encode(b'{"data":{"a":"b"}}').decode()},
+            "untyped": lambda r: {"allowed": True, "patch": base64.b64encode(b"[]").decode()},
+            "undecodable": lambda r: {"allowed": True, "patchType": "JSONPatch",
+                                      "patch": base64.b64encode(b'{"op":"add"}').decode()},
+        }
+        seen: Obj = {}
+        for case, answer in cases.items():
+            path = s.path(case)
+            cluster.webhooks.answers[path] = answer
+            operations = ("DELETE",) if case == "delete" else ("CREATE",)
+            s.configure("Mutating", [cluster.hook(f"{case}.example.com", path, operations=operations,
+                                                  objectSelector={"matchLabels": {"case": case}})])
+            if case == "delete":
+                created = cluster.request("POST", s.configmaps(), _cm("to-delete", case=case))
+                assert created["code"] == 201, created
+                for _ in range(100):
+                    seen[case] = cluster.request("DELETE", s.configmaps("/to-delete?dryRun=All"))
+                    if seen[case]["code"] != 200:
+                        break
+                    time.sleep(0.1)
+            else:
+                seen[case] = _until_configured(cluster, s, case, "Fail")
+            cluster.request("DELETE", s.configurations.pop())
+        seen["replace-missing-key"] = _replace_missing_key(cluster, s)
+        return seen
+
+
+def _replace_missing_key(cluster: Cluster, s: Scenario) -> Obj:
+    """Go's JSON patch (evanphx v4) lets `replace` add a key its map lacks."""
+    path = s.path("replace-missing-key")
+    cluster.webhooks.answers[path] = json_patch([{"op": "replace", "path": "/data/absent", "value": "x"}])
+    s.configure("Mutating", [cluster.hook("replace.example.com", path,
+                                          objectSelector={"matchLabels": {"case": "replace"}})])
+    try:
+        for attempt in range(100):
+            probe = _cm(f"replace-{attempt}", case="replace")
+            seen = cluster.request("POST", s.configmaps("?dryRun=All"), probe)
+            if seen["code"] != 201 or s.sent(path):
+                return seen
+            time.sleep(0.1)
+        raise AssertionError("the replace webhook was never called")
+    finally:
+        cluster.request("DELETE", s.configurations.pop())
+
+
+def service_reference(cluster: Cluster) -> Obj:
+    """A webhook named by a Service (ExternalName localhost), its certificate checked for the
+    Service's name."""
+    with Scenario(cluster, "service") as s:
+        path = s.path("svc")
+        service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "scenario-webhook"},
+                   "spec": {"type": "ExternalName", "externalName": "localhost"}}
+        made = cluster.request("POST", "/api/v1/namespaces/default/services", service)
+        try:
+            hook = cluster.hook("svc.example.com", path)
+            hook["clientConfig"] = {"service": {"namespace": "default", "name": "scenario-webhook",
+                                                "path": path, "port": cluster.webhooks.port},
+                                    "caBundle": cluster.certificates.ca_bundle}
+            s.configure("Validating", [hook], probe=path)
+            seen = cluster.request("POST", s.configmaps(), _cm("one"))
+            return {"service": made["code"], "client": seen, "sent": s.sent(path)}
+        finally:
+            cluster.request("DELETE", "/api/v1/namespaces/default/services/scenario-webhook")
+
+
 SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
+    "reinvocation": reinvocation,
+    "subresources": subresources,
+    "equivalent": equivalent,
+    "mutation_errors": mutation_errors,
+    "service_reference": service_reference,
     "allowed_create": allowed_create,
     "mutated_create": mutated_create,
     "denied": denied,
@@ -323,7 +493,10 @@ def normalized(value: Any, run: str, key: str = "") -> Any:
                 out[k] = "<user>"
             elif k == "managedFields" and isinstance(v, list):
                 # Ordered by time to the second, then manager: two runs' writes may straddle a second.
-                out[k] = sorted(normalized(v, run, k), key=lambda e: (e.get("operation"), e.get("manager")))
+                # Times are left out: kube-apiserver writes none on a /scale entry, this server does.
+                entries = [{f: x for f, x in e.items() if f != "time"} for e in normalized(v, run, k)]
+                out[k] = sorted(entries, key=lambda e: (e.get("operation"), e.get("manager"),
+                                                        e.get("subresource", "")))
             elif k == "patch" and isinstance(v, str):
                 out[k] = json.loads(base64.b64decode(v))
             else:

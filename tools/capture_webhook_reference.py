@@ -23,7 +23,7 @@ import yaml
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests"))
 
-from webhook_scenarios import SCENARIOS, Cluster, normalized  # noqa: E402
+from webhook_scenarios import DNS_NAMES, SCENARIOS, Cluster, normalized  # noqa: E402
 from webhook_server import WebhookServer, make_certificates  # noqa: E402
 
 FIXTURES = os.path.join(REPO, "tests", "fixtures", "webhooks")
@@ -35,7 +35,7 @@ def main(kubeconfig: str, names: list[str]) -> None:
     server = config["clusters"][0]["cluster"]["server"]
     token = config["users"][0]["user"]["token"]
     directory = tempfile.mkdtemp()
-    certificates = make_certificates(os.path.join(directory, "webhook"))
+    certificates = make_certificates(os.path.join(directory, "webhook"), DNS_NAMES)
     other = make_certificates(os.path.join(directory, "other"), ca_name="another-ca")
     webhooks = WebhookServer(certificates).start()
     try:

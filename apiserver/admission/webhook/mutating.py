@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonpatch  # type: ignore[import-untyped]
 import orjson
 
 from apiserver import errors
@@ -24,6 +23,7 @@ from apiserver.admission.webhook.calling import Caller, failed, internal_error
 from apiserver.admission.webhook.client import CallFailed
 from apiserver.admission.webhook.configurations import Webhook, WebhookSource
 from apiserver.admission.webhook.matching import Matcher, exempt
+from apiserver.patching import gojsonpatch
 
 NAME = "MutatingAdmissionWebhook"
 _MUTATION_KEY = "mutation.webhook.admission.k8s.io/round_{round}_index_{index}"
@@ -105,20 +105,21 @@ class MutatingWebhooks:
         if not response.patch:
             return False
         try:
-            operations = orjson.loads(response.patch)
-            patch = jsonpatch.JsonPatch(operations)
-        except (orjson.JSONDecodeError, jsonpatch.InvalidJsonPatch, TypeError) as exc:
+            operations = gojsonpatch.decode(orjson.loads(response.patch))
+        except orjson.JSONDecodeError as exc:
+            raise CallFailed(f"received undecodable patch in webhook response: {exc}") from None
+        except gojsonpatch.PatchError as exc:
             raise CallFailed(f"received undecodable patch in webhook response: {exc}") from None
         if not operations:
             return False
         if shown is None:
             raise internal_error(f'admission webhook "{hook.name}" attempted to modify the object, '
-                                  "which is not supported for this operation")
+                                 "which is not supported for this operation")
         if response.patch_type != "JSONPatch":
             raise CallFailed(f'unsupported patch type "{response.patch_type}"')
         try:
-            patched = patch.apply(shown)
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError) as exc:
+            patched = gojsonpatch.apply(shown, operations)
+        except gojsonpatch.PatchError as exc:
             raise internal_error(str(exc)) from None
         if not isinstance(patched, dict) or patched == shown:
             return False
