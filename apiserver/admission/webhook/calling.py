@@ -55,8 +55,12 @@ class Caller:
             return None
         return rt
 
-    def shown(self, a: Attributes, invocation: Invocation, obj: Obj | None) -> Obj | None:
-        """`obj` (stored form) as the webhook is shown it: in its version, every field Go writes."""
+    def shown(self, a: Attributes, invocation: Invocation, obj: Obj | None,
+              fresh: bool = False) -> Obj | None:
+        """`obj` (stored form) as the webhook is shown it: in its version, every field Go writes.
+
+        Only a `fresh` object (a mutating plugin's, not yet through the registry) needs Go's fields
+        added: a stored object, and one the registry prepared, already have them."""
         if obj is None:
             return None
         copied: Obj = orjson.loads(orjson.dumps(obj))
@@ -66,7 +70,7 @@ class Caller:
         rt = self._type(a, invocation)
         if rt is not None:
             copied = codec_for(rt).served(copied)
-        return strategy.shaped(copied)
+        return strategy.shaped(copied) if fresh else copied
 
     def stored(self, a: Attributes, invocation: Invocation, obj: Obj) -> Obj:
         """A patched object back in the form the write path holds, defaulted again as upstream's
@@ -93,7 +97,7 @@ class Caller:
             raise CallFailed("could not create admission objects: webhook does not accept known "
                              "AdmissionReview versions (v1, v1beta1)")
         if shown is None:
-            shown = self.shown(a, invocation, a.object)
+            shown = self.shown(a, invocation, a.object, fresh=mutating)
         uid, body = review.request(version, a, invocation, shown, self.shown(a, invocation, a.old_object))
         destination = self._client.destination(hook.client, hook.timeout_seconds)
         answer: Any = await self._client.post(destination, hook.client.ca_bundle, orjson.dumps(body),

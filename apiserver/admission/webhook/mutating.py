@@ -96,7 +96,7 @@ class MutatingWebhooks:
     async def _call(self, hook: Webhook, a: Attributes, invocation: Any, warnings: list[str],
                     annotations: dict[str, str]) -> bool:
         """Whether the webhook changed the object; a.object is then the changed one."""
-        shown = self._caller.shown(a, invocation, a.object)
+        shown = self._caller.shown(a, invocation, a.object, fresh=True)
         response = await self._caller.call(hook, a, invocation, True, shown)
         warnings.extend(response.warnings)
         annotations.update((f"{hook.name}/{k}", v) for k, v in response.audit_annotations.items())
