@@ -180,3 +180,32 @@ def test_the_controllers_writes_reach_webhooks_as_the_controller_manager(
     assert reviews[0]["request"]["operation"] == "CREATE"
     pods = json.loads(run_kubectl(cluster, "get", "pods", "-n", "team-e", "-o", "json").stdout)
     assert pods["items"] == []  # refused, as a cluster's webhook refuses the controller
+
+
+def test_what_webhooks_add_to_the_audit_record(tmp_path: Any, webhooks: WebhookServer,
+                                               certificates: Certificates) -> None:
+    server = ServerProcess(str(tmp_path), extra_args=["--audit-log-path", str(tmp_path / "audit.log")])
+    server.start()
+    try:
+        _namespace(server, "team-f")
+        webhooks.answers["/audited"] = json_patch(
+            [{"op": "add", "path": "/metadata/labels", "value": {"audited": "yes"}}],
+            auditAnnotations={"decision": "labelled"})
+        _apply(server, _configuration("Mutating", "team-f-label", "team-f",
+                                      {"url": webhooks.url("/audited")}, certificates),
+               _configuration("Validating", "team-f-gone", "team-f", {"url": "https://127.0.0.1:1/gone"},
+                              certificates, failurePolicy="Ignore"))
+        run_kubectl(server, "create", "configmap", "recorded", "-n", "team-f")
+        with open(tmp_path / "audit.log") as f:
+            events = [json.loads(line) for line in f]
+        done = [e for e in events if e["stage"] == "ResponseComplete" and e["verb"] == "create"
+                and e.get("objectRef", {}).get("name") == "recorded"]
+        assert done[0]["annotations"] == {
+            "failed-open.validating.webhook.admission.k8s.io/round_0_index_0":
+                "team-f-gone.policy.example.com",
+            "mutation.webhook.admission.k8s.io/round_0_index_0":
+                '{"configuration":"team-f-label","webhook":"team-f-label.policy.example.com","mutated":true}',
+            "team-f-label.policy.example.com/decision": "labelled"}
+        assert list(done[0])[-1] == "annotations"  # after stageTimestamp, as Go writes the Event
+    finally:
+        server.stop_all()

@@ -53,6 +53,8 @@ log = logging.getLogger("apiserver.http")
 
 _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
 _GZIP_THRESHOLD = 128 * 1024
+# The scope key of a write's Target, whose admitted audit annotations the audit record ends with.
+_WRITE = "apiserver.write_target"
 
 
 @dataclass
@@ -151,8 +153,10 @@ async def _audited(log: AuditLog, request: Request, identify: Callable[[Request]
         return response
     body = bytes(response.body)
     status = orjson.loads(body) if response.status_code >= 400 and body.startswith(b"{") else None
+    admitted = request.scope.get(_WRITE)
     log.finish(event, described, "ResponseComplete", response.status_code, status, request_body, content_type,
-               body or None)
+               body or None, None if admitted is None or admitted.admitted is None
+               else admitted.admitted.audit_annotations)
     return response
 
 
@@ -402,6 +406,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
                     if writes else None,
                     requester=Requester(user.name, user.uid, user.groups) if writes else None,
                     user=user if writes else None)
+    if writes:
+        request.scope[_WRITE] = target  # what admission adds to the audit record is read from it after
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
