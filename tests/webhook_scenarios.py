@@ -458,7 +458,26 @@ def service_reference(cluster: Cluster) -> Obj:
             cluster.request("DELETE", "/api/v1/namespaces/default/services/scenario-webhook")
 
 
+def warnings_of_a_failed_write(cluster: Cluster) -> Obj:
+    """A mutating webhook's warning still reaches the client when a later webhook, or the object's own
+    validation, refuses the write."""
+    with Scenario(cluster, "warned") as s:
+        warn, refuse = s.path("warn"), s.path("refuse")
+        cluster.webhooks.answers[warn] = lambda _r: {"allowed": True,
+                                                   "warnings": ["seen by the mutating webhook"]}
+        cluster.webhooks.answers[refuse] = lambda _r: {"allowed": False, "warnings": ["refusing"],
+                                                      "status": {"message": "not today"}}
+        s.configure("Mutating", [cluster.hook("warn.example.com", warn)], probe=warn)
+        seen = {"invalid": cluster.request("POST", s.configmaps(), _cm("Not_A_Valid_Name"))}
+        s.configure("Validating", [cluster.hook("refuse.example.com", refuse,
+                                                objectSelector={"matchLabels": {"case": "refuse"}})])
+        _wait_for_refusal(cluster, s, "refuse")
+        seen["refused"] = cluster.request("POST", s.configmaps(), _cm("refused", case="refuse"))
+        return seen
+
+
 SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
+    "warnings_of_a_failed_write": warnings_of_a_failed_write,
     "reinvocation": reinvocation,
     "subresources": subresources,
     "equivalent": equivalent,

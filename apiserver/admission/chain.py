@@ -98,25 +98,21 @@ class AdmissionChain:
         if not handling:
             return
         attributes.reinvoke = False
-        try:
-            for plugin in handling:
-                admitted.add(await plugin.admit(attributes))
-            if attributes.reinvoke:
-                attributes.reinvoke = False
-                attributes.reinvoking = True
-                for plugin in self.mutating:
-                    if plugin.handles(attributes):
-                        admitted.add(await plugin.admit(attributes))
-        except errors.ApiError as refusal:
-            raise with_warnings(refusal, admitted.warnings) from None
+        for plugin in handling:
+            admitted.add(await plugin.admit(attributes))
+        if attributes.reinvoke:
+            attributes.reinvoke = False
+            attributes.reinvoking = True
+            for plugin in self.mutating:
+                if plugin.handles(attributes):
+                    admitted.add(await plugin.admit(attributes))
 
     async def validate(self, attributes: Attributes, admitted: Admitted) -> None:
-        try:
-            for plugin in self.validating:
-                if plugin.handles(attributes):
-                    admitted.add(await plugin.validate(attributes))
-        except errors.ApiError as refusal:
-            raise with_warnings(refusal, admitted.warnings) from None
+        """A refusal carries the refusing plugin's own warnings (`with_warnings`); those of the plugins
+        before it are in `admitted`, which the HTTP edge adds to any error the write ends with."""
+        for plugin in self.validating:
+            if plugin.handles(attributes):
+                admitted.add(await plugin.validate(attributes))
 
 
 def warning_header(texts: Sequence[str]) -> str:

@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Lifespan, Receive, Scope, Send
 
 from apiserver import errors, metrics
+from apiserver.admission.chain import with_warnings
 from apiserver.auth import access, escalation, impersonation, reviews
 from apiserver.auth.serviceaccounts import API_AUDIENCES, ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
@@ -92,6 +93,10 @@ class ServerState:
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:
+    write = request.scope.get(_WRITE)
+    if write is not None and write.admitted is not None:
+        # Upstream answers with every warning a request collected, whatever its outcome.
+        exc = with_warnings(exc, write.admitted.warnings)
     body, media_type, headers = error_parts(exc, request.headers.get("accept", ""))
     return Response(body, status_code=exc.code, media_type=media_type, headers=headers)
 
