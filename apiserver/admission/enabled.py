@@ -4,4 +4,5 @@ One import per plugin module: the module calls `apiserver.admission.plugins.regi
 upstream name, which alone decides where it runs.
 """
 
-from apiserver.admissionplugins import registered as admissionplugins_registered  # noqa: F401
+from apiserver.admission import webhook  # noqa: F401  (registers the webhook plugins)
+from apiserver.admissionplugins import registered  # noqa: F401  (LimitRanger, PodSecurity, ResourceQuota, ...)

@@ -27,12 +27,19 @@ KUBELET = f"kubelet/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
 # kube-apiserver's writes to itself (its identity Lease) name the binary it ran as, as the goldens show.
 KUBE_APISERVER = f"{managedfields.KUBE_APISERVER}/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
 
+# Who admission is told writes, per component: the users a kubeadm cluster's components authenticate
+# as, so webhooks and admission plugins see the controllers' writes as upstream's do. The simulated
+# kubelet's writes are not admitted: its user would name a node (system:node:<name>) it does not have.
+_USERS = {
+    CONTROLLER_MANAGER: User("system:kube-controller-manager", "", ("system:authenticated",)),
+    SCHEDULER: User("system:kube-scheduler", "", ("system:authenticated",)),
+    KUBE_APISERVER: User("system:apiserver", "", ("system:authenticated", "system:masters")),
+}
+
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 
 Obj = dict[str, Any]
-# who kube-controller-manager is, with --use-service-account-credentials=false as the reference runs it
-_CONTROLLER_MANAGER_USER = User("system:kube-controller-manager", "", ("system:authenticated",))
 
 
 class Client:
@@ -79,10 +86,8 @@ class Client:
 
     def _target(self, rt: ResourceType, namespace: str, name: str | None,
                 subresource: str | None = None) -> Target:
-        # kube-controller-manager's writes are admitted like any client's (a ReplicaSet's pods get their
-        # LimitRange defaults and are charged to quotas); the server's own writes are not.
-        user = _CONTROLLER_MANAGER_USER if self.user_agent == CONTROLLER_MANAGER else None
-        return Target(rt, namespace if rt.namespaced else "", name, subresource, {}, self.user_agent, user=user)
+        return Target(rt, namespace if rt.namespaced else "", name, subresource, {}, self.user_agent,
+                      user=_USERS.get(self.user_agent))
 
     def get(self, rt: ResourceType, namespace: str, name: str, subresource: str | None = None) -> Obj | None:
         """The object's durable state (or that of its subresource, such as `scale`), or None."""
