@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from apiserver.admissionplugins import admissionconfig, limitranger, podsecurity, podsecurity_checks, quotausage
+from apiserver.admissionplugins import (
+    admissionconfig,
+    limitranger,
+    podsecurity,
+    podsecurity_checks,
+    quotausage,
+)
 from apiserver.admissionplugins.podsecurity import LevelVersion, Policy, policy_for
 from apiserver.admissionplugins.request import Request, aggregate
 from apiserver.admissionplugins.resourcequota import charge

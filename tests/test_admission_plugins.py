@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from admission_replay import api_client, run

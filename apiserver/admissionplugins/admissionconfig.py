@@ -13,7 +13,13 @@ from typing import Any
 
 import yaml
 
-from apiserver.admissionplugins.podsecurity import Exemptions, LevelVersion, Policy, parse_level, parse_version
+from apiserver.admissionplugins.podsecurity import (
+    Exemptions,
+    LevelVersion,
+    Policy,
+    parse_level,
+    parse_version,
+)
 
 
 class ConfigError(ValueError):

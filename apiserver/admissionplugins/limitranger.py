@@ -12,7 +12,8 @@ The LimitRanges are taken in the order the lister gives them: by name.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from apiserver.admissionplugins.request import Obj, Request, aggregate
 from apiserver.kinds import quantity

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Callable
+from collections.abc import Callable
 
 from cryptography import x509
 from cryptography.x509.oid import NameOID

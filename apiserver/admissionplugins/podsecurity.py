@@ -15,7 +15,7 @@ enforced policy and exemptions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from apiserver import errors
@@ -69,7 +69,7 @@ class Policy(NamedTuple):
 class Exemptions:
     """A PodSecurityConfiguration: the policy of unlabelled namespaces, and who and what is exempt."""
 
-    defaults: Policy = Policy()
+    defaults: Policy = field(default_factory=Policy)
     usernames: tuple[str, ...] = ()
     runtime_classes: tuple[str, ...] = ()
     namespaces: tuple[str, ...] = ()

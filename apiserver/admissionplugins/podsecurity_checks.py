@@ -10,8 +10,9 @@ overrides. Versions past the newest check version (1.35) and "latest" evaluate a
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 Obj = dict[str, Any]
 Result = tuple[str, str] | None  # (forbidden reason, forbidden detail), None when allowed
@@ -77,7 +78,7 @@ def _app_armor(meta: Obj, spec: Obj) -> Result:
     pod_profile = _pod_context(spec).get("appArmorProfile")
     pod_bad = pod_profile is not None and pod_profile.get("type") not in allowed
     if pod_bad:
-        bad_values.add(str(pod_profile.get("type") or ""))
+        bad_values.add(str((pod_profile or {}).get("type") or ""))
     containers = []
     for c in _containers(spec):
         profile = _context(c).get("appArmorProfile")
@@ -115,8 +116,8 @@ def _capabilities_baseline(meta: Obj, spec: Obj) -> Result:
             added.update(forbidden)
     if not bad:
         return None
-    return ("non-default capabilities", f"{_plural('container', 'containers', len(bad))} {_quote(bad)} must not "
-            f"include {_quote(sorted(added))} in securityContext.capabilities.add")
+    return ("non-default capabilities", (f"{_plural('container', 'containers', len(bad))} {_quote(bad)} must not "
+            f"include {_quote(sorted(added))} in securityContext.capabilities.add"))
 
 
 def _host_namespaces(meta: Obj, spec: Obj) -> Result:
@@ -141,9 +142,9 @@ def _host_ports(meta: Obj, spec: Obj) -> Result:
             ports.update(used)
     if not bad:
         return None
-    return ("hostPort", f"{_plural('container', 'containers', len(bad))} {_quote(bad)} "
+    return ("hostPort", (f"{_plural('container', 'containers', len(bad))} {_quote(bad)} "
             f"{_plural('uses', 'use', len(bad))} {_plural('hostPort', 'hostPorts', len(ports))} "
-            f"{', '.join(sorted(ports))}")
+            f"{', '.join(sorted(ports))}"))
 
 
 def _hosts_of(handler: Any) -> list[str]:
@@ -168,8 +169,8 @@ def _host_probes(meta: Obj, spec: Obj) -> Result:
     if not bad:
         return None
     return ("probe or lifecycle host",
-            f"{_plural('container', 'containers', len(bad))} {_quote(sorted(bad))} {_plural('uses', 'use', len(bad))} "
-            f"{_plural('probe or lifecycle host', 'probe or lifecycle hosts', len(hosts))} {_quote(sorted(hosts))}")
+            (f"{_plural('container', 'containers', len(bad))} {_quote(sorted(bad))} {_plural('uses', 'use', len(bad))} "
+            f"{_plural('probe or lifecycle host', 'probe or lifecycle hosts', len(hosts))} {_quote(sorted(hosts))}"))
 
 
 def _privileged(meta: Obj, spec: Obj) -> Result:
@@ -190,8 +191,8 @@ def _proc_mount(meta: Obj, spec: Obj) -> Result:
             types.add(str(mount))
     if not bad:
         return None
-    return ("procMount", f"{_plural('container', 'containers', len(bad))} {_quote(bad)} must not set "
-            f"securityContext.procMount to {_quote(sorted(types))}")
+    return ("procMount", (f"{_plural('container', 'containers', len(bad))} {_quote(bad)} must not set "
+            f"securityContext.procMount to {_quote(sorted(types))}"))
 
 
 def _proc_mount_1_35(meta: Obj, spec: Obj) -> Result:
@@ -256,7 +257,7 @@ def _seccomp_baseline(meta: Obj, spec: Obj) -> Result:
     profile = _pod_context(spec).get("seccompProfile")
     pod_bad = profile is not None and profile.get("type") not in _SECCOMP_TYPES
     if pod_bad:
-        bad_values.add(str(profile.get("type") or ""))
+        bad_values.add(str((profile or {}).get("type") or ""))
     containers = []
     for c in _containers(spec):
         own = _context(c).get("seccompProfile")
@@ -266,8 +267,8 @@ def _seccomp_baseline(meta: Obj, spec: Obj) -> Result:
     setters = _setters(pod_bad, containers)
     if not setters:
         return None
-    return ("seccompProfile", f"{' and '.join(setters)} must not set securityContext.seccompProfile.type to "
-            f"{_quote(sorted(bad_values))}")
+    return ("seccompProfile", (f"{' and '.join(setters)} must not set securityContext.seccompProfile.type to "
+            f"{_quote(sorted(bad_values))}"))
 
 
 _SYSCTLS_1_0 = frozenset({"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies",
@@ -302,8 +303,8 @@ def _allow_privilege_escalation(meta: Obj, spec: Obj) -> Result:
     bad = _names([c for c in _containers(spec) if _context(c).get("allowPrivilegeEscalation") is not False])
     if not bad:
         return None
-    return ("allowPrivilegeEscalation != false", f"{_plural('container', 'containers', len(bad))} {_quote(bad)} "
-            "must set securityContext.allowPrivilegeEscalation=false")
+    return ("allowPrivilegeEscalation != false", (f"{_plural('container', 'containers', len(bad))} {_quote(bad)} "
+            "must set securityContext.allowPrivilegeEscalation=false"))
 
 
 def _unless_windows(check: CheckFn) -> CheckFn:
@@ -356,8 +357,8 @@ def _restricted_volumes(meta: Obj, spec: Obj) -> Result:
     if not bad:
         return None
     return ("restricted volume types",
-            f"{_plural('volume', 'volumes', len(bad))} {_quote(bad)} {_plural('uses', 'use', len(bad))} "
-            f"{_plural('restricted volume type', 'restricted volume types', len(types))} {_quote(sorted(types))}")
+            (f"{_plural('volume', 'volumes', len(bad))} {_quote(bad)} {_plural('uses', 'use', len(bad))} "
+            f"{_plural('restricted volume type', 'restricted volume types', len(types))} {_quote(sorted(types))}"))
 
 
 def _run_as_non_root(meta: Obj, spec: Obj) -> Result:
@@ -376,8 +377,8 @@ def _run_as_non_root(meta: Obj, spec: Obj) -> Result:
     if setters:
         return ("runAsNonRoot != true", f"{' and '.join(setters)} must not set securityContext.runAsNonRoot=false")
     if implicit:
-        return ("runAsNonRoot != true", f"pod or {_plural('container', 'containers', len(implicit))} "
-                f"{_quote(implicit)} must set securityContext.runAsNonRoot=true")
+        return ("runAsNonRoot != true", (f"pod or {_plural('container', 'containers', len(implicit))} "
+                f"{_quote(implicit)} must set securityContext.runAsNonRoot=true"))
     return None
 
 
@@ -398,7 +399,7 @@ def _seccomp_restricted(meta: Obj, spec: Obj) -> Result:
     pod_bad = profile is not None and profile.get("type") not in _SECCOMP_TYPES
     pod_set = profile is not None and not pod_bad
     if pod_bad:
-        bad_values.add(str(profile.get("type") or ""))
+        bad_values.add(str((profile or {}).get("type") or ""))
     explicit: list[str] = []
     implicit: list[str] = []
     for c in _containers(spec):
@@ -411,11 +412,11 @@ def _seccomp_restricted(meta: Obj, spec: Obj) -> Result:
             implicit.append(str(c.get("name") or ""))
     setters = _setters(pod_bad, explicit)
     if setters:
-        return ("seccompProfile", f"{' and '.join(setters)} must not set securityContext.seccompProfile.type to "
-                f"{_quote(sorted(bad_values))}")
+        return ("seccompProfile", (f"{' and '.join(setters)} must not set securityContext.seccompProfile.type to "
+                f"{_quote(sorted(bad_values))}"))
     if implicit:
-        return ("seccompProfile", f"pod or {_plural('container', 'containers', len(implicit))} {_quote(implicit)} "
-                'must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"')
+        return ("seccompProfile", (f"pod or {_plural('container', 'containers', len(implicit))} {_quote(implicit)} "
+                'must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"'))
     return None
 
 

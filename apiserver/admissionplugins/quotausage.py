@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from apiserver.admissionplugins.limitranger import pod_totals
 from apiserver.admissionplugins.request import Obj, Request
@@ -84,7 +85,7 @@ class Evaluator:
     resources: Callable[[list[str]], list[str]]
     scope: Callable[[Obj, Obj], bool]
     usage: Callable[[Obj], Usage]
-    constraints: Callable[[list[str], Obj], "str | None"] = lambda required, obj: None
+    constraints: Callable[[list[str], Obj], str | None] = lambda required, obj: None
 
     def matches(self, quota: Obj, obj: Obj) -> bool:
         """generic.Matches: the quota's status.hard names something this counts, and every scope holds."""
@@ -124,9 +125,9 @@ def _pod_handles(request: Request) -> bool:
         return request.operation == "UPDATE"
     if request.subresource:
         return False
-    if request.operation == "UPDATE" and request.obj is not None and request.old is not None:
-        if is_terminating(request.old) != is_terminating(request.obj):
-            return True
+    if request.operation == "UPDATE" and request.obj is not None and request.old is not None \
+            and is_terminating(request.old) != is_terminating(request.obj):
+        return True
     return request.operation == "CREATE"
 
 

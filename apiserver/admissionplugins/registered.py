@@ -11,7 +11,8 @@ retries its status updates.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
@@ -51,13 +52,13 @@ class StoreView:
 
     def namespace(self, name: str) -> Obj | None:
         stored = self._store.latest(("namespaces", "", name))
-        return None if stored is None else orjson.loads(stored.data)  # type: ignore[no-any-return]
+        return None if stored is None else orjson.loads(stored.data)
 
     def named(self, storage_key: str) -> Callable[[str], Obj | None]:
         """A cluster-scoped object by name."""
         def lookup(name: str) -> Obj | None:
             stored = self._store.latest((storage_key, "", name))
-            return None if stored is None else orjson.loads(stored.data)  # type: ignore[no-any-return]
+            return None if stored is None else orjson.loads(stored.data)
         return lookup
 
 

@@ -12,8 +12,8 @@ spend the same room.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable
 
 from apiserver.admissionplugins import quotausage
 from apiserver.admissionplugins.quotausage import Usage, add, parse_list, render

@@ -10,7 +10,8 @@ Validating: a pod's overhead must be its class's, and a pod without a class with
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from apiserver.admissionplugins.request import Obj, Request
 from apiserver.kinds import quantity

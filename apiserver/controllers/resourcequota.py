@@ -12,8 +12,9 @@ counted in the store at each sync.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from fractions import Fraction
-from typing import Any, Hashable
+from typing import Any
 
 from apiserver.admissionplugins import quotausage
 from apiserver.admissionplugins.quotausage import Evaluator, Usage, add, parse_list, render, selectors_of
