@@ -95,6 +95,14 @@ def test_a_finished_pod_uses_only_its_count() -> None:
     assert quotausage.render(quotausage.pod_usage(pod)) == {"count/pods": "1"}
 
 
+def test_a_pod_past_its_deletion_grace_period_uses_only_its_count() -> None:
+    pod = {"metadata": {"deletionTimestamp": "2020-01-01T00:00:00Z", "deletionGracePeriodSeconds": 30},
+           "spec": {"containers": [{"resources": {"requests": {"cpu": "1"}}}]}}
+    assert quotausage.render(quotausage.pod_usage(pod)) == {"count/pods": "1"}
+    pod["metadata"]["deletionTimestamp"] = "2999-01-01T00:00:00Z"
+    assert quotausage.render(quotausage.pod_usage(pod))["requests.cpu"] == "1"
+
+
 def test_a_claims_storage_is_rounded_up_to_whole_bytes() -> None:
     usage = quotausage.claim_usage({"spec": {"storageClassName": "fast", "resources": {"requests": {"storage": "1.5"}}}})
     assert quotausage.render(usage)["requests.storage"] == "2"

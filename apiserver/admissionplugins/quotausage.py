@@ -11,6 +11,7 @@ PersistentVolumeClaims have their own; every other resource is counted as `count
 
 from __future__ import annotations
 
+import datetime
 import functools
 import math
 from collections.abc import Callable
@@ -208,8 +209,19 @@ def _extended(name: str) -> bool:
 
 
 def pod_counts(pod: Obj) -> bool:
-    """QuotaV1Pod: a pod that has finished uses nothing but its count."""
-    return (pod.get("status") or {}).get("phase") not in ("Failed", "Succeeded")
+    """QuotaV1Pod: a pod that has finished, or whose grace period after deletion is over, uses nothing but
+    its count."""
+    if (pod.get("status") or {}).get("phase") in ("Failed", "Succeeded"):
+        return False
+    meta = pod.get("metadata") or {}
+    deleted, grace = meta.get("deletionTimestamp"), meta.get("deletionGracePeriodSeconds")
+    if deleted and grace is not None:
+        try:
+            since = datetime.datetime.fromisoformat(str(deleted).replace("Z", "+00:00"))
+        except ValueError:
+            return True
+        return datetime.datetime.now(datetime.timezone.utc) <= since + datetime.timedelta(seconds=int(grace))
+    return True
 
 
 def pod_usage(pod: Obj) -> Usage:
