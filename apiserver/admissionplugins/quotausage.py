@@ -217,10 +217,10 @@ def pod_counts(pod: Obj) -> bool:
     deleted, grace = meta.get("deletionTimestamp"), meta.get("deletionGracePeriodSeconds")
     if deleted and grace is not None:
         try:
-            since = datetime.datetime.fromisoformat(str(deleted).replace("Z", "+00:00"))
+            since = datetime.datetime.fromisoformat(str(deleted))
         except ValueError:
             return True
-        return datetime.datetime.now(datetime.timezone.utc) <= since + datetime.timedelta(seconds=int(grace))
+        return datetime.datetime.now(datetime.UTC) <= since + datetime.timedelta(seconds=int(grace))
     return True
 
 
