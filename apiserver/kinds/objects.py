@@ -120,26 +120,20 @@ def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
                 f"{found} into Go struct field ObjectMeta.metadata.{field_name} of type {target}")
 
 
-def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None,
-                   applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The object as it will be stored; `manager`, if given, is recorded as owning what it wrote.
+def decoded_for_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None,
+                       applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A created object as mutating admission sees it: decoded, defaulted, its managed fields updated
+    (upstream's decoding and field manager); `manager`, if given, is recorded as owning what it wrote.
 
     `applied` are the managedFields a server-side apply computed, which stand instead."""
     strategy = strategy_for(rt)
     meta = obj["metadata"]
-    if not meta.get("name") and meta.get("generateName"):
-        meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
     for field_name in _SERVER_SET:
         meta.pop(field_name, None)
     meta.pop("managedFields", None)
-    meta["uid"] = str(uuid.uuid4())
-    # Holds resourceVersion's place in the key order until the store writes the revision in.
-    meta["resourceVersion"] = ""
-    meta["creationTimestamp"] = now_rfc3339()
-    if rt.tracks_generation:
-        meta["generation"] = 1
     if rt.subresource("status") is not None and not strategy.keeps_status_on_create:
-        # Status is the status subresource's to write.
+        # Status is the status subresource's to write. Dropped before defaulting, which gives the new
+        # object the status a read of it shows (a claim's Pending).
         obj.pop("status", None)
     strategy.decode(obj)
     if rt.custom is not None:
@@ -147,12 +141,38 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
     strategy.default(obj)
     strategy.own_on_create(obj)
     if applied is None:
-        ownership.track(rt, obj, None, manager, None, meta["creationTimestamp"])
+        ownership.track(rt, obj, None, manager, None, now_rfc3339())
     elif applied:
         meta["managedFields"] = applied
-    strategy.prepare_for_create(obj)
+    return obj
+
+
+def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """The object as it will be stored, after mutating admission: named, given what the server sets
+    (upstream's BeforeCreate), the create strategy's changes made, and validated."""
+    meta = obj["metadata"]
+    if not meta.get("name") and meta.get("generateName"):
+        meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
+    for field_name in _SERVER_SET:
+        meta.pop(field_name, None)
+    meta["uid"] = str(uuid.uuid4())
+    # Holds resourceVersion's place in the key order until the store writes the revision in.
+    meta["resourceVersion"] = ""
+    meta["creationTimestamp"] = now_rfc3339()
+    if rt.tracks_generation:
+        meta["generation"] = 1
+    strategy_for(rt).prepare_for_create(obj)
     validate(rt, obj)
     return ordered(shaping.shaped_object(obj))
+
+
+def decoded_for_update(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """An update's new object as mutating admission sees it: decoded and defaulted (prepare_update,
+    which follows, defaults it again: defaulting twice changes nothing)."""
+    if rt.custom is not None:
+        rt.custom.prepare(obj)
+    strategy_for(rt).default(obj)
+    return obj
 
 
 def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
@@ -168,7 +188,7 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
     else:
         problems = object_meta.validate_update(obj["metadata"], old["metadata"], strategy.kube_finalizers)
     if rt.custom is not None:
-        problems += rt.custom.problems(obj)
+        problems += rt.custom.problems(obj, old)
     elif old is None:
         problems += strategy.validate(obj)
     else:
@@ -208,7 +228,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             merged = ordered(merged)
         if rt.custom is not None:
             rt.custom.prepare(merged)
-            validate(rt, merged)
+            validate(rt, merged, old)
         strategy.prepare_for_status_update(merged, old, now)
         _record(rt, merged, old, manager, subresource, now, applied)
         strategy.after_status_update(merged, old, now)

@@ -15,9 +15,9 @@ Obj = dict[str, Any]
 _NOT_READY_TOLERATIONS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
 
-def default_toleration_seconds(pod: Obj) -> None:
-    """Tolerate a not-ready or unreachable node for 300s, unless the pod says otherwise."""
-    tolerations = pod["spec"].setdefault("tolerations", [])
+def default_toleration_seconds(spec: Obj) -> None:
+    """Tolerate a not-ready or unreachable node for 300s, unless the pod spec says otherwise."""
+    tolerations = spec.setdefault("tolerations", [])
     for key in _NOT_READY_TOLERATIONS:
         if not any(isinstance(t, dict) and t.get("key") == key and t.get("effect") in ("NoExecute", None)
                    for t in tolerations):

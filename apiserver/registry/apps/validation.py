@@ -13,8 +13,8 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label, percent
 from apiserver.registry import field
-from apiserver.registry.core.pod_validation import pod_spec
-from apiserver.registry.meta import annotations, label_selector, labels
+from apiserver.registry.core.pod_validation import pod_template_spec
+from apiserver.registry.meta import label_selector
 
 Obj = dict[str, Any]
 
@@ -36,14 +36,6 @@ def matches(selector: Any, pod_labels: dict[str, Any]) -> bool:
                 (operator == "Exists" and not present) or (operator == "DoesNotExist" and present):
             return False
     return True
-
-
-def pod_template_spec(template: Obj, path: str) -> list[FieldError]:
-    """ValidatePodTemplateSpec (its labels' path is upstream's: `template.labels`)."""
-    meta = template.get("metadata") or {}
-    found = labels(meta.get("labels"), f"{path}.labels")
-    found += annotations(meta.get("annotations"), f"{path}.annotations")
-    return found + pod_spec(template.get("spec"), f"{path}.spec")
 
 
 def _template_labels_match(selector: Any, template: Obj, path: str) -> list[FieldError]:

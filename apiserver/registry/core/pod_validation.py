@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from apiserver.errors import FieldError
+from apiserver.kinds import capabilities
 from apiserver.kinds.validation import (
     dns1123_label,
     dns1123_subdomain,
@@ -23,7 +24,7 @@ from apiserver.kinds.validation import (
     relaxed_env_var_name,
 )
 from apiserver.registry import field
-from apiserver.registry.meta import labels
+from apiserver.registry.meta import annotations, labels
 
 Obj = dict[str, Any]
 
@@ -318,7 +319,28 @@ def _container_common(c: Obj, names: set[str], path: str) -> list[FieldError]:
     elif pull not in _PULL_POLICIES:
         found.append(field.not_supported(f"{path}.imagePullPolicy", pull, _PULL_POLICIES))
     found += _resources(c.get("resources"), f"{path}.resources")
-    return found + _security_context_ids(c.get("securityContext"), f"{path}.securityContext")
+    return found + _security_context(c.get("securityContext"), f"{path}.securityContext")
+
+
+def _security_context(context: Any, path: str) -> list[FieldError]:
+    """ValidateSecurityContext: a privileged container only where --allow-privileged lets one run."""
+    found: list[FieldError] = []
+    if isinstance(context, dict) and context.get("privileged") is True and not capabilities.allow_privileged():
+        found.append(field.forbidden(f"{path}.privileged", "disallowed by cluster policy"))
+    return found + _security_context_ids(context, path)
+
+
+def _host_process(spec: Obj, path: str) -> list[FieldError]:
+    """validateWindowsHostProcessPod, as far as --allow-privileged=false refuses any hostProcess container."""
+    if capabilities.allow_privileged():
+        return []
+    pod_level = ((spec.get("securityContext") or {}).get("windowsOptions") or {}).get("hostProcess")
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        for c in spec.get(key) or ():
+            own = (((c or {}).get("securityContext") or {}).get("windowsOptions") or {}).get("hostProcess")
+            if own is True or (own is None and pod_level is True):
+                return [field.forbidden(path, "hostProcess containers are disallowed by cluster policy")]
+    return []
 
 
 def _probe(probe: Any, path: str, liveness_like: bool) -> list[FieldError]:
@@ -464,6 +486,7 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
     found += _security_context_ids(spec.get("securityContext"), f"{path}.securityContext")
     if spec.get("dnsPolicy") == "None" and not isinstance(spec.get("dnsConfig"), dict):
         found.append(field.required(f"{path}.dnsConfig", "must provide `dnsConfig` when `dnsPolicy` is None"))
+    found += _host_process(spec, path)
     if spec.get("serviceAccountName"):
         found += [field.invalid(f"{path}.serviceAccountName", spec["serviceAccountName"], msg)
                   for msg in dns1123_subdomain(spec["serviceAccountName"])]
@@ -486,6 +509,20 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
 
 def pod(obj: Obj) -> list[FieldError]:
     return pod_spec(obj.get("spec"), "spec", is_pod=True)
+
+
+def pod_template_spec(template: Obj, path: str) -> list[FieldError]:
+    """ValidatePodTemplateSpec (its labels' path is upstream's: `template.labels`)."""
+    meta = template.get("metadata") or {}
+    found = labels(meta.get("labels"), f"{path}.labels")
+    found += annotations(meta.get("annotations"), f"{path}.annotations")
+    return found + pod_spec(template.get("spec"), f"{path}.spec")
+
+
+def pod_template(obj: Obj) -> list[FieldError]:
+    """ValidatePodTemplate: a PodTemplate's template."""
+    template = obj.get("template")
+    return pod_template_spec(template if isinstance(template, dict) else {}, "template")
 
 
 _POD_UPDATE_FORBIDDEN = (

@@ -42,7 +42,7 @@ def _qos_class(spec: Obj) -> str:
 
 def _pod_create(obj: Obj) -> None:
     spec = defaults.spec_of(obj)
-    admission_plugins.default_toleration_seconds(obj)
+    admission_plugins.default_toleration_seconds(spec)
     # The pod strategy starts every pod Pending, in the QoS class its resources give it.
     status = obj.setdefault("status", {})
     status.setdefault("phase", "Pending")
@@ -114,7 +114,8 @@ STRATEGIES: dict[str, Strategy] = {
                         validate_update=pod_validation.pod_update,
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
-    "PodTemplate": KindStrategy(default=defaults.pod_template, generation_field="template"),
+    "PodTemplate": KindStrategy(default=defaults.pod_template, validate=pod_validation.pod_template,
+                                generation_field="template"),
     "ReplicationController": KindStrategy(default=defaults.replication_controller,
                                           validate=validation.replication_controller, scale_selector_is_map=True),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.

@@ -1,0 +1,8 @@
+"""Importing this module registers every admission plugin this server enforces through the chain.
+
+One import per plugin module: the module calls `apiserver.admission.plugins.register` with its
+upstream name, which alone decides where it runs.
+"""
+
+from apiserver.admission import webhook  # noqa: F401  (registers the webhook plugins)
+from apiserver.admissionplugins import registered  # noqa: F401  (LimitRanger, PodSecurity, ResourceQuota, ...)
