@@ -3,11 +3,13 @@ values, ports, keys, percents.
 
 Ports staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go (names: lengths in
 "characters") and .../pkg/api/validate/content (label keys and values: lengths in "bytes"). Each check
-returns the messages upstream's returns, in its order; the patterns are compiled once, at import.
+returns the messages upstream's returns, in its order; the patterns are compiled once, at import, and
+the answers for the strings a write repeats most (label keys and values, names) are remembered.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from typing import Any, Callable
@@ -66,16 +68,18 @@ def inclusive_range_error(low: int, high: int) -> str:
     return f"must be between {low} and {high}, inclusive"
 
 
-def dns1123_label(value: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def dns1123_label(value: str) -> tuple[str, ...]:
     errors = [max_len_error(63)] if len(value) > 63 else []
     if not _LABEL_RE.fullmatch(value):
         errors.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value)
                       else regex_error(_LABEL_MSG, _LABEL_FMT, "my-name", "123-abc"))
-    return errors
+    return tuple(errors)
 
 
-def dns1123_subdomain(value: str) -> list[str]:
-    return _subdomain(value, max_len_error)
+@functools.lru_cache(maxsize=4096)
+def dns1123_subdomain(value: str) -> tuple[str, ...]:
+    return tuple(_subdomain(value, max_len_error))
 
 
 def _subdomain(value: str, too_long: Callable[[int], str]) -> list[str]:
@@ -85,21 +89,24 @@ def _subdomain(value: str, too_long: Callable[[int], str]) -> list[str]:
     return errors
 
 
-def dns1035_label(value: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def dns1035_label(value: str) -> tuple[str, ...]:
     errors = [max_len_error(63)] if len(value) > 63 else []
     if not _DNS1035_RE.fullmatch(value):
         errors.append(regex_error(_DNS1035_MSG, _DNS1035_FMT, "my-name", "abc-123"))
-    return errors
+    return tuple(errors)
 
 
-def label_value(value: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def label_value(value: str) -> tuple[str, ...]:
     errors = [_max_bytes_error(63)] if len(value) > 63 else []
     if not _LABEL_VALUE_RE.fullmatch(value):
         errors.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errors
+    return tuple(errors)
 
 
-def qualified_name(value: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def qualified_name(value: str) -> tuple[str, ...]:
     """IsQualifiedName (content.IsLabelKey): an optional DNS subdomain prefix and '/', then a name."""
     errors: list[str] = []
     parts = value.split("/")
@@ -112,15 +119,15 @@ def qualified_name(value: str) -> list[str]:
         else:
             errors.extend("prefix part " + msg for msg in _subdomain(prefix, _max_bytes_error))
     else:
-        return ["a valid label key " + regex_error(_LABEL_KEY_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+        return ("a valid label key " + regex_error(_LABEL_KEY_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",)
     if not name:
         errors.append("name part must be non-empty")
     elif len(name) > 63:
         errors.append("name part " + _max_bytes_error(63))
     if not _QUALIFIED_RE.fullmatch(name):
         errors.append("name part " + regex_error(_LABEL_KEY_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc"))
-    return errors
+    return tuple(errors)
 
 
 def path_segment_name(value: str) -> list[str]:
@@ -134,7 +141,8 @@ def port_number(value: int) -> list[str]:
     return [] if 1 <= value <= 65535 else [inclusive_range_error(1, 65535)]
 
 
-def port_name(value: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def port_name(value: str) -> tuple[str, ...]:
     errors = [max_len_error(15)] if len(value) > 15 else []
     if not _PORT_NAME_RE.fullmatch(value):
         errors.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
@@ -144,7 +152,7 @@ def port_name(value: str) -> list[str]:
         errors.append("must not contain consecutive hyphens")
     if value and (value[0] == "-" or value[-1] == "-"):
         errors.append("must not begin or end with a hyphen")
-    return errors
+    return tuple(errors)
 
 
 def percent(value: str) -> list[str]:
@@ -162,20 +170,22 @@ def _ch_dir_prefix(value: str) -> list[str]:
     return ["must not start with '..'"] if value.startswith("..") else []
 
 
-def config_map_key(value: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def config_map_key(value: str) -> tuple[str, ...]:
     errors = [max_len_error(253)] if len(value) > 253 else []
     if not _CONFIG_KEY_RE.fullmatch(value):
         errors.append(regex_error("a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
                                   _CONFIG_KEY_FMT, "key.name", "KEY_NAME", "key-name"))
-    return errors + _ch_dir_prefix(value)
+    return tuple(errors + _ch_dir_prefix(value))
 
 
-def relaxed_env_var_name(value: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def relaxed_env_var_name(value: str) -> tuple[str, ...]:
     errors = [] if value else ["environment variable name must be non-empty"]
     if any(not " " <= ch <= "~" or ch == "=" for ch in value):
         errors.append("a valid environment variable name must consist only of printable ASCII characters other "
                       "than '='")
-    return errors
+    return tuple(errors)
 
 
 def ip_address_name(value: str) -> list[str]:

@@ -35,12 +35,12 @@ def _mask_trailing_dash(name: str) -> str:
 
 def subdomain_name(name: str, prefix: bool) -> list[str]:
     """NameIsDNSSubdomain: most kinds' names."""
-    return dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
+    return list(dns1123_subdomain(_mask_trailing_dash(name) if prefix else name))
 
 
 def label_name(name: str, prefix: bool) -> list[str]:
     """NameIsDNSLabel: namespaces' (and, in 1.36, services') names."""
-    return dns1123_label(_mask_trailing_dash(name) if prefix else name)
+    return list(dns1123_label(_mask_trailing_dash(name) if prefix else name))
 
 
 def path_segment(name: str, prefix: bool) -> list[str]:

@@ -8,6 +8,7 @@ deadline and tolerations. Pod templates (workloads) are judged the same, without
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 from typing import Any
@@ -58,7 +59,13 @@ _DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1
 
 def quantity(value: Any) -> Fraction | None:
     """A resource.Quantity's value, exactly; None when it is not one (decoding refuses those)."""
-    match = _QUANTITY.fullmatch(str(value).strip())
+    return _quantity(str(value))
+
+
+@functools.lru_cache(maxsize=1024)
+def _quantity(text: str) -> Fraction | None:
+    # Writes repeat a few amounts ("100m", "1Gi"): each is parsed once.
+    match = _QUANTITY.fullmatch(text.strip())
     if match is None:
         return None
     number, suffix = Fraction(match.group(1)), match.group(2) or ""
