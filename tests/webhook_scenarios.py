@@ -247,7 +247,7 @@ def failures(cluster: Cluster) -> Obj:
                 "response": {"uid": r["request"]["uid"], "allowed": True}}).encode()),
         }
         seen: Obj = {}
-        for case in (*answers, "refused", "unknown-authority"):
+        for case in (*answers, "refused", "unknown-authority", "plain-http"):
             path = s.path(case)
             if case in answers:
                 cluster.webhooks.answers[path] = answers[case]
@@ -258,10 +258,31 @@ def failures(cluster: Cluster) -> Obj:
                     hook["clientConfig"]["url"] = f"https://127.0.0.1:{_closed_port()}/refused"
                 if case == "unknown-authority":
                     hook["clientConfig"]["caBundle"] = cluster.other_ca_bundle
+                if case == "plain-http":
+                    hook["clientConfig"]["url"] = f"https://127.0.0.1:{_plain_http_port()}/plain"
                 s.configure("Validating", [hook])
                 seen[f"{case}/{policy}"] = _until_configured(cluster, s, case, policy)
                 cluster.request("DELETE", s.configurations.pop())
         return seen
+
+
+_PLAIN: list[int] = []
+
+
+def _plain_http_port() -> int:
+    """A port answering plain HTTP (once started, for the rest of the run)."""
+    if not _PLAIN:
+        import http.server
+        import threading
+        class Quiet(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *_args: Any) -> None:
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        _PLAIN.append(server.server_address[1])
+    return _PLAIN[0]
 
 
 def _closed_port() -> int:

@@ -171,6 +171,8 @@ class WebhookClient:
             raise CallFailed(prefix + "context deadline exceeded") from None
         except aiohttp.ClientConnectorCertificateError as exc:
             raise CallFailed(prefix + _certificate_error(exc.certificate_error)) from None
+        except aiohttp.ClientSSLError as exc:
+            raise CallFailed(prefix + _handshake_error(exc)) from None
         except aiohttp.ClientConnectorError as exc:
             raise CallFailed(prefix + _dial_error(destination, exc)) from None
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError):
@@ -208,6 +210,14 @@ def _certificate_error(exc: BaseException) -> str:
     if "Hostname mismatch" in text or "IP address mismatch" in text:
         return "tls: failed to verify certificate: x509: certificate is not valid for the requested name"
     return f"tls: failed to verify certificate: {text}"
+
+
+def _handshake_error(exc: aiohttp.ClientSSLError) -> str:
+    text = str(exc)
+    if "WRONG_VERSION_NUMBER" in text or "wrong version number" in text or "record layer failure" in text:
+        # The peer answered the ClientHello with something else, as a plain HTTP server does.
+        return "tls: first record does not look like a TLS handshake"
+    return f"remote error: tls: {text}"
 
 
 def _dial_error(destination: Destination, exc: aiohttp.ClientConnectorError) -> str:
