@@ -474,9 +474,19 @@ def service_reference(cluster: Cluster) -> Obj:
                                     "caBundle": cluster.certificates.ca_bundle}
             s.configure("Validating", [hook], probe=path)
             seen = cluster.request("POST", s.configmaps(), _cm("one"))
-            return {"service": made["code"], "client": seen, "sent": s.sent(path)}
+            # A Service whose name the certificate does not carry.
+            cluster.request("POST", "/api/v1/namespaces/default/services",
+                            {**service, "metadata": {"name": "wrong-name"}})
+            hook = {**hook, "name": "wrong.example.com",
+                    "clientConfig": {**hook["clientConfig"],
+                                     "service": {**hook["clientConfig"]["service"], "name": "wrong-name"}},
+                    "objectSelector": {"matchLabels": {"case": "wrong"}}}
+            s.configure("Validating", [hook])
+            wrong = _until_configured(cluster, s, "wrong", "Fail")
+            return {"service": made["code"], "client": seen, "sent": s.sent(path), "wrong_name": wrong}
         finally:
             cluster.request("DELETE", "/api/v1/namespaces/default/services/scenario-webhook")
+            cluster.request("DELETE", "/api/v1/namespaces/default/services/wrong-name")
 
 
 def warnings_of_a_failed_write(cluster: Cluster) -> Obj:
@@ -518,7 +528,7 @@ SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
 
 _UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
-_PORT = re.compile(r"127\.0\.0\.1:\d+")
+_PORT = re.compile(r"(127\.0\.0\.1|\.svc):\d+")
 
 
 def normalized(value: Any, run: str, key: str = "") -> Any:
@@ -548,5 +558,5 @@ def normalized(value: Any, run: str, key: str = "") -> Any:
         value = value.replace(f"-{run}", "")
         value = _UID.sub("<uid>", value)
         value = _TIME.sub("<time>", value)
-        return _PORT.sub("127.0.0.1:<port>", value)
+        return _PORT.sub(r"\1:<port>", value)
     return value

@@ -15,6 +15,7 @@ ExternalName Service is reached at its external name.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import random
 import ssl
@@ -25,6 +26,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 import yaml  # type: ignore[import-untyped]
+from cryptography import x509
 
 from apiserver.admission.webhook.configurations import ClientConfig, ServiceReference
 from apiserver.storage.interface import Store
@@ -33,6 +35,9 @@ _SLICES = "discovery.k8s.io/endpointslices"
 _SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 _HEADERS = {"Content-Type": "application/json", "Accept": "application/json, */*"}
 _MAX_TEXT = 2048  # client-go's maxUnstructuredResponseTextBytes
+# OpenSSL's verify codes for a certificate that names another host or address.
+_NAME_MISMATCH = (62, 64)
+_PEEK_SECONDS = 2  # reading the certificate again, only to word a failure
 # apierrors.NewGenericServerResponse's messages for the codes it names (a POST, no resource).
 _GENERIC_MESSAGES = {
     409: "the server reported a conflict",
@@ -150,6 +155,16 @@ class WebhookClient:
                         return str(endpoint["addresses"][0]), int(slice_port["port"])
         raise CallFailed(f'no endpoints available for service "{ref.name}"')
 
+    async def _name_mismatch(self, destination: Destination) -> str:
+        parts = urlsplit(destination.connect_url)
+        host = destination.server_hostname or parts.hostname or ""
+        try:
+            async with asyncio.timeout(_PEEK_SECONDS):
+                der = await _peer_certificate(parts.hostname or "", parts.port or 443, host)
+        except (OSError, TimeoutError, ssl.SSLError):
+            return "tls: failed to verify certificate: x509: certificate is not valid for the requested name"
+        return "tls: failed to verify certificate: " + _hostname_error(der, host)
+
     async def post(self, destination: Destination, ca_bundle: bytes, body: bytes,
                    timeout_seconds: int) -> Any:
         """The decoded JSON answer of a 2xx response; CallFailed with Go's description otherwise."""
@@ -170,7 +185,10 @@ class WebhookClient:
         except TimeoutError:
             raise CallFailed(prefix + "context deadline exceeded") from None
         except aiohttp.ClientConnectorCertificateError as exc:
-            raise CallFailed(prefix + _certificate_error(exc.certificate_error)) from None
+            text = _certificate_error(exc.certificate_error)
+            if getattr(exc.certificate_error, "verify_code", None) in _NAME_MISMATCH:
+                text = await self._name_mismatch(destination)
+            raise CallFailed(prefix + text) from None
         except aiohttp.ClientSSLError as exc:
             raise CallFailed(prefix + _handshake_error(exc)) from None
         except aiohttp.ClientConnectorError as exc:
@@ -203,12 +221,44 @@ def decode_answer(raw: bytes) -> Any:
                      f"unmarshal {go_type} into Go value of type {_FIND_KIND}")
 
 
+async def _peer_certificate(host: str, port: int, server_hostname: str) -> bytes:
+    """The certificate a server presents, read without checking it (to say why checking failed)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    _, writer = await asyncio.open_connection(host, port, ssl=context, server_hostname=server_hostname)
+    try:
+        der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
+    finally:
+        writer.close()
+    return bytes(der or b"")
+
+
+def _hostname_error(der: bytes, host: str) -> str:
+    """Go's x509.HostnameError text for a certificate that does not name `host`."""
+    try:
+        names = x509.load_der_x509_certificate(der).extensions.get_extension_for_class(
+            x509.SubjectAlternativeName).value
+    except (ValueError, x509.ExtensionNotFound):
+        return f"x509: certificate is not valid for any names, but wanted to match {host}"
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        valid = ", ".join(names.get_values_for_type(x509.DNSName))
+    else:
+        addresses = names.get_values_for_type(x509.IPAddress)
+        if not addresses:
+            return f"x509: cannot validate certificate for {host} because it doesn't contain any IP SANs"
+        valid = ", ".join(str(a) for a in addresses)
+    if not valid:
+        return f"x509: certificate is not valid for any names, but wanted to match {host}"
+    return f"x509: certificate is valid for {valid}, not {host}"
+
+
 def _certificate_error(exc: BaseException) -> str:
     text = str(exc)
     if "unable to get local issuer certificate" in text or "self-signed certificate" in text:
         return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-    if "Hostname mismatch" in text or "IP address mismatch" in text:
-        return "tls: failed to verify certificate: x509: certificate is not valid for the requested name"
     return f"tls: failed to verify certificate: {text}"
 
 
