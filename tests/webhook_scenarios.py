@@ -507,7 +507,33 @@ def warnings_of_a_failed_write(cluster: Cluster) -> Obj:
         return seen
 
 
+def mutated_update(cluster: Cluster) -> Obj:
+    """What a mutating webhook is shown of an update (a PUT and a patch) and what its patch makes of it."""
+    with Scenario(cluster, "mutated-update") as s:
+        path = s.path("update")
+        cluster.webhooks.answers[path] = json_patch([{"op": "add", "path": "/data/stamped", "value": "yes"}])
+        created = cluster.request("POST", s.configmaps("?fieldManager=creator"), _cm("one", app="web"))
+        s.configure("Mutating", [cluster.hook("update.example.com", path, operations=("UPDATE",),
+                                              objectSelector={"matchLabels": {"app": "web"}})])
+        replaced = dict(created["body"])
+        replaced["data"] = {"key": "replaced"}
+        for _ in range(100):
+            seen = {"put": cluster.request("PUT", s.configmaps("/one?fieldManager=replacer"), replaced)}
+            if s.sent(path):
+                break
+            replaced = dict(seen["put"]["body"])
+            replaced["data"] = {"key": "replaced"}
+            time.sleep(0.1)
+        cluster.webhooks.received.clear()
+        replaced = {**seen["put"]["body"], "data": {"key": "again"}}
+        seen["put"] = cluster.request("PUT", s.configmaps("/one?fieldManager=replacer"), replaced)
+        seen["patch"] = cluster.request("PATCH", s.configmaps("/one?fieldManager=patcher"),
+                                        {"data": {"key": "patched"}}, "application/merge-patch+json")
+        return {"client": seen, "sent": s.sent(path)}
+
+
 SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
+    "mutated_update": mutated_update,
     "warnings_of_a_failed_write": warnings_of_a_failed_write,
     "reinvocation": reinvocation,
     "subresources": subresources,

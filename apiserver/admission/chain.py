@@ -91,6 +91,10 @@ class AdmissionChain:
         """No plugin at all: the write path need not even build the Attributes."""
         return not self.mutating and not self.validating
 
+    def mutates(self, attributes: Attributes) -> bool:
+        """Whether any mutating plugin handles the request."""
+        return any(plugin.handles(attributes) for plugin in self.mutating)
+
     async def admit(self, attributes: Attributes, admitted: Admitted) -> None:
         """Runs every mutating plugin that handles the request, and all of them once more when one
         asked to be reinvoked (upstream's reinvocation: in-tree plugins are idempotent)."""

@@ -10,6 +10,7 @@ allocations, status kept by the server) and a chain with no plugin are not admit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource, Obj, Operation
@@ -51,13 +52,18 @@ def admitted(t: Target) -> Admitted:
 
 
 async def mutate(chain: AdmissionChain, t: Target, operation: Operation, obj: Obj, old: Obj | None,
-                 options: Obj) -> Obj:
-    """The object after the mutating plugins: `obj` itself, changed or not, or the one a plugin made."""
+                 options: Obj, first: Callable[[Obj], Obj] | None = None) -> Obj:
+    """The object after the mutating plugins: `obj` itself, changed or not, or the one a plugin made.
+
+    `first`, when some plugin will see the object, makes it what they are shown (work only worth doing
+    for them, such as the field manager's entries of an update)."""
     if chain.empty:
         return obj
     attrs = attributes(t, operation, obj, old, options)
-    if attrs is None:
+    if attrs is None or not chain.mutates(attrs):
         return obj
+    if first is not None:
+        attrs.object = first(obj)
     await chain.admit(attrs, admitted(t))
     assert attrs.object is not None
     return attrs.object
