@@ -120,8 +120,9 @@ class AdmissionChain:
 
 
 def warning_header(texts: Sequence[str]) -> str:
-    """The Warning header value of warnings, each as kube-apiserver writes one (299 - "text")."""
-    return ", ".join("299 - " + json.dumps(text) for text in texts)
+    """The Warning header value of warnings, each as kube-apiserver writes one (299 - "text"), each text
+    once: upstream's recorder drops a repeat (a write decided again after a conflict admits again)."""
+    return ", ".join("299 - " + json.dumps(text) for text in dict.fromkeys(texts))
 
 
 def with_warnings(refusal: errors.ApiError, texts: Sequence[str]) -> errors.ApiError:
