@@ -38,6 +38,9 @@ _MAX_TEXT = 2048  # client-go's maxUnstructuredResponseTextBytes
 # OpenSSL's verify codes for a certificate that names another host or address.
 _NAME_MISMATCH = (62, 64)
 _PEEK_SECONDS = 2  # reading the certificate again, only to word a failure
+# A request on a reused connection the server has just closed is sent again (several pooled
+# connections may all have gone stale), within the webhook's deadline.
+_ATTEMPTS_ON_STALE_CONNECTIONS = 3
 # apierrors.NewGenericServerResponse's messages for the codes it names (a POST, no resource).
 _GENERIC_MESSAGES = {
     409: "the server reported a conflict",
@@ -169,19 +172,29 @@ class WebhookClient:
                    timeout_seconds: int) -> Any:
         """The decoded JSON answer of a 2xx response; CallFailed with Go's description otherwise."""
         if self._session is None:
-            # Loopback webhooks answer within the deadline or not at all: no retries, no pool limit.
+            reuse = aiohttp.TraceConfig()
+            reuse.on_connection_reuseconn.append(_note_reuse)
             self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
-                                                  skip_auto_headers=("User-Agent",))
+                                                  skip_auto_headers=("User-Agent",), trace_configs=[reuse])
         prefix = f'failed to call webhook: Post "{destination.url}": '
         try:
             async with asyncio.timeout(timeout_seconds):
-                async with self._session.post(
-                        destination.connect_url, data=body, ssl=self._tls(ca_bundle),
-                        server_hostname=destination.server_hostname,
-                        headers=_HEADERS) as reply:
-                    raw = await reply.read()
-                    status = reply.status
-                    content_type = reply.headers.get("Content-Type", "")
+                for attempt in range(_ATTEMPTS_ON_STALE_CONNECTIONS):
+                    trace = {"reused": False}
+                    try:
+                        async with self._session.post(
+                                destination.connect_url, data=body, ssl=self._tls(ca_bundle),
+                                server_hostname=destination.server_hostname, headers=_HEADERS,
+                                trace_request_ctx=trace) as reply:
+                            raw = await reply.read()
+                            status = reply.status
+                            content_type = reply.headers.get("Content-Type", "")
+                        break
+                    except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+                        # A kept-alive connection the webhook closed as the request went out: Go's
+                        # transport sends it again on a new connection, and so does this client.
+                        if not trace["reused"] or attempt + 1 == _ATTEMPTS_ON_STALE_CONNECTIONS:
+                            raise
         except TimeoutError:
             raise CallFailed(prefix + "context deadline exceeded") from None
         except aiohttp.ClientConnectorCertificateError as exc:
@@ -219,6 +232,10 @@ def decode_answer(raw: bytes) -> Any:
         "array" if isinstance(value, list) else "string"
     raise CallFailed("failed to call webhook: couldn't get version/kind; json parse error: json: cannot "
                      f"unmarshal {go_type} into Go value of type {_FIND_KIND}")
+
+
+async def _note_reuse(_session: aiohttp.ClientSession, context: Any, _params: object) -> None:
+    context.trace_request_ctx["reused"] = True
 
 
 async def _peer_certificate(host: str, port: int, server_hostname: str) -> bytes:
