@@ -532,7 +532,35 @@ def mutated_update(cluster: Cluster) -> Obj:
         return {"client": seen, "sent": s.sent(path)}
 
 
+def connect(cluster: Cluster) -> Obj:
+    """exec, attach and portforward are admitted as CONNECT, their options as the object, before any
+    kubelet is looked for."""
+    with Scenario(cluster, "connect") as s:
+        path = s.path("connect")
+        cluster.webhooks.answers[path] = deny("no shells in production", 403)
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+               "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}
+        cluster.request("POST", f"/api/v1/namespaces/{s.namespace}/pods", pod)
+        s.configure("Validating", [cluster.hook("connect.example.com", path, operations=("CONNECT",),
+                                                resources=("pods/exec", "pods/attach", "pods/portforward"))])
+        pods = f"/api/v1/namespaces/{s.namespace}/pods/web"
+        queries = {"exec": "exec?command=ls&command=-l&container=web&stdin=true&stdout=1&stderr=false&tty=0",
+                   "attach": "attach?container=web&stdout=true",
+                   "portforward": "portforward?ports=8080&ports=9090"}
+        seen: Obj = {}
+        for _ in range(100):
+            seen["exec"] = cluster.request("POST", f"{pods}/{queries['exec']}")
+            if s.sent(path):
+                break
+            time.sleep(0.1)
+        cluster.webhooks.received.clear()
+        for key, query in queries.items():
+            seen[key] = cluster.request("POST", f"{pods}/{query}")
+        return {"client": seen, "sent": s.sent(path)}
+
+
 SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
+    "connect": connect,
     "mutated_update": mutated_update,
     "warnings_of_a_failed_write": warnings_of_a_failed_write,
     "reinvocation": reinvocation,

@@ -91,6 +91,54 @@ async def admit_delete(chain: AdmissionChain, t: Target, old: Obj, options: Obj,
     await chain.validate(attrs, admitted(t))
 
 
+# The options of a connect request, as its query decodes into them (Go's field order and omitempty).
+_CONNECT_FIELDS = {
+    "exec": ("PodExecOptions", (("stdin", bool), ("stdout", bool), ("stderr", bool), ("tty", bool),
+                                ("container", str), ("command", list))),
+    "attach": ("PodAttachOptions", (("stdin", bool), ("stdout", bool), ("stderr", bool), ("tty", bool),
+                                    ("container", str))),
+    "portforward": ("PodPortForwardOptions", (("ports", int),)),
+}
+
+
+def connect_options(subresource: str, items: list[tuple[str, str]]) -> Obj | None:
+    """A pod's exec, attach or portforward options from the query's (repeatable) parameters, as the
+    parameter codec decodes them: a bool is false only for "0" and "false"; None for another request."""
+    found = _CONNECT_FIELDS.get(subresource)
+    if found is None:
+        return None
+    kind, fields = found
+    values: dict[str, list[str]] = {}
+    for key, value in items:
+        values.setdefault(key, []).append(value)
+    options: Obj = {"kind": kind, "apiVersion": "v1"}
+    for name, typed in fields:
+        given = values.get(name)
+        if typed is bool:
+            if given and given[0] != "0" and given[0].lower() != "false":
+                options[name] = True
+        elif typed is str:
+            if given and given[0]:
+                options[name] = given[0]
+        elif typed is list:
+            options[name] = given
+        elif given:
+            # What is not a port is refused by the port forward's own checks, after admission.
+            options[name] = [int(v) for v in given if v.isdigit()]
+    return options
+
+
+async def connect(chain: AdmissionChain, t: Target, options: Obj) -> None:
+    """A connect request's admission (upstream's rest.go): mutating then validating plugins on the
+    options, CONNECT, before anything is connected."""
+    if chain.empty:
+        return
+    attrs = attributes(t, "CONNECT", options, None, None)
+    if attrs is not None:
+        await chain.admit(attrs, admitted(t))
+        await chain.validate(attrs, admitted(t))
+
+
 def headers(t: Target, headers: dict[str, Any]) -> dict[str, str]:
     """`headers` with the plugins' warnings added to any Warning the write already answers with."""
     if t.admitted is None or not t.admitted.warnings:
