@@ -28,7 +28,9 @@ ALLOWED = Verdict()
 
 
 class MutatingPlugin(Protocol):
-    """A plugin that may also have `async start()` and `async stop()`, called with the server's lifespan."""
+    """A plugin that may also have `async start()` and `async stop()`, called with the server's lifespan,
+    and an `idle` property, true while it has nothing to enforce (a webhook plugin without any
+    configuration), which lets a write skip admission altogether."""
 
     name: str
 
@@ -88,8 +90,9 @@ class AdmissionChain:
 
     @property
     def empty(self) -> bool:
-        """No plugin at all: the write path need not even build the Attributes."""
-        return not self.mutating and not self.validating
+        """No plugin has anything to do now (none at all, or each says it is `idle`): the write path
+        need not even build the Attributes."""
+        return all(getattr(plugin, "idle", False) for plugin in self._plugins)
 
     def mutates(self, attributes: Attributes) -> bool:
         """Whether any mutating plugin handles the request."""
