@@ -5,3 +5,4 @@ upstream name, which alone decides where it runs.
 """
 
 from apiserver.admission import webhook  # noqa: F401  (registers the webhook plugins)
+from apiserver.admissionplugins import registered  # noqa: F401  (LimitRanger, PodSecurity, ResourceQuota, ...)

@@ -59,6 +59,11 @@ class Client:
             raise LookupError(f"{plural}.{group}/{version} is not served")
         return rt
 
+    def custom_type(self, group: str, plural: str) -> ResourceType | None:
+        """A served custom resource by group and plural, in whichever version."""
+        return next((rt for rt in self._registry.types
+                     if rt.custom is not None and rt.group == group and rt.plural == plural), None)
+
     def for_kind(self, api_version: str, kind: str) -> ResourceType | None:
         """The served type an ownerReference names (the RESTMapper's job), or None."""
         group, _, version = api_version.rpartition("/")
