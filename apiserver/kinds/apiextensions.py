@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.errors import FieldError
-from apiserver.kinds import crschema
+from apiserver.kinds import crschema, crvalidations
 from columns.crd import COLUMN_TYPES
 from columns.jsonpath import InvalidPath, compile_path
 
@@ -106,6 +106,8 @@ def _validate_schema(version: dict[str, Any], path: str) -> list[FieldError]:
             problems.append(FieldError("FieldValueRequired", f"{path}.type",
                                        "Required value: must not be empty at the root"))
     _typed_fields(schema, path, problems)
+    if not problems:
+        problems += crvalidations.schema_rule_problems(schema, path)
     return problems
 
 

@@ -1,0 +1,1 @@
+"""CEL as kube-apiserver runs it."""

@@ -1,0 +1,36 @@
+"""Records kube-apiserver's answers to the CRD-rule steps of tests/cel_scenarios.py as the tests' fixture.
+
+Run against the reference (kube-apiserver 1.36.2):
+    KUBECONFIG_PATH=$(/work/shared/reference/start.sh ~/k8s-ref/bin ~/ref-run-cel)
+    python3 tools/capture_cel_fixtures.py "$KUBECONFIG_PATH"
+    /work/shared/reference/stop.sh ~/ref-run-cel
+It creates the CRDs, waits for them to be served, runs every step and writes
+tests/fixtures/cel_crd_rules.json.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import cel_scenarios
+
+
+def main(kubeconfig: str) -> None:
+    crds = cel_scenarios.apply_crds(kubeconfig)
+    for name in ("gateways.net.example.io", "certificates.pki.example.io", "machinedeployments.cluster.example.io"):
+        subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "wait", "--for=condition=Established",
+                        f"crd/{name}", "--timeout=60s"], check=True, capture_output=True)
+    time.sleep(2)  # discovery catches up with a new CRD a moment after it is established
+    steps = cel_scenarios.run_steps(kubeconfig)
+    cel_scenarios.FIXTURE.parent.mkdir(exist_ok=True)
+    cel_scenarios.FIXTURE.write_text(json.dumps({"crds": crds, "steps": steps}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
