@@ -17,6 +17,8 @@ import uvicorn
 from starlette.applications import Starlette
 
 from apiserver import allocator, collector, workers
+from apiserver.admission import enabled as enabled_admission_plugins
+from apiserver.admission.plugins import PluginContext, build_chain
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
@@ -213,6 +215,8 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
                                                          None if options.plain_http else creds.ca_cert))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
                         limits.max_object_bytes)
+    assert enabled_admission_plugins  # imported for the plugins it registers
+    endpoint.admission = build_chain(PluginContext(store, endpoint, registry))
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
     discovery = Discovery(registry, address, synthetic.external_versions)
     state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,
@@ -245,6 +249,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
             raise SystemExit(1) from None
         crds.start()
         await _bootstrap(endpoint, state)
+        await endpoint.admission.start()
         collector.freeze()  # the recovered store, before any request or watch exists
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
         identity = IdentityLease(client.with_agent(KUBE_APISERVER)) if options.apiserver_identity else None
@@ -272,6 +277,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
         if identity is not None:
             await identity.stop()
         await controllers.stop()
+        await endpoint.admission.stop()
         releaser.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await releaser

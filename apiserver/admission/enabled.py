@@ -1,0 +1,5 @@
+"""Importing this module registers every admission plugin this server enforces through the chain.
+
+One import per plugin module: the module calls `apiserver.admission.plugins.register` with its
+upstream name, which alone decides where it runs.
+"""
