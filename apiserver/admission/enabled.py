@@ -3,3 +3,5 @@
 One import per plugin module: the module calls `apiserver.admission.plugins.register` with its
 upstream name, which alone decides where it runs.
 """
+
+from apiserver.admission.policy import validating as validating_admission_policy  # noqa: F401

@@ -11,6 +11,7 @@ import json
 from typing import Any, Callable
 
 from apiserver.errors import FieldError
+from apiserver.kinds import policyvalidation
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, path_segment_name
 
 Obj = dict[str, Any]
@@ -481,6 +482,7 @@ _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "HorizontalPodAutoscaler": _horizontal_pod_autoscaler, "PriorityClass": _priority_class,
     "PodDisruptionBudget": _pod_disruption_budget, "CSIDriver": _csi_driver,
     "ValidatingWebhookConfiguration": _webhooks, "MutatingWebhookConfiguration": _webhooks,
+    "ValidatingAdmissionPolicy": policyvalidation.validating_admission_policy,
 }
 
 

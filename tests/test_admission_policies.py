@@ -1,0 +1,114 @@
+"""ValidatingAdmissionPolicy and its bindings against the real server, with kubectl and the Python client.
+
+The policies (tests/manifests/cel/policies.yaml) are in the image of a platform team's, written for
+these tests: a replica limit read from a ConfigMap param with a variable, a messageExpression, a
+reason and a matchCondition; a label rule that only warns and audits; an image rule with the default
+message. Messages and codes are upstream's (admission/plugin/policy/validating/dispatcher.go).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+from support import ServerProcess, run_kubectl, wait_for
+
+POLICIES = Path(__file__).parent / "manifests" / "cel" / "policies.yaml"
+
+
+def _deployment(name: str, replicas: int) -> dict[str, Any]:
+    labels = {"app": name}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}
+
+
+@pytest.fixture(scope="module")
+def server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
+    run_kubectl(shared_server, "apply", "-f", str(POLICIES))
+    # The policies are followed from the store: wait until the first one is enforced.
+    wait_for("the policies enforced", lambda: run_kubectl(
+        shared_server, "-n", "vap-prod", "create", "-f", "-", "--dry-run=server", check=False,
+        stdin=json.dumps(_deployment("probe", 9))).returncode == 1)
+    yield shared_server
+
+
+@pytest.fixture(scope="module")
+def apps(server: ServerProcess) -> client.AppsV1Api:
+    return client.AppsV1Api(config.new_client_from_config(config_file=server.kubeconfig))
+
+
+def test_a_deployment_over_the_param_limit_is_refused_with_upstreams_message(apps: client.AppsV1Api) -> None:
+    with pytest.raises(ApiException) as refused:
+        apps.create_namespaced_deployment("vap-prod", _deployment("too-many", 7))
+    status = json.loads(refused.value.body)
+    message = ("ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-production' denied request: "
+               "replicas must be no greater than 5, got 7")
+    assert refused.value.status == 403 and status["reason"] == "Forbidden"  # the rule's reason decides the code
+    assert status["message"] == f'deployments.apps "too-many" is forbidden: {message}'
+    assert status["details"] == {"name": "too-many", "group": "apps", "kind": "deployments",
+                                 "causes": [{"message": message}]}
+
+
+def test_within_the_limit_or_outside_the_selected_namespaces_is_admitted(server: ServerProcess,
+                                                                         apps: client.AppsV1Api) -> None:
+    created = apps.create_namespaced_deployment("vap-prod", _deployment("just-enough", 5))
+    assert created.spec.replicas == 5
+    # The binding selects production namespaces only: default is not one.
+    assert apps.create_namespaced_deployment("default", _deployment("unbound", 9)).spec.replicas == 9
+    # An update is matched too (operations: CREATE, UPDATE)...
+    result = run_kubectl(server, "-n", "vap-prod", "patch", "deployment", "just-enough", "-p",
+                         '{"spec":{"replicas":8}}', check=False)
+    assert result.returncode == 1
+    assert "replicas must be no greater than 5, got 8" in result.stderr
+    # ...but not the scale subresource, which `resources: [deployments]` does not name.
+    run_kubectl(server, "-n", "vap-prod", "scale", "deployment", "just-enough", "--replicas=8")
+
+
+def test_the_param_is_read_when_the_request_comes(server: ServerProcess, apps: client.AppsV1Api) -> None:
+    run_kubectl(server, "-n", "vap-prod", "patch", "configmap", "replica-limits", "-p", '{"data":{"maxReplicas":"10"}}')
+    try:
+        assert apps.create_namespaced_deployment("vap-prod", _deployment("raised", 8)).spec.replicas == 8
+    finally:
+        run_kubectl(server, "-n", "vap-prod", "patch", "configmap", "replica-limits", "-p",
+                    '{"data":{"maxReplicas":"5"}}')
+
+
+def test_warn_and_audit_actions_admit_with_a_warning(server: ServerProcess) -> None:
+    result = run_kubectl(server, "-n", "vap-prod", "create", "configmap", "unlabelled", "--from-literal=a=b")
+    assert ("Warning: Validation failed for ValidatingAdmissionPolicy 'team-label' with binding 'team-label-warn': "
+            "every ConfigMap needs a team label") in result.stderr
+    quiet = run_kubectl(server, "-n", "default", "create", "configmap", "elsewhere", "--from-literal=a=b")
+    assert "Warning" not in quiet.stderr
+
+
+def test_the_default_message_names_the_failed_expression(server: ServerProcess) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "floating"},
+           "spec": {"containers": [{"name": "c", "image": "busybox:latest"}]}}
+    result = run_kubectl(server, "-n", "default", "create", "-f", "-", check=False, stdin=json.dumps(pod))
+    assert result.returncode == 1
+    # kubectl words an Invalid status with causes so; the status's message is 'pods "floating" is forbidden: ...'.
+    assert ('The pods "floating" is invalid: : '
+            "ValidatingAdmissionPolicy 'no-latest-tag' with binding 'no-latest-tag' denied request: failed "
+            "expression: object.spec.containers.all(c, !c.image.endsWith(':latest'))") in result.stderr
+
+
+def test_a_policy_whose_expression_does_not_compile_is_refused(server: ServerProcess) -> None:
+    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+              "metadata": {"name": "broken"},
+              "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                                                               "operations": ["CREATE"], "resources": ["pods"]}]},
+                       "validations": [{"expression": "object.spec.replicas <"},
+                                       {"expression": "'a string'"}]}}
+    result = run_kubectl(server, "create", "-f", "-", check=False, stdin=json.dumps(policy))
+    assert result.returncode == 1
+    assert 'spec.validations[0].expression: Invalid value: "object.spec.replicas <": compilation failed: ERROR: ' \
+           "<input>:1:23: Syntax error:" in result.stderr
+    assert "spec.validations[1].expression: Invalid value: \"'a string'\": must evaluate to bool but got string" \
+        in result.stderr
