@@ -50,7 +50,7 @@ def test_rules_at_every_level_report_their_messages(server: ServerProcess) -> No
     assert code == 1
     assert 'The Gateway "gw-bad" is invalid:' in lines
     assert "spec.listeners: Invalid value: port and protocol must be unique among listeners" in lines
-    assert "spec.listeners: Invalid value: hostname must not be set for c" in lines  # messageExpression
+    assert "spec.listeners[2]: Invalid value: hostname must not be set for the TCP listener c" in lines
     assert "spec.listeners[0].tls: Required value: tls must be set for HTTPS listeners" in lines  # reason, fieldPath
     assert "spec.listeners[0].port: Invalid value: 0: port must be between 1 and 65535" in lines
     assert "spec.listeners[1].port: Invalid value: 0: port must be between 1 and 65535" in lines
@@ -82,7 +82,7 @@ def test_kubernetes_libraries_and_formats(server: ServerProcess) -> None:
     assert code == 1
     assert "<nil>: Invalid value: certificate names must start with cert-" in lines
     assert "spec.renewBefore: Invalid value: renewBefore must be shorter than duration" in lines
-    assert "spec: Invalid value: issuerURL must use https, not http" in lines
+    assert "spec: Invalid value: issuerURL http://ca.example.com must use https" in lines
     assert "spec: Invalid value: a certificate cannot be created revoked" in lines
     assert "spec: Invalid value: keySize must be at least 2Ki" in lines
     assert "spec.dnsNames: Duplicate value" in lines
@@ -91,7 +91,7 @@ def test_kubernetes_libraries_and_formats(server: ServerProcess) -> None:
                "least 2Ki" in line for line in lines), lines
     code, lines = answer("machinedeployment-bad-create")
     assert "spec: Invalid value: minReplicas must not exceed maxReplicas" in lines
-    assert "spec.replicas: Invalid value: replicas (9) must not exceed maxReplicas (5)" in lines
+    assert "spec.replicas: Invalid value: replicas must not exceed maxReplicas in cluster prod" in lines
     assert "spec.version: Invalid value: \"1.36\": version must look like v1.2.3" in lines
     assert "spec.podCIDR: Invalid value: \"10.244.0.0/28\": podCIDR must be a CIDR of /24 or larger" in lines
     assert "spec.labels[tier]: Invalid value: \"\": label values must not be empty" in lines

@@ -282,10 +282,12 @@ def _build(schema: Schema, root: bool) -> RuleValidator:
 
 def _rule_value(rule: dict[str, Any]) -> str:
     """A rule as field errors print it: upstream's internal ValidationRule, JSON-encoded without tags."""
-    return json.dumps({"Rule": rule.get("rule", ""), "Message": rule.get("message", ""),
+    text = json.dumps({"Rule": rule.get("rule", ""), "Message": rule.get("message", ""),
                        "MessageExpression": rule.get("messageExpression", ""), "Reason": rule.get("reason"),
                        "FieldPath": rule.get("fieldPath", ""), "OptionalOldSelf": rule.get("optionalOldSelf")},
                       separators=(",", ":"), ensure_ascii=False)
+    # Go's encoding/json escapes what HTML would read as markup.
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def schema_rule_problems(schema: Schema, path: str) -> list[FieldError]:
@@ -307,12 +309,12 @@ def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | No
     items = schema.get("items")
     if isinstance(items, dict):
         at = f"{path}.items"
-        lost = uncorrelatable or (at if schema.get("x-kubernetes-list-type") != "map" else None)
+        lost = uncorrelatable or (path if schema.get("x-kubernetes-list-type") != "map" else None)
         _check_level(items, at, bool(items.get("x-kubernetes-embedded-resource")), lost, problems)
     additional = schema.get("additionalProperties")
     if isinstance(additional, dict):
         at = f"{path}.additionalProperties"
-        lost = uncorrelatable or (at if schema.get("x-kubernetes-map-type") == "atomic" else None)
+        lost = uncorrelatable or (path if schema.get("x-kubernetes-map-type") == "atomic" else None)
         _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), lost, problems)
 
 
