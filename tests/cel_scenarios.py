@@ -96,3 +96,40 @@ def run_steps(kubeconfig: str) -> list[tuple[str, int, list[str]]]:
 
 def _answer(result: tuple[int, str]) -> tuple[int, list[str]]:
     return result[0], error_lines(result[1])
+
+
+POLICIES = MANIFESTS / "policies.yaml"
+POLICY_FIXTURE = Path(__file__).parent / "fixtures" / "cel_policies.json"
+_POD = json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "floating", "namespace": "default"},
+                   "spec": {"containers": [{"name": "c", "image": "busybox:latest"}]}})
+_BROKEN_POLICY = json.dumps({
+    "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy", "metadata": {"name": "broken"},
+    "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                                                     "resources": ["pods"]}]},
+             "validations": [{"expression": "object.spec.replicas <"}, {"expression": "'a string'"}]}})
+
+
+def _deployment(name: str, namespace: str, replicas: int) -> str:
+    labels = {"app": name}
+    return json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": namespace},
+                       "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                                "template": {"metadata": {"labels": labels},
+                                             "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}})
+
+
+POLICY_STEPS: list[tuple[str, list[str], str]] = [
+    ("deployment-over-limit", ["create", "-f", "-"], _deployment("too-many", "vap-prod", 7)),
+    ("deployment-within-limit", ["create", "-f", "-"], _deployment("just-enough", "vap-prod", 5)),
+    ("deployment-unbound-namespace", ["create", "-f", "-"], _deployment("unbound", "default", 9)),
+    ("deployment-update-over-limit", ["-n", "vap-prod", "patch", "deployment", "just-enough", "-p",
+                                      '{"spec":{"replicas":8}}'], ""),
+    ("deployment-scale-subresource", ["-n", "vap-prod", "scale", "deployment", "just-enough", "--replicas=8"], ""),
+    ("configmap-warned", ["-n", "vap-prod", "create", "configmap", "unlabelled", "--from-literal=a=b"], ""),
+    ("configmap-elsewhere", ["-n", "default", "create", "configmap", "elsewhere", "--from-literal=a=b"], ""),
+    ("pod-latest-tag", ["create", "-f", "-"], _POD),
+    ("policy-does-not-compile", ["create", "-f", "-"], _BROKEN_POLICY),
+]
+
+
+def run_policy_steps(kubeconfig: str) -> list[tuple[str, int, list[str]]]:
+    return [(name, *_answer(kubectl(kubeconfig, args, stdin))) for name, args, stdin in POLICY_STEPS]

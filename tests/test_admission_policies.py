@@ -13,12 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cel_scenarios
 import pytest
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 from support import ServerProcess, run_kubectl, wait_for
 
 POLICIES = Path(__file__).parent / "manifests" / "cel" / "policies.yaml"
+STEPS: list[Any] = []
 
 
 def _deployment(name: str, replicas: int) -> dict[str, Any]:
@@ -36,7 +38,14 @@ def server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
     wait_for("the policies enforced", lambda: run_kubectl(
         shared_server, "-n", "vap-prod", "create", "-f", "-", "--dry-run=server", check=False,
         stdin=json.dumps(_deployment("probe", 9))).returncode == 1)
+    STEPS.extend(cel_scenarios.run_policy_steps(shared_server.kubeconfig))
     yield shared_server
+
+
+def test_ours_equal_the_recorded_reference(server: ServerProcess) -> None:
+    """The steps of tests/cel_scenarios.py, answered as kube-apiserver 1.36.2 answered them."""
+    recorded = json.loads(cel_scenarios.POLICY_FIXTURE.read_text())["steps"]
+    assert [tuple(step) for step in recorded] == [tuple(step) for step in STEPS]
 
 
 @pytest.fixture(scope="module")
@@ -46,29 +55,29 @@ def apps(server: ServerProcess) -> client.AppsV1Api:
 
 def test_a_deployment_over_the_param_limit_is_refused_with_upstreams_message(apps: client.AppsV1Api) -> None:
     with pytest.raises(ApiException) as refused:
-        apps.create_namespaced_deployment("vap-prod", _deployment("too-many", 7))
+        apps.create_namespaced_deployment("vap-prod", _deployment("too-many-client", 7))
     status = json.loads(refused.value.body)
     message = ("ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-production' denied request: "
                "replicas must be no greater than 5, got 7")
     assert refused.value.status == 403 and status["reason"] == "Forbidden"  # the rule's reason decides the code
-    assert status["message"] == f'deployments.apps "too-many" is forbidden: {message}'
-    assert status["details"] == {"name": "too-many", "group": "apps", "kind": "deployments",
+    assert status["message"] == f'deployments.apps "too-many-client" is forbidden: {message}'
+    assert status["details"] == {"name": "too-many-client", "group": "apps", "kind": "deployments",
                                  "causes": [{"message": message}]}
 
 
 def test_within_the_limit_or_outside_the_selected_namespaces_is_admitted(server: ServerProcess,
                                                                          apps: client.AppsV1Api) -> None:
-    created = apps.create_namespaced_deployment("vap-prod", _deployment("just-enough", 5))
+    created = apps.create_namespaced_deployment("vap-prod", _deployment("just-enough-client", 5))
     assert created.spec.replicas == 5
     # The binding selects production namespaces only: default is not one.
-    assert apps.create_namespaced_deployment("default", _deployment("unbound", 9)).spec.replicas == 9
+    assert apps.create_namespaced_deployment("default", _deployment("unbound-client", 9)).spec.replicas == 9
     # An update is matched too (operations: CREATE, UPDATE)...
-    result = run_kubectl(server, "-n", "vap-prod", "patch", "deployment", "just-enough", "-p",
+    result = run_kubectl(server, "-n", "vap-prod", "patch", "deployment", "just-enough-client", "-p",
                          '{"spec":{"replicas":8}}', check=False)
     assert result.returncode == 1
     assert "replicas must be no greater than 5, got 8" in result.stderr
     # ...but not the scale subresource, which `resources: [deployments]` does not name.
-    run_kubectl(server, "-n", "vap-prod", "scale", "deployment", "just-enough", "--replicas=8")
+    run_kubectl(server, "-n", "vap-prod", "scale", "deployment", "just-enough-client", "--replicas=8")
 
 
 def test_the_param_is_read_when_the_request_comes(server: ServerProcess, apps: client.AppsV1Api) -> None:
@@ -81,27 +90,27 @@ def test_the_param_is_read_when_the_request_comes(server: ServerProcess, apps: c
 
 
 def test_warn_and_audit_actions_admit_with_a_warning(server: ServerProcess) -> None:
-    result = run_kubectl(server, "-n", "vap-prod", "create", "configmap", "unlabelled", "--from-literal=a=b")
+    result = run_kubectl(server, "-n", "vap-prod", "create", "configmap", "unlabelled-client", "--from-literal=a=b")
     assert ("Warning: Validation failed for ValidatingAdmissionPolicy 'team-label' with binding 'team-label-warn': "
             "every ConfigMap needs a team label") in result.stderr
-    quiet = run_kubectl(server, "-n", "default", "create", "configmap", "elsewhere", "--from-literal=a=b")
+    quiet = run_kubectl(server, "-n", "default", "create", "configmap", "elsewhere-client", "--from-literal=a=b")
     assert "Warning" not in quiet.stderr
 
 
 def test_the_default_message_names_the_failed_expression(server: ServerProcess) -> None:
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "floating"},
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "floating-client"},
            "spec": {"containers": [{"name": "c", "image": "busybox:latest"}]}}
     result = run_kubectl(server, "-n", "default", "create", "-f", "-", check=False, stdin=json.dumps(pod))
     assert result.returncode == 1
     # kubectl words an Invalid status with causes so; the status's message is 'pods "floating" is forbidden: ...'.
-    assert ('The pods "floating" is invalid: : '
+    assert ('The pods "floating-client" is invalid: : '
             "ValidatingAdmissionPolicy 'no-latest-tag' with binding 'no-latest-tag' denied request: failed "
             "expression: object.spec.containers.all(c, !c.image.endsWith(':latest'))") in result.stderr
 
 
 def test_a_policy_whose_expression_does_not_compile_is_refused(server: ServerProcess) -> None:
     policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
-              "metadata": {"name": "broken"},
+              "metadata": {"name": "broken-client"},
               "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
                                                                "operations": ["CREATE"], "resources": ["pods"]}]},
                        "validations": [{"expression": "object.spec.replicas <"},

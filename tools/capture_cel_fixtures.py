@@ -5,7 +5,7 @@ Run against the reference (kube-apiserver 1.36.2):
     python3 tools/capture_cel_fixtures.py "$KUBECONFIG_PATH"
     /work/shared/reference/stop.sh ~/ref-run-cel
 It creates the CRDs, waits for them to be served, runs every step and writes
-tests/fixtures/cel_crd_rules.json.
+tests/fixtures/cel_crd_rules.json, then applies tests/manifests/cel/policies.yaml, runs the policy\nsteps and writes tests/fixtures/cel_policies.json.
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ def main(kubeconfig: str) -> None:
     steps = cel_scenarios.run_steps(kubeconfig)
     cel_scenarios.FIXTURE.parent.mkdir(exist_ok=True)
     cel_scenarios.FIXTURE.write_text(json.dumps({"crds": crds, "steps": steps}, indent=1) + "\n")
+    subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "apply", "-f", str(cel_scenarios.POLICIES)], check=True,
+                   capture_output=True)
+    time.sleep(5)  # the policies reach the admission plugin through an informer
+    policies = cel_scenarios.run_policy_steps(kubeconfig)
+    cel_scenarios.POLICY_FIXTURE.write_text(json.dumps({"steps": policies}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
