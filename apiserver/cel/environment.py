@@ -54,8 +54,10 @@ class Program:
     variables: frozenset[str]  # the variables it references
     executable: Any
 
-    def evaluate(self, data: dict[str, Any]) -> Outcome:
-        result = self.executable.eval(data=data)
+    def evaluate(self, data: dict[str, Any] | Any) -> Outcome:
+        """Evaluates on `data` (variable name to value) or on an `activation` of it made once for several
+        programs: binding the values is most of an evaluation's cost."""
+        result = self.executable.eval(activation(data) if isinstance(data, dict) else data)
         kind = result.type()
         if kind == cel.Type.ERROR:
             return Outcome(None, runtime_message(str(result.value())))
@@ -90,6 +92,13 @@ def type_key(cel_type: Any) -> str:
 
 
 _EVAL_ENV = cel.NewEnv(POOL, extensions=_extensions())
+
+
+def activation(data: dict[str, Any]) -> Any:
+    """The values bound once for any number of evaluations. cel-expr-python converts them when the
+    activation is made: `eval(data=...)` took 92 µs on a ConfigMap update's variables where making an
+    activation took 8 and evaluating on it 5."""
+    return _EVAL_ENV.Activation(data)
 
 
 @lru_cache(maxsize=4096)

@@ -21,7 +21,7 @@ from typing import Any
 from cel_expr_python import cel
 
 from apiserver.cel import declared
-from apiserver.cel.environment import CompileError, Program, compile_checked
+from apiserver.cel.environment import CompileError, Program, activation, compile_checked
 from apiserver.errors import FieldError
 
 Schema = dict[str, Any]
@@ -164,6 +164,7 @@ class RuleValidator:
         if bound_old is not None:
             data["oldSelf"] = bound_old
         kind = str(self.schema.get("type") or "")
+        shared = activation(data)
         for compiled in self.rules:
             rule = compiled.rule
             if compiled.error is not None:
@@ -176,7 +177,7 @@ class RuleValidator:
                 run = {"self": bound, "__oldSelf": bound_old, "__hasOldSelf": old is not None}
                 outcome = compiled.program.evaluate(run)
             else:
-                outcome = compiled.program.evaluate(data)
+                outcome = compiled.program.evaluate(shared)
             if outcome.error is not None:
                 if outcome.error == "no such overload":
                     detail = (f"'{outcome.error}': call arguments did not match a supported operator, function "
@@ -194,12 +195,12 @@ class RuleValidator:
                 at = compiled.field_path if not path else (
                     path + compiled.field_path if compiled.field_path.startswith("[") else
                     f"{path}.{compiled.field_path}")
-            detail = self._message(compiled, data)
+            detail = self._message(compiled, shared)
             problems.append(_for_reason(at, value, kind, detail, rule.get("reason")))
         return problems
 
     @staticmethod
-    def _message(compiled: CompiledRule, data: dict[str, Any]) -> str:
+    def _message(compiled: CompiledRule, data: Any) -> str:
         if compiled.message is not None and compiled.message_error is None:
             outcome = compiled.message.evaluate(data)
             text = outcome.value.strip() if isinstance(outcome.value, str) else ""

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from cel_expr_python import cel
 
-from apiserver.cel.environment import CompileError, Program, compile_checked
+from apiserver.cel.environment import CompileError, Program, activation, compile_checked
 
 VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer")
 _DYN = {name: cel.Type.DYN for name in VARIABLES}
@@ -32,7 +32,7 @@ class Expression:
     program: Program | None
     error: str | None
 
-    def run(self, data: dict[str, Any]) -> tuple[Any, str | None]:
+    def run(self, data: Any) -> tuple[Any, str | None]:
         if self.program is None:
             return None, f"compilation error: {self.error}"
         outcome = self.program.evaluate(data)
@@ -106,8 +106,9 @@ class CompiledPolicy:
     def conditions_match(self, data: dict[str, Any]) -> Decision | bool:
         """False when a matchCondition is false; a decision when one failed under failurePolicy Fail."""
         errors = []
+        bound = activation(data)
         for _, expression in self.match_conditions:
-            value, error = expression.run(data)
+            value, error = expression.run(bound)
             if error is not None:
                 errors.append(error)
             elif value is False:
@@ -121,23 +122,28 @@ class CompiledPolicy:
     def bind_variables(self, data: dict[str, Any]) -> None:
         values: dict[str, Any] = {}
         data["variables"] = values
+        bound = None
         for name, expression in self.variables:
-            value, error = expression.run(data)
+            # A variable that reads others sees those bound so far; the rest share one activation.
+            if bound is None or "variables" in expression.source:
+                bound = activation(data)
+            value, error = expression.run(bound)
             if error is None:
                 values[name] = value
 
     def decide(self, data: dict[str, Any]) -> list[Decision]:
         decisions = []
+        bound = activation(data)
         for validation in self.validations:
-            value, error = validation.expression.run(data)
+            value, error = validation.expression.run(bound)
             if error is not None:
                 decisions.append(self._for_error(error))
             elif value is not True:
-                decisions.append(Decision("deny", self._message(validation, data), validation.reason))
+                decisions.append(Decision("deny", self._message(validation, bound), validation.reason))
         return decisions
 
     @staticmethod
-    def _message(validation: Validation, data: dict[str, Any]) -> str:
+    def _message(validation: Validation, data: Any) -> str:
         if validation.message_expression is not None:
             value, error = validation.message_expression.run(data)
             if error is None and isinstance(value, str):
@@ -151,8 +157,9 @@ class CompiledPolicy:
     def annotate(self, data: dict[str, Any]) -> tuple[dict[str, str], list[Decision]]:
         published: dict[str, str] = {}
         failures: list[Decision] = []
+        bound = activation(data) if self.audit_annotations else None
         for key, expression in self.audit_annotations:
-            value, error = expression.run(data)
+            value, error = expression.run(bound)
             if error is not None:
                 failures.append(self._for_error(error))
             elif isinstance(value, str) and value.strip():
