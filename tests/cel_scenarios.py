@@ -84,7 +84,7 @@ def error_lines(stderr: str) -> list[str]:
 
 def apply_crds(kubeconfig: str) -> list[tuple[str, int, list[str]]]:
     answers = []
-    for name in (*CRDS, "broken.yaml"):
+    for name in (*CRDS, "broken.yaml", "costly.yaml"):
         code, stderr = kubectl(kubeconfig, ["create", "-f", str(MANIFESTS / name)], "")
         answers.append((name, code, error_lines(stderr)))
     return answers

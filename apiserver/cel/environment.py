@@ -29,7 +29,7 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional, ext_strings
 
-from apiserver.cel import library
+from apiserver.cel import checkedexpr, cost, library
 from apiserver.cel.opaque import POOL
 
 _LOCK = threading.Lock()
@@ -53,6 +53,11 @@ class Program:
     output: str  # the checked output type: "bool", "string", ...
     variables: frozenset[str]  # the variables it references
     executable: Any
+    checked: Any = None  # the type-checked expression, for the cost estimate
+
+    def max_cost(self, sizer: Any) -> int:
+        """cel-go's estimate of the most this expression can cost (apiserver/cel/cost.py)."""
+        return cost.estimate(checkedexpr.parse(self.checked.serialize()), sizer)
 
     def evaluate(self, data: dict[str, Any] | Any) -> Outcome:
         """Evaluates on `data` (variable name to value) or on an `activation` of it made once for several
@@ -121,7 +126,7 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
         raise CompileError(compile_message(str(error))) from None
     output = _type_name(checked.return_type())
     used = frozenset(name for name, _ in variables if re.search(rf"\b{re.escape(name)}\b", source))
-    return Program(source, output, used, _executable(source))
+    return Program(source, output, used, _executable(source), checked)
 
 
 def _type_name(cel_type: Any) -> str:

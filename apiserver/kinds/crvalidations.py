@@ -20,7 +20,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from apiserver.cel import declared
+from apiserver.cel import cost, declared
 from apiserver.cel.environment import CompileError, Program, activation, compile_checked
 from apiserver.errors import FieldError
 
@@ -33,10 +33,15 @@ _OLD_SELF = re.compile(r"\boldSelf\b")
 _OPTIONAL_WRAP = "(__hasOldSelf ? [optional.of(__oldSelf)] : [optional.none()]).{}(oldSelf, {})"
 
 
+STATIC_COST_LIMIT = 10_000_000  # StaticEstimatedCostLimit, per expression
+CRD_COST_LIMIT = 100_000_000  # StaticEstimatedCRDCostLimit, all the rules of a schema
+
+
 @dataclass
 class CompiledRule:
     rule: dict[str, Any]
     program: Program | None = None
+    checked: Program | None = None  # the rule as written, for its cost (program may be wrapped)
     error: str | None = None
     message: Program | None = None
     message_error: str | None = None
@@ -67,6 +72,7 @@ def _compile_rule(rule: dict[str, Any], schema: Schema, self_type: Any) -> Compi
         compiled.error = "cel expression must evaluate to a bool"
         return compiled
     compiled.uses_old_self = "oldSelf" in program.variables
+    compiled.checked = program
     compiled.program = compile_checked(_OPTIONAL_WRAP.format("all", source), _wrapped(self_type)) \
         if compiled.optional_old_self else program
     expression = str(rule.get("messageExpression") or "")
@@ -291,36 +297,85 @@ def _rule_value(rule: dict[str, Any]) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def _factor(cost: int, limit: int) -> str:
+    factor = cost / limit
+    if factor > 100.0:
+        return "more than 100x"
+    return f"{factor:f}x" if factor < 1.5 else f"{factor:.1f}x"
+
+
+def cost_message(name: str, cost: int, limit: int) -> str:
+    return (f"{name} exceeds budget by factor of {_factor(cost, limit)} (try simplifying the rule, or adding "
+            "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)")
+
+
+@dataclass
+class _Walk:
+    """What checking a schema's rules carries from level to level: the errors, and the costs."""
+
+    problems: list[FieldError] = field(default_factory=list)
+    total: int = 0
+    most_expensive: list[tuple[int, str]] = field(default_factory=list)
+
+    def observe(self, path: str, spent: int) -> None:
+        self.total = min(self.total + spent, cost.MAX)
+        if spent >= CRD_COST_LIMIT // 100:  # upstream names the top 4 of those above 1% of the limit
+            self.most_expensive = sorted([*self.most_expensive, (spent, path)], key=lambda c: -c[0])[:4]
+
+
 def schema_rule_problems(schema: Schema, path: str) -> list[FieldError]:
-    """What a CRD's rules must meet to be accepted, checked at every level of its schema."""
-    problems: list[FieldError] = []
-    _check_level(schema, path, True, None, problems)
-    return problems
+    """What a CRD's rules must meet to be accepted, checked at every level of its schema: well-formed,
+    compiling, and within the cost budget per expression and for the whole schema."""
+    walk = _Walk()
+    _check_level(schema, path, True, None, 1, walk)
+    if walk.total > CRD_COST_LIMIT:
+        for _, at in walk.most_expensive:
+            walk.problems.append(FieldError("FieldValueForbidden", at, "Forbidden: contributed to estimated rule cost "
+                                            "total exceeding cost limit for entire OpenAPIv3 schema"))
+        walk.problems.append(FieldError("FieldValueForbidden", path, "Forbidden: " + cost_message(
+            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", walk.total,
+            CRD_COST_LIMIT)))
+    return walk.problems
 
 
-def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | None,
-                 problems: list[FieldError]) -> None:
+def _times(cardinality: int | None, bound: Any) -> int | None:
+    return None if cardinality is None or bound is None else cardinality * int(bound)
+
+
+def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | None, cardinality: int | None,
+                 walk: _Walk) -> None:
     rules = schema.get("x-kubernetes-validations")
     if isinstance(rules, list) and rules:
-        _check_rules(schema, rules, path, root, uncorrelatable, problems)
+        _check_rules(schema, rules, path, root, uncorrelatable, cardinality, walk)
     for key, sub in (schema.get("properties") or {}).items():
         if isinstance(sub, dict):
             _check_level(sub, f"{path}.properties[{key}]", bool(sub.get("x-kubernetes-embedded-resource")),
-                         uncorrelatable, problems)
+                         uncorrelatable, cardinality, walk)
     items = schema.get("items")
     if isinstance(items, dict):
         at = f"{path}.items"
         lost = uncorrelatable or (path if schema.get("x-kubernetes-list-type") != "map" else None)
-        _check_level(items, at, bool(items.get("x-kubernetes-embedded-resource")), lost, problems)
+        _check_level(items, at, bool(items.get("x-kubernetes-embedded-resource")), lost,
+                     _times(cardinality, schema.get("maxItems")), walk)
     additional = schema.get("additionalProperties")
     if isinstance(additional, dict):
         at = f"{path}.additionalProperties"
         lost = uncorrelatable or (path if schema.get("x-kubernetes-map-type") == "atomic" else None)
-        _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), lost, problems)
+        _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), lost,
+                     _times(cardinality, schema.get("maxProperties")), walk)
+
+
+def _sizing_schema(schema: Schema, root: bool) -> Schema:
+    """The schema as its declared type has it: a resource's root also has apiVersion, kind and metadata."""
+    if not root and not schema.get("x-kubernetes-embedded-resource"):
+        return schema
+    meta = {"type": "object", "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}}}
+    return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
 
 
 def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorrelatable: str | None,
-                 problems: list[FieldError]) -> None:
+                 cardinality: int | None, walk: _Walk) -> None:
+    problems = walk.problems
     level: list[FieldError] = []
     for index, rule in enumerate(rules):
         at = f"{path}.x-kubernetes-validations[{index}]"
@@ -357,11 +412,29 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
     if level:
         return  # upstream compiles only a level whose rules are well-formed
     self_type = declared.declare(schema, root).cel_type
+    sizing = _sizing_schema(schema, root)
+    sizer = cost.schema_sizer({"self": sizing, "oldSelf": sizing})
+    # How often the rule may run in one object: its lists' and maps' bounds, or as many values of
+    # this schema as a request could hold.
+    runs = cardinality if cardinality is not None else \
+        cost.MAX_REQUEST_BYTES // (cost.min_serialized_size(schema) + 1)
     for index, rule in enumerate(rules):
         if not isinstance(rule, dict):
             continue
         at = f"{path}.x-kubernetes-validations[{index}]"
         compiled = _compile_rule(rule, schema, self_type)
+        rule_cost = min(compiled.checked.max_cost(sizer) * runs, cost.MAX) if compiled.checked else 0
+        if rule_cost > STATIC_COST_LIMIT:
+            problems.append(FieldError("FieldValueForbidden", f"{at}.rule",
+                                       "Forbidden: " + cost_message("estimated rule cost", rule_cost,
+                                                                    STATIC_COST_LIMIT)))
+        walk.observe(f"{at}.rule", rule_cost)
+        if compiled.message is not None and compiled.message_error is None:
+            message_cost = min(compiled.message.max_cost(sizer) * runs, cost.MAX)
+            if message_cost > STATIC_COST_LIMIT:
+                problems.append(FieldError("FieldValueForbidden", f"{at}.messageExpression", "Forbidden: " + cost_message(
+                    "estimated messageExpression cost", message_cost, STATIC_COST_LIMIT)))
+            walk.observe(f"{at}.messageExpression", message_cost)
         if compiled.error is not None:
             problems.append(FieldError("FieldValueInvalid", f"{at}.rule",
                                        f"Invalid value: {_rule_value(rule)}: {compiled.error}"))
