@@ -53,11 +53,15 @@ def _binding(name: str) -> dict[str, Any]:
             "metadata": {"name": name}, "spec": {"policyName": name, "validationActions": ["Deny"]}}
 
 
+def _token(data_dir: str) -> str:
+    with open(os.path.join(data_dir, "pki", "admin.token")) as f:
+        return f.read().strip()
+
+
 async def _measure(requests: int, rounds: int) -> list[tuple[str, float]]:
     data_dir = tempfile.mkdtemp(prefix="policy-cost-")
     app, _ = build(ServeOptions(data_dir, "127.0.0.1", 0, False, 1000, 60.0, 10_000))
-    with open(os.path.join(data_dir, "pki", "admin.token")) as f:
-        token = f.read().strip()
+    token = _token(data_dir)
 
     async def post(path: str, body: dict[str, Any]) -> None:
         status, answer = await _call(app, _scope("POST", path, token, None, "application/json"), orjson.dumps(body))

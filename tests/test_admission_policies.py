@@ -121,3 +121,19 @@ def test_a_policy_whose_expression_does_not_compile_is_refused(server: ServerPro
            "<input>:1:23: Syntax error:" in result.stderr
     assert "spec.validations[1].expression: Invalid value: \"'a string'\": must evaluate to bool but got string" \
         in result.stderr
+
+
+def test_policies_stored_before_a_restart_are_enforced_from_the_first_write(tmp_path: Path) -> None:
+    restarted = ServerProcess(str(tmp_path))
+    restarted.start()
+    try:
+        run_kubectl(restarted, "apply", "-f", str(POLICIES))
+        restarted.stop()
+        restarted.start()
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "after-restart"},
+               "spec": {"containers": [{"name": "c", "image": "busybox:latest"}]}}
+        result = run_kubectl(restarted, "-n", "default", "create", "-f", "-", check=False, stdin=json.dumps(pod))
+        assert result.returncode == 1
+        assert "ValidatingAdmissionPolicy 'no-latest-tag' with binding 'no-latest-tag' denied request" in result.stderr
+    finally:
+        restarted.stop()

@@ -65,6 +65,7 @@ class ValidatingAdmissionPolicyPlugin:
                 follow(orjson.loads(stored.data), deleted=False)
             self._unsubscribe.append(self._store.subscribe(key, lambda c, f=follow: self._changed(c, f),
                                                            lambda k=key, f=follow: self._reload(k, f)))
+        self._rebuild()  # what was stored before the server started is enforced from its first write
 
     async def stop(self) -> None:
         for unsubscribe in self._unsubscribe:
