@@ -133,3 +133,35 @@ POLICY_STEPS: list[tuple[str, list[str], str]] = [
 
 def run_policy_steps(kubeconfig: str) -> list[tuple[str, int, list[str]]]:
     return [(name, *_answer(kubectl(kubeconfig, args, stdin))) for name, args, stdin in POLICY_STEPS]
+
+
+MUTATING = MANIFESTS / "mutating.yaml"
+
+
+def _labelled_deployment(name: str, replicas: int, labels: dict[str, str] | None = None,
+                         annotations: dict[str, str] | None = None) -> str:
+    body = json.loads(_deployment(name, "vap-prod", replicas))
+    if labels is not None:
+        body["metadata"]["labels"] = labels
+    if annotations is not None:
+        body["metadata"]["annotations"] = annotations
+    return json.dumps(body)
+
+
+MUTATING_STEPS: list[tuple[str, list[str], str]] = [
+    ("mutated-no-labels", ["create", "-o", "jsonpath={.metadata.labels} {.spec.replicas}", "-f", "-"],
+     _labelled_deployment("defaults-a", 1)),
+    ("mutated-with-team", ["create", "-o", "jsonpath={.metadata.labels} {.spec.replicas}", "-f", "-"],
+     _labelled_deployment("defaults-b", 3, {"team": "payments"})),
+    ("opted-out", ["create", "-o", "jsonpath={.metadata.labels} {.spec.replicas}", "-f", "-"],
+     _labelled_deployment("defaults-c", 1, annotations={"defaults.example.io/skip": "yes"})),
+]
+
+
+def run_mutating_steps(kubeconfig: str) -> list[tuple[str, int, str, list[str]]]:
+    steps = []
+    for name, args, stdin in MUTATING_STEPS:
+        result = subprocess.run(["kubectl", "--kubeconfig", kubeconfig, *args], input=stdin, capture_output=True,
+                                text=True, timeout=60, check=False)
+        steps.append((name, result.returncode, result.stdout, error_lines(result.stderr)))
+    return steps

@@ -21,6 +21,7 @@ from support import ServerProcess, run_kubectl, wait_for
 
 POLICIES = Path(__file__).parent / "manifests" / "cel" / "policies.yaml"
 STEPS: list[Any] = []
+MUTATED: list[Any] = []
 
 
 def _deployment(name: str, replicas: int) -> dict[str, Any]:
@@ -39,13 +40,17 @@ def server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
         shared_server, "-n", "vap-prod", "create", "-f", "-", "--dry-run=server", check=False,
         stdin=json.dumps(_deployment("probe", 9))).returncode == 1)
     STEPS.extend(cel_scenarios.run_policy_steps(shared_server.kubeconfig))
+    run_kubectl(shared_server, "apply", "-f", str(cel_scenarios.MUTATING))
+    MUTATED.extend(cel_scenarios.run_mutating_steps(shared_server.kubeconfig))
     yield shared_server
 
 
 def test_ours_equal_the_recorded_reference(server: ServerProcess) -> None:
     """The steps of tests/cel_scenarios.py, answered as kube-apiserver 1.36.2 answered them."""
-    recorded = json.loads(cel_scenarios.POLICY_FIXTURE.read_text())["steps"]
-    assert [tuple(step) for step in recorded] == [tuple(step) for step in STEPS]
+    recorded = json.loads(cel_scenarios.POLICY_FIXTURE.read_text())
+    assert [tuple(step) for step in recorded["steps"]] == [tuple(step) for step in STEPS]
+    # MutatingAdmissionPolicy: JSON patches built in CEL, a variable, a matchCondition that opts out.
+    assert [tuple(step) for step in recorded["mutating"]] == [tuple(step) for step in MUTATED]
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,11 @@ def main(kubeconfig: str) -> None:
                    capture_output=True)
     time.sleep(5)  # the policies reach the admission plugin through an informer
     policies = cel_scenarios.run_policy_steps(kubeconfig)
-    cel_scenarios.POLICY_FIXTURE.write_text(json.dumps({"steps": policies}, indent=1) + "\n")
+    subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "apply", "-f", str(cel_scenarios.MUTATING)], check=True,
+                   capture_output=True)
+    time.sleep(5)
+    mutating = cel_scenarios.run_mutating_steps(kubeconfig)
+    cel_scenarios.POLICY_FIXTURE.write_text(json.dumps({"steps": policies, "mutating": mutating}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

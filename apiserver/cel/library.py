@@ -151,6 +151,8 @@ def declarations() -> list[Any]:
         _function("reverse", _overload("list_reverse", DYN_LIST, [DYN_LIST], lambda xs: xs[::-1], True)),
         _function("slice", _overload("list_slice", DYN_LIST, [DYN_LIST, I, I], _slice, True)),
         _function("sort", _overload("list_sort", DYN_LIST, [DYN_LIST], sorted, True)),
+        _function("jsonpatch.escapeKey", _overload("string_jsonpatch_escape_key", S, [S],
+                                                   lambda key: key.replace("~", "~0").replace("/", "~1"))),
         _function("quantity", _overload("string_to_quantity", QUANTITY, [S], q.quantity)),
         _function("isQuantity", _overload("is_quantity_string", B, [S], q.is_quantity)),
         _function("sign", _overload("quantity_sign", I, [QUANTITY], q.sign, True)),

@@ -55,6 +55,19 @@ for _package, _names in _OPAQUE.items():
     add_file(_file)
 
 
+# A MutatingAdmissionPolicy's JSON Patch operation, built in CEL as `JSONPatch{op: ..., path: ..., value: ...}`;
+# `value` is any JSON value.
+_patch_file = descriptor_pb2.FileDescriptorProto(name="k8s_jsonpatch.proto", syntax="proto3",
+                                                 dependency=["google/protobuf/struct.proto"])
+_patch = _patch_file.message_type.add(name="JSONPatch")
+for _number, _field in enumerate(("op", "path", "from"), start=1):
+    _patch.field.add(name=_field, number=_number, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                     label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+_patch.field.add(name="value", number=4, type=descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE,
+                 type_name=".google.protobuf.Value", label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+add_file(_patch_file)
+
+
 def _message_class(full_name: str) -> Any:
     return message_factory.GetMessageClass(POOL.FindMessageTypeByName(full_name))
 
@@ -63,3 +76,4 @@ Quantity = _message_class("kubernetes.Quantity")
 URL = _message_class("kubernetes.URL")
 IP = _message_class("net.IP")
 CIDR = _message_class("net.CIDR")
+JSONPatch = _message_class("JSONPatch")

@@ -483,6 +483,7 @@ _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "PodDisruptionBudget": _pod_disruption_budget, "CSIDriver": _csi_driver,
     "ValidatingWebhookConfiguration": _webhooks, "MutatingWebhookConfiguration": _webhooks,
     "ValidatingAdmissionPolicy": policyvalidation.validating_admission_policy,
+    "MutatingAdmissionPolicy": policyvalidation.mutating_admission_policy,
 }
 
 

@@ -52,3 +52,17 @@ def validating_admission_policy(obj: Obj, old: Obj | None) -> list[FieldError]:
         found += _expression(f"spec.auditAnnotations[{i}].valueExpression", annotation.get("valueExpression"),
                              ("string", "null_type"))
     return found
+
+
+def mutating_admission_policy(obj: Obj, old: Obj | None) -> list[FieldError]:
+    spec = obj.get("spec") or {}
+    found: list[FieldError] = []
+    for i, condition in enumerate(spec.get("matchConditions") or ()):
+        found += _expression(f"spec.matchConditions[{i}].expression", condition.get("expression"), ("bool",))
+    for i, variable in enumerate(spec.get("variables") or ()):
+        found += _expression(f"spec.variables[{i}].expression", variable.get("expression"), None)
+    for i, mutation in enumerate(spec.get("mutations") or ()):
+        if mutation.get("patchType") == "JSONPatch":
+            found += _expression(f"spec.mutations[{i}].jsonPatch.expression",
+                                 (mutation.get("jsonPatch") or {}).get("expression"), None)
+    return found

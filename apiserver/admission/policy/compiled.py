@@ -77,6 +77,8 @@ class CompiledPolicy:
     variables: list[tuple[str, Expression]] = field(default_factory=list)
     validations: list[Validation] = field(default_factory=list)
     audit_annotations: list[tuple[str, Expression]] = field(default_factory=list)
+    # MutatingAdmissionPolicy: (patchType, expression) of each mutation, in order.
+    mutations: list[tuple[str, Expression]] = field(default_factory=list)
 
     @classmethod
     def of(cls, policy: dict[str, Any]) -> CompiledPolicy:
@@ -95,6 +97,10 @@ class CompiledPolicy:
                 str(validation.get("message") or ""),
                 compile_expression(message_source, ("string",)) if message_source else None,
                 str(validation.get("reason") or "Invalid")))
+        for mutation in spec.get("mutations") or ():
+            kind = str(mutation.get("patchType") or "")
+            source = (mutation.get("jsonPatch") if kind == "JSONPatch" else mutation.get("applyConfiguration")) or {}
+            compiled.mutations.append((kind, compile_expression(str(source.get("expression", "")))))
         for annotation in spec.get("auditAnnotations") or ():
             compiled.audit_annotations.append((str(annotation.get("key", "")), compile_expression(
                 str(annotation.get("valueExpression", "")), ("string", "null_type"))))
