@@ -165,3 +165,7 @@ def run_mutating_steps(kubeconfig: str) -> list[tuple[str, int, str, list[str]]]
                                 text=True, timeout=60, check=False)
         steps.append((name, result.returncode, result.stdout, error_lines(result.stderr)))
     return steps
+
+
+TYPECHECK = MANIFESTS / "typecheck.yaml"
+TYPECHECK_FIXTURE = Path(__file__).parent / "fixtures" / "cel_typechecking.json"

@@ -142,3 +142,20 @@ def test_policies_stored_before_a_restart_are_enforced_from_the_first_write(tmp_
         assert "ValidatingAdmissionPolicy 'no-latest-tag' with binding 'no-latest-tag' denied request" in result.stderr
     finally:
         restarted.stop()
+
+
+def test_type_checking_warnings_are_written_to_the_status_as_kube_controller_manager_writes_them(
+        tmp_path: Path) -> None:
+    checking = ServerProcess(str(tmp_path), extra_args=["--controllers=validatingadmissionpolicy-status-controller"])
+    checking.start()
+    try:
+        run_kubectl(checking, "apply", "-f", str(cel_scenarios.TYPECHECK))
+
+        def status() -> Any:
+            got = json.loads(run_kubectl(checking, "get", "validatingadmissionpolicy", "typo-check", "-o",
+                                         "json").stdout).get("status") or {}
+            return got if got.get("observedGeneration") else None
+        recorded = json.loads(cel_scenarios.TYPECHECK_FIXTURE.read_text())["status"]
+        assert wait_for("status.typeChecking", status) == recorded
+    finally:
+        checking.stop()

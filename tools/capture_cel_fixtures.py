@@ -4,6 +4,9 @@ Run against the reference (kube-apiserver 1.36.2):
     KUBECONFIG_PATH=$(/work/shared/reference/start.sh ~/k8s-ref/bin ~/ref-run-cel)
     python3 tools/capture_cel_fixtures.py "$KUBECONFIG_PATH"
     /work/shared/reference/stop.sh ~/ref-run-cel
+With --typechecking (the reference started with --controllers) it records instead the status.typeChecking
+that kube-controller-manager writes for tests/manifests/cel/typecheck.yaml.
+
 It creates the CRDs, waits for them to be served, runs every step and writes
 tests/fixtures/cel_crd_rules.json, then applies tests/manifests/cel/policies.yaml, runs the policy\nsteps and writes tests/fixtures/cel_policies.json.
 """
@@ -41,5 +44,23 @@ def main(kubeconfig: str) -> None:
     cel_scenarios.POLICY_FIXTURE.write_text(json.dumps({"steps": policies, "mutating": mutating}, indent=1) + "\n")
 
 
+def typechecking(kubeconfig: str) -> None:
+    """The status kube-controller-manager writes: needs the reference started with --controllers."""
+    subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "apply", "-f", str(cel_scenarios.TYPECHECK)], check=True,
+                   capture_output=True)
+    for _ in range(30):
+        time.sleep(1)
+        got = subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "get", "validatingadmissionpolicy", "typo-check",
+                              "-o", "json"], check=True, capture_output=True, text=True)
+        status = json.loads(got.stdout).get("status") or {}
+        if status.get("observedGeneration"):
+            cel_scenarios.TYPECHECK_FIXTURE.write_text(json.dumps({"status": status}, indent=1))
+            return
+    raise SystemExit("no status.typeChecking: was the reference started with --controllers?")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[2:] == ["--typechecking"]:
+        typechecking(sys.argv[1])
+    else:
+        main(sys.argv[1])

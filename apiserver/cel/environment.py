@@ -139,10 +139,43 @@ _SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 _UNDEFINED_FIELD = re.compile(r"undefined field '([^']*)' not found in struct '[^']*'")
 
 
+_NO_OVERLOAD = re.compile(r"^ERROR: <input>:\d+:(\d+): found no matching overload for '([^']*)' applied to '\((.*)\)'$")
+
+
+def _split_types(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += char in "(<" and 1 or char in ")>" and -1 or 0
+        if char == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def _member_calls(lines: list[str]) -> list[str]:
+    """cel-go names a member call's operand types 'int.(string)', cel-cpp '(int, string)': the source line
+    under the error tells which it was (a '.' before the function's name)."""
+    out = list(lines)
+    for i, line in enumerate(lines):
+        found = _NO_OVERLOAD.match(line)
+        if found is None or i + 1 >= len(lines) or not lines[i + 1].startswith(" | "):
+            continue
+        column, function, types = int(found.group(1)), found.group(2), _split_types(found.group(3))
+        source = lines[i + 1][3:]
+        before = column - 1 - len(function) - 1
+        if types and 0 <= before < len(source) and source[before] == "." and \
+                source[before + 1:column - 1] == function:
+            member = f"{types[0]}.({', '.join(types[1:])})"
+            out[i] = line[:line.rindex(" applied to ")] + f" applied to '{member}'"
+    return out
+
+
 def compile_message(text: str) -> str:
     """cel-cpp's compile error in cel-go's words."""
     text = _SUFFIX.sub("", _PREFIX.sub("", text.strip()))
-    return _UNDEFINED_FIELD.sub(r"undefined field '\1'", text)
+    text = _UNDEFINED_FIELD.sub(r"undefined field '\1'", text)
+    return "\n".join(_member_calls(text.split("\n")))
 
 
 _KEY_NOT_FOUND = re.compile(r'Key not found in map : "?(.*?)"?$')
