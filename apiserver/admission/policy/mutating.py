@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import jsonpatch
+import jsonpatch  # type: ignore[import-untyped]
 from google.protobuf.json_format import MessageToDict
 
 from apiserver.admission.attributes import Attributes
@@ -103,9 +103,11 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
         for kind, expression in policy.mutations:
             if kind != "JSONPatch":
                 raise PatchError(f"patchType {kind} is not supported by this server")
-            data["object"] = attributes.object
-            patched = apply_patch(copy.deepcopy(attributes.object), expression, activation(data))
-            if patched != attributes.object:
+            current = attributes.object
+            assert current is not None  # admit returns before any mutation when there is no object
+            data["object"] = current
+            patched = apply_patch(copy.deepcopy(current), expression, activation(data))
+            if patched != current:
                 attributes.object = patched
 
     @staticmethod
