@@ -18,9 +18,11 @@ from __future__ import annotations
 import base64
 import datetime
 import itertools
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel
@@ -169,7 +171,15 @@ def declare(schema: Schema, root: bool) -> Declared:
     """The CEL type of values of `schema` (a message added to the pool for objects) and their binder.
 
     A schema protobuf cannot express is declared `dyn`: its rules are still evaluated, only unchecked.
+    The same schema is declared once: a CRD checked when written and served afterwards, or written
+    again unchanged, reuses its types (and so its compiled rules), and the pool does not grow.
     """
+    return _declare(json.dumps(schema, sort_keys=True), root)
+
+
+@lru_cache(maxsize=1024)
+def _declare(text: str, root: bool) -> Declared:
+    schema = json.loads(text)
     builder = _Builder()
     declared = builder.declare(schema, root)
     if builder.file.message_type:

@@ -111,6 +111,8 @@ class CompiledPolicy:
 
     def conditions_match(self, data: dict[str, Any]) -> Decision | bool:
         """False when a matchCondition is false; a decision when one failed under failurePolicy Fail."""
+        if not self.match_conditions:
+            return True
         errors = []
         bound = activation(data)
         for _, expression in self.match_conditions:
@@ -137,9 +139,9 @@ class CompiledPolicy:
             if error is None:
                 values[name] = value
 
-    def decide(self, data: dict[str, Any]) -> list[Decision]:
+    def decide(self, bound: Any) -> list[Decision]:
+        """The validations' decisions, on the activation of the request's values and variables."""
         decisions = []
-        bound = activation(data)
         for validation in self.validations:
             value, error = validation.expression.run(bound)
             if error is not None:
@@ -160,10 +162,9 @@ class CompiledPolicy:
             return validation.message.strip()
         return f"failed expression: {validation.expression.source.strip()}"
 
-    def annotate(self, data: dict[str, Any]) -> tuple[dict[str, str], list[Decision]]:
+    def annotate(self, bound: Any) -> tuple[dict[str, str], list[Decision]]:
         published: dict[str, str] = {}
         failures: list[Decision] = []
-        bound = activation(data) if self.audit_annotations else None
         for key, expression in self.audit_annotations:
             value, error = expression.run(bound)
             if error is not None:

@@ -17,6 +17,7 @@ from apiserver.admission.chain import ALLOWED, Verdict
 from apiserver.admission.plugins import register
 from apiserver.admission.policy.compiled import CompiledPolicy, Decision
 from apiserver.admission.policy.source import PolicySource
+from apiserver.cel.environment import activation
 from apiserver.errors import ApiError
 
 _CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
@@ -62,9 +63,10 @@ class ValidatingAdmissionPolicyPlugin(PolicySource):
                 denied.append((policy, binding, matched))
             return
         policy.bind_variables(data)
+        bound = activation(data)  # the validations, their messages and the annotations share it
         actions = (binding.get("spec") or {}).get("validationActions") or []
         binding_name = binding["metadata"]["name"]
-        for index, decision in enumerate(policy.decide(data)):
+        for index, decision in enumerate(policy.decide(bound)):
             if decision.action != "deny":
                 continue
             if "Deny" in actions:
@@ -76,7 +78,7 @@ class ValidatingAdmissionPolicyPlugin(PolicySource):
                 annotations[_FAILURE_KEY] = json.dumps([{
                     "expressionIndex": index, "message": decision.message, "validationActions": actions,
                     "binding": binding_name, "policy": policy.name}], separators=(",", ":"))
-        published, failures = policy.annotate(data)
+        published, failures = policy.annotate(bound)
         annotations.update(published)
         denied.extend((policy, binding, failure) for failure in failures if failure.action == "deny")
 
