@@ -155,6 +155,8 @@ MUTATING_STEPS: list[tuple[str, list[str], str]] = [
      _labelled_deployment("defaults-b", 3, {"team": "payments"})),
     ("opted-out", ["create", "-o", "jsonpath={.metadata.labels} {.spec.replicas}", "-f", "-"],
      _labelled_deployment("defaults-c", 1, annotations={"defaults.example.io/skip": "yes"})),
+    ("reinvoked", ["-n", "vap-prod", "create", "configmap", "reinvoked", "--from-literal=team=x",
+                   "-o", "jsonpath={.metadata.labels} {.metadata.annotations}"], ""),
 ]
 
 

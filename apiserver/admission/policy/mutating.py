@@ -7,7 +7,8 @@ policy's mutations in order, once per param, each on the object as the previous 
 mutations, whose expressions build typed objects (`Object{spec: Object.spec{...}}`), need the matched
 kind's schema as CEL object types; this server does not have them and refuses such a request as a
 failed policy (or lets it through under `failurePolicy: Ignore`). Failures are upstream's:
-`policy 'p' with binding 'b' denied request: ...`, 403.
+`policy 'p' with binding 'b' denied request: ...`, 403. A policy with `reinvocationPolicy: IfNeeded`
+runs once more when a later mutating plugin changed the object after it.
 """
 
 from __future__ import annotations
@@ -79,7 +80,12 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
     async def admit(self, attributes: Attributes) -> Verdict:
         if attributes.object is None:
             return ALLOWED  # nothing to patch (a delete)
+        # The object as each IfNeeded policy left it: one changed since is run again on reinvocation.
+        seen: dict[str, Any] = attributes.state.setdefault(self.name, {})
         for policy, bindings in self.matching_bindings(attributes):
+            if attributes.reinvoking and (policy.spec.get("reinvocationPolicy") != "IfNeeded"
+                                          or seen.get(policy.name) == attributes.object):
+                continue
             for binding in bindings:
                 try:
                     params = self._params(policy, (binding.get("spec") or {}).get("paramRef"), attributes.namespace)
@@ -88,6 +94,10 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
                 except (PatchError, ValueError) as error:
                     if policy.failure_policy == "Fail":
                         raise self._denial(attributes, policy, binding, str(error)) from None
+            if policy.spec.get("reinvocationPolicy") == "IfNeeded":
+                seen[policy.name] = copy.deepcopy(attributes.object)
+        if seen and not attributes.reinvoking:
+            attributes.reinvoke = True  # the chain runs us again; policies that saw this object skip
         return ALLOWED
 
     def _mutate(self, policy: CompiledPolicy, attributes: Attributes, param: Any) -> None:
