@@ -54,10 +54,10 @@ STEPS: list[tuple[str, list[str], str]] = [
     ("certificate-bad-quantity", ["create", "-f", "-"], _obj("Certificate", PKI, "cert-q", {
         "secretName": "q", "duration": "1h", "keySize": "lots"})),
     ("machinedeployment-good", ["create", "-f", "-"], _obj("MachineDeployment", CL, "md", {
-        "clusterName": "prod", "replicas": 3, "minReplicas": 1, "maxReplicas": 5, "version": "v1.36.2",
+        "clusterName": "prod", "replicas": 3, "minReplicas": 1, "maxReplicas": 5, "version": "v1.36.2", "cpuRatio": 0.5,
         "podCIDR": "10.244.0.0/16", "labels": {"tier": "workers"}})),
     ("machinedeployment-bad-create", ["create", "-f", "-"], _obj("MachineDeployment", CL, "md-bad", {
-        "clusterName": "prod", "replicas": 9, "minReplicas": 6, "maxReplicas": 5, "version": "1.36",
+        "clusterName": "prod", "replicas": 9, "minReplicas": 6, "maxReplicas": 5, "version": "1.36", "cpuRatio": 2,
         "podCIDR": "10.244.0.0/28", "labels": {"tier": ""}})),
     ("machinedeployment-cluster-immutable", ["replace", "-f", "-"], _obj("MachineDeployment", CL, "md", {
         "clusterName": "staging", "replicas": 3, "version": "v1.36.2"})),

@@ -95,6 +95,7 @@ def test_kubernetes_libraries_and_formats(server: ServerProcess) -> None:
     assert "spec.version: Invalid value: \"1.36\": version must look like v1.2.3" in lines
     assert "spec.podCIDR: Invalid value: \"10.244.0.0/28\": podCIDR must be a CIDR of /24 or larger" in lines
     assert "spec.labels[tier]: Invalid value: \"\": label values must not be empty" in lines
+    assert "spec.cpuRatio: Invalid value: 2: cpuRatio must be between 0 and 1" in lines  # double against int
 
 
 def test_a_crd_with_rules_that_do_not_compile_is_refused(server: ServerProcess) -> None:
