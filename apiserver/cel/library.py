@@ -2,12 +2,13 @@
 
 Upstream's base environment (`k8s.io/apiserver/pkg/cel/environment/base.go`) adds to CEL's standard
 library and cel-go's strings extension (v2, here cel-expr-python's own): url, regex (`find`,
-`findAll`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), quantity, sets,
-ip, cidr, and cel-go's lists extension (`lists.range`, `flatten`, `distinct`, `reverse`, `slice`,
-`sort`). Left out, because cel-expr-python cannot return an optional from Python nor add a
-two-variable macro: the format library (`format.dns1123Label().validate(s)`), the lists extension's
-`first`/`last`/`sortBy`, two-variable comprehensions and semver; and `string(cidr)`, because its runtime
-tells messages apart only as messages, so one `string` overload for a message can exist (`string(ip)`).
+`findAll`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), quantity, sets, ip,
+cidr, `jsonpatch.escapeKey`, and cel-go's lists extension (`lists.range`, `flatten`, `distinct`,
+`reverse`, `slice`, `sort`). Left out, because cel-expr-python cannot return an optional from Python
+nor add a two-variable macro: the format library (`format.dns1123Label().validate(s)`), the lists
+extension's `first`/`last`/`sortBy`, two-variable comprehensions and semver; and `string(cidr)`,
+because its runtime tells messages apart only as messages, so one `string` overload for a message can
+exist (`string(ip)`). The authorizer library needs the server's authorizer in the admission seam.
 """
 
 from __future__ import annotations

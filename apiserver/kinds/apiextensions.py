@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from apiserver.errors import FieldError
-from apiserver.kinds import crschema, crvalidations
+from apiserver.kinds import crrulechecks, crschema
 from columns.crd import COLUMN_TYPES
 from columns.jsonpath import InvalidPath, compile_path
 
@@ -114,7 +114,7 @@ def _validate_schema(version: dict[str, Any], path: str, rules_path: str | None)
                                        "Required value: must not be empty at the root"))
     _typed_fields(schema, path, problems)
     if not problems and rules_path is not None:
-        problems += crvalidations.schema_rule_problems(schema, rules_path)
+        problems += crrulechecks.schema_rule_problems(schema, rules_path)
     return problems
 
 

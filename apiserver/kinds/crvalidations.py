@@ -8,7 +8,8 @@ a rule using `oldSelf` runs only on an update whose old object has a correlating
 (map keys, list items of `x-kubernetes-list-type: map` by their keys), unless `optionalOldSelf` makes
 `oldSelf` an optional. An unchanged value's failures are dropped (upstream's ratcheting, on by default)
 unless the rule uses `oldSelf`. Failures carry the rule's `reason`, `fieldPath`, `message` or the value
-of `messageExpression`, worded as kube-apiserver words them.
+of `messageExpression`, worded as kube-apiserver words them. What a CRD's rules must meet when the
+CRD is written is apiserver/kinds/crrulechecks.py.
 """
 
 from __future__ import annotations
@@ -20,21 +21,16 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from apiserver.cel import cost, declared
+from apiserver.cel import declared
 from apiserver.cel.environment import CompileError, Program, activation, compile_checked
 from apiserver.errors import FieldError
 
 Schema = dict[str, Any]
-REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
 _MAX_MESSAGE = 5 * 1024
 _OLD_SELF = re.compile(r"\boldSelf\b")
 # An optional `oldSelf` cannot be bound from Python, so the rule runs inside a one-element macro
 # whose variable, named oldSelf, is the optional built in CEL.
 _OPTIONAL_WRAP = "(__hasOldSelf ? [optional.of(__oldSelf)] : [optional.none()]).{}(oldSelf, {})"
-
-
-STATIC_COST_LIMIT = 10_000_000  # StaticEstimatedCostLimit, per expression
-CRD_COST_LIMIT = 100_000_000  # StaticEstimatedCRDCostLimit, all the rules of a schema
 
 
 @dataclass
@@ -58,7 +54,7 @@ def _rule_text(rule: dict[str, Any]) -> str:
     return message or str(rule.get("rule") or "").strip()
 
 
-def _compile_rule(rule: dict[str, Any], schema: Schema, self_type: Any) -> CompiledRule:
+def compile_rule(rule: dict[str, Any], schema: Schema, self_type: Any) -> CompiledRule:
     source = str(rule.get("rule") or "")
     compiled = CompiledRule(rule, uses_old_self=bool(_OLD_SELF.search(source)))
     old_type = cel.Type.DYN if compiled.optional_old_self else self_type
@@ -235,7 +231,7 @@ def _correlator(schema: Schema, old: Any) -> Any:
     return lambda item: None
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
@@ -244,7 +240,7 @@ def _shown(value: Any) -> str:
 
 
 def _invalid(path: str, kind: str, detail: str) -> FieldError:
-    return FieldError("FieldValueInvalid", path or "<nil>", f"Invalid value: {_shown(kind)}: {detail}")
+    return FieldError("FieldValueInvalid", path or "<nil>", f"Invalid value: {shown(kind)}: {detail}")
 
 
 def _for_reason(path: str, value: Any, kind: str, detail: str, reason: Any) -> FieldError:
@@ -255,8 +251,8 @@ def _for_reason(path: str, value: Any, kind: str, detail: str, reason: Any) -> F
     if reason == "FieldValueRequired":
         return FieldError(reason, at, f"Required value: {detail}")
     if reason == "FieldValueDuplicate":
-        return FieldError(reason, at, "Duplicate value" if omitted else f"Duplicate value: {_shown(value)}")
-    body = "Invalid value" if omitted else f"Invalid value: {_shown(value)}"
+        return FieldError(reason, at, "Duplicate value" if omitted else f"Duplicate value: {shown(value)}")
+    body = "Invalid value" if omitted else f"Invalid value: {shown(value)}"
     return FieldError("FieldValueInvalid", at, f"{body}: {detail}")
 
 
@@ -273,7 +269,7 @@ def _build(schema: Schema, root: bool) -> RuleValidator:
     if schema.get("x-kubernetes-validations"):
         view = declared.declare(schema, root)
         bind = view.bind
-        rules = [_compile_rule(rule, schema, view.cel_type) for rule in schema["x-kubernetes-validations"]
+        rules = [compile_rule(rule, schema, view.cel_type) for rule in schema["x-kubernetes-validations"]
                  if isinstance(rule, dict)]
     validator = RuleValidator(schema, rules, bind)
     for key, sub in (schema.get("properties") or {}).items():
@@ -285,171 +281,3 @@ def _build(schema: Schema, root: bool) -> RuleValidator:
         additional = schema["additionalProperties"]
         validator.additional = _build(additional, bool(additional.get("x-kubernetes-embedded-resource")))
     return validator
-
-
-def _rule_value(rule: dict[str, Any]) -> str:
-    """A rule as field errors print it: upstream's internal ValidationRule, JSON-encoded without tags."""
-    text = json.dumps({"Rule": rule.get("rule", ""), "Message": rule.get("message", ""),
-                       "MessageExpression": rule.get("messageExpression", ""), "Reason": rule.get("reason"),
-                       "FieldPath": rule.get("fieldPath", ""), "OptionalOldSelf": rule.get("optionalOldSelf")},
-                      separators=(",", ":"), ensure_ascii=False)
-    # Go's encoding/json escapes what HTML would read as markup.
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _factor(cost: int, limit: int) -> str:
-    factor = cost / limit
-    if factor > 100.0:
-        return "more than 100x"
-    return f"{factor:f}x" if factor < 1.5 else f"{factor:.1f}x"
-
-
-def cost_message(name: str, cost: int, limit: int) -> str:
-    return (f"{name} exceeds budget by factor of {_factor(cost, limit)} (try simplifying the rule, or adding "
-            "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)")
-
-
-@dataclass
-class _Walk:
-    """What checking a schema's rules carries from level to level: the errors, and the costs."""
-
-    problems: list[FieldError] = field(default_factory=list)
-    total: int = 0
-    most_expensive: list[tuple[int, str]] = field(default_factory=list)
-
-    def observe(self, path: str, spent: int) -> None:
-        self.total = min(self.total + spent, cost.MAX)
-        if spent >= CRD_COST_LIMIT // 100:  # upstream names the top 4 of those above 1% of the limit
-            self.most_expensive = sorted([*self.most_expensive, (spent, path)], key=lambda c: -c[0])[:4]
-
-
-def schema_rule_problems(schema: Schema, path: str) -> list[FieldError]:
-    """What a CRD's rules must meet to be accepted, checked at every level of its schema: well-formed,
-    compiling, and within the cost budget per expression and for the whole schema."""
-    walk = _Walk()
-    _check_level(schema, path, True, None, 1, walk)
-    if walk.total > CRD_COST_LIMIT:
-        for _, at in walk.most_expensive:
-            walk.problems.append(FieldError("FieldValueForbidden", at, "Forbidden: contributed to estimated rule cost "
-                                            "total exceeding cost limit for entire OpenAPIv3 schema"))
-        walk.problems.append(FieldError("FieldValueForbidden", path, "Forbidden: " + cost_message(
-            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", walk.total,
-            CRD_COST_LIMIT)))
-    return walk.problems
-
-
-def _times(cardinality: int | None, bound: Any) -> int | None:
-    return None if cardinality is None or bound is None else cardinality * int(bound)
-
-
-def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | None, cardinality: int | None,
-                 walk: _Walk) -> None:
-    rules = schema.get("x-kubernetes-validations")
-    if isinstance(rules, list) and rules:
-        _check_rules(schema, rules, path, root, uncorrelatable, cardinality, walk)
-    for key, sub in (schema.get("properties") or {}).items():
-        if isinstance(sub, dict):
-            _check_level(sub, f"{path}.properties[{key}]", bool(sub.get("x-kubernetes-embedded-resource")),
-                         uncorrelatable, cardinality, walk)
-    items = schema.get("items")
-    if isinstance(items, dict):
-        at = f"{path}.items"
-        lost = uncorrelatable or (path if schema.get("x-kubernetes-list-type") != "map" else None)
-        _check_level(items, at, bool(items.get("x-kubernetes-embedded-resource")), lost,
-                     _times(cardinality, schema.get("maxItems")), walk)
-    additional = schema.get("additionalProperties")
-    if isinstance(additional, dict):
-        at = f"{path}.additionalProperties"
-        lost = uncorrelatable or (path if schema.get("x-kubernetes-map-type") == "atomic" else None)
-        _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), lost,
-                     _times(cardinality, schema.get("maxProperties")), walk)
-
-
-def _sizing_schema(schema: Schema, root: bool) -> Schema:
-    """The schema as its declared type has it: a resource's root also has apiVersion, kind and metadata."""
-    if not root and not schema.get("x-kubernetes-embedded-resource"):
-        return schema
-    meta = {"type": "object", "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}}}
-    return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
-
-
-def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorrelatable: str | None,
-                 cardinality: int | None, walk: _Walk) -> None:
-    problems = walk.problems
-    level: list[FieldError] = []
-    for index, rule in enumerate(rules):
-        at = f"{path}.x-kubernetes-validations[{index}]"
-        if not isinstance(rule, dict):
-            continue
-        text, message = str(rule.get("rule") or ""), rule.get("message")
-        if not text.strip():
-            level.append(FieldError("FieldValueRequired", f"{at}.rule", "Required value: rule is not specified"))
-        elif isinstance(message, str) and message and not message.strip():
-            level.append(_invalid_at(f"{at}.message", message, "must be non-empty if specified"))
-        elif isinstance(message, str) and "\n" in message.strip():
-            level.append(_invalid_at(f"{at}.message", message, "must not contain line breaks"))
-        elif "\n" in text.strip() and not str(message or "").strip():
-            level.append(FieldError("FieldValueRequired", f"{at}.message",
-                                    "Required value: message must be specified if rule contains line breaks"))
-        expression = rule.get("messageExpression")
-        if isinstance(expression, str) and expression and not expression.strip():
-            level.append(FieldError("FieldValueRequired", f"{at}.messageExpression",
-                                    "Required value: messageExpression must be non-empty if specified"))
-        reason = rule.get("reason")
-        if reason is not None and reason not in REASONS:
-            supported = ", ".join(f'"{r}"' for r in REASONS)
-            level.append(FieldError("FieldValueNotSupported", f"{at}.reason",
-                                    f"Unsupported value: {_shown(reason)}: supported values: {supported}"))
-        field_path = rule.get("fieldPath")
-        if isinstance(field_path, str) and field_path:
-            if not field_path.strip():
-                level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be non-empty if specified"))
-            if "\n" in field_path:
-                level.append(_invalid_at(f"{at}.fieldPath", field_path, "must not contain line breaks"))
-            elif normalized_field_path(field_path, schema) is None:
-                level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be a valid path"))
-    problems += level
-    if level:
-        return  # upstream compiles only a level whose rules are well-formed
-    self_type = declared.declare(schema, root).cel_type
-    sizing = _sizing_schema(schema, root)
-    sizer = cost.schema_sizer({"self": sizing, "oldSelf": sizing})
-    # How often the rule may run in one object: its lists' and maps' bounds, or as many values of
-    # this schema as a request could hold.
-    runs = cardinality if cardinality is not None else \
-        cost.MAX_REQUEST_BYTES // (cost.min_serialized_size(schema) + 1)
-    for index, rule in enumerate(rules):
-        if not isinstance(rule, dict):
-            continue
-        at = f"{path}.x-kubernetes-validations[{index}]"
-        compiled = _compile_rule(rule, schema, self_type)
-        rule_cost = min(compiled.checked.max_cost(sizer) * runs, cost.MAX) if compiled.checked else 0
-        if rule_cost > STATIC_COST_LIMIT:
-            problems.append(FieldError("FieldValueForbidden", f"{at}.rule",
-                                       "Forbidden: " + cost_message("estimated rule cost", rule_cost,
-                                                                    STATIC_COST_LIMIT)))
-        walk.observe(f"{at}.rule", rule_cost)
-        if compiled.message is not None and compiled.message_error is None:
-            message_cost = min(compiled.message.max_cost(sizer) * runs, cost.MAX)
-            if message_cost > STATIC_COST_LIMIT:
-                problems.append(FieldError("FieldValueForbidden", f"{at}.messageExpression", "Forbidden: " + cost_message(
-                    "estimated messageExpression cost", message_cost, STATIC_COST_LIMIT)))
-            walk.observe(f"{at}.messageExpression", message_cost)
-        if compiled.error is not None:
-            problems.append(FieldError("FieldValueInvalid", f"{at}.rule",
-                                       f"Invalid value: {_rule_value(rule)}: {compiled.error}"))
-        if compiled.message_error is not None:
-            problems.append(FieldError("FieldValueInvalid", f"{at}.messageExpression",
-                                       f"Invalid value: {_rule_value(rule)}: {compiled.message_error}"))
-        if compiled.error is None and compiled.uses_old_self and uncorrelatable is not None:
-            problems.append(_invalid_at(f"{at}.rule", rule.get("rule"),
-                                        f"oldSelf cannot be used on the uncorrelatable portion of the schema "
-                                        f"within {uncorrelatable}"))
-        elif compiled.error is None and not compiled.uses_old_self and "optionalOldSelf" in rule:
-            problems.append(FieldError("FieldValueInvalid", f"{at}.optionalOldSelf",
-                                       f"Invalid value: {_shown(rule['optionalOldSelf'])}: may not be set if "
-                                       "oldSelf is not used in rule"))
-
-
-def _invalid_at(path: str, value: Any, detail: str) -> FieldError:
-    return FieldError("FieldValueInvalid", path, f"Invalid value: {_shown(value)}: {detail}")
