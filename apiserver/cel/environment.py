@@ -123,7 +123,13 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
     try:
         checked = env.compile(source)
     except RuntimeError as error:
-        raise CompileError(compile_message(str(error))) from None
+        message = compile_message(str(error))
+        dyn = type_key(cel.Type.DYN)
+        if _only_numeric_comparisons(message) and any(kind != dyn for _, kind in variables):
+            # cel-go, as Kubernetes configures it, compares int, uint and double across types; this
+            # checker does not, so such an expression is checked again with its variables dyn.
+            return _compile(source, tuple((name, dyn) for name, _ in variables))
+        raise CompileError(_without_numeric_comparisons(message)) from None
     output = _type_name(checked.return_type())
     used = frozenset(name for name, _ in variables if re.search(rf"\b{re.escape(name)}\b", source))
     return Program(source, output, used, _executable(source), checked)
@@ -140,6 +146,32 @@ _UNDEFINED_FIELD = re.compile(r"undefined field '([^']*)' not found in struct '[
 
 
 _NO_OVERLOAD = re.compile(r"^ERROR: <input>:\d+:(\d+): found no matching overload for '([^']*)' applied to '\((.*)\)'$")
+
+
+_NUMERIC = {"int", "uint", "double"}
+
+
+def _only_numeric_comparisons(message: str) -> bool:
+    errors = [line for line in message.split("\n") if line.startswith("ERROR: ")]
+    for line in errors:
+        found = _NO_OVERLOAD.match(line)
+        if found is None or found.group(2) not in ("_<_", "_<=_", "_>_", "_>=_"):
+            return False
+        if not set(_split_types(found.group(3))) <= _NUMERIC:
+            return False
+    return bool(errors)
+
+
+def _without_numeric_comparisons(message: str) -> str:
+    """The errors cel-go would report: not the cross-type numeric comparisons it allows."""
+    kept: list[str] = []
+    dropping = False
+    for line in message.split("\n"):
+        if line.startswith("ERROR: "):
+            dropping = _only_numeric_comparisons(line)
+        if not dropping:
+            kept.append(line)
+    return "\n".join(kept) if kept else message
 
 
 def _split_types(text: str) -> list[str]:
