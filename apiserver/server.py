@@ -19,6 +19,7 @@ from starlette.applications import Starlette
 from apiserver import allocator, collector, metrics, workers
 from apiserver.admission import enabled as enabled_admission_plugins
 from apiserver.admission.plugins import PluginContext, build_chain
+from apiserver.admissionplugins.admissionconfig import ConfigError
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
@@ -39,7 +40,7 @@ from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.readplans import ReadPlans
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.http.tls import ClientCertificateProtocol
-from apiserver.kinds import managedfields, objects
+from apiserver.kinds import capabilities, managedfields, objects
 from apiserver.kinds.bootstrap import BootstrapObject, bootstrap_objects
 from apiserver.kinds.resources import Registry, builtin_registry
 from apiserver.storage import etcdkeys
@@ -81,6 +82,8 @@ class ServeOptions:
     console: bool = True
     apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
     event_loop: str = DEFAULT_EVENT_LOOP  # one of EVENT_LOOPS, uvicorn's `loop=`
+    allow_privileged: bool = False  # kube-apiserver's --allow-privileged
+    admission_control_config_file: str | None = None  # an AdmissionConfiguration (PodSecurity's is read)
 
 
 @dataclass
@@ -198,6 +201,7 @@ def _store(options: ServeOptions, registry: Registry) -> Store:
 def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
     os.makedirs(options.data_dir, exist_ok=True)
+    capabilities.setup(options.allow_privileged)
     registry = builtin_registry()
     store = _store(options, registry)
     client_host = "127.0.0.1" if options.host in ("0.0.0.0", "::", "") else options.host
@@ -218,7 +222,11 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
                         limits.max_object_bytes)
     assert enabled_admission_plugins  # imported for the plugins it registers
-    endpoint.admission = build_chain(PluginContext(store, endpoint, registry))
+    try:
+        endpoint.admission = build_chain(PluginContext(store, endpoint, registry,
+                                                       options.admission_control_config_file))
+    except ConfigError as exc:
+        raise SystemExit(f"cannot start: --admission-control-config-file: {exc}") from None
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
     discovery = Discovery(registry, address, synthetic.external_versions)
     state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,

@@ -9,9 +9,11 @@ upstream's code and message.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol, Sequence
 
+from apiserver import errors
 from apiserver.admission.attributes import Attributes
 
 
@@ -106,6 +108,23 @@ class AdmissionChain:
                     admitted.add(await plugin.admit(attributes))
 
     async def validate(self, attributes: Attributes, admitted: Admitted) -> None:
+        """A refusal carries the refusing plugin's own warnings (`with_warnings`); those of the plugins
+        before it are in `admitted`, which the HTTP edge adds to any error the write ends with."""
         for plugin in self.validating:
             if plugin.handles(attributes):
                 admitted.add(await plugin.validate(attributes))
+
+
+def warning_header(texts: Sequence[str]) -> str:
+    """The Warning header value of warnings, each as kube-apiserver writes one (299 - "text")."""
+    return ", ".join("299 - " + json.dumps(text) for text in texts)
+
+
+def with_warnings(refusal: errors.ApiError, texts: Sequence[str]) -> errors.ApiError:
+    """`refusal` answering with `texts` as warnings too, before any it carries: upstream writes the
+    warnings a request collected whatever its outcome."""
+    if texts:
+        given = refusal.headers.get("Warning")
+        header = warning_header(texts)
+        refusal.headers = {**refusal.headers, "Warning": f"{header}, {given}" if given else header}
+    return refusal

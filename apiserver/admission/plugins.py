@@ -71,6 +71,9 @@ class PluginContext:
     store: Any
     endpoint: Any
     registry: Any
+    # kube-apiserver's --admission-control-config-file: an AdmissionConfiguration, each plugin's part of it
+    # read by that plugin
+    admission_config_file: str | None = None
 
 
 # A factory answers the plugin (mutating, validating, or both at once), or None when it has nothing to

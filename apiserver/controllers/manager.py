@@ -28,6 +28,7 @@ from apiserver.controllers.nodelifecycle import NodeLifecycle
 from apiserver.controllers.policystatus import ValidatingAdmissionPolicyStatusController
 from apiserver.controllers.replicaset import ReplicaSetController
 from apiserver.controllers.replicationcontroller import ReplicationManager
+from apiserver.controllers.resourcequota import ResourceQuotaController
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
@@ -47,6 +48,7 @@ CONTROLLERS: dict[str, Factory] = {
     ReplicaSetController.name: ReplicaSetController,
     ReplicationManager.name: ReplicationManager,
     GarbageCollector.name: GarbageCollector,
+    ResourceQuotaController.name: ResourceQuotaController,
     StatefulSetController.name: StatefulSetController,
     DisruptionController.name: DisruptionController,
     DaemonSetController.name: DaemonSetController,

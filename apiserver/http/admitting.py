@@ -10,11 +10,10 @@ allocations, status kept by the server) and a chain with no plugin are not admit
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource, Obj, Operation
-from apiserver.admission.chain import AdmissionChain, Admitted
+from apiserver.admission.chain import AdmissionChain, Admitted, warning_header
 
 if TYPE_CHECKING:
     from apiserver.http.endpoint import Target
@@ -90,11 +89,6 @@ def headers(t: Target, headers: dict[str, Any]) -> dict[str, str]:
     """`headers` with the plugins' warnings added to any Warning the write already answers with."""
     if t.admitted is None or not t.admitted.warnings:
         return headers
-    added = ", ".join(_warning(text) for text in t.admitted.warnings)
+    added = warning_header(t.admitted.warnings)
     given = headers.get("Warning")
     return {**headers, "Warning": f"{given}, {added}" if given else added}
-
-
-def _warning(text: str) -> str:
-    # RFC 7234's warn-text, a quoted string, as fieldvalidation writes its own (299 - "text").
-    return "299 - " + json.dumps(text)

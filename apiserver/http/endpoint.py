@@ -728,6 +728,15 @@ class Endpoint:
             await self._release_cluster_ips(obj)
         return stored
 
+    async def write_status(self, rt: ResourceType, obj: dict[str, Any], expected: StoredObject) -> None:
+        """A status decided outside the verbs (a quota's charge), written as kube-apiserver's own client
+        would through the status subresource; a 409 when `expected` is no longer the object's state."""
+        meta = obj["metadata"]
+        t = Target(rt, meta.get("namespace", ""), meta["name"], "status", {}, managedfields.KUBE_APISERVER)
+        prepared = objects.prepare_update(rt, obj, _load(expected), "status", managedfields.KUBE_APISERVER)
+        prepared["metadata"]["resourceVersion"] = _load(expected)["metadata"].get("resourceVersion")
+        await self._write(t, t.key(), prepared, expected)
+
     async def _mark_flow_schemas(self, level: str, exists: bool) -> None:
         """APF's configuration consumer: FlowSchemas of a level that came or went say whether it dangles."""
         rt = self._registry.lookup(flowcontrol.GROUP, "v1", "flowschemas")

@@ -132,6 +132,10 @@ def decoded_for_create(rt: ResourceType, obj: dict[str, Any], manager: str | Non
     for field_name in _SERVER_SET:
         meta.pop(field_name, None)
     meta.pop("managedFields", None)
+    if rt.subresource("status") is not None and rt.kind != "Node":
+        # Status is the status subresource's to write; only a Node's create keeps it upstream. Dropped
+        # before defaulting, which gives the new object the status a read of it shows (a claim's Pending).
+        obj.pop("status", None)
     if rt.kind == "Secret":
         fold_string_data(obj)
     if rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
@@ -160,9 +164,6 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1
-    if rt.subresource("status") is not None and rt.kind != "Node":
-        # Status is the status subresource's to write; only a Node's create keeps it upstream.
-        obj.pop("status", None)
     strategy.admit_create(obj)
     validate(rt, obj)
     return ordered(strategy.shaped(obj))
