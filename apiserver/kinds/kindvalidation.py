@@ -11,7 +11,7 @@ import json
 from typing import Any, Callable
 
 from apiserver.errors import FieldError
-from apiserver.kinds import capabilities
+from apiserver.kinds import capabilities, policyvalidation
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, path_segment_name
 
 Obj = dict[str, Any]
@@ -506,6 +506,8 @@ _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "HorizontalPodAutoscaler": _horizontal_pod_autoscaler, "PriorityClass": _priority_class,
     "PodDisruptionBudget": _pod_disruption_budget, "CSIDriver": _csi_driver,
     "ValidatingWebhookConfiguration": _webhooks, "MutatingWebhookConfiguration": _webhooks,
+    "ValidatingAdmissionPolicy": policyvalidation.validating_admission_policy,
+    "MutatingAdmissionPolicy": policyvalidation.mutating_admission_policy,
 }
 
 

@@ -196,7 +196,7 @@ def fold_string_data(obj: dict[str, Any]) -> None:
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
     problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
     if rt.custom is not None:
-        problems += rt.custom.problems(obj)
+        problems += rt.custom.problems(obj, old)
     elif rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
         problems += apiextensions.validate_crd(obj)
     else:
@@ -235,7 +235,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             merged = ordered(merged)
         if rt.custom is not None:
             rt.custom.prepare(merged)
-            validate(rt, merged)
+            validate(rt, merged, old)
         if rt.kind == "CertificateSigningRequest":
             certificates.status_update(merged, old, now)
         _record(rt, merged, old, manager, subresource, now, applied)
