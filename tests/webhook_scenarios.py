@@ -559,7 +559,46 @@ def connect(cluster: Cluster) -> Obj:
         return {"client": seen, "sent": s.sent(path)}
 
 
+def match_conditions(cluster: Cluster) -> Obj:
+    """matchConditions: a false one skips the webhook; one that fails refuses the request under Fail
+    and skips the webhook under Ignore."""
+    with Scenario(cluster, "conditions") as s:
+        cases = {
+            "labelled": ("has(object.metadata.labels) && 'team' in object.metadata.labels && "
+                         "request.operation == 'CREATE' && request.kind.kind == 'ConfigMap'", "Fail"),
+            "erroring": ("object.data.missing == 'x'", "Fail"),
+            "ignored": ("object.data.missing == 'x'", "Ignore"),
+        }
+        seen: Obj = {}
+        for case, (expression, policy) in cases.items():
+            path = s.path(case)
+            cluster.webhooks.answers[path] = deny(f"{case} webhook says no")
+            s.configure("Validating", [cluster.hook(
+                f"{case}.example.com", path, failurePolicy=policy,
+                objectSelector={"matchLabels": {"case": case}},
+                matchConditions=[{"name": "not-probes", "expression": "object.metadata.name != 'never'"},
+                                 {"name": case, "expression": expression}])])
+            if case == "labelled":
+                for attempt in range(100):
+                    probe = cluster.request("POST", s.configmaps("?dryRun=All"),
+                                            _cm(f"probe-{attempt}", case=case, team="a"))
+                    if probe["code"] != 201:
+                        break
+                    time.sleep(0.1)
+                seen["unlabelled"] = cluster.request("POST", s.configmaps(), _cm("unlabelled", case=case))
+                labelled = _cm("labelled", case=case, team="a")
+                seen["labelled"] = cluster.request("POST", s.configmaps(), labelled)
+            elif case == "erroring":
+                seen[case] = _until_configured(cluster, s, case, "Fail")
+            else:
+                time.sleep(2)
+                seen[case] = cluster.request("POST", s.configmaps(), _cm("ignored", case=case))
+            cluster.request("DELETE", s.configurations.pop())
+        return {"client": seen, "sent": {case: len(s.sent(f"/{s.name}/{case}")) for case in cases}}
+
+
 SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
+    "match_conditions": match_conditions,
     "connect": connect,
     "mutated_update": mutated_update,
     "warnings_of_a_failed_write": warnings_of_a_failed_write,
