@@ -105,11 +105,16 @@ def _request_variable(a: Attributes, invocation: Invocation) -> dict[str, Any]:
     return request
 
 
-def conditions_match(hook: Webhook, a: Attributes, invocation: Invocation) -> bool:
+# An object as a webhook is shown it (in the invocation's version): `Caller.shown`.
+Shown = Callable[[Attributes, Invocation, dict[str, Any] | None], dict[str, Any] | None]
+
+
+def conditions_match(hook: Webhook, a: Attributes, invocation: Invocation, shown: Shown) -> bool:
     """The webhook's matchConditions (upstream's matchconditions.Matcher): all are evaluated; any false
     skips the webhook; errors without a false skip it under failurePolicy Ignore and refuse the
     request (403) under Fail."""
-    bound = activation({"object": a.object, "oldObject": a.old_object,
+    bound = activation({"object": shown(a, invocation, a.object),
+                        "oldObject": shown(a, invocation, a.old_object),
                         "request": _request_variable(a, invocation)})
     failures = []
     for condition in hook.match_conditions:
@@ -129,7 +134,8 @@ def conditions_match(hook: Webhook, a: Attributes, invocation: Invocation) -> bo
 class Matcher:
     """Decides which webhooks one request calls; reads namespaces' labels from the store."""
 
-    def __init__(self, store: Store, equivalents: Equivalents) -> None:
+    def __init__(self, store: Store, equivalents: Equivalents, shown: Shown) -> None:
+        self._shown = shown
         self._store = store
         self._equivalents = equivalents
 
@@ -181,7 +187,7 @@ class Matcher:
         if object_error is not None:
             raise object_error
         invocation = Invocation(hook, found[0], found[1])
-        if hook.match_conditions and not conditions_match(hook, a, invocation):
+        if hook.match_conditions and not conditions_match(hook, a, invocation, self._shown):
             return None
         return invocation
 
