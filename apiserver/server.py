@@ -25,6 +25,7 @@ from apiserver.controllers.base import Context
 from apiserver.controllers.client import CONTROLLER_MANAGER, KUBE_APISERVER, Client
 from apiserver.controllers.identitylease import IdentityLease
 from apiserver.controllers.informer import Informers
+from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.manager import ControllerManager, LeaderControllers
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
@@ -35,6 +36,7 @@ from apiserver.http.audit import AuditLog, PolicyError
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.readplans import ReadPlans
+from apiserver.http.simkubelet import SimulatedKubelets
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.http.tls import ClientCertificateProtocol
 from apiserver.kinds import managedfields, objects
@@ -221,7 +223,9 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
                         ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches), ReadPlans(registry),
                         trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
-                        audit=_audit_log(options), console=options.console)
+                        audit=_audit_log(options), console=options.console,
+                        simulated_kubelets=SimulatedKubelets(endpoint, registry)
+                        if SimulatedNodes.name in options.controllers else None)
     election = None
     if options.etcd is not None and (options.workers > 1 or options.etcd.leader_elect):
         leases = registry.lookup("coordination.k8s.io", "v1", "leases")

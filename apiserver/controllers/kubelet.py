@@ -24,12 +24,15 @@ from apiserver import errors
 from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.client import KUBE_VERSION, KUBELET
 from apiserver.kinds.objects import now_rfc3339
+from apiserver.simulated.annotations import (
+    EXIT_CODE,
+    RUN_SECONDS,
+    SIMULATED,
+    TERMINATION_SECONDS,
+    is_simulated,
+)
 
-SIMULATED = "fastkube.io/simulated"
-EXIT_CODE = "fastkube.io/simulated-exit-code"
-RUN_SECONDS = "fastkube.io/simulated-run-seconds"
 BATCH_RUN_SECONDS = 1.0  # how long a pod that is meant to finish (restartPolicy Never/OnFailure) runs
-TERMINATION_SECONDS = "fastkube.io/simulated-termination-seconds"
 LEASE_NAMESPACE = "kube-node-lease"
 LEASE_SECONDS = 40
 RENEW_SECONDS = 10.0  # the kubelet renews its lease every quarter of its duration
@@ -40,10 +43,6 @@ _CAPACITY = {"cpu": "8", "ephemeral-storage": "102626232Ki", "hugepages-1Gi": "0
 
 def _micro_time() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def is_simulated(node: Obj | None) -> bool:
-    return node is not None and (node["metadata"].get("annotations") or {}).get(SIMULATED) == "true"
 
 
 def node_manifest(name: str, index: int) -> Obj:
