@@ -30,6 +30,7 @@ from apiserver.controllers.manager import ControllerManager, LeaderControllers
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
+from apiserver.http import metricsapi
 from apiserver.http.api_routes import ApiRoutes
 from apiserver.http.app import ServerState, build_app
 from apiserver.http.audit import AuditLog, PolicyError
@@ -197,6 +198,9 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
     os.makedirs(options.data_dir, exist_ok=True)
     registry = builtin_registry()
+    if SimulatedNodes.name in options.controllers:
+        for rt in metricsapi.resource_types():  # what the simulated kubelets measure, as metrics-server serves it
+            registry.add(rt)
     store = _store(options, registry)
     client_host = "127.0.0.1" if options.host in ("0.0.0.0", "::", "") else options.host
     address = f"[{client_host}]:{options.port}" if ":" in client_host else f"{client_host}:{options.port}"

@@ -1,6 +1,6 @@
 """Resources answered from what the server knows instead of only from the store: the APIServices
-of the served group-versions (beside those users create), the componentstatuses, and who the caller
-is (selfsubjectreviews).
+of the served group-versions (beside those users create), the componentstatuses, who the caller
+is (selfsubjectreviews), and the simulated nodes' metrics (apiserver.http.metricsapi).
 
 kube-apiserver registers one `Local` APIService per group-version it serves; the ones users create
 (metrics-server's `v1beta1.metrics.k8s.io`) are stored, and their Available condition is what
@@ -18,7 +18,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.discovery.documents import ExternalVersion
-from apiserver.http import components
+from apiserver.http import components, metricsapi
 from apiserver.http.endpoint import Target
 from apiserver.kinds.resources import APISERVICE_PRIORITIES, Registry
 from apiserver.query.selection import selection_for
@@ -157,6 +157,9 @@ class SyntheticResources:
                 return _read(t, verb, shape, revision, items)
             raise errors.method_not_allowed(f"{verb} is not supported on {t.name}: kube-apiserver manages the "
                                             "APIServices of the groups it serves")
+        if t.rt.group == metricsapi.GROUP and verb in ("get", "list"):
+            revision, items = metricsapi.items(self._store, t.rt, t.namespace)
+            return _read(t, verb, shape, revision, items)
         if which == COMPONENTSTATUSES and verb in ("get", "list"):
             revision = self._store.revision
             found = await asyncio.gather(*(components.probe(c) for c in components.COMPONENTS))
