@@ -24,6 +24,9 @@ from apiserver.controllers.garbagecollector import GarbageCollector
 from apiserver.controllers.job import JobController
 from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.nodelifecycle import NodeLifecycle
+from apiserver.controllers.protection import ClaimProtection, VolumeProtection
+from apiserver.controllers.provisioner import SimulatedProvisioner
+from apiserver.controllers.pvbinder import PersistentVolumeBinder
 from apiserver.controllers.replicaset import ReplicaSetController
 from apiserver.controllers.replicationcontroller import ReplicationManager
 from apiserver.controllers.rootca import RootCAPublisher
@@ -55,10 +58,17 @@ CONTROLLERS: dict[str, Factory] = {
     EndpointSliceController.name: EndpointSliceController,
     NodeLifecycle.name: NodeLifecycle,
     TaintEviction.name: TaintEviction,
+    PersistentVolumeBinder.name: PersistentVolumeBinder,
+    ClaimProtection.name: ClaimProtection,
+    VolumeProtection.name: VolumeProtection,
+    SimulatedProvisioner.name: SimulatedProvisioner,
     Scheduler.name: Scheduler,
     SimulatedNodes.name: SimulatedNodes,
 }
 DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
+# The short names kube-controller-manager keeps for controllers whose name changed beyond the suffix.
+ALIASES = {"persistentvolume-binder": PersistentVolumeBinder.name, "pvc-protection": ClaimProtection.name,
+           "pv-protection": VolumeProtection.name}
 _SUFFIX = "-controller"
 
 
@@ -67,6 +77,8 @@ def _canonical(name: str) -> str:
         return name
     if name + _SUFFIX in CONTROLLERS:
         return name + _SUFFIX
+    if name in ALIASES:
+        return ALIASES[name]
     raise ValueError(f"{name!r} is not in the list of known controllers: {', '.join(sorted(CONTROLLERS))}")
 
 
