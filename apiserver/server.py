@@ -9,7 +9,7 @@ import ipaddress
 import logging
 import os
 import ssl
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, AsyncIterator
 
 import orjson
@@ -21,7 +21,7 @@ from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.x509 import ClientCertificates
-from apiserver.controllers.base import Context
+from apiserver.controllers.base import Context, ControllerSettings
 from apiserver.controllers.client import CONTROLLER_MANAGER, KUBE_APISERVER, Client
 from apiserver.controllers.identitylease import IdentityLease
 from apiserver.controllers.informer import Informers
@@ -74,6 +74,7 @@ class ServeOptions:
     controllers: list[str] = field(default_factory=list)  # names, as enabled_controllers() reads the flag
     simulate_nodes: int = 0
     node_monitor_grace_seconds: float = 50.0
+    controller_settings: ControllerSettings = field(default_factory=ControllerSettings)
     anonymous_auth: bool = False
     audit_log_path: str | None = None
     audit_policy_file: str | None = None
@@ -260,8 +261,9 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
             identity.start()
 
         def manager() -> ControllerManager:
+            settings = replace(options.controller_settings, data_dir=options.data_dir)
             return ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
-                                             options.node_monitor_grace_seconds), options.controllers)
+                                             options.node_monitor_grace_seconds, settings), options.controllers)
 
         # glibc keeps the heap's free pages after a burst of connections; see apiserver/allocator.py.
         releaser = asyncio.create_task(allocator.release_periodically(), name="release-free-memory")

@@ -32,6 +32,7 @@ from apiserver.controllers.replicationcontroller import ReplicationManager
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
+from apiserver.controllers.servicelb import ServiceLoadBalancer
 from apiserver.controllers.statefulset import StatefulSetController
 from apiserver.controllers.tainteviction import TaintEviction
 from apiserver.controllers.ttlafterfinished import TTLAfterFinished
@@ -62,13 +63,14 @@ CONTROLLERS: dict[str, Factory] = {
     ClaimProtection.name: ClaimProtection,
     VolumeProtection.name: VolumeProtection,
     SimulatedProvisioner.name: SimulatedProvisioner,
+    ServiceLoadBalancer.name: ServiceLoadBalancer,
     Scheduler.name: Scheduler,
     SimulatedNodes.name: SimulatedNodes,
 }
 DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
 # The short names kube-controller-manager keeps for controllers whose name changed beyond the suffix.
 ALIASES = {"persistentvolume-binder": PersistentVolumeBinder.name, "pvc-protection": ClaimProtection.name,
-           "pv-protection": VolumeProtection.name}
+           "pv-protection": VolumeProtection.name, "service": ServiceLoadBalancer.name}
 _SUFFIX = "-controller"
 
 

@@ -42,7 +42,10 @@ async def _set_finalizer(client: Client, rt: ResourceType, obj: Obj, finalizer: 
     finalizers = [f for f in obj["metadata"].get("finalizers") or () if f != finalizer]
     if present:
         finalizers.append(finalizer)
-    obj["metadata"]["finalizers"] = finalizers
+    if finalizers:
+        obj["metadata"]["finalizers"] = finalizers
+    else:
+        obj["metadata"].pop("finalizers", None)
     await client.update(rt, obj)
 
 
