@@ -16,6 +16,7 @@ from typing import Any, Callable, Coroutine
 
 from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.cronjob import CronJobController
+from apiserver.controllers.csrsigning import CSRSigner
 from apiserver.controllers.daemonset import DaemonSetController
 from apiserver.controllers.deployment import DeploymentController
 from apiserver.controllers.disruption import DisruptionController
@@ -64,13 +65,15 @@ CONTROLLERS: dict[str, Factory] = {
     VolumeProtection.name: VolumeProtection,
     SimulatedProvisioner.name: SimulatedProvisioner,
     ServiceLoadBalancer.name: ServiceLoadBalancer,
+    CSRSigner.name: CSRSigner,
     Scheduler.name: Scheduler,
     SimulatedNodes.name: SimulatedNodes,
 }
 DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
 # The short names kube-controller-manager keeps for controllers whose name changed beyond the suffix.
 ALIASES = {"persistentvolume-binder": PersistentVolumeBinder.name, "pvc-protection": ClaimProtection.name,
-           "pv-protection": VolumeProtection.name, "service": ServiceLoadBalancer.name}
+           "pv-protection": VolumeProtection.name, "service": ServiceLoadBalancer.name,
+           "csrsigning": CSRSigner.name}
 _SUFFIX = "-controller"
 
 
