@@ -22,6 +22,7 @@ from apiserver.controllers.deployment import DeploymentController
 from apiserver.controllers.disruption import DisruptionController
 from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
 from apiserver.controllers.garbagecollector import GarbageCollector
+from apiserver.controllers.hpa import HorizontalPodAutoscaler
 from apiserver.controllers.job import JobController
 from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.nodelifecycle import NodeLifecycle
@@ -66,6 +67,7 @@ CONTROLLERS: dict[str, Factory] = {
     SimulatedProvisioner.name: SimulatedProvisioner,
     ServiceLoadBalancer.name: ServiceLoadBalancer,
     CSRSigner.name: CSRSigner,
+    HorizontalPodAutoscaler.name: HorizontalPodAutoscaler,
     Scheduler.name: Scheduler,
     SimulatedNodes.name: SimulatedNodes,
 }
@@ -73,7 +75,7 @@ DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
 # The short names kube-controller-manager keeps for controllers whose name changed beyond the suffix.
 ALIASES = {"persistentvolume-binder": PersistentVolumeBinder.name, "pvc-protection": ClaimProtection.name,
            "pv-protection": VolumeProtection.name, "service": ServiceLoadBalancer.name,
-           "csrsigning": CSRSigner.name}
+           "csrsigning": CSRSigner.name, "horizontalpodautoscaling": HorizontalPodAutoscaler.name}
 _SUFFIX = "-controller"
 
 
