@@ -80,5 +80,5 @@ def test_a_target_that_does_not_exist_is_reported(cluster: ServerProcess) -> Non
                  "maxReplicas": 3}}))
     able = wait_for("the condition", lambda: condition(cluster, "ghost", "AbleToScale"))
     assert (able["status"], able["reason"], able["message"]) == (
-        "False", "FailedGetScale", 'the HPA controller was unable to get the target\'s current scale: '
-                                   'deployments.apps "ghost" not found')
+        "False", "FailedGetScale", ("the HPA controller was unable to get the target's current scale: "
+                                    'deployments.apps "ghost" not found'))

@@ -46,6 +46,7 @@ class Context:
     simulated_nodes: int = 0
     node_monitor_grace_seconds: float = 50.0  # kube-controller-manager's --node-monitor-grace-period
     settings: ControllerSettings = field(default_factory=ControllerSettings)
+    enabled: tuple[str, ...] = ()  # the controllers that run together (set by the manager)
 
     def informer(self, group: str, version: str, plural: str) -> Informer:
         return self.informers.for_type(self.client.resource(group, version, plural))

@@ -45,8 +45,9 @@ def _micro_time() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def node_manifest(name: str, index: int) -> Obj:
-    """A Node as a kubelet registers it, on a made-up machine."""
+def node_manifest(name: str, index: int, with_cidr: bool = True) -> Obj:
+    """A Node as a kubelet registers it, on a made-up machine; without a podCIDR when the node IPAM
+    controller gives it one, as it gives a real kubelet's node."""
     cidr = f"10.244.{index}.0/24"
     now = now_rfc3339()
     conditions = [
@@ -64,7 +65,7 @@ def node_manifest(name: str, index: int) -> Obj:
                      "labels": {"beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux",
                                 "kubernetes.io/arch": "amd64", "kubernetes.io/hostname": name,
                                 "kubernetes.io/os": "linux"}},
-        "spec": {"podCIDR": cidr, "podCIDRs": [cidr]},
+        "spec": {"podCIDR": cidr, "podCIDRs": [cidr]} if with_cidr else {},
         "status": {
             "capacity": dict(_CAPACITY), "allocatable": dict(_CAPACITY), "conditions": conditions,
             "addresses": [{"type": "InternalIP", "address": f"172.18.0.{index + 1}"},
@@ -115,6 +116,7 @@ class SimulatedNodes(Controller):
         self.nodes = ctx.informer("", "v1", "nodes")
         self.pods = ctx.informer("", "v1", "pods")
         self.own = {f"node-{i}": i for i in range(1, ctx.simulated_nodes + 1)}
+        self.ipam = "node-ipam-controller" in ctx.enabled  # nodes get their podCIDR from it
         # Renewed well within the grace the node lifecycle controller gives, however short it is set.
         self.renew_seconds = min(RENEW_SECONDS, ctx.node_monitor_grace_seconds / 4)
         self.ips: dict[tuple[str, str], str] = {}  # handed out but perhaps not seen back yet
@@ -126,6 +128,13 @@ class SimulatedNodes(Controller):
     def _node_changed(self, old: Obj | None, new: Obj | None) -> None:
         if new is not None and is_simulated(new) and old is None:
             self.queue.add(("node", new["metadata"]["name"]))
+        if new is not None and old is not None and (new.get("spec") or {}).get("podCIDR") and \
+                not (old.get("spec") or {}).get("podCIDR"):
+            # Its network is ready: the pods that waited for it start.
+            name = new["metadata"]["name"]
+            for pod in self.pods:
+                if (pod.get("spec") or {}).get("nodeName") == name:
+                    self.queue.add(("pod", *object_key(pod)))
 
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
         pod = either(old, new)
@@ -149,7 +158,7 @@ class SimulatedNodes(Controller):
             if name not in self.own:
                 return
             try:
-                node = await self.client.create(self.nodes_type, "", node_manifest(name, self.own[name]))
+                node = await self.client.create(self.nodes_type, "", node_manifest(name, self.own[name], not self.ipam))
             except errors.ApiError as exc:
                 if exc.code != 409:
                     raise
@@ -196,6 +205,8 @@ class SimulatedNodes(Controller):
             return
         annotations = pod["metadata"].get("annotations") or {}
         if status.get("phase") != "Running":
+            if self.ipam and not (node.get("spec") or {}).get("podCIDR") and not pod["spec"].get("hostNetwork"):
+                return  # no pod network on the node yet: its podCIDR's arrival brings the pod back
             await self._start(pod, node)
             return
         if self._exited(pod):

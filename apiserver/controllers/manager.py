@@ -25,7 +25,9 @@ from apiserver.controllers.garbagecollector import GarbageCollector
 from apiserver.controllers.hpa import HorizontalPodAutoscaler
 from apiserver.controllers.job import JobController
 from apiserver.controllers.kubelet import SimulatedNodes
+from apiserver.controllers.nodeipam import NodeIpam
 from apiserver.controllers.nodelifecycle import NodeLifecycle
+from apiserver.controllers.podgc import PodGarbageCollector
 from apiserver.controllers.protection import ClaimProtection, VolumeProtection
 from apiserver.controllers.provisioner import SimulatedProvisioner
 from apiserver.controllers.pvbinder import PersistentVolumeBinder
@@ -59,7 +61,9 @@ CONTROLLERS: dict[str, Factory] = {
     TTLAfterFinished.name: TTLAfterFinished,
     EndpointsController.name: EndpointsController,
     EndpointSliceController.name: EndpointSliceController,
+    NodeIpam.name: NodeIpam,
     NodeLifecycle.name: NodeLifecycle,
+    PodGarbageCollector.name: PodGarbageCollector,
     TaintEviction.name: TaintEviction,
     PersistentVolumeBinder.name: PersistentVolumeBinder,
     ClaimProtection.name: ClaimProtection,
@@ -75,7 +79,8 @@ DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
 # The short names kube-controller-manager keeps for controllers whose name changed beyond the suffix.
 ALIASES = {"persistentvolume-binder": PersistentVolumeBinder.name, "pvc-protection": ClaimProtection.name,
            "pv-protection": VolumeProtection.name, "service": ServiceLoadBalancer.name,
-           "csrsigning": CSRSigner.name, "horizontalpodautoscaling": HorizontalPodAutoscaler.name}
+           "csrsigning": CSRSigner.name, "horizontalpodautoscaling": HorizontalPodAutoscaler.name,
+           "podgc": PodGarbageCollector.name, "nodeipam": NodeIpam.name}
 _SUFFIX = "-controller"
 
 
@@ -108,6 +113,7 @@ def enabled_controllers(flag: str) -> list[str]:
 class ControllerManager:
     def __init__(self, ctx: Context, names: list[str]) -> None:
         self.ctx = ctx
+        ctx.enabled = tuple(names)
         self.controllers = [CONTROLLERS[name](ctx) for name in names]
         self._tasks: list[asyncio.Task[None]] = []
 
