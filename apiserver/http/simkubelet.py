@@ -4,8 +4,8 @@ A pod on a node annotated `fastkube.io/simulated: "true"` has no container anywh
 answers as a real kubelet answers for a container its runtime does not have: logs from what the
 container is simulated to write (apiserver.simulated.logs), followed until the container stops; exec,
 attach and portforward refused with the kubelet's 500 `container not found ("web")`, which the API
-server passes back unchanged for an upgrade request, so kubectl says `unable to upgrade connection:
-container not found ("web")`. nodes/proxy reaches the kubelet's `/healthz`, `/pods` and
+server passes back unchanged for an SPDY upgrade (kubectl: `unable to upgrade connection: container not
+found ("web")`) and writes on the error channel of a WebSocket one (apiserver.http.streams). nodes/proxy reaches the kubelet's `/healthz`, `/pods` and
 `/containerLogs/...`; other paths are its 404.
 """
 
