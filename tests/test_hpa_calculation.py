@@ -83,8 +83,8 @@ def test_stabilization_keeps_the_highest_recent_recommendation() -> None:
 
 def test_rate_limits() -> None:
     # Without a behavior: at most doubling, at least 4.
-    assert limit_without_behavior(1, 10, 1, 20) == (4, "ScaleUpLimit", "the desired replica count is increasing faster "
-                                                                       "than the maximum scale rate")
+    assert limit_without_behavior(1, 10, 1, 20) == (
+        4, "ScaleUpLimit", "the desired replica count is increasing faster than the maximum scale rate")
     assert limit_without_behavior(10, 30, 1, 15)[:2] == (15, "TooManyReplicas")
     assert limit_without_behavior(3, 0, 2, 10)[:2] == (2, "TooFewReplicas")
     # The default behavior: scale up by max(4 pods, 100%) per 15 s, down by 100% per 15 s.
