@@ -37,6 +37,11 @@ def test_the_metrics_group_is_discoverable(cluster: ServerProcess) -> None:
     assert [line.split() for line in resources.splitlines()] == [
         ["nodes", "metrics.k8s.io/v1beta1", "false", "NodeMetrics"],
         ["pods", "metrics.k8s.io/v1beta1", "true", "PodMetrics"]]
+    # as metrics-server's APIService, which setup scripts wait for
+    run_kubectl(cluster, "wait", "--for=condition=Available", "apiservice/v1beta1.metrics.k8s.io", "--timeout=10s")
+    spec = json.loads(run_kubectl(cluster, "get", "apiservice", "v1beta1.metrics.k8s.io", "-o", "json").stdout)["spec"]
+    assert (spec["group"], spec["version"], spec["groupPriorityMinimum"], spec["versionPriority"]) == (
+        "metrics.k8s.io", "v1beta1", 100, 100)
 
 
 def test_kubectl_top_pods_shows_half_the_requests_then_the_annotated_usage(cluster: ServerProcess) -> None:
@@ -78,5 +83,6 @@ def test_kubectl_top_nodes_adds_up_the_pods_on_each_node(cluster: ServerProcess)
 def test_the_bare_api_server_has_no_metrics(shared_server: ServerProcess) -> None:
     groups = run_kubectl(shared_server, "api-versions").stdout.split()
     assert "metrics.k8s.io/v1beta1" not in groups
+    assert run_kubectl(shared_server, "get", "apiservice", "v1beta1.metrics.k8s.io", check=False).returncode == 1
     refused = run_kubectl(shared_server, "top", "pods", check=False)
     assert refused.returncode == 1 and "Metrics API not available" in refused.stderr

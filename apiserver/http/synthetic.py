@@ -27,6 +27,9 @@ from apiserver.shapes.shape import Listing, Shape
 from apiserver.storage.interface import Store, StoredObject
 
 APISERVICES = ("apiregistration.k8s.io", "apiservices")
+# The simulated metrics are served here under metrics-server's priorities, so that scripts that wait for
+# `apiservice/v1beta1.metrics.k8s.io` to be Available find it (only while the group is served).
+_PRIORITIES = {**APISERVICE_PRIORITIES, (metricsapi.GROUP, metricsapi.VERSION): (100, 100)}
 COMPONENTSTATUSES = ("", "componentstatuses")
 BINDINGS = ("", "bindings")
 
@@ -56,7 +59,7 @@ class SyntheticResources:
                 for group, versions in self._registry.group_versions().items()]
 
     def _is_local(self, group: str, version: str) -> bool:
-        return (group, version) in APISERVICE_PRIORITIES or any(
+        return (group, version) in _PRIORITIES or any(
             rt.custom for rt in self._registry.in_group_version(group, version))
 
     def _local_apiservices(self) -> list[dict[str, Any]]:
@@ -75,7 +78,7 @@ class SyntheticResources:
                     spec.update(version=version, groupPriorityMinimum=1000, versionPriority=100)
                 else:
                     created, managed = self._created, "onstart"
-                    group_priority, version_priority = APISERVICE_PRIORITIES[(group, version)]
+                    group_priority, version_priority = _PRIORITIES[(group, version)]
                     spec.update(version=version, groupPriorityMinimum=group_priority, versionPriority=version_priority)
                 out.append({
                     "kind": "APIService", "apiVersion": "apiregistration.k8s.io/v1",
