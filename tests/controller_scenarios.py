@@ -2,14 +2,14 @@
 with kube-controller-manager (tools/capture_controller_answers.py records its answers in
 tests/data/controller_answers.json) and against this server (tests/test_controller_answers.py compares).
 
-Each scenario drives a cluster with kubectl and returns what it saw (in SCENARIOS' order, one after the
-other on one cluster: the first Node takes the first podCIDR), with what differs between any two
+Each scenario drives a cluster with kubectl and returns what it saw, with what differs between any two
 runs (uids, times, versions, generated names, keys) left out.
 """
 
 from __future__ import annotations
 
 import base64
+import ipaddress
 import json
 import subprocess
 import time
@@ -188,7 +188,10 @@ def nodes_and_autoscalers(kubectl: Kubectl) -> Obj:
     able = _wait("the HPA's condition", lambda: next(
         (c for c in (_json(kubectl, "get", "hpa.v2.autoscaling", "scenario-hpa") or {}).get("status", {})
          .get("conditions", ()) if c["type"] == "AbleToScale"), None), seconds=60)
-    return {"podCIDRs": node["spec"].get("podCIDRs"),
+    cidr = ipaddress.ip_network(node["spec"]["podCIDR"])
+    # Which block it gets depends on the nodes before it; the block's size and range do not.
+    return {"podCIDR": {"prefix": cidr.prefixlen, "in_cluster_cidr": cidr.subnet_of(ipaddress.ip_network("10.244.0.0/16")),
+                        "podCIDRs": node["spec"].get("podCIDRs") == [str(cidr)]},
             "hpa_condition": {k: able[k] for k in ("type", "status", "reason", "message")},
             "hpa_events": _wait("the HPA's events", lambda: _events(kubectl, "scenario-hpa"))}
 

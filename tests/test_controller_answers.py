@@ -30,7 +30,7 @@ def recorded() -> Any:
         return json.load(f)
 
 
-@pytest.mark.parametrize("scenario", list(SCENARIOS))  # in the order they were recorded
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_the_controllers_answer_as_kube_controller_manager(cluster: ServerProcess, recorded: Any,
                                                            scenario: str) -> None:
     def kubectl(*args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
