@@ -145,3 +145,32 @@ def test_a_pod_whose_claim_is_missing_waits_and_says_so(cluster: ServerProcess) 
                        "available: 3 Preemption is not helpful for scheduling.")
     apply(cluster, claim("nowhere"))
     wait_for("lonely running", lambda: phase(cluster, "pod", "lonely") == "Running")
+
+
+def test_an_ephemeral_volume_gets_its_claim_which_goes_with_the_pod(cluster: ServerProcess) -> None:
+    apply(cluster, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "builder"},
+                    "spec": {"containers": [{"name": "app", "image": "nginx"}],
+                             "volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {
+                                 "metadata": {"labels": {"type": "scratch"}},
+                                 "spec": {"accessModes": ["ReadWriteOnce"],
+                                          "resources": {"requests": {"storage": "1Gi"}}}}}}]}})
+    wait_for("the builder running", lambda: phase(cluster, "pod", "builder") == "Running")
+    made = get(cluster, "pvc", "builder-scratch")
+    assert made["status"]["phase"] == "Bound" and made["metadata"]["labels"] == {"type": "scratch"}
+    [owner] = made["metadata"]["ownerReferences"]
+    assert (owner["kind"], owner["name"], owner["controller"], owner["blockOwnerDeletion"]) == (
+        "Pod", "builder", True, True)
+    run_kubectl(cluster, "delete", "pod", "builder")
+    wait_for("its claim gone with it", lambda: get(cluster, "pvc", "builder-scratch") is None)
+
+
+def test_a_pod_placed_on_a_node_waits_for_its_claim(cluster: ServerProcess) -> None:
+    placed = pod_with("placed", "later")
+    placed["spec"]["nodeName"] = "node-1"
+    apply(cluster, placed)
+    # Another pod on that node, started after it: by then its kubelet has seen the first one, and held it.
+    run_kubectl(cluster, "run", "marker", "--image=nginx", "--overrides", json.dumps({"spec": {"nodeName": "node-1"}}))
+    wait_for("the marker running", lambda: phase(cluster, "pod", "marker") == "Running")
+    assert phase(cluster, "pod", "placed") == "Pending"
+    apply(cluster, volume("for-later", "1Gi", storage_class="later"), claim("later", "1Gi", "later"))
+    wait_for("placed running once its claim is bound", lambda: phase(cluster, "pod", "placed") == "Running")

@@ -4,7 +4,8 @@ nothing but moves the pods bound to it through their lives as a kubelet reports 
 `--simulate-nodes N` registers `node-1`..`node-N`; a Node created by anyone with the annotation
 `fastkube.io/simulated: "true"` is looked after the same way, and taking the annotation off stops
 its kubelet (the node goes Unknown once the node monitor's grace period has passed). A bound pod gets a pod IP from its node's
-podCIDR, Running, Ready and running container statuses. Deleting a pod stops its containers at
+podCIDR, Running, Ready and running container statuses, once its node has a podCIDR and its claims are
+bound. Deleting a pod stops its containers at
 once (they exit on SIGTERM) unless the pod's `fastkube.io/simulated-termination-seconds` says they
 take longer, never longer than the deletion's grace period; then the kubelet removes the pod, as
 upstream's does, with a zero grace period. Pods meant to finish (restartPolicy Never or OnFailure)
@@ -23,6 +24,7 @@ from typing import Hashable
 from apiserver import errors
 from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.client import KUBE_VERSION, KUBELET
+from apiserver.controllers.volumes import claim_names, is_bound
 from apiserver.kinds.objects import now_rfc3339
 from apiserver.simulated.annotations import (
     EXIT_CODE,
@@ -120,8 +122,10 @@ class SimulatedNodes(Controller):
         # Renewed well within the grace the node lifecycle controller gives, however short it is set.
         self.renew_seconds = min(RENEW_SECONDS, ctx.node_monitor_grace_seconds / 4)
         self.ips: dict[tuple[str, str], str] = {}  # handed out but perhaps not seen back yet
+        self.claims = ctx.informer("", "v1", "persistentvolumeclaims")
         self.nodes.add_handler(self._node_changed)
         self.pods.add_handler(self._pod_changed)
+        self.claims.add_handler(self._claim_changed)
         for name in self.own:
             self.queue.add(("node", name))
 
@@ -135,6 +139,20 @@ class SimulatedNodes(Controller):
             for pod in self.pods:
                 if (pod.get("spec") or {}).get("nodeName") == name:
                     self.queue.add(("pod", *object_key(pod)))
+
+    def _claim_changed(self, old: Obj | None, new: Obj | None) -> None:
+        if new is None or not is_bound(new):
+            return
+        namespace, name = object_key(new)
+        for pod in self.pods.items(namespace):  # pods that waited for it to mount
+            if (pod.get("spec") or {}).get("nodeName") and name in claim_names(pod):
+                self.queue.add(("pod", namespace, pod["metadata"]["name"]))
+
+    def _volumes_ready(self, pod: Obj) -> bool:
+        """Whether every claim the pod names is bound, as the kubelet mounts none before."""
+        namespace = pod["metadata"].get("namespace", "")
+        return all((claim := self.claims.get(namespace, name)) is not None and is_bound(claim)
+                   for name in claim_names(pod))
 
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
         pod = either(old, new)
@@ -207,6 +225,8 @@ class SimulatedNodes(Controller):
         if status.get("phase") != "Running":
             if self.ipam and not (node.get("spec") or {}).get("podCIDR") and not pod["spec"].get("hostNetwork"):
                 return  # no pod network on the node yet: its podCIDR's arrival brings the pod back
+            if not self._volumes_ready(pod):
+                return  # its claims' binding brings it back
             await self._start(pod, node)
             return
         if self._exited(pod):

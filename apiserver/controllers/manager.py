@@ -21,6 +21,7 @@ from apiserver.controllers.daemonset import DaemonSetController
 from apiserver.controllers.deployment import DeploymentController
 from apiserver.controllers.disruption import DisruptionController
 from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
+from apiserver.controllers.ephemeral import EphemeralVolumes
 from apiserver.controllers.garbagecollector import GarbageCollector
 from apiserver.controllers.hpa import HorizontalPodAutoscaler
 from apiserver.controllers.job import JobController
@@ -65,6 +66,7 @@ CONTROLLERS: dict[str, Factory] = {
     NodeLifecycle.name: NodeLifecycle,
     PodGarbageCollector.name: PodGarbageCollector,
     TaintEviction.name: TaintEviction,
+    EphemeralVolumes.name: EphemeralVolumes,
     PersistentVolumeBinder.name: PersistentVolumeBinder,
     ClaimProtection.name: ClaimProtection,
     VolumeProtection.name: VolumeProtection,
@@ -80,7 +82,8 @@ DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
 ALIASES = {"persistentvolume-binder": PersistentVolumeBinder.name, "pvc-protection": ClaimProtection.name,
            "pv-protection": VolumeProtection.name, "service": ServiceLoadBalancer.name,
            "csrsigning": CSRSigner.name, "horizontalpodautoscaling": HorizontalPodAutoscaler.name,
-           "podgc": PodGarbageCollector.name, "nodeipam": NodeIpam.name}
+           "podgc": PodGarbageCollector.name, "nodeipam": NodeIpam.name,
+           "ephemeral-volume": EphemeralVolumes.name}
 _SUFFIX = "-controller"
 
 
