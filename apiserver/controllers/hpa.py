@@ -144,7 +144,7 @@ class HorizontalPodAutoscaler(Controller):
                 hpa["status"] = {**hpa.get("status", {}), "currentReplicas": current, "currentMetrics": statuses or None}
                 await self._write_status(hpa, original)
                 await self._event(hpa, "Warning", "FailedComputeMetricsReplicas", "FailedComputeMetricsReplicas",
-                                         failure)
+                                  failure)
                 return
             desired = proposed
             if desired > current:
@@ -159,7 +159,7 @@ class HorizontalPodAutoscaler(Controller):
                 await self.client.update(target, scale, subresource="scale")
             except errors.ApiError as exc:
                 await self._event(hpa, "Warning", "FailedRescale", "FailedRescale",
-                                         f"New size: {desired}; reason: {reason}; error: {exc.message}")
+                                  f"New size: {desired}; reason: {reason}; error: {exc.message}")
                 set_condition(hpa, "AbleToScale", "False", "FailedUpdateScale",
                               f"the HPA controller was unable to update the target scale: {exc.message}")
                 await self._write_status(hpa, original)
@@ -167,7 +167,7 @@ class HorizontalPodAutoscaler(Controller):
             set_condition(hpa, "AbleToScale", "True", "SucceededRescale",
                           f"the HPA controller was able to update the target scale to {desired}")
             await self._event(hpa, "Normal", "SuccessfulRescale", "SuccessfulRescale",
-                                     f"New size: {desired}; reason: {reason}")
+                              f"New size: {desired}; reason: {reason}")
             behavior = spec.get("behavior")
             if behavior is not None:
                 rules = with_defaults(behavior.get("scaleUp" if desired > current else "scaleDown"),
@@ -233,8 +233,8 @@ class HorizontalPodAutoscaler(Controller):
             selector = parse_label_selector(selector_text)
         except SelectorError as exc:
             message = "the HPA target's scale is missing a selector" if not selector_text else str(exc)
-            await self._event(hpa, "Warning", "SelectorRequired" if not selector_text else "InvalidSelector",
-                                     "SelectorRequired", message)
+            reason = "SelectorRequired" if not selector_text else "InvalidSelector"
+            await self._event(hpa, "Warning", reason, reason, message)
             set_condition(hpa, "ScalingActive", "False", "InvalidSelector",
                           "the HPA target's scale is missing a selector" if not selector_text else
                           f"couldn't convert selector into a corresponding internal selector object: {exc}")
