@@ -56,6 +56,7 @@ def items(store: Store, rt: ResourceType, namespace: str) -> tuple[int, list[Ite
     simulated = {n["metadata"]["name"] for n in _objects(store, "nodes", None) if is_simulated(n)}
     revision = store.revision
     found: list[Item] = []
+    obj: Obj
     if rt.kind == "NodeMetrics":
         pods = [p for p in _objects(store, "pods", None) if reports(p)]
         for node in sorted(simulated):
