@@ -87,3 +87,13 @@ def test_a_service_with_a_load_balancer_class_is_left_to_its_controller(cluster:
     wait_for("after exists", lambda: service(cluster, "after"))
     classy = service(cluster, "classy")
     assert "finalizers" not in classy["metadata"] and address(cluster, "classy") is None
+
+
+def test_a_deployment_exposed_on_simulated_nodes_gets_a_default_address(tmp_path: Any) -> None:
+    with ServerProcess(str(tmp_path), extra_args=["--controllers=*", "--simulate-nodes", "3"]) as server:
+        run_kubectl(server, "create", "deployment", "front", "--image=nginx", "--replicas=2")
+        run_kubectl(server, "expose", "deployment", "front", "--type=LoadBalancer", "--port=80")
+        assert wait_for("front's address", lambda: address(server, "front")) == "127.0.240.1"
+        run_kubectl(server, "rollout", "status", "deployment/front", "--timeout=60s")
+        printed = run_kubectl(server, "get", "service", "front", "--no-headers").stdout.split()
+        assert printed[1] == "LoadBalancer" and printed[3] == "127.0.240.1"
