@@ -61,3 +61,14 @@ def test_the_pods_of_a_deleted_node_are_failed_and_deleted(cluster: ServerProces
     run_kubectl(cluster, "delete", "node", "spare")
     assert get(cluster, "pod", "stranded") is not None  # quarantined for 40 s first
     wait_for("the orphan collected", lambda: get(cluster, "pod", "stranded") is None, seconds=120)
+
+
+def test_deleting_pods_of_an_out_of_service_node_go_at_once(cluster: ServerProcess) -> None:
+    # A node whose kubelet is gone (it never reports Ready), as an operator marks one that is shut down.
+    run_kubectl(cluster, "create", "-f", "-", stdin=json.dumps(
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "powered-off"}}))
+    run_kubectl(cluster, "run", "stuck", "--image=nginx", "--overrides", json.dumps({"spec": {"nodeName": "powered-off"}}))
+    run_kubectl(cluster, "delete", "pod", "stuck", "--wait=false")
+    assert get(cluster, "pod", "stuck")["metadata"]["deletionTimestamp"]  # no kubelet finishes it
+    run_kubectl(cluster, "taint", "node", "powered-off", "node.kubernetes.io/out-of-service=nodeshutdown:NoExecute")
+    wait_for("the pod gone", lambda: get(cluster, "pod", "stuck") is None)

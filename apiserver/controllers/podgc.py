@@ -1,9 +1,10 @@
 """The pod-garbage-collector-controller, as upstream's `pkg/controller/podgc`.
 
 Finished pods (Succeeded, Failed) beyond `--terminated-pod-gc-threshold` are deleted, evicted ones first
-and then the oldest; pods bound to a node that no longer exists (still gone after the 40 s quarantine)
-and deleting pods that were never scheduled are marked Failed (an orphan with the DisruptionTarget
-condition `DeletionByPodGC`) and deleted at once. Upstream looks every 20 s; here the informers say when.
+and then the oldest; pods bound to a node that no longer exists (still gone after the 40 s quarantine),
+deleting pods that were never scheduled, and deleting pods of a node that is not Ready and tainted
+`node.kubernetes.io/out-of-service` are marked Failed (an orphan with the DisruptionTarget condition
+`DeletionByPodGC`) and deleted at once. Upstream looks every 20 s; here the informers say when.
 """
 
 from __future__ import annotations
@@ -15,11 +16,18 @@ from apiserver.controllers.client import STRATEGIC_PATCH
 from apiserver.kinds.objects import now_rfc3339
 
 QUARANTINE_SECONDS = 40.0
+OUT_OF_SERVICE = "node.kubernetes.io/out-of-service"
 _TERMINATED = "terminated"
 
 
 def is_terminated(pod: Obj) -> bool:
     return (pod.get("status") or {}).get("phase", "Pending") not in ("Pending", "Running", "Unknown")
+
+
+def _out_of_service(node: Obj) -> bool:
+    ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                for c in (node.get("status") or {}).get("conditions") or ())
+    return not ready and any(t.get("key") == OUT_OF_SERVICE for t in (node.get("spec") or {}).get("taints") or ())
 
 
 def _evicted_first_then_oldest(pod: Obj) -> tuple[int, str]:
@@ -55,12 +63,16 @@ class PodGarbageCollector(Controller):
         node = (new.get("spec") or {}).get("nodeName")
         if new["metadata"].get("deletionTimestamp") and not node:
             self.queue.add(("unscheduled", *key))
+        elif new["metadata"].get("deletionTimestamp") and node:
+            self.queue.add(("out-of-service", node))
         elif node and self.nodes.synced.is_set() and self.nodes.get("", node) is None:
             self.queue.add_after(("node", node), QUARANTINE_SECONDS)
 
     def _node_changed(self, old: Obj | None, new: Obj | None) -> None:
         if new is None and old is not None:
             self.queue.add_after(("node", old["metadata"]["name"]), QUARANTINE_SECONDS)
+        elif new is not None and _out_of_service(new):
+            self.queue.add(("out-of-service", new["metadata"]["name"]))
 
     async def run(self) -> None:
         # Pods of nodes that were gone before this server started.
@@ -74,6 +86,8 @@ class PodGarbageCollector(Controller):
         assert isinstance(key, tuple)
         if key[0] == _TERMINATED:
             await self._terminated()
+        elif key[0] == "out-of-service":
+            await self._terminating_out_of_service(key[1])
         elif key[0] == "unscheduled":
             pod = self.pods.get(key[1], key[2])
             if pod is not None and pod["metadata"].get("deletionTimestamp") and not pod["spec"].get("nodeName"):
@@ -88,6 +102,16 @@ class PodGarbageCollector(Controller):
             return
         for pod in sorted(pods, key=_evicted_first_then_oldest)[:excess]:
             await self._fail_and_delete(pod, None)
+
+    async def _terminating_out_of_service(self, name: str) -> None:
+        """gcTerminating: deleting pods of a node that is not Ready and marked out of service go at once."""
+        node = self.nodes.get("", name)
+        if node is None or not _out_of_service(node):
+            return
+        for pod in self.pods:
+            if (pod.get("spec") or {}).get("nodeName") == name and pod["metadata"].get("deletionTimestamp") \
+                    and not is_terminated(pod):
+                await self._fail_and_delete(pod, None)
 
     async def _orphans(self, node: str) -> None:
         # After the quarantine, asked of the store itself, as upstream asks the API server.
