@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable, Coroutine
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.cronjob import CronJobController
@@ -32,8 +33,10 @@ from apiserver.controllers.podgc import PodGarbageCollector
 from apiserver.controllers.protection import ClaimProtection, VolumeProtection
 from apiserver.controllers.provisioner import SimulatedProvisioner
 from apiserver.controllers.pvbinder import PersistentVolumeBinder
+from apiserver.controllers.policystatus import ValidatingAdmissionPolicyStatusController
 from apiserver.controllers.replicaset import ReplicaSetController
 from apiserver.controllers.replicationcontroller import ReplicationManager
+from apiserver.controllers.resourcequota import ResourceQuotaController
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
@@ -54,12 +57,14 @@ CONTROLLERS: dict[str, Factory] = {
     ReplicaSetController.name: ReplicaSetController,
     ReplicationManager.name: ReplicationManager,
     GarbageCollector.name: GarbageCollector,
+    ResourceQuotaController.name: ResourceQuotaController,
     StatefulSetController.name: StatefulSetController,
     DisruptionController.name: DisruptionController,
     DaemonSetController.name: DaemonSetController,
     JobController.name: JobController,
     CronJobController.name: CronJobController,
     TTLAfterFinished.name: TTLAfterFinished,
+    ValidatingAdmissionPolicyStatusController.name: ValidatingAdmissionPolicyStatusController,
     EndpointsController.name: EndpointsController,
     EndpointSliceController.name: EndpointSliceController,
     NodeIpam.name: NodeIpam,
