@@ -1,0 +1,54 @@
+"""The differential harness in CI: kube-apiserver 1.36.2's recorded answers replayed against our server.
+
+tests/differential/answers.jsonl.gz holds thousands of generated cases (tools/differential/generate.py)
+with the reference's answers (tools/differential/record.py). Every case is sent to one fresh server;
+a case that matched before and no longer does is a regression, and a case listed in
+expected_differences.txt that now matches must be taken off the list, so the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterator
+
+import pytest
+from support import ServerProcess
+
+from tools.differential import compare
+from tools.differential.client import Client
+
+pytestmark = pytest.mark.store_once  # the expected differences are the embedded store's
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[compare.Report]:
+    server = ServerProcess(str(tmp_path_factory.mktemp("differential")))
+    server.start()
+    try:
+        yield compare.replay(Client(server.url, server.token), workers=8, quiet=True)
+    finally:
+        server.stop_all()
+
+
+def test_fixture_covers_every_kind_with_thousands_of_cases(report: compare.Report) -> None:
+    from tools.differential.kinds import served_kinds
+
+    assert len(report.categories) >= 5000
+    assert {k.label for k in served_kinds()} == set(report.kinds.values())
+
+
+def test_no_case_that_matched_kube_apiserver_stops_matching(report: compare.Report) -> None:
+    regressions, _ = compare.judge(report, compare.read_expected())
+    print(compare.summary(report))
+    assert not regressions, "answers that matched kube-apiserver 1.36.2 no longer do:\n" + "\n".join(
+        compare.explain(report, case_id) for case_id in regressions[:20])
+
+
+def test_expected_differences_only_shrink(report: compare.Report) -> None:
+    _, fixed = compare.judge(report, compare.read_expected())
+    listed = os.path.relpath(compare.EXPECTED, os.getcwd())
+    assert not fixed, (f"{len(fixed)} listed cases now answer as kube-apiserver does: remove them from "
+                       f"{listed} (python -m tools.differential.compare --kubeconfig OURS --update-expected "
+                       "rewrites it):\n"
+                       + "\n".join(fixed[:50]))
+
