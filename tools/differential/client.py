@@ -60,7 +60,8 @@ class Client:
 
     def request(self, method: str, path: str, body: bytes | None = None, content_type: str = "",
                 accept: str = "application/json") -> Answer:
-        headers = {"Authorization": f"Bearer {self.token}", "Accept": accept}
+        # The user agent names the field manager of every write that does not name one.
+        headers = {"Authorization": f"Bearer {self.token}", "Accept": accept, "User-Agent": "differential"}
         if body is not None:
             headers["Content-Type"] = content_type or "application/json"
         for attempt in range(2):

@@ -3,9 +3,10 @@
 The body is normalized as ../shared/golden/compare.py normalizes the goldens (uids, resourceVersions,
 creation timestamps and selfLinks dropped; times, ages, UUIDs, allocated cluster IPs and node ports
 replaced by placeholders), and further: the names a server generates from `generateName` (the
-harness's prefix is always `gen-`), every clusterIP a Service is given, whatever its range, and the
+harness's prefixes are `gen-` and `Gen_`), every clusterIP a Service is given, whatever its range, and the
 status of the kinds whose status kube-apiserver's own controllers write moments after a write (an
-answer then holds it or not by chance). managedFields are kept, their times made placeholders: who
+answer then holds it or not by chance), with those controllers' managedFields entries (a status
+entry of a manager the harness is not: its own are `differential`, `first` and `second`). managedFields are kept, their times made placeholders: who
 owns which field is part of the answer.
 """
 
@@ -23,10 +24,11 @@ CLUSTER_IP = re.compile(r"\b10\.(?:9[6-9]|1[01][0-9])\.\d{1,3}\.\d{1,3}\b")
 NODEPORT = re.compile(r":3\d{4}/")
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$")
-GENERATED = re.compile(r"\bgen-[a-z0-9]{5}\b")
+GENERATED = re.compile(r"\b(gen-|Gen_)[a-z0-9]{5}\b")
 DROP_META = {"uid", "resourceVersion", "creationTimestamp", "selfLink"}
 ALLOCATED_IPS = {"clusterIP", "clusterIPs"}
 NODE_PORTS = {"nodePort", "healthCheckNodePort"}
+HARNESS_MANAGERS = {"differential", "first", "second"}
 STATUS_BY_CONTROLLERS = {"CustomResourceDefinition", "APIService", "ServiceCIDR", "FlowSchema",
                          "PriorityLevelConfiguration"}
 
@@ -39,7 +41,7 @@ def norm_str(s: str) -> str:
     s = AGO.sub("(<age> ago)", s)
     s = CLUSTER_IP.sub("<clusterip>", s)
     s = UUID.sub("<uuid>", s)
-    s = GENERATED.sub("gen-<suffix>", s)
+    s = GENERATED.sub(r"\1<suffix>", s)
     return NODEPORT.sub(":<nodeport>/", s)
 
 
@@ -47,6 +49,11 @@ def _allocated(value: Any) -> Any:
     if isinstance(value, list):
         return [_allocated(v) for v in value]
     return value if value in ("None", "", None) else "<clusterip>"
+
+
+def _by_controller(entry: Any) -> bool:
+    return (isinstance(entry, dict) and entry.get("subresource") == "status"
+            and entry.get("manager") not in HARNESS_MANAGERS)
 
 
 def norm(value: Any) -> Any:
@@ -65,6 +72,8 @@ def norm(value: Any) -> Any:
                 out[key] = "<time>"
             elif key == "status" and value.get("kind") in STATUS_BY_CONTROLLERS:
                 out[key] = "<set by controllers>"
+            elif key == "managedFields" and isinstance(item, list):
+                out[key] = [norm(e) for e in item if not _by_controller(e)]
             else:
                 out[key] = norm(item)
         return out
