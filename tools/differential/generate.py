@@ -114,6 +114,11 @@ def _request(method: str, path: str, body: Any, query: str = "",
     return req
 
 
+def put_read(path: str, body: Obj) -> Request:
+    """A PUT carrying the resourceVersion of the object the setup's last step wrote."""
+    return {**_request("PUT", path, body), "resourceVersionFromSetup": True}
+
+
 def basics(b: Builder) -> None:
     kind = b.kind
     case_id, ns, name, obj = b.start("basics", "create")
@@ -143,6 +148,12 @@ def basics(b: Builder) -> None:
         changed = json.loads(json.dumps(obj))
         changed["metadata"]["resourceVersion"] = rv
         b.add(case_id, ns, _request("PUT", kind.item(ns, name), changed), [post(kind.collection(ns), obj)])
+    case_id, ns, name, obj = b.start("basics", "update-unconditional")
+    b.add(case_id, ns, _request("PUT", kind.item(ns, name), obj), [post(kind.collection(ns), obj)],
+          b.read_back(ns, name))
+    case_id, ns, name, obj = b.start("basics", "update-unchanged")
+    b.add(case_id, ns, put_read(kind.item(ns, name), obj), [post(kind.collection(ns), obj)],
+          b.read_back(ns, name))
     case_id, ns, name, obj = b.start("basics", "update-missing")
     b.add(case_id, ns, _request("PUT", kind.item(ns, name), obj), [], b.read_back(ns, name))
     case_id, ns, name, obj = b.start("basics", "update-name-mismatch")
@@ -292,11 +303,28 @@ def _plausible(field: Field, current: Any) -> tuple[str, Any] | None:
     return None
 
 
-def _merge_body(field: Field, value: Any) -> Obj:
-    """The smallest merge patch that sets the field: lists of objects are replaced whole."""
-    body: Any = value
-    for seg in reversed(field.path):
-        body = [body] if isinstance(seg, int) else {seg: body}
+def _merge_body(changed: Obj, field: Field) -> Obj:
+    """The smallest JSON merge patch giving the object the field's new value: a list is replaced whole."""
+    cut = next((i for i, seg in enumerate(field.path) if isinstance(seg, int)), len(field.path))
+    body: Any = schemawalk.get(changed, field.path[:cut])
+    for seg in reversed(field.path[:cut]):
+        body = {seg: body}
+    return dict(body)
+
+
+def _strategic_body(changed: Obj, field: Field) -> Obj:
+    """The smallest strategic merge patch setting the field: list items named by their merge keys."""
+    body: Any = schemawalk.get(changed, field.path)
+    for depth in range(len(field.path) - 1, -1, -1):
+        seg = field.path[depth]
+        if not isinstance(seg, int):
+            body = {seg: body}
+            continue
+        key = field.schemas[depth - 1].get("x-kubernetes-patch-merge-key")
+        item = schemawalk.get(changed, field.path[:depth + 1])
+        if key and isinstance(item, dict) and isinstance(body, dict) and key in item:
+            body = {key: item[key], **body}
+        body = [body]
     return dict(body)
 
 
@@ -323,13 +351,13 @@ def writes(b: Builder) -> None:
             item = kind.item(ns, name)
             check = b.read_back(ns, name)
             if method == "put":
-                b.add(case_id, ns, _request("PUT", item, changed), create, check)
+                b.add(case_id, ns, put_read(item, changed), create, check)
             elif method == "merge":
-                b.add(case_id, ns, _request("PATCH", item, _merge_body(field, value), "", MERGE), create,
+                b.add(case_id, ns, _request("PATCH", item, _merge_body(changed, field), "", MERGE), create,
                       check)
             elif method == "strategic":
-                b.add(case_id, ns, _request("PATCH", item, _merge_body(field, value), "", STRATEGIC), create,
-                      check)
+                patch = _request("PATCH", item, _strategic_body(changed, field), "", STRATEGIC)
+                b.add(case_id, ns, patch, create, check)
             elif method == "json":
                 b.add(case_id, ns, _request("PATCH", item, _json_patch(obj, field, value), "", JSON_PATCH),
                       create, check)
@@ -387,7 +415,7 @@ def updates(b: Builder) -> None:
         if changed == obj:
             continue
         taken += 1
-        b.add(case_id, ns, _request("PUT", kind.item(ns, name), changed),
+        b.add(case_id, ns, put_read(kind.item(ns, name), changed),
               [*b.prerequisites(ns), post(kind.collection(ns), obj)], b.read_back(ns, name))
 
 
@@ -400,14 +428,14 @@ def subresources(b: Builder) -> None:
                                  if v is not ABSENT and v is not None), ("null", None))
             case_id, ns, name, obj = b.start("status", f"{field.dotted}={label}")
             create = [*b.prerequisites(ns), post(kind.collection(ns), obj)]
-            patch = _request("PATCH", kind.item(ns, name) + "/status", _merge_body(field, value), "", MERGE)
+            changed = schemawalk.place(obj, field, value)
+            patch = _request("PATCH", kind.item(ns, name) + "/status", _merge_body(changed, field), "", MERGE)
             b.add(case_id, ns, patch, create, b.read_back(ns, name))
         case_id, ns, name, obj = b.start("status", "put-spec-change")
         create = [*b.prerequisites(ns), post(kind.collection(ns), obj)]
         changed = json.loads(json.dumps(obj))
         changed.setdefault("metadata", {}).setdefault("labels", {})["changed"] = "yes"
-        b.add(case_id, ns, _request("PUT", kind.item(ns, name) + "/status", changed), create,
-              b.read_back(ns, name))
+        b.add(case_id, ns, put_read(kind.item(ns, name) + "/status", changed), create, b.read_back(ns, name))
     if "scale" in kind.subresources:
         for label, replicas in (("three", 3), ("zero", 0), ("negative", -1)):
             case_id, ns, name, obj = b.start("scale", label)

@@ -70,8 +70,14 @@ def served_kinds() -> list[Kind]:
     return kinds
 
 
+# kube-apiserver refuses an access review whose metadata holds anything but its namespace.
+UNNAMED = {"SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview"}
+
+
 def object_name(kind: Kind, token: str) -> str:
     """The name a case gives its object: fixed in a case's namespace, unique per case otherwise."""
+    if kind.kind in UNNAMED:
+        return ""
     if kind.namespaced:
         return NAMESPACED_NAME
     if kind.kind == "APIService":

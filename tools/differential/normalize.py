@@ -3,11 +3,12 @@
 The body is normalized as ../shared/golden/compare.py normalizes the goldens (uids, resourceVersions,
 creation timestamps and selfLinks dropped; times, ages, UUIDs, allocated cluster IPs and node ports
 replaced by placeholders), and further: the names a server generates from `generateName` (the
-harness's prefixes are `gen-` and `Gen_`), every clusterIP a Service is given, whatever its range, and the
-status of the kinds whose status kube-apiserver's own controllers write moments after a write (an
-answer then holds it or not by chance), with those controllers' managedFields entries (a status
-entry of a manager the harness is not: its own are `differential`, `first` and `second`). managedFields are kept, their times made placeholders: who
-owns which field is part of the answer.
+harness's prefixes are `gen-` and `Gen_`), every clusterIP a Service is given, whatever its range,
+times inside messages, and the status of the kinds whose status kube-apiserver's own controllers
+write moments after a write (an answer holds it or not by chance), with those controllers'
+managedFields entries (status entries of managers other than the harness's own: `differential`,
+`first` and `second`). managedFields are otherwise kept, their times made placeholders: who owns
+which field is part of the answer.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ CLUSTER_IP = re.compile(r"\b10\.(?:9[6-9]|1[01][0-9])\.\d{1,3}\.\d{1,3}\b")
 NODEPORT = re.compile(r":3\d{4}/")
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$")
+TIME_INSIDE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
 GENERATED = re.compile(r"\b(gen-|Gen_)[a-z0-9]{5}\b")
 DROP_META = {"uid", "resourceVersion", "creationTimestamp", "selfLink"}
 ALLOCATED_IPS = {"clusterIP", "clusterIPs"}
@@ -39,6 +41,7 @@ def norm_str(s: str) -> str:
     if AGE.match(s) or RFC3339.match(s):
         return "<time>"
     s = AGO.sub("(<age> ago)", s)
+    s = TIME_INSIDE.sub("<time>", s)
     s = CLUSTER_IP.sub("<clusterip>", s)
     s = UUID.sub("<uuid>", s)
     s = GENERATED.sub(r"\1<suffix>", s)

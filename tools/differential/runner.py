@@ -14,34 +14,49 @@ import sys
 import time
 from typing import Any, Callable, Iterator
 
-from tools.differential.client import Client
+from tools.differential.client import Answer, Client
 from tools.differential.normalize import Normalized, answer_record
 
 Case = dict[str, Any]
 Request = dict[str, Any]
 
 
-def send(client: Client, req: Request) -> Normalized:
+def send(client: Client, req: Request, resource_version: str | None = None) -> Answer:
+    """The answer to one request; `resource_version` goes into the body's metadata when given."""
     path = req["path"] + (f"?{req['query']}" if req.get("query") else "")
     body: bytes | None = None
     if "raw" in req:
         body = req["raw"].encode()
     elif "body" in req:
-        body = json.dumps(req["body"]).encode()
-    answer = client.request(req["method"], path, body, req.get("contentType", ""),
-                            req.get("accept", "application/json"))
-    return answer_record(answer)
+        obj = req["body"]
+        if resource_version is not None:
+            obj = {**obj, "metadata": {**obj.get("metadata", {}), "resourceVersion": resource_version}}
+        body = json.dumps(obj).encode()
+    return client.request(req["method"], path, body, req.get("contentType", ""),
+                          req.get("accept", "application/json"))
+
+
+def _resource_version(answer: Answer | None) -> str | None:
+    try:
+        return str(json.loads(answer.body)["metadata"]["resourceVersion"]) if answer else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def run_case(client: Client, case: Case) -> list[Normalized]:
+    """The case's compared answers. A request marked `resourceVersionFromSetup` is sent with the
+    resourceVersion the last setup step answered, as a client updating what it just read would."""
     if case.get("namespace"):
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": case["namespace"]}}
         send(client, {"method": "POST", "path": "/api/v1/namespaces", "body": namespace})
+    last: Answer | None = None
     for step in case["setup"]:
-        send(client, step)
-    answers = [send(client, case["request"])]
+        last = send(client, step)
+    req = case["request"]
+    version = _resource_version(last) if req.get("resourceVersionFromSetup") else None
+    answers = [answer_record(send(client, req, version))]
     if "check" in case:
-        answers.append(send(client, case["check"]))
+        answers.append(answer_record(send(client, case["check"])))
     return answers
 
 

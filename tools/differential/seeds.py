@@ -83,7 +83,7 @@ def _seed_body(kind: str, group: str, version: str, namespace: str | None, token
             return {"spec": {"group": f"g{token}.example.com", "version": "v1", "groupPriorityMinimum": 100,
                              "versionPriority": 100}}
         case ("apps", "ControllerRevision"):
-            return {"revision": 1}
+            return {"revision": 1, "data": {}}
         case ("apps", "DaemonSet" | "Deployment" | "ReplicaSet" | "StatefulSet"):
             return _workload()
         case ("events.k8s.io", "Event"):
@@ -205,7 +205,7 @@ def _seed_body(kind: str, group: str, version: str, namespace: str | None, token
 def seed(kind: Kind, name: str, namespace: str | None, token: str) -> Obj:
     """The kind's smallest valid object, named, with apiVersion and kind as a client would send them."""
     body = copy.deepcopy(_seed_body(kind.kind, kind.group, kind.version, namespace, token))
-    meta: Obj = {"name": name}
+    meta: Obj = {"name": name} if name else {}
     if kind.namespaced:
         meta["namespace"] = namespace
     return {"apiVersion": kind.api_version, "kind": kind.kind, "metadata": meta, **body}
