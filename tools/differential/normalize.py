@@ -4,11 +4,12 @@ The body is normalized as ../shared/golden/compare.py normalizes the goldens (ui
 creation timestamps and selfLinks dropped; times, ages, UUIDs, allocated cluster IPs and node ports
 replaced by placeholders), and further: the names a server generates from `generateName` (the
 harness's prefixes are `gen-` and `Gen_`), every clusterIP a Service is given, whatever its range,
-times inside messages, and the status of the kinds whose status kube-apiserver's own controllers
-write moments after a write (an answer holds it or not by chance), with those controllers'
-managedFields entries (status entries of managers other than the harness's own: `differential`,
-`first` and `second`). managedFields are otherwise kept, their times made placeholders: who owns
-which field is part of the answer.
+times and resourceVersions inside messages (a refused patch quotes the object), the order of a
+SelfSubjectRulesReview's rules (kube-apiserver gathers them from a map), and the status of the kinds
+whose status kube-apiserver's own controllers write moments after a write (an answer holds it or
+not by chance), with those controllers' managedFields entries (status entries of managers other
+than the harness's own: `differential`, `first` and `second`). managedFields are otherwise kept,
+their times made placeholders: who owns which field is part of the answer.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ NODEPORT = re.compile(r":3\d{4}/")
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$")
 TIME_INSIDE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
+RESOURCE_VERSION_INSIDE = re.compile(r'(resourceVersion\\*"\\*:\\*")\d+')
 GENERATED = re.compile(r"\b(gen-|Gen_)[a-z0-9]{5}\b")
 DROP_META = {"uid", "resourceVersion", "creationTimestamp", "selfLink"}
 ALLOCATED_IPS = {"clusterIP", "clusterIPs"}
@@ -42,6 +44,7 @@ def norm_str(s: str) -> str:
         return "<time>"
     s = AGO.sub("(<age> ago)", s)
     s = TIME_INSIDE.sub("<time>", s)
+    s = RESOURCE_VERSION_INSIDE.sub(r"\1<rv>", s)
     s = CLUSTER_IP.sub("<clusterip>", s)
     s = UUID.sub("<uuid>", s)
     s = GENERATED.sub(r"\1<suffix>", s)
@@ -87,6 +90,14 @@ def norm(value: Any) -> Any:
     return value
 
 
+def _sorted_rules(body: Any) -> None:
+    status = body.get("status") if isinstance(body, dict) else None
+    if body.get("kind") == "SelfSubjectRulesReview" and isinstance(status, dict):
+        for key in ("resourceRules", "nonResourceRules"):
+            if isinstance(status.get(key), list):
+                status[key] = sorted(status[key], key=lambda rule: json.dumps(rule, sort_keys=True))
+
+
 def answer_record(answer: Answer) -> Normalized:
     """The compared record of one answer: code, reason, message, warnings, normalized body."""
     record: Normalized = {"code": answer.status}
@@ -99,5 +110,7 @@ def answer_record(answer: Answer) -> Normalized:
         record["message"] = norm_str(str(body.get("message", "")))
     if answer.warnings:
         record["warnings"] = [norm_str(w) for w in answer.warnings]
+    if isinstance(body, dict):
+        _sorted_rules(body)
     record["body"] = norm(body)
     return record
