@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import json
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,8 +94,9 @@ class Report:
         return {case_id: cat for case_id, cat in self.categories.items() if cat is not None}
 
 
-def replay(client: Client, fixture: str = FIXTURE, workers: int = 8, quiet: bool = False) -> Report:
-    lines = list(read_fixture(fixture))
+def replay(client: Client, fixture: str = FIXTURE, workers: int = 8, quiet: bool = False,
+           only: str = "") -> Report:
+    lines = [line for line in read_fixture(fixture) if line["case"]["id"].startswith(only)]
     got = run_all(client, [line["case"] for line in lines], workers, None if quiet else stderr_progress())
     report = Report()
     for line in lines:
@@ -147,10 +150,24 @@ def summary(report: Report) -> str:
     return "\n".join(lines)
 
 
-def explain(report: Report, case_id: str) -> str:
+def differences(ref: Any, got: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """(path, reference's value, ours) wherever two normalized answers part."""
+    if isinstance(ref, dict) and isinstance(got, dict):
+        for key in [*ref, *(k for k in got if k not in ref)]:
+            yield from differences(ref.get(key, "<absent>"), got.get(key, "<absent>"), f"{path}.{key}")
+    elif isinstance(ref, list) and isinstance(got, list) and len(ref) == len(got):
+        for i, (r, g) in enumerate(zip(ref, got)):
+            yield from differences(r, g, f"{path}[{i}]")
+    elif ref != got:
+        yield path, ref, got
+
+
+def explain(report: Report, case_id: str, limit: int = 6) -> str:
     ref, got = report.answers[case_id]
-    return (f"{case_id} [{report.categories[case_id]}]\n   ref: {json.dumps(ref)[:800]}\n"
-            f"   got: {json.dumps(got)[:800]}")
+    lines = [f"{case_id} [{report.categories[case_id]}]"]
+    for path, r, g in itertools.islice(differences(ref, got), limit):
+        lines.append(f"   {path}\n      ref: {json.dumps(r)[:400]}\n      got: {json.dumps(g)[:400]}")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -161,10 +178,13 @@ def main() -> None:
     parser.add_argument("--expected", default=EXPECTED)
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--show", type=int, default=0,
-                        help="print the answers of the first N differing cases")
+                        help="print where the answers part for the first N differing cases")
+    parser.add_argument("--only", default="", help="replay only the cases whose id starts with this")
     parser.add_argument("--update-expected", action="store_true")
     args = parser.parse_args()
-    report = replay(Client.from_kubeconfig(args.kubeconfig), args.fixture, args.workers)
+    if args.only and args.update_expected:
+        parser.error("--update-expected rewrites the whole list: replay every case")
+    report = replay(Client.from_kubeconfig(args.kubeconfig), args.fixture, args.workers, only=args.only)
     print(summary(report))
     for case_id in sorted(report.differing())[:args.show]:
         print(explain(report, case_id))
