@@ -11,7 +11,9 @@ Exit status 0 when there are neither. `--update-expected` rewrites the list from
 A difference's category names the first thing that differs, in the order a user meets it: the status
 code (`crash` for a 5xx, `accepts-invalid`, `refuses-valid`, `other-code`), then `reason`, `message`,
 `warnings`, `managed-fields` (the body differs only there) and `body`; a `stored-` prefix says the
-answer to the write was the same but the object read back afterwards was not.
+answer to the write was the same but the object read back afterwards was not. A word on where
+follows: the field of the reference's first cause, the cause one message lacks, the first path
+where two bodies part.
 """
 
 from __future__ import annotations
@@ -42,27 +44,60 @@ def _without_managed_fields(body: Any) -> Any:
     return body
 
 
+def _causes(answer: Normalized) -> list[dict[str, Any]]:
+    body = answer.get("body")
+    details = body.get("details") if isinstance(body, dict) else None
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return [c for c in causes if isinstance(c, dict)] if isinstance(causes, list) else []
+
+
+def _where(cause: dict[str, Any]) -> str:
+    return str(cause.get("field") or cause.get("reason") or "")
+
+
+def _first_cause(answer: Normalized) -> str:
+    """Where a refusal points: its first cause's field (or reason), else its reason."""
+    causes = _causes(answer)
+    return _where(causes[0]) if causes else str(answer.get("reason") or answer["code"])
+
+
+def _message_part(ref: Normalized, got: Normalized) -> str:
+    """The first cause one message has and the other lacks (`+field`: only ours), else `text`."""
+    ref_causes, got_causes = _causes(ref), _causes(got)
+    missing = [c for c in ref_causes if c not in got_causes]
+    if missing:
+        return _where(missing[0])
+    extra = [c for c in got_causes if c not in ref_causes]
+    return "+" + _where(extra[0]) if extra else "text"
+
+
+def _first_path(ref: Any, got: Any) -> str:
+    found = next(differences(ref, got), None)
+    return found[0].lstrip(".") if found else ""
+
+
 def answer_category(ref: Normalized, got: Normalized) -> str | None:
+    """The first thing that differs, then a word on where: `accepts-invalid spec.replicas`."""
     if ref == got:
         return None
     rc, gc = ref["code"], got["code"]
     if rc != gc:
         if gc >= 500:
-            return "crash"
+            return f"crash {got.get('message', '')[:60]}"
         if rc >= 400 and gc < 300:
-            return "accepts-invalid"
+            return f"accepts-invalid {rc} {_first_cause(ref)}"
         if rc < 300 and gc >= 400:
-            return "refuses-valid"
-        return "other-code"
+            return f"refuses-valid {gc} {_first_cause(got)}"
+        return f"other-code {rc}/{gc}"
     if ref.get("reason") != got.get("reason"):
-        return "reason"
+        return f"reason {ref.get('reason')}/{got.get('reason')}"
     if ref.get("message") != got.get("message"):
-        return "message"
+        return f"message {_message_part(ref, got)}"
     if ref.get("warnings") != got.get("warnings"):
         return "warnings"
     if _without_managed_fields(ref.get("body")) == _without_managed_fields(got.get("body")):
         return "managed-fields"
-    return "body"
+    return f"body {_first_path(ref.get('body'), got.get('body'))}"
 
 
 def case_category(ref: list[Normalized], got: list[Normalized]) -> str | None:
@@ -145,7 +180,7 @@ def summary(report: Report) -> str:
     total = sum(r[1] for r in rows)
     equal = sum(r[2] for r in rows)
     lines.append(f"{'all':62} {total:6d} {equal:6d} {100 * equal / max(total, 1):6.1f}%")
-    counts = collections.Counter(report.differing().values())
+    counts = collections.Counter(category.split()[0] for category in report.differing().values())
     lines.append("differences: " + ", ".join(f"{cat} {n}" for cat, n in counts.most_common()))
     return "\n".join(lines)
 

@@ -13,110 +13,32 @@ an optional `check` (a read of the object afterwards, to see what was really sto
 - writes: the same change as update (PUT), merge, JSON and strategic merge patch, and server-side
   apply by one manager, then by a second (conflict, force);
 - updates: every field of the seed changed on an existing object (the immutable-field rules);
+- exclusive: fields that exclude each other set together (exclusive.py), on create and update;
 - status and scale subresources.
 """
-
 from __future__ import annotations
 
 import collections
-import hashlib
 import json
 import random
 from typing import Any, Iterator
 
-from apiserver.kinds import schemas
-from tools.differential import schemawalk
-from tools.differential.kinds import Kind, object_name, served_kinds
-from tools.differential.schemawalk import ABSENT, Field
-from tools.differential.seeds import Obj, seed
-
-Case = dict[str, Any]
-Request = dict[str, Any]
-SEED = 23
-FIELD_CASES = 32  # sampled create cases from the schema walk, per kind
-WRITE_FIELDS = 4  # fields whose change is sent by every write method, per kind
-UPDATE_CASES = 10  # fields of the seed changed on an existing object, per kind
-STATUS_CASES = 4
-APPLY = "application/apply-patch+yaml"
-MERGE = "application/merge-patch+json"
-STRATEGIC = "application/strategic-merge-patch+json"
-JSON_PATCH = "application/json-patch+json"
-TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
-
-
-def token_of(case_id: str) -> str:
-    return hashlib.sha1(case_id.encode()).hexdigest()[:8]
-
-
-class Builder:
-    """The cases of one kind, each given its namespace, object name and seed from its id."""
-
-    def __init__(self, kind: Kind) -> None:
-        self.kind = kind
-        self.cases: list[Case] = []
-        self.schema = schemas.kind_schema(kind.group, kind.version, kind.kind) or {}
-
-    def start(self, family: str, detail: str) -> tuple[str, str | None, str, Obj]:
-        case_id = f"{self.kind.label}/{family}/{detail}"
-        token = token_of(case_id)
-        namespace = f"d-{token}" if self.kind.namespaced else None
-        name = object_name(self.kind, token)
-        return case_id, namespace, name, seed(self.kind, name, namespace, token)
-
-    def add(self, case_id: str, namespace: str | None, request: Request, setup: list[Request] | None = None,
-            check: Request | None = None) -> None:
-        case: Case = {"id": case_id, "kind": self.kind.label, "namespace": namespace, "setup": setup or [],
-                      "request": request}
-        if check is not None:
-            case["check"] = check
-        self.cases.append(case)
-
-    def prerequisites(self, namespace: str | None) -> list[Request]:
-        """What a case of this kind needs before its object: a Binding binds an existing Pod."""
-        if self.kind.kind == "Binding":
-            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "obj"},
-                   "spec": {"containers": [{"name": "c", "image": "registry.example.com/app:1"}]}}
-            return [post(f"/api/v1/namespaces/{namespace}/pods", pod)]
-        return []
-
-    def read_back(self, namespace: str | None, name: str) -> Request | None:
-        if self.kind.kind == "Binding":
-            return get(f"/api/v1/namespaces/{namespace}/pods/obj")
-        if "get" not in self.kind.verbs:
-            return None
-        return get(self.kind.item(namespace, name))
-
-
-def post(path: str, body: Any, query: str = "", content_type: str = "application/json") -> Request:
-    return _request("POST", path, body, query, content_type)
-
-
-def get(path: str, query: str = "", accept: str = "") -> Request:
-    req: Request = {"method": "GET", "path": path}
-    if query:
-        req["query"] = query
-    if accept:
-        req["accept"] = accept
-    return req
-
-
-def _request(method: str, path: str, body: Any, query: str = "",
-             content_type: str = "application/json") -> Request:
-    req: Request = {"method": method, "path": path}
-    if query:
-        req["query"] = query
-    if isinstance(body, str):
-        req["raw"] = body
-    elif body is not None:
-        req["body"] = body
-    if body is not None:
-        req["contentType"] = content_type
-    return req
-
-
-def put_read(path: str, body: Obj) -> Request:
-    """A PUT carrying the resourceVersion of the object the setup's last step wrote."""
-    return {**_request("PUT", path, body), "resourceVersionFromSetup": True}
+from tools.differential import schemawalk, writes
+from tools.differential.cases import (
+    FIELD_CASES,
+    SEED,
+    TABLE,
+    Builder,
+    Case,
+    get,
+    post,
+    put_read,
+    request,
+    sampled_fields,
+    yaml_text,
+)
+from tools.differential.kinds import Kind, served_kinds
+from tools.differential.schemawalk import ABSENT
 
 
 def basics(b: Builder) -> None:
@@ -136,9 +58,9 @@ def basics(b: Builder) -> None:
     case_id, ns, name, obj = b.start("basics", "get-table")
     b.add(case_id, ns, get(kind.item(ns, name), accept=TABLE), [post(kind.collection(ns), obj)])
     case_id, ns, name, obj = b.start("basics", "delete-missing")
-    b.add(case_id, ns, _request("DELETE", kind.item(ns, name), None))
+    b.add(case_id, ns, request("DELETE", kind.item(ns, name), None))
     case_id, ns, name, obj = b.start("basics", "delete")
-    b.add(case_id, ns, _request("DELETE", kind.item(ns, name), None), [post(kind.collection(ns), obj)],
+    b.add(case_id, ns, request("DELETE", kind.item(ns, name), None), [post(kind.collection(ns), obj)],
           b.read_back(ns, name))
     if kind.namespaced:
         case_id, ns, name, obj = b.start("basics", "list")
@@ -147,19 +69,19 @@ def basics(b: Builder) -> None:
         case_id, ns, name, obj = b.start("basics", f"update-{label}-resourceVersion")
         changed = json.loads(json.dumps(obj))
         changed["metadata"]["resourceVersion"] = rv
-        b.add(case_id, ns, _request("PUT", kind.item(ns, name), changed), [post(kind.collection(ns), obj)])
+        b.add(case_id, ns, request("PUT", kind.item(ns, name), changed), [post(kind.collection(ns), obj)])
     case_id, ns, name, obj = b.start("basics", "update-unconditional")
-    b.add(case_id, ns, _request("PUT", kind.item(ns, name), obj), [post(kind.collection(ns), obj)],
+    b.add(case_id, ns, request("PUT", kind.item(ns, name), obj), [post(kind.collection(ns), obj)],
           b.read_back(ns, name))
     case_id, ns, name, obj = b.start("basics", "update-unchanged")
     b.add(case_id, ns, put_read(kind.item(ns, name), obj), [post(kind.collection(ns), obj)],
           b.read_back(ns, name))
     case_id, ns, name, obj = b.start("basics", "update-missing")
-    b.add(case_id, ns, _request("PUT", kind.item(ns, name), obj), [], b.read_back(ns, name))
+    b.add(case_id, ns, request("PUT", kind.item(ns, name), obj), [], b.read_back(ns, name))
     case_id, ns, name, obj = b.start("basics", "update-name-mismatch")
     changed = json.loads(json.dumps(obj))
     changed["metadata"]["name"] = "other"
-    b.add(case_id, ns, _request("PUT", kind.item(ns, name), changed), [post(kind.collection(ns), obj)])
+    b.add(case_id, ns, request("PUT", kind.item(ns, name), changed), [post(kind.collection(ns), obj)])
 
 
 def _metadata_mutations(kind: Kind) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -235,28 +157,13 @@ def decode(b: Builder) -> None:
     del obj["apiVersion"], obj["kind"]
     b.add(case_id, ns, post(kind.collection(ns), obj), b.prerequisites(ns))
     case_id, ns, name, obj = b.start("decode", "yaml-body")
-    b.add(case_id, ns, post(kind.collection(ns), _yaml(obj), content_type="application/yaml"),
+    b.add(case_id, ns, post(kind.collection(ns), yaml_text(obj), content_type="application/yaml"),
           b.prerequisites(ns))
 
 
-def _yaml(obj: Obj) -> str:
-    import yaml
-
-    return str(yaml.safe_dump(obj, sort_keys=False))
-
-
 # Fields a case must not set: they would change the answers of other cases running beside it.
-_GLOBAL_FIELDS = {("PriorityClass", "globalDefault")}
-
-
-def _sampled_fields(b: Builder, under: str | None = None) -> list[Field]:
-    found = [f for f in schemawalk.fields(b.schema, under) if (b.kind.kind, f.dotted) not in _GLOBAL_FIELDS]
-    random.Random(f"{SEED}/{b.kind.label}/{under}").shuffle(found)
-    return found
-
-
 def field_cases(b: Builder) -> None:
-    pairs = [(f, label, value) for f in _sampled_fields(b) for label, value in schemawalk.variants(f)]
+    pairs = [(f, label, value) for f in sampled_fields(b) for label, value in schemawalk.variants(f)]
     random.Random(f"{SEED}/{b.kind.label}/values").shuffle(pairs)
     taken = 0
     seen: set[str] = set()
@@ -273,182 +180,6 @@ def field_cases(b: Builder) -> None:
         seen.add(detail)
         taken += 1
         b.add(case_id, ns, post(b.kind.collection(ns), changed), b.prerequisites(ns), b.read_back(ns, name))
-
-
-def _write_fields(b: Builder) -> list[tuple[Field, str, Any]]:
-    """Fields set by every write method: the seed's own leaves first, then sampled schema fields."""
-    chosen: list[tuple[Field, str, Any]] = []
-    _, _, _, obj = b.start("writes", "probe")
-    for field in _sampled_fields(b):
-        if len(chosen) >= WRITE_FIELDS:
-            break
-        if isinstance(field.path[-1], int):
-            continue
-        found = _plausible(field, schemawalk.get(obj, field.path))
-        if found is not None and schemawalk.place(obj, field, found[1]) != obj:
-            chosen.append((field, *found))
-    return chosen
-
-
-_PLAUSIBLE = ("typical", "subdomain", "one", "int", "true", "false", "time", "fraction", "zero", "empty")
-
-
-def _plausible(field: Field, current: Any) -> tuple[str, Any] | None:
-    """The first value of the field that a user might well set, other than the one it has."""
-    options = {label: value for label, value in schemawalk.variants(field) if value is not ABSENT}
-    enums = [label for label in options if label.startswith("enum-")]
-    for label in (*_PLAUSIBLE[:5], *enums, *_PLAUSIBLE[5:]):
-        if label in options and options[label] != current:
-            return label, options[label]
-    return None
-
-
-def _merge_body(changed: Obj, field: Field) -> Obj:
-    """The smallest JSON merge patch giving the object the field's new value: a list is replaced whole."""
-    cut = next((i for i, seg in enumerate(field.path) if isinstance(seg, int)), len(field.path))
-    body: Any = schemawalk.get(changed, field.path[:cut])
-    for seg in reversed(field.path[:cut]):
-        body = {seg: body}
-    return dict(body)
-
-
-def _strategic_body(changed: Obj, field: Field) -> Obj:
-    """The smallest strategic merge patch setting the field: list items named by their merge keys."""
-    body: Any = schemawalk.get(changed, field.path)
-    for depth in range(len(field.path) - 1, -1, -1):
-        seg = field.path[depth]
-        if not isinstance(seg, int):
-            body = {seg: body}
-            continue
-        key = field.schemas[depth - 1].get("x-kubernetes-patch-merge-key")
-        item = schemawalk.get(changed, field.path[:depth + 1])
-        if key and isinstance(item, dict) and isinstance(body, dict) and key in item:
-            body = {key: item[key], **body}
-        body = [body]
-    return dict(body)
-
-
-def _json_patch(obj: Obj, field: Field, value: Any) -> list[Obj]:
-    """A JSON patch adding the value at the deepest part of the path the object already has."""
-    depth = len(field.path)
-    while depth > 1 and schemawalk.get(obj, field.path[:depth - 1]) is ABSENT:
-        depth -= 1
-    target = schemawalk.place({}, field, value)
-    sub = schemawalk.get(target, field.path[:depth])
-    pointer = "/" + "/".join(str(s) for s in field.path[:depth])
-    return [{"op": "add", "path": pointer, "value": sub}]
-
-
-def writes(b: Builder) -> None:
-    kind = b.kind
-    for field, label, value in _write_fields(b):
-        detail = f"{field.dotted}={label}"
-        for method in ("put", "merge", "json", "strategic", "apply", "apply-second-manager",
-                       "apply-second-manager-force"):
-            case_id, ns, name, obj = b.start(f"writes-{method}", detail)
-            changed = schemawalk.place(obj, field, value)
-            create = [*b.prerequisites(ns), post(kind.collection(ns), obj)]
-            item = kind.item(ns, name)
-            check = b.read_back(ns, name)
-            if method == "put":
-                b.add(case_id, ns, put_read(item, changed), create, check)
-            elif method == "merge":
-                b.add(case_id, ns, _request("PATCH", item, _merge_body(changed, field), "", MERGE), create,
-                      check)
-            elif method == "strategic":
-                patch = _request("PATCH", item, _strategic_body(changed, field), "", STRATEGIC)
-                b.add(case_id, ns, patch, create, check)
-            elif method == "json":
-                b.add(case_id, ns, _request("PATCH", item, _json_patch(obj, field, value), "", JSON_PATCH),
-                      create, check)
-            elif method == "apply":
-                b.add(case_id, ns, _request("PATCH", item, changed, "fieldManager=first", APPLY),
-                      b.prerequisites(ns), check)
-            else:
-                force = "&force=true" if method.endswith("force") else ""
-                first = _request("PATCH", item, obj, "fieldManager=first", APPLY)
-                b.add(case_id, ns, _request("PATCH", item, changed, "fieldManager=second" + force, APPLY),
-                      [*b.prerequisites(ns), first], check)
-
-
-def apply_cases(b: Builder) -> None:
-    kind = b.kind
-    case_id, ns, name, obj = b.start("apply", "create")
-    item = kind.item(ns, name)
-    b.add(case_id, ns, _request("PATCH", item, obj, "fieldManager=first", APPLY), b.prerequisites(ns),
-          b.read_back(ns, name))
-    case_id, ns, name, obj = b.start("apply", "no-field-manager")
-    b.add(case_id, ns, _request("PATCH", kind.item(ns, name), obj, "", APPLY), b.prerequisites(ns))
-    case_id, ns, name, obj = b.start("apply", "twice-same")
-    first = _request("PATCH", kind.item(ns, name), obj, "fieldManager=first", APPLY)
-    b.add(case_id, ns, first, [*b.prerequisites(ns), first], b.read_back(ns, name))
-    case_id, ns, name, obj = b.start("apply", "after-create")
-    b.add(case_id, ns, _request("PATCH", kind.item(ns, name), obj, "fieldManager=first", APPLY),
-          [*b.prerequisites(ns), post(kind.collection(ns), obj)], b.read_back(ns, name))
-    case_id, ns, name, obj = b.start("apply", "name-mismatch")
-    other = json.loads(json.dumps(obj))
-    other["metadata"]["name"] = "another"
-    b.add(case_id, ns, _request("PATCH", kind.item(ns, name), other, "fieldManager=first", APPLY))
-    case_id, ns, name, obj = b.start("apply", "yaml")
-    b.add(case_id, ns, _request("PATCH", kind.item(ns, name), _yaml(obj), "fieldManager=first", APPLY),
-          b.prerequisites(ns))
-
-
-def updates(b: Builder) -> None:
-    """Each leaf of the seed changed on an existing object by PUT: the immutable-field rules."""
-    kind = b.kind
-    _, _, _, probe = b.start("updates", "probe")
-    leaves = [f for f in schemawalk.fields(b.schema)
-              if schemawalk.get(probe, f.path) is not ABSENT and not isinstance(schemawalk.get(probe, f.path),
-                                                                                   (dict, list))]
-    leaves += [f for f in _sampled_fields(b) if f not in leaves]
-    taken = 0
-    for field in leaves:
-        if taken >= UPDATE_CASES:
-            break
-        found = _plausible(field, schemawalk.get(probe, field.path))
-        if found is None:
-            continue
-        label, value = found
-        case_id, ns, name, obj = b.start("updates", f"{field.dotted}={label}")
-        changed = schemawalk.place(obj, field, value)
-        if changed == obj:
-            continue
-        taken += 1
-        b.add(case_id, ns, put_read(kind.item(ns, name), changed),
-              [*b.prerequisites(ns), post(kind.collection(ns), obj)], b.read_back(ns, name))
-
-
-def subresources(b: Builder) -> None:
-    kind = b.kind
-    if "status" in kind.subresources:
-        status_fields = [f for f in _sampled_fields(b, "status") if len(f.path) > 1]
-        for field in status_fields[:STATUS_CASES]:
-            label, value = next(((lb, v) for lb, v in schemawalk.variants(field)
-                                 if v is not ABSENT and v is not None), ("null", None))
-            case_id, ns, name, obj = b.start("status", f"{field.dotted}={label}")
-            create = [*b.prerequisites(ns), post(kind.collection(ns), obj)]
-            changed = schemawalk.place(obj, field, value)
-            patch = _request("PATCH", kind.item(ns, name) + "/status", _merge_body(changed, field), "", MERGE)
-            b.add(case_id, ns, patch, create, b.read_back(ns, name))
-        case_id, ns, name, obj = b.start("status", "put-spec-change")
-        create = [*b.prerequisites(ns), post(kind.collection(ns), obj)]
-        changed = json.loads(json.dumps(obj))
-        changed.setdefault("metadata", {}).setdefault("labels", {})["changed"] = "yes"
-        b.add(case_id, ns, put_read(kind.item(ns, name) + "/status", changed), create, b.read_back(ns, name))
-    if "scale" in kind.subresources:
-        for label, replicas in (("three", 3), ("zero", 0), ("negative", -1)):
-            case_id, ns, name, obj = b.start("scale", label)
-            create = [post(kind.collection(ns), obj)]
-            body = {"apiVersion": "autoscaling/v1", "kind": "Scale",
-                    "metadata": {"name": name, "namespace": ns}, "spec": {"replicas": replicas}}
-            b.add(case_id, ns, _request("PUT", kind.item(ns, name) + "/scale", body), create,
-                  b.read_back(ns, name))
-        case_id, ns, name, obj = b.start("scale", "get")
-        b.add(case_id, ns, get(kind.item(ns, name) + "/scale"), [post(kind.collection(ns), obj)])
-        case_id, ns, name, obj = b.start("scale", "merge")
-        patch = _request("PATCH", kind.item(ns, name) + "/scale", {"spec": {"replicas": 2}}, "", MERGE)
-        b.add(case_id, ns, patch, [post(kind.collection(ns), obj)], b.read_back(ns, name))
 
 
 def read_only(kind: Kind) -> list[Case]:
@@ -471,10 +202,11 @@ def cases_of(kind: Kind) -> list[Case]:
     decode(b)
     field_cases(b)
     if kind.stored():
-        writes(b)
-        apply_cases(b)
-        updates(b)
-        subresources(b)
+        writes.exclusive_cases(b)
+        writes.writes(b)
+        writes.apply_cases(b)
+        writes.updates(b)
+        writes.subresources(b)
     return b.cases
 
 

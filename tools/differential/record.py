@@ -20,8 +20,9 @@ import os
 import sys
 import time
 
+from tools.differential.cases import SEED
 from tools.differential.client import Client
-from tools.differential.generate import SEED, all_cases
+from tools.differential.generate import all_cases
 from tools.differential.runner import read_fixture, run_all, stderr_progress
 
 FIXTURE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
