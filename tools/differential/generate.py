@@ -14,7 +14,8 @@ an optional `check` (a read of the object afterwards, to see what was really sto
   apply by one manager, then by a second (conflict, force);
 - updates: every field of the seed changed on an existing object (the immutable-field rules);
 - exclusive: fields that exclude each other set together (exclusive.py), on create and update;
-- status and scale subresources.
+- status and scale subresources;
+- custom resources of a CRD each case installs (custom.py), reported as the kind `CustomResource`.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import json
 import random
 from typing import Any, Iterator
 
-from tools.differential import schemawalk, writes
+from tools.differential import custom, schemawalk, writes
 from tools.differential.cases import (
     FIELD_CASES,
     SEED,
@@ -214,6 +215,7 @@ def all_cases() -> list[Case]:
     out: list[Case] = []
     for kind in served_kinds():
         out.extend(cases_of(kind))
+    out.extend(custom.custom_cases())
     counts = collections.Counter(c["id"] for c in out)
     duplicates = {i for i, n in counts.items() if n > 1}
     assert not duplicates, f"case ids are not unique: {sorted(duplicates)[:5]}"

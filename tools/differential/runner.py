@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 from tools.differential.client import Answer, Client
 from tools.differential.normalize import Normalized, answer_record
 
+UNTIL_TRIES = 300  # a setup step marked `until` is repeated, 0.1 s apart, until it gets that status
 Case = dict[str, Any]
 Request = dict[str, Any]
 
@@ -45,13 +46,19 @@ def _resource_version(answer: Answer | None) -> str | None:
 
 def run_case(client: Client, case: Case) -> list[Normalized]:
     """The case's compared answers. A request marked `resourceVersionFromSetup` is sent with the
-    resourceVersion the last setup step answered, as a client updating what it just read would."""
+    resourceVersion the last setup step answered, as a client updating what it just read would; a
+    setup step marked `until` is repeated until it answers that status (a CRD being established)."""
     if case.get("namespace"):
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": case["namespace"]}}
         send(client, {"method": "POST", "path": "/api/v1/namespaces", "body": namespace})
     last: Answer | None = None
     for step in case["setup"]:
         last = send(client, step)
+        for _ in range(UNTIL_TRIES):
+            if "until" not in step or last.status == step["until"]:
+                break
+            time.sleep(0.1)
+            last = send(client, step)
     req = case["request"]
     version = _resource_version(last) if req.get("resourceVersionFromSetup") else None
     answers = [answer_record(send(client, req, version))]
