@@ -16,6 +16,7 @@ import yaml
 from apiserver.kinds import schemas
 from tools.differential import schemawalk
 from tools.differential.kinds import Kind, object_name
+from tools.differential.normalize import STATUS_BY_CONTROLLERS
 from tools.differential.schemawalk import Field
 from tools.differential.seeds import Obj, seed
 
@@ -67,6 +68,13 @@ class Builder:
                    "spec": {"containers": [{"name": "c", "image": "registry.example.com/app:1"}]}}
             return [post(f"/api/v1/namespaces/{namespace}/pods", pod)]
         return []
+
+    def settled(self, namespace: str | None, name: str) -> list[Request]:
+        """For a kind whose status kube-apiserver's own controllers write just after a create: a read a
+        second later, so that an update carries the resourceVersion those writes left, not a race."""
+        if self.kind.kind not in STATUS_BY_CONTROLLERS:
+            return []
+        return [{**get(self.kind.item(namespace, name)), "delay": 1.0}]
 
     def read_back(self, namespace: str | None, name: str) -> Request | None:
         if self.kind.kind == "Binding":

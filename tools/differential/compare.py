@@ -94,7 +94,11 @@ def answer_category(ref: Normalized, got: Normalized) -> str | None:
     if ref.get("message") != got.get("message"):
         return f"message {_message_part(ref, got)}"
     if ref.get("warnings") != got.get("warnings"):
-        return "warnings"
+        only_ref = [w for w in ref.get("warnings", []) if w not in got.get("warnings", [])]
+        only_got = [w for w in got.get("warnings", []) if w not in ref.get("warnings", [])]
+        if only_ref or only_got:
+            return f"warnings {only_ref[0][:70]}" if only_ref else f"warnings +{only_got[0][:70]}"
+        return "warnings order"
     if _without_managed_fields(ref.get("body")) == _without_managed_fields(got.get("body")):
         return "managed-fields"
     return f"body {_first_path(ref.get('body'), got.get('body'))}"
@@ -160,7 +164,7 @@ def write_expected(differing: dict[str, str], path: str = EXPECTED) -> None:
                 "# Written by `python -m tools.differential.compare --update-expected`; remove a line when\n"
                 "# its case matches (tests/test_differential.py fails until it is removed).\n")
         for case_id in sorted(differing):
-            f.write(f"{case_id}\t{differing[case_id]}\n")
+            f.write(f"{case_id}\t{' '.join(differing[case_id].split())}\n")
 
 
 def judge(report: Report, expected: dict[str, str]) -> tuple[list[str], list[str]]:

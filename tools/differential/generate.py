@@ -75,7 +75,8 @@ def basics(b: Builder) -> None:
     b.add(case_id, ns, request("PUT", kind.item(ns, name), obj), [post(kind.collection(ns), obj)],
           b.read_back(ns, name))
     case_id, ns, name, obj = b.start("basics", "update-unchanged")
-    b.add(case_id, ns, put_read(kind.item(ns, name), obj), [post(kind.collection(ns), obj)],
+    b.add(case_id, ns, put_read(kind.item(ns, name), obj),
+          [post(kind.collection(ns), obj), *b.settled(ns, name)],
           b.read_back(ns, name))
     case_id, ns, name, obj = b.start("basics", "update-missing")
     b.add(case_id, ns, request("PUT", kind.item(ns, name), obj), [], b.read_back(ns, name))

@@ -47,12 +47,14 @@ def _resource_version(answer: Answer | None) -> str | None:
 def run_case(client: Client, case: Case) -> list[Normalized]:
     """The case's compared answers. A request marked `resourceVersionFromSetup` is sent with the
     resourceVersion the last setup step answered, as a client updating what it just read would; a
-    setup step marked `until` is repeated until it answers that status (a CRD being established)."""
+    setup step marked `until` is repeated until it answers that status (a CRD being established), one
+    marked `delay` waits that many seconds first."""
     if case.get("namespace"):
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": case["namespace"]}}
         send(client, {"method": "POST", "path": "/api/v1/namespaces", "body": namespace})
     last: Answer | None = None
     for step in case["setup"]:
+        time.sleep(step.get("delay", 0))
         last = send(client, step)
         for _ in range(UNTIL_TRIES):
             if "until" not in step or last.status == step["until"]:

@@ -110,7 +110,7 @@ def writes(b: Builder) -> None:
             item = kind.item(ns, name)
             check = b.read_back(ns, name)
             if method == "put":
-                b.add(case_id, ns, put_read(item, changed), create, check)
+                b.add(case_id, ns, put_read(item, changed), [*create, *b.settled(ns, name)], check)
             elif method == "merge":
                 b.add(case_id, ns, request("PATCH", item, _merge_body(changed, field), "", MERGE), create,
                       check)
@@ -175,7 +175,8 @@ def updates(b: Builder) -> None:
             continue
         taken += 1
         b.add(case_id, ns, put_read(kind.item(ns, name), changed),
-              [*b.prerequisites(ns), post(kind.collection(ns), obj)], b.read_back(ns, name))
+              [*b.prerequisites(ns), post(kind.collection(ns), obj), *b.settled(ns, name)],
+              b.read_back(ns, name))
 
 
 def subresources(b: Builder) -> None:
@@ -194,7 +195,8 @@ def subresources(b: Builder) -> None:
         create = [*b.prerequisites(ns), post(kind.collection(ns), obj)]
         changed = json.loads(json.dumps(obj))
         changed.setdefault("metadata", {}).setdefault("labels", {})["changed"] = "yes"
-        b.add(case_id, ns, put_read(kind.item(ns, name) + "/status", changed), create, b.read_back(ns, name))
+        settled = [*create, *b.settled(ns, name)]
+        b.add(case_id, ns, put_read(kind.item(ns, name) + "/status", changed), settled, b.read_back(ns, name))
     if "scale" in kind.subresources:
         for label, replicas in (("three", 3), ("zero", 0), ("negative", -1)):
             case_id, ns, name, obj = b.start("scale", label)
@@ -218,6 +220,6 @@ def exclusive_cases(b: Builder) -> None:
               b.prerequisites(ns), b.read_back(ns, name))
         case_id, ns, name, obj = b.start("exclusive-update", label)
         b.add(case_id, ns, put_read(b.kind.item(ns, name), exclusive.apply_setting(obj, setting)),
-              [post(b.kind.collection(ns), obj)], b.read_back(ns, name))
+              [post(b.kind.collection(ns), obj), *b.settled(ns, name)], b.read_back(ns, name))
 
 
