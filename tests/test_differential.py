@@ -14,8 +14,9 @@ from typing import Iterator
 import pytest
 from support import ServerProcess
 
-from tools.differential import compare
+from tools.differential import compare, custom
 from tools.differential.client import Client
+from tools.differential.kinds import served_kinds
 
 pytestmark = pytest.mark.store_once  # the expected differences are the embedded store's
 
@@ -31,9 +32,6 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[compare.Report]
 
 
 def test_fixture_covers_every_kind_with_thousands_of_cases(report: compare.Report) -> None:
-    from tools.differential import custom
-    from tools.differential.kinds import served_kinds
-
     assert len(report.categories) >= 5000
     assert {k.label for k in served_kinds()} | {custom.LABEL} == set(report.kinds.values())
 
