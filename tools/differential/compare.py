@@ -5,7 +5,8 @@ Usage: python -m tools.differential.compare --kubeconfig OURS [--fixture FILE] [
 
 OURS must be a fresh server (the cases' names are fixed). Prints the equality rate per kind, the count
 per difference category, then the cases that now differ but are not listed in the expected
-differences (regressions) and those listed that now match (remove them: the list only shrinks).
+differences (regressions, and listed cases that now crash our server where they did not) and those
+listed that now match (remove them: the list only shrinks).
 Exit status 0 when there are neither. `--update-expected` rewrites the list from this run instead.
 
 A difference's category names the first thing that differs, in the order a user meets it: the status
@@ -167,10 +168,16 @@ def write_expected(differing: dict[str, str], path: str = EXPECTED) -> None:
             f.write(f"{case_id}\t{' '.join(differing[case_id].split())}\n")
 
 
+def _crash(category: str) -> bool:
+    return category.split(" ", 1)[0] in ("crash", "stored-crash")
+
+
 def judge(report: Report, expected: dict[str, str]) -> tuple[list[str], list[str]]:
-    """(regressions: differing but not listed, fixed: listed but now equal)."""
+    """(regressions: differing but not listed, or listed but now a crash where it was not; fixed:
+    listed but now equal)."""
     differing = report.differing()
-    regressions = sorted(set(differing) - set(expected))
+    regressions = sorted(case_id for case_id, category in differing.items()
+                         if case_id not in expected or (_crash(category) and not _crash(expected[case_id])))
     fixed = sorted(case_id for case_id in expected
                    if case_id in report.categories and case_id not in differing)
     return regressions, fixed
