@@ -71,20 +71,27 @@ def _merge_body(changed: Obj, field: Field) -> Obj:
     return dict(body)
 
 
-def _strategic_body(changed: Obj, field: Field) -> Obj:
-    """The smallest strategic merge patch setting the field: list items named by their merge keys."""
-    body: Any = schemawalk.get(changed, field.path)
-    for depth in range(len(field.path) - 1, -1, -1):
-        seg = field.path[depth]
+def _strategic_body(obj: Obj, changed: Obj, field: Field) -> Obj:
+    """The smallest strategic merge patch setting the field: an existing list item named by its merge
+    key, a new one sent whole."""
+    path = field.path
+
+    def below(depth: int) -> Any:
+        if depth == len(path):
+            return schemawalk.get(changed, path)
+        seg = path[depth]
         if not isinstance(seg, int):
-            body = {seg: body}
-            continue
+            return {seg: below(depth + 1)}
+        item = schemawalk.get(changed, path[:depth + 1])
+        if schemawalk.get(obj, path[:depth + 1]) is ABSENT:
+            return [item]
+        inner = below(depth + 1)
         key = field.schemas[depth - 1].get("x-kubernetes-patch-merge-key")
-        item = schemawalk.get(changed, field.path[:depth + 1])
-        if key and isinstance(item, dict) and isinstance(body, dict) and key in item:
-            body = {key: item[key], **body}
-        body = [body]
-    return dict(body)
+        if key and isinstance(item, dict) and isinstance(inner, dict) and key in item:
+            inner = {key: item[key], **inner}
+        return [inner]
+
+    return dict(below(0))
 
 
 def _json_patch(obj: Obj, field: Field, value: Any) -> list[Obj]:
@@ -115,7 +122,7 @@ def writes(b: Builder) -> None:
                 b.add(case_id, ns, request("PATCH", item, _merge_body(changed, field), "", MERGE), create,
                       check)
             elif method == "strategic":
-                patch = request("PATCH", item, _strategic_body(changed, field), "", STRATEGIC)
+                patch = request("PATCH", item, _strategic_body(obj, changed, field), "", STRATEGIC)
                 b.add(case_id, ns, patch, create, check)
             elif method == "json":
                 b.add(case_id, ns, request("PATCH", item, _json_patch(obj, field, value), "", JSON_PATCH),
