@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from apiserver.kinds import policyvalidation
 from apiserver.registry.admissionregistration import defaults, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
@@ -14,8 +15,15 @@ STRATEGIES: dict[str, Strategy] = {
                                                  validate=validation.webhook_configuration,
                                                  validate_update=validation.webhook_configuration_update,
                                                  generation_field="webhooks"),
-    "ValidatingAdmissionPolicy": KindStrategy(default=defaults.admission_policy),
-    "MutatingAdmissionPolicy": KindStrategy(default=defaults.mutating_admission_policy),
+    # The policies' expressions are compiled by kinds/policyvalidation.py, with the CEL package.
+    "ValidatingAdmissionPolicy": KindStrategy(
+        default=defaults.admission_policy,
+        validate=lambda obj: policyvalidation.validating_admission_policy(obj, None),
+        validate_update=policyvalidation.validating_admission_policy),
+    "MutatingAdmissionPolicy": KindStrategy(
+        default=defaults.mutating_admission_policy,
+        validate=lambda obj: policyvalidation.mutating_admission_policy(obj, None),
+        validate_update=policyvalidation.mutating_admission_policy),
     "ValidatingAdmissionPolicyBinding": KindStrategy(default=defaults.policy_binding),
     "MutatingAdmissionPolicyBinding": KindStrategy(default=defaults.policy_binding),
 }
