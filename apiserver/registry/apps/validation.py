@@ -176,8 +176,24 @@ def stateful_set(obj: Obj, service_name_checked: bool = True) -> list[FieldError
     found += _selector(spec, "statefulset")
     template = spec.get("template") or {}
     found += _template_labels_match(spec.get("selector"), template, "spec.template")
-    return found + pod_template_spec(template, "spec.template") + _always_restarted(template, "spec.template",
-                                                                                     "StatefulSet")
+    found += pod_template_spec(_with_claim_volumes(spec, template), "spec.template")
+    return found + _always_restarted(template, "spec.template", "StatefulSet")
+
+
+def _with_claim_volumes(spec: Obj, template: Obj) -> Obj:
+    """The template as its pods will be: a volume for each claim template first, no hostname or subdomain
+    (the controller sets them), as ValidateStatefulSetSpec judges it."""
+    claims = [c for c in spec.get("volumeClaimTemplates") or () if isinstance(c, dict)]
+    pod = dict(template.get("spec") or {})
+    if not claims and not pod.get("hostname") and not pod.get("subdomain"):
+        return template
+    pod.pop("hostname", None)
+    pod.pop("subdomain", None)
+    if claims:
+        names = [str((c.get("metadata") or {}).get("name") or "") for c in claims]
+        volumes = [{"name": n, "persistentVolumeClaim": {"claimName": n}} for n in names]
+        pod["volumes"] = volumes + [v for v in pod.get("volumes") or () if (v or {}).get("name") not in names]
+    return {**template, "spec": pod}
 
 
 # What a StatefulSet update may change in its spec; the rest was decided when its pods were made.
