@@ -16,13 +16,14 @@ import os
 import re
 import tempfile
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from apiserver.auth import pki
-from apiserver.auth.keyfiles import ServiceAccountFiles
-from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
 from apiserver.kinds.services import SERVICE_CIDR
-from apiserver.server import EtcdFlags, ServeOptions, serve
+
+if TYPE_CHECKING:
+    from apiserver.auth.pki import TlsFiles
+    from apiserver.server import ServeOptions
 
 log = logging.getLogger("fastkube-kube-apiserver")
 
@@ -126,8 +127,9 @@ def _data_dir(args: argparse.Namespace) -> str:
     return tempfile.mkdtemp(prefix="fastkube-kube-apiserver-")
 
 
-def _tls(args: argparse.Namespace, data_dir: str) -> pki.TlsFiles | None:
+def _tls(args: argparse.Namespace, data_dir: str) -> TlsFiles | None:
     """The serving files as kube-apiserver picks them: --tls-*-file, else --cert-dir's apiserver.crt/.key."""
+    from apiserver.auth import pki
     own_ca = os.path.join(data_dir, "pki", "ca.crt")
     if args.tls_cert_file and args.tls_private_key_file:
         # Its CA is not given; a Go client (kubectl) accepts the certificate itself as its own root.
@@ -148,6 +150,10 @@ def _tls(args: argparse.Namespace, data_dir: str) -> pki.TlsFiles | None:
 def options(argv: Sequence[str] | None = None) -> ServeOptions:
     """The server's options for kube-apiserver's command line; flags meaning nothing here are logged."""
     args, unknown = _parser().parse_known_args(argv)
+    # Only now: `--help`, which envtest runs before every start, answers without importing the server.
+    from apiserver.auth.keyfiles import ServiceAccountFiles
+    from apiserver.controllers.manager import enabled_controllers
+    from apiserver.server import EtcdFlags, ServeOptions
     _log_ignored(unknown)
     data_dir = _data_dir(args)
     os.makedirs(data_dir, exist_ok=True)
@@ -171,7 +177,9 @@ def options(argv: Sequence[str] | None = None) -> ServeOptions:
 
 def main(argv: Sequence[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    serve(options(argv))
+    chosen = options(argv)
+    from apiserver.server import serve
+    serve(chosen)
 
 
 if __name__ == "__main__":
