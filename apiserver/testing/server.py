@@ -82,15 +82,17 @@ class ServerProcess:
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
         os.makedirs(self.data_dir, exist_ok=True)
-        for attempt in range(_BIND_ATTEMPTS):
+        failures: list[StartFailed] = []
+        while len(failures) < _BIND_ATTEMPTS:
             self.port = free_port()
             try:
                 self._start_once(timeout)
                 return self
             except StartFailed as failure:
-                if attempt + 1 == _BIND_ATTEMPTS or "already in use" not in str(failure):
+                if "already in use" not in str(failure):
                     raise
-        raise AssertionError("unreachable")
+                failures.append(failure)
+        raise failures[-1]
 
     def _start_once(self, timeout: float) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [_PACKAGE_ROOT,
