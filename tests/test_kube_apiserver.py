@@ -7,6 +7,7 @@ it as `default` in `system:masters` with a client certificate signed by `--clien
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import os
@@ -23,9 +24,15 @@ from dataclasses import dataclass
 import envtest_assets
 import pytest
 import urllib3
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 from support import REPO, EtcdCluster, free_port, wait_for
+
+from apiserver.auth import keyfiles
+from apiserver.auth.jws import key_id
+from apiserver.kube_apiserver import go_duration
 
 pytestmark = pytest.mark.store_once  # starts its own etcd
 
@@ -195,3 +202,34 @@ def test_flags_meaning_nothing_here_are_named_in_the_log(started: Started) -> No
                       ("--disable-admission-plugins=ServiceAccount", "the admission this server applies is fixed"),
                       ("--service-cluster-ip-range=10.0.0.0/24", "Service cluster IPs come from 10.96.0.0/12")]:
         assert f"ignoring {flag}: {why}" in log
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("1h0m0s", 3600.0), ("60s", 60.0), ("1.5m", 90.0),
+                                                ("250ms", 0.25), ("30", 30.0)])
+def test_durations_are_read_as_go_writes_them(text: str, seconds: float) -> None:
+    assert go_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["1x", "h", "1h 2m", ""])
+def test_a_malformed_duration_is_refused(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        go_duration(text)
+
+
+def test_key_files_give_the_public_keys_of_every_pem_form(tmp_path: object) -> None:
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ca = envtest_assets.TinyCA.new()
+    public = rsa_key.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo)
+    private = rsa_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                    serialization.NoEncryption())
+    path = os.path.join(str(tmp_path), "keys.pem")
+    with open(path, "wb") as f:
+        f.write(public + envtest_assets.pem(ca.cert) + private)
+    found = keyfiles.public_keys(path)
+    assert [key_id(k) for k in found] == [key_id(rsa_key.public_key()), key_id(ca.key.public_key()),
+                                         key_id(rsa_key.public_key())]
+    with open(path, "wb") as f:
+        f.write(b"not a key")
+    with pytest.raises(keyfiles.KeyFileError, match="no public key, certificate or private key"):
+        keyfiles.public_keys(path)
