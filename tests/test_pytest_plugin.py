@@ -8,6 +8,7 @@ operator written with kopf.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import textwrap
 import tomllib
 
@@ -41,6 +42,10 @@ def test_the_package_registers_the_plugin() -> None:
     with open(f"{REPO}/pyproject.toml", "rb") as f:
         project = tomllib.load(f)["project"]
     assert project["entry-points"]["pytest11"] == {"fastkube": PLUGIN_MODULE}
+    if os.environ.get("CI") == "true":
+        # CI installs the checkout (pip install -e), so there the projects below get the plugin as a
+        # project that depends on the package does: from the entry point, with no -p.
+        assert _plugin_args() == []
 
 
 def test_a_new_project_tests_against_a_real_server_in_under_ten_lines(pytester: pytest.Pytester) -> None:
