@@ -1,4 +1,4 @@
-"""`fastkube-kube-apiserver`: this server started with kube-apiserver's flags, for controller-runtime's envtest.
+"""`fastkube-kube-apiserver`: the server started with kube-apiserver's flags, for envtest.
 
 envtest (`pkg/internal/testing/controlplane/apiserver.go`) runs `kube-apiserver --help` to see whether
 `--insecure-port` exists (it does not here, so envtest leaves it out), then starts it with `--cert-dir`
@@ -67,14 +67,17 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fastkube-kube-apiserver", allow_abbrev=False,
         description="fastkube-apiserver with kube-apiserver's flags, for controller-runtime's envtest "
-                    "(TEST_ASSET_KUBE_APISERVER). Flags not listed here are accepted and ignored with a log line.")
-    parser.add_argument("--etcd-servers", default="", help="etcd URLs, comma-separated; none: the embedded store")
+                    "(TEST_ASSET_KUBE_APISERVER). Flags not listed here are accepted and ignored with a log "
+                    "line.")
+    parser.add_argument("--etcd-servers", default="",
+                        help="etcd URLs, comma-separated; none: the embedded store")
     parser.add_argument("--etcd-prefix", default="/registry")
     parser.add_argument("--etcd-cafile", default="")
     parser.add_argument("--etcd-certfile", default="")
     parser.add_argument("--etcd-keyfile", default="")
     parser.add_argument("--event-ttl", type=go_duration, default=3600.0)
-    parser.add_argument("--cert-dir", default="", help="apiserver.crt and apiserver.key, made there when absent")
+    parser.add_argument("--cert-dir", default="",
+                        help="apiserver.crt and apiserver.key, made there when absent")
     parser.add_argument("--tls-cert-file", default="")
     parser.add_argument("--tls-private-key-file", default="")
     parser.add_argument("--client-ca-file", default="", help="the CA client certificates must be signed by")
@@ -104,7 +107,8 @@ def _log_ignored(unknown: Sequence[str]) -> None:
         if not arg.startswith("-"):
             log.info("ignoring %s: a value of the flag before it, which is ignored", arg)
         else:
-            log.info("ignoring %s: %s", arg, IGNORED.get(name, "not a flag this server has a counterpart for"))
+            why = IGNORED.get(name, "not a flag this server has a counterpart for")
+            log.info("ignoring %s: %s", arg, why)
 
 
 def _feature_gates(value: str) -> bool:
@@ -140,7 +144,8 @@ def _tls(args: argparse.Namespace, data_dir: str) -> TlsFiles | None:
         serving_ca = own_ca if made_here else cert
     elif args.client_ca_file:
         pki.ensure_credentials(data_dir, [])
-        cert, key = os.path.join(data_dir, "pki", "apiserver.crt"), os.path.join(data_dir, "pki", "apiserver.key")
+        cert = os.path.join(data_dir, "pki", "apiserver.crt")
+        key = os.path.join(data_dir, "pki", "apiserver.key")
         serving_ca = own_ca
     else:
         return None
@@ -164,8 +169,9 @@ def options(argv: Sequence[str] | None = None) -> ServeOptions:
                      args.event_ttl) if servers else None
     accounts = None
     if args.service_account_signing_key_file or args.service_account_key_file or args.service_account_issuer:
-        accounts = ServiceAccountFiles(args.service_account_signing_key_file,
-                                       tuple(args.service_account_key_file), tuple(args.service_account_issuer))
+        accounts = ServiceAccountFiles(
+            args.service_account_signing_key_file, tuple(args.service_account_key_file),
+            tuple(args.service_account_issuer))
     limits = Limits(request_timeout_seconds=args.request_timeout)
     return ServeOptions(data_dir, args.bind_address, args.secure_port, False, 10_000, 600.0, 20_000,
                         limits=limits, controllers=enabled_controllers(args.fastkube_controllers),

@@ -1,4 +1,4 @@
-"""Time to ready under envtest's exact arguments: `fastkube-kube-apiserver` beside the reference kube-apiserver.
+"""Time to ready under envtest's exact arguments: `fastkube-kube-apiserver` beside kube-apiserver.
 
     python3 -m benches.envtest_ready [--rounds 5] [--reference ~/k8s-ref/bin/kube-apiserver]
 

@@ -39,7 +39,8 @@ class TinyCA:
                 .serial_number(x509.random_serial_number()).not_valid_before(now)
                 .not_valid_after(now + datetime.timedelta(days=3650))
                 .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-                .add_extension(x509.KeyUsage(digital_signature=True, key_encipherment=True, key_cert_sign=True,
+                .add_extension(x509.KeyUsage(digital_signature=True, key_encipherment=True,
+                                             key_cert_sign=True,
                                              content_commitment=False, data_encipherment=False,
                                              key_agreement=False, crl_sign=False, encipher_only=False,
                                              decipher_only=False), critical=True)

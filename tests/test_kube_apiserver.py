@@ -1,4 +1,4 @@
-"""`fastkube-kube-apiserver` started as controller-runtime's envtest starts kube-apiserver, and used as envtest uses it.
+"""`fastkube-kube-apiserver` started as controller-runtime's envtest starts kube-apiserver, and used so.
 
 envtest asks `--help` whether `--insecure-port` exists, starts the binary with its default arguments
 over its own etcd (here Debian's), polls `/healthz` without verifying the certificate, then talks to
@@ -126,7 +126,8 @@ def test_objects_are_kept_in_envtests_etcd(started: Started) -> None:
     with started.api() as api:
         client.CoreV1Api(api).create_namespace({"metadata": {"name": "in-etcd"}})
     body = json.dumps({"key": base64.b64encode(b"/registry/namespaces/in-etcd").decode()}).encode()
-    request = urllib.request.Request(started.etcd.servers.split(",")[0] + "/v3/kv/range", data=body, method="POST")
+    etcd_url = started.etcd.servers.split(",")[0]
+    request = urllib.request.Request(etcd_url + "/v3/kv/range", data=body, method="POST")
     with urllib.request.urlopen(request, timeout=10) as answer:
         kvs = json.loads(answer.read()).get("kvs", [])
     assert len(kvs) == 1
@@ -140,8 +141,8 @@ def test_a_crd_is_served_as_envtest_installs_one(started: Started) -> None:
                     "names": {"plural": "guestbooks", "singular": "guestbook", "kind": "Guestbook",
                               "listKind": "GuestbookList"},
                     "versions": [{"name": "v1", "served": True, "storage": True,
-                                  "schema": {"openAPIV3Schema": {"type": "object",
-                                                                 "x-kubernetes-preserve-unknown-fields": True}}}]}}
+                                  "schema": {"openAPIV3Schema": {
+                                      "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
     with started.api() as api:
         client.ApiextensionsV1Api(api).create_custom_resource_definition(crd)
         custom = client.CustomObjectsApi(api)
@@ -199,8 +200,10 @@ def test_flags_meaning_nothing_here_are_named_in_the_log(started: Started) -> No
     log = started.log()
     for flag, why in [("--allow-privileged=true", "privileged containers are never refused"),
                       ("--authorization-mode=RBAC", "RBAC always decides"),
-                      ("--disable-admission-plugins=ServiceAccount", "the admission this server applies is fixed"),
-                      ("--service-cluster-ip-range=10.0.0.0/24", "Service cluster IPs come from 10.96.0.0/12")]:
+                      ("--disable-admission-plugins=ServiceAccount",
+                       "the admission this server applies is fixed"),
+                      ("--service-cluster-ip-range=10.0.0.0/24",
+                       "Service cluster IPs come from 10.96.0.0/12")]:
         assert f"ignoring {flag}: {why}" in log
 
 
@@ -222,7 +225,7 @@ def test_key_files_give_the_public_keys_of_every_pem_form(tmp_path: object) -> N
     public = rsa_key.public_key().public_bytes(serialization.Encoding.PEM,
                                                serialization.PublicFormat.SubjectPublicKeyInfo)
     private = rsa_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                                    serialization.NoEncryption())
+                                    encryption_algorithm=serialization.NoEncryption())
     path = os.path.join(str(tmp_path), "keys.pem")
     with open(path, "wb") as f:
         f.write(public + envtest_assets.pem(ca.cert) + private)

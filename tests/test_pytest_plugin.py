@@ -1,4 +1,4 @@
-"""The `fastkube` pytest plugin, run as a project that uses it runs it: pytest in a subprocess on a small project.
+"""The `fastkube` pytest plugin, run as a project using it runs it: pytest in a subprocess on a small project.
 
 Each project here is what a user would write: the tests name the plugin's fixtures and drive the server
 with the clients Python projects use (the official `kubernetes` client, kr8s, lightkube) and an
@@ -54,13 +54,15 @@ def test_a_new_project_tests_against_a_real_server_in_under_ten_lines(pytester: 
 
         def test_configmap_round_trip(fastkube_client, fastkube_namespace):
             core = client.CoreV1Api(fastkube_client)
-            core.create_namespaced_config_map(fastkube_namespace, {"metadata": {"name": "app"}, "data": {"a": "1"}})
+            body = {"metadata": {"name": "app"}, "data": {"a": "1"}}
+            core.create_namespaced_config_map(fastkube_namespace, body)
             assert core.read_namespaced_config_map("app", fastkube_namespace).data == {"a": "1"}
     """)
     assert len(test_file.read_text().strip().splitlines()) < 10
     result = _run(pytester)
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["fastkube: served https://127.0.0.1:*; kubeconfig *kubeconfig; log *server.log"])
+    result.stdout.fnmatch_lines(
+        ["fastkube: served https://127.0.0.1:*; kubeconfig *kubeconfig; log *server.log"])
 
 
 def test_a_run_whose_tests_use_no_fixture_starts_no_server(pytester: pytest.Pytester) -> None:
@@ -79,7 +81,8 @@ def test_each_test_gets_a_fresh_namespace_deleted_after_it(pytester: pytest.Pyte
         def test_first(fastkube_client, fastkube_namespace):
             seen.append(fastkube_namespace)
             assert fastkube_namespace.startswith("test-first-")
-            assert client.CoreV1Api(fastkube_client).read_namespace(fastkube_namespace).status.phase == "Active"
+            namespace = client.CoreV1Api(fastkube_client).read_namespace(fastkube_namespace)
+            assert namespace.status.phase == "Active"
 
         def test_second(fastkube_client, fastkube_namespace):
             assert fastkube_namespace != seen[0]
@@ -155,11 +158,13 @@ GREETING_CRD = {
     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
     "metadata": {"name": "greetings.hello.fastkube.io"},
     "spec": {"group": "hello.fastkube.io", "scope": "Namespaced",
-             "names": {"plural": "greetings", "singular": "greeting", "kind": "Greeting", "listKind": "GreetingList"},
+             "names": {"plural": "greetings", "singular": "greeting", "kind": "Greeting",
+                       "listKind": "GreetingList"},
              "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
                            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
                                "spec": {"type": "object", "properties": {"name": {"type": "string"}}},
-                               "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}]}}
+                               "status": {"type": "object",
+                                          "x-kubernetes-preserve-unknown-fields": True}}}}}]}}
 
 
 def test_a_kopf_operator_reconciles_a_custom_resource(pytester: pytest.Pytester) -> None:
@@ -190,25 +195,22 @@ def test_a_kopf_operator_reconciles_a_custom_resource(pytester: pytest.Pytester)
             extensions.create_custom_resource_definition(CRD)
             wait_for(lambda: established(extensions))
             custom = client.CustomObjectsApi(fastkube_client)
-            status = lambda: custom.get_namespaced_custom_object(
-                "hello.fastkube.io", "v1", fastkube_namespace, "greetings", "world").get("status", {{}})
+            greetings = ("hello.fastkube.io", "v1", fastkube_namespace, "greetings")
+            status = lambda: custom.get_namespaced_custom_object(*greetings, "world").get("status", {{}})
             args = ["run", "--standalone", "--namespace", fastkube_namespace, "greeter.py"]
             with KopfRunner(args, timeout=60) as runner:
-                custom.create_namespaced_custom_object("hello.fastkube.io", "v1", fastkube_namespace, "greetings",
-                    {{"apiVersion": "hello.fastkube.io/v1", "kind": "Greeting", "metadata": {{"name": "world"}},
-                     "spec": {{"name": "world"}}}})
+                custom.create_namespaced_custom_object(*greetings, {{
+                    "apiVersion": "hello.fastkube.io/v1", "kind": "Greeting", "metadata": {{"name": "world"}},
+                    "spec": {{"name": "world"}}}})
                 wait_for(lambda: status().get("greet") == "Hello, world!")
-                custom.patch_namespaced_custom_object("hello.fastkube.io", "v1", fastkube_namespace, "greetings",
-                                                      "world", {{"spec": {{"name": "kopf"}}}})
+                custom.patch_namespaced_custom_object(*greetings, "world", {{"spec": {{"name": "kopf"}}}})
                 # kopf keeps each handler's result under the handler's id, here `greet/spec.name`
                 wait_for(lambda: "Hello, kopf!" in status().values())
                 events = client.CoreV1Api(fastkube_client).list_namespaced_event(fastkube_namespace).items
                 assert {{e.message for e in events if e.reason == "Greeted"}} >= {{"Hello, world!"}}
-                custom.delete_namespaced_custom_object("hello.fastkube.io", "v1", fastkube_namespace, "greetings",
-                                                       "world")
+                custom.delete_namespaced_custom_object(*greetings, "world")
                 # kopf's finalizer is taken off by the running operator, so the object goes
-                wait_for(lambda: not custom.list_namespaced_custom_object(
-                    "hello.fastkube.io", "v1", fastkube_namespace, "greetings")["items"])
+                wait_for(lambda: not custom.list_namespaced_custom_object(*greetings)["items"])
             assert runner.exception is None, runner.output
             assert runner.exit_code == 0, runner.output
     """)
@@ -245,7 +247,8 @@ def test_kr8s_and_lightkube_clients(pytester: pytest.Pytester) -> None:
             applied = client.apply(ConfigMap(metadata=ObjectMeta(name="applied", labels=demo),
                                              data={"owner": "lightkube"}), field_manager="lightkube-test")
             assert [m.manager for m in applied.metadata.managedFields] == ["lightkube-test"]
-            assert sorted(c.metadata.name for c in client.list(ConfigMap, labels=demo)) == ["applied", "created"]
+            names = sorted(c.metadata.name for c in client.list(ConfigMap, labels=demo))
+            assert names == ["applied", "created"]
             for event, obj in client.watch(ConfigMap, labels=demo, resource_version="0"):
                 assert event == "ADDED"
                 break

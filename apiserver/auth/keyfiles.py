@@ -43,7 +43,8 @@ def public_keys(path: str) -> list[PublicKey]:
             elif kind.endswith(b"PUBLIC KEY"):
                 keys.append(_usable(serialization.load_pem_public_key(pem), path))
             elif kind.endswith(b"PRIVATE KEY"):
-                keys.append(_usable(serialization.load_pem_private_key(pem, password=None).public_key(), path))
+                private = serialization.load_pem_private_key(pem, password=None)
+                keys.append(_usable(private.public_key(), path))
         except ValueError as exc:
             raise KeyFileError(f"{path}: {exc}") from None
     if not keys:

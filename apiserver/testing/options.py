@@ -15,8 +15,10 @@ import pytest
 from apiserver.testing.server import ServerOptions
 
 _SETTINGS = {
-    "controllers": ("controllers to run, as kube-controller-manager's --controllers ('*': all, '-*': none)", "*"),
-    "simulate_nodes": ("simulated nodes (node-1..node-N) whose fake kubelets run the pods bound to them", "0"),
+    "controllers": ("controllers to run, as kube-controller-manager's --controllers ('*': all, '-*': none)",
+                    "*"),
+    "simulate_nodes": ("simulated nodes (node-1..node-N) whose fake kubelets run the pods bound to them",
+                       "0"),
     "server_args": ("further flags for `python -m apiserver`, split as a shell splits them", ""),
 }
 

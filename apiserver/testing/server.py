@@ -41,7 +41,8 @@ class ServerOptions:
     extra_args: tuple[str, ...] = ()
 
     def args(self) -> list[str]:
-        return [f"--controllers={self.controllers}", f"--simulate-nodes={self.simulate_nodes}", *self.extra_args]
+        return [f"--controllers={self.controllers}", f"--simulate-nodes={self.simulate_nodes}",
+                *self.extra_args]
 
 
 def free_port() -> int:
