@@ -224,8 +224,8 @@ def test_key_files_give_the_public_keys_of_every_pem_form(tmp_path: object) -> N
     ca = envtest_assets.TinyCA.new()
     public = rsa_key.public_key().public_bytes(serialization.Encoding.PEM,
                                                serialization.PublicFormat.SubjectPublicKeyInfo)
-    private = rsa_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                                    encryption_algorithm=serialization.NoEncryption())
+    traditional = serialization.PrivateFormat.TraditionalOpenSSL  # "RSA PRIVATE KEY", as openssl genrsa writes
+    private = rsa_key.private_bytes(serialization.Encoding.PEM, traditional, serialization.NoEncryption())
     path = os.path.join(str(tmp_path), "keys.pem")
     with open(path, "wb") as f:
         f.write(public + envtest_assets.pem(ca.cert) + private)
