@@ -224,7 +224,7 @@ def test_key_files_give_the_public_keys_of_every_pem_form(tmp_path: object) -> N
     ca = envtest_assets.TinyCA.new()
     public = rsa_key.public_key().public_bytes(serialization.Encoding.PEM,
                                                serialization.PublicFormat.SubjectPublicKeyInfo)
-    traditional = serialization.PrivateFormat.TraditionalOpenSSL  # "RSA PRIVATE KEY", as openssl genrsa writes
+    traditional = serialization.PrivateFormat.TraditionalOpenSSL  # "RSA PRIVATE KEY", as openssl writes
     private = rsa_key.private_bytes(serialization.Encoding.PEM, traditional, serialization.NoEncryption())
     path = os.path.join(str(tmp_path), "keys.pem")
     with open(path, "wb") as f:
