@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import os
 import sys
 
 from apiserver.auth import access, pki, tokens
+from apiserver.controllers.base import ControllerSettings
 from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
 from apiserver.server import DEFAULT_EVENT_LOOP, EVENT_LOOPS, EtcdFlags, ServeOptions, serve
@@ -48,6 +50,14 @@ def _flag(value: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, not {value!r}")
 
 
+def _network(value: str) -> str:
+    """A CIDR flag, checked here so that a typo stops the start rather than a controller."""
+    try:
+        return str(ipaddress.ip_network(value, strict=False))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 # The feature gates this server reads, with kube-apiserver 1.36's defaults.
 FEATURE_GATES = {"APIServerIdentity": True}
 
@@ -86,6 +96,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="how often watches that allow bookmarks receive one")
     parser.add_argument("--console", type=_flag, nargs="?", const=True, default=True, metavar="true|false",
                         help="serve the browser console at /console/")
+    parser.add_argument("--allow-privileged", type=_flag, nargs="?", const=True, default=False, metavar="true|false",
+                        help="let pods run privileged (and Windows hostProcess) containers, as kube-apiserver's flag")
+    parser.add_argument("--admission-control-config-file", metavar="FILE",
+                        help="an AdmissionConfiguration; PodSecurity's configuration (defaults, exemptions) is read")
     defaults = Limits()
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes,
                         help="largest request body; larger ones are answered 413")
@@ -113,6 +127,19 @@ def main(argv: list[str] | None = None) -> None:
                              "kube-system Lease apiserver-<hash> renewed every 10 s")
     parser.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
                         help="how long a node may go without a heartbeat before it is marked Unknown")
+    settings = ControllerSettings()
+    parser.add_argument("--load-balancer-ip-range", type=_network, default=settings.load_balancer_ip_range,
+                        metavar="CIDR", help="addresses LoadBalancer Services get (service-lb-controller); only "
+                                             "written down, nothing listens on them")
+    parser.add_argument("--cluster-cidr", type=_network, default=settings.cluster_cidr, metavar="CIDR",
+                        help="the range node podCIDRs are cut from (node-ipam-controller)")
+    parser.add_argument("--node-cidr-mask-size", type=int, default=settings.node_cidr_mask_size,
+                        help="the prefix length of each node's podCIDR")
+    parser.add_argument("--horizontal-pod-autoscaler-sync-period", type=float, default=settings.hpa_sync_seconds,
+                        metavar="SECONDS", help="how often each HorizontalPodAutoscaler is evaluated")
+    parser.add_argument("--terminated-pod-gc-threshold", type=int, default=settings.terminated_pod_gc_threshold,
+                        help="terminated pods kept before the pod garbage collector deletes the oldest (0: none "
+                             "are collected for that reason)")
     etcd = parser.add_argument_group("etcd", "serve from etcd instead of the embedded store (--data-dir still "
                                             "holds the credentials)")
     etcd.add_argument("--etcd-servers", default="",
@@ -157,11 +184,17 @@ def main(argv: list[str] | None = None) -> None:
                            args.watch_bookmark_seconds, limits, controllers=controllers,
                            simulate_nodes=args.simulate_nodes,
                            node_monitor_grace_seconds=args.node_monitor_grace_period,
+                           controller_settings=ControllerSettings(
+                               load_balancer_ip_range=args.load_balancer_ip_range, cluster_cidr=args.cluster_cidr,
+                               node_cidr_mask_size=args.node_cidr_mask_size,
+                               hpa_sync_seconds=args.horizontal_pod_autoscaler_sync_period,
+                               terminated_pod_gc_threshold=args.terminated_pod_gc_threshold),
                            anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
                            audit_policy_file=args.audit_policy_file,
                            etcd=_etcd_flags(args), workers=args.workers, console=args.console,
                            apiserver_identity=args.feature_gates["APIServerIdentity"],
-                           event_loop=args.event_loop))
+                           event_loop=args.event_loop, allow_privileged=args.allow_privileged,
+                           admission_control_config_file=args.admission_control_config_file))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

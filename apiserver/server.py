@@ -9,7 +9,7 @@ import ipaddress
 import logging
 import os
 import ssl
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, AsyncIterator
 
 import orjson
@@ -17,28 +17,34 @@ import uvicorn
 from starlette.applications import Starlette
 
 from apiserver import allocator, collector, metrics, workers
+from apiserver.admission import enabled as enabled_admission_plugins
+from apiserver.admission.plugins import PluginContext, build_chain
+from apiserver.admissionplugins.admissionconfig import ConfigError
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.keyfiles import KeyFileError, ServiceAccountFiles
 from apiserver.auth.serviceaccounts import ISSUER, ServiceAccountTokens
 from apiserver.auth.x509 import ClientCertificates
-from apiserver.controllers.base import Context
+from apiserver.controllers.base import Context, ControllerSettings
 from apiserver.controllers.client import CONTROLLER_MANAGER, KUBE_APISERVER, Client
 from apiserver.controllers.identitylease import IdentityLease
 from apiserver.controllers.informer import Informers
+from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.manager import ControllerManager, LeaderControllers
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
+from apiserver.http import metricsapi
 from apiserver.http.api_routes import ApiRoutes
 from apiserver.http.app import ServerState, build_app
 from apiserver.http.audit import AuditLog, PolicyError
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.readplans import ReadPlans
+from apiserver.http.simkubelet import SimulatedKubelets
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.http.tls import ClientCertificateProtocol
-from apiserver.kinds import managedfields, objects
+from apiserver.kinds import capabilities, managedfields, objects
 from apiserver.kinds.bootstrap import BootstrapObject, bootstrap_objects
 from apiserver.kinds.resources import Registry, builtin_registry
 from apiserver.storage import etcdkeys
@@ -72,6 +78,7 @@ class ServeOptions:
     controllers: list[str] = field(default_factory=list)  # names, as enabled_controllers() reads the flag
     simulate_nodes: int = 0
     node_monitor_grace_seconds: float = 50.0
+    controller_settings: ControllerSettings = field(default_factory=ControllerSettings)
     anonymous_auth: bool = False
     audit_log_path: str | None = None
     audit_policy_file: str | None = None
@@ -80,6 +87,8 @@ class ServeOptions:
     console: bool = True
     apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
     event_loop: str = DEFAULT_EVENT_LOOP  # one of EVENT_LOOPS, uvicorn's `loop=`
+    allow_privileged: bool = False  # kube-apiserver's --allow-privileged
+    admission_control_config_file: str | None = None  # an AdmissionConfiguration (PodSecurity's is read)
     # kube-apiserver's flags (`fastkube-kube-apiserver`) in place of the data directory's own credentials.
     tls: pki.TlsFiles | None = None
     service_accounts: ServiceAccountFiles | None = None
@@ -215,7 +224,11 @@ def _service_account_tokens(options: ServeOptions, store: Store) -> ServiceAccou
 def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
     os.makedirs(options.data_dir, exist_ok=True)
+    capabilities.setup(options.allow_privileged)
     registry = builtin_registry()
+    if SimulatedNodes.name in options.controllers:
+        for rt in metricsapi.resource_types():  # what the simulated kubelets measure, as metrics-server serves it
+            registry.add(rt)
     store = _store(options, registry)
     client_host = "127.0.0.1" if options.host in ("0.0.0.0", "::", "") else options.host
     address = f"[{client_host}]:{options.port}" if ":" in client_host else f"{client_host}:{options.port}"
@@ -235,6 +248,12 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
                                                          None if options.plain_http else tls.serving_ca))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
                         limits.max_object_bytes)
+    assert enabled_admission_plugins  # imported for the plugins it registers
+    try:
+        endpoint.admission = build_chain(PluginContext(store, endpoint, registry,
+                                                       options.admission_control_config_file))
+    except ConfigError as exc:
+        raise SystemExit(f"cannot start: --admission-control-config-file: {exc}") from None
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
     discovery = Discovery(registry, address, synthetic.external_versions)
     state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,
@@ -243,7 +262,9 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
                         ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches), ReadPlans(registry),
                         trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
-                        audit=_audit_log(options), console=options.console)
+                        audit=_audit_log(options), console=options.console,
+                        simulated_kubelets=SimulatedKubelets(endpoint, registry)
+                        if SimulatedNodes.name in options.controllers else None)
     election = None
     if options.etcd is not None and (options.workers > 1 or options.etcd.leader_elect):
         leases = registry.lookup("coordination.k8s.io", "v1", "leases")
@@ -267,6 +288,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
             raise SystemExit(1) from None
         crds.start()
         await _bootstrap(endpoint, state)
+        await endpoint.admission.start()
         collector.freeze()  # the recovered store, before any request or watch exists
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
         identity = IdentityLease(client.with_agent(KUBE_APISERVER)) if options.apiserver_identity else None
@@ -274,8 +296,9 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
             identity.start()
 
         def manager() -> ControllerManager:
+            settings = replace(options.controller_settings, data_dir=options.data_dir)
             return ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
-                                             options.node_monitor_grace_seconds), options.controllers)
+                                             options.node_monitor_grace_seconds, settings), options.controllers)
 
         # glibc keeps the heap's free pages after a burst of connections; see apiserver/allocator.py.
         releaser = asyncio.create_task(allocator.release_periodically(), name="release-free-memory")
@@ -294,6 +317,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
         if identity is not None:
             await identity.stop()
         await controllers.stop()
+        await endpoint.admission.stop()
         releaser.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await releaser

@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Lifespan, Receive, Scope, Send
 
 from apiserver import errors, metrics
+from apiserver.admission.chain import with_warnings
 from apiserver.auth import access, escalation, impersonation, reviews
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
@@ -40,6 +41,7 @@ from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.readplans import ReadPlan, ReadPlans
+from apiserver.http.simkubelet import SimulatedKubelets
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import objects
@@ -53,6 +55,8 @@ log = logging.getLogger("apiserver.http")
 
 _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
 _GZIP_THRESHOLD = 128 * 1024
+# The scope key of a write's Target, whose admitted audit annotations the audit record ends with.
+_WRITE = "apiserver.write_target"
 
 
 @dataclass
@@ -79,6 +83,8 @@ class ServerState:
     audit: AuditLog | None = None
     # The browser console at /console/ (`--console=false` turns it off).
     console: bool = True
+    # The kubelet API of simulated nodes, while their fake kubelets run here.
+    simulated_kubelets: SimulatedKubelets | None = None
 
     def token_lookup(self, token: str, audiences: list[str]) -> tuple[User, list[str]] | None:
         """TokenReview's question: whose token is this, for which of the audiences asked about."""
@@ -90,6 +96,10 @@ class ServerState:
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:
+    write = request.scope.get(_WRITE)
+    if write is not None and write.admitted is not None:
+        # Upstream answers with every warning a request collected, whatever its outcome.
+        exc = with_warnings(exc, write.admitted.warnings)
     body, media_type, headers = error_parts(exc, request.headers.get("accept", ""))
     return Response(body, status_code=exc.code, media_type=media_type, headers=headers)
 
@@ -151,8 +161,10 @@ async def _audited(log: AuditLog, request: Request, identify: Callable[[Request]
         return response
     body = bytes(response.body)
     status = orjson.loads(body) if response.status_code >= 400 and body.startswith(b"{") else None
+    admitted = request.scope.get(_WRITE)
     log.finish(event, described, "ResponseComplete", response.status_code, status, request_body, content_type,
-               body or None)
+               body or None, None if admitted is None or admitted.admitted is None
+               else admitted.admitted.audit_annotations)
     return response
 
 
@@ -400,7 +412,10 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     target = Target(rt, namespace, name, parsed.subresource, query, _header(request, b"user-agent"),
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or "")
                     if writes else None,
-                    requester=Requester(user.name, user.uid, user.groups) if writes else None)
+                    requester=Requester(user.name, user.uid, user.groups) if writes else None,
+                    user=user if writes else None)
+    if writes:
+        request.scope[_WRITE] = target  # what admission adds to the audit record is read from it after
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:
@@ -408,7 +423,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if parsed.subresource is not None and not rt.group and kubelet.handles(rt.plural, parsed.subresource):
         upgrade = "upgrade" in request.headers.get("connection", "").lower()
         return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource,
-                                              query, upgrade))
+                                              query, upgrade, state.simulated_kubelets,
+                                              kubelet.proxied_path(path, name or "")))
     if rt.plural == "serviceaccounts" and parsed.subresource == "token" and name is not None:
         body = await _read_body(request, state.limits.max_body_bytes)
         request_body = bodies.decode_object(body, request.headers.get("content-type"))
