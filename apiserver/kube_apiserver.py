@@ -30,7 +30,6 @@ log = logging.getLogger("fastkube-kube-apiserver")
 # kube-apiserver's flags that have no counterpart here, and why each is let go.
 IGNORED = {
     "advertise-address": "no Endpoints are written for the `kubernetes` Service",
-    "allow-privileged": "privileged containers are never refused (no PodSecurity admission)",
     "authorization-mode": "RBAC always decides (system:masters may do everything)",
     "disable-admission-plugins": "the admission this server applies is fixed (docs/compatibility.md)",
     "enable-admission-plugins": "the admission this server applies is fixed (docs/compatibility.md)",
@@ -87,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--service-account-issuer", action="append", default=[])
     parser.add_argument("--service-account-key-file", action="append", default=[])
     parser.add_argument("--service-account-signing-key-file", default="")
+    parser.add_argument("--allow-privileged", type=_bool, nargs="?", const=True, default=False,
+                        help="let privileged containers in (kube-apiserver's default: false)")
+    parser.add_argument("--admission-control-config-file", help="an AdmissionConfiguration (PodSecurity's)")
     parser.add_argument("--audit-log-path")
     parser.add_argument("--audit-policy-file")
     parser.add_argument("--request-timeout", type=go_duration, default=Limits().request_timeout_seconds)
@@ -178,7 +180,9 @@ def options(argv: Sequence[str] | None = None) -> ServeOptions:
                         simulate_nodes=args.fastkube_simulate_nodes, anonymous_auth=args.anonymous_auth,
                         audit_log_path=args.audit_log_path, audit_policy_file=args.audit_policy_file,
                         etcd=etcd, apiserver_identity=_feature_gates(args.feature_gates),
-                        tls=_tls(args, data_dir), service_accounts=accounts)
+                        tls=_tls(args, data_dir), service_accounts=accounts,
+                        allow_privileged=args.allow_privileged,
+                        admission_control_config_file=args.admission_control_config_file)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

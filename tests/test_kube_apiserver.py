@@ -196,10 +196,17 @@ def test_service_account_tokens_are_signed_with_envtests_key_and_issuer(started:
     assert review.status.user_info.username == "system:serviceaccount:default:robot"
 
 
+def test_allow_privileged_lets_a_privileged_container_in(started: Started) -> None:
+    pod = {"metadata": {"name": "privileged"},
+           "spec": {"containers": [{"name": "c", "image": "busybox", "securityContext": {"privileged": True}}]}}
+    with started.api() as api:
+        created = client.CoreV1Api(api).create_namespaced_pod("default", pod)
+    assert created.spec.containers[0].security_context.privileged is True
+
+
 def test_flags_meaning_nothing_here_are_named_in_the_log(started: Started) -> None:
     log = started.log()
-    for flag, why in [("--allow-privileged=true", "privileged containers are never refused"),
-                      ("--authorization-mode=RBAC", "RBAC always decides"),
+    for flag, why in [("--authorization-mode=RBAC", "RBAC always decides"),
                       ("--disable-admission-plugins=ServiceAccount",
                        "the admission this server applies is fixed"),
                       ("--service-cluster-ip-range=10.0.0.0/24",
