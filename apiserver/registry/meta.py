@@ -150,11 +150,12 @@ def _kube_finalizers(values: Any, path: str) -> list[FieldError]:
             for i, value in enumerate(values or ()) if "/" not in value and value not in _STANDARD_FINALIZERS]
 
 
-def validate(meta: dict[str, Any], namespaced: bool, name_rule: NameRule, kube: bool = True) -> list[FieldError]:
-    """ValidateObjectMeta of an object being created."""
+def validate(meta: dict[str, Any], namespaced: bool, name_rule: NameRule, kube: bool = True,
+             generate_name_checked: bool = True) -> list[FieldError]:
+    """ValidateObjectMeta of an object being created (WithOpts: without judging generateName)."""
     found: list[FieldError] = []
     generate_name = meta.get("generateName")
-    if generate_name:
+    if generate_name and generate_name_checked:
         found += [field.invalid("metadata.generateName", generate_name, msg) for msg in name_rule(generate_name, True)]
     name = meta.get("name")
     if not name:

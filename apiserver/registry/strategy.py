@@ -38,6 +38,7 @@ class Strategy(Protocol):
     deletes_contents: bool  # deleting it deletes what it holds, at once (the namespace controller's part)
     scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
     kube_finalizers: bool  # a bare finalizer name must be a standard one (core's ValidateObjectMeta)
+    checks_generate_name: bool  # generateName is judged too (not under ValidateObjectMetaWithOpts)
 
     @property
     def name_rule(self) -> NameRule:
@@ -182,6 +183,7 @@ class KindStrategy:
     deletes_contents: bool = False
     scale_selector_is_map: bool = False
     kube_finalizers: bool = True
+    checks_generate_name: bool = True
     name_rule: NameRule = subdomain_name
 
     def __post_init__(self) -> None:

@@ -18,5 +18,5 @@ def _default_api_service(obj: Obj) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "APIService": KindStrategy(default=_default_api_service, name_rule=path_segment),
+    "APIService": KindStrategy(default=_default_api_service, name_rule=path_segment, kube_finalizers=False),
 }

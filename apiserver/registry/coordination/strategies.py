@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from apiserver.registry.strategy import NO_RULES, Strategy
+from apiserver.registry.strategy import KindStrategy, Strategy
 
-STRATEGIES: dict[str, Strategy] = {"Lease": NO_RULES}
+# Metadata is judged by apimachinery's ValidateObjectMeta, without core's finalizer-name rule.
+STRATEGIES: dict[str, Strategy] = {"Lease": KindStrategy(kube_finalizers=False)}

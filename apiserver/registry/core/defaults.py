@@ -43,9 +43,13 @@ def _probe(probe: Any) -> None:
 
 
 def _container(c: Obj) -> None:
-    c.setdefault("terminationMessagePath", "/dev/termination-log")
-    c.setdefault("terminationMessagePolicy", "File")
-    c.setdefault("imagePullPolicy", _image_pull_policy(str(c.get("image") or "")))
+    # Go sets what is empty, not only what is absent.
+    if not c.get("terminationMessagePath"):
+        c["terminationMessagePath"] = "/dev/termination-log"
+    if not c.get("terminationMessagePolicy"):
+        c["terminationMessagePolicy"] = "File"
+    if not c.get("imagePullPolicy"):
+        c["imagePullPolicy"] = _image_pull_policy(str(c.get("image") or ""))
     for port in c.get("ports") or ():
         if isinstance(port, dict):
             port.setdefault("protocol", "TCP")

@@ -117,7 +117,8 @@ STRATEGIES: dict[str, Strategy] = {
     "PodTemplate": KindStrategy(default=defaults.pod_template, validate=pod_validation.pod_template,
                                 generation_field="template"),
     "ReplicationController": KindStrategy(default=defaults.replication_controller,
-                                          validate=validation.replication_controller, scale_selector_is_map=True),
+                                          validate=validation.replication_controller, scale_selector_is_map=True,
+                                          checks_generate_name=False),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.
     "Service": KindStrategy(default=defaults.service, validate=validation.service,
                             validate_update=validation.service_update, returns_deleted_object=True,

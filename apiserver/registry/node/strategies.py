@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from apiserver.registry.strategy import NO_RULES, Strategy
+from apiserver.registry.strategy import KindStrategy, Strategy
 
-STRATEGIES: dict[str, Strategy] = {"RuntimeClass": NO_RULES}
+# The reference takes a bare finalizer name on a RuntimeClass: its metadata is judged by apimachinery alone.
+STRATEGIES: dict[str, Strategy] = {"RuntimeClass": KindStrategy(kube_finalizers=False)}

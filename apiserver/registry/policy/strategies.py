@@ -6,5 +6,5 @@ from apiserver.registry.policy import validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 STRATEGIES: dict[str, Strategy] = {
-    "PodDisruptionBudget": KindStrategy(validate=validation.pod_disruption_budget),
+    "PodDisruptionBudget": KindStrategy(validate=validation.pod_disruption_budget, kube_finalizers=False),
 }

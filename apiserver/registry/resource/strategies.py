@@ -33,5 +33,5 @@ def _default_resource_claim_template(obj: Obj) -> None:
 STRATEGIES: dict[str, Strategy] = {
     "ResourceClaim": KindStrategy(default=_default_resource_claim),
     "ResourceClaimTemplate": KindStrategy(default=_default_resource_claim_template),
-    "DeviceClass": NO_RULES, "ResourceSlice": NO_RULES,
+    "DeviceClass": KindStrategy(checks_generate_name=False), "ResourceSlice": NO_RULES,
 }
