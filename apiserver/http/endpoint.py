@@ -7,7 +7,7 @@ decode an object. Reads splice the stored bytes into the answer.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Awaitable, Callable, Hashable, Iterator, Mapping, NamedTuple
 
 import orjson
@@ -519,6 +519,7 @@ class Endpoint:
 
     async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         options = _delete_options(raw, content_type, t.query)
+        t = _as_options_ask(t, options)
         return await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
 
     async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any]) -> Reply:
@@ -556,6 +557,7 @@ class Endpoint:
 
     async def delete_collection(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         options = _delete_options(raw, content_type, t.query)
+        t = _as_options_ask(t, options)
         selection = self.selection(t)
         _, items = self.store.list(t.rt.storage_key, selection.namespace)
         deleted: list[bytes] = []
@@ -574,12 +576,16 @@ class Endpoint:
 
     async def _delete_namespace(self, t: Target, key: Key, current: StoredObject, obj: dict[str, Any]) -> Reply:
         meta = obj["metadata"]
+        if t.dry_run:  # a namespace already terminating is not emptied by a dry run either
+            if not meta.get("deletionTimestamp"):
+                meta["deletionTimestamp"] = objects.now_rfc3339()
+                meta["deletionGracePeriodSeconds"] = 0
+                obj.setdefault("status", {})["phase"] = "Terminating"
+            return _json(200, obj)
         if not meta.get("deletionTimestamp"):
             meta["deletionTimestamp"] = objects.now_rfc3339()
             meta["deletionGracePeriodSeconds"] = 0
             obj.setdefault("status", {})["phase"] = "Terminating"
-            if t.dry_run:
-                return _json(200, obj)
             current = await self._write(t, key, objects.ordered(obj), current)
         await self._empty_namespace(t, key[2])
         await self._finalize_namespace(t, key[2])
@@ -741,21 +747,34 @@ def _default_namespace(obj: dict[str, Any]) -> None:
 
 
 def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, str]) -> dict[str, Any]:
+    """DeleteOptions as kube-apiserver's delete handlers read them: from the body when there is one,
+    otherwise from the query (never both: a body's options stand alone), then validated."""
     options: dict[str, Any] = {}
     if raw.strip():
         decoded = bodies.decode_object(raw, content_type)
         if not isinstance(decoded, dict):
             raise errors.bad_request("the body of a delete must be a DeleteOptions object")
         options = decoded
+    else:
+        options = _delete_options_from_query(query)
+    requested = options.get("gracePeriodSeconds")
+    if requested is not None and not isinstance(requested, int):
+        raise errors.bad_request("gracePeriodSeconds must be an integer")
+    dry_run = options.get("dryRun")
+    if dry_run is not None and (not isinstance(dry_run, list) or not all(isinstance(v, str) for v in dry_run)):
+        raise errors.bad_request("dryRun must be a list of strings")
+    propagation.check_options(options)
+    return options
+
+
+def _delete_options_from_query(query: Mapping[str, str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
     grace = query.get("gracePeriodSeconds")
     if grace is not None:
         try:
             options["gracePeriodSeconds"] = int(grace)
         except ValueError:
             raise errors.bad_request(f'gracePeriodSeconds: Invalid value: "{grace}"') from None
-    requested = options.get("gracePeriodSeconds")
-    if requested is not None and not isinstance(requested, int):
-        raise errors.bad_request("gracePeriodSeconds must be an integer")
     policy = query.get("propagationPolicy")
     if policy is not None:
         options["propagationPolicy"] = policy
@@ -764,5 +783,15 @@ def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, st
         if orphan not in ("true", "false"):
             raise errors.bad_request(f'orphanDependents: Invalid value: "{orphan}": must be a boolean')
         options["orphanDependents"] = orphan == "true"
-    propagation.check_options(options)
+    if "dryRun" in query:
+        options["dryRun"] = [query["dryRun"]]
     return options
+
+
+def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
+    """The target with its dry-run taken from the DeleteOptions, which may come from the body, where
+    kubectl --dry-run=server puts it: a dry-run delete must not delete."""
+    query = {k: v for k, v in t.query.items() if k != "dryRun"}
+    if options.get("dryRun"):
+        query["dryRun"] = "All"
+    return replace(t, query=query)
