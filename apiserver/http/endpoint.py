@@ -23,6 +23,7 @@ from apiserver.kinds import (
     fieldvalidation,
     flowcontrol,
     managedfields,
+    namespacelifecycle,
     objects,
     propagation,
     services,
@@ -575,6 +576,7 @@ class Endpoint:
     # -- namespaces: the namespace controller's part, done at once -----------------------------
 
     async def _delete_namespace(self, t: Target, key: Key, current: StoredObject, obj: dict[str, Any]) -> Reply:
+        namespacelifecycle.admit_namespace_delete(key[2])
         meta = obj["metadata"]
         if t.dry_run:  # a namespace already terminating is not emptied by a dry run either
             if not meta.get("deletionTimestamp"):
