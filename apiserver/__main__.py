@@ -10,6 +10,7 @@ import sys
 from apiserver.auth import access, pki, tokens
 from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
+from apiserver.kinds.services import DEFAULT_SERVICE_RANGE, ServiceRange
 from apiserver.server import DEFAULT_EVENT_LOOP, EVENT_LOOPS, EtcdFlags, ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
 
@@ -65,6 +66,15 @@ def _feature_gates(value: str) -> dict[str, bool]:
     return gates
 
 
+def _service_range(value: str) -> ServiceRange:
+    if "," in value:
+        raise argparse.ArgumentTypeError("dual-stack service ranges are not served here: give one CIDR")
+    try:
+        return ServiceRange.parse(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m apiserver",
                                      description="A Kubernetes-compatible API server on an embedded store.")
@@ -111,6 +121,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--feature-gates", type=_feature_gates, default=dict(FEATURE_GATES), metavar="Name=bool,...",
                         help="kube-apiserver's gates this server reads: APIServerIdentity (default true) keeps the "
                              "kube-system Lease apiserver-<hash> renewed every 10 s")
+    parser.add_argument("--service-cluster-ip-range", type=_service_range, default=DEFAULT_SERVICE_RANGE,
+                        metavar="CIDR", help="the range Services' cluster IPs are assigned from, as kube-apiserver's "
+                                             "flag; the kubernetes Service takes its first address "
+                                             f"(default {DEFAULT_SERVICE_RANGE.cidr})")
     parser.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
                         help="how long a node may go without a heartbeat before it is marked Unknown")
     etcd = parser.add_argument_group("etcd", "serve from etcd instead of the embedded store (--data-dir still "
@@ -161,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
                            audit_policy_file=args.audit_policy_file,
                            etcd=_etcd_flags(args), workers=args.workers, console=args.console,
                            apiserver_identity=args.feature_gates["APIServerIdentity"],
-                           event_loop=args.event_loop))
+                           event_loop=args.event_loop, service_range=args.service_cluster_ip_range))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import ipaddress
 import logging
@@ -37,7 +38,7 @@ from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.readplans import ReadPlans
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.http.tls import ClientCertificateProtocol
-from apiserver.kinds import managedfields, objects
+from apiserver.kinds import managedfields, objects, services
 from apiserver.kinds.bootstrap import BootstrapObject, bootstrap_objects
 from apiserver.kinds.resources import Registry, builtin_registry
 from apiserver.storage import etcdkeys
@@ -79,6 +80,7 @@ class ServeOptions:
     console: bool = True
     apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
     event_loop: str = DEFAULT_EVENT_LOOP  # one of EVENT_LOOPS, uvicorn's `loop=`
+    service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE  # --service-cluster-ip-range
 
 
 @dataclass
@@ -102,7 +104,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _bootstrap_objects() -> list[tuple[str, str, str, dict[str, Any]]]:
+def _bootstrap_objects(service_range: services.ServiceRange) -> list[tuple[str, str, str, dict[str, Any]]]:
     """What kube-apiserver itself creates on a fresh cluster: (group, resource, namespace, object)."""
     bootstrap: list[tuple[str, str, str, dict[str, Any]]] = [
         ("", "namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
@@ -117,17 +119,20 @@ def _bootstrap_objects() -> list[tuple[str, str, str, dict[str, Any]]]:
         "apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "kubernetes", "namespace": "default",
                      "labels": {"component": "apiserver", "provider": "kubernetes"}},
-        "spec": {"clusterIP": "10.96.0.1", "type": "ClusterIP", "sessionAffinity": "None",
+        "spec": {"clusterIP": service_range.first, "type": "ClusterIP", "sessionAffinity": "None",
                  "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}))
     bootstrap += [(bootstrap_policy.RBAC_GROUP, o.resource, o.namespace, o.body) for o in bootstrap_policy.objects()]
     return bootstrap
 
 
 async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
-    for group, plural, namespace, body in _bootstrap_objects():
+    for group, plural, namespace, body in _bootstrap_objects(endpoint.service_range):
         await _create_missing(endpoint, state, BootstrapObject(group, "v1", plural, managedfields.KUBE_APISERVER,
                                                                body, None, None), namespace)
     for found in bootstrap_objects():
+        if found.resource == "servicecidrs":  # the default ServiceCIDR is the --service-cluster-ip-range
+            found = dataclasses.replace(found, body={**found.body, "spec": {
+                "cidrs": [str(endpoint.service_range.cidr)]}})
         await _create_missing(endpoint, state, found, "")
 
 
@@ -212,7 +217,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
                                                          None if options.plain_http else creds.ca_cert))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
-                        limits.max_object_bytes)
+                        limits.max_object_bytes, options.service_range)
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
     discovery = Discovery(registry, address, synthetic.external_versions)
     state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,

@@ -157,8 +157,10 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 
 class Endpoint:
     def __init__(self, store: Store, registry: Registry, watch_queue_limit: int = 1000,
-                 bookmark_seconds: float = 60.0, max_object_bytes: int = Limits.max_object_bytes) -> None:
+                 bookmark_seconds: float = 60.0, max_object_bytes: int = Limits.max_object_bytes,
+                 service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE) -> None:
         self.store = store
+        self.service_range = service_range
         self.watches = WatchHub(store)
         self.watch_queue_limit = watch_queue_limit  # events a watcher may fall behind before it is closed
         self.bookmark_seconds = bookmark_seconds
@@ -325,7 +327,7 @@ class Endpoint:
             decided_at, held = self.store.list(t.rt.storage_key, None)
             ips, ports = services.taken(_load(s) for _, s in held)
             ips.update(k[2] for k, _ in self.store.list(services.IP_ADDRESSES, None)[1])
-            services.allocate(obj, ips, ports)
+            services.allocate(obj, ips, ports, self.service_range)
         if t.rt.kind == "Pod":
             self._copy_node_topology(obj)
         admission.admit_create(t.rt.kind, obj, self._decoded)
