@@ -11,6 +11,7 @@ Two kinds of rule, both pure functions on decoded objects:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from apiserver.kinds import admission_defaults, autoscaling, config_defaults, schemas
@@ -171,6 +172,11 @@ def _volume(v: Obj) -> None:
         v["hostPath"].setdefault("type", "")
 
 
+@functools.cache
+def _volume_sources() -> frozenset[str]:
+    return frozenset(schemas.definitions()["io.k8s.api.core.v1.Volume"]["properties"]) - {"name"}
+
+
 def pod_spec(spec: Obj) -> None:
     for key in ("initContainers", "containers", "ephemeralContainers"):
         for c in spec.get(key) or ():
@@ -178,6 +184,8 @@ def pod_spec(spec: Obj) -> None:
                 _container(c)
     for v in spec.get("volumes") or ():
         if isinstance(v, dict):
+            if all(v.get(source) is None for source in _volume_sources()):
+                v["emptyDir"] = {}  # SetDefaults_Volume: a volume that names no source is an emptyDir
             _volume(v)
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
