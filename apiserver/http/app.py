@@ -30,7 +30,7 @@ from apiserver.auth.x509 import ClientCertificates
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import audit, deprecated, eviction, kubelet, requestinfo, tls
+from apiserver.http import audit, deprecated, eviction, kubelet, pretty, requestinfo, tls
 from apiserver.http.answers import NO_CACHE, AnswerResponse
 from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
@@ -244,6 +244,13 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
     deadlines = Deadlines(state.limits.request_timeout_seconds)
 
     async def api(request: Request, user: User) -> Response:
+        response = await _api_answer(request, user)
+        if not isinstance(response, WatchResponse) and pretty.wanted(
+                request.scope["query_string"], _header(request, b"user-agent"), _header(request, b"accept")):
+            return pretty.prettified(response)
+        return response
+
+    async def _api_answer(request: Request, user: User) -> Response:
         try:
             plan = _planned(state, request)
             if plan is None:
