@@ -33,6 +33,7 @@ class CustomVersion(Protocol):
     has_status: bool
     crd_name: str
     created: str  # the CRD's creationTimestamp
+    deprecation_warning: str | None  # the Warning of every request to a deprecated version
 
     @property
     def codec(self) -> Codec: ...
