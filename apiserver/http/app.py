@@ -407,7 +407,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     target = Target(rt, namespace, name, parsed.subresource, query, _header(request, b"user-agent"),
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or "")
                     if writes else None,
-                    requester=Requester(user.name, user.uid, user.groups) if writes else None)
+                    requester=Requester(user.name, user.uid, user.groups, user.extra_json()) if writes else None)
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:

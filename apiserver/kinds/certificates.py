@@ -8,7 +8,7 @@ its update and transition times.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 Obj = dict[str, Any]
@@ -23,6 +23,7 @@ class Requester:
     name: str
     uid: str
     groups: tuple[str, ...]
+    extra: dict[str, list[str]] = field(default_factory=dict)  # keys in Go's sorted map order
 
 
 def record_requester(csr: Obj, requester: Requester | None) -> None:
@@ -41,6 +42,8 @@ def record_requester(csr: Obj, requester: Requester | None) -> None:
     if _AUTHENTICATED not in groups:
         groups.append(_AUTHENTICATED)
     spec["groups"] = groups
+    if requester.extra:
+        spec["extra"] = {key: list(values) for key, values in requester.extra.items()}
 
 
 def keep_request(new: Obj, old: Obj) -> None:
