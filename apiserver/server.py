@@ -37,7 +37,7 @@ from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.readplans import ReadPlans
 from apiserver.http.synthetic import SyntheticResources
-from apiserver.http.tls import ClientCertificateProtocol
+from apiserver.http.tls import ClientCaConfig, ClientCertificateProtocol
 from apiserver.kinds import managedfields, objects, services
 from apiserver.kinds.bootstrap import BootstrapObject, bootstrap_objects
 from apiserver.kinds.resources import Registry, builtin_registry
@@ -311,7 +311,7 @@ def serve_worker(options: ServeOptions) -> None:
 
 def _uvicorn_config(app: ApiRoutes, options: ServeOptions) -> uvicorn.Config:
     creds = pki.ensure_credentials(options.data_dir, [])
-    return uvicorn.Config(
+    return ClientCaConfig(
         app, host=options.host, port=options.port, loop=options.event_loop, ws="wsproto", lifespan="on",
         # httptools, with the client certificate of a connection passed on to the app.
         http=ClientCertificateProtocol,
