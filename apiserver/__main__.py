@@ -121,6 +121,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--feature-gates", type=_feature_gates, default=dict(FEATURE_GATES), metavar="Name=bool,...",
                         help="kube-apiserver's gates this server reads: APIServerIdentity (default true) keeps the "
                              "kube-system Lease apiserver-<hash> renewed every 10 s")
+    parser.add_argument("--node-startup-grace-period", type=float, default=60.0, metavar="SECONDS",
+                        help="how long a node that never reported may stay silent before it is marked Unknown")
     parser.add_argument("--service-cluster-ip-range", type=_service_range, default=DEFAULT_SERVICE_RANGE,
                         metavar="CIDR", help="the range Services' cluster IPs are assigned from, as kube-apiserver's "
                                              "flag; the kubernetes Service takes its first address "
@@ -171,6 +173,7 @@ def main(argv: list[str] | None = None) -> None:
                            args.watch_bookmark_seconds, limits, controllers=controllers,
                            simulate_nodes=args.simulate_nodes,
                            node_monitor_grace_seconds=args.node_monitor_grace_period,
+                           node_startup_grace_seconds=args.node_startup_grace_period,
                            anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
                            audit_policy_file=args.audit_policy_file,
                            etcd=_etcd_flags(args), workers=args.workers, console=args.console,

@@ -72,6 +72,7 @@ class ServeOptions:
     controllers: list[str] = field(default_factory=list)  # names, as enabled_controllers() reads the flag
     simulate_nodes: int = 0
     node_monitor_grace_seconds: float = 50.0
+    node_startup_grace_seconds: float = 60.0
     anonymous_auth: bool = False
     audit_log_path: str | None = None
     audit_policy_file: str | None = None
@@ -258,7 +259,8 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
 
         def manager() -> ControllerManager:
             return ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
-                                             options.node_monitor_grace_seconds), options.controllers)
+                                             options.node_monitor_grace_seconds,
+                                             options.node_startup_grace_seconds), options.controllers)
 
         # glibc keeps the heap's free pages after a burst of connections; see apiserver/allocator.py.
         releaser = asyncio.create_task(allocator.release_periodically(), name="release-free-memory")

@@ -33,6 +33,7 @@ class Context:
     ca_pem: str = ""  # the cluster CA that the root CA publisher puts in every namespace
     simulated_nodes: int = 0
     node_monitor_grace_seconds: float = 50.0  # kube-controller-manager's --node-monitor-grace-period
+    node_startup_grace_seconds: float = 60.0  # its --node-startup-grace-period, for nodes never heard from
 
     def informer(self, group: str, version: str, plural: str) -> Informer:
         return self.informers.for_type(self.client.resource(group, version, plural))
