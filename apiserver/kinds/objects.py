@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import apiextensions, certificates, fieldmanager, strategy
+from apiserver.kinds import apiextensions, certificates, ephemeralcontainers, fieldmanager, strategy
 from apiserver.kinds.resources import ResourceType
 from apiserver.kinds.validation import validate_metadata
 
@@ -193,6 +193,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     `applied` are the managedFields a server-side apply computed, which stand instead of tracking."""
     now = now_rfc3339()
     old_meta = old["metadata"]
+    if subresource == ephemeralcontainers.SUBRESOURCE:
+        new = ephemeralcontainers.prepare_update(new, old)
     if subresource == "approval":
         approved = certificates.approval_update(new, old, now)
         strategy.track(rt, approved, old, manager, subresource, now)
@@ -256,7 +258,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     # Compared as stored, so that fields Go always writes do not count as changes.
     new = strategy.shaped(new)
     meta = new["metadata"]
-    _record(rt, new, old, manager, None, now, applied, given)
+    _record(rt, new, old, manager, subresource if subresource == ephemeralcontainers.SUBRESOURCE else None, now,
+            applied, given)
     strategy.update_strategy(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
@@ -265,6 +268,10 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             errors.FieldError("FieldValueForbidden", "metadata.finalizers",
                               "Forbidden: no new finalizers can be added if the object is being deleted")])
     validate(rt, new, old)
+    if subresource == ephemeralcontainers.SUBRESOURCE:
+        problems = ephemeralcontainers.validate_update(new, old)
+        if problems:
+            raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
     return ordered(strategy.shaped(new))
 
 
