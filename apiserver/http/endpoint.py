@@ -50,7 +50,7 @@ from apiserver.storage.interface import (
 from apiserver.storage.snapshot import Snapshot
 from apiserver.watch.fanout import Watcher, WatchHub
 from apiserver.watch.stream import open_watch, parse_watch_options
-from apiserver.wire import bodies, protobuf
+from apiserver.wire import bodies, gojson, protobuf
 
 _NAMESPACES = "namespaces"
 # Service creates racing another server's for the same IP and port ranges, before the client gets a 409.
@@ -740,6 +740,15 @@ def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
     if (t.rt.custom is not None and t.subresource != "scale"
             and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
         raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
+    if (bodies.media_type(content_type) or bodies.JSON) == bodies.JSON:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            # transformDecodeError, when not even the kind could be read
+            kind = "Scale" if t.subresource == "scale" else t.rt.kind
+            raise errors.bad_request(
+                f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
+                f"json parse error: {gojson.syntax_error(raw)} ({gojson.summary(raw)})") from None
     return bodies.decode_object(raw, content_type)
 
 
