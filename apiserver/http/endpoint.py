@@ -28,6 +28,7 @@ from apiserver.kinds import (
     propagation,
     services,
     strategy,
+    unconditional,
 )
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
@@ -486,8 +487,9 @@ class Endpoint:
                        headers: dict[str, str], applied: ManagedFields | None = None) -> Reply:
         new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
         old = _load(current)
-        rv = new["metadata"].get("resourceVersion")
-        if check_rv and rv and rv != str(current.rv):
+        given = new["metadata"].get("resourceVersion")
+        rv = unconditional.precondition(t.rt, t.name or "", given) if check_rv else None
+        if rv and rv != str(current.rv):
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
         if t.rt.kind == "Service" and t.subresource is None:
             services.keep_allocated(new, old)
