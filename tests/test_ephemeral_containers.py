@@ -4,7 +4,6 @@ containers change, and they may be added, never changed or removed (ValidatePodE
 from __future__ import annotations
 
 import pytest
-
 from support import ServerProcess, run_kubectl
 
 PODS = "/api/v1/namespaces/default/pods"

@@ -8,7 +8,6 @@ import json
 from collections.abc import Iterator
 
 import pytest
-
 from support import ServerProcess, run_kubectl, wait_for
 
 CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",

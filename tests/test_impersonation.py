@@ -12,7 +12,6 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from keepalive import Connection
 from support import ServerProcess, run_kubectl
 

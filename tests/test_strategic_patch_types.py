@@ -4,7 +4,6 @@ upstream's unstructured converter, as kube-apiserver's patch handler wraps them 
 from __future__ import annotations
 
 import pytest
-
 from support import ServerProcess, run_kubectl
 
 

@@ -7,7 +7,6 @@ the reference's kubectl (`kubectl create --raw PATH -f FILE`)."""
 from __future__ import annotations
 
 import pytest
-
 from support import ServerProcess, run_kubectl
 
 POD_YAML = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: valid-pod\nspec:\n  containers:\n  - name: c\n    image: i\n"

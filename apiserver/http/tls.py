@@ -59,7 +59,7 @@ class ClientCaConfig(uvicorn.Config):
             name_client_cas(self.ssl, self.ssl_ca_certs)
 
 
-def name_client_cas(context: ssl.SSLContext, ca_file: str) -> None:
+def name_client_cas(context: ssl.SSLContext, ca_file: str | os.PathLike[str]) -> None:
     libssl = ctypes.CDLL(_ssl.__file__)  # its symbol lookup reaches the libssl the module is linked to
     load = libssl.SSL_load_client_CA_file
     load.restype, load.argtypes = ctypes.c_void_p, [ctypes.c_char_p]

@@ -8,7 +8,8 @@ its update and transition times.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 Obj = dict[str, Any]
@@ -23,7 +24,7 @@ class Requester:
     name: str
     uid: str
     groups: tuple[str, ...]
-    extra: dict[str, list[str]] = field(default_factory=dict)  # keys in Go's sorted map order
+    extra: dict[str, list[str]] = dataclass_field(default_factory=dict)  # keys in Go's sorted map order
 
 
 def record_requester(csr: Obj, requester: Requester | None) -> None:

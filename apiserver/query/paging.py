@@ -14,8 +14,8 @@ from typing import Any, Mapping
 import orjson
 
 from apiserver import errors
-from apiserver.wire import gojson
 from apiserver.storage.snapshot import ObjectKey
+from apiserver.wire import gojson
 
 _TOKEN_VERSION = "meta.k8s.io/v1"
 _INVALID_KEY = "continue key is not valid"
