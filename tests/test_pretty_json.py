@@ -58,3 +58,12 @@ def test_a_watch_stays_one_event_a_line(shared_server: ServerProcess) -> None:
     body = _curl(shared_server, "/api/v1/namespaces?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Ddefault")
     lines = body.splitlines()
     assert lines and all(json.loads(line)["type"] == "ADDED" for line in lines)
+
+
+def test_a_refused_credential_is_indented_for_curl_too(shared_server: ServerProcess) -> None:
+    curl = shutil.which("curl") or unavailable("curl is not on PATH")
+    done = subprocess.run([curl, "-sS", "--cacert", shared_server.ca, "-H", "Authorization: Bearer wrong",
+                           shared_server.url + "/api/v1/namespaces"], capture_output=True, text=True, timeout=30,
+                          check=False)
+    assert done.stdout.startswith('{\n  "kind": "Status"')
+    assert json.loads(done.stdout)["code"] == 401
