@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 
 from support import ServerProcess, run_kubectl
 
@@ -70,3 +71,17 @@ def test_a_full_range_is_refused(tmp_path: object) -> None:
         assert status == 500
         assert refused["message"] == ('Internal error occurred: failed to allocate a serviceIP for Service '
                                       '"one-too-many": range is full')
+
+
+def test_an_assigned_cluster_ip_may_not_change(shared_server: ServerProcess) -> None:
+    """validateUpgradeDowngradeClusterIPs, as kubectl apply meets it (headless, then an address); the
+    message is kube-apiserver 1.36.2's for the same two applies. --force deletes and recreates."""
+    headless = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "revised"},
+                "spec": {"clusterIP": "None", "selector": {"app": "test"}, "ports": [{"port": 80}]}}
+    run_kubectl(shared_server, "apply", "-f", "-", stdin=json.dumps(headless))
+    headless["spec"]["clusterIP"] = "10.96.0.12"
+    out = run_kubectl(shared_server, "apply", "-f", "-", stdin=json.dumps(headless), check=False)
+    assert out.returncode == 1
+    assert 'spec.clusterIPs[0]: Invalid value: ["10.96.0.12"]: may not change once set' in out.stderr
+    run_kubectl(shared_server, "apply", "--force", "-f", "-", stdin=json.dumps(headless))
+    assert shared_server.json("GET", f"{SERVICES}/revised")[1]["spec"]["clusterIPs"] == ["10.96.0.12"]

@@ -492,7 +492,7 @@ class Endpoint:
         if rv and rv != str(current.rv):
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
         if t.rt.kind == "Service" and t.subresource is None:
-            services.keep_allocated(new, old)
+            services.prepare_update(new, old)
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         if t.subresource is None:
             self._server_status(t, prepared, old)

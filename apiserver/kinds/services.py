@@ -10,6 +10,7 @@ of the pool.
 from __future__ import annotations
 
 import ipaddress
+import json
 import random
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -154,6 +155,54 @@ def allocate(svc: Obj, ips: set[str], ports: set[int], service_range: ServiceRan
                 port["nodePort"] = _free_port(ports)
     if problems:
         raise errors.invalid("Service", "", str(svc["metadata"].get("name") or ""), problems)
+
+
+def prepare_update(new: Obj, old: Obj) -> None:
+    """An update's cluster IPs as upstream's service storage reads them (normalizeClusterIPs, then
+    patchAllocatedValues); 422 when the primary one would change."""
+    _normalize_cluster_ips(new.setdefault("spec", {}), old.get("spec") or {})
+    keep_allocated(new, old)
+    problems = _cluster_ip_changes(new["spec"], old.get("spec") or {})
+    if problems:
+        raise errors.invalid("Service", "", str(new["metadata"].get("name") or ""), problems)
+
+
+def _normalize_cluster_ips(spec: Obj, old_spec: Obj) -> None:
+    """What a client that sets only the singular clusterIP meant for the plural clusterIPs."""
+    ip, old_ip = spec.get("clusterIP") or "", old_spec.get("clusterIP") or ""
+    ips, old_ips = spec.get("clusterIPs") or [], old_spec.get("clusterIPs") or []
+    if old_ips and not ips and old_ip == ip:
+        spec["clusterIPs"] = ips = old_ips
+    if old_ip != ip and ips == old_ips:
+        if old_ip and not ip:
+            spec.pop("clusterIPs", None)
+        else:
+            spec["clusterIPs"] = [ip]
+
+
+def _headless(spec: Obj) -> bool:
+    return spec.get("type", "ClusterIP") == "ClusterIP" and spec.get("clusterIPs") == ["None"]
+
+
+def _cluster_ip_changes(spec: Obj, old_spec: Obj) -> list[errors.FieldError]:
+    """validateUpgradeDowngradeClusterIPs: assigned cluster IPs may not change, unless to or from
+    ExternalName (a second family's address may come and go: dual-stack is not served here)."""
+    if "ExternalName" in (spec.get("type"), old_spec.get("type")) or (_headless(spec) and _headless(old_spec)):
+        return []
+    ips, old_ips = spec.get("clusterIPs") or [], old_spec.get("clusterIPs") or []
+    shown = json.dumps(ips, separators=(",", ":"))
+    if len(old_ips) == len(ips):
+        return [errors.FieldError("FieldValueInvalid", f"spec.clusterIPs[{i}]",
+                                  f"Invalid value: {shown}: may not change once set")
+                for i, ip in enumerate(old_ips) if ip != ips[i]]
+    if len(old_ips) > len(ips):
+        if not ips:
+            return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
+                                      f"Invalid value: {shown}: primary clusterIP can not be unset")]
+        if ips[0] != old_ips[0]:
+            return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
+                                      f"Invalid value: {shown}: may not change once set")]
+    return []
 
 
 def keep_allocated(new: Obj, old: Obj) -> None:
