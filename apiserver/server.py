@@ -240,6 +240,8 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
         election.on_elected.append(crds.resync)
     with open(creds.ca_cert) as f:
         ca_pem = f.read()
+    with open(os.path.join(os.path.dirname(creds.ca_cert), "ca.key")) as f:
+        ca_key_pem = f.read()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -260,7 +262,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
         def manager() -> ControllerManager:
             return ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
                                              options.node_monitor_grace_seconds,
-                                             options.node_startup_grace_seconds), options.controllers)
+                                             options.node_startup_grace_seconds, ca_key_pem), options.controllers)
 
         # glibc keeps the heap's free pages after a burst of connections; see apiserver/allocator.py.
         releaser = asyncio.create_task(allocator.release_periodically(), name="release-free-memory")

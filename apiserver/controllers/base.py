@@ -34,6 +34,7 @@ class Context:
     simulated_nodes: int = 0
     node_monitor_grace_seconds: float = 50.0  # kube-controller-manager's --node-monitor-grace-period
     node_startup_grace_seconds: float = 60.0  # its --node-startup-grace-period, for nodes never heard from
+    ca_key_pem: str = ""  # the cluster CA's key, which the CSR signer signs with
 
     def informer(self, group: str, version: str, plural: str) -> Informer:
         return self.informers.for_type(self.client.resource(group, version, plural))

@@ -16,6 +16,7 @@ from typing import Any, Callable, Coroutine
 
 from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.cronjob import CronJobController
+from apiserver.controllers.csrsigning import CSRSigning
 from apiserver.controllers.daemonset import DaemonSetController
 from apiserver.controllers.deployment import DeploymentController
 from apiserver.controllers.disruption import DisruptionController
@@ -50,6 +51,7 @@ CONTROLLERS: dict[str, Factory] = {
     DaemonSetController.name: DaemonSetController,
     JobController.name: JobController,
     CronJobController.name: CronJobController,
+    CSRSigning.name: CSRSigning,
     TTLAfterFinished.name: TTLAfterFinished,
     EndpointsController.name: EndpointsController,
     EndpointSliceController.name: EndpointSliceController,
