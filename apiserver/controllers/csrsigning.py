@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import base64
 import datetime
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -134,7 +135,7 @@ class CSRSigning(Controller):
         ca, ca_key = self._authority()
         ttl = _DEFAULT_TTL if expiration is None else min(max(datetime.timedelta(seconds=expiration), _MIN_TTL),
                                                           _DEFAULT_TTL)
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = datetime.datetime.now(datetime.UTC)
         builder = (x509.CertificateBuilder().subject_name(request.subject).issuer_name(ca.subject)
                    .public_key(request.public_key()).serial_number(x509.random_serial_number())
                    .not_valid_before(now - _BACKDATE)
