@@ -66,6 +66,15 @@ def _feature_gates(value: str) -> dict[str, bool]:
     return gates
 
 
+def _authorization_modes(value: str) -> tuple[str, ...]:
+    modes = tuple(mode.strip() for mode in value.split(",") if mode.strip())
+    unknown = [mode for mode in modes if mode not in access.AUTHORIZATION_MODES]
+    if unknown or not modes:
+        raise argparse.ArgumentTypeError(f"authorization modes served here: {', '.join(access.AUTHORIZATION_MODES)}"
+                                         f"; not {', '.join(unknown) or 'none'}")
+    return modes
+
+
 def _service_range(value: str) -> ServiceRange:
     if "," in value:
         raise argparse.ArgumentTypeError("dual-stack service ranges are not served here: give one CIDR")
@@ -123,6 +132,9 @@ def main(argv: list[str] | None = None) -> None:
                              "kube-system Lease apiserver-<hash> renewed every 10 s")
     parser.add_argument("--node-startup-grace-period", type=float, default=60.0, metavar="SECONDS",
                         help="how long a node that never reported may stay silent before it is marked Unknown")
+    parser.add_argument("--authorization-mode", type=_authorization_modes, default=("RBAC",), metavar="MODES",
+                        help="kube-apiserver's flag: authorizers tried in order, of RBAC, AlwaysAllow and AlwaysDeny "
+                             "(default RBAC)")
     parser.add_argument("--service-cluster-ip-range", type=_service_range, default=DEFAULT_SERVICE_RANGE,
                         metavar="CIDR", help="the range Services' cluster IPs are assigned from, as kube-apiserver's "
                                              "flag; the kubernetes Service takes its first address "
@@ -178,7 +190,8 @@ def main(argv: list[str] | None = None) -> None:
                            audit_policy_file=args.audit_policy_file,
                            etcd=_etcd_flags(args), workers=args.workers, console=args.console,
                            apiserver_identity=args.feature_gates["APIServerIdentity"],
-                           event_loop=args.event_loop, service_range=args.service_cluster_ip_range))
+                           event_loop=args.event_loop, service_range=args.service_cluster_ip_range,
+                           authorization_modes=args.authorization_mode))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

@@ -82,6 +82,7 @@ class ServeOptions:
     apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
     event_loop: str = DEFAULT_EVENT_LOOP  # one of EVENT_LOOPS, uvicorn's `loop=`
     service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE  # --service-cluster-ip-range
+    authorization_modes: tuple[str, ...] = ("RBAC",)  # --authorization-mode
 
 
 @dataclass
@@ -222,7 +223,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
     discovery = Discovery(registry, address, synthetic.external_versions)
     state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,
-                        access.Authorizer(store),
+                        access.Authorizer(store, options.authorization_modes),
                         ServiceAccountTokens(store, SigningKey.load_or_create(os.path.join(options.data_dir, "pki"))),
                         ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches), ReadPlans(registry),
