@@ -3,7 +3,6 @@ AlwaysAllow allowing what reaches it (test/cmd runs RBAC,AlwaysAllow), AlwaysDen
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
