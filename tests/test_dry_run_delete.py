@@ -65,3 +65,13 @@ def test_an_unknown_dry_run_value_in_the_body_is_refused(shared_server: ServerPr
     assert refused["message"] == ('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: '
                                   '["Some"]: supported values: "All"')
     assert _configmaps(shared_server, "dry-bad") == ["c"]
+
+
+def test_a_body_stands_alone_even_beside_a_dry_run_query(shared_server: ServerProcess) -> None:
+    """Upstream reads the query only when there is no body: kube-apiserver 1.36.2 deleted the object for
+    the same request (curl -X DELETE -d '{"kind":"DeleteOptions","apiVersion":"v1"}' '...?dryRun=All')."""
+    _namespace_with_configmaps(shared_server, "dry-both", "gone")
+    status, _ = shared_server.json("DELETE", "/api/v1/namespaces/dry-both/configmaps/gone?dryRun=All",
+                                   {"kind": "DeleteOptions", "apiVersion": "v1"})
+    assert status == 200
+    assert _configmaps(shared_server, "dry-both") == []
