@@ -17,7 +17,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from apiserver import allocator, collector, workers
+from apiserver import allocator, collector, metrics, workers
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
@@ -185,8 +185,10 @@ def etcd_layout(registry: Registry, prefix: str) -> etcdkeys.Layout:
 
 def _store(options: ServeOptions, registry: Registry) -> Store:
     if options.etcd is None:
-        return EmbeddedStore(StoreOptions(os.path.join(options.data_dir, "store"), options.history_size,
-                                          options.history_seconds, options.snapshot_every))
+        store = EmbeddedStore(StoreOptions(os.path.join(options.data_dir, "store"), options.history_size,
+                                           options.history_seconds, options.snapshot_every))
+        metrics.GROUP_COMMIT.stats = store.stats
+        return store
     flags = options.etcd
     events = registry.lookup("", "v1", "events")
     assert events is not None

@@ -5,8 +5,9 @@ Two kinds of rule, both pure functions on decoded objects:
 - `admit(kind, obj)`: what the default admission plugins add on create (DefaultTolerationSeconds,
   TaintNodesByCondition, StorageObjectInUseProtection), and the pod strategy's status. Those that read
   other objects (Priority, DefaultStorageClass, DefaultIngressClass) are in admission.py.
-- `go_zero(obj, schema)`: fields whose Go struct is not a pointer, or lacks omitempty, are written
-  out even when unset (`resources: {}`, `lastProbeTime: null`). The table is keyed by definition name.
+- `always_written(definition)`: fields whose Go struct is not a pointer, or lacks omitempty, are written
+  out even when unset (`resources: {}`, `lastProbeTime: null`), keyed by definition name; shaping.py
+  writes them.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from apiserver.kinds import admission_defaults, autoscaling, config_defaults, schemas
+from apiserver.kinds import admission_defaults, autoscaling, config_defaults
 
 Obj = dict[str, Any]
 
@@ -84,32 +85,9 @@ for _definition in ("coordination.v1.Lease", "networking.v1.NetworkPolicy", "pol
     _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["spec"] = {}
 
 
-# Kept in etcd as JSON rather than protobuf, so an empty list stays one.
-_JSON_STORED = "io.k8s.apiextensions-apiserver."
-
-
 def always_written(definition: str) -> dict[str, Any]:
     """The fields of a definition Go writes even when unset, with the value it writes."""
     return _GO_ZERO.get(definition, {})
-
-
-def go_zero(value: Any, schema: schemas.Schema | None) -> Any:
-    """The value with every never-set field Go would write out anyway."""
-    if isinstance(value, list):
-        item = schemas.child_schema(schema, None)
-        return [go_zero(v, item) for v in value]
-    if not isinstance(value, dict) or schema is None:
-        return value
-    name = schemas.ref_name(schema) or ""
-    for key, zero in _GO_ZERO.get(name, {}).items():
-        if key not in value:
-            value[key] = {} if zero == {} else zero
-        elif zero is None and value[key] in ([], {}) and not name.startswith(_JSON_STORED):
-            # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
-            value[key] = None
-    for key, child in value.items():
-        value[key] = go_zero(child, schemas.child_schema(schema, key))
-    return value
 
 
 def _spec(obj: Obj) -> Obj:

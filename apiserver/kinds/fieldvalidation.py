@@ -27,27 +27,92 @@ def directive(query: Mapping[str, str]) -> str:
     return value
 
 
-def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "") -> list[str]:
+class _Node:
+    """What checking a value against one schema node (as written, a `$ref` or inline) takes, compiled once.
+
+    `struct` is the Go struct a field of this node belongs to, as encoding/json names it in its errors
+    (None: the enclosing one's); `closed` says whether a key outside `properties` is unknown."""
+
+    __slots__ = ("schema", "resolved", "kinds", "struct", "properties", "extra", "items", "open", "closed",
+                 "_go_type", "_children")
+
+    def __init__(self, schema: schemas.Schema, resolved: schemas.Schema) -> None:
+        self.schema = schema  # held, so that the id this node is cached under is never reused
+        self.resolved = resolved
+        self.kinds = schemas.types_of(resolved)
+        name = schemas.ref_name(schema)
+        self.struct = name.rsplit(".", 1)[-1] if name and "properties" in resolved else None
+        properties = resolved.get("properties")
+        self.properties: dict[str, Any] = properties or {}
+        extra = resolved.get("additionalProperties")
+        self.extra: schemas.Schema | None = extra if isinstance(extra, dict) else None
+        items = resolved.get("items")
+        self.items: schemas.Schema | None = items if isinstance(items, dict) else None
+        self.open = bool(resolved.get("x-kubernetes-preserve-unknown-fields"))
+        self.closed = properties is not None and self.extra is None
+        self._go_type: str | None = None
+        self._children: dict[str | None, _Node | None] = {}
+
+    def child(self, key: str | None) -> _Node | None:
+        """A field's node (None: a list's items), or None where the schema says nothing of it."""
+        try:
+            return self._children[key]
+        except KeyError:
+            pass
+        schema = self.items if key is None else self.properties.get(key, self.extra)
+        node = self._children[key] = _compiled(schema)
+        return node
+
+    @property
+    def go_type(self) -> str:
+        if self._go_type is None:
+            self._go_type = _go_type(self.schema)
+        return self._go_type
+
+
+_NODES: dict[object, _Node | None] = {}
+
+
+def _compiled(schema: schemas.Schema | None) -> _Node | None:
+    if schema is None:
+        return None
+    name = schemas.ref_name(schema)
+    # A bare reference is made anew for each object (schemas.kind_ref): cache it by the name it names.
+    cache_key: object = name if name is not None and len(schema) == 1 else id(schema)
+    try:
+        return _NODES[cache_key]
+    except KeyError:
+        pass
     resolved = schemas.resolve(schema)
-    if resolved is None or resolved.get("x-kubernetes-preserve-unknown-fields"):
-        return []
-    if isinstance(obj, list):
-        items = schemas.items_schema(resolved)
-        return [p for i, v in enumerate(obj) for p in unknown_fields(v, items, f"{path}[{i}]")]
-    if not isinstance(obj, dict):
-        return []
-    props = resolved.get("properties")
-    extra = resolved.get("additionalProperties")
+    node = _NODES[cache_key] = None if resolved is None else _Node(schema, resolved)
+    return node
+
+
+def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "") -> list[str]:
+    """Paths of the fields the schema does not know, where it keeps a closed set of fields."""
     found: list[str] = []
+    _unknown(obj, _compiled(schema), path, found)
+    return found
+
+
+def _unknown(obj: Any, node: _Node | None, path: str, found: list[str]) -> None:
+    if node is None or node.open:
+        return
+    if isinstance(obj, list):
+        item = node.child(None)
+        if item is not None:
+            for i, v in enumerate(obj):
+                _unknown(v, item, f"{path}[{i}]", found)
+        return
+    if not isinstance(obj, dict):
+        return
     for key, value in obj.items():
         where = f"{path}.{key}" if path else key
-        if props is not None and key in props:
-            found.extend(unknown_fields(value, schemas.resolve(props[key]), where))
-        elif isinstance(extra, dict):
-            found.extend(unknown_fields(value, schemas.resolve(extra), where))
-        elif props is not None:
+        child = node.child(key)
+        if child is not None:
+            _unknown(value, child, where, found)
+        elif node.closed and key not in node.properties:
             found.append(where)
-    return found
 
 
 _JSON_KIND = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
@@ -70,8 +135,7 @@ def _go_type(schema: schemas.Schema | None) -> str:
     return {"boolean": "bool", "number": "float64"}.get(next(iter(kinds), ""), "string")
 
 
-def _fits(value: Any, resolved: schemas.Schema) -> bool:
-    kinds = schemas.types_of(resolved)
+def _fits(value: Any, kinds: set[str]) -> bool:
     if value is None or not kinds or len(kinds - {"null"}) > 1:
         return True  # null is every type's zero value; int-or-string and quantities take either
     if isinstance(value, bool):
@@ -87,28 +151,34 @@ def _fits(value: Any, resolved: schemas.Schema) -> bool:
     return "object" in kinds
 
 
-def type_error(obj: Any, schema: schemas.Schema | None, owner: str = "", path: str = "") -> str | None:
+def type_error(obj: Any, schema: schemas.Schema | None) -> str | None:
     """The first value of the wrong JSON type, in encoding/json's words, as upstream reports it."""
-    resolved = schemas.resolve(schema)
-    if resolved is None:
+    return _type_error(obj, _compiled(schema), "", "")
+
+
+def _type_error(obj: Any, node: _Node | None, owner: str, path: str) -> str | None:
+    if node is None:
         return None
-    if not _fits(obj, resolved):
+    if not _fits(obj, node.kinds):
         kind = _JSON_KIND.get(type(obj), "value")
         shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
-        return f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type {_go_type(schema)}"
+        return f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type {node.go_type}"
     if isinstance(obj, list):
-        item = schemas.child_schema(schema, None)
-        return next((e for e in (type_error(v, item, owner, path) for v in obj) if e), None)
+        item = node.child(None)
+        if item is not None:
+            for v in obj:
+                found = _type_error(v, item, owner, path)
+                if found:
+                    return found
+        return None
     if isinstance(obj, dict):
-        name = schemas.ref_name(schema) if schema is not None else None
-        struct = name.rsplit(".", 1)[-1] if name and "properties" in resolved else owner
+        struct = node.struct or owner
         for key, value in obj.items():
-            child = schemas.child_schema(schema, key)
-            if child is None:
-                continue
-            found = type_error(value, child, struct, f"{path}.{key}" if path else key)
-            if found:
-                return found
+            child = node.child(key)
+            if child is not None:
+                found = _type_error(value, child, struct, f"{path}.{key}" if path else key)
+                if found:
+                    return found
     return None
 
 

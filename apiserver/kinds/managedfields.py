@@ -118,6 +118,8 @@ def _walk(old: Any, new: Any, field: schemas.Schema | None, path: Path, changed:
         changed.add(path)
     elif new is _ABSENT:
         removed.add(path)
+    elif old == new:
+        return  # compared in C: an update leaves most of an object as it was
     value = new if new is not _ABSENT else old
     if not isinstance(value, (dict, list)) or not granular(value, field):
         if old is not _ABSENT and new is not _ABSENT and old != new:

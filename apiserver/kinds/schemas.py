@@ -112,27 +112,7 @@ def child_schema(schema: Schema | None, field: str | None) -> Schema | None:
     return extra if isinstance(extra, dict) else None
 
 
-def ordered(value: Any, schema: Schema | None) -> Any:
-    """The value with every object's keys in Go struct order, as kube-apiserver serializes them.
-
-    Fields the order file does not know follow the known ones in the order they came in. Go writes
-    maps (labels, data, resource lists) with their keys sorted.
-    """
-    if isinstance(value, list):
-        item = child_schema(schema, None)
-        return [ordered(v, item) for v in value]
-    if not isinstance(value, dict):
-        return value
-    resolved = resolve(schema)
-    if resolved is not None and "additionalProperties" in resolved and "properties" not in resolved:
-        keys = sorted(value)
-    else:
-        order = field_order().get((ref_name(schema) if schema is not None else None) or "", ())
-        keys = [k for k in order if k in value] + [k for k in value if k not in order]
-    return {k: ordered(value[k], child_schema(schema, k)) for k in keys}
-
-
 def kind_ref(group: str, version: str, kind: str) -> Schema | None:
-    """A reference to a kind's definition, the starting point of ordered()."""
+    """A reference to a kind's definition, the starting point of shaping."""
     name = definition_name(group, version, kind)
     return None if name is None else {"$ref": _REF_PREFIX + name}

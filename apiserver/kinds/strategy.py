@@ -13,7 +13,7 @@ from typing import Any, Callable
 import orjson
 
 from apiserver.errors import FieldError
-from apiserver.kinds import conversion, defaults, fieldmanager, kindvalidation, managedfields, schemas
+from apiserver.kinds import conversion, defaults, fieldmanager, kindvalidation, managedfields, schemas, shaping
 from apiserver.kinds.resources import ResourceType
 
 Obj = dict[str, Any]
@@ -31,7 +31,7 @@ def shaped(obj: Obj) -> Obj:
     ref = _ref(obj)
     if ref is None:
         return obj
-    return schemas.ordered(defaults.go_zero(obj, ref), ref)  # type: ignore[no-any-return]
+    return shaping.shaped(obj, shaping.compiled(ref))  # type: ignore[no-any-return]
 
 
 # A custom object's schema may leave parts open; upstream then tracks what it finds, maps key by key.

@@ -1,0 +1,107 @@
+"""The shape kube-apiserver writes a built-in object in, from a walk compiled once per schema node.
+
+Two rules give a stored object its shape: Go writes some never-set fields anyway (`resources: {}`,
+`lastProbeTime: null`: defaults.always_written) and writes every struct's keys in field order and
+every map's keys sorted (schemas.field_order). Both depend only on where a value sits in the schema,
+so each schema node is compiled once into what it needs, and a write walks only the nodes that can
+change something: a ConfigMap's data, a managedFields entry's fieldsV1 or a string are passed over
+whole instead of being descended into field by field with every `$ref` resolved again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver.kinds import defaults, schemas
+
+# Kept in etcd as JSON rather than protobuf, so an empty list stays one.
+_JSON_STORED = "io.k8s.apiextensions-apiserver."
+
+
+class _Node:
+    """What shaping a value at one schema node takes; None stands for a node that changes nothing."""
+
+    __slots__ = ("schema", "zeros", "nulls_empty", "sorts_keys", "order", "properties", "extra", "items",
+                 "_children")
+
+    def __init__(self, schema: schemas.Schema) -> None:
+        self.schema = schema  # held, so that the id this node is cached under is never reused
+        name = schemas.ref_name(schema) or ""
+        resolved = schemas.resolve(schema) or {}
+        self.zeros = tuple(defaults.always_written(name).items())
+        self.nulls_empty = not name.startswith(_JSON_STORED)
+        self.properties: dict[str, Any] = resolved.get("properties") or {}
+        extra = resolved.get("additionalProperties")
+        self.extra: schemas.Schema | None = extra if isinstance(extra, dict) else None
+        items = resolved.get("items")
+        self.items: schemas.Schema | None = items if isinstance(items, dict) else None
+        self.sorts_keys = self.extra is not None and "properties" not in resolved
+        self.order = tuple(schemas.field_order().get(name, ()))
+        self._children: dict[str | None, _Node | None] = {}
+
+    def child(self, key: str | None) -> _Node | None:
+        """The node of a field (None: of a list's items), compiled on first use."""
+        try:
+            return self._children[key]
+        except KeyError:
+            pass
+        if key is None:
+            schema = self.items
+        else:
+            schema = self.properties.get(key, self.extra)
+        node = self._children[key] = compiled(schema)
+        return node
+
+
+_NODES: dict[object, _Node | None] = {}
+
+
+def compiled(schema: schemas.Schema | None) -> _Node | None:
+    """The compiled node of a schema as written (a `$ref` or inline), None where shaping changes nothing."""
+    if schema is None:
+        return None
+    name = schemas.ref_name(schema)
+    # A bare reference is made anew for each object (schemas.kind_ref): cache it by the name it names.
+    cache_key: object = name if name is not None and len(schema) == 1 else id(schema)
+    try:
+        return _NODES[cache_key]
+    except KeyError:
+        pass
+    node: _Node | None = _Node(schema)
+    assert node is not None
+    if not (node.zeros or node.order or node.sorts_keys or node.properties or node.extra is not None
+            or node.items is not None):
+        node = None
+    _NODES[cache_key] = node
+    return node
+
+
+def shaped(value: Any, node: _Node | None) -> Any:
+    """The value with Go's always-written fields added (in place) and every object's keys in Go's order.
+
+    Objects and lists on the way to a node that changes something are new; what lies below a node that
+    changes nothing is the value's own."""
+    if node is None:
+        return value
+    if isinstance(value, list):
+        item = node.child(None)
+        return [shaped(v, item) for v in value] if item is not None else list(value)
+    if not isinstance(value, dict):
+        return value
+    for key, zero in node.zeros:
+        if key not in value:
+            value[key] = {} if zero == {} else zero
+        elif zero is None and node.nulls_empty and value[key] in ([], {}):
+            # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
+            value[key] = None
+    if node.sorts_keys:
+        keys: Any = sorted(value)
+    elif node.order:
+        order = node.order
+        keys = [k for k in order if k in value]
+        if len(keys) < len(value):
+            keys += [k for k in value if k not in order]
+    else:
+        keys = value
+    child = node.child
+    return {k: value[k] if (c := child(k)) is None else shaped(value[k], c) for k in keys}

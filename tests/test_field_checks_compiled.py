@@ -1,0 +1,137 @@
+"""Field validation's compiled schema walk (apiserver/kinds/fieldvalidation.py) against the plain one.
+
+The plain walk, kept here as the reference, resolves each field's schema as it goes; the compiled one
+must find the same first mistyped value (in encoding/json's words) and the same unknown fields, in the
+same order. Besides the corpus as it is, each object is checked again with values of the wrong type
+and with unknown fields put in at seeded places, so that every branch gives an answer to compare.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import pytest
+import schema_corpus
+
+from apiserver.kinds import fieldvalidation, schemas
+
+
+def _reference_unknown(obj: Any, schema: schemas.Schema | None, path: str = "") -> list[str]:
+    resolved = schemas.resolve(schema)
+    if resolved is None or resolved.get("x-kubernetes-preserve-unknown-fields"):
+        return []
+    if isinstance(obj, list):
+        items = schemas.items_schema(resolved)
+        return [p for i, v in enumerate(obj) for p in _reference_unknown(v, items, f"{path}[{i}]")]
+    if not isinstance(obj, dict):
+        return []
+    props = resolved.get("properties")
+    extra = resolved.get("additionalProperties")
+    found: list[str] = []
+    for key, value in obj.items():
+        where = f"{path}.{key}" if path else key
+        if props is not None and key in props:
+            found.extend(_reference_unknown(value, schemas.resolve(props[key]), where))
+        elif isinstance(extra, dict):
+            found.extend(_reference_unknown(value, schemas.resolve(extra), where))
+        elif props is not None:
+            found.append(where)
+    return found
+
+
+def _reference_fits(value: Any, resolved: schemas.Schema) -> bool:
+    kinds = schemas.types_of(resolved)
+    if value is None or not kinds or len(kinds - {"null"}) > 1:
+        return True
+    if isinstance(value, bool):
+        return "boolean" in kinds
+    if isinstance(value, int):
+        return bool(kinds & {"integer", "number"})
+    if isinstance(value, float):
+        return "number" in kinds or ("integer" in kinds and value.is_integer())
+    if isinstance(value, str):
+        return "string" in kinds
+    if isinstance(value, list):
+        return "array" in kinds
+    return "object" in kinds
+
+
+_JSON_KIND = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
+
+
+def _reference_type_error(obj: Any, schema: schemas.Schema | None, owner: str = "",
+                          path: str = "") -> str | None:
+    resolved = schemas.resolve(schema)
+    if resolved is None:
+        return None
+    if not _reference_fits(obj, resolved):
+        kind = _JSON_KIND.get(type(obj), "value")
+        shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
+        return (f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type "
+                f"{fieldvalidation._go_type(schema)}")
+    if isinstance(obj, list):
+        item = schemas.child_schema(schema, None)
+        return next((e for e in (_reference_type_error(v, item, owner, path) for v in obj) if e), None)
+    if isinstance(obj, dict):
+        name = schemas.ref_name(schema) if schema is not None else None
+        struct = name.rsplit(".", 1)[-1] if name and "properties" in resolved else owner
+        for key, value in obj.items():
+            child = schemas.child_schema(schema, key)
+            if child is None:
+                continue
+            found = _reference_type_error(value, child, struct, f"{path}.{key}" if path else key)
+            if found:
+                return found
+    return None
+
+
+def _places(value: Any, found: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """Every (container, key or index) in the value, depth first."""
+    if isinstance(value, dict):
+        for key in list(value):
+            found.append((value, key))
+            _places(value[key], found)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.append((value, index))
+            _places(item, found)
+    return found
+
+
+_WRONG = (7, 2.5, "text", True, [], {}, ["a"], {"k": "v"})
+
+
+def _mutated(obj: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The object with a few values of another type and a few fields nobody declared, at seeded places."""
+    rng = random.Random(seed)
+    out = copy.deepcopy(obj)
+    places = _places(out, [])
+    for container, key in rng.sample(places, min(3, len(places))):
+        if not (container is out and key in ("apiVersion", "kind")):
+            container[key] = copy.deepcopy(rng.choice(_WRONG))
+    dicts = [c for c, _ in _places(out, []) if isinstance(c, dict)] + [out]
+    for target in rng.sample(dicts, min(3, len(dicts))):
+        target[f"unknownField{rng.randrange(100)}"] = "x"
+    return out
+
+
+_CASES = [(obj, 0) for obj in schema_corpus.objects() if schema_corpus.ref(obj) is not None]
+_CASES += [(_mutated(obj, seed), seed) for seed in range(1, 4) for obj, _ in _CASES[:]]
+
+
+@pytest.mark.parametrize("index", range(len(_CASES)))
+def test_compiled_checks_give_the_reference_answers(index: int) -> None:
+    obj, _ = _CASES[index]
+    ref = schema_corpus.ref(obj)
+    assert fieldvalidation.type_error(obj, ref) == _reference_type_error(obj, ref)
+    resolved = schemas.resolve(ref)
+    assert fieldvalidation.unknown_fields(obj, resolved) == _reference_unknown(obj, resolved)
+
+
+def test_the_mutations_reach_both_answers() -> None:
+    mistyped = sum(1 for obj, seed in _CASES if seed and _reference_type_error(obj, schema_corpus.ref(obj)))
+    unknown = sum(1 for obj, seed in _CASES
+                  if seed and _reference_unknown(obj, schemas.resolve(schema_corpus.ref(obj))))
+    assert mistyped > 300 and unknown > 300, (mistyped, unknown)
