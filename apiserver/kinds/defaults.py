@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from apiserver.kinds import admission_defaults, autoscaling, config_defaults
+from apiserver.kinds import admission_defaults, autoscaling, config_defaults, schemas
 
 Obj = dict[str, Any]
 
