@@ -105,6 +105,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="how often watches that allow bookmarks receive one")
     parser.add_argument("--console", type=_flag, nargs="?", const=True, default=True, metavar="true|false",
                         help="serve the browser console at /console/")
+    parser.add_argument("--allow-privileged", type=_flag, nargs="?", const=True, default=False, metavar="true|false",
+                        help="let pods run privileged (and Windows hostProcess) containers, as kube-apiserver's flag")
+    parser.add_argument("--admission-control-config-file", metavar="FILE",
+                        help="an AdmissionConfiguration; PodSecurity's configuration (defaults, exemptions) is read")
     defaults = Limits()
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes,
                         help="largest request body; larger ones are answered 413")
@@ -190,7 +194,9 @@ def main(argv: list[str] | None = None) -> None:
                            audit_policy_file=args.audit_policy_file,
                            etcd=_etcd_flags(args), workers=args.workers, console=args.console,
                            apiserver_identity=args.feature_gates["APIServerIdentity"],
-                           event_loop=args.event_loop, service_range=args.service_cluster_ip_range,
+                           event_loop=args.event_loop, allow_privileged=args.allow_privileged,
+                           admission_control_config_file=args.admission_control_config_file,
+                           service_range=args.service_cluster_ip_range,
                            authorization_modes=args.authorization_mode))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.

@@ -18,6 +18,9 @@ import uvicorn
 from starlette.applications import Starlette
 
 from apiserver import allocator, collector, metrics, workers
+from apiserver.admission import enabled as enabled_admission_plugins
+from apiserver.admission.plugins import PluginContext, build_chain
+from apiserver.admissionplugins.admissionconfig import ConfigError
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
@@ -38,7 +41,7 @@ from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.readplans import ReadPlans
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.http.tls import ClientCaConfig, ClientCertificateProtocol
-from apiserver.kinds import managedfields, objects, services
+from apiserver.kinds import capabilities, managedfields, objects, services
 from apiserver.kinds.bootstrap import BootstrapObject, bootstrap_objects
 from apiserver.kinds.resources import Registry, builtin_registry
 from apiserver.storage import etcdkeys
@@ -81,6 +84,8 @@ class ServeOptions:
     console: bool = True
     apiserver_identity: bool = True  # the APIServerIdentity feature gate: the kube-system identity Lease
     event_loop: str = DEFAULT_EVENT_LOOP  # one of EVENT_LOOPS, uvicorn's `loop=`
+    allow_privileged: bool = False  # kube-apiserver's --allow-privileged
+    admission_control_config_file: str | None = None  # an AdmissionConfiguration (PodSecurity's is read)
     service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE  # --service-cluster-ip-range
     authorization_modes: tuple[str, ...] = ("RBAC",)  # --authorization-mode
 
@@ -203,6 +208,7 @@ def _store(options: ServeOptions, registry: Registry) -> Store:
 def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
     os.makedirs(options.data_dir, exist_ok=True)
+    capabilities.setup(options.allow_privileged)
     registry = builtin_registry()
     store = _store(options, registry)
     client_host = "127.0.0.1" if options.host in ("0.0.0.0", "::", "") else options.host
@@ -222,6 +228,12 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
                                                          None if options.plain_http else creds.ca_cert))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
                         limits.max_object_bytes, options.service_range)
+    assert enabled_admission_plugins  # imported for the plugins it registers
+    try:
+        endpoint.admission = build_chain(PluginContext(store, endpoint, registry,
+                                                       options.admission_control_config_file))
+    except ConfigError as exc:
+        raise SystemExit(f"cannot start: --admission-control-config-file: {exc}") from None
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
     discovery = Discovery(registry, address, synthetic.external_versions)
     state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,
@@ -256,6 +268,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
             raise SystemExit(1) from None
         crds.start()
         await _bootstrap(endpoint, state)
+        await endpoint.admission.start()
         collector.freeze()  # the recovered store, before any request or watch exists
         client = Client(endpoint, registry, CONTROLLER_MANAGER)
         identity = IdentityLease(client.with_agent(KUBE_APISERVER)) if options.apiserver_identity else None
@@ -284,6 +297,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
         if identity is not None:
             await identity.stop()
         await controllers.stop()
+        await endpoint.admission.stop()
         releaser.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await releaser

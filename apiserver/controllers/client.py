@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from apiserver import errors
+from apiserver.auth.tokens import User
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.kinds import managedfields
 from apiserver.kinds.resources import Registry, ResourceType
@@ -25,6 +26,15 @@ SCHEDULER = f"kube-scheduler/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
 KUBELET = f"kubelet/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
 # kube-apiserver's writes to itself (its identity Lease) name the binary it ran as, as the goldens show.
 KUBE_APISERVER = f"{managedfields.KUBE_APISERVER}/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
+
+# Who admission is told writes, per component: the users a kubeadm cluster's components authenticate
+# as, so webhooks and admission plugins see the controllers' writes as upstream's do. The simulated
+# kubelet's writes are not admitted: its user would name a node (system:node:<name>) it does not have.
+_USERS = {
+    CONTROLLER_MANAGER: User("system:kube-controller-manager", "", ("system:authenticated",)),
+    SCHEDULER: User("system:kube-scheduler", "", ("system:authenticated",)),
+    KUBE_APISERVER: User("system:apiserver", "", ("system:authenticated", "system:masters")),
+}
 
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"
@@ -48,6 +58,11 @@ class Client:
         if rt is None:
             raise LookupError(f"{plural}.{group}/{version} is not served")
         return rt
+
+    def custom_type(self, group: str, plural: str) -> ResourceType | None:
+        """A served custom resource by group and plural, in whichever version."""
+        return next((rt for rt in self._registry.types
+                     if rt.custom is not None and rt.group == group and rt.plural == plural), None)
 
     def for_kind(self, api_version: str, kind: str) -> ResourceType | None:
         """The served type an ownerReference names (the RESTMapper's job), or None."""
@@ -79,7 +94,8 @@ class Client:
 
     def _target(self, rt: ResourceType, namespace: str, name: str | None,
                 subresource: str | None = None) -> Target:
-        return Target(rt, namespace if rt.namespaced else "", name, subresource, {}, self.user_agent)
+        return Target(rt, namespace if rt.namespaced else "", name, subresource, {}, self.user_agent,
+                      user=_USERS.get(self.user_agent))
 
     def get(self, rt: ResourceType, namespace: str, name: str, subresource: str | None = None) -> Obj | None:
         """The object's durable state (or that of its subresource, such as `scale`), or None."""

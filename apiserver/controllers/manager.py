@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable, Coroutine
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.cronjob import CronJobController
@@ -25,8 +26,10 @@ from apiserver.controllers.garbagecollector import GarbageCollector
 from apiserver.controllers.job import JobController
 from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.nodelifecycle import NodeLifecycle
+from apiserver.controllers.policystatus import ValidatingAdmissionPolicyStatusController
 from apiserver.controllers.replicaset import ReplicaSetController
 from apiserver.controllers.replicationcontroller import ReplicationManager
+from apiserver.controllers.resourcequota import ResourceQuotaController
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
@@ -46,6 +49,7 @@ CONTROLLERS: dict[str, Factory] = {
     ReplicaSetController.name: ReplicaSetController,
     ReplicationManager.name: ReplicationManager,
     GarbageCollector.name: GarbageCollector,
+    ResourceQuotaController.name: ResourceQuotaController,
     StatefulSetController.name: StatefulSetController,
     DisruptionController.name: DisruptionController,
     DaemonSetController.name: DaemonSetController,
@@ -53,6 +57,7 @@ CONTROLLERS: dict[str, Factory] = {
     CronJobController.name: CronJobController,
     CSRSigning.name: CSRSigning,
     TTLAfterFinished.name: TTLAfterFinished,
+    ValidatingAdmissionPolicyStatusController.name: ValidatingAdmissionPolicyStatusController,
     EndpointsController.name: EndpointsController,
     EndpointSliceController.name: EndpointSliceController,
     NodeLifecycle.name: NodeLifecycle,

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from apiserver.errors import FieldError
-from apiserver.kinds import crschema
+from apiserver.kinds import crschema, crvalidations
 from apiserver.kinds.conversion import Codec
 from apiserver.kinds.resources import ResourceType, Subresource
 from columns.crd import CrdPrinter, crd_printer
@@ -97,8 +97,16 @@ class CustomVersion:
         crschema.prune(obj, self.schema)
         crschema.default(obj, self.schema)
 
-    def problems(self, obj: dict[str, Any]) -> list[FieldError]:
-        return crschema.validate(obj, self.schema)
+    @functools.cached_property
+    def rules(self) -> crvalidations.RuleValidator | None:
+        """The schema's x-kubernetes-validations, compiled once for this version of the CRD."""
+        return crvalidations.build(self.schema)
+
+    def problems(self, obj: dict[str, Any], old: dict[str, Any] | None = None) -> list[FieldError]:
+        problems = crschema.validate(obj, self.schema)
+        if self.rules is not None:
+            problems += self.rules.validate(obj, old, "")
+        return problems
 
     def generation_fields(self, obj: dict[str, Any]) -> dict[str, Any]:
         """What a change to bumps metadata.generation: all but metadata (and status, if a subresource)."""

@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Lifespan, Receive, Scope, Send
 
 from apiserver import errors, metrics
+from apiserver.admission.chain import with_warnings
 from apiserver.auth import access, escalation, impersonation, reviews
 from apiserver.auth.serviceaccounts import API_AUDIENCES, ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
@@ -53,6 +54,8 @@ log = logging.getLogger("apiserver.http")
 
 _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
 _GZIP_THRESHOLD = 128 * 1024
+# The scope key of a write's Target, whose admitted audit annotations the audit record ends with.
+_WRITE = "apiserver.write_target"
 
 
 @dataclass
@@ -90,6 +93,10 @@ class ServerState:
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:
+    write = request.scope.get(_WRITE)
+    if write is not None and write.admitted is not None:
+        # Upstream answers with every warning a request collected, whatever its outcome.
+        exc = with_warnings(exc, write.admitted.warnings)
     body, media_type, headers = error_parts(exc, request.headers.get("accept", ""))
     return Response(body, status_code=exc.code, media_type=media_type, headers=headers)
 
@@ -159,8 +166,10 @@ async def _audited(log: AuditLog, request: Request, identify: Callable[[Request]
         return response
     body = bytes(response.body)
     status = orjson.loads(body) if response.status_code >= 400 and body.startswith(b"{") else None
+    admitted = request.scope.get(_WRITE)
     log.finish(event, described, "ResponseComplete", response.status_code, status, request_body, content_type,
-               body or None)
+               body or None, None if admitted is None or admitted.admitted is None
+               else admitted.admitted.audit_annotations)
     return response
 
 
@@ -411,7 +420,10 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     target = Target(rt, namespace, name, parsed.subresource, query, _header(request, b"user-agent"),
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or "")
                     if writes else None,
-                    requester=Requester(user.name, user.uid, user.groups, user.extra_json()) if writes else None)
+                    requester=Requester(user.name, user.uid, user.groups, user.extra_json()) if writes else None,
+                    user=user if writes else None)
+    if writes:
+        request.scope[_WRITE] = target  # what admission adds to the audit record is read from it after
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
     if rt.namespaced and verb in ("create",) and not namespace:

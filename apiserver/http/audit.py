@@ -210,7 +210,12 @@ class AuditLog:
         return event
 
     def finish(self, event: Event, request: Request, stage: str, code: int, status: dict[str, Any] | None,
-               request_body: bytes | None, content_type: str | None, response_body: bytes | None) -> None:
+               request_body: bytes | None, content_type: str | None, response_body: bytes | None,
+               annotations: dict[str, str] | None = None) -> None:
+        """`annotations` are what admission added to the record (webhooks' auditAnnotations, failed-open
+        and mutation notes)."""
+        if annotations:
+            event.fields["annotations"] = dict(sorted(annotations.items()))
         response: dict[str, Any] = {"metadata": {}}
         if status is not None:
             response.update({k: status[k] for k in ("status", "message", "reason") if k in status})
@@ -240,6 +245,8 @@ class AuditLog:
         received = line.pop("requestReceivedTimestamp")
         line["requestReceivedTimestamp"] = received
         line["stageTimestamp"] = now
+        if "annotations" in line:
+            line["annotations"] = line.pop("annotations")
         self._out.write(orjson.dumps(line) + b"\n")
         self._out.flush()
 

@@ -7,13 +7,18 @@ decode an object. Reads splice the stored bytes into the answer.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Hashable, Iterator, Mapping, NamedTuple
 
 import orjson
 
 from apiserver import errors
+from apiserver.admission.attributes import create_options, delete_options, update_options
+from apiserver.admission.chain import AdmissionChain, Admitted
+from apiserver.auth.tokens import User
 from apiserver.crd import crdspec
+from apiserver.http import admitting
 from apiserver.http.limits import Limits
 from apiserver.kinds import (
     admission,
@@ -77,6 +82,10 @@ class Target:
     admit: Callable[[dict[str, Any]], None] | None = None
     # Who asked, for the kinds that record it (CertificateSigningRequests).
     requester: certificates.Requester | None = None
+    # Who admission is told asked; None for the server's own writes, which are not admitted.
+    user: User | None = None
+    # What the admission plugins added to this write's answer (made when a plugin first runs).
+    admitted: Admitted | None = None
 
     @property
     def codec(self) -> Codec:
@@ -168,6 +177,8 @@ class Endpoint:
         self.max_object_bytes = max_object_bytes
         self._registry = registry
         self.assembled = AssemblyCache()
+        # Replaced by the server's own (apiserver.admission.plugins.build_chain): empty, nothing is admitted.
+        self.admission = AdmissionChain()
 
     @property
     def _namespaced_types(self) -> dict[str, ResourceType]:
@@ -300,8 +311,15 @@ class Endpoint:
         body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
                                             t.rt.custom)
-        obj = t.codec.stored(body)
-        obj = objects.prepare_create(t.rt, obj, t.manager, applied)
+        obj = objects.decoded_for_create(t.rt, t.codec.stored(body), t.manager, applied)
+        if t.rt.namespaced:
+            # NamespaceLifecycle, the first plugin upstream: a missing or terminating namespace is
+            # answered before any other plugin sees the object.
+            ns = self.store.latest((_NAMESPACES, "", t.namespace))
+            objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt,
+                                             str(obj["metadata"].get("name") or ""))
+        obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, create_options(t.query))
+        obj = objects.prepare_create(t.rt, obj)
         attempts = _ALLOCATION_ATTEMPTS if t.rt.kind == "Service" else 1
         for attempt in range(1, attempts + 1):
             try:
@@ -315,9 +333,6 @@ class Endpoint:
 
     async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str]) -> Reply:
         name = obj["metadata"]["name"]
-        if t.rt.namespaced:
-            ns = self.store.latest((_NAMESPACES, "", t.namespace))
-            objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt, name)
         if t.rt.kind == "Namespace":
             _default_namespace(obj)
         key = t.key(name)
@@ -338,19 +353,20 @@ class Endpoint:
         obj = objects.reshaped(obj)
         if t.admit is not None:
             t.admit(obj)
+        await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
-            return Reply(201, orjson.dumps(t.codec.served(obj)), headers=warnings)
+            return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, warnings))
         if t.rt.kind == "Service":
             await self._hold_cluster_ips(obj)
         stored = await self._write(t, key, obj, None, unchanged_since=decided_at)
-        return Reply(201, t.codec.served_bytes(stored.data), headers=warnings)
+        return Reply(201, t.codec.served_bytes(stored.data), headers=admitting.headers(t, warnings))
 
     async def create_subresource(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         """POST to a named object's subresource: pods/binding is the one served."""
         if t.rt.kind != "Pod" or t.subresource != "binding":
             raise errors.method_not_allowed(f"create is not supported on {t.rt.plural}/{t.subresource}")
-        return await self._bind(t, bodies.decode_object(raw, content_type), t.name or "")
+        return await self._bind(t, bodies.decode_object(raw, content_type), t.name or "", t)
 
     async def _bind_legacy(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         """POST .../bindings: pods/binding for the pod the Binding names (upstream's LegacyBindingREST)."""
@@ -360,9 +376,19 @@ class Endpoint:
         body = _decode_body(t, raw, content_type)
         meta = body.get("metadata") if isinstance(body, dict) else None
         name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
-        return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name)
+        return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t)
 
-    async def _bind(self, pods: Target, body: Any, name: str) -> Reply:
+    async def admit_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
+        """A create that stores nothing itself (a Binding, an Eviction): admitted as a whole, before it acts."""
+        options = create_options(t.query)
+        obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, options)
+        await admitting.validate(self.admission, t, "CREATE", obj, None, options)
+        return obj
+
+    async def _bind(self, pods: Target, body: Any, name: str, asked: Target) -> Reply:
+        """`asked` is the request as the client made it: pods/binding, or the legacy bindings resource."""
+        if isinstance(body, dict) and not self.admission.empty:
+            body = await self.admit_create(asked, body)
         request = binding.check(body, name, pods.namespace)
         if not name:
             raise errors.bad_request("Name parameter required.")
@@ -371,7 +397,8 @@ class Endpoint:
         bound = binding.bind(_load(current), request)
         if not target.dry_run:
             await self._write(target, target.key(), bound, current)
-        return _json(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
+        return Reply(201, _encode({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                                   "code": 201}), headers=admitting.headers(asked, {}))
 
     async def _hold_cluster_ips(self, svc: dict[str, Any]) -> None:
         """The allocator's IPAddress objects, written before the Service as upstream's are."""
@@ -493,6 +520,10 @@ class Endpoint:
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
         if t.rt.kind == "Service" and t.subresource is None:
             services.prepare_update(new, old)
+        if not self.admission.empty:
+            # Mutating admission sees the object as decoded and defaulted, before the update strategy.
+            new = await admitting.mutate(self.admission, t, "UPDATE", objects.decoded_for_update(t.rt, new), old,
+                                         update_options(t.query))
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         if t.subresource is None:
             self._server_status(t, prepared, old)
@@ -500,6 +531,8 @@ class Endpoint:
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if t.admit is not None:
             t.admit(prepared)
+        await admitting.validate(self.admission, t, "UPDATE", prepared, old, update_options(t.query))
+        headers = admitting.headers(t, headers)
         if _same_but_managed_fields(prepared, old) and fieldmanager.same_but_times(
                 prepared["metadata"].get("managedFields") or [], old["metadata"].get("managedFields") or []):
             prepared = old
@@ -516,20 +549,34 @@ class Endpoint:
         return Reply(200, t.codec.served_bytes(stored.data), headers=headers)
 
     async def _scale(self, t: Target, current: StoredObject, scale: Any) -> Reply:
+        admitted = isinstance(scale, dict) and not self.admission.empty
+        old_scale = objects.scale_of(t.rt, _load(current)) if admitted else None
+        if admitted:
+            scale = await admitting.mutate(self.admission, t, "UPDATE", scale, old_scale, update_options(t.query))
         obj = objects.apply_scale(t.rt, _load(current), scale, t.manager)
+        if admitted:
+            await admitting.validate(self.admission, t, "UPDATE", objects.scale_of(t.rt, obj), old_scale,
+                                     update_options(t.query))
         if not t.dry_run:
             current = await self._write(t, t.key(), obj, current)
             obj = _load(current)
-        return _json(200, objects.scale_of(t.rt, obj))
+        return Reply(200, _encode(objects.scale_of(t.rt, obj)), headers=admitting.headers(t, {}))
 
     async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         options = _delete_options(raw, content_type, t.query)
         t = _as_options_ask(t, options)
-        return await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
+        reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
+        reply.headers = admitting.headers(t, reply.headers)
+        return reply
 
-    async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any]) -> Reply:
+    async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any],
+                          collection: bool = False) -> Reply:
         obj = _load(current)
         objects.check_preconditions(t.rt, obj, options.get("preconditions"))
+        if not self.admission.empty:
+            # A deletecollection's items are admitted as upstream's are: without a name.
+            await admitting.admit_delete(self.admission, t, _load(current), delete_options(options, t.query),
+                                         "" if collection else None)
         grace = objects.deletion_grace(t.rt, obj, options.get("gracePeriodSeconds"))
         if t.rt.kind == "Namespace":
             return await self._delete_namespace(t, key, current, obj)
@@ -570,12 +617,12 @@ class Endpoint:
             current = self.store.latest(key)
             if current is None or not selection.matches(key, current.data):
                 continue
-            target = Target(t.rt, key[1], key[2], None, t.query)
-            await self._delete_one(target, key, current, options)
+            target = dataclasses.replace(t, namespace=key[1], name=key[2], admitted=admitting.admitted(t))
+            await self._delete_one(target, key, current, options, collection=True)
             deleted.append(t.codec.served_bytes(current.data))
         head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
                              "metadata": {"resourceVersion": str(self.store.revision)}})
-        return Reply(200, head[:-1] + b',"items":[' + b",".join(deleted) + b"]}")
+        return Reply(200, head[:-1] + b',"items":[' + b",".join(deleted) + b"]}", headers=admitting.headers(t, {}))
 
     # -- namespaces: the namespace controller's part, done at once -----------------------------
 
@@ -693,6 +740,15 @@ class Endpoint:
             await self._release_cluster_ips(obj)
         return stored
 
+    async def write_status(self, rt: ResourceType, obj: dict[str, Any], expected: StoredObject) -> None:
+        """A status decided outside the verbs (a quota's charge), written as kube-apiserver's own client
+        would through the status subresource; a 409 when `expected` is no longer the object's state."""
+        meta = obj["metadata"]
+        t = Target(rt, meta.get("namespace", ""), meta["name"], "status", {}, managedfields.KUBE_APISERVER)
+        prepared = objects.prepare_update(rt, obj, _load(expected), "status", managedfields.KUBE_APISERVER)
+        prepared["metadata"]["resourceVersion"] = _load(expected)["metadata"].get("resourceVersion")
+        await self._write(t, t.key(), prepared, expected)
+
     async def _mark_flow_schemas(self, level: str, exists: bool) -> None:
         """APF's configuration consumer: FlowSchemas of a level that came or went say whether it dangles."""
         rt = self._registry.lookup(flowcontrol.GROUP, "v1", "flowschemas")
@@ -809,4 +865,4 @@ def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
     query = {k: v for k, v in t.query.items() if k != "dryRun"}
     if options.get("dryRun"):
         query["dryRun"] = "All"
-    return replace(t, query=query)
+    return dataclasses.replace(t, query=query)

@@ -16,6 +16,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.errors import ApiError
+from apiserver.http import admitting
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.kinds import objects
 from apiserver.kinds.resources import ResourceType
@@ -32,7 +33,10 @@ _CONFLICT_RETRIES = 20  # upstream's EvictionsRetry steps
 
 
 async def evict(endpoint: Endpoint, budgets: ResourceType, t: Target, raw: bytes, content_type: str | None) -> Reply:
-    options = _delete_options(t, bodies.decode_object(raw, content_type))
+    eviction = bodies.decode_object(raw, content_type)
+    if isinstance(eviction, dict) and not endpoint.admission.empty:
+        eviction = await endpoint.admit_create(t, eviction)
+    options = _delete_options(t, eviction)
     dry_run = options.get("dryRun") == ["All"]
     pod = _load(endpoint, t.rt, t.namespace, t.name or "")
     if _budget_can_be_ignored(pod):
@@ -235,7 +239,7 @@ async def _delete(endpoint: Endpoint, t: Target, pod: dict[str, Any], options: d
     await endpoint.delete(Target(t.rt, t.namespace, t.name, None, query, t.user_agent),
                           orjson.dumps(delete_options), bodies.JSON)
     return Reply(201, orjson.dumps({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                                    "code": 201}))
+                                    "code": 201}), headers=admitting.headers(t, {}))
 
 
 async def _mark_disruption_target(endpoint: Endpoint, t: Target, pod: dict[str, Any],

@@ -6,10 +6,11 @@ CRD object itself, as any kind's rules are about its objects.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from apiserver.errors import FieldError
-from apiserver.kinds import crschema
+from apiserver.kinds import crrulechecks, crschema
 from columns.crd import COLUMN_TYPES
 from columns.jsonpath import InvalidPath, compile_path
 
@@ -84,16 +85,22 @@ def validate_crd(crd: dict[str, Any]) -> list[FieldError]:
     if sum(1 for v in versions if isinstance(v, dict) and v.get("storage")) != 1:
         problems.append(FieldError("FieldValueInvalid", "spec.versions",
                                    "Invalid value: ...: must have exactly one version marked as storage version"))
+    # Upstream validates its internal form, where versions that share one schema hold it once, at
+    # spec.validation: that is where their rules' errors are reported, once.
+    shared = len({json.dumps((v.get("schema") or {}).get("openAPIV3Schema"), sort_keys=True)
+                  for v in versions if isinstance(v, dict)}) == 1
     for index, version in enumerate(versions):
         if not isinstance(version, dict) or not version.get("name"):
             problems.append(FieldError("FieldValueRequired", f"spec.versions[{index}].name", "Required value"))
             continue
-        problems.extend(_validate_schema(version, f"spec.versions[{index}].schema.openAPIV3Schema"))
+        rules_path = "spec.validation.openAPIV3Schema" if shared else f"spec.versions[{index}].schema.openAPIV3Schema"
+        problems.extend(_validate_schema(version, f"spec.versions[{index}].schema.openAPIV3Schema",
+                                         rules_path if index == 0 or not shared else None))
         problems.extend(_validate_columns(version, f"spec.versions[{index}]"))
     return problems
 
 
-def _validate_schema(version: dict[str, Any], path: str) -> list[FieldError]:
+def _validate_schema(version: dict[str, Any], path: str, rules_path: str | None) -> list[FieldError]:
     """A structural schema: present, an object at the root, and a type on every field it specifies."""
     schema = (version.get("schema") or {}).get("openAPIV3Schema")
     if not isinstance(schema, dict):
@@ -106,6 +113,8 @@ def _validate_schema(version: dict[str, Any], path: str) -> list[FieldError]:
             problems.append(FieldError("FieldValueRequired", f"{path}.type",
                                        "Required value: must not be empty at the root"))
     _typed_fields(schema, path, problems)
+    if not problems and rules_path is not None:
+        problems += crrulechecks.schema_rule_problems(schema, rules_path)
     return problems
 
 

@@ -187,14 +187,18 @@ def _pod(obj: Obj) -> None:
     spec.setdefault("enableServiceLinks", True)
 
 
-def _admit_pod(obj: Obj) -> None:
-    spec = _spec(obj)
-    # DefaultTolerationSeconds admission: tolerate a not-ready or unreachable node for 300s.
+def default_toleration_seconds(spec: Obj) -> None:
+    """DefaultTolerationSeconds admission: tolerate a not-ready or unreachable node for 300s."""
     tolerations = spec.setdefault("tolerations", [])
     for key in _NOT_READY_TOLERATIONS:
         if not any(isinstance(t, dict) and t.get("key") == key and t.get("effect") in ("NoExecute", None)
                    for t in tolerations):
             tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300})
+
+
+def _admit_pod(obj: Obj) -> None:
+    spec = _spec(obj)
+    default_toleration_seconds(spec)
     # The pod strategy starts every pod Pending, in the QoS class its resources give it.
     status = obj.setdefault("status", {})
     status.setdefault("phase", "Pending")

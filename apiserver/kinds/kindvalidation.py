@@ -11,6 +11,7 @@ import json
 from typing import Any, Callable
 
 from apiserver.errors import FieldError
+from apiserver.kinds import capabilities, policyvalidation
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, path_segment_name
 
 Obj = dict[str, Any]
@@ -102,11 +103,35 @@ def pod_spec(spec: Any, path: str) -> list[FieldError]:
     policy = spec.get("restartPolicy")
     if policy is not None and policy not in _RESTART_POLICIES:
         found.append(_unsupported(f"{path}.restartPolicy", policy, _RESTART_POLICIES))
+    if not capabilities.allow_privileged():
+        found.extend(_privileged(spec, path))
+    return found
+
+
+def _privileged(spec: Obj, path: str) -> list[FieldError]:
+    """ValidateSecurityContext's and validateWindowsHostProcessPod's refusals under --allow-privileged=false."""
+    found: list[FieldError] = []
+    host_process = 0
+    pod_host_process = ((spec.get("securityContext") or {}).get("windowsOptions") or {}).get("hostProcess")
+    # validateContainers, validateInitContainers and validateEphemeralContainers run in this order.
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        for i, c in enumerate(spec.get(key) or ()):
+            context = (c.get("securityContext") or {}) if isinstance(c, dict) else {}
+            if context.get("privileged") is True:
+                found.append(_forbidden(f"{path}.{key}[{i}].securityContext.privileged", "disallowed by cluster policy"))
+            own = (context.get("windowsOptions") or {}).get("hostProcess")
+            host_process += own is True or (own is None and pod_host_process is True)
+    if host_process:
+        found.append(_forbidden(path, "hostProcess containers are disallowed by cluster policy"))
     return found
 
 
 def _pod(obj: Obj, old: Obj | None) -> list[FieldError]:
     return pod_spec(obj.get("spec"), "spec")
+
+
+def _pod_template(obj: Obj, old: Obj | None) -> list[FieldError]:
+    return pod_spec((obj.get("template") or {}).get("spec"), "template.spec")
 
 
 def _workload(obj: Obj, old: Obj | None) -> list[FieldError]:
@@ -472,7 +497,7 @@ def _webhooks(obj: Obj, old: Obj | None) -> list[FieldError]:
 
 
 _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
-    "Pod": _pod, "Deployment": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
+    "Pod": _pod, "PodTemplate": _pod_template, "Deployment": _workload, "ReplicaSet": _workload, "StatefulSet": _workload,
     "DaemonSet": _workload, "Job": _job, "CronJob": _cron_job, "Service": _service,
     "StorageClass": _storage_class, "Role": _role, "ClusterRole": _cluster_role,
     "RoleBinding": lambda obj, old: _binding(obj, old, ("Role", "ClusterRole"), True),
@@ -481,6 +506,8 @@ _CHECKS: dict[str, Callable[[Obj, Obj | None], list[FieldError]]] = {
     "HorizontalPodAutoscaler": _horizontal_pod_autoscaler, "PriorityClass": _priority_class,
     "PodDisruptionBudget": _pod_disruption_budget, "CSIDriver": _csi_driver,
     "ValidatingWebhookConfiguration": _webhooks, "MutatingWebhookConfiguration": _webhooks,
+    "ValidatingAdmissionPolicy": policyvalidation.validating_admission_policy,
+    "MutatingAdmissionPolicy": policyvalidation.mutating_admission_policy,
 }
 
 

@@ -122,25 +122,19 @@ def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
                 f"{found} into Go struct field ObjectMeta.metadata.{field_name} of type {target}")
 
 
-def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None,
-                   applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The object as it will be stored; `manager`, if given, is recorded as owning what it wrote.
+def decoded_for_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None,
+                       applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A created object as mutating admission sees it: decoded, defaulted, its managed fields updated
+    (upstream's decoding and field manager); `manager`, if given, is recorded as owning what it wrote.
 
     `applied` are the managedFields a server-side apply computed, which stand instead."""
     meta = obj["metadata"]
-    if not meta.get("name") and meta.get("generateName"):
-        meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
     for field_name in _SERVER_SET:
         meta.pop(field_name, None)
     meta.pop("managedFields", None)
-    meta["uid"] = str(uuid.uuid4())
-    # Holds resourceVersion's place in the key order until the store writes the revision in.
-    meta["resourceVersion"] = ""
-    meta["creationTimestamp"] = now_rfc3339()
-    if rt.tracks_generation:
-        meta["generation"] = 1
     if rt.subresource("status") is not None and rt.kind != "Node":
-        # Status is the status subresource's to write; only a Node's create keeps it upstream.
+        # Status is the status subresource's to write; only a Node's create keeps it upstream. Dropped
+        # before defaulting, which gives the new object the status a read of it shows (a claim's Pending).
         obj.pop("status", None)
     if rt.kind == "Secret":
         fold_string_data(obj)
@@ -150,12 +144,38 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = 
         rt.custom.prepare(obj)
     strategy.default(obj, creating=True)
     if applied is None:
-        strategy.track(rt, obj, None, manager, None, meta["creationTimestamp"])
+        strategy.track(rt, obj, None, manager, None, now_rfc3339())
     elif applied:
         meta["managedFields"] = applied
+    return obj
+
+
+def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """The object as it will be stored, after mutating admission: named, given what the server sets
+    (upstream's BeforeCreate), the create strategy's changes made, and validated."""
+    meta = obj["metadata"]
+    if not meta.get("name") and meta.get("generateName"):
+        meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
+    for field_name in _SERVER_SET:
+        meta.pop(field_name, None)
+    meta["uid"] = str(uuid.uuid4())
+    # Holds resourceVersion's place in the key order until the store writes the revision in.
+    meta["resourceVersion"] = ""
+    meta["creationTimestamp"] = now_rfc3339()
+    if rt.tracks_generation:
+        meta["generation"] = 1
     strategy.admit_create(obj)
     validate(rt, obj)
     return ordered(strategy.shaped(obj))
+
+
+def decoded_for_update(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """An update's new object as mutating admission sees it: decoded and defaulted (prepare_update,
+    which follows, defaults it again: defaulting twice changes nothing)."""
+    if rt.custom is not None:
+        rt.custom.prepare(obj)
+    strategy.default(obj)
+    return obj
 
 
 def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
@@ -176,7 +196,7 @@ def fold_string_data(obj: dict[str, Any]) -> None:
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
     problems = validate_metadata(rt.kind, obj["metadata"], rt.namespaced)
     if rt.custom is not None:
-        problems += rt.custom.problems(obj)
+        problems += rt.custom.problems(obj, old)
     elif rt.kind == apiextensions.KIND and rt.group == apiextensions.GROUP:
         problems += apiextensions.validate_crd(obj)
     else:
@@ -217,7 +237,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             merged = ordered(merged)
         if rt.custom is not None:
             rt.custom.prepare(merged)
-            validate(rt, merged)
+            validate(rt, merged, old)
         if rt.kind == "CertificateSigningRequest":
             certificates.status_update(merged, old, now)
         _record(rt, merged, old, manager, subresource, now, applied)

@@ -1,0 +1,130 @@
+"""The admission chain: mutating plugins in order, then (after the registry's own validation) the
+validating ones, as kube-apiserver's admission chain runs them.
+
+A plugin says cheaply whether it `handles` a request, so a plugin with nothing to match costs one call
+and a chain with no plugin for a request costs nothing; what it adds to the answer (warnings, audit
+annotations) it returns as a `Verdict`, and a refusal it raises as an `errors.ApiError` carrying
+upstream's code and message.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import NamedTuple, Protocol, Sequence
+
+from apiserver import errors
+from apiserver.admission.attributes import Attributes
+
+
+class Verdict(NamedTuple):
+    """What an admitting plugin adds to the answer: `Warning` header texts and audit annotations."""
+
+    warnings: tuple[str, ...] = ()
+    audit_annotations: tuple[tuple[str, str], ...] = ()
+
+
+ALLOWED = Verdict()
+
+
+class MutatingPlugin(Protocol):
+    """A plugin that may also have `async start()` and `async stop()`, called with the server's lifespan."""
+
+    name: str
+
+    def handles(self, attributes: Attributes) -> bool:
+        """Whether `admit` has anything to do for this request; called for every admitted write."""
+
+    async def admit(self, attributes: Attributes) -> Verdict:
+        """May replace or change `attributes.object`; raises an ApiError to refuse the request."""
+
+
+class ValidatingPlugin(Protocol):
+    name: str
+
+    def handles(self, attributes: Attributes) -> bool:
+        """Whether `validate` has anything to do for this request; called for every admitted write."""
+
+    async def validate(self, attributes: Attributes) -> Verdict:
+        """Raises an ApiError to refuse the request; never changes the object."""
+
+
+@dataclass
+class Admitted:
+    """What every plugin that admitted one request added to its answer."""
+
+    warnings: list[str] = field(default_factory=list)
+    audit_annotations: dict[str, str] = field(default_factory=dict)
+
+    def add(self, verdict: Verdict) -> None:
+        if verdict.warnings:
+            self.warnings.extend(verdict.warnings)
+        if verdict.audit_annotations:
+            self.audit_annotations.update(verdict.audit_annotations)
+
+
+class AdmissionChain:
+    """The plugins of one server, in upstream's order (see `apiserver.admission.plugins`)."""
+
+    def __init__(self, mutating: Sequence[MutatingPlugin] = (),
+                 validating: Sequence[ValidatingPlugin] = ()) -> None:
+        self.mutating = tuple(mutating)
+        self.validating = tuple(validating)
+        # Each plugin once, for starting and stopping what it keeps up to date (a webhook plugin's watch).
+        self._plugins = list({id(p): p for p in (*self.mutating, *self.validating)}.values())
+
+    async def start(self) -> None:
+        """Starts the plugins that watch something, once the store serves: called in the server's lifespan."""
+        for plugin in self._plugins:
+            start = getattr(plugin, "start", None)
+            if start is not None:
+                await start()
+
+    async def stop(self) -> None:
+        for plugin in self._plugins:
+            stop = getattr(plugin, "stop", None)
+            if stop is not None:
+                await stop()
+
+    @property
+    def empty(self) -> bool:
+        """No plugin at all: the write path need not even build the Attributes."""
+        return not self.mutating and not self.validating
+
+    async def admit(self, attributes: Attributes, admitted: Admitted) -> None:
+        """Runs every mutating plugin that handles the request, and all of them once more when one
+        asked to be reinvoked (upstream's reinvocation: in-tree plugins are idempotent)."""
+        handling = [plugin for plugin in self.mutating if plugin.handles(attributes)]
+        if not handling:
+            return
+        attributes.reinvoke = False
+        for plugin in handling:
+            admitted.add(await plugin.admit(attributes))
+        if attributes.reinvoke:
+            attributes.reinvoke = False
+            attributes.reinvoking = True
+            for plugin in self.mutating:
+                if plugin.handles(attributes):
+                    admitted.add(await plugin.admit(attributes))
+
+    async def validate(self, attributes: Attributes, admitted: Admitted) -> None:
+        """A refusal carries the refusing plugin's own warnings (`with_warnings`); those of the plugins
+        before it are in `admitted`, which the HTTP edge adds to any error the write ends with."""
+        for plugin in self.validating:
+            if plugin.handles(attributes):
+                admitted.add(await plugin.validate(attributes))
+
+
+def warning_header(texts: Sequence[str]) -> str:
+    """The Warning header value of warnings, each as kube-apiserver writes one (299 - "text")."""
+    return ", ".join("299 - " + json.dumps(text) for text in texts)
+
+
+def with_warnings(refusal: errors.ApiError, texts: Sequence[str]) -> errors.ApiError:
+    """`refusal` answering with `texts` as warnings too, before any it carries: upstream writes the
+    warnings a request collected whatever its outcome."""
+    if texts:
+        given = refusal.headers.get("Warning")
+        header = warning_header(texts)
+        refusal.headers = {**refusal.headers, "Warning": f"{header}, {given}" if given else header}
+    return refusal

@@ -1,0 +1,177 @@
+"""A ValidatingAdmissionPolicy compiled once per generation, and evaluated for one request and param.
+
+Upstream: `admission/plugin/policy/validating/validator.go` and `admission/plugin/cel`. Every
+expression is compiled against `dyn` variables (object, oldObject, request, params, namespaceObject,
+variables), as upstream compiles them when it cannot resolve a type, so a policy that compiles here
+compiles there. `variables` are evaluated in order before the validations and bound as a map; a
+variable whose evaluation fails is left out, so an expression that reads it fails in turn.
+Decisions carry upstream's messages: `failed expression: <expr>` when a rule has neither message nor
+messageExpression, `expression '<expr>' resulted in error: <error>` for a failed evaluation,
+`compilation failed: ...` for an expression that does not compile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from cel_expr_python import cel
+
+from apiserver.cel.environment import CompileError, Program, activation, compile_checked
+
+VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer")
+_DYN = {name: cel.Type.DYN for name in VARIABLES}
+_MAX_MESSAGE = 5 * 1024
+
+Action = Literal["admit", "deny", "error"]
+
+
+@dataclass(frozen=True)
+class Expression:
+    source: str
+    program: Program | None
+    error: str | None
+
+    def run(self, data: Any) -> tuple[Any, str | None]:
+        if self.program is None:
+            return None, f"compilation error: {self.error}"
+        outcome = self.program.evaluate(data)
+        if outcome.error is not None:
+            return None, f"expression '{self.source}' resulted in error: {outcome.error}"
+        return outcome.value, None
+
+
+def compile_expression(source: str, want: tuple[str, ...] | None = None) -> Expression:
+    """`source` compiled against the policy variables, with upstream's error when it does not compile."""
+    try:
+        program = compile_checked(source, _DYN)
+    except CompileError as error:
+        return Expression(source, None, f"compilation failed: {error}")
+    if want is not None and program.output not in (*want, "dyn"):
+        expected = want[0] if len(want) == 1 else "one of [" + " ".join(want) + "]"
+        return Expression(source, None, f"must evaluate to {expected} but got {program.output}")
+    return Expression(source, program, None)
+
+
+@dataclass(frozen=True)
+class Validation:
+    expression: Expression
+    message: str
+    message_expression: Expression | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: Action
+    message: str
+    reason: str = "Invalid"
+
+
+@dataclass
+class CompiledPolicy:
+    name: str
+    spec: dict[str, Any]
+    failure_policy: str
+    match_conditions: list[tuple[str, Expression]] = field(default_factory=list)
+    variables: list[tuple[str, Expression]] = field(default_factory=list)
+    validations: list[Validation] = field(default_factory=list)
+    audit_annotations: list[tuple[str, Expression]] = field(default_factory=list)
+    # MutatingAdmissionPolicy: (patchType, expression) of each mutation, in order.
+    mutations: list[tuple[str, Expression]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, policy: dict[str, Any]) -> CompiledPolicy:
+        spec = policy.get("spec") or {}
+        compiled = cls(str(policy["metadata"]["name"]), spec, str(spec.get("failurePolicy") or "Fail"))
+        for condition in spec.get("matchConditions") or ():
+            compiled.match_conditions.append((str(condition.get("name", "")),
+                                              compile_expression(str(condition.get("expression", "")), ("bool",))))
+        for variable in spec.get("variables") or ():
+            compiled.variables.append((str(variable.get("name", "")),
+                                       compile_expression(str(variable.get("expression", "")))))
+        for validation in spec.get("validations") or ():
+            message_source = str(validation.get("messageExpression") or "")
+            compiled.validations.append(Validation(
+                compile_expression(str(validation.get("expression", "")), ("bool",)),
+                str(validation.get("message") or ""),
+                compile_expression(message_source, ("string",)) if message_source else None,
+                str(validation.get("reason") or "Invalid")))
+        for mutation in spec.get("mutations") or ():
+            kind = str(mutation.get("patchType") or "")
+            source = (mutation.get("jsonPatch") if kind == "JSONPatch" else mutation.get("applyConfiguration")) or {}
+            compiled.mutations.append((kind, compile_expression(str(source.get("expression", "")))))
+        for annotation in spec.get("auditAnnotations") or ():
+            compiled.audit_annotations.append((str(annotation.get("key", "")), compile_expression(
+                str(annotation.get("valueExpression", "")), ("string", "null_type"))))
+        return compiled
+
+    def _for_error(self, message: str) -> Decision:
+        return Decision("deny" if self.failure_policy == "Fail" else "admit", message)
+
+    def conditions_match(self, data: dict[str, Any]) -> Decision | bool:
+        """False when a matchCondition is false; a decision when one failed under failurePolicy Fail."""
+        if not self.match_conditions:
+            return True
+        errors = []
+        bound = activation(data)
+        for _, expression in self.match_conditions:
+            value, error = expression.run(bound)
+            if error is not None:
+                errors.append(error)
+            elif value is False:
+                return False
+        if errors:
+            if self.failure_policy != "Fail":
+                return False
+            return self._for_error(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
+        return True
+
+    def bind_variables(self, data: dict[str, Any]) -> None:
+        values: dict[str, Any] = {}
+        data["variables"] = values
+        bound = None
+        for name, expression in self.variables:
+            # A variable that reads others sees those bound so far; the rest share one activation.
+            if bound is None or "variables" in expression.source:
+                bound = activation(data)
+            value, error = expression.run(bound)
+            if error is None:
+                values[name] = value
+
+    def decide(self, bound: Any) -> list[Decision]:
+        """The validations' decisions, on the activation of the request's values and variables."""
+        decisions = []
+        for validation in self.validations:
+            value, error = validation.expression.run(bound)
+            if error is not None:
+                decisions.append(self._for_error(error))
+            elif value is not True:
+                decisions.append(Decision("deny", self._message(validation, bound), validation.reason))
+        return decisions
+
+    @staticmethod
+    def _message(validation: Validation, data: Any) -> str:
+        if validation.message_expression is not None:
+            value, error = validation.message_expression.run(data)
+            if error is None and isinstance(value, str):
+                text = value.strip()
+                if text and "\n" not in text and len(text) <= _MAX_MESSAGE:
+                    return text
+        if validation.message.strip():
+            return validation.message.strip()
+        return f"failed expression: {validation.expression.source.strip()}"
+
+    def annotate(self, bound: Any) -> tuple[dict[str, str], list[Decision]]:
+        published: dict[str, str] = {}
+        failures: list[Decision] = []
+        for key, expression in self.audit_annotations:
+            value, error = expression.run(bound)
+            if error is not None:
+                failures.append(self._for_error(error))
+            elif isinstance(value, str) and value.strip():
+                published[f"{self.name}/{key}"] = value.strip()[:10 * 1024]
+            elif value is not None and not isinstance(value, str):
+                failures.append(Decision("deny", f"valueExpression '{expression.source}' resulted in unsupported "
+                                                 "return type. Return type must be either string or null."))
+        return published, failures

@@ -1,0 +1,140 @@
+"""Which webhooks a request calls, as upstream's ShouldCallHook decides (`generic/webhook.go`,
+`predicates/rules`, `predicates/namespace`, `predicates/object`): namespaceSelector, objectSelector,
+then the rules on the request's own resource or, under matchPolicy Equivalent, on an equivalent one
+(the same objects served under another group or version: what this server stores under one key).
+
+Requests on the admission configuration kinds themselves are never sent to webhooks, so that no
+webhook can lock itself in.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import orjson
+
+from apiserver import errors
+from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource
+from apiserver.admission.webhook.configurations import GROUP, Rule, Webhook
+from apiserver.storage.interface import Store
+
+_EXEMPT_KINDS = frozenset({"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+                           "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+                           "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"})
+_NAMESPACES = GroupVersionResource("", "v1", "namespaces")
+
+
+class Invocation(NamedTuple):
+    """A webhook to call, and the resource and kind it is shown the request as."""
+
+    webhook: Webhook
+    resource: GroupVersionResource
+    kind: GroupVersionKind
+
+
+def exempt(a: Attributes) -> bool:
+    return a.kind.group == GROUP and a.kind.kind in _EXEMPT_KINDS
+
+
+def _any(items: frozenset[str], requested: str) -> bool:
+    return "*" in items or requested in items
+
+
+def rule_matches(rule: Rule, a: Attributes, resource: GroupVersionResource) -> bool:
+    if rule.scope == "Namespaced" and (resource == _NAMESPACES or not a.namespace):
+        return False
+    if rule.scope == "Cluster" and not (resource == _NAMESPACES or not a.namespace):
+        return False
+    if rule.scope not in ("*", "Namespaced", "Cluster"):
+        return False
+    if not ("*" in rule.operations or a.operation in rule.operations):
+        return False
+    if not (_any(rule.groups, resource.group) and _any(rule.versions, resource.version)):
+        return False
+    return any((res == "*" or res == resource.resource) and (sub == "*" or sub == a.subresource)
+               for res, sub in rule.resources)
+
+
+# The resources served from the same stored objects as one (equivalents), and the kind each serves.
+Equivalents = Callable[[GroupVersionResource, str], list[tuple[GroupVersionResource, GroupVersionKind]]]
+
+
+def matching_resource(hook: Webhook, a: Attributes,
+                      equivalents: Equivalents) -> tuple[GroupVersionResource, GroupVersionKind] | None:
+    """The resource and kind under which `hook`'s rules match the request, None if they do not."""
+    if any(rule_matches(rule, a, a.resource) for rule in hook.rules):
+        return a.resource, a.kind
+    if hook.match_policy != "Equivalent":
+        return None
+    for rule in hook.rules:
+        for resource, kind in equivalents(a.resource, a.subresource):
+            if resource != a.resource and rule_matches(rule, a, resource):
+                return resource, kind
+    return None
+
+
+def _labels(obj: dict[str, Any] | None) -> dict[str, str] | None:
+    if obj is None:
+        return None
+    return (obj.get("metadata") or {}).get("labels") or {}
+
+
+class Matcher:
+    """Decides which webhooks one request calls; reads namespaces' labels from the store."""
+
+    def __init__(self, store: Store, equivalents: Equivalents) -> None:
+        self._store = store
+        self._equivalents = equivalents
+
+    def _namespace_labels(self, a: Attributes) -> dict[str, str]:
+        if a.resource.resource == "namespaces" and not a.subresource and a.operation in ("CREATE", "UPDATE"):
+            return _labels(a.object) or {}
+        stored = self._store.latest(("namespaces", "", a.namespace))
+        if stored is None:
+            raise errors.not_found("namespaces", "", a.namespace)
+        return (orjson.loads(stored.data)["metadata"].get("labels")) or {}
+
+    def namespace_matches(self, hook: Webhook, a: Attributes) -> bool:
+        if not a.namespace and a.resource.resource != "namespaces":
+            return True
+        if hook.namespace_selector is None:
+            raise errors.internal(f"webhook {hook.name!r} has a namespaceSelector that cannot be read")
+        if hook.namespace_selector.empty:
+            return True
+        return hook.namespace_selector.matches(self._namespace_labels(a))
+
+    def object_matches(self, hook: Webhook, a: Attributes) -> bool:
+        if hook.object_selector is None:
+            raise errors.internal(f"webhook {hook.name!r} has an objectSelector that cannot be read")
+        if hook.object_selector.empty:
+            return True
+        return any(labels is not None and hook.object_selector.matches(labels)
+                   for labels in (_labels(a.object), _labels(a.old_object)))
+
+    def invocation(self, hook: Webhook, a: Attributes) -> Invocation | None:
+        """Upstream's order: selectors first (their errors count only if the rules match), then rules."""
+        namespace_error = object_error = None
+        try:
+            namespaced = self.namespace_matches(hook, a)
+        except errors.ApiError as exc:
+            namespaced, namespace_error = True, exc
+        if not namespaced:
+            return None
+        try:
+            selected = self.object_matches(hook, a)
+        except errors.ApiError as exc:
+            selected, object_error = True, exc
+        if not selected:
+            return None
+        found = matching_resource(hook, a, self._equivalents)
+        if found is None:
+            return None
+        if namespace_error is not None:
+            raise namespace_error
+        if object_error is not None:
+            raise object_error
+        return Invocation(hook, found[0], found[1])
+
+    def could_match(self, hooks: tuple[Webhook, ...], a: Attributes) -> bool:
+        """Whether any webhook's rules match the request (selectors aside): the plugins' cheap `handles`."""
+        return any(matching_resource(hook, a, self._equivalents) is not None for hook in hooks)

@@ -1,0 +1,304 @@
+"""cel-go's static cost estimate of a checked expression, which kube-apiserver holds rules to.
+
+A port of `cel-go/checker/cost.go` over the AST of apiserver/cel/checkedexpr.py: identifiers and
+selections cost 1 (presence tests 0, as Kubernetes configures it), calls 1 plus their arguments
+unless the overload scales with its operands (string concatenation, comparison, matches, contains,
+startsWith, `in`), comprehensions their range's size times their loop. Sizes come from the schema
+(`maxLength`, `maxItems`, `maxProperties`, else what a 3 MiB request could hold, as upstream's
+`SchemaDeclType` estimates them); a value of unknown size (a function's string result) is unbounded,
+which is why `'x' + string(self.n)` is refused as costing "more than 100x" the budget.
+Kubernetes' own library overloads are estimated at their default (1 plus arguments).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from apiserver.cel.checkedexpr import Checked, Expr
+
+MAX = 2**64 - 1
+MAX_REQUEST_BYTES = 3 * 1024 * 1024
+STRING_TRAVERSAL = 0.1
+REGEX_LENGTH = 0.25
+Schema = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Size:
+    min: int
+    max: int
+
+    def add(self, other: Size) -> Size:
+        return Size(_add(self.min, other.min), _add(self.max, other.max))
+
+    def union(self, other: Size) -> Size:
+        return Size(min(self.min, other.min), max(self.max, other.max))
+
+    def times(self, factor: float) -> Cost:
+        return Cost(_factor(self.min, factor), _factor(self.max, factor))
+
+    def times_cost(self, cost: Cost) -> Cost:
+        return Cost(_mul(self.min, cost.min), _mul(self.max, cost.max))
+
+
+@dataclass(frozen=True)
+class Cost:
+    min: int
+    max: int
+
+    def add(self, other: Cost) -> Cost:
+        return Cost(_add(self.min, other.min), _add(self.max, other.max))
+
+    def union(self, other: Cost) -> Cost:
+        return Cost(min(self.min, other.min), max(self.max, other.max))
+
+    def times(self, other: Cost) -> Cost:
+        return Cost(_mul(self.min, other.min), _mul(self.max, other.max))
+
+
+UNKNOWN = Size(0, MAX)
+ZERO = Cost(0, 0)
+ONE = Cost(1, 1)
+
+
+def _add(x: int, y: int) -> int:
+    return min(x + y, MAX)
+
+
+def _mul(x: int, y: int) -> int:
+    return min(x * y, MAX)
+
+
+def _factor(x: int, factor: float) -> int:
+    if x >= MAX:
+        return MAX
+    product = math.ceil(x * factor)
+    return MAX if product >= MAX else int(product)
+
+
+def max_elements(schema: Schema) -> int:
+    """How many characters, items or properties a value of `schema` can have in one request."""
+    kind = schema.get("type")
+    if schema.get("x-kubernetes-int-or-string"):
+        return MAX_REQUEST_BYTES - 2
+    if kind == "string":
+        formatted = {"duration": 32, "date": 12, "date-time": 32}.get(schema.get("format", ""))
+        if formatted is not None:
+            return formatted
+        if "maxLength" in schema:
+            # maxLength counts code points and sizes count bytes: upstream allows 4 bytes for each.
+            return int(schema["maxLength"]) * (1 if schema.get("format") == "byte" else 4)
+        if schema.get("enum"):
+            return max(len(str(v)) for v in schema["enum"])
+        return MAX_REQUEST_BYTES - 2
+    if kind == "array":
+        if "maxItems" in schema:
+            return int(schema["maxItems"])
+        items = schema.get("items")
+        return (MAX_REQUEST_BYTES - 2) // (min_serialized_size(items if isinstance(items, dict) else {}) + 1)
+    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+        if "maxProperties" in schema:
+            return int(schema["maxProperties"])
+        return (MAX_REQUEST_BYTES - 2) // (min_serialized_size(schema["additionalProperties"]) + 6)
+    if kind == "object" and "maxProperties" in schema:
+        return int(schema["maxProperties"])
+    return 0
+
+
+def min_serialized_size(schema: Schema) -> int:
+    kind = schema.get("type")
+    if schema.get("x-kubernetes-int-or-string"):
+        return 1
+    if kind == "string":
+        return {"duration": 3, "date": 12, "date-time": 21}.get(schema.get("format", ""), 2) \
+            + int(schema.get("minLength", 0))
+    if kind in ("integer", "number"):
+        return 1
+    if kind == "boolean":
+        return 4
+    return 2
+
+
+def _child(schema: Schema, step: str) -> Schema | None:
+    if step in ("@items",):
+        items = schema.get("items")
+        return items if isinstance(items, dict) else None
+    if step == "@values":
+        values = schema.get("additionalProperties") or schema.get("items")
+        return values if isinstance(values, dict) else None
+    if step == "@keys":
+        return {"type": "string"}
+    properties = schema.get("properties") or {}
+    if step in ("apiVersion", "kind") and not properties.get(step):
+        return {"type": "string"}
+    found = properties.get(step)
+    return found if isinstance(found, dict) else None
+
+
+def schema_sizer(roots: dict[str, Schema]) -> Callable[[Sequence[str]], Size | None]:
+    """Sizes of values reached from the root variables along a path of fields, `@items`, `@values`, `@keys`."""
+    def size(path: Sequence[str]) -> Size | None:
+        if not path or path[0] not in roots:
+            return None
+        schema: Schema = roots[path[0]]
+        for step in path[1:]:
+            found = _child(schema, step)
+            if found is None:
+                return None
+            schema = found
+        return Size(0, max_elements(schema))
+    return size
+
+
+class _Coster:
+    def __init__(self, checked: Checked, sizer: Callable[[Sequence[str]], Size | None]) -> None:
+        self.checked = checked
+        self.sizer = sizer
+        self.paths: dict[int, list[str]] = {}
+        self.sizes: dict[int, Size] = {}
+        self.locals: dict[str, list[tuple[list[str], Size | None]]] = {}
+
+    def type_of(self, e: Expr) -> str:
+        return self.checked.types.get(e.id, "dyn")
+
+    def path(self, e: Expr) -> list[str]:
+        if e.kind == "ident" and self.locals.get(e.name):
+            return list(self.locals[e.name][-1][0])
+        return list(self.paths.get(e.id, []))
+
+    def size(self, e: Expr) -> Size | None:
+        if e.id in self.sizes:
+            return self.sizes[e.id]
+        if e.kind == "literal":
+            return Size(len(e.literal), len(e.literal)) if isinstance(e.literal, (str, bytes)) else Size(1, 1)
+        if e.kind in ("list", "map"):
+            count = len(e.args) if e.kind == "list" else len(e.args) // 2
+            return Size(count, count)
+        path = self.path(e)
+        if path and not path[0].startswith("@"):
+            found = self.sizer(path)
+            if found is not None:
+                return found
+        if self.type_of(e).removeprefix("optional:") in ("bool", "double", "duration", "int", "timestamp", "uint"):
+            return Size(1, 1)
+        if e.kind == "ident" and self.locals.get(e.name):
+            return self.locals[e.name][-1][1]
+        return None
+
+    def size_or_unknown(self, e: Expr) -> Size:
+        return self.size(e) or UNKNOWN
+
+    def cost(self, e: Expr | None) -> Cost:
+        if e is None or e.kind == "literal":
+            return ZERO
+        if e.kind == "ident":
+            self.paths[e.id] = self.path(e) if self.locals.get(e.name) else [e.name]
+            return ONE
+        if e.kind == "select":
+            assert e.target is not None
+            if e.test_only:
+                return self.cost(e.target)  # Kubernetes: presence tests cost nothing
+            total = self.cost(e.target)
+            if self.type_of(e.target) in ("map", "struct", "type_param"):
+                total = total.add(ONE)
+            self.paths[e.id] = self.path(e.target) + [e.name]
+            return total
+        if e.kind == "call":
+            return self.call(e)
+        if e.kind == "list":
+            total = ZERO
+            for element in e.args:
+                total = total.add(self.cost(element))
+            return total.add(Cost(10, 10))
+        if e.kind == "map":
+            total = ZERO
+            for part in e.args:
+                total = total.add(self.cost(part))
+            return total.add(Cost(30, 30))
+        if e.kind == "struct":
+            total = ZERO
+            for part in e.args:
+                total = total.add(self.cost(part))
+            return total.add(Cost(40, 40))
+        return self.comprehension(e)
+
+    def comprehension(self, e: Expr) -> Cost:
+        assert e.iter_range is not None
+        total = self.cost(e.iter_range).add(self.cost(e.accu_init))
+        range_path = self.path(e.iter_range)
+        element = "@keys" if self.type_of(e.iter_range) == "map" else "@items"
+        self.locals.setdefault(e.accu_var, []).append(([], None))
+        self.locals.setdefault(e.iter_var, []).append((range_path + [element] if range_path else [], None))
+        loop = self.cost(e.loop_condition).add(self.cost(e.loop_step))
+        self.locals[e.iter_var].pop()
+        total = total.add(self.cost(e.result))
+        self.locals[e.accu_var].pop()
+        count = self.size_or_unknown(e.iter_range)
+        if e.accu_init is not None and e.accu_init.kind in ("list", "map"):
+            self.sizes[e.id] = count
+        return total.add(count.times_cost(loop))
+
+    def call(self, e: Expr) -> Cost:
+        if e.name == "dyn" and len(e.args) == 1:
+            cost = ONE.add(self.cost(e.args[0]))
+            if (size := self.size(e.args[0])) is not None:
+                self.sizes[e.id] = size
+            return cost
+        arg_costs = [self.cost(arg) for arg in e.args]
+        overloads = self.checked.overloads.get(e.id, [])
+        if not overloads:
+            return ZERO
+        total = self.cost(e.target) if e.target is not None else ZERO
+        function = Cost(MAX, 0)
+        result: Size | None = None
+        for overload in overloads:
+            cost, size = self.function(e, overload, arg_costs)
+            function = function.union(cost)
+            if size is not None:
+                result = size if result is None else result.union(size)
+            if overload in ("index_list", "index_map") and e.args:
+                self.paths[e.id] = self.path(e.args[0]) + ["@items" if overload == "index_list" else "@values"]
+        if result is not None:
+            self.sizes[e.id] = result
+        return total.add(function)
+
+    def function(self, e: Expr, overload: str, arg_costs: list[Cost]) -> tuple[Cost, Size | None]:
+        args_sum = ZERO
+        for cost in arg_costs:
+            args_sum = args_sum.add(cost)
+        target, args = e.target, e.args
+        if overload in ("starts_with_string", "ends_with_string") and len(args) == 1:
+            return self.size_or_unknown(args[0]).times(STRING_TRAVERSAL).add(args_sum), None
+        if overload == "in_list" and len(args) == 2:
+            return self.size_or_unknown(args[1]).times(1).add(args_sum), None
+        if overload in ("matches_string", "matches") and target is not None and len(args) == 1:
+            text = self.size_or_unknown(target).add(Size(1, 1)).times(STRING_TRAVERSAL)
+            regex = self.size_or_unknown(args[0]).times(REGEX_LENGTH)
+            return text.times(regex).add(args_sum), None
+        if overload == "contains_string" and target is not None and len(args) == 1:
+            text = self.size_or_unknown(target).times(STRING_TRAVERSAL)
+            return text.times(self.size_or_unknown(args[0]).times(STRING_TRAVERSAL)).add(args_sum), None
+        if overload in ("logical_or", "logical_and") and len(arg_costs) == 2:
+            return Cost(arg_costs[0].min, arg_costs[0].add(arg_costs[1]).max), None
+        if overload == "conditional" and len(args) == 3:
+            size = self.size_or_unknown(args[1]).union(self.size_or_unknown(args[2]))
+            return arg_costs[0].add(arg_costs[1].union(arg_costs[2])), size
+        if overload in ("add_string", "add_bytes", "add_list") and len(args) == 2:
+            size = self.size_or_unknown(args[0]).add(self.size_or_unknown(args[1]))
+            if overload == "add_list":
+                return ONE.add(args_sum), size
+            return size.times(STRING_TRAVERSAL).add(args_sum), size
+        if overload in ("less_string", "greater_string", "less_equals_string", "greater_equals_string",
+                        "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes",
+                        "equals", "not_equals") and len(args) == 2:
+            smallest = min(self.size_or_unknown(args[0]).max, self.size_or_unknown(args[1]).max)
+            return Size(1 if smallest > 0 else 0, smallest).times(STRING_TRAVERSAL).add(args_sum), None
+        return ONE.add(args_sum), None
+
+
+def estimate(checked: Checked, sizer: Callable[[Sequence[str]], Size | None]) -> int:
+    """The most an expression can cost, in cel-go's units."""
+    return _Coster(checked, sizer).cost(checked.expr).max

@@ -1,0 +1,94 @@
+"""The write path's side of the admission seam: the Attributes of one write, the chain run on them,
+and what the plugins added to the answer.
+
+The endpoint calls `mutate` where upstream's handlers run mutating admission (after decoding,
+defaulting and the field manager, before the registry's PrepareFor* and Validate) and `validate`
+where the registry runs validating admission (after its own validation, just before storage; on a
+dry run too, which then stores nothing). A write with no user (the server's own: bootstrap,
+allocations, status kept by the server) and a chain with no plugin are not admitted at all.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource, Obj, Operation
+from apiserver.admission.chain import AdmissionChain, Admitted, warning_header
+
+if TYPE_CHECKING:
+    from apiserver.http.endpoint import Target
+
+
+def kind_of(t: Target) -> GroupVersionKind:
+    """The kind a request's body is: its resource's, or a subresource's own (Scale, Binding, Eviction)."""
+    rt = t.rt
+    sub = None if t.subresource is None else rt.subresource(t.subresource)
+    if sub is None or (sub.kind == rt.kind and not sub.group and not sub.version):
+        return GroupVersionKind(rt.group, rt.version, rt.kind)
+    if not sub.group and not sub.version:
+        return GroupVersionKind(rt.group, rt.version, sub.kind)
+    return GroupVersionKind(sub.group, sub.version, sub.kind)
+
+
+def attributes(t: Target, operation: Operation, obj: Obj | None, old: Obj | None, options: Obj | None,
+               name: str | None = None) -> Attributes | None:
+    """The write as admission sees it, or None when it is not admitted (see the module's docstring)."""
+    if t.user is None:
+        return None
+    resource = GroupVersionResource(t.rt.group, t.rt.version, t.rt.plural)
+    if name is None:
+        name = t.name or ("" if obj is None else str((obj.get("metadata") or {}).get("name") or ""))
+    return Attributes(operation, kind_of(t), resource, t.subresource or "", t.namespace, name, obj, old,
+                      t.user, t.dry_run, options)
+
+
+def admitted(t: Target) -> Admitted:
+    """What the plugins added to `t`'s answer so far, made if none has run yet (to share it among the
+    items of a deletecollection)."""
+    if t.admitted is None:
+        t.admitted = Admitted()
+    return t.admitted
+
+
+async def mutate(chain: AdmissionChain, t: Target, operation: Operation, obj: Obj, old: Obj | None,
+                 options: Obj) -> Obj:
+    """The object after the mutating plugins: `obj` itself, changed or not, or the one a plugin made."""
+    if chain.empty:
+        return obj
+    attrs = attributes(t, operation, obj, old, options)
+    if attrs is None:
+        return obj
+    await chain.admit(attrs, admitted(t))
+    assert attrs.object is not None
+    return attrs.object
+
+
+async def validate(chain: AdmissionChain, t: Target, operation: Operation, obj: Obj | None, old: Obj | None,
+                   options: Obj, name: str | None = None) -> None:
+    if chain.empty:
+        return
+    attrs = attributes(t, operation, obj, old, options, name)
+    if attrs is not None:
+        await chain.validate(attrs, admitted(t))
+
+
+async def admit_delete(chain: AdmissionChain, t: Target, old: Obj, options: Obj,
+                       name: str | None = None) -> None:
+    """A delete's admission: mutating then validating plugins on the object about to go, with no new one
+    (upstream's AdmissionToValidateObjectDeleteFunc); a deletecollection's items are admitted unnamed."""
+    if chain.empty:
+        return
+    attrs = attributes(t, "DELETE", None, old, options, name)
+    if attrs is None:
+        return
+    await chain.admit(attrs, admitted(t))
+    await chain.validate(attrs, admitted(t))
+
+
+def headers(t: Target, headers: dict[str, Any]) -> dict[str, str]:
+    """`headers` with the plugins' warnings added to any Warning the write already answers with."""
+    if t.admitted is None or not t.admitted.warnings:
+        return headers
+    added = warning_header(t.admitted.warnings)
+    given = headers.get("Warning")
+    return {**headers, "Warning": f"{given}, {added}" if given else added}

@@ -1,0 +1,191 @@
+"""What a CRD's `x-kubernetes-validations` must meet when the CRD is written (upstream: the rule checks
+of `apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`).
+
+At every level of the schema: each rule well-formed (rule, message, messageExpression, reason,
+fieldPath), compiling against the level's declared type, `oldSelf` only where old values correlate,
+`optionalOldSelf` only with `oldSelf`, and the cost within budget: cel-go's static estimate
+(apiserver/cel/cost.py) times how often the rule can run in one object, at most 10M per expression
+(StaticEstimatedCostLimit) and 100M for the schema (StaticEstimatedCRDCostLimit), in upstream's words.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from apiserver.cel import cost, declared
+from apiserver.errors import FieldError
+from apiserver.kinds.crvalidations import Schema, compile_rule, normalized_field_path, shown
+
+REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
+STATIC_COST_LIMIT = 10_000_000  # StaticEstimatedCostLimit, per expression
+CRD_COST_LIMIT = 100_000_000  # StaticEstimatedCRDCostLimit, all the rules of a schema
+
+
+def _rule_value(rule: dict[str, Any]) -> str:
+    """A rule as field errors print it: upstream's internal ValidationRule, JSON-encoded without tags."""
+    text = json.dumps({"Rule": rule.get("rule", ""), "Message": rule.get("message", ""),
+                       "MessageExpression": rule.get("messageExpression", ""), "Reason": rule.get("reason"),
+                       "FieldPath": rule.get("fieldPath", ""), "OptionalOldSelf": rule.get("optionalOldSelf")},
+                      separators=(",", ":"), ensure_ascii=False)
+    # Go's encoding/json escapes what HTML would read as markup.
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _factor(cost: int, limit: int) -> str:
+    factor = cost / limit
+    if factor > 100.0:
+        return "more than 100x"
+    return f"{factor:f}x" if factor < 1.5 else f"{factor:.1f}x"
+
+
+def cost_message(name: str, cost: int, limit: int) -> str:
+    return (f"{name} exceeds budget by factor of {_factor(cost, limit)} (try simplifying the rule, or adding "
+            "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)")
+
+
+@dataclass
+class _Walk:
+    """What checking a schema's rules carries from level to level: the errors, and the costs."""
+
+    problems: list[FieldError] = field(default_factory=list)
+    total: int = 0
+    most_expensive: list[tuple[int, str]] = field(default_factory=list)
+
+    def observe(self, path: str, spent: int) -> None:
+        self.total = min(self.total + spent, cost.MAX)
+        if spent >= CRD_COST_LIMIT // 100:  # upstream names the top 4 of those above 1% of the limit
+            self.most_expensive = sorted([*self.most_expensive, (spent, path)], key=lambda c: -c[0])[:4]
+
+
+def schema_rule_problems(schema: Schema, path: str) -> list[FieldError]:
+    """What a CRD's rules must meet to be accepted, checked at every level of its schema: well-formed,
+    compiling, and within the cost budget per expression and for the whole schema."""
+    walk = _Walk()
+    _check_level(schema, path, True, None, 1, walk)
+    if walk.total > CRD_COST_LIMIT:
+        for _, at in walk.most_expensive:
+            walk.problems.append(FieldError("FieldValueForbidden", at, "Forbidden: contributed to estimated rule cost "
+                                            "total exceeding cost limit for entire OpenAPIv3 schema"))
+        walk.problems.append(FieldError("FieldValueForbidden", path, "Forbidden: " + cost_message(
+            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", walk.total,
+            CRD_COST_LIMIT)))
+    return walk.problems
+
+
+def _times(cardinality: int | None, bound: Any) -> int | None:
+    return None if cardinality is None or bound is None else cardinality * int(bound)
+
+
+def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | None, cardinality: int | None,
+                 walk: _Walk) -> None:
+    rules = schema.get("x-kubernetes-validations")
+    if isinstance(rules, list) and rules:
+        _check_rules(schema, rules, path, root, uncorrelatable, cardinality, walk)
+    for key, sub in (schema.get("properties") or {}).items():
+        if isinstance(sub, dict):
+            _check_level(sub, f"{path}.properties[{key}]", bool(sub.get("x-kubernetes-embedded-resource")),
+                         uncorrelatable, cardinality, walk)
+    items = schema.get("items")
+    if isinstance(items, dict):
+        at = f"{path}.items"
+        lost = uncorrelatable or (path if schema.get("x-kubernetes-list-type") != "map" else None)
+        _check_level(items, at, bool(items.get("x-kubernetes-embedded-resource")), lost,
+                     _times(cardinality, schema.get("maxItems")), walk)
+    additional = schema.get("additionalProperties")
+    if isinstance(additional, dict):
+        at = f"{path}.additionalProperties"
+        lost = uncorrelatable or (path if schema.get("x-kubernetes-map-type") == "atomic" else None)
+        _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), lost,
+                     _times(cardinality, schema.get("maxProperties")), walk)
+
+
+def _sizing_schema(schema: Schema, root: bool) -> Schema:
+    """The schema as its declared type has it: a resource's root also has apiVersion, kind and metadata."""
+    if not root and not schema.get("x-kubernetes-embedded-resource"):
+        return schema
+    meta = {"type": "object", "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}}}
+    return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
+
+
+def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorrelatable: str | None,
+                 cardinality: int | None, walk: _Walk) -> None:
+    problems = walk.problems
+    level: list[FieldError] = []
+    for index, rule in enumerate(rules):
+        at = f"{path}.x-kubernetes-validations[{index}]"
+        if not isinstance(rule, dict):
+            continue
+        text, message = str(rule.get("rule") or ""), rule.get("message")
+        if not text.strip():
+            level.append(FieldError("FieldValueRequired", f"{at}.rule", "Required value: rule is not specified"))
+        elif isinstance(message, str) and message and not message.strip():
+            level.append(_invalid_at(f"{at}.message", message, "must be non-empty if specified"))
+        elif isinstance(message, str) and "\n" in message.strip():
+            level.append(_invalid_at(f"{at}.message", message, "must not contain line breaks"))
+        elif "\n" in text.strip() and not str(message or "").strip():
+            level.append(FieldError("FieldValueRequired", f"{at}.message",
+                                    "Required value: message must be specified if rule contains line breaks"))
+        expression = rule.get("messageExpression")
+        if isinstance(expression, str) and expression and not expression.strip():
+            level.append(FieldError("FieldValueRequired", f"{at}.messageExpression",
+                                    "Required value: messageExpression must be non-empty if specified"))
+        reason = rule.get("reason")
+        if reason is not None and reason not in REASONS:
+            supported = ", ".join(f'"{r}"' for r in REASONS)
+            level.append(FieldError("FieldValueNotSupported", f"{at}.reason",
+                                    f"Unsupported value: {shown(reason)}: supported values: {supported}"))
+        field_path = rule.get("fieldPath")
+        if isinstance(field_path, str) and field_path:
+            if not field_path.strip():
+                level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be non-empty if specified"))
+            if "\n" in field_path:
+                level.append(_invalid_at(f"{at}.fieldPath", field_path, "must not contain line breaks"))
+            elif normalized_field_path(field_path, schema) is None:
+                level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be a valid path"))
+    problems += level
+    if level:
+        return  # upstream compiles only a level whose rules are well-formed
+    self_type = declared.declare(schema, root).cel_type
+    sizing = _sizing_schema(schema, root)
+    sizer = cost.schema_sizer({"self": sizing, "oldSelf": sizing})
+    # How often the rule may run in one object: its lists' and maps' bounds, or as many values of
+    # this schema as a request could hold.
+    runs = cardinality if cardinality is not None else \
+        cost.MAX_REQUEST_BYTES // (cost.min_serialized_size(schema) + 1)
+    for index, rule in enumerate(rules):
+        if not isinstance(rule, dict):
+            continue
+        at = f"{path}.x-kubernetes-validations[{index}]"
+        compiled = compile_rule(rule, schema, self_type)
+        rule_cost = min(compiled.checked.max_cost(sizer) * runs, cost.MAX) if compiled.checked else 0
+        if rule_cost > STATIC_COST_LIMIT:
+            problems.append(FieldError("FieldValueForbidden", f"{at}.rule",
+                                       "Forbidden: " + cost_message("estimated rule cost", rule_cost,
+                                                                    STATIC_COST_LIMIT)))
+        walk.observe(f"{at}.rule", rule_cost)
+        if compiled.message is not None and compiled.message_error is None:
+            message_cost = min(compiled.message.max_cost(sizer) * runs, cost.MAX)
+            if message_cost > STATIC_COST_LIMIT:
+                problems.append(FieldError("FieldValueForbidden", f"{at}.messageExpression", "Forbidden: " + cost_message(
+                    "estimated messageExpression cost", message_cost, STATIC_COST_LIMIT)))
+            walk.observe(f"{at}.messageExpression", message_cost)
+        if compiled.error is not None:
+            problems.append(FieldError("FieldValueInvalid", f"{at}.rule",
+                                       f"Invalid value: {_rule_value(rule)}: {compiled.error}"))
+        if compiled.message_error is not None:
+            problems.append(FieldError("FieldValueInvalid", f"{at}.messageExpression",
+                                       f"Invalid value: {_rule_value(rule)}: {compiled.message_error}"))
+        if compiled.error is None and compiled.uses_old_self and uncorrelatable is not None:
+            problems.append(_invalid_at(f"{at}.rule", rule.get("rule"),
+                                        f"oldSelf cannot be used on the uncorrelatable portion of the schema "
+                                        f"within {uncorrelatable}"))
+        elif compiled.error is None and not compiled.uses_old_self and "optionalOldSelf" in rule:
+            problems.append(FieldError("FieldValueInvalid", f"{at}.optionalOldSelf",
+                                       f"Invalid value: {shown(rule['optionalOldSelf'])}: may not be set if "
+                                       "oldSelf is not used in rule"))
+
+
+def _invalid_at(path: str, value: Any, detail: str) -> FieldError:
+    return FieldError("FieldValueInvalid", path, f"Invalid value: {shown(value)}: {detail}")
