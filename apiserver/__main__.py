@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import os
 import sys
 
 from apiserver.auth import access, pki, tokens
+from apiserver.controllers.base import ControllerSettings
 from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
 from apiserver.kinds.services import DEFAULT_SERVICE_RANGE, ServiceRange
@@ -47,6 +49,14 @@ def _flag(value: str) -> bool:
     if value.lower() in ("false", "0"):
         return False
     raise argparse.ArgumentTypeError(f"expected true or false, not {value!r}")
+
+
+def _network(value: str) -> str:
+    """A CIDR flag, checked here so that a typo stops the start rather than a controller."""
+    try:
+        return str(ipaddress.ip_network(value, strict=False))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 # The feature gates this server reads, with kube-apiserver 1.36's defaults.
@@ -145,6 +155,19 @@ def main(argv: list[str] | None = None) -> None:
                                              f"(default {DEFAULT_SERVICE_RANGE.cidr})")
     parser.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
                         help="how long a node may go without a heartbeat before it is marked Unknown")
+    settings = ControllerSettings()
+    parser.add_argument("--load-balancer-ip-range", type=_network, default=settings.load_balancer_ip_range,
+                        metavar="CIDR", help="addresses LoadBalancer Services get (service-lb-controller); only "
+                                             "written down, nothing listens on them")
+    parser.add_argument("--cluster-cidr", type=_network, default=settings.cluster_cidr, metavar="CIDR",
+                        help="the range node podCIDRs are cut from (node-ipam-controller)")
+    parser.add_argument("--node-cidr-mask-size", type=int, default=settings.node_cidr_mask_size,
+                        help="the prefix length of each node's podCIDR")
+    parser.add_argument("--horizontal-pod-autoscaler-sync-period", type=float, default=settings.hpa_sync_seconds,
+                        metavar="SECONDS", help="how often each HorizontalPodAutoscaler is evaluated")
+    parser.add_argument("--terminated-pod-gc-threshold", type=int, default=settings.terminated_pod_gc_threshold,
+                        help="terminated pods kept before the pod garbage collector deletes the oldest (0: none "
+                             "are collected for that reason)")
     etcd = parser.add_argument_group("etcd", "serve from etcd instead of the embedded store (--data-dir still "
                                             "holds the credentials)")
     etcd.add_argument("--etcd-servers", default="",
@@ -189,7 +212,12 @@ def main(argv: list[str] | None = None) -> None:
                            args.watch_bookmark_seconds, limits, controllers=controllers,
                            simulate_nodes=args.simulate_nodes,
                            node_monitor_grace_seconds=args.node_monitor_grace_period,
-                           node_startup_grace_seconds=args.node_startup_grace_period,
+                           controller_settings=ControllerSettings(
+                               load_balancer_ip_range=args.load_balancer_ip_range, cluster_cidr=args.cluster_cidr,
+                               node_cidr_mask_size=args.node_cidr_mask_size,
+                               hpa_sync_seconds=args.horizontal_pod_autoscaler_sync_period,
+                               terminated_pod_gc_threshold=args.terminated_pod_gc_threshold,
+                               node_startup_grace_seconds=args.node_startup_grace_period),
                            anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
                            audit_policy_file=args.audit_policy_file,
                            etcd=_etcd_flags(args), workers=args.workers, console=args.console,

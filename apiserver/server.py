@@ -10,7 +10,7 @@ import ipaddress
 import logging
 import os
 import ssl
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, AsyncIterator
 
 import orjson
@@ -25,20 +25,23 @@ from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.x509 import ClientCertificates
-from apiserver.controllers.base import Context
+from apiserver.controllers.base import Context, ControllerSettings
 from apiserver.controllers.client import CONTROLLER_MANAGER, KUBE_APISERVER, Client
 from apiserver.controllers.identitylease import IdentityLease
 from apiserver.controllers.informer import Informers
+from apiserver.controllers.kubelet import SimulatedNodes
 from apiserver.controllers.manager import ControllerManager, LeaderControllers
 from apiserver.crd.crds import CustomResourceDefinitions
 from apiserver.discovery.documents import Discovery
 from apiserver.errors import ApiError
+from apiserver.http import metricsapi
 from apiserver.http.api_routes import ApiRoutes
 from apiserver.http.app import ServerState, build_app
 from apiserver.http.audit import AuditLog, PolicyError
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.readplans import ReadPlans
+from apiserver.http.simkubelet import SimulatedKubelets
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.http.tls import ClientCaConfig, ClientCertificateProtocol
 from apiserver.kinds import capabilities, managedfields, objects, services
@@ -75,7 +78,7 @@ class ServeOptions:
     controllers: list[str] = field(default_factory=list)  # names, as enabled_controllers() reads the flag
     simulate_nodes: int = 0
     node_monitor_grace_seconds: float = 50.0
-    node_startup_grace_seconds: float = 60.0
+    controller_settings: ControllerSettings = field(default_factory=ControllerSettings)
     anonymous_auth: bool = False
     audit_log_path: str | None = None
     audit_policy_file: str | None = None
@@ -210,6 +213,9 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     os.makedirs(options.data_dir, exist_ok=True)
     capabilities.setup(options.allow_privileged)
     registry = builtin_registry()
+    if SimulatedNodes.name in options.controllers:
+        for rt in metricsapi.resource_types():  # what the simulated kubelets measure, as metrics-server serves it
+            registry.add(rt)
     store = _store(options, registry)
     client_host = "127.0.0.1" if options.host in ("0.0.0.0", "::", "") else options.host
     address = f"[{client_host}]:{options.port}" if ":" in client_host else f"{client_host}:{options.port}"
@@ -242,7 +248,9 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
                         ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches), ReadPlans(registry),
                         trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
-                        audit=_audit_log(options), console=options.console)
+                        audit=_audit_log(options), console=options.console,
+                        simulated_kubelets=SimulatedKubelets(endpoint, registry)
+                        if SimulatedNodes.name in options.controllers else None)
     election = None
     if options.etcd is not None and (options.workers > 1 or options.etcd.leader_elect):
         leases = registry.lookup("coordination.k8s.io", "v1", "leases")
@@ -255,8 +263,6 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
         election.on_elected.append(crds.resync)
     with open(creds.ca_cert) as f:
         ca_pem = f.read()
-    with open(os.path.join(os.path.dirname(creds.ca_cert), "ca.key")) as f:
-        ca_key_pem = f.read()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -276,9 +282,9 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
             identity.start()
 
         def manager() -> ControllerManager:
+            settings = replace(options.controller_settings, data_dir=options.data_dir)
             return ControllerManager(Context(client, Informers(endpoint), ca_pem, options.simulate_nodes,
-                                             options.node_monitor_grace_seconds,
-                                             options.node_startup_grace_seconds, ca_key_pem), options.controllers)
+                                             options.node_monitor_grace_seconds, settings), options.controllers)
 
         # glibc keeps the heap's free pages after a burst of connections; see apiserver/allocator.py.
         releaser = asyncio.create_task(allocator.release_periodically(), name="release-free-memory")

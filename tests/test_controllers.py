@@ -31,6 +31,22 @@ def test_controllers_flag_reads_as_kube_controller_managers(flag: str, expected:
     assert [n for n in enabled_controllers(flag) if n in ALL] == expected
 
 
+@pytest.mark.parametrize("alias, name", [
+    ("persistentvolume-binder", "persistentvolume-binder-controller"),
+    ("pvc-protection", "persistentvolumeclaim-protection-controller"),
+    ("pv-protection", "persistentvolume-protection-controller"),
+    ("csrsigning", "certificatesigningrequest-signing-controller"),
+    ("horizontalpodautoscaling", "horizontal-pod-autoscaler-controller"),
+    ("podgc", "pod-garbage-collector-controller"),
+    ("nodeipam", "node-ipam-controller"),
+    ("service", "service-lb-controller"),
+])
+def test_kube_controller_managers_aliases_name_the_new_controllers(alias: str, name: str) -> None:
+    # The short names kube-controller-manager still accepts (cmd/kube-controller-manager/app aliases).
+    assert enabled_controllers(f"-*,{alias}") == [name]
+    assert name in enabled_controllers("*") and name not in enabled_controllers(f"*,-{alias}")
+
+
 def test_an_unknown_controller_is_refused_at_start(tmp_path: Any) -> None:
     result = subprocess.run([sys.executable, "-m", "apiserver", "--data-dir", str(tmp_path),
                              "--controllers=*,nope"], cwd=REPO, capture_output=True, text=True, timeout=30)

@@ -40,7 +40,10 @@ def test_nodes_register_ready_with_leases(cluster: ServerProcess) -> None:
     node = get(cluster, "/api/v1/nodes/node-2")
     assert "taints" not in node["spec"]  # the not-ready taint admission put there is gone once Ready
     assert node["metadata"]["labels"]["kubernetes.io/hostname"] == "node-2"
-    assert [m["manager"] for m in node["metadata"]["managedFields"]][0] == "kubelet"
+    managers = {m["manager"]: m for m in node["metadata"]["managedFields"]}
+    assert managers["kubelet"]["operation"] == "Update"  # it registered the node
+    # and node IPAM gave it its podCIDR, as kube-controller-manager gives a kind node its own
+    assert "f:podCIDR" in managers["kube-controller-manager"]["fieldsV1"]["f:spec"]
     lease = get(cluster, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-2")
     assert lease["spec"]["holderIdentity"] == "node-2" and lease["spec"]["leaseDurationSeconds"] == 40
     assert lease["metadata"]["ownerReferences"][0]["uid"] == node["metadata"]["uid"]

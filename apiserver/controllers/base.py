@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Coroutine, Hashable
 
 from apiserver import errors, metrics
@@ -25,6 +25,19 @@ Obj = dict[str, Any]
 
 
 @dataclass
+class ControllerSettings:
+    """The kube-controller-manager flags the controllers here read, with its defaults where it has one."""
+
+    data_dir: str = ""  # where the cluster CA's certificate and key are (pki/), for the CSR signer
+    load_balancer_ip_range: str = "127.0.240.0/24"  # --load-balancer-ip-range: LoadBalancer addresses
+    cluster_cidr: str = "10.244.0.0/16"  # --cluster-cidr: node podCIDRs are cut from it
+    node_cidr_mask_size: int = 24  # --node-cidr-mask-size
+    hpa_sync_seconds: float = 15.0  # --horizontal-pod-autoscaler-sync-period
+    terminated_pod_gc_threshold: int = 12500  # --terminated-pod-gc-threshold
+    node_startup_grace_seconds: float = 60.0  # --node-startup-grace-period, for nodes never heard from
+
+
+@dataclass
 class Context:
     """What the controller manager hands every controller."""
 
@@ -33,8 +46,8 @@ class Context:
     ca_pem: str = ""  # the cluster CA that the root CA publisher puts in every namespace
     simulated_nodes: int = 0
     node_monitor_grace_seconds: float = 50.0  # kube-controller-manager's --node-monitor-grace-period
-    node_startup_grace_seconds: float = 60.0  # its --node-startup-grace-period, for nodes never heard from
-    ca_key_pem: str = ""  # the cluster CA's key, which the CSR signer signs with
+    settings: ControllerSettings = field(default_factory=ControllerSettings)
+    enabled: tuple[str, ...] = ()  # the controllers that run together (set by the manager)
 
     def informer(self, group: str, version: str, plural: str) -> Informer:
         return self.informers.for_type(self.client.resource(group, version, plural))

@@ -1,155 +1,197 @@
-"""The CSR signing controller: approved CertificateSigningRequests for the kubernetes.io signers get
-their certificate from the cluster CA (kube-controller-manager's csrsigning, pkg/controller/certificates/signer).
+"""The certificatesigningrequest-signing-controller: approved CSRs for the built-in signers signed by the
+cluster CA, as upstream's `pkg/controller/certificates/signer`.
 
-Each signer first checks the request is one it may sign (a client certificate's usages; a kubelet's
-organization, names and usages); one it may not is marked Failed, SignerValidationFailure. The
-certificate carries the request's subject and names, the usages asked for, starts five minutes back
-(clocks drift) and lasts the requested expirationSeconds (10 minutes at least) or a year, never past
-the CA's own end.
+It signs for `kubernetes.io/kube-apiserver-client` (any subject; usages client auth, optionally digital
+signature and key encipherment), `kubernetes.io/kube-apiserver-client-kubelet` and
+`kubernetes.io/kubelet-serving` (organization `system:nodes`, common name `system:node:...`, the SANs
+and usages `ValidateKubeletClientCSR`/`ValidateKubeletServingCSR` allow). A request those checks refuse
+gets a `Failed` condition (SignerValidationFailure) instead. The certificate keeps the request's
+subject and SANs, takes the usages it asked for, and lives `expirationSeconds` (at least 10 minutes,
+at most the one-year `--cluster-signing-duration` default, never past the CA), backdated 5 minutes
+unless it lives under 8 hours, as upstream's PermissiveSigningPolicy.
 """
 
 from __future__ import annotations
 
 import base64
 import datetime
-from collections.abc import Callable, Hashable
-from typing import Any
+import os
+from typing import Hashable
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from apiserver.controllers.base import Context, Controller, Obj
 from apiserver.kinds.objects import now_rfc3339
 
-_BACKDATE = datetime.timedelta(minutes=5)
-_DEFAULT_TTL = datetime.timedelta(days=365)  # --cluster-signing-duration's default
-_MIN_TTL = datetime.timedelta(minutes=10)
-_EXTENDED = {"server auth": ExtendedKeyUsageOID.SERVER_AUTH, "client auth": ExtendedKeyUsageOID.CLIENT_AUTH,
-             "code signing": ExtendedKeyUsageOID.CODE_SIGNING, "email protection": ExtendedKeyUsageOID.EMAIL_PROTECTION,
-             "timestamping": ExtendedKeyUsageOID.TIME_STAMPING, "ocsp signing": ExtendedKeyUsageOID.OCSP_SIGNING}
-_KEY_USAGES = {"digital signature": "digital_signature", "content commitment": "content_commitment",
-               "key encipherment": "key_encipherment", "key agreement": "key_agreement",
-               "data encipherment": "data_encipherment", "cert sign": "key_cert_sign", "crl sign": "crl_sign",
-               "encipher only": "encipher_only", "decipher only": "decipher_only"}
+CLIENT = "kubernetes.io/kube-apiserver-client"
+KUBELET_CLIENT = "kubernetes.io/kube-apiserver-client-kubelet"
+KUBELET_SERVING = "kubernetes.io/kubelet-serving"
+SIGNING_DURATION = datetime.timedelta(days=365)  # kube-controller-manager's --cluster-signing-duration
+BACKDATE = datetime.timedelta(minutes=5)
+SHORT = datetime.timedelta(hours=8)
+SHORTEST = datetime.timedelta(minutes=10)
+
+_KEY_USAGES = {"signing": "digital_signature", "digital signature": "digital_signature",
+               "content commitment": "content_commitment", "key encipherment": "key_encipherment",
+               "key agreement": "key_agreement", "data encipherment": "data_encipherment",
+               "cert sign": "key_cert_sign", "crl sign": "crl_sign", "encipher only": "encipher_only",
+               "decipher only": "decipher_only"}
+_EXTENDED_USAGES = {"any": ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE, "server auth": ExtendedKeyUsageOID.SERVER_AUTH,
+                    "client auth": ExtendedKeyUsageOID.CLIENT_AUTH, "code signing": ExtendedKeyUsageOID.CODE_SIGNING,
+                    "email protection": ExtendedKeyUsageOID.EMAIL_PROTECTION,
+                    "s/mime": ExtendedKeyUsageOID.EMAIL_PROTECTION,
+                    "ipsec end system": x509.ObjectIdentifier("1.3.6.1.5.5.7.3.5"),
+                    "ipsec tunnel": x509.ObjectIdentifier("1.3.6.1.5.5.7.3.6"),
+                    "ipsec user": x509.ObjectIdentifier("1.3.6.1.5.5.7.3.7"),
+                    "timestamping": ExtendedKeyUsageOID.TIME_STAMPING, "ocsp signing": ExtendedKeyUsageOID.OCSP_SIGNING,
+                    "microsoft sgc": x509.ObjectIdentifier("1.3.6.1.4.1.311.10.3.3"),
+                    "netscape sgc": x509.ObjectIdentifier("2.16.840.1.113730.4.1")}
+_KUBELET_SERVING_USAGES = ({"digital signature", "key encipherment", "server auth"}, {"digital signature", "server auth"})
+_KUBELET_CLIENT_USAGES = ({"digital signature", "key encipherment", "client auth"}, {"digital signature", "client auth"})
 
 
-def _client_usages(req: x509.CertificateSigningRequest, usages: list[str]) -> str | None:
-    for usage in usages:
-        if usage not in ("digital signature", "key encipherment", "client auth"):
-            return f"invalid usage for client certificate: {usage}"
-    return None if "client auth" in usages else "missing required usage for client certificate: client auth"
+class Refused(Exception):
+    """The signer's validation failure, in upstream's words."""
 
 
-def _names(req: x509.CertificateSigningRequest) -> x509.SubjectAlternativeName | None:
+def _sans(request: x509.CertificateSigningRequest) -> x509.SubjectAlternativeName | None:
     try:
-        return req.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        return request.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     except x509.ExtensionNotFound:
         return None
 
 
-def _kubelet(req: x509.CertificateSigningRequest, usages: list[str], serving: bool) -> str | None:
-    """ValidateKubeletServingCSR and ValidateKubeletClientCSR."""
-    organizations = [a.value for a in req.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
+def check(signer: str, request: x509.CertificateSigningRequest, usages: list[str]) -> None:
+    """Raises Refused where upstream's isRecognizedFn returns an error for the signer."""
+    if signer == CLIENT:
+        for usage in usages:
+            if usage not in ("digital signature", "key encipherment", "client auth"):
+                raise Refused(f"invalid usage for client certificate: {usage}")
+        if "client auth" not in usages:
+            raise Refused("missing required usage for client certificate: client auth")
+        return
+    organizations = [a.value for a in request.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
+    names = request.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    common_name = str(names[0].value) if names else ""
+    sans = _sans(request)
+    dns = sans.get_values_for_type(x509.DNSName) if sans else []
+    ips = sans.get_values_for_type(x509.IPAddress) if sans else []
+    emails = sans.get_values_for_type(x509.RFC822Name) if sans else []
+    uris = sans.get_values_for_type(x509.UniformResourceIdentifier) if sans else []
     if organizations != ["system:nodes"]:
-        return "subject organization is not system:nodes"
-    names = _names(req)
-    dns = names.get_values_for_type(x509.DNSName) if names else []
-    ips = names.get_values_for_type(x509.IPAddress) if names else []
-    if serving and not dns and not ips:
-        return "DNS or IP subjectAltName is required"
-    if not serving and dns:
-        return "DNS subjectAltNames are not allowed"
-    if names and names.get_values_for_type(x509.RFC822Name):
-        return "Email subjectAltNames are not allowed"
-    if not serving and ips:
-        return "IP subjectAltNames are not allowed"
-    if names and names.get_values_for_type(x509.UniformResourceIdentifier):
-        return "URI subjectAltNames are not allowed"
-    common = [a.value for a in req.subject.get_attributes_for_oid(NameOID.COMMON_NAME)]
-    role = "server auth" if serving else "client auth"
-    if not serving and not (common and str(common[0]).startswith("system:node:")):
-        return "subject common name does not begin with system:node:"
-    if set(usages) not in ({"digital signature", "key encipherment", role}, {"digital signature", role}):
-        return f"usages did not match [digital signature key encipherment {role}]"
-    if serving and not (common and str(common[0]).startswith("system:node:")):
-        return "subject common name does not begin with system:node:"
-    return None
+        raise Refused("subject organization is not system:nodes")
+    if signer == KUBELET_SERVING:
+        if not dns and not ips:
+            raise Refused("DNS or IP subjectAltName is required")
+        if emails:
+            raise Refused("Email subjectAltNames are not allowed")
+        if uris:
+            raise Refused("URI subjectAltNames are not allowed")
+        if set(usages) not in _KUBELET_SERVING_USAGES:
+            raise Refused("usages did not match [digital signature key encipherment server auth]")
+        if not common_name.startswith("system:node:"):
+            raise Refused("subject common name does not begin with system:node:")
+        return
+    for found, what in ((dns, "DNS"), (emails, "Email"), (ips, "IP"), (uris, "URI")):
+        if found:
+            raise Refused(f"{what} subjectAltNames are not allowed")
+    if not common_name.startswith("system:node:"):
+        raise Refused("subject common name does not begin with system:node:")
+    if set(usages) not in _KUBELET_CLIENT_USAGES:
+        raise Refused("usages did not match [client auth digital signature key encipherment]")
 
 
-# signerName -> the check of a request it may sign (None: anything, as legacy-unknown).
-_SIGNERS: dict[str, Callable[[x509.CertificateSigningRequest, list[str]], str | None]] = {
-    "kubernetes.io/kube-apiserver-client": _client_usages,
-    "kubernetes.io/kube-apiserver-client-kubelet": lambda req, usages: _kubelet(req, usages, serving=False),
-    "kubernetes.io/kubelet-serving": lambda req, usages: _kubelet(req, usages, serving=True),
-    "kubernetes.io/legacy-unknown": lambda req, usages: None,
-}
+def lifetime(expiration_seconds: int | None) -> datetime.timedelta:
+    if expiration_seconds is None:
+        return SIGNING_DURATION
+    return min(max(datetime.timedelta(seconds=expiration_seconds), SHORTEST), SIGNING_DURATION)
 
 
-def _has(csr: Obj, kind: str) -> bool:
-    return any(c.get("type") == kind and c.get("status") == "True"
+def sign(request: x509.CertificateSigningRequest, usages: list[str], expiration_seconds: int | None,
+         ca: x509.Certificate, ca_key: ec.EllipticCurvePrivateKey) -> bytes:
+    """The PEM certificate upstream's CertificateAuthority.Sign makes under PermissiveSigningPolicy."""
+    if not request.is_signature_valid:
+        raise Refused("unable to verify certificate request signature")
+    unknown = [u for u in usages if u not in _KEY_USAGES and u not in _EXTENDED_USAGES]
+    if unknown:
+        raise Refused(f"unrecognized usage: {unknown[0]}")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ttl = lifetime(expiration_seconds)
+    not_after = now + ttl if ttl < SHORT else now + ttl - BACKDATE
+    not_after = min(not_after, ca.not_valid_after_utc)
+    flags = {name: False for name in set(_KEY_USAGES.values())}
+    for usage in usages:
+        if usage in _KEY_USAGES:
+            flags[_KEY_USAGES[usage]] = True
+    extended = sorted({_EXTENDED_USAGES[u] for u in usages if u in _EXTENDED_USAGES}, key=lambda oid: oid.dotted_string)
+    builder = (x509.CertificateBuilder().subject_name(request.subject).issuer_name(ca.subject)
+               .public_key(request.public_key()).serial_number(x509.random_serial_number())
+               .not_valid_before(now - BACKDATE).not_valid_after(not_after)
+               .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+               .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False))
+    if any(flags.values()):
+        builder = builder.add_extension(x509.KeyUsage(**flags), critical=True)
+    if extended:
+        builder = builder.add_extension(x509.ExtendedKeyUsage(extended), critical=False)
+    sans = _sans(request)
+    if sans is not None:
+        builder = builder.add_extension(sans, critical=False)
+    return builder.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM)
+
+
+def _condition(csr: Obj, kind: str) -> bool:
+    return any(c.get("type") == kind and c.get("status", "True") == "True"
                for c in (csr.get("status") or {}).get("conditions") or ())
 
 
-class CSRSigning(Controller):
+class CSRSigner(Controller):
     name = "certificatesigningrequest-signing-controller"
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.csrs_type = ctx.resource("certificates.k8s.io", "v1", "certificatesigningrequests")
         self.csrs = ctx.informer("certificates.k8s.io", "v1", "certificatesigningrequests")
-        self.csrs.add_handler(self._changed)
-        self._ca: Any = None
+        self.pki = os.path.join(ctx.settings.data_dir, "pki")
+        self.csrs.add_handler(self.enqueue_changed)
 
-    def _changed(self, old: Obj | None, new: Obj | None) -> None:
-        if new is not None and _has(new, "Approved") and not (new.get("status") or {}).get("certificate"):
-            self.queue.add(new["metadata"]["name"])
-
-    def _authority(self) -> tuple[x509.Certificate, Any]:
-        if self._ca is None:
-            certificate = x509.load_pem_x509_certificate(self.ctx.ca_pem.encode())
-            key = serialization.load_pem_private_key(self.ctx.ca_key_pem.encode(), password=None)
-            self._ca = (certificate, key)
-        return self._ca  # type: ignore[no-any-return]
+    def _ca(self) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+        # Read when needed, so a CA rotated on disk is used from its next signature.
+        with open(os.path.join(self.pki, "ca.crt"), "rb") as f:
+            ca = x509.load_pem_x509_certificate(f.read())
+        with open(os.path.join(self.pki, "ca.key"), "rb") as f:
+            key = serialization.load_pem_private_key(f.read(), password=None)
+        assert isinstance(key, ec.EllipticCurvePrivateKey)
+        return ca, key
 
     async def sync(self, key: Hashable) -> None:
-        csr = self.csrs.get("", str(key))
-        if csr is None or not _has(csr, "Approved") or _has(csr, "Failed") or not self.ctx.ca_key_pem:
+        assert isinstance(key, tuple)
+        csr = self.csrs.get("", key[1])
+        if csr is None or (csr.get("status") or {}).get("certificate"):
             return
-        spec, status = csr.get("spec") or {}, dict(csr.get("status") or {})
-        check = _SIGNERS.get(spec.get("signerName", ""))
-        if check is None or status.get("certificate"):
+        if not _condition(csr, "Approved") or _condition(csr, "Denied") or _condition(csr, "Failed"):
             return
-        request = x509.load_pem_x509_csr(base64.b64decode(spec.get("request") or ""))
-        usages = list(spec.get("usages") or ())
-        refused = check(request, usages)
-        if refused is not None:
-            status["conditions"] = [*status.get("conditions", ()), {
-                "type": "Failed", "status": "True", "reason": "SignerValidationFailure", "message": refused,
-                "lastUpdateTime": now_rfc3339()}]
-        else:
-            status["certificate"] = base64.b64encode(self._sign(request, usages, spec.get("expirationSeconds"))).decode()
-        await self.client.update(self.csrs_type, {**csr, "status": status}, subresource="status")
-
-    def _sign(self, request: x509.CertificateSigningRequest, usages: list[str], expiration: int | None) -> bytes:
-        ca, ca_key = self._authority()
-        ttl = _DEFAULT_TTL if expiration is None else min(max(datetime.timedelta(seconds=expiration), _MIN_TTL),
-                                                          _DEFAULT_TTL)
-        now = datetime.datetime.now(datetime.UTC)
-        builder = (x509.CertificateBuilder().subject_name(request.subject).issuer_name(ca.subject)
-                   .public_key(request.public_key()).serial_number(x509.random_serial_number())
-                   .not_valid_before(now - _BACKDATE)
-                   .not_valid_after(min(now - _BACKDATE + ttl, ca.not_valid_after_utc))
-                   .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True))
-        flags = {name: False for name in _KEY_USAGES.values()}
-        flags.update((_KEY_USAGES[u], True) for u in usages if u in _KEY_USAGES)
-        if any(flags.values()):
-            builder = builder.add_extension(x509.KeyUsage(**flags), critical=True)
-        extended = [_EXTENDED[u] for u in usages if u in _EXTENDED]
-        if extended:
-            builder = builder.add_extension(x509.ExtendedKeyUsage(extended), critical=False)
-        names = _names(request)
-        if names is not None:
-            builder = builder.add_extension(names, critical=False)
-        certificate = builder.sign(ca_key, hashes.SHA256())
-        return certificate.public_bytes(serialization.Encoding.PEM)
+        spec = csr.get("spec") or {}
+        signer = spec.get("signerName")
+        if signer not in (CLIENT, KUBELET_CLIENT, KUBELET_SERVING):
+            return
+        usages = [str(u) for u in spec.get("usages") or ()]
+        try:
+            request = x509.load_pem_x509_csr(base64.b64decode(spec.get("request", "")))
+        except ValueError as exc:
+            raise ValueError(f"unable to parse csr {key[1]!r}: {exc}") from None
+        try:
+            check(str(signer), request, usages)
+            ca, ca_key = self._ca()
+            certificate = sign(request, usages, spec.get("expirationSeconds"), ca, ca_key)
+        except Refused as exc:
+            now = now_rfc3339()
+            csr.setdefault("status", {}).setdefault("conditions", []).append({
+                "type": "Failed", "status": "True", "reason": "SignerValidationFailure", "message": str(exc),
+                "lastUpdateTime": now})
+            await self.client.update(self.csrs_type, csr, subresource="status")
+            return
+        csr.setdefault("status", {})["certificate"] = base64.b64encode(certificate).decode()
+        await self.client.update(self.csrs_type, csr, subresource="status")

@@ -4,7 +4,8 @@ nothing but moves the pods bound to it through their lives as a kubelet reports 
 `--simulate-nodes N` registers `node-1`..`node-N`; a Node created by anyone with the annotation
 `fastkube.io/simulated: "true"` is looked after the same way, and taking the annotation off stops
 its kubelet (the node goes Unknown once the node monitor's grace period has passed). A bound pod gets a pod IP from its node's
-podCIDR, Running, Ready and running container statuses. Deleting a pod stops its containers at
+podCIDR, Running, Ready and running container statuses, once its node has a podCIDR and its claims are
+bound. Deleting a pod stops its containers at
 once (they exit on SIGTERM) unless the pod's `fastkube.io/simulated-termination-seconds` says they
 take longer, never longer than the deletion's grace period; then the kubelet removes the pod, as
 upstream's does, with a zero grace period. Pods meant to finish (restartPolicy Never or OnFailure)
@@ -23,13 +24,17 @@ from typing import Hashable
 from apiserver import errors
 from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.client import KUBE_VERSION, KUBELET
+from apiserver.controllers.volumes import claim_names, is_bound
 from apiserver.kinds.objects import now_rfc3339
+from apiserver.simulated.annotations import (
+    EXIT_CODE,
+    RUN_SECONDS,
+    SIMULATED,
+    TERMINATION_SECONDS,
+    is_simulated,
+)
 
-SIMULATED = "fastkube.io/simulated"
-EXIT_CODE = "fastkube.io/simulated-exit-code"
-RUN_SECONDS = "fastkube.io/simulated-run-seconds"
 BATCH_RUN_SECONDS = 1.0  # how long a pod that is meant to finish (restartPolicy Never/OnFailure) runs
-TERMINATION_SECONDS = "fastkube.io/simulated-termination-seconds"
 LEASE_NAMESPACE = "kube-node-lease"
 LEASE_SECONDS = 40
 RENEW_SECONDS = 10.0  # the kubelet renews its lease every quarter of its duration
@@ -42,12 +47,9 @@ def _micro_time() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def is_simulated(node: Obj | None) -> bool:
-    return node is not None and (node["metadata"].get("annotations") or {}).get(SIMULATED) == "true"
-
-
-def node_manifest(name: str, index: int) -> Obj:
-    """A Node as a kubelet registers it, on a made-up machine."""
+def node_manifest(name: str, index: int, with_cidr: bool = True) -> Obj:
+    """A Node as a kubelet registers it, on a made-up machine; without a podCIDR when the node IPAM
+    controller gives it one, as it gives a real kubelet's node."""
     cidr = f"10.244.{index}.0/24"
     now = now_rfc3339()
     conditions = [
@@ -65,7 +67,7 @@ def node_manifest(name: str, index: int) -> Obj:
                      "labels": {"beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux",
                                 "kubernetes.io/arch": "amd64", "kubernetes.io/hostname": name,
                                 "kubernetes.io/os": "linux"}},
-        "spec": {"podCIDR": cidr, "podCIDRs": [cidr]},
+        "spec": {"podCIDR": cidr, "podCIDRs": [cidr]} if with_cidr else {},
         "status": {
             "capacity": dict(_CAPACITY), "allocatable": dict(_CAPACITY), "conditions": conditions,
             "addresses": [{"type": "InternalIP", "address": f"172.18.0.{index + 1}"},
@@ -116,17 +118,41 @@ class SimulatedNodes(Controller):
         self.nodes = ctx.informer("", "v1", "nodes")
         self.pods = ctx.informer("", "v1", "pods")
         self.own = {f"node-{i}": i for i in range(1, ctx.simulated_nodes + 1)}
+        self.ipam = "node-ipam-controller" in ctx.enabled  # nodes get their podCIDR from it
         # Renewed well within the grace the node lifecycle controller gives, however short it is set.
         self.renew_seconds = min(RENEW_SECONDS, ctx.node_monitor_grace_seconds / 4)
         self.ips: dict[tuple[str, str], str] = {}  # handed out but perhaps not seen back yet
+        self.claims = ctx.informer("", "v1", "persistentvolumeclaims")
         self.nodes.add_handler(self._node_changed)
         self.pods.add_handler(self._pod_changed)
+        self.claims.add_handler(self._claim_changed)
         for name in self.own:
             self.queue.add(("node", name))
 
     def _node_changed(self, old: Obj | None, new: Obj | None) -> None:
         if new is not None and is_simulated(new) and old is None:
             self.queue.add(("node", new["metadata"]["name"]))
+        if new is not None and old is not None and (new.get("spec") or {}).get("podCIDR") and \
+                not (old.get("spec") or {}).get("podCIDR"):
+            # Its network is ready: the pods that waited for it start.
+            name = new["metadata"]["name"]
+            for pod in self.pods:
+                if (pod.get("spec") or {}).get("nodeName") == name:
+                    self.queue.add(("pod", *object_key(pod)))
+
+    def _claim_changed(self, old: Obj | None, new: Obj | None) -> None:
+        if new is None or not is_bound(new):
+            return
+        namespace, name = object_key(new)
+        for pod in self.pods.items(namespace):  # pods that waited for it to mount
+            if (pod.get("spec") or {}).get("nodeName") and name in claim_names(pod):
+                self.queue.add(("pod", namespace, pod["metadata"]["name"]))
+
+    def _volumes_ready(self, pod: Obj) -> bool:
+        """Whether every claim the pod names is bound, as the kubelet mounts none before."""
+        namespace = pod["metadata"].get("namespace", "")
+        return all((claim := self.claims.get(namespace, name)) is not None and is_bound(claim)
+                   for name in claim_names(pod))
 
     def _pod_changed(self, old: Obj | None, new: Obj | None) -> None:
         pod = either(old, new)
@@ -150,7 +176,7 @@ class SimulatedNodes(Controller):
             if name not in self.own:
                 return
             try:
-                node = await self.client.create(self.nodes_type, "", node_manifest(name, self.own[name]))
+                node = await self.client.create(self.nodes_type, "", node_manifest(name, self.own[name], not self.ipam))
             except errors.ApiError as exc:
                 if exc.code != 409:
                     raise
@@ -197,6 +223,10 @@ class SimulatedNodes(Controller):
             return
         annotations = pod["metadata"].get("annotations") or {}
         if status.get("phase") != "Running":
+            if self.ipam and not (node.get("spec") or {}).get("podCIDR") and not pod["spec"].get("hostNetwork"):
+                return  # no pod network on the node yet: its podCIDR's arrival brings the pod back
+            if not self._volumes_ready(pod):
+                return  # its claims' binding brings it back
             await self._start(pod, node)
             return
         if self._exited(pod):

@@ -17,15 +17,22 @@ from typing import Any
 
 from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.cronjob import CronJobController
-from apiserver.controllers.csrsigning import CSRSigning
+from apiserver.controllers.csrsigning import CSRSigner
 from apiserver.controllers.daemonset import DaemonSetController
 from apiserver.controllers.deployment import DeploymentController
 from apiserver.controllers.disruption import DisruptionController
 from apiserver.controllers.endpoints import EndpointsController, EndpointSliceController
+from apiserver.controllers.ephemeral import EphemeralVolumes
 from apiserver.controllers.garbagecollector import GarbageCollector
+from apiserver.controllers.hpa import HorizontalPodAutoscaler
 from apiserver.controllers.job import JobController
 from apiserver.controllers.kubelet import SimulatedNodes
+from apiserver.controllers.nodeipam import NodeIpam
 from apiserver.controllers.nodelifecycle import NodeLifecycle
+from apiserver.controllers.podgc import PodGarbageCollector
+from apiserver.controllers.protection import ClaimProtection, VolumeProtection
+from apiserver.controllers.provisioner import SimulatedProvisioner
+from apiserver.controllers.pvbinder import PersistentVolumeBinder
 from apiserver.controllers.policystatus import ValidatingAdmissionPolicyStatusController
 from apiserver.controllers.replicaset import ReplicaSetController
 from apiserver.controllers.replicationcontroller import ReplicationManager
@@ -33,6 +40,7 @@ from apiserver.controllers.resourcequota import ResourceQuotaController
 from apiserver.controllers.rootca import RootCAPublisher
 from apiserver.controllers.scheduler import Scheduler
 from apiserver.controllers.serviceaccounts import ServiceAccountController
+from apiserver.controllers.servicelb import ServiceLoadBalancer
 from apiserver.controllers.statefulset import StatefulSetController
 from apiserver.controllers.tainteviction import TaintEviction
 from apiserver.controllers.ttlafterfinished import TTLAfterFinished
@@ -55,17 +63,32 @@ CONTROLLERS: dict[str, Factory] = {
     DaemonSetController.name: DaemonSetController,
     JobController.name: JobController,
     CronJobController.name: CronJobController,
-    CSRSigning.name: CSRSigning,
     TTLAfterFinished.name: TTLAfterFinished,
     ValidatingAdmissionPolicyStatusController.name: ValidatingAdmissionPolicyStatusController,
     EndpointsController.name: EndpointsController,
     EndpointSliceController.name: EndpointSliceController,
+    NodeIpam.name: NodeIpam,
     NodeLifecycle.name: NodeLifecycle,
+    PodGarbageCollector.name: PodGarbageCollector,
     TaintEviction.name: TaintEviction,
+    EphemeralVolumes.name: EphemeralVolumes,
+    PersistentVolumeBinder.name: PersistentVolumeBinder,
+    ClaimProtection.name: ClaimProtection,
+    VolumeProtection.name: VolumeProtection,
+    SimulatedProvisioner.name: SimulatedProvisioner,
+    ServiceLoadBalancer.name: ServiceLoadBalancer,
+    CSRSigner.name: CSRSigner,
+    HorizontalPodAutoscaler.name: HorizontalPodAutoscaler,
     Scheduler.name: Scheduler,
     SimulatedNodes.name: SimulatedNodes,
 }
 DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
+# The short names kube-controller-manager keeps for controllers whose name changed beyond the suffix.
+ALIASES = {"persistentvolume-binder": PersistentVolumeBinder.name, "pvc-protection": ClaimProtection.name,
+           "pv-protection": VolumeProtection.name, "service": ServiceLoadBalancer.name,
+           "csrsigning": CSRSigner.name, "horizontalpodautoscaling": HorizontalPodAutoscaler.name,
+           "podgc": PodGarbageCollector.name, "nodeipam": NodeIpam.name,
+           "ephemeral-volume": EphemeralVolumes.name}
 _SUFFIX = "-controller"
 
 
@@ -74,6 +97,8 @@ def _canonical(name: str) -> str:
         return name
     if name + _SUFFIX in CONTROLLERS:
         return name + _SUFFIX
+    if name in ALIASES:
+        return ALIASES[name]
     raise ValueError(f"{name!r} is not in the list of known controllers: {', '.join(sorted(CONTROLLERS))}")
 
 
@@ -96,6 +121,7 @@ def enabled_controllers(flag: str) -> list[str]:
 class ControllerManager:
     def __init__(self, ctx: Context, names: list[str]) -> None:
         self.ctx = ctx
+        ctx.enabled = tuple(names)
         self.controllers = [CONTROLLERS[name](ctx) for name in names]
         self._tasks: list[asyncio.Task[None]] = []
 

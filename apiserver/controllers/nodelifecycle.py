@@ -75,7 +75,7 @@ class NodeLifecycle(Controller):
         super().__init__(ctx)
         self.nodes_type = ctx.resource("", "v1", "nodes")
         self.grace = ctx.node_monitor_grace_seconds
-        self.startup_grace = ctx.node_startup_grace_seconds
+        self.startup_grace = ctx.settings.node_startup_grace_seconds
         self.nodes = ctx.informer("", "v1", "nodes")
         self.leases = ctx.informer("coordination.k8s.io", "v1", "leases")
         self.nodes.add_handler(self._node_changed)

@@ -3,7 +3,8 @@
 Pods that fit nowhere get PodScheduled=False (Unschedulable) with upstream's message and a
 FailedScheduling event, and wait: any node change, or a pod leaving a node, brings them back. A pod
 just bound counts on its node at once (the scheduler cache's "assumed" pods) so the next decision
-does not see the room it took as free.
+does not see the room it took as free. A pod's claims are readied before it is bound, as the
+VolumeBinding plugin does (apiserver.controllers.volumebinding).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from apiserver import errors
 from apiserver.controllers.base import Context, Controller, Obj, either, object_key
 from apiserver.controllers.client import SCHEDULER, STRATEGIC_PATCH
 from apiserver.controllers.events import Recorder
-from apiserver.controllers.scheduling import NodeState, decide, fit_error
+from apiserver.controllers.scheduling import NOT_HELPFUL, NodeState, decide, fit_error
+from apiserver.controllers.volumebinding import VolumeBinding
 from apiserver.kinds.objects import now_rfc3339
 
 log = logging.getLogger("apiserver.controllers")
@@ -51,8 +53,13 @@ class Scheduler(Controller):
         self.where: dict[PodKey, str] = {}
         self.assumed: dict[PodKey, str] = {}
         self.waiting: set[PodKey] = set()
+        self.volume_binding = VolumeBinding(self.client, ctx.informer("", "v1", "persistentvolumeclaims"),
+                                            ctx.informer("", "v1", "persistentvolumes"),
+                                            ctx.informer("storage.k8s.io", "v1", "storageclasses"))
         self.pods.add_handler(self._pod_changed)
         self.nodes.add_handler(self._node_changed)
+        for informer in (self.volume_binding.claims, self.volume_binding.volumes, self.volume_binding.classes):
+            informer.add_handler(self._node_changed)
 
     def _place(self, key: PodKey, pod: Obj | None) -> None:
         """Keeps the per-node index of pods that take room."""
@@ -100,7 +107,14 @@ class Scheduler(Controller):
             self.waiting.discard(key)
             return
         states = self._states()
-        decision = decide(pod, states)
+        refused = self.volume_binding.prefilter(pod)
+        if refused is not None:
+            self.waiting.add(key)
+            nodes = len(states)
+            await self._unschedulable(pod, f"0/{nodes} nodes are available: {refused}. preemption: 0/{nodes} nodes "
+                                           f"are available: {nodes} {NOT_HELPFUL}.")
+            return
+        decision = decide(pod, states, lambda node: self.volume_binding.filter(pod, node))
         if decision.node is None:
             self.waiting.add(key)
             await self._unschedulable(pod, fit_error(decision, len(states)))
@@ -113,6 +127,16 @@ class Scheduler(Controller):
 
     async def _bind(self, key: PodKey, pod: Obj, node: str) -> None:
         namespace, name = key
+        node_obj = self.nodes.get("", node)
+        try:
+            ready = node_obj is not None and await self.volume_binding.prebind(pod, node_obj)
+        except errors.ApiError as exc:
+            log.info("kube-scheduler: readying the volumes of %s/%s on %s: %s", namespace, name, node, exc.message)
+            ready = False
+        if not ready:
+            self.assumed.pop(key, None)
+            self.queue.retry(key)
+            return
         try:
             await self.client.create_subresource(self.pods_type, namespace, name, "binding", {
                 "apiVersion": "v1", "kind": "Binding",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from apiserver.controllers.quantities import Requests, node_allocatable, pod_requests
 from apiserver.controllers.selectors import label_selector_matches, labels_of, node_selector_term_matches
@@ -172,8 +172,10 @@ def _spread_reason(pod: Obj, state: NodeState, states: list[NodeState]) -> str |
     return None
 
 
-def node_reasons(pod: Obj, state: NodeState, states: list[NodeState]) -> list[str]:
-    """Why the node cannot take the pod (empty: it can), from the first filter that refuses it."""
+def node_reasons(pod: Obj, state: NodeState, states: list[NodeState],
+                 volume_reason: Callable[[Obj], str | None] | None = None) -> list[str]:
+    """Why the node cannot take the pod (empty: it can), from the first filter that refuses it;
+    `volume_reason` is the VolumeBinding filter's, which runs after the resources are counted."""
     spec = pod.get("spec") or {}
     tolerations = spec.get("tolerations") or []
     node_spec = state.node.get("spec") or {}
@@ -188,6 +190,9 @@ def node_reasons(pod: Obj, state: NodeState, states: list[NodeState]) -> list[st
     reasons = _resource_reasons(pod, state)
     if reasons:
         return reasons
+    reason = volume_reason(state.node) if volume_reason is not None else None
+    if reason:
+        return [reason]
     reason = _spread_reason(pod, state, states) or _inter_pod_reason(pod, state, states)
     return [reason] if reason else []
 
@@ -223,12 +228,12 @@ class Decision:
     resolvable: int  # nodes whose refusal preemption could lift
 
 
-def decide(pod: Obj, states: list[NodeState]) -> Decision:
+def decide(pod: Obj, states: list[NodeState], volume_reason: Callable[[Obj], str | None] | None = None) -> Decision:
     reasons: Counter[str] = Counter()
     resolvable = 0
     best: tuple[float, str] | None = None
     for state in states:
-        found = node_reasons(pod, state, states)
+        found = node_reasons(pod, state, states, volume_reason)
         if found:
             reasons.update(found)
             if all(r in _RESOLVABLE or r.startswith("Insufficient ") for r in found):

@@ -17,6 +17,8 @@ from typing import Awaitable, Callable
 from starlette.applications import Starlette
 from starlette.types import Receive, Scope, Send
 
+from apiserver.http import streams
+
 AsgiHandler = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 # The API's methods; Starlette adds HEAD wherever GET is allowed.
@@ -37,4 +39,7 @@ class ApiRoutes:
             if path in _ROOTS or (path.startswith(("/api/", "/apis/")) and scope["method"] in _SUBPATH_METHODS):
                 await self.api(scope, receive, send)
                 return
+        elif streams.handles(scope):  # exec or attach over WebSocket
+            await streams.translate(scope, receive, send, self.api)
+            return
         await self.site(scope, receive, send)

@@ -41,6 +41,7 @@ from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.readplans import ReadPlan, ReadPlans
+from apiserver.http.simkubelet import SimulatedKubelets
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import objects
@@ -82,6 +83,8 @@ class ServerState:
     audit: AuditLog | None = None
     # The browser console at /console/ (`--console=false` turns it off).
     console: bool = True
+    # The kubelet API of simulated nodes, while their fake kubelets run here.
+    simulated_kubelets: SimulatedKubelets | None = None
 
     def token_lookup(self, token: str, audiences: list[str]) -> tuple[User, list[str]] | None:
         """TokenReview's question: whose token is this, for which of the audiences asked about."""
@@ -431,7 +434,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if parsed.subresource is not None and not rt.group and kubelet.handles(rt.plural, parsed.subresource):
         upgrade = "upgrade" in request.headers.get("connection", "").lower()
         return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource,
-                                              query, upgrade))
+                                              query, upgrade, state.simulated_kubelets,
+                                              kubelet.proxied_path(path, name or "")))
     if rt.plural == "serviceaccounts" and parsed.subresource == "token" and name is not None:
         body = await _read_body(request, state.limits.max_body_bytes)
         request_body = bodies.decode_object(body, request.headers.get("content-type"))

@@ -1,7 +1,8 @@
 """The subresources kube-apiserver answers by reaching a kubelet or a pod: pods' log, exec, attach,
 portforward and proxy, nodes/proxy and services/proxy.
 
-Nothing here can reach a kubelet or a pod network. Each request is checked as upstream checks it (the
+A simulated node's kubelet is answered in this process (apiserver.http.simkubelet) while the fake
+kubelets run. Nothing here can reach any other kubelet or a pod network. Each request is checked as upstream checks it (the
 pod and its container, its node, the node's address, the service's endpoints) and answered as
 kube-apiserver answers at the first step that fails; past all of them, with what it answers when the
 connection is refused: a log stream `Get "<url>": dial tcp ...` (500), an upgrade `error dialing
@@ -21,7 +22,9 @@ import orjson
 
 from apiserver import errors
 from apiserver.errors import ApiError, FieldError
-from apiserver.reply import Reply
+from apiserver.http.simkubelet import SimulatedKubelets
+from apiserver.reply import Reply, StreamReply
+from apiserver.simulated.annotations import is_simulated
 from apiserver.storage.interface import Store
 
 SUBRESOURCES = {"pods": ("log", "exec", "attach", "portforward", "proxy"), "nodes": ("proxy",),
@@ -40,36 +43,50 @@ def handles(resource: str, subresource: str | None) -> bool:
 
 
 def answer(store: Store, resource: str, namespace: str, name: str, subresource: str, query: Mapping[str, str],
-           upgrade: bool) -> Reply:
-    """What kube-apiserver answers to this request when no kubelet or pod answers it."""
+           upgrade: bool, simulated: SimulatedKubelets | None = None, proxy_path: str = "") -> Reply | StreamReply:
+    """What kube-apiserver answers to this request: a simulated node's kubelet's answer (while the fake
+    kubelets run, `simulated`), else what it answers when no kubelet or pod answers."""
     if resource == "nodes":
-        return _node_proxy(store, name)
+        return _node_proxy(store, name, simulated, proxy_path, query)
     if resource == "services":
         return _service_proxy(store, namespace, name)
     if subresource == "proxy":
         return _pod_proxy(store, namespace, name)
     if subresource == "log":
         _check_log_options(name, query)
-        return _log(store, _get(store, "pods", namespace, name), query)
+        return _log(store, _get(store, "pods", namespace, name), query, simulated)
     pod = _get(store, "pods", namespace, name)
+    container = ""
     if subresource in ("exec", "attach"):
-        _container(pod, query.get("container", ""))
+        container = _container(pod, query.get("container", ""))
     node_name = _map(pod.get("spec")).get("nodeName")
     if not node_name:
         raise errors.bad_request(f"pod {name} does not have a host assigned")
-    host_port = _kubelet(store, node_name)
+    node = _get(store, "nodes", "", node_name)
+    host_port = _kubelet(node)
     if not upgrade:
         raise errors.bad_request("Upgrade request required")
+    if simulated is not None and is_simulated(node):
+        return simulated.refuse_stream(pod, subresource, container)
     raise _unknown(f"error dialing backend: {_dial_error(host_port)}")
 
 
-def _log(store: Store, pod: Obj, query: Mapping[str, str]) -> Reply:
+def proxied_path(path: str, name: str) -> str:
+    """The proxied request's path: what follows `<name>/proxy` in the request's."""
+    _, _, rest = path.partition(f"/{name}/proxy")
+    return rest or "/"
+
+
+def _log(store: Store, pod: Obj, query: Mapping[str, str], simulated: SimulatedKubelets | None) -> Reply | StreamReply:
     meta = pod["metadata"]
     container = _container(pod, query.get("container", ""))
     node_name = _map(pod.get("spec")).get("nodeName")
     if not node_name:
         return Reply(204, b"", content_type="")  # a pod on no node has no log yet: an empty answer
-    host_port = _kubelet(store, node_name)
+    node = _get(store, "nodes", "", node_name)
+    host_port = _kubelet(node)
+    if simulated is not None and is_simulated(node):
+        return simulated.log(pod, container, query)
     parameters = urllib.parse.urlencode([(k, query[k]) for k in _LOG_PARAMETERS if k in query])
     url = f"https://{host_port}/containerLogs/{meta['namespace']}/{meta['name']}/{container}"
     raise _unknown(f'Get "{url}{"?" + parameters if parameters else ""}": {_dial_error(host_port)}')
@@ -121,9 +138,8 @@ def _container(pod: Obj, container: str) -> str:
                              f"[{' '.join(everything)}]")
 
 
-def _kubelet(store: Store, node_name: str) -> str:
+def _kubelet(node: Obj) -> str:
     """host:port of the node's kubelet, as upstream's NodeConnectionInfoGetter finds it."""
-    node = _get(store, "nodes", "", node_name)
     status = _map(node.get("status"))
     addresses = _items(status.get("addresses"))
     host = next((str(a.get("address", "")) for kind in _PREFERRED_ADDRESS_TYPES for a in addresses if a.get("type") == kind),
@@ -148,12 +164,16 @@ def _pod_proxy(store: Store, namespace: str, name: str) -> Reply:
     raise _unreachable(_join(ip, port or ("443" if scheme == "https" else "80")))
 
 
-def _node_proxy(store: Store, name: str) -> Reply:
+def _node_proxy(store: Store, name: str, simulated: SimulatedKubelets | None, path: str,
+                query: Mapping[str, str]) -> Reply | StreamReply:
     scheme, node_name, port = _split_scheme_name_port(name, "node")
-    kubelet = _kubelet(store, node_name)
+    node = _get(store, "nodes", "", node_name)
+    kubelet = _kubelet(node)
     host = kubelet.rsplit(":", 1)[0].strip("[]")
     if not _proxyable(host):
         raise errors.bad_request("address not allowed")
+    if simulated is not None and is_simulated(node) and (not port or _join(host, port) == kubelet):
+        return simulated.proxy(node, path, query)
     raise _unreachable(kubelet if not port else _join(host, port))
 
 

@@ -1,6 +1,6 @@
 """Resources answered from what the server knows instead of only from the store: the APIServices
-of the served group-versions (beside those users create), the componentstatuses, and who the caller
-is (selfsubjectreviews).
+of the served group-versions (beside those users create), the componentstatuses, who the caller
+is (selfsubjectreviews), and the simulated nodes' metrics (apiserver.http.metricsapi).
 
 kube-apiserver registers one `Local` APIService per group-version it serves; the ones users create
 (metrics-server's `v1beta1.metrics.k8s.io`) are stored, and their Available condition is what
@@ -18,7 +18,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.discovery.documents import ExternalVersion
-from apiserver.http import components
+from apiserver.http import components, metricsapi
 from apiserver.http.endpoint import Target
 from apiserver.kinds.resources import APISERVICE_PRIORITIES, Registry
 from apiserver.query.selection import selection_for
@@ -27,6 +27,9 @@ from apiserver.shapes.shape import Listing, Shape
 from apiserver.storage.interface import Store, StoredObject
 
 APISERVICES = ("apiregistration.k8s.io", "apiservices")
+# The simulated metrics are served here under metrics-server's priorities, so that scripts that wait for
+# `apiservice/v1beta1.metrics.k8s.io` to be Available find it (only while the group is served).
+_PRIORITIES = {**APISERVICE_PRIORITIES, (metricsapi.GROUP, metricsapi.VERSION): (100, 100)}
 COMPONENTSTATUSES = ("", "componentstatuses")
 BINDINGS = ("", "bindings")
 
@@ -56,7 +59,7 @@ class SyntheticResources:
                 for group, versions in self._registry.group_versions().items()]
 
     def _is_local(self, group: str, version: str) -> bool:
-        return (group, version) in APISERVICE_PRIORITIES or any(
+        return (group, version) in _PRIORITIES or any(
             rt.custom for rt in self._registry.in_group_version(group, version))
 
     def _local_apiservices(self) -> list[dict[str, Any]]:
@@ -75,7 +78,7 @@ class SyntheticResources:
                     spec.update(version=version, groupPriorityMinimum=1000, versionPriority=100)
                 else:
                     created, managed = self._created, "onstart"
-                    group_priority, version_priority = APISERVICE_PRIORITIES[(group, version)]
+                    group_priority, version_priority = _PRIORITIES[(group, version)]
                     spec.update(version=version, groupPriorityMinimum=group_priority, versionPriority=version_priority)
                 out.append({
                     "kind": "APIService", "apiVersion": "apiregistration.k8s.io/v1",
@@ -157,6 +160,9 @@ class SyntheticResources:
                 return _read(t, verb, shape, revision, items)
             raise errors.method_not_allowed(f"{verb} is not supported on {t.name}: kube-apiserver manages the "
                                             "APIServices of the groups it serves")
+        if t.rt.group == metricsapi.GROUP and verb in ("get", "list"):
+            revision, items = metricsapi.items(self._store, t.rt, t.namespace)
+            return _read(t, verb, shape, revision, items)
         if which == COMPONENTSTATUSES and verb in ("get", "list"):
             revision = self._store.revision
             found = await asyncio.gather(*(components.probe(c) for c in components.COMPONENTS))
