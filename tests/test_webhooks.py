@@ -19,7 +19,15 @@ import yaml
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 from support import ServerProcess, run_kubectl, wait_for
-from webhook_server import HANG, Certificates, WebhookServer, deny, json_patch, make_certificates
+from webhook_server import (
+    CLOSE_WHEN_REUSED,
+    HANG,
+    Certificates,
+    WebhookServer,
+    deny,
+    json_patch,
+    make_certificates,
+)
 
 # The webhook's Service, as an operator's chart would name it; its certificate carries the name.
 SERVICE_DNS = "policy-webhook.webhook-system.svc"
@@ -165,6 +173,23 @@ def test_a_hanging_webhook_holds_only_the_requests_it_was_asked_about(
     assert ('failed calling webhook "team-c-slow.policy.example.com": failed to call webhook: Post '
             f'"https://127.0.0.1:{webhooks.port}/hang?timeout=6s": context deadline exceeded'
             ) in outcome["result"].stderr
+
+
+def test_a_kept_alive_connection_the_webhook_closed_is_not_a_failure(
+        cluster: ServerProcess, webhooks: WebhookServer, certificates: Certificates) -> None:
+    """Go's transport sends a request again when the reused connection it went out on was closed; a
+    webhook that closes idle connections (uvicorn after 5 s) must not fail writes now and then."""
+    _namespace(cluster, "team-g")
+    webhooks.answers["/closing"] = CLOSE_WHEN_REUSED
+    _apply(cluster, _configuration("Validating", "team-g-closing", "team-g",
+                                   {"url": webhooks.url("/closing")}, certificates))
+    wait_for("the webhook to be called", lambda: run_kubectl(
+        cluster, "create", "configmap", "probe", "-n", "team-g", "--dry-run=server")
+        and webhooks.reviews("/closing"))
+    for i in range(5):
+        run_kubectl(cluster, "create", "configmap", f"cm-{i}", "-n", "team-g")
+    created = [r for r in webhooks.reviews("/closing") if r["request"]["name"].startswith("cm-")]
+    assert len(created) > 5  # some went out on a connection the webhook then closed, and were sent again
 
 
 def test_the_controllers_writes_reach_webhooks_as_the_controller_manager(

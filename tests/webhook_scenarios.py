@@ -247,7 +247,7 @@ def failures(cluster: Cluster) -> Obj:
                 "response": {"uid": r["request"]["uid"], "allowed": True}}).encode()),
         }
         seen: Obj = {}
-        for case in (*answers, "refused", "unknown-authority"):
+        for case in (*answers, "refused", "unknown-authority", "plain-http"):
             path = s.path(case)
             if case in answers:
                 cluster.webhooks.answers[path] = answers[case]
@@ -258,10 +258,31 @@ def failures(cluster: Cluster) -> Obj:
                     hook["clientConfig"]["url"] = f"https://127.0.0.1:{_closed_port()}/refused"
                 if case == "unknown-authority":
                     hook["clientConfig"]["caBundle"] = cluster.other_ca_bundle
+                if case == "plain-http":
+                    hook["clientConfig"]["url"] = f"https://127.0.0.1:{_plain_http_port()}/plain"
                 s.configure("Validating", [hook])
                 seen[f"{case}/{policy}"] = _until_configured(cluster, s, case, policy)
                 cluster.request("DELETE", s.configurations.pop())
         return seen
+
+
+_PLAIN: list[int] = []
+
+
+def _plain_http_port() -> int:
+    """A port answering plain HTTP (once started, for the rest of the run)."""
+    if not _PLAIN:
+        import http.server
+        import threading
+        class Quiet(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *_args: Any) -> None:
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        _PLAIN.append(server.server_address[1])
+    return _PLAIN[0]
 
 
 def _closed_port() -> int:
@@ -453,9 +474,19 @@ def service_reference(cluster: Cluster) -> Obj:
                                     "caBundle": cluster.certificates.ca_bundle}
             s.configure("Validating", [hook], probe=path)
             seen = cluster.request("POST", s.configmaps(), _cm("one"))
-            return {"service": made["code"], "client": seen, "sent": s.sent(path)}
+            # A Service whose name the certificate does not carry.
+            cluster.request("POST", "/api/v1/namespaces/default/services",
+                            {**service, "metadata": {"name": "wrong-name"}})
+            hook = {**hook, "name": "wrong.example.com",
+                    "clientConfig": {**hook["clientConfig"],
+                                     "service": {**hook["clientConfig"]["service"], "name": "wrong-name"}},
+                    "objectSelector": {"matchLabels": {"case": "wrong"}}}
+            s.configure("Validating", [hook])
+            wrong = _until_configured(cluster, s, "wrong", "Fail")
+            return {"service": made["code"], "client": seen, "sent": s.sent(path), "wrong_name": wrong}
         finally:
             cluster.request("DELETE", "/api/v1/namespaces/default/services/scenario-webhook")
+            cluster.request("DELETE", "/api/v1/namespaces/default/services/wrong-name")
 
 
 def warnings_of_a_failed_write(cluster: Cluster) -> Obj:
@@ -476,7 +507,100 @@ def warnings_of_a_failed_write(cluster: Cluster) -> Obj:
         return seen
 
 
+def mutated_update(cluster: Cluster) -> Obj:
+    """What a mutating webhook is shown of an update (a PUT and a patch) and what its patch makes of it."""
+    with Scenario(cluster, "mutated-update") as s:
+        path = s.path("update")
+        cluster.webhooks.answers[path] = json_patch([{"op": "add", "path": "/data/stamped", "value": "yes"}])
+        created = cluster.request("POST", s.configmaps("?fieldManager=creator"), _cm("one", app="web"))
+        s.configure("Mutating", [cluster.hook("update.example.com", path, operations=("UPDATE",),
+                                              objectSelector={"matchLabels": {"app": "web"}})])
+        replaced = dict(created["body"])
+        replaced["data"] = {"key": "replaced"}
+        for _ in range(100):
+            seen = {"put": cluster.request("PUT", s.configmaps("/one?fieldManager=replacer"), replaced)}
+            if s.sent(path):
+                break
+            replaced = dict(seen["put"]["body"])
+            replaced["data"] = {"key": "replaced"}
+            time.sleep(0.1)
+        cluster.webhooks.received.clear()
+        replaced = {**seen["put"]["body"], "data": {"key": "again"}}
+        seen["put"] = cluster.request("PUT", s.configmaps("/one?fieldManager=replacer"), replaced)
+        seen["patch"] = cluster.request("PATCH", s.configmaps("/one?fieldManager=patcher"),
+                                        {"data": {"key": "patched"}}, "application/merge-patch+json")
+        return {"client": seen, "sent": s.sent(path)}
+
+
+def connect(cluster: Cluster) -> Obj:
+    """exec, attach and portforward are admitted as CONNECT, their options as the object, before any
+    kubelet is looked for."""
+    with Scenario(cluster, "connect") as s:
+        path = s.path("connect")
+        cluster.webhooks.answers[path] = deny("no shells in production", 403)
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+               "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}
+        cluster.request("POST", f"/api/v1/namespaces/{s.namespace}/pods", pod)
+        s.configure("Validating", [cluster.hook("connect.example.com", path, operations=("CONNECT",),
+                                                resources=("pods/exec", "pods/attach", "pods/portforward"))])
+        pods = f"/api/v1/namespaces/{s.namespace}/pods/web"
+        queries = {"exec": "exec?command=ls&command=-l&container=web&stdin=true&stdout=1&stderr=false&tty=0",
+                   "attach": "attach?container=web&stdout=true",
+                   "portforward": "portforward?ports=8080&ports=9090"}
+        seen: Obj = {}
+        for _ in range(100):
+            seen["exec"] = cluster.request("POST", f"{pods}/{queries['exec']}")
+            if s.sent(path):
+                break
+            time.sleep(0.1)
+        cluster.webhooks.received.clear()
+        for key, query in queries.items():
+            seen[key] = cluster.request("POST", f"{pods}/{query}")
+        return {"client": seen, "sent": s.sent(path)}
+
+
+def match_conditions(cluster: Cluster) -> Obj:
+    """matchConditions: a false one skips the webhook; one that fails refuses the request under Fail
+    and skips the webhook under Ignore."""
+    with Scenario(cluster, "conditions") as s:
+        cases = {
+            "labelled": ("has(object.metadata.labels) && 'team' in object.metadata.labels && "
+                         "request.operation == 'CREATE' && request.kind.kind == 'ConfigMap'", "Fail"),
+            "erroring": ("object.data.missing == 'x'", "Fail"),
+            "ignored": ("object.data.missing == 'x'", "Ignore"),
+        }
+        seen: Obj = {}
+        for case, (expression, policy) in cases.items():
+            path = s.path(case)
+            cluster.webhooks.answers[path] = deny(f"{case} webhook says no")
+            s.configure("Validating", [cluster.hook(
+                f"{case}.example.com", path, failurePolicy=policy,
+                objectSelector={"matchLabels": {"case": case}},
+                matchConditions=[{"name": "not-probes", "expression": "object.metadata.name != 'never'"},
+                                 {"name": case, "expression": expression}])])
+            if case == "labelled":
+                for attempt in range(100):
+                    probe = cluster.request("POST", s.configmaps("?dryRun=All"),
+                                            _cm(f"probe-{attempt}", case=case, team="a"))
+                    if probe["code"] != 201:
+                        break
+                    time.sleep(0.1)
+                seen["unlabelled"] = cluster.request("POST", s.configmaps(), _cm("unlabelled", case=case))
+                labelled = _cm("labelled", case=case, team="a")
+                seen["labelled"] = cluster.request("POST", s.configmaps(), labelled)
+            elif case == "erroring":
+                seen[case] = _until_configured(cluster, s, case, "Fail")
+            else:
+                time.sleep(2)
+                seen[case] = cluster.request("POST", s.configmaps(), _cm("ignored", case=case))
+            cluster.request("DELETE", s.configurations.pop())
+        return {"client": seen, "sent": {case: len(s.sent(f"/{s.name}/{case}")) for case in cases}}
+
+
 SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
+    "match_conditions": match_conditions,
+    "connect": connect,
+    "mutated_update": mutated_update,
     "warnings_of_a_failed_write": warnings_of_a_failed_write,
     "reinvocation": reinvocation,
     "subresources": subresources,
@@ -497,7 +621,7 @@ SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
 
 _UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
-_PORT = re.compile(r"127\.0\.0\.1:\d+")
+_PORT = re.compile(r"(127\.0\.0\.1|\.svc):\d+")
 
 
 def normalized(value: Any, run: str, key: str = "") -> Any:
@@ -527,5 +651,5 @@ def normalized(value: Any, run: str, key: str = "") -> Any:
         value = value.replace(f"-{run}", "")
         value = _UID.sub("<uid>", value)
         value = _TIME.sub("<time>", value)
-        return _PORT.sub("127.0.0.1:<port>", value)
+        return _PORT.sub(r"\1:<port>", value)
     return value

@@ -32,6 +32,9 @@ Answer = Callable[[Review], "dict[str, Any] | tuple[int, bytes]"]
 _HOUR, _TWO_DAYS = datetime.timedelta(hours=1), datetime.timedelta(days=2)
 HANG = "hang"  # never answers (until the server stops)
 CLOSE = "close"  # closes the connection without an answer
+# Answers the first request of each connection and closes the connection on any later one, as a
+# server whose keep-alive timeout ran out as the request arrived does.
+CLOSE_WHEN_REUSED = "close-when-reused"
 
 
 @dataclass
@@ -125,10 +128,14 @@ class WebhookServer:
                 if answer == HANG:
                     owner._stopping.wait(120)
                     return
-                if answer == CLOSE:
+                served = getattr(self, "served", 0)
+                self.served = served + 1
+                if answer == CLOSE or (answer == CLOSE_WHEN_REUSED and served):
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
+                if answer == CLOSE_WHEN_REUSED:
+                    answer = allow
                 assert callable(answer)
                 result = answer(review)
                 if isinstance(result, tuple):

@@ -28,7 +28,9 @@ ALLOWED = Verdict()
 
 
 class MutatingPlugin(Protocol):
-    """A plugin that may also have `async start()` and `async stop()`, called with the server's lifespan."""
+    """A plugin that may also have `async start()` and `async stop()`, called with the server's lifespan,
+    and an `idle` property, true while it has nothing to enforce (a webhook plugin without any
+    configuration), which lets a write skip admission altogether."""
 
     name: str
 
@@ -88,8 +90,13 @@ class AdmissionChain:
 
     @property
     def empty(self) -> bool:
-        """No plugin at all: the write path need not even build the Attributes."""
-        return not self.mutating and not self.validating
+        """No plugin has anything to do now (none at all, or each says it is `idle`): the write path
+        need not even build the Attributes."""
+        return all(getattr(plugin, "idle", False) for plugin in self._plugins)
+
+    def mutates(self, attributes: Attributes) -> bool:
+        """Whether any mutating plugin handles the request."""
+        return any(plugin.handles(attributes) for plugin in self.mutating)
 
     async def admit(self, attributes: Attributes, admitted: Admitted) -> None:
         """Runs every mutating plugin that handles the request, and all of them once more when one
@@ -116,8 +123,9 @@ class AdmissionChain:
 
 
 def warning_header(texts: Sequence[str]) -> str:
-    """The Warning header value of warnings, each as kube-apiserver writes one (299 - "text")."""
-    return ", ".join("299 - " + json.dumps(text) for text in texts)
+    """The Warning header value of warnings, each as kube-apiserver writes one (299 - "text"), each text
+    once: upstream's recorder drops a repeat (a write decided again after a conflict admits again)."""
+    return ", ".join("299 - " + json.dumps(text) for text in dict.fromkeys(texts))
 
 
 def with_warnings(refusal: errors.ApiError, texts: Sequence[str]) -> errors.ApiError:

@@ -10,6 +10,7 @@ allocations, status kept by the server) and a chain with no plugin are not admit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource, Obj, Operation
@@ -51,13 +52,18 @@ def admitted(t: Target) -> Admitted:
 
 
 async def mutate(chain: AdmissionChain, t: Target, operation: Operation, obj: Obj, old: Obj | None,
-                 options: Obj) -> Obj:
-    """The object after the mutating plugins: `obj` itself, changed or not, or the one a plugin made."""
+                 options: Obj, first: Callable[[Obj], Obj] | None = None) -> Obj:
+    """The object after the mutating plugins: `obj` itself, changed or not, or the one a plugin made.
+
+    `first`, when some plugin will see the object, makes it what they are shown (work only worth doing
+    for them, such as the field manager's entries of an update)."""
     if chain.empty:
         return obj
     attrs = attributes(t, operation, obj, old, options)
-    if attrs is None:
+    if attrs is None or not chain.mutates(attrs):
         return obj
+    if first is not None:
+        attrs.object = first(obj)
     await chain.admit(attrs, admitted(t))
     assert attrs.object is not None
     return attrs.object
@@ -83,6 +89,54 @@ async def admit_delete(chain: AdmissionChain, t: Target, old: Obj, options: Obj,
         return
     await chain.admit(attrs, admitted(t))
     await chain.validate(attrs, admitted(t))
+
+
+# The options of a connect request, as its query decodes into them (Go's field order and omitempty).
+_CONNECT_FIELDS = {
+    "exec": ("PodExecOptions", (("stdin", bool), ("stdout", bool), ("stderr", bool), ("tty", bool),
+                                ("container", str), ("command", list))),
+    "attach": ("PodAttachOptions", (("stdin", bool), ("stdout", bool), ("stderr", bool), ("tty", bool),
+                                    ("container", str))),
+    "portforward": ("PodPortForwardOptions", (("ports", int),)),
+}
+
+
+def connect_options(subresource: str, items: list[tuple[str, str]]) -> Obj | None:
+    """A pod's exec, attach or portforward options from the query's (repeatable) parameters, as the
+    parameter codec decodes them: a bool is false only for "0" and "false"; None for another request."""
+    found = _CONNECT_FIELDS.get(subresource)
+    if found is None:
+        return None
+    kind, fields = found
+    values: dict[str, list[str]] = {}
+    for key, value in items:
+        values.setdefault(key, []).append(value)
+    options: Obj = {"kind": kind, "apiVersion": "v1"}
+    for name, typed in fields:
+        given = values.get(name)
+        if typed is bool:
+            if given and given[0] != "0" and given[0].lower() != "false":
+                options[name] = True
+        elif typed is str:
+            if given and given[0]:
+                options[name] = given[0]
+        elif typed is list:
+            options[name] = given
+        elif given:
+            # What is not a port is refused by the port forward's own checks, after admission.
+            options[name] = [int(v) for v in given if v.isdigit()]
+    return options
+
+
+async def connect(chain: AdmissionChain, t: Target, options: Obj) -> None:
+    """A connect request's admission (upstream's rest.go): mutating then validating plugins on the
+    options, CONNECT, before anything is connected."""
+    if chain.empty:
+        return
+    attrs = attributes(t, "CONNECT", options, None, None)
+    if attrs is not None:
+        await chain.admit(attrs, admitted(t))
+        await chain.validate(attrs, admitted(t))
 
 
 def headers(t: Target, headers: dict[str, Any]) -> dict[str, str]:

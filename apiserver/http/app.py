@@ -31,7 +31,7 @@ from apiserver.auth.x509 import ClientCertificates
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import audit, deprecated, eviction, kubelet, pretty, requestinfo, tls
+from apiserver.http import admitting, audit, deprecated, eviction, kubelet, pretty, requestinfo, tls
 from apiserver.http.answers import NO_CACHE, AnswerResponse
 from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
@@ -432,6 +432,11 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
     if parsed.subresource is not None and not rt.group and kubelet.handles(rt.plural, parsed.subresource):
+        options = admitting.connect_options(parsed.subresource, QueryParams(request.scope["query_string"])
+                                            .multi_items()) if rt.plural == "pods" else None
+        if options is not None:
+            target.user = user  # a connect is admitted whatever its method
+            await admitting.connect(state.endpoint.admission, target, options)
         upgrade = "upgrade" in request.headers.get("connection", "").lower()
         return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource,
                                               query, upgrade, state.simulated_kubelets,

@@ -379,7 +379,7 @@ class Endpoint:
         return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t)
 
     async def admit_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
-        """A create that stores nothing itself (a Binding, an Eviction): admitted as a whole, before it acts."""
+        """A create that stores nothing itself (a Binding, an Eviction): admitted whole, before it acts."""
         options = create_options(t.query)
         obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, options)
         await admitting.validate(self.admission, t, "CREATE", obj, None, options)
@@ -522,8 +522,22 @@ class Endpoint:
             services.prepare_update(new, old)
         if not self.admission.empty:
             # Mutating admission sees the object as decoded and defaulted, before the update strategy.
-            new = await admitting.mutate(self.admission, t, "UPDATE", objects.decoded_for_update(t.rt, new), old,
-                                         update_options(t.query))
+            tracked: list[ManagedFields] = []
+
+            def field_manager_first(obj: dict[str, Any]) -> dict[str, Any]:
+                # Upstream's field manager runs before mutating admission: webhooks see its entries,
+                # and what they add is owned by no one.
+                entries = _tracked_before_admission(t, copy.deepcopy(obj), old)
+                if entries is not None:
+                    tracked.append(entries)
+                    obj["metadata"]["managedFields"] = entries
+                return obj
+            first = field_manager_first if applied is None else None
+            decoded = objects.decoded_for_update(t.rt, new)
+            new = await admitting.mutate(self.admission, t, "UPDATE", decoded, old, update_options(t.query),
+                                         first)
+            if tracked:
+                applied = tracked[0]
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         if t.subresource is None:
             self._server_status(t, prepared, old)
@@ -552,7 +566,8 @@ class Endpoint:
         admitted = isinstance(scale, dict) and not self.admission.empty
         old_scale = objects.scale_of(t.rt, _load(current)) if admitted else None
         if admitted:
-            scale = await admitting.mutate(self.admission, t, "UPDATE", scale, old_scale, update_options(t.query))
+            scale = await admitting.mutate(self.admission, t, "UPDATE", scale, old_scale,
+                                           update_options(t.query))
         obj = objects.apply_scale(t.rt, _load(current), scale, t.manager)
         if admitted:
             await admitting.validate(self.admission, t, "UPDATE", objects.scale_of(t.rt, obj), old_scale,
@@ -622,7 +637,8 @@ class Endpoint:
             deleted.append(t.codec.served_bytes(current.data))
         head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
                              "metadata": {"resourceVersion": str(self.store.revision)}})
-        return Reply(200, head[:-1] + b',"items":[' + b",".join(deleted) + b"]}", headers=admitting.headers(t, {}))
+        body = head[:-1] + b',"items":[' + b",".join(deleted) + b"]}"
+        return Reply(200, body, headers=admitting.headers(t, {}))
 
     # -- namespaces: the namespace controller's part, done at once -----------------------------
 
@@ -766,6 +782,17 @@ class Endpoint:
                     await self._write(Target(rt, "", key[2], "status", {}), key, objects.reshaped(marked), current)
                 except errors.ApiError:
                     continue  # written meanwhile: that write set the condition from the same store
+
+
+def _tracked_before_admission(t: Target, before: dict[str, Any], old: dict[str, Any]) -> ManagedFields | None:
+    """The managedFields the update makes of the object as it was before mutating admission changed it:
+    upstream's field manager runs first, so what a webhook adds is owned by no one. None when that
+    object would not pass the registry (then the changed one is tracked, as before)."""
+    try:
+        tracked = objects.prepare_update(t.rt, before, copy.deepcopy(old), t.subresource, t.manager)
+    except errors.ApiError:
+        return None
+    return list(tracked["metadata"].get("managedFields") or ())
 
 
 def _same_but_managed_fields(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -4,7 +4,8 @@ Run: python -m pytest benches/micro/test_webhook_bench.py --benchmark-only -q -p
 (add --benchmark-timer=time.process_time for this process's CPU alone: the webhook runs in its own).
 
 Group "write": a ConfigMap created through the endpoint's whole write path on a real store, with no
-webhook configuration, with one whose rules match nothing written (it must cost nothing measurable),
+admission plugin at all, with the server's plugins and no webhook configuration, with one whose rules
+match nothing written (it must cost nothing measurable),
 and with one validating webhook called over HTTPS on loopback (uvicorn, benches/micro/webhook_echo.py).
 Group "client": one loopback HTTPS POST of a review-sized body with aiohttp (the client the webhooks
 use) and with httpx, the alternative it was chosen over.
@@ -30,6 +31,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from apiserver.admission import enabled, plugins
+from apiserver.admission.chain import AdmissionChain
 from apiserver.auth.tokens import User
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.kinds.resources import builtin_registry
@@ -118,12 +120,14 @@ class Writes:
 
 
 @pytest.mark.benchmark(group="write")
-@pytest.mark.parametrize("configuration", ["none", "unmatched", "one-webhook"])
+@pytest.mark.parametrize("configuration", ["no-plugins", "none", "unmatched", "one-webhook"])
 def test_create_a_configmap(benchmark: BenchmarkFixture, tmp_path: Any, echo: tuple[str, Certificates],
                             configuration: str) -> None:
     writes = Writes(str(tmp_path))
     url, certificates = echo
-    if configuration != "none":
+    if configuration == "no-plugins":
+        writes.endpoint.admission = AdmissionChain()  # the write path as before the admission chain
+    elif configuration != "none":
         writes.configure(url, certificates, "configmaps" if configuration == "one-webhook" else "secrets")
     try:
         benchmark(writes.create)

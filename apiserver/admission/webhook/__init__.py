@@ -49,9 +49,9 @@ def _kind_for(rt: ResourceType, subresource: str) -> GroupVersionKind | None:
 
 
 def _parts(context: PluginContext, storage_key: str, mutates: bool) -> tuple[WebhookSource, Matcher, Caller]:
+    caller = Caller(WebhookClient(context.store), context.registry)
     return (WebhookSource(context.store, storage_key, mutates),
-            Matcher(context.store, equivalents_in(context.registry)),
-            Caller(WebhookClient(context.store), context.registry))
+            Matcher(context.store, equivalents_in(context.registry), caller.shown), caller)
 
 
 register(mutating.NAME, lambda context: mutating.MutatingWebhooks(*_parts(context, MUTATING, True)))

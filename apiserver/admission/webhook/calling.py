@@ -1,6 +1,6 @@
 """One webhook call, shared by the mutating and validating plugins: the object shown in the webhook's
-version, the dry-run check against sideEffects, the review sent and its answer verified, and the
-warnings and audit annotations the answer adds.
+version, the dry-run check against sideEffects, the review sent and its answer verified (the plugins
+take its warnings, audit annotations, refusal or patch from there).
 
 Failures are upstream's three kinds: `CallFailed` (the webhook could not be asked or answered
 unusably: subject to failurePolicy), a refusal (the webhook's own status, `review.denied`), and an

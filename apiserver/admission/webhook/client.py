@@ -15,6 +15,7 @@ ExternalName Service is reached at its external name.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import random
 import ssl
@@ -25,6 +26,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 import yaml  # type: ignore[import-untyped]
+from cryptography import x509
 
 from apiserver.admission.webhook.configurations import ClientConfig, ServiceReference
 from apiserver.storage.interface import Store
@@ -33,6 +35,12 @@ _SLICES = "discovery.k8s.io/endpointslices"
 _SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 _HEADERS = {"Content-Type": "application/json", "Accept": "application/json, */*"}
 _MAX_TEXT = 2048  # client-go's maxUnstructuredResponseTextBytes
+# OpenSSL's verify codes for a certificate that names another host or address.
+_NAME_MISMATCH = (62, 64)
+_PEEK_SECONDS = 2  # reading the certificate again, only to word a failure
+# A request on a reused connection the server has just closed is sent again (several pooled
+# connections may all have gone stale), within the webhook's deadline.
+_ATTEMPTS_ON_STALE_CONNECTIONS = 3
 # apierrors.NewGenericServerResponse's messages for the codes it names (a POST, no resource).
 _GENERIC_MESSAGES = {
     409: "the server reported a conflict",
@@ -150,27 +158,52 @@ class WebhookClient:
                         return str(endpoint["addresses"][0]), int(slice_port["port"])
         raise CallFailed(f'no endpoints available for service "{ref.name}"')
 
+    async def _name_mismatch(self, destination: Destination) -> str:
+        parts = urlsplit(destination.connect_url)
+        host = destination.server_hostname or parts.hostname or ""
+        try:
+            async with asyncio.timeout(_PEEK_SECONDS):
+                der = await _peer_certificate(parts.hostname or "", parts.port or 443, host)
+        except (OSError, TimeoutError, ssl.SSLError):
+            return "tls: failed to verify certificate: x509: certificate is not valid for the requested name"
+        return "tls: failed to verify certificate: " + _hostname_error(der, host)
+
     async def post(self, destination: Destination, ca_bundle: bytes, body: bytes,
                    timeout_seconds: int) -> Any:
         """The decoded JSON answer of a 2xx response; CallFailed with Go's description otherwise."""
         if self._session is None:
-            # Loopback webhooks answer within the deadline or not at all: no retries, no pool limit.
+            reuse = aiohttp.TraceConfig()
+            reuse.on_connection_reuseconn.append(_note_reuse)
             self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
-                                                  skip_auto_headers=("User-Agent",))
+                                                  skip_auto_headers=("User-Agent",), trace_configs=[reuse])
         prefix = f'failed to call webhook: Post "{destination.url}": '
         try:
             async with asyncio.timeout(timeout_seconds):
-                async with self._session.post(
-                        destination.connect_url, data=body, ssl=self._tls(ca_bundle),
-                        server_hostname=destination.server_hostname,
-                        headers=_HEADERS) as reply:
-                    raw = await reply.read()
-                    status = reply.status
-                    content_type = reply.headers.get("Content-Type", "")
+                for attempt in range(_ATTEMPTS_ON_STALE_CONNECTIONS):
+                    trace = {"reused": False}
+                    try:
+                        async with self._session.post(
+                                destination.connect_url, data=body, ssl=self._tls(ca_bundle),
+                                server_hostname=destination.server_hostname, headers=_HEADERS,
+                                trace_request_ctx=trace) as reply:
+                            raw = await reply.read()
+                            status = reply.status
+                            content_type = reply.headers.get("Content-Type", "")
+                        break
+                    except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+                        # A kept-alive connection the webhook closed as the request went out: Go's
+                        # transport sends it again on a new connection, and so does this client.
+                        if not trace["reused"] or attempt + 1 == _ATTEMPTS_ON_STALE_CONNECTIONS:
+                            raise
         except TimeoutError:
             raise CallFailed(prefix + "context deadline exceeded") from None
         except aiohttp.ClientConnectorCertificateError as exc:
-            raise CallFailed(prefix + _certificate_error(exc.certificate_error)) from None
+            text = _certificate_error(exc.certificate_error)
+            if getattr(exc.certificate_error, "verify_code", None) in _NAME_MISMATCH:
+                text = await self._name_mismatch(destination)
+            raise CallFailed(prefix + text) from None
+        except aiohttp.ClientSSLError as exc:
+            raise CallFailed(prefix + _handshake_error(exc)) from None
         except aiohttp.ClientConnectorError as exc:
             raise CallFailed(prefix + _dial_error(destination, exc)) from None
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError):
@@ -201,13 +234,57 @@ def decode_answer(raw: bytes) -> Any:
                      f"unmarshal {go_type} into Go value of type {_FIND_KIND}")
 
 
+async def _note_reuse(_session: aiohttp.ClientSession, context: Any, _params: object) -> None:
+    context.trace_request_ctx["reused"] = True
+
+
+async def _peer_certificate(host: str, port: int, server_hostname: str) -> bytes:
+    """The certificate a server presents, read without checking it (to say why checking failed)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    _, writer = await asyncio.open_connection(host, port, ssl=context, server_hostname=server_hostname)
+    try:
+        der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
+    finally:
+        writer.close()
+    return bytes(der or b"")
+
+
+def _hostname_error(der: bytes, host: str) -> str:
+    """Go's x509.HostnameError text for a certificate that does not name `host`."""
+    try:
+        names = x509.load_der_x509_certificate(der).extensions.get_extension_for_class(
+            x509.SubjectAlternativeName).value
+    except (ValueError, x509.ExtensionNotFound):
+        return f"x509: certificate is not valid for any names, but wanted to match {host}"
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        valid = ", ".join(names.get_values_for_type(x509.DNSName))
+    else:
+        addresses = names.get_values_for_type(x509.IPAddress)
+        if not addresses:
+            return f"x509: cannot validate certificate for {host} because it doesn't contain any IP SANs"
+        valid = ", ".join(str(a) for a in addresses)
+    if not valid:
+        return f"x509: certificate is not valid for any names, but wanted to match {host}"
+    return f"x509: certificate is valid for {valid}, not {host}"
+
+
 def _certificate_error(exc: BaseException) -> str:
     text = str(exc)
     if "unable to get local issuer certificate" in text or "self-signed certificate" in text:
         return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-    if "Hostname mismatch" in text or "IP address mismatch" in text:
-        return "tls: failed to verify certificate: x509: certificate is not valid for the requested name"
     return f"tls: failed to verify certificate: {text}"
+
+
+def _handshake_error(exc: aiohttp.ClientSSLError) -> str:
+    text = str(exc)
+    if "WRONG_VERSION_NUMBER" in text or "wrong version number" in text or "record layer failure" in text:
+        # The peer answered the ClientHello with something else, as a plain HTTP server does.
+        return "tls: first record does not look like a TLS handshake"
+    return f"remote error: tls: {text}"
 
 
 def _dial_error(destination: Destination, exc: aiohttp.ClientConnectorError) -> str:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import orjson
 
+from apiserver.admission.policy.compiled import Expression, compile_expression
 from apiserver.query.labels import LabelSelector, from_label_selector
 from apiserver.storage.interface import Store
 
@@ -54,7 +55,8 @@ class ClientConfig:
 @dataclass(frozen=True)
 class MatchCondition:
     name: str
-    expression: str
+    # Compiled once per configuration change, on the engine admission policies use.
+    expression: Expression
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,8 @@ def parse(configuration: dict[str, Any], mutating: bool) -> list[Webhook]:
     for index, raw in enumerate(configuration.get("webhooks") or ()):
         if not isinstance(raw, dict):
             continue
-        conditions = tuple(MatchCondition(str(c.get("name") or ""), str(c.get("expression") or ""))
+        conditions = tuple(MatchCondition(str(c.get("name") or ""),
+                                          compile_expression(str(c.get("expression") or ""), ("bool",)))
                            for c in raw.get("matchConditions") or () if isinstance(c, dict))
         found.append(Webhook(
             name=str(raw.get("name") or ""), configuration=name, uid=f"{name}/{raw.get('name')}/{index}",

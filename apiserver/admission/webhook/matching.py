@@ -16,6 +16,7 @@ import orjson
 from apiserver import errors
 from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource
 from apiserver.admission.webhook.configurations import GROUP, Rule, Webhook
+from apiserver.cel.environment import activation
 from apiserver.storage.interface import Store
 
 _EXEMPT_KINDS = frozenset({"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
@@ -79,10 +80,62 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str] | None:
     return (obj.get("metadata") or {}).get("labels") or {}
 
 
+def _request_variable(a: Attributes, invocation: Invocation) -> dict[str, Any]:
+    """CEL's `request`: the AdmissionRequest the webhook would be sent (upstream's CreateAdmissionRequest)."""
+    kind, resource = invocation.kind, invocation.resource
+    user: dict[str, Any] = {"username": a.user.name}
+    if a.user.uid:
+        user["uid"] = a.user.uid
+    if a.user.groups:
+        user["groups"] = list(a.user.groups)
+    if a.user.extra:
+        user["extra"] = a.user.extra_json()
+    request: dict[str, Any] = {
+        "uid": "", "kind": {"group": kind.group, "version": kind.version, "kind": kind.kind},
+        "resource": {"group": resource.group, "version": resource.version, "resource": resource.resource},
+        "requestKind": {"group": a.kind.group, "version": a.kind.version, "kind": a.kind.kind},
+        "requestResource": {"group": a.resource.group, "version": a.resource.version,
+                            "resource": a.resource.resource},
+        "name": a.name, "namespace": a.namespace, "operation": a.operation, "userInfo": user,
+        "dryRun": a.dry_run}
+    if a.subresource:
+        request["subResource"] = request["requestSubResource"] = a.subresource
+    if a.options is not None:
+        request["options"] = a.options
+    return request
+
+
+# An object as a webhook is shown it (in the invocation's version): `Caller.shown`.
+Shown = Callable[[Attributes, Invocation, dict[str, Any] | None], dict[str, Any] | None]
+
+
+def conditions_match(hook: Webhook, a: Attributes, invocation: Invocation, shown: Shown) -> bool:
+    """The webhook's matchConditions (upstream's matchconditions.Matcher): all are evaluated; any false
+    skips the webhook; errors without a false skip it under failurePolicy Ignore and refuse the
+    request (403) under Fail."""
+    bound = activation({"object": shown(a, invocation, a.object),
+                        "oldObject": shown(a, invocation, a.old_object),
+                        "request": _request_variable(a, invocation)})
+    failures = []
+    for condition in hook.match_conditions:
+        value, error = condition.expression.run(bound)
+        if error is not None:
+            failures.append(error)
+        elif value is False:
+            return False
+    if not failures:
+        return True
+    if hook.fails_open:
+        return False
+    why = failures[0] if len(failures) == 1 else "[" + ", ".join(failures) + "]"
+    raise errors.forbidden_object(a.resource.resource, a.resource.group, a.name, why)
+
+
 class Matcher:
     """Decides which webhooks one request calls; reads namespaces' labels from the store."""
 
-    def __init__(self, store: Store, equivalents: Equivalents) -> None:
+    def __init__(self, store: Store, equivalents: Equivalents, shown: Shown) -> None:
+        self._shown = shown
         self._store = store
         self._equivalents = equivalents
 
@@ -133,7 +186,10 @@ class Matcher:
             raise namespace_error
         if object_error is not None:
             raise object_error
-        return Invocation(hook, found[0], found[1])
+        invocation = Invocation(hook, found[0], found[1])
+        if hook.match_conditions and not conditions_match(hook, a, invocation, self._shown):
+            return None
+        return invocation
 
     def could_match(self, hooks: tuple[Webhook, ...], a: Attributes) -> bool:
         """Whether any webhook's rules match the request (selectors aside): the plugins' cheap `handles`."""

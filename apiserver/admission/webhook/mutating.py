@@ -11,7 +11,6 @@ called again, and only when something changed the object after them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import orjson
 
@@ -22,7 +21,7 @@ from apiserver.admission.webhook import review
 from apiserver.admission.webhook.calling import Caller, failed, internal_error
 from apiserver.admission.webhook.client import CallFailed
 from apiserver.admission.webhook.configurations import Webhook, WebhookSource
-from apiserver.admission.webhook.matching import Matcher, exempt
+from apiserver.admission.webhook.matching import Invocation, Matcher, exempt
 from apiserver.patching import gojsonpatch
 
 NAME = "MutatingAdmissionWebhook"
@@ -57,6 +56,10 @@ class MutatingWebhooks:
     async def stop(self) -> None:
         self._source.stop()
         await self._caller.close()
+
+    @property
+    def idle(self) -> bool:
+        return not self._source.webhooks
 
     def handles(self, a: Attributes) -> bool:
         hooks = self._source.webhooks
@@ -93,7 +96,7 @@ class MutatingWebhooks:
             context.last_output = None if a.object is None else orjson.loads(orjson.dumps(a.object))
         return Verdict(tuple(warnings), tuple(annotations.items()))
 
-    async def _call(self, hook: Webhook, a: Attributes, invocation: Any, warnings: list[str],
+    async def _call(self, hook: Webhook, a: Attributes, invocation: Invocation, warnings: list[str],
                     annotations: dict[str, str]) -> bool:
         """Whether the webhook changed the object; a.object is then the changed one."""
         shown = self._caller.shown(a, invocation, a.object, fresh=True)

@@ -35,6 +35,10 @@ class ValidatingWebhooks:
         self._source.stop()
         await self._caller.close()
 
+    @property
+    def idle(self) -> bool:
+        return not self._source.webhooks
+
     def handles(self, a: Attributes) -> bool:
         hooks = self._source.webhooks
         return bool(hooks) and not exempt(a) and self._matcher.could_match(hooks, a)
