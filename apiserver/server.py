@@ -23,7 +23,8 @@ from apiserver.admission.plugins import PluginContext, build_chain
 from apiserver.admissionplugins.admissionconfig import ConfigError
 from apiserver.auth import access, bootstrap_policy, pki, tokens
 from apiserver.auth.jws import SigningKey
-from apiserver.auth.serviceaccounts import ServiceAccountTokens
+from apiserver.auth.keyfiles import KeyFileError, ServiceAccountFiles
+from apiserver.auth.serviceaccounts import ISSUER, ServiceAccountTokens
 from apiserver.auth.x509 import ClientCertificates
 from apiserver.controllers.base import Context, ControllerSettings
 from apiserver.controllers.client import CONTROLLER_MANAGER, KUBE_APISERVER, Client
@@ -91,6 +92,9 @@ class ServeOptions:
     admission_control_config_file: str | None = None  # an AdmissionConfiguration (PodSecurity's is read)
     service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE  # --service-cluster-ip-range
     authorization_modes: tuple[str, ...] = ("RBAC",)  # --authorization-mode
+    # kube-apiserver's flags (`fastkube-kube-apiserver`) in place of the data directory's own credentials.
+    tls: pki.TlsFiles | None = None
+    service_accounts: ServiceAccountFiles | None = None
 
 
 @dataclass
@@ -208,6 +212,21 @@ def _store(options: ServeOptions, registry: Registry) -> Store:
                      etcd_layout(registry, flags.prefix))
 
 
+def _tls_files(options: ServeOptions, creds: pki.Credentials) -> pki.TlsFiles:
+    return options.tls or pki.TlsFiles(creds.serving_cert, creds.serving_key, creds.ca_cert, creds.ca_cert)
+
+
+def _service_account_tokens(options: ServeOptions, store: Store) -> ServiceAccountTokens:
+    pki_dir = os.path.join(options.data_dir, "pki")
+    files = options.service_accounts
+    if files is None:
+        return ServiceAccountTokens(store, SigningKey.load_or_create(pki_dir))
+    try:
+        return ServiceAccountTokens(store, files.signing_key(pki_dir), files.issuers or (ISSUER,))
+    except (KeyFileError, OSError) as exc:
+        raise SystemExit(f"cannot start: {exc}") from None
+
+
 def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     """The app and the kubeconfig path; credentials are ready when this returns, the store once serving starts."""
     os.makedirs(options.data_dir, exist_ok=True)
@@ -230,8 +249,9 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     limits = options.limits
     server_url = ("http://" if options.plain_http else "https://") + address
     kubeconfig_path = os.path.abspath(os.path.join(options.data_dir, "kubeconfig"))
+    tls = _tls_files(options, creds)
     pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
-                                                         None if options.plain_http else creds.ca_cert))
+                                                         None if options.plain_http else tls.serving_ca))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
                         limits.max_object_bytes, options.service_range)
     assert enabled_admission_plugins  # imported for the plugins it registers
@@ -244,7 +264,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     discovery = Discovery(registry, address, synthetic.external_versions)
     state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,
                         access.Authorizer(store, options.authorization_modes),
-                        ServiceAccountTokens(store, SigningKey.load_or_create(os.path.join(options.data_dir, "pki"))),
+                        _service_account_tokens(options, store),
                         ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches), ReadPlans(registry),
                         trust_unauthenticated=options.plain_http, anonymous=options.anonymous_auth,
@@ -261,7 +281,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
                                      (lambda: election.leading) if election is not None else (lambda: True))
     if election is not None:
         election.on_elected.append(crds.resync)
-    with open(creds.ca_cert) as f:
+    with open(tls.serving_ca) as f:
         ca_pem = f.read()
 
     @contextlib.asynccontextmanager
@@ -337,7 +357,7 @@ def serve_worker(options: ServeOptions) -> None:
 
 
 def _uvicorn_config(app: ApiRoutes, options: ServeOptions) -> uvicorn.Config:
-    creds = pki.ensure_credentials(options.data_dir, [])
+    tls = _tls_files(options, pki.ensure_credentials(options.data_dir, []))
     return ClientCaConfig(
         app, host=options.host, port=options.port, loop=options.event_loop, ws="wsproto", lifespan="on",
         # httptools, with the client certificate of a connection passed on to the app.
@@ -345,10 +365,10 @@ def _uvicorn_config(app: ApiRoutes, options: ServeOptions) -> uvicorn.Config:
         log_level="warning", access_log=False,
         # kube-apiserver names no server in its answers; uvicorn would add `server: uvicorn`.
         server_header=False,
-        ssl_certfile=None if options.plain_http else creds.serving_cert,
-        ssl_keyfile=None if options.plain_http else creds.serving_key,
+        ssl_certfile=None if options.plain_http else tls.serving_cert,
+        ssl_keyfile=None if options.plain_http else tls.serving_key,
         # A client may present a certificate signed by the server's CA (kubeconfigs of kind, k3s, kubeadm).
-        ssl_ca_certs=None if options.plain_http else creds.ca_cert,
+        ssl_ca_certs=None if options.plain_http else tls.client_ca,
         ssl_cert_reqs=ssl.CERT_NONE if options.plain_http else ssl.CERT_OPTIONAL,
         timeout_keep_alive=60,
         # Open watches would hold a shutdown forever; clients re-watch after a restart anyway.

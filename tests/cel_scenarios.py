@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-MANIFESTS = Path(__file__).parent / "manifests" / "cel"
+MANIFESTS = Path(__file__).parent / "cel_manifests"
 FIXTURE = Path(__file__).parent / "fixtures" / "cel_crd_rules.json"
 CRDS = ("gateways.yaml", "certificates.yaml", "machinedeployments.yaml")
 

@@ -1,6 +1,6 @@
 """ValidatingAdmissionPolicy and its bindings against the real server, with kubectl and the Python client.
 
-The policies (tests/manifests/cel/policies.yaml) are in the image of a platform team's, written for
+The policies (tests/cel_manifests/policies.yaml) are in the image of a platform team's, written for
 these tests: a replica limit read from a ConfigMap param with a variable, a messageExpression, a
 reason and a matchCondition; a label rule that only warns and audits; an image rule with the default
 message. Messages and codes are upstream's (admission/plugin/policy/validating/dispatcher.go).
@@ -19,7 +19,7 @@ from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 from support import ServerProcess, run_kubectl, wait_for
 
-POLICIES = Path(__file__).parent / "manifests" / "cel" / "policies.yaml"
+POLICIES = Path(__file__).parent / "cel_manifests" / "policies.yaml"
 STEPS: list[Any] = []
 MUTATED: list[Any] = []
 

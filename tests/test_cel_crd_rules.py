@@ -1,6 +1,6 @@
 """CRD x-kubernetes-validations through kubectl: rules compiled when the CRD is written, run on writes.
 
-The CRDs (tests/manifests/cel) are in the image of Gateway API's, cert-manager's and cluster-api's,
+The CRDs (tests/cel_manifests) are in the image of Gateway API's, cert-manager's and cluster-api's,
 written for these tests. The steps are tests/cel_scenarios.py's; where the reference's answers were
 recorded (tests/fixtures/cel_crd_rules.json, by tools/capture_cel_fixtures.py), ours must equal them.
 """

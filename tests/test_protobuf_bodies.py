@@ -322,8 +322,9 @@ CRD_PROTO = {
                 "properties": {
                     "spec": {
                         "type": "object", "required": ["size"],
-                        "xKubernetesValidations": [{"rule": "self.size >= 0", "messageExpression": "'bad size'",
-                                                    "optionalOldSelf": False}],
+                        # optionalOldSelf is refused on a rule that does not use oldSelf, even false.
+                        "xKubernetesValidations": [{"rule": "self.size == oldSelf.size || self.size >= 0",
+                                                    "messageExpression": "'bad size'", "optionalOldSelf": False}],
                         "properties": {
                             "size": {"type": "integer", "minimum": 0, "maximum": 10, "default": raw(3)},
                             "color": {"type": "string", "enum": [raw("red"), raw("blue")]},
@@ -360,8 +361,8 @@ CRD_JSON = {
                 "properties": {
                     "spec": {
                         "type": "object", "required": ["size"],
-                        "x-kubernetes-validations": [{"rule": "self.size >= 0", "messageExpression": "'bad size'",
-                                                      "optionalOldSelf": False}],
+                        "x-kubernetes-validations": [{"rule": "self.size == oldSelf.size || self.size >= 0",
+                                                      "messageExpression": "'bad size'", "optionalOldSelf": False}],
                         "properties": {
                             "size": {"type": "integer", "minimum": 0, "maximum": 10, "default": 3},
                             "color": {"type": "string", "enum": ["red", "blue"]},

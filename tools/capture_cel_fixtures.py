@@ -5,10 +5,10 @@ Run against the reference (kube-apiserver 1.36.2):
     python3 tools/capture_cel_fixtures.py "$KUBECONFIG_PATH"
     /work/shared/reference/stop.sh ~/ref-run-cel
 With --typechecking (the reference started with --controllers) it records instead the status.typeChecking
-that kube-controller-manager writes for tests/manifests/cel/typecheck.yaml.
+that kube-controller-manager writes for tests/cel_manifests/typecheck.yaml.
 
 It creates the CRDs, waits for them to be served, runs every step and writes
-tests/fixtures/cel_crd_rules.json, then applies tests/manifests/cel/policies.yaml, runs the policy\nsteps and writes tests/fixtures/cel_policies.json.
+tests/fixtures/cel_crd_rules.json, then applies tests/cel_manifests/policies.yaml, runs the policy\nsteps and writes tests/fixtures/cel_policies.json.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Prints the README's table of where each stored resource lives in etcd, generated from the registry.
+"""Prints docs/storage.md's table of where each stored resource lives in etcd, generated from the registry.
 
-Usage: python tools/etcd_keys.py [PREFIX]   (tests/test_etcd_store.py holds the README to it)
+Usage: python tools/etcd_keys.py [PREFIX]   (tests/test_etcd_store.py holds docs/storage.md to it)
 """
 
 from __future__ import annotations

@@ -106,6 +106,40 @@ def ensure_credentials(data_dir: str, extra_hosts: list[str]) -> Credentials:
     return creds
 
 
+@dataclass(frozen=True)
+class TlsFiles:
+    """What the server serves TLS with and whom it trusts, when given as kube-apiserver's flags."""
+
+    serving_cert: str
+    serving_key: str
+    serving_ca: str  # what a client verifies serving_cert with: written into the kubeconfig
+    client_ca: str  # what a client certificate must be signed by (--client-ca-file)
+
+
+def ensure_serving_in(cert_dir: str, data_dir: str, hosts: list[str]) -> tuple[str, str, bool]:
+    """kube-apiserver's --cert-dir: apiserver.crt and apiserver.key there, made when absent.
+
+    Made here, they are signed by the data directory's CA (so its kubeconfig verifies them) where
+    kube-apiserver would sign them itself. Answers the two paths and whether they were made here.
+    """
+    cert, key = os.path.join(cert_dir, "apiserver.crt"), os.path.join(cert_dir, "apiserver.key")
+    if os.path.exists(cert) and os.path.exists(key):
+        return cert, key, False
+    ensure_credentials(data_dir, [])
+    with open(os.path.join(data_dir, "pki", "ca.crt"), "rb") as f:
+        ca = x509.load_pem_x509_certificate(f.read())
+    with open(os.path.join(data_dir, "pki", "ca.key"), "rb") as f:
+        ca_key = serialization.load_pem_private_key(f.read(), password=None)
+    if not isinstance(ca_key, ec.EllipticCurvePrivateKey):
+        raise SystemExit(f"{data_dir}/pki/ca.key is not the EC key this server writes")
+    serving, serving_key = _make_serving(ca, ca_key, list(dict.fromkeys(
+        ["127.0.0.1", "::1", "localhost", socket.gethostname(), *hosts])))
+    os.makedirs(cert_dir, exist_ok=True)
+    write_private(key, _key_pem(serving_key))
+    write_private(cert, serving.public_bytes(serialization.Encoding.PEM))
+    return cert, key, True
+
+
 def read_token(creds: Credentials) -> str:
     with open(creds.admin_token) as f:
         return f.read().strip()

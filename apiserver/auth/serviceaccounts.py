@@ -22,7 +22,6 @@ from apiserver.kinds.validation import invalid_value
 from apiserver.storage.interface import Store
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
-API_AUDIENCES = (ISSUER,)
 DEFAULT_EXPIRATION_SECONDS = 3600
 _MIN_EXPIRATION_SECONDS = 600
 _MAX_EXPIRATION_SECONDS = 1 << 32
@@ -43,9 +42,13 @@ def _object(store: Store, storage_key: str, namespace: str, name: str) -> dict[s
 
 
 class ServiceAccountTokens:
-    def __init__(self, store: Store, key: SigningKey) -> None:
+    def __init__(self, store: Store, key: SigningKey, issuers: tuple[str, ...] = (ISSUER,)) -> None:
+        """`issuers` as kube-apiserver's --service-account-issuer: the first names new tokens, any is accepted."""
         self._store = store
         self._key = key
+        self._issuers = issuers
+        # kube-apiserver's --api-audiences default: the first issuer.
+        self.api_audiences = issuers[:1]
         self._verified: dict[str, dict[str, Any]] = {}
 
     # -- issuing -------------------------------------------------------------------------------
@@ -65,7 +68,7 @@ class ServiceAccountTokens:
             raise errors.not_found("serviceaccounts", "", name)
         spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
         assert isinstance(spec, dict)
-        audiences = [a for a in spec.get("audiences") or () if isinstance(a, str)] or list(API_AUDIENCES)
+        audiences = [a for a in spec.get("audiences") or () if isinstance(a, str)] or list(self.api_audiences)
         expiration = spec.get("expirationSeconds")
         expiration = DEFAULT_EXPIRATION_SECONDS if expiration is None else expiration
         if not isinstance(expiration, int) or expiration < _MIN_EXPIRATION_SECONDS:
@@ -76,7 +79,7 @@ class ServiceAccountTokens:
                 "spec.expirationSeconds", expiration, "may not specify a duration larger than 2^32 seconds")])
         now = int(time.time())
         claims: dict[str, Any] = {
-            "aud": audiences, "exp": now + expiration, "iat": now, "iss": ISSUER, "jti": str(uuid.uuid4()),
+            "aud": audiences, "exp": now + expiration, "iat": now, "iss": self._issuers[0], "jti": str(uuid.uuid4()),
             _CLAIMS: {"namespace": namespace,
                       "serviceaccount": {"name": name, "uid": account["metadata"].get("uid", "")}},
             "nbf": now, "sub": service_account_user(namespace, name)}
@@ -127,10 +130,11 @@ class ServiceAccountTokens:
             self._verified[token] = claims
         return claims
 
-    def authenticate(self, token: str, audiences: tuple[str, ...] = API_AUDIENCES) -> tuple[User, list[str]] | None:
-        """The ServiceAccount a token speaks for and the audiences it was accepted for; None when refused."""
+    def authenticate(self, token: str, audiences: tuple[str, ...] = ()) -> tuple[User, list[str]] | None:
+        """The ServiceAccount a token speaks for and the audiences (default: the API's) it was accepted for."""
+        audiences = audiences or self.api_audiences
         claims = self._claims(token)
-        if claims is None or claims.get("iss") != ISSUER:
+        if claims is None or claims.get("iss") not in self._issuers:
             return None
         now = time.time()
         exp, nbf = claims.get("exp"), claims.get("nbf")

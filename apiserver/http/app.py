@@ -25,7 +25,7 @@ from starlette.types import Lifespan, Receive, Scope, Send
 from apiserver import errors, metrics
 from apiserver.admission.chain import with_warnings
 from apiserver.auth import access, escalation, impersonation, reviews
-from apiserver.auth.serviceaccounts import API_AUDIENCES, ServiceAccountTokens
+from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.auth.x509 import ClientCertificates
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
@@ -90,9 +90,9 @@ class ServerState:
         """TokenReview's question: whose token is this, for which of the audiences asked about."""
         user = self.authenticator.authenticate(f"Bearer {token}")
         if user is None:
-            return self.service_accounts.authenticate(token, tuple(audiences) or API_AUDIENCES)
+            return self.service_accounts.authenticate(token, tuple(audiences))
         # Token-file tokens are good for any audience: the ones asked about, else the API server's own.
-        return user, audiences or list(API_AUDIENCES)
+        return user, audiences or list(self.service_accounts.api_audiences)
 
 
 def _error_response(exc: ApiError, request: Request) -> Response:

@@ -3,7 +3,7 @@
 One etcd watch over the whole prefix feeds a MemoryState, so gets, lists, snapshots and watches are
 served from memory as with the embedded store, and every server over the same etcd agrees on
 resourceVersions (etcd's mod revisions). Why one watch and not one per resource as kube-apiserver's
-cacher has: README.md, "On etcd". Writes are etcd transactions that compare the mod revision
+cacher has: docs/storage.md, "On etcd". Writes are etcd transactions that compare the mod revision
 the writer read; a write returns once this server's cache shows it, so a client reads what it wrote.
 """
 
