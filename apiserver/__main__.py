@@ -12,6 +12,7 @@ from apiserver.auth import access, pki, tokens
 from apiserver.controllers.base import ControllerSettings
 from apiserver.controllers.manager import enabled_controllers
 from apiserver.http.limits import Limits
+from apiserver.registry.core.service_allocation import DEFAULT_SERVICE_RANGE, ServiceRange
 from apiserver.server import DEFAULT_EVENT_LOOP, EVENT_LOOPS, EtcdFlags, ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
 
@@ -75,6 +76,24 @@ def _feature_gates(value: str) -> dict[str, bool]:
     return gates
 
 
+def _authorization_modes(value: str) -> tuple[str, ...]:
+    modes = tuple(mode.strip() for mode in value.split(",") if mode.strip())
+    unknown = [mode for mode in modes if mode not in access.AUTHORIZATION_MODES]
+    if unknown or not modes:
+        raise argparse.ArgumentTypeError(f"authorization modes served here: {', '.join(access.AUTHORIZATION_MODES)}"
+                                         f"; not {', '.join(unknown) or 'none'}")
+    return modes
+
+
+def _service_range(value: str) -> ServiceRange:
+    if "," in value:
+        raise argparse.ArgumentTypeError("dual-stack service ranges are not served here: give one CIDR")
+    try:
+        return ServiceRange.parse(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m apiserver",
                                      description="A Kubernetes-compatible API server on an embedded store.")
@@ -125,6 +144,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--feature-gates", type=_feature_gates, default=dict(FEATURE_GATES), metavar="Name=bool,...",
                         help="kube-apiserver's gates this server reads: APIServerIdentity (default true) keeps the "
                              "kube-system Lease apiserver-<hash> renewed every 10 s")
+    parser.add_argument("--node-startup-grace-period", type=float, default=60.0, metavar="SECONDS",
+                        help="how long a node that never reported may stay silent before it is marked Unknown")
+    parser.add_argument("--authorization-mode", type=_authorization_modes, default=("RBAC",), metavar="MODES",
+                        help="kube-apiserver's flag: authorizers tried in order, of RBAC, AlwaysAllow and AlwaysDeny "
+                             "(default RBAC)")
+    parser.add_argument("--service-cluster-ip-range", type=_service_range, default=DEFAULT_SERVICE_RANGE,
+                        metavar="CIDR", help="the range Services' cluster IPs are assigned from, as kube-apiserver's "
+                                             "flag; the kubernetes Service takes its first address "
+                                             f"(default {DEFAULT_SERVICE_RANGE.cidr})")
     parser.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
                         help="how long a node may go without a heartbeat before it is marked Unknown")
     settings = ControllerSettings()
@@ -188,13 +216,16 @@ def main(argv: list[str] | None = None) -> None:
                                load_balancer_ip_range=args.load_balancer_ip_range, cluster_cidr=args.cluster_cidr,
                                node_cidr_mask_size=args.node_cidr_mask_size,
                                hpa_sync_seconds=args.horizontal_pod_autoscaler_sync_period,
-                               terminated_pod_gc_threshold=args.terminated_pod_gc_threshold),
+                               terminated_pod_gc_threshold=args.terminated_pod_gc_threshold,
+                               node_startup_grace_seconds=args.node_startup_grace_period),
                            anonymous_auth=args.anonymous_auth, audit_log_path=args.audit_log_path,
                            audit_policy_file=args.audit_policy_file,
                            etcd=_etcd_flags(args), workers=args.workers, console=args.console,
                            apiserver_identity=args.feature_gates["APIServerIdentity"],
                            event_loop=args.event_loop, allow_privileged=args.allow_privileged,
-                           admission_control_config_file=args.admission_control_config_file))
+                           admission_control_config_file=args.admission_control_config_file,
+                           service_range=args.service_cluster_ip_range,
+                           authorization_modes=args.authorization_mode))
     except CorruptLog as exc:
         # An operator's problem, not a bug: the message alone (file and offset) says what to look at.
         raise SystemExit(f"cannot start: {exc}") from None

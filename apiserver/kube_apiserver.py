@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from apiserver.http.limits import Limits
-from apiserver.kinds.services import SERVICE_CIDR
+from apiserver.registry.core.service_allocation import DEFAULT_SERVICE_RANGE, ServiceRange
 
 if TYPE_CHECKING:
     from apiserver.auth.pki import TlsFiles
@@ -30,13 +30,11 @@ log = logging.getLogger("fastkube-kube-apiserver")
 # kube-apiserver's flags that have no counterpart here, and why each is let go.
 IGNORED = {
     "advertise-address": "no Endpoints are written for the `kubernetes` Service",
-    "authorization-mode": "RBAC always decides (system:masters may do everything)",
     "disable-admission-plugins": "the admission this server applies is fixed (docs/compatibility.md)",
     "enable-admission-plugins": "the admission this server applies is fixed (docs/compatibility.md)",
     "enable-priority-and-fairness": "requests are not queued by priority level",
     "insecure-port": "there is no insecure port (as in kube-apiserver 1.24 and later)",
     "insecure-bind-address": "there is no insecure port (as in kube-apiserver 1.24 and later)",
-    "service-cluster-ip-range": f"Service cluster IPs come from {SERVICE_CIDR}",
     "v": "this server's log has one level",
 }
 
@@ -93,6 +91,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--audit-policy-file")
     parser.add_argument("--request-timeout", type=go_duration, default=Limits().request_timeout_seconds)
     parser.add_argument("--feature-gates", default="")
+    parser.add_argument("--service-cluster-ip-range", default="",
+                        help="Services' cluster IPs (the first of dual-stack ranges; default "
+                             f"{DEFAULT_SERVICE_RANGE.cidr})")
+    parser.add_argument("--authorization-mode", default="RBAC",
+                        help="authorizers in order; RBAC, AlwaysAllow and AlwaysDeny are carried out")
     parser.add_argument("--fastkube-data-dir", default="",
                         help="the store (without etcd), the admin token and a kubeconfig; default: "
                              "CERT_DIR/fastkube, or a new temporary directory")
@@ -123,6 +126,29 @@ def _feature_gates(value: str) -> bool:
         else:
             log.info("ignoring feature gate %s: not one this server reads", item)
     return identity
+
+
+def _service_range(value: str) -> ServiceRange:
+    ranges = [part.strip() for part in value.split(",") if part.strip()]
+    if not ranges:
+        return DEFAULT_SERVICE_RANGE
+    for extra in ranges[1:]:
+        log.info("ignoring the service range %s: dual-stack Services are not served here", extra)
+    try:
+        return ServiceRange.parse(ranges[0])
+    except ValueError as exc:
+        raise SystemExit(f"cannot start: --service-cluster-ip-range: {exc}") from None
+
+
+def _authorization_modes(value: str) -> tuple[str, ...]:
+    from apiserver.auth.access import AUTHORIZATION_MODES
+    modes = []
+    for mode in filter(None, (part.strip() for part in value.split(","))):
+        if mode in AUTHORIZATION_MODES:
+            modes.append(mode)
+        else:
+            log.info("ignoring authorization mode %s: not one this server carries out", mode)
+    return tuple(modes) or ("RBAC",)
 
 
 def _data_dir(args: argparse.Namespace) -> str:
@@ -182,7 +208,9 @@ def options(argv: Sequence[str] | None = None) -> ServeOptions:
                         etcd=etcd, apiserver_identity=_feature_gates(args.feature_gates),
                         tls=_tls(args, data_dir), service_accounts=accounts,
                         allow_privileged=args.allow_privileged,
-                        admission_control_config_file=args.admission_control_config_file)
+                        admission_control_config_file=args.admission_control_config_file,
+                        service_range=_service_range(args.service_cluster_ip_range),
+                        authorization_modes=_authorization_modes(args.authorization_mode))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import ipaddress
 import logging
@@ -43,10 +44,11 @@ from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.readplans import ReadPlans
 from apiserver.http.simkubelet import SimulatedKubelets
 from apiserver.http.synthetic import SyntheticResources
-from apiserver.http.tls import ClientCertificateProtocol
+from apiserver.http.tls import ClientCaConfig, ClientCertificateProtocol
 from apiserver.kinds import capabilities, managedfields, objects
 from apiserver.kinds.bootstrap import BootstrapObject, bootstrap_objects
 from apiserver.kinds.resources import Registry, builtin_registry
+from apiserver.registry.core import service_allocation as services
 from apiserver.storage import etcdkeys
 from apiserver.storage.election import LeaderElection
 from apiserver.storage.embedded import EmbeddedStore, StoreOptions
@@ -89,6 +91,8 @@ class ServeOptions:
     event_loop: str = DEFAULT_EVENT_LOOP  # one of EVENT_LOOPS, uvicorn's `loop=`
     allow_privileged: bool = False  # kube-apiserver's --allow-privileged
     admission_control_config_file: str | None = None  # an AdmissionConfiguration (PodSecurity's is read)
+    service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE  # --service-cluster-ip-range
+    authorization_modes: tuple[str, ...] = ("RBAC",)  # --authorization-mode
     # kube-apiserver's flags (`fastkube-kube-apiserver`) in place of the data directory's own credentials.
     tls: pki.TlsFiles | None = None
     service_accounts: ServiceAccountFiles | None = None
@@ -115,7 +119,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _bootstrap_objects() -> list[tuple[str, str, str, dict[str, Any]]]:
+def _bootstrap_objects(service_range: services.ServiceRange) -> list[tuple[str, str, str, dict[str, Any]]]:
     """What kube-apiserver itself creates on a fresh cluster: (group, resource, namespace, object)."""
     bootstrap: list[tuple[str, str, str, dict[str, Any]]] = [
         ("", "namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
@@ -130,17 +134,20 @@ def _bootstrap_objects() -> list[tuple[str, str, str, dict[str, Any]]]:
         "apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "kubernetes", "namespace": "default",
                      "labels": {"component": "apiserver", "provider": "kubernetes"}},
-        "spec": {"clusterIP": "10.96.0.1", "type": "ClusterIP", "sessionAffinity": "None",
+        "spec": {"clusterIP": service_range.first, "type": "ClusterIP", "sessionAffinity": "None",
                  "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}))
     bootstrap += [(bootstrap_policy.RBAC_GROUP, o.resource, o.namespace, o.body) for o in bootstrap_policy.objects()]
     return bootstrap
 
 
 async def _bootstrap(endpoint: Endpoint, state: ServerState) -> None:
-    for group, plural, namespace, body in _bootstrap_objects():
+    for group, plural, namespace, body in _bootstrap_objects(endpoint.service_range):
         await _create_missing(endpoint, state, BootstrapObject(group, "v1", plural, managedfields.KUBE_APISERVER,
                                                                body, None, None), namespace)
     for found in bootstrap_objects():
+        if found.resource == "servicecidrs":  # the default ServiceCIDR is the --service-cluster-ip-range
+            found = dataclasses.replace(found, body={**found.body, "spec": {
+                "cidrs": [str(endpoint.service_range.cidr)]}})
         await _create_missing(endpoint, state, found, "")
 
 
@@ -247,7 +254,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
                                                          None if options.plain_http else tls.serving_ca))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
-                        limits.max_object_bytes)
+                        limits.max_object_bytes, options.service_range)
     assert enabled_admission_plugins  # imported for the plugins it registers
     try:
         endpoint.admission = build_chain(PluginContext(store, endpoint, registry,
@@ -257,7 +264,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
     discovery = Discovery(registry, address, synthetic.external_versions)
     state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,
-                        access.Authorizer(store),
+                        access.Authorizer(store, options.authorization_modes),
                         _service_account_tokens(options, store),
                         ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches), ReadPlans(registry),
@@ -352,7 +359,7 @@ def serve_worker(options: ServeOptions) -> None:
 
 def _uvicorn_config(app: ApiRoutes, options: ServeOptions) -> uvicorn.Config:
     tls = _tls_files(options, pki.ensure_credentials(options.data_dir, []))
-    return uvicorn.Config(
+    return ClientCaConfig(
         app, host=options.host, port=options.port, loop=options.event_loop, ws="wsproto", lifespan="on",
         # httptools, with the client certificate of a connection passed on to the app.
         http=ClientCertificateProtocol,

@@ -15,7 +15,6 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
 from support import REPO, ServerProcess, run_kubectl
 
 
@@ -82,3 +81,15 @@ def test_a_certificate_from_another_ca_gets_nothing(shared_server: ServerProcess
     code, _ = _as(shared_server, kubeconfig, "create", "configmap", "by-mallory")
     assert code != 0
     assert run_kubectl(shared_server, "get", "configmap", "by-mallory", check=False).returncode != 0
+
+
+def test_the_handshake_names_the_acceptable_client_ca(shared_server: ServerProcess) -> None:
+    """As Go's TLS with ClientCAs: the CertificateRequest lists the CA, in TLS 1.3 and 1.2 alike."""
+    with open(shared_server.ca, "rb") as f:
+        subject = x509.load_pem_x509_certificate(f.read()).subject.rfc4514_string()
+    for version in ("-tls1_3", "-tls1_2"):
+        done = subprocess.run(["openssl", "s_client", version, "-connect", f"127.0.0.1:{shared_server.port}"],
+                              input="", capture_output=True, text=True, timeout=30, check=False)
+        names = done.stdout.split("Acceptable client certificate CA names\n", 1)
+        assert len(names) == 2, done.stdout
+        assert names[1].splitlines()[0] == subject.replace("=", " = ")

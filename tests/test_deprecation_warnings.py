@@ -89,3 +89,41 @@ def test_what_upstream_refuses_before_the_handler_carries_no_warning(shared_serv
     with pytest.raises(urllib.error.HTTPError) as unauthorized:
         urllib.request.urlopen(req, context=shared_server.ssl_context(), timeout=30)
     assert unauthorized.value.code == 401 and unauthorized.value.headers.get_all("Warning") is None
+
+
+def _crd(name: str, versions: list[dict]) -> dict:
+    plural = name.split(".")[0]
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": name},
+            "spec": {"group": "deprecating.example.com", "scope": "Namespaced",
+                     "names": {"plural": plural, "kind": plural.capitalize()[:-1]},
+                     "versions": [{"served": True, "storage": False, **v, "schema": {"openAPIV3Schema": {
+                         "type": "object", "x-kubernetes-preserve-unknown-fields": True}}} for v in versions]}}
+
+
+def test_a_deprecated_crd_version_warns_with_upstreams_default_text(shared_server: ServerProcess) -> None:
+    crd = _crd("gadgets.deprecating.example.com", [
+        {"name": "v1", "storage": True}, {"name": "v1beta1", "deprecated": True},
+        {"name": "v2alpha1"}, {"name": "v1alpha1", "deprecated": True, "served": False}])
+    run_kubectl(shared_server, "create", "-f", "-", stdin=json.dumps(crd))
+    path = "/apis/deprecating.example.com/v1beta1/namespaces/default/gadgets"
+    wait = run_kubectl(shared_server, "wait", "--for=condition=Established", "crd/gadgets.deprecating.example.com")
+    assert wait.returncode == 0
+    out = run_kubectl(shared_server, "get", "gadgets.v1beta1.deprecating.example.com")
+    assert "Warning: deprecating.example.com/v1beta1 Gadget is deprecated; use deprecating.example.com/v1 Gadget" \
+        in out.stderr
+    refused = run_kubectl(shared_server, "get", "gadgets.v1beta1.deprecating.example.com", "--warnings-as-errors",
+                          check=False)
+    assert refused.returncode == 1 and "1 warning received" in refused.stderr
+    assert warnings_of(shared_server, "GET", path + "/absent") == (
+        404, ['299 - "deprecating.example.com/v1beta1 Gadget is deprecated; use deprecating.example.com/v1 Gadget"'])
+    assert warnings_of(shared_server, "GET", "/apis/deprecating.example.com/v1/namespaces/default/gadgets") == (200, [])
+
+
+def test_a_crd_version_with_its_own_deprecation_warning(shared_server: ServerProcess) -> None:
+    crd = _crd("widgets.deprecating.example.com", [
+        {"name": "v1beta1", "storage": True, "deprecated": True, "deprecationWarning": 'widgets "v1beta1" go away'}])
+    run_kubectl(shared_server, "create", "-f", "-", stdin=json.dumps(crd))
+    run_kubectl(shared_server, "wait", "--for=condition=Established", "crd/widgets.deprecating.example.com")
+    status, warnings = warnings_of(shared_server, "GET",
+                                   "/apis/deprecating.example.com/v1beta1/namespaces/default/widgets")
+    assert (status, warnings) == (200, ['299 - "widgets \\"v1beta1\\" go away"'])

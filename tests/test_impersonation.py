@@ -6,11 +6,12 @@ import http.client
 import json
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from keepalive import Connection
 from support import ServerProcess, run_kubectl
 
@@ -161,3 +162,23 @@ def test_impersonated_extras_show_in_whoami(anonymous_server: ServerProcess) -> 
     assert json.loads(raw)["status"]["userInfo"] == {
         "username": "carol", "groups": ["system:authenticated"],
         "extra": {"50%zz%2f": ["x"], "example.com/ticket": ["OPS-12"], "reason": ["on-call"]}}
+
+
+def test_a_csr_created_with_impersonated_extras_keeps_them(anonymous_server: ServerProcess, tmp_path: Any) -> None:
+    """The CSR strategy records the requesting user whole: name, uid, groups and extras (here from the
+    kubeconfig's as-user-extra, which kubectl --as-user-extra sets)."""
+    with open(anonymous_server.kubeconfig) as f:
+        config = yaml.safe_load(f)
+    config["users"][0]["user"].update({"as": "user1", "as-uid": "abc123", "as-user-extra": {
+        "key1": ["hello there", "one,two"], "key2": ["val3"]}})
+    impersonating = os.path.join(str(tmp_path), "impersonating.kubeconfig")
+    with open(impersonating, "w") as f:
+        yaml.safe_dump(config, f)
+    csr = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "extra"},
+           "spec": {"request": "ZmFrZQ==", "signerName": "example.com/signer", "usages": ["client auth"]}}
+    run_kubectl(anonymous_server, "create", "clusterrolebinding", "user1-bootstraps",
+                "--clusterrole=system:node-bootstrapper", "--user=user1")
+    run_kubectl(anonymous_server, "--kubeconfig", impersonating, "create", "-f", "-", stdin=json.dumps(csr))
+    spec = json.loads(run_kubectl(anonymous_server, "get", "csr/extra", "-o", "json").stdout)["spec"]
+    assert (spec["username"], spec["uid"]) == ("user1", "abc123")
+    assert spec["extra"] == {"key1": ["hello there", "one,two"], "key2": ["val3"]}

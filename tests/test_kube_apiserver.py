@@ -206,12 +206,16 @@ def test_allow_privileged_lets_a_privileged_container_in(started: Started) -> No
 
 def test_flags_meaning_nothing_here_are_named_in_the_log(started: Started) -> None:
     log = started.log()
-    for flag, why in [("--authorization-mode=RBAC", "RBAC always decides"),
-                      ("--disable-admission-plugins=ServiceAccount",
-                       "the admission this server applies is fixed"),
-                      ("--service-cluster-ip-range=10.0.0.0/24",
-                       "Service cluster IPs come from 10.96.0.0/12")]:
+    for flag, why in [("--disable-admission-plugins=ServiceAccount",
+                       "the admission this server applies is fixed")]:
         assert f"ignoring {flag}: {why}" in log
+    assert "ignoring --authorization-mode" not in log and "ignoring --service-cluster-ip-range" not in log
+
+
+def test_the_service_range_is_envtests(started: Started) -> None:
+    with started.api() as api:
+        kubernetes = client.CoreV1Api(api).read_namespaced_service("kubernetes", "default")
+    assert kubernetes.spec.cluster_ip == "10.0.0.1"
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("1h0m0s", 3600.0), ("60s", 60.0), ("1.5m", 90.0),

@@ -148,3 +148,20 @@ def test_custom_resources_get_a_document_while_their_crd_is_served(shared_server
     assert "KIND:       Widget" in out and "replicas\t<integer>" in out
     run_kubectl(shared_server, "delete", "crd", "gadgets.example.com")
     assert "apis/example.com/v1" in shared_server.json("GET", "/openapi/v3")[1]["paths"]
+
+
+def test_v2_parameters_carry_upstreams_descriptions(shared_server: ServerProcess) -> None:
+    """kubectl's test/cmd greps them; the table is read off kube-apiserver 1.36.2 (tools/openapi_parameters.py)."""
+    status, doc = shared_server.json("GET", "/openapi/v2")
+    assert status == 200
+    listing = doc["paths"]["/api/v1/namespaces/{namespace}/services"]
+    described = {p["name"]: p["description"] for p in listing["get"]["parameters"]}
+    assert described["labelSelector"] == ("A selector to restrict the list of returned objects by their labels. "
+                                          "Defaults to everything.")
+    assert described["watch"].startswith("Watch for changes to the described resources")
+    assert [p["name"] for p in listing["parameters"]] == ["pretty"]
+    assert {p["name"] for p in listing["delete"]["parameters"]} >= {"propagationPolicy", "dryRun", "labelSelector"}
+    assert doc["definitions"]["io.k8s.api.core.v1.ServiceList"]["properties"]["items"]["description"] == \
+        "List of services"
+    patch = doc["paths"]["/api/v1/namespaces/{namespace}/services/{name}"]["patch"]
+    assert [p["name"] for p in patch["parameters"]] == ["dryRun", "fieldManager", "fieldValidation", "force"]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from support import ServerProcess
+import ipaddress
+import json
+
+from support import ServerProcess, run_kubectl
 
 SERVICES = "/api/v1/namespaces/default/services"
 IPS = "/apis/networking.k8s.io/v1/ipaddresses"
@@ -33,3 +36,52 @@ def test_an_address_someone_holds_is_not_handed_out(server: ServerProcess) -> No
     assert status == 422
     assert answer["message"].endswith("failed to allocate IP 10.96.100.100: provided IP is already allocated")
     assert server.json("GET", f"{SERVICES}/wants-it")[0] == 404
+
+
+def test_the_service_range_flag_places_every_address(tmp_path: object) -> None:
+    """kube-apiserver's --service-cluster-ip-range, as test/cmd runs it: the `kubernetes` Service takes the
+    first address, the default ServiceCIDR names the range, dynamic addresses come from above the first
+    sixteen, which stay free for the ones clients ask for (kubectl create service --clusterip)."""
+    with ServerProcess(str(tmp_path), extra_args=["--service-cluster-ip-range=10.0.0.0/24"]) as server:
+        status, kubernetes = server.json("GET", f"{SERVICES}/kubernetes")
+        assert status == 200 and kubernetes["spec"]["clusterIPs"] == ["10.0.0.1"]
+        status, cidr = server.json("GET", "/apis/networking.k8s.io/v1/servicecidrs/kubernetes")
+        assert status == 200 and cidr["spec"]["cidrs"] == ["10.0.0.0/24"]
+        run_kubectl(server, "create", "service", "clusterip", "asked", "--tcp=80", "--clusterip=10.0.0.12")
+        assert server.json("GET", f"{SERVICES}/asked")[1]["spec"]["clusterIP"] == "10.0.0.12"
+        for i in range(5):
+            run_kubectl(server, "create", "service", "clusterip", f"dynamic-{i}", "--tcp=80")
+            ip = ipaddress.ip_address(server.json("GET", f"{SERVICES}/dynamic-{i}")[1]["spec"]["clusterIP"])
+            assert ipaddress.ip_address("10.0.0.17") <= ip <= ipaddress.ip_address("10.0.0.254")
+        out = run_kubectl(server, "create", "service", "clusterip", "outside", "--tcp=80",
+                          "--clusterip=10.96.0.10", check=False)
+        assert out.returncode == 1
+        assert ("the provided IP (10.96.0.10) is not in the valid range. The range of valid IPs is 10.0.0.0/24"
+                in out.stderr)
+
+
+def test_a_full_range_is_refused(tmp_path: object) -> None:
+    with ServerProcess(str(tmp_path), extra_args=["--service-cluster-ip-range=10.1.0.0/28"]) as server:
+        # 14 addresses, the first held by the kubernetes Service; no reserved band in a range this small
+        for i in range(13):
+            status, svc = server.json("POST", SERVICES, {"metadata": {"name": f"s{i}"}, "spec": {"ports": [{"port": 80}]}})
+            assert status == 201, svc
+        status, refused = server.json("POST", SERVICES, {"metadata": {"name": "one-too-many"},
+                                                         "spec": {"ports": [{"port": 80}]}})
+        assert status == 500
+        assert refused["message"] == ('Internal error occurred: failed to allocate a serviceIP for Service '
+                                      '"one-too-many": range is full')
+
+
+def test_an_assigned_cluster_ip_may_not_change(shared_server: ServerProcess) -> None:
+    """validateUpgradeDowngradeClusterIPs, as kubectl apply meets it (headless, then an address); the
+    message is kube-apiserver 1.36.2's for the same two applies. --force deletes and recreates."""
+    headless = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "revised"},
+                "spec": {"clusterIP": "None", "selector": {"app": "test"}, "ports": [{"port": 80}]}}
+    run_kubectl(shared_server, "apply", "-f", "-", stdin=json.dumps(headless))
+    headless["spec"]["clusterIP"] = "10.96.0.12"
+    out = run_kubectl(shared_server, "apply", "-f", "-", stdin=json.dumps(headless), check=False)
+    assert out.returncode == 1
+    assert 'spec.clusterIPs[0]: Invalid value: ["10.96.0.12"]: may not change once set' in out.stderr
+    run_kubectl(shared_server, "apply", "--force", "-f", "-", stdin=json.dumps(headless))
+    assert shared_server.json("GET", f"{SERVICES}/revised")[1]["spec"]["clusterIPs"] == ["10.96.0.12"]

@@ -176,3 +176,26 @@ def test_a_node_whose_kubelet_stops_goes_unknown_and_its_pods_move(tmp_path: Any
         assert get(server, "/api/v1/nodes/node-1")["spec"].get("taints") is None
     finally:
         server.stop()
+
+
+def test_a_node_that_never_reported_gets_unknown_conditions(tmp_path: Any) -> None:
+    """tryUpdateNodeHealth: after the startup grace period from its creation, a node without a Ready
+    condition gets Ready, MemoryPressure, DiskPressure and PIDPressure Unknown, NodeStatusNeverUpdated."""
+    server = ServerProcess(str(tmp_path), extra_args=["--controllers=node-lifecycle-controller",
+                                                      "--node-startup-grace-period", "1"])
+    server.start()
+    try:
+        run_kubectl(server, "create", "-f", "-", stdin=json.dumps({
+            "apiVersion": "v1", "kind": "Node", "metadata": {"name": "silent"},
+            "status": {"capacity": {"memory": "1Gi"}}}))
+        node = wait_for("conditions on the silent node",
+                        lambda: (n := get(server, "/api/v1/nodes/silent")) and n["status"].get("conditions") and n)
+        created = node["metadata"]["creationTimestamp"]
+        assert [(c["type"], c["status"], c["reason"], c["message"], c["lastHeartbeatTime"])
+                for c in node["status"]["conditions"]] == [
+            (kind, "Unknown", "NodeStatusNeverUpdated", "Kubelet never posted node status.", created)
+            for kind in ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")]
+        described = run_kubectl(server, "describe", "node", "silent").stdout
+        assert "Conditions:" in described and "NodeStatusNeverUpdated" in described
+    finally:
+        server.stop()

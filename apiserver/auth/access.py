@@ -139,8 +139,15 @@ def _reason(problems: list[str]) -> str:
     return "RBAC: " + (problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
 
 
+# kube-apiserver's --authorization-mode values this server carries out, tried in the order given: RBAC
+# allows or has no opinion, AlwaysAllow allows and AlwaysDeny refuses whatever reaches it.
+AUTHORIZATION_MODES = ("RBAC", "AlwaysAllow", "AlwaysDeny")
+_ALWAYS_ALLOW = Decision(True)
+
+
 class Authorizer:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, modes: tuple[str, ...] = ("RBAC",)) -> None:
+        self._modes = modes
         self._store = store
         self._policy: Policy | None = None
         self._decisions: dict[tuple[Any, ...], Decision] = {}
@@ -174,11 +181,27 @@ class Authorizer:
         found = self._decisions.get(key)
         if found is not None:
             return found
+        return self._remember(key, self._chain(lambda: self._rbac(user, attrs)))
+
+    def _chain(self, by_rbac: Callable[[], Decision]) -> Decision:
+        """The first mode with an opinion decides; RBAC's refusal is only its lack of one."""
+        refused = Decision(False)
+        for mode in self._modes:
+            if mode == "AlwaysAllow":
+                return _ALWAYS_ALLOW
+            if mode == "AlwaysDeny":
+                return refused
+            refused = by_rbac()
+            if refused.allowed:
+                return refused
+        return refused
+
+    def _rbac(self, user: User, attrs: Attributes) -> Decision:
         grants = self.policy.grants_for(user, attrs.namespace)
         for source, rules in grants.sources:
             if any(r.allows(attrs.verb, attrs.group, attrs.resource, attrs.subresource, attrs.name) for r in rules):
-                return self._remember(key, Decision(True, f"RBAC: allowed by {source}"))
-        return self._remember(key, Decision(False, _reason(grants.problems)))
+                return Decision(True, f"RBAC: allowed by {source}")
+        return Decision(False, _reason(grants.problems))
 
     def decide_path(self, user: User, verb: str, path: str) -> Decision:
         if ADMIN_GROUP in user.groups:
@@ -187,11 +210,14 @@ class Authorizer:
         found = self._decisions.get(key)
         if found is not None:
             return found
+        return self._remember(key, self._chain(lambda: self._rbac_path(user, verb, path)))
+
+    def _rbac_path(self, user: User, verb: str, path: str) -> Decision:
         grants = self.policy.grants_for(user, "")
         for source, rules in grants.sources:
             if any(r.allows_path(verb, path) for r in rules):
-                return self._remember(key, Decision(True, f"RBAC: allowed by {source}"))
-        return self._remember(key, Decision(False, _reason(grants.problems)))
+                return Decision(True, f"RBAC: allowed by {source}")
+        return Decision(False, _reason(grants.problems))
 
     def allowed(self, user: User, attrs: Attributes) -> bool:
         return self.decide(user, attrs).allowed

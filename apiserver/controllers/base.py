@@ -34,6 +34,7 @@ class ControllerSettings:
     node_cidr_mask_size: int = 24  # --node-cidr-mask-size
     hpa_sync_seconds: float = 15.0  # --horizontal-pod-autoscaler-sync-period
     terminated_pod_gc_threshold: int = 12500  # --terminated-pod-gc-threshold
+    node_startup_grace_seconds: float = 60.0  # --node-startup-grace-period, for nodes never heard from
 
 
 @dataclass

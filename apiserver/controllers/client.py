@@ -80,6 +80,14 @@ class Client:
                 found.setdefault(rt.storage_key, rt)
         return list(found.values())
 
+    def custom_types(self) -> list[ResourceType]:
+        """One served type per custom resource whose CRD is established now."""
+        found: dict[str, ResourceType] = {}
+        for rt in self._registry.types:
+            if rt.custom is not None:
+                found.setdefault(rt.storage_key, rt)
+        return list(found.values())
+
     @property
     def endpoint(self) -> Endpoint:
         return self._endpoint

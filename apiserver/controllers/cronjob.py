@@ -80,6 +80,13 @@ class CronJobController(Controller):
         earliest = _time(status.get("lastScheduleTime")) or _time(cronjob["metadata"].get("creationTimestamp")) or now
         due = None
         cursor = schedule.next_after(earliest.astimezone(zone))
+        if cursor is None and not spec.get("suspend"):
+            # robfig/cron's Next answers the zero time for a schedule no date matches ("59 23 31 2 *"),
+            # which mostRecentScheduleTime finds as two schedules less than a second apart.
+            await self.events.record(cronjob, "Warning", "InvalidSchedule", "Schedule",
+                                     f"invalid schedule: {spec.get('schedule')} : time difference between two "
+                                     f"schedules is less than 1 second")
+            return
         while cursor is not None and cursor <= now:
             due = cursor
             cursor = schedule.next_after(cursor)

@@ -20,7 +20,7 @@ from typing import Hashable
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from apiserver.controllers.base import Context, Controller, Obj
@@ -51,6 +51,8 @@ _EXTENDED_USAGES = {"any": ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE, "server a
                     "netscape sgc": x509.ObjectIdentifier("2.16.840.1.113730.4.1")}
 _KUBELET_SERVING_USAGES = ({"digital signature", "key encipherment", "server auth"}, {"digital signature", "server auth"})
 _KUBELET_CLIENT_USAGES = ({"digital signature", "key encipherment", "client auth"}, {"digital signature", "client auth"})
+
+CAKey = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey
 
 
 class Refused(Exception):
@@ -111,7 +113,7 @@ def lifetime(expiration_seconds: int | None) -> datetime.timedelta:
 
 
 def sign(request: x509.CertificateSigningRequest, usages: list[str], expiration_seconds: int | None,
-         ca: x509.Certificate, ca_key: ec.EllipticCurvePrivateKey) -> bytes:
+         ca: x509.Certificate, ca_key: CAKey) -> bytes:
     """The PEM certificate upstream's CertificateAuthority.Sign makes under PermissiveSigningPolicy."""
     if not request.is_signature_valid:
         raise Refused("unable to verify certificate request signature")
@@ -157,13 +159,14 @@ class CSRSigner(Controller):
         self.pki = os.path.join(ctx.settings.data_dir, "pki")
         self.csrs.add_handler(self.enqueue_changed)
 
-    def _ca(self) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    def _ca(self) -> tuple[x509.Certificate, CAKey]:
         # Read when needed, so a CA rotated on disk is used from its next signature.
         with open(os.path.join(self.pki, "ca.crt"), "rb") as f:
             ca = x509.load_pem_x509_certificate(f.read())
         with open(os.path.join(self.pki, "ca.key"), "rb") as f:
             key = serialization.load_pem_private_key(f.read(), password=None)
-        assert isinstance(key, ec.EllipticCurvePrivateKey)
+        # This server's own CA is EC; one an operator brings (test/cmd's --cluster-signing-key-file) may be RSA.
+        assert isinstance(key, (ec.EllipticCurvePrivateKey, rsa.RSAPrivateKey))
         return ca, key
 
     async def sync(self, key: Hashable) -> None:

@@ -1,7 +1,8 @@
 """The garbage collector: dependents follow their owners' deletion as the owners' ownerReferences and
 deletion policy say.
 
-A graph of every object's owners (by uid) is kept from the informers of all built-in stored types.
+A graph of every object's owners (by uid) is kept from the informers of all stored types: the built-in
+ones, and each custom resource from the time its CRD is established.
 A dependent whose owners are all gone is deleted (Background, or its own pending policy); one that
 keeps some owner loses only its dangling references. An owner held by `orphan` has its reference
 taken off every dependent and then the finalizer removed; one held by `foregroundDeletion` has its
@@ -17,7 +18,7 @@ from typing import Any, Hashable
 
 from apiserver import errors
 from apiserver.controllers.base import Context, Controller, Obj
-from apiserver.controllers.client import STRATEGIC_PATCH
+from apiserver.controllers.client import MERGE_PATCH, STRATEGIC_PATCH
 from apiserver.kinds.propagation import FOREGROUND, ORPHAN
 from apiserver.kinds.resources import ResourceType
 
@@ -48,10 +49,20 @@ class GarbageCollector(Controller):
         super().__init__(ctx)
         self.graph: dict[str, GraphNode] = {}
         self.dependents: dict[str, set[str]] = {}  # owner uid -> dependent uids, the owner known or not
+        self._custom_followed: set[str] = set()
         for rt in self.client.stored_types():
             if rt.kind == "Event":
                 continue  # never owners, rarely dependents, and the busiest feed of all
             ctx.informers.for_type(rt).add_handler(self._handler(rt))
+            if rt.kind == "CustomResourceDefinition":
+                ctx.informers.for_type(rt).add_handler(self._crd_changed)
+
+    def _crd_changed(self, old: Obj | None, new: Obj | None) -> None:
+        """Follows the custom resources of every CRD the registry serves by now."""
+        for rt in self.client.custom_types():
+            if rt.storage_key not in self._custom_followed:
+                self._custom_followed.add(rt.storage_key)
+                self.ctx.informers.follow(rt).add_handler(self._handler(rt))
 
     def _handler(self, rt: ResourceType) -> Any:
         def changed(old: Obj | None, new: Obj | None) -> None:
@@ -166,6 +177,10 @@ class GarbageCollector(Controller):
         """Takes owner references off a dependent, with its uid as a precondition (upstream's patch)."""
         left = [ref for ref in node.owners if ref.get("uid") not in owners]
         # Go drops an empty list when it writes the object; a patch that deletes the field does the same here.
+        if node.rt.custom is not None:  # no strategic merge for custom resources: the list as it is left
+            await self.client.patch(node.rt, node.namespace, node.name,
+                                    {"metadata": {"ownerReferences": left or None, "uid": uid}}, MERGE_PATCH)
+            return
         references: Any = [{"$patch": "delete", "uid": u} for u in sorted(owners)] if left else None
         await self.client.patch(node.rt, node.namespace, node.name,
                                 {"metadata": {"ownerReferences": references, "uid": uid}}, STRATEGIC_PATCH)

@@ -143,6 +143,7 @@ class Informers:
         self._endpoint = endpoint
         self._informers: dict[str, Informer] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._started = False
 
     def for_type(self, rt: ResourceType) -> Informer:
         informer = self._informers.get(rt.storage_key)
@@ -151,10 +152,22 @@ class Informers:
         return informer
 
     def start(self) -> None:
-        for informer in self._informers.values():
-            if not informer.synced.is_set():
-                informer.prime()
-                self._tasks.append(asyncio.create_task(informer.run(), name=f"informer {informer.rt.storage_key}"))
+        self._started = True
+        for informer in list(self._informers.values()):  # a handler may ask for more while they prime
+            self._run(informer)
+
+    def follow(self, rt: ResourceType) -> Informer:
+        """The type's informer, running at once if the others already do: for the types that appear
+        while serving (custom resources, once their CRD is established)."""
+        informer = self.for_type(rt)
+        if self._started:
+            self._run(informer)
+        return informer
+
+    def _run(self, informer: Informer) -> None:
+        if not informer.synced.is_set():
+            informer.prime()
+            self._tasks.append(asyncio.create_task(informer.run(), name=f"informer {informer.rt.storage_key}"))
 
     async def stop(self) -> None:
         for task in self._tasks:

@@ -1,6 +1,8 @@
 """The node lifecycle controller: a node's taints follow its conditions, and a node whose kubelet stops
 heartbeating becomes Unknown (then unreachable) after the monitor grace period
-(`--node-monitor-grace-period`, 50s as upstream's default).
+(`--node-monitor-grace-period`, 50s as upstream's default). A node that never reported (no Ready
+condition) is given the startup grace period from its creation (`--node-startup-grace-period`, 60s),
+then gets Unknown conditions with reason NodeStatusNeverUpdated, as tryUpdateNodeHealth writes them.
 
 Taints by condition as upstream's TaintNodesByCondition: Ready False is `not-ready`, Unknown is
 `unreachable` (both NoSchedule, and NoExecute with the time added), pressure conditions True add their
@@ -40,6 +42,14 @@ def _parse_time(text: Any) -> datetime.datetime | None:
         return None
 
 
+# Turned Unknown when the kubelet goes silent; NetworkUnavailable is the control plane's to manage.
+_WATCHED_CONDITIONS = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
+
+
+def _ready(node: Obj) -> Obj | None:
+    return next((c for c in (node.get("status") or {}).get("conditions") or () if c.get("type") == "Ready"), None)
+
+
 def wanted_taints(node: Obj, current: list[Obj]) -> list[Obj]:
     """The node's taints with the managed ones as its conditions ask, others kept in place."""
     conditions = {c.get("type"): c.get("status") for c in (node.get("status") or {}).get("conditions") or ()}
@@ -65,6 +75,7 @@ class NodeLifecycle(Controller):
         super().__init__(ctx)
         self.nodes_type = ctx.resource("", "v1", "nodes")
         self.grace = ctx.node_monitor_grace_seconds
+        self.startup_grace = ctx.settings.node_startup_grace_seconds
         self.nodes = ctx.informer("", "v1", "nodes")
         self.leases = ctx.informer("coordination.k8s.io", "v1", "leases")
         self.nodes.add_handler(self._node_changed)
@@ -83,6 +94,8 @@ class NodeLifecycle(Controller):
         lease = self.leases.get(LEASE_NAMESPACE, node["metadata"]["name"])
         if lease is not None:
             times.append(_parse_time((lease.get("spec") or {}).get("renewTime")))
+        if _ready(node) is None:  # never reported: counted from its creation
+            times.append(_parse_time(node["metadata"].get("creationTimestamp")))
         for condition in (node.get("status") or {}).get("conditions") or ():
             if condition.get("type") == "Ready":
                 times.append(_parse_time(condition.get("lastHeartbeatTime")))
@@ -95,13 +108,14 @@ class NodeLifecycle(Controller):
         if node is None:
             return
         heard = self._last_heard(node)
+        grace = self.grace if _ready(node) is not None else self.startup_grace
         if heard is not None:
             silent = (datetime.datetime.now(datetime.timezone.utc) - heard).total_seconds()
-            if silent > self.grace:
+            if silent > grace:
                 if await self._mark_unknown(node):
                     return  # the status change comes back through the informer
             else:
-                self.queue.add_after(name, self.grace - silent + 1)
+                self.queue.add_after(name, grace - silent + 1)
         current = list((node.get("spec") or {}).get("taints") or ())
         taints = wanted_taints(node, current)
         if taints != current:
@@ -113,9 +127,16 @@ class NodeLifecycle(Controller):
     async def _mark_unknown(self, node: Obj) -> bool:
         now = now_rfc3339()
         changed = False
-        for condition in (node.get("status") or {}).get("conditions") or ():
-            if condition.get("type") in ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure") \
-                    and condition.get("status") != "Unknown":
+        conditions = node.setdefault("status", {}).setdefault("conditions", [])
+        for kind in _WATCHED_CONDITIONS:
+            condition = next((c for c in conditions if c.get("type") == kind), None)
+            if condition is None:
+                conditions.append({"type": kind, "status": "Unknown",
+                                   "lastHeartbeatTime": node["metadata"].get("creationTimestamp"),
+                                   "lastTransitionTime": now, "reason": "NodeStatusNeverUpdated",
+                                   "message": "Kubelet never posted node status."})
+                changed = True
+            elif condition.get("status") != "Unknown":
                 condition.update({"status": "Unknown", "lastTransitionTime": now, "reason": "NodeStatusUnknown",
                                   "message": "Kubelet stopped posting node status."})
                 changed = True

@@ -85,6 +85,7 @@ class CustomVersion:
         self.has_status = "status" in subresources
         self.scale_paths: dict[str, str] | None = subresources.get("scale")
         self.codec = ApiVersionCodec(f"{spec['group']}/{version['name']}", f"{spec['group']}/{storage_version}")
+        self.deprecation_warning: str | None = deprecation_warning(spec, version)
 
     @functools.cached_property
     def printer(self) -> CrdPrinter:
@@ -153,6 +154,23 @@ class CustomVersion:
             return False
         parent[keys[-1]] = replicas
         return True
+
+
+def deprecation_warning(spec: dict[str, Any], version: dict[str, Any]) -> str | None:
+    """The Warning every request to a deprecated version carries: its deprecationWarning, else upstream's
+    defaultDeprecationWarning, which points at the most preferred served version newer than it."""
+    if not version.get("deprecated"):
+        return None
+    given = version.get("deprecationWarning")
+    if given is not None:
+        return str(given)
+    group, kind, name = spec["group"], spec["names"]["kind"], version["name"]
+    text = f"{group}/{name} {kind} is deprecated"
+    newer = [v["name"] for v in spec.get("versions") or ()
+             if v.get("served") and not v.get("deprecated") and version_order(v["name"]) < version_order(name)]
+    if newer:
+        text += f"; use {group}/{min(newer, key=version_order)} {kind}"
+    return text
 
 
 def storage_version(crd: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.resources
 import json
 from typing import Any, Callable, Iterable
 
@@ -20,8 +21,6 @@ from apiserver.kinds.resources import Registry, ResourceType
 KUBE_VERSION = "v1.36.2"
 _V3_REF = "#/components/schemas/"
 _V2_REF = "#/definitions/"
-# Parameters every write takes; kubectl checks for fieldValidation on PATCH.
-_WRITE_PARAMS = ("dryRun", "fieldManager", "fieldValidation")
 
 
 def _convert(value: Any, ref_prefix: str) -> Any:
@@ -94,12 +93,23 @@ def _path_prefix(rt: ResourceType) -> str:
     return root + ("/namespaces/{namespace}" if rt.namespaced else "") + "/" + rt.plural
 
 
-def _operation(rt: ResourceType, action: str, ref: str | None, params: tuple[str, ...]) -> dict[str, Any]:
+@functools.cache
+def _parameters() -> dict[str, Any]:
+    """Upstream's query parameters per action, with their descriptions (tools/openapi_parameters.py)."""
+    with (importlib.resources.files("apiserver") / "data" / "openapi_parameters.json").open("rb") as f:
+        return json.load(f)  # type: ignore[no-any-return]
+
+
+def _query_parameter(param: dict[str, Any]) -> dict[str, Any]:
+    schema = {"type": param["type"], **({"uniqueItems": True} if param.get("uniqueItems") else {})}
+    return {"name": param["name"], "in": "query", "description": param["description"], "schema": schema}
+
+
+def _operation(rt: ResourceType, action: str, ref: str | None) -> dict[str, Any]:
     op: dict[str, Any] = {
         "tags": [rt.group.replace(".k8s.io", "").replace(".", "") + "_" + rt.version if rt.group else "core_v1"],
         "operationId": f"{action}{rt.kind}",
-        "parameters": [{"name": p, "in": "query", "schema": {"type": "string", "uniqueItems": True}}
-                       for p in params],
+        "parameters": [_query_parameter(p) for p in _parameters()["actions"][action]],
         "responses": {"200": {"description": "OK", "content": {
             "application/json": {"schema": {"$ref": ref}}}} if ref else {"description": "OK"}},
         "x-kubernetes-action": action,
@@ -137,22 +147,25 @@ def _paths(types: list[ResourceType], name_of: Callable[[ResourceType, str], str
         collection: dict[str, Any] = {}
         item: dict[str, Any] = {}
         if rt.allows("list"):
-            collection["get"] = _operation(rt, "list", list_ref, ("labelSelector", "fieldSelector", "limit"))
+            collection["get"] = _operation(rt, "list", list_ref)
         if rt.allows("create"):
-            collection["post"] = _operation(rt, "post", ref, _WRITE_PARAMS)
+            collection["post"] = _operation(rt, "post", ref)
+        if rt.allows("deletecollection"):
+            collection["delete"] = _operation(rt, "deletecollection", None)
         if rt.allows("get"):
-            item["get"] = _operation(rt, "get", ref, ())
+            item["get"] = _operation(rt, "get", ref)
         if rt.allows("update"):
-            item["put"] = _operation(rt, "put", ref, _WRITE_PARAMS)
+            item["put"] = _operation(rt, "put", ref)
         if rt.allows("patch"):
-            item["patch"] = _operation(rt, "patch", ref, (*_WRITE_PARAMS, "force"))
+            item["patch"] = _operation(rt, "patch", ref)
         if rt.allows("delete"):
-            item["delete"] = _operation(rt, "delete", None, ("dryRun", "gracePeriodSeconds"))
+            item["delete"] = _operation(rt, "delete", None)
         prefix = _path_prefix(rt)
+        pretty = [_query_parameter(_parameters()["pretty"])]
         if collection:
-            paths[prefix] = collection
+            paths[prefix] = {**collection, "parameters": pretty}
         if item:
-            paths[prefix + "/{name}"] = item
+            paths[prefix + "/{name}"] = {**item, "parameters": pretty}
     return paths
 
 
@@ -259,10 +272,14 @@ class OpenAPI:
         types = [rt for group in self._group_versions().values() for rt in group]
         paths = json.loads(json.dumps(_paths(types)).replace(_V3_REF, _V2_REF))
         for item in paths.values():
-            for op in item.values():
+            for param in item.get("parameters", ()):
+                param.update(param.pop("schema"))
+            for method, op in item.items():
+                if method == "parameters":
+                    continue
                 op.pop("requestBody", None)
                 for param in op["parameters"]:
-                    param["type"] = param.pop("schema")["type"]
+                    param.update(param.pop("schema"))
                 op["responses"] = {"200": {"description": "OK"}}
         return {
             "swagger": "2.0",

@@ -69,7 +69,8 @@ def schema(s: dict[str, Any]) -> bytes:
 def _operation(op: dict[str, Any]) -> bytes:
     out = b"".join(_str(1, t) for t in op.get("tags") or ()) + _str(5, op.get("operationId", ""))
     for param in op.get("parameters") or ():
-        query = _str(2, param["in"]) + _str(4, param["name"]) + _str(6, param.get("type", ""))
+        query = (_str(2, param["in"]) + _str(3, param.get("description", "")) + _str(4, param["name"])
+                 + _str(6, param.get("type", "")))
         out += _bytes_field(8, _bytes_field(1, _bytes_field(2, _bytes_field(3, query))))
     responses = b"".join(_named(1, code, _bytes_field(1, _str(1, r.get("description", ""))))
                          for code, r in (op.get("responses") or {}).items())
@@ -85,7 +86,8 @@ def document(doc: dict[str, Any]) -> bytes:
     out = _str(1, doc.get("swagger", "")) + _bytes_field(2, _str(1, info.get("title", "")) +
                                                             _str(2, info.get("version", "")))
     paths = b"".join(
-        _named(2, path, b"".join(_bytes_field(_METHOD_FIELDS[m], _operation(op)) for m, op in item.items()))
+        _named(2, path, b"".join(_bytes_field(_METHOD_FIELDS[m], _operation(op)) for m, op in item.items()
+                                 if m in _METHOD_FIELDS))
         for path, item in (doc.get("paths") or {}).items())
     out += _bytes_field(8, paths)
     out += _bytes_field(9, b"".join(_named(1, k, schema(v)) for k, v in (doc.get("definitions") or {}).items()))

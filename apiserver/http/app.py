@@ -31,7 +31,7 @@ from apiserver.auth.x509 import ClientCertificates
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import admitting, audit, deprecated, eviction, kubelet, requestinfo, tls
+from apiserver.http import admitting, audit, deprecated, eviction, kubelet, pretty, requestinfo, tls
 from apiserver.http.answers import NO_CACHE, AnswerResponse
 from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
@@ -110,6 +110,14 @@ def error_parts(exc: ApiError, accept: str) -> tuple[bytes, str, dict[str, str]]
     return body, media_type, {**NO_CACHE, **exc.headers}
 
 
+def _for_people(request: Request, response: Response) -> Response:
+    """The answer indented when a person asks (apiserver.http.pretty); a watch stream never is."""
+    if not isinstance(response, WatchResponse) and pretty.wanted(
+            request.scope["query_string"], _header(request, b"user-agent"), _header(request, b"accept")):
+        return pretty.prettified(response)
+    return response
+
+
 def _reply_response(reply: Reply | StreamReply, accept_encoding: str = "") -> Response:
     if isinstance(reply, StreamReply):
         return WatchResponse(reply.chunks, reply.closed, reply.content_type, NO_CACHE)
@@ -148,7 +156,7 @@ async def _audited(log: AuditLog, request: Request, identify: Callable[[Request]
         # Read once here; the handler reads the same bytes again from the request.
         request_body = await request.body()
     if failure is not None or user is None:
-        response = _error_response(failure or errors.unauthorized(), request)
+        response = _for_people(request, _error_response(failure or errors.unauthorized(), request))
     else:
         response = await handler(request, acting or user)
     if event is None:
@@ -256,6 +264,9 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
     deadlines = Deadlines(state.limits.request_timeout_seconds)
 
     async def api(request: Request, user: User) -> Response:
+        return _for_people(request, await _api_answer(request, user))
+
+    async def _api_answer(request: Request, user: User) -> Response:
         try:
             plan = _planned(state, request)
             if plan is None:
@@ -292,8 +303,8 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
                 return await _audited(state.audit, request, identify, handler)
             try:
                 user, acting = identify(request)
-            except ApiError as exc:
-                return _error_response(exc, request)
+            except ApiError as exc:  # refused before any handler: negotiated as an API answer
+                return _for_people(request, _error_response(exc, request))
             return await handler(request, acting or user)
         return check
 
@@ -412,7 +423,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     target = Target(rt, namespace, name, parsed.subresource, query, _header(request, b"user-agent"),
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or "")
                     if writes else None,
-                    requester=Requester(user.name, user.uid, user.groups) if writes else None,
+                    requester=Requester(user.name, user.uid, user.groups, user.extra_json()) if writes else None,
                     user=user if writes else None)
     if writes:
         request.scope[_WRITE] = target  # what admission adds to the audit record is read from it after

@@ -23,8 +23,9 @@ _REACHED = "apiserver.deprecated_kind_reached"
 
 
 def reached(scope: Scope, rt: ResourceType, subresource: str | None) -> None:
-    """Notes that the request reached `rt`'s handler (a subresource's answer carries no warning)."""
-    if subresource is None:
+    """Notes that the request reached `rt`'s handler (a built-in subresource's answer carries no warning;
+    a custom resource's version warns on all its paths, as the CRD handler adds it before routing)."""
+    if subresource is None or rt.custom is not None:
         scope[_REACHED] = rt
 
 
@@ -33,6 +34,6 @@ def add(scope: Scope, response: Response) -> None:
     rt: ResourceType | None = scope.get(_REACHED)
     if rt is None or response.status_code in _BEFORE_THE_HANDLER:
         return
-    text = deprecation.warning_text(rt)
+    text = deprecation.warning_text(rt) if rt.custom is None else rt.custom.deprecation_warning
     if text is not None:
         response.raw_headers.append((b"warning", deprecation.warning_header(text).encode()))

@@ -26,15 +26,18 @@ from apiserver.kinds import (
     fieldmanager,
     fieldvalidation,
     managedfields,
+    namespacelifecycle,
     objects,
     ownership,
     propagation,
+    unconditional,
 )
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import apply, patch
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
+from apiserver.registry.core import service_allocation as services
 from apiserver.registry.hooks import Request, Requester
 from apiserver.registry.lookup import strategy_for
 from apiserver.reply import Reply, StreamReply
@@ -53,7 +56,7 @@ from apiserver.storage.interface import (
 from apiserver.storage.snapshot import Snapshot
 from apiserver.watch.fanout import Watcher, WatchHub
 from apiserver.watch.stream import open_watch, parse_watch_options
-from apiserver.wire import bodies, protobuf
+from apiserver.wire import bodies, gojson, protobuf
 
 _NAMESPACES = "namespaces"
 # The query parameters besides resourceVersion that parse_page reads and may refuse.
@@ -162,8 +165,10 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 
 class Endpoint:
     def __init__(self, store: Store, registry: Registry, watch_queue_limit: int = 1000,
-                 bookmark_seconds: float = 60.0, max_object_bytes: int = Limits.max_object_bytes) -> None:
+                 bookmark_seconds: float = 60.0, max_object_bytes: int = Limits.max_object_bytes,
+                 service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE) -> None:
         self.store = store
+        self.service_range = service_range
         self.watches = WatchHub(store)
         self.watch_queue_limit = watch_queue_limit  # events a watcher may fall behind before it is closed
         self.bookmark_seconds = bookmark_seconds
@@ -480,8 +485,9 @@ class Endpoint:
                        headers: dict[str, str], applied: ManagedFields | None = None) -> Reply:
         new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
         old = _load(current)
-        rv = new["metadata"].get("resourceVersion")
-        if check_rv and rv and rv != str(current.rv):
+        given = new["metadata"].get("resourceVersion")
+        rv = unconditional.precondition(t.rt, t.name or "", given) if check_rv else None
+        if rv and rv != str(current.rv):
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
         strategy = strategy_for(t.rt)
         if t.subresource is None:
@@ -545,6 +551,7 @@ class Endpoint:
 
     async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         options = _delete_options(raw, content_type, t.query)
+        t = _as_options_ask(t, options)
         reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
         reply.headers = admitting.headers(t, reply.headers)
         return reply
@@ -590,6 +597,7 @@ class Endpoint:
 
     async def delete_collection(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         options = _delete_options(raw, content_type, t.query)
+        t = _as_options_ask(t, options)
         selection = self.selection(t)
         _, items = self.store.list(t.rt.storage_key, selection.namespace)
         deleted: list[bytes] = []
@@ -608,13 +616,18 @@ class Endpoint:
     # -- namespaces: the namespace controller's part, done at once -----------------------------
 
     async def _delete_namespace(self, t: Target, key: Key, current: StoredObject, obj: dict[str, Any]) -> Reply:
+        namespacelifecycle.admit_namespace_delete(key[2])
         meta = obj["metadata"]
+        if t.dry_run:  # a namespace already terminating is not emptied by a dry run either
+            if not meta.get("deletionTimestamp"):
+                meta["deletionTimestamp"] = objects.now_rfc3339()
+                meta["deletionGracePeriodSeconds"] = 0
+                obj.setdefault("status", {})["phase"] = "Terminating"
+            return _json(200, obj)
         if not meta.get("deletionTimestamp"):
             meta["deletionTimestamp"] = objects.now_rfc3339()
             meta["deletionGracePeriodSeconds"] = 0
             obj.setdefault("status", {})["phase"] = "Terminating"
-            if t.dry_run:
-                return _json(200, obj)
             current = await self._write(t, key, objects.ordered(obj), current)
         await self._empty_namespace(t, key[2])
         await self._finalize_namespace(t, key[2])
@@ -719,6 +732,7 @@ class _StoreCluster:
 
     def __init__(self, endpoint: Endpoint) -> None:
         self._endpoint = endpoint
+        self.service_range = endpoint.service_range
 
     def get(self, storage_key: str, namespace: str, name: str) -> dict[str, Any] | None:
         stored = self._endpoint.store.latest((storage_key, namespace, name))
@@ -801,25 +815,47 @@ def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
     if (t.rt.custom is not None and t.subresource != "scale"
             and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
         raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
+    if (bodies.media_type(content_type) or bodies.JSON) == bodies.JSON:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            # transformDecodeError, when not even the kind could be read
+            kind = "Scale" if t.subresource == "scale" else t.rt.kind
+            raise errors.bad_request(
+                f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
+                f"json parse error: {gojson.syntax_error(raw)} ({gojson.summary(raw)})") from None
     return bodies.decode_object(raw, content_type)
 
 
 def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, str]) -> dict[str, Any]:
+    """DeleteOptions as kube-apiserver's delete handlers read them: from the body when there is one,
+    otherwise from the query (never both: a body's options stand alone), then validated."""
     options: dict[str, Any] = {}
     if raw.strip():
         decoded = bodies.decode_object(raw, content_type)
         if not isinstance(decoded, dict):
             raise errors.bad_request("the body of a delete must be a DeleteOptions object")
         options = decoded
+    else:
+        options = _delete_options_from_query(query)
+    requested = options.get("gracePeriodSeconds")
+    if requested is not None and not isinstance(requested, int):
+        raise errors.bad_request("gracePeriodSeconds must be an integer")
+    dry_run = options.get("dryRun")
+    if dry_run is not None and (not isinstance(dry_run, list) or not all(isinstance(v, str) for v in dry_run)):
+        raise errors.bad_request("dryRun must be a list of strings")
+    propagation.check_options(options)
+    return options
+
+
+def _delete_options_from_query(query: Mapping[str, str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
     grace = query.get("gracePeriodSeconds")
     if grace is not None:
         try:
             options["gracePeriodSeconds"] = int(grace)
         except ValueError:
             raise errors.bad_request(f'gracePeriodSeconds: Invalid value: "{grace}"') from None
-    requested = options.get("gracePeriodSeconds")
-    if requested is not None and not isinstance(requested, int):
-        raise errors.bad_request("gracePeriodSeconds must be an integer")
     policy = query.get("propagationPolicy")
     if policy is not None:
         options["propagationPolicy"] = policy
@@ -828,5 +864,15 @@ def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, st
         if orphan not in ("true", "false"):
             raise errors.bad_request(f'orphanDependents: Invalid value: "{orphan}": must be a boolean')
         options["orphanDependents"] = orphan == "true"
-    propagation.check_options(options)
+    if "dryRun" in query:
+        options["dryRun"] = [query["dryRun"]]
     return options
+
+
+def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
+    """The target with its dry-run taken from the DeleteOptions, which may come from the body, where
+    kubectl --dry-run=server puts it: a dry-run delete must not delete."""
+    query = {k: v for k, v in t.query.items() if k != "dryRun"}
+    if options.get("dryRun"):
+        query["dryRun"] = "All"
+    return dataclasses.replace(t, query=query)

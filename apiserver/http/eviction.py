@@ -228,7 +228,8 @@ async def _delete(endpoint: Endpoint, t: Target, pod: dict[str, Any], options: d
     if not dry_run:
         await _mark_disruption_target(endpoint, t, pod, options.get("preconditions") or {})
     delete_options = {"apiVersion": "v1", "kind": "DeleteOptions",
-                      **{k: v for k, v in options.items() if k not in ("dryRun", "apiVersion", "kind")}}
+                      **{k: v for k, v in options.items() if k not in ("dryRun", "apiVersion", "kind")},
+                      **({"dryRun": ["All"]} if dry_run else {})}  # a body's options stand alone
     precondition = (delete_options.get("preconditions") or {}).get("resourceVersion")
     if precondition == pod["metadata"]["resourceVersion"] and not dry_run:
         # The condition just written moved the pod on; the precondition meant the pod as read.

@@ -1,4 +1,5 @@
-"""The client certificate of a TLS connection, handed to the app as ASGI's TLS extension.
+"""TLS: the client certificate of a connection, handed to the app as ASGI's TLS extension, and the
+client CAs the handshake names.
 
 uvicorn verifies a presented certificate against the server's CA (the handshake fails otherwise) but
 does not put it in the scope; this protocol reads it once per connection and adds
@@ -7,11 +8,18 @@ does not put it in the scope; this protocol reads it once per connection and add
 
 from __future__ import annotations
 
+import _ssl
 import asyncio
+import ctypes
+import logging
+import os
 import ssl
 from typing import Any
 
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+log = logging.getLogger(__name__)
 
 
 def client_certificate(scope: Any) -> str | None:
@@ -34,3 +42,33 @@ class ClientCertificateProtocol(HttpToolsProtocol):
         super().on_message_begin()
         if self._tls is not None:
             self.scope["extensions"] = {"tls": self._tls}
+
+
+class ClientCaConfig(uvicorn.Config):
+    """uvicorn's configuration, with the serving context naming the client CAs it accepts.
+
+    kube-apiserver (Go's crypto/tls with ClientCAs) lists them in its CertificateRequest, so a client
+    can pick the certificate that fits (`openssl s_client` shows "Acceptable client certificate CA
+    names"). Python's ssl module verifies against the CA file but never lists it; OpenSSL does once
+    told with SSL_CTX_set_client_CA_list, which is reached here through ctypes.
+    """
+
+    def load(self) -> None:
+        super().load()
+        if self.ssl is not None and self.ssl_ca_certs:
+            name_client_cas(self.ssl, self.ssl_ca_certs)
+
+
+def name_client_cas(context: ssl.SSLContext, ca_file: str | os.PathLike[str]) -> None:
+    libssl = ctypes.CDLL(_ssl.__file__)  # its symbol lookup reaches the libssl the module is linked to
+    load = libssl.SSL_load_client_CA_file
+    load.restype, load.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+    install = libssl.SSL_CTX_set_client_CA_list
+    install.restype, install.argtypes = None, [ctypes.c_void_p, ctypes.c_void_p]
+    names = load(os.fsencode(ca_file))
+    if not names:
+        log.warning("cannot read the client CA names of %s: the handshake will name none", ca_file)
+        return
+    # CPython's SSLContext object holds its SSL_CTX* right after the object header.
+    ssl_ctx = ctypes.c_void_p.from_address(id(context) + object.__basicsize__).value
+    install(ssl_ctx, names)

@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import fieldmanager, ownership, shaping
+from apiserver.kinds import ephemeralcontainers, fieldmanager, ownership, shaping
 from apiserver.kinds.resources import ResourceType
 from apiserver.registry import meta as object_meta
 from apiserver.registry.certificates import strategies as certificates
@@ -207,6 +207,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     now = now_rfc3339()
     strategy = strategy_for(rt)
     old_meta = old["metadata"]
+    if subresource == ephemeralcontainers.SUBRESOURCE:
+        new = ephemeralcontainers.prepare_update(new, old)
     if subresource == "approval":
         approved = certificates.approval_update(new, old, now)
         ownership.track(rt, approved, old, manager, subresource, now)
@@ -262,11 +264,16 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     # Compared as stored, so that fields Go always writes do not count as changes.
     new = shaping.shaped_object(new)
     meta = new["metadata"]
-    _record(rt, new, old, manager, None, now, applied, given)
+    _record(rt, new, old, manager, subresource if subresource == ephemeralcontainers.SUBRESOURCE else None, now,
+            applied, given)
     strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     validate(rt, new, old)
+    if subresource == ephemeralcontainers.SUBRESOURCE:
+        problems = ephemeralcontainers.validate_update(new, old)
+        if problems:
+            raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
     return ordered(shaping.shaped_object(new))
 
 

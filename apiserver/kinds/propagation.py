@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from apiserver import errors
 
 ORPHAN = "orphan"
@@ -18,7 +20,7 @@ _POLICIES = ("Foreground", "Background", "Orphan")
 
 
 def check_options(options: dict[str, Any]) -> None:
-    """ValidateDeleteOptions' rules on propagation."""
+    """ValidateDeleteOptions' rules on propagation and dry-run."""
     policy = options.get("propagationPolicy")
     problems: list[errors.FieldError] = []
     if policy is not None and options.get("orphanDependents") is not None:
@@ -29,6 +31,11 @@ def check_options(options: dict[str, Any]) -> None:
         supported = ", ".join(f'"{p}"' for p in _POLICIES)
         problems.append(errors.FieldError("FieldValueNotSupported", "propagationPolicy",
                                           f'Unsupported value: "{policy}": supported values: {supported}'))
+    dry_run = options.get("dryRun") or []
+    if any(value != "All" for value in dry_run):
+        problems.append(errors.FieldError("FieldValueNotSupported", "dryRun",
+                                          f'Unsupported value: {orjson.dumps(dry_run).decode()}: '
+                                          f'supported values: "All"'))
     if problems:
         raise errors.invalid("DeleteOptions", "meta.k8s.io", "", problems)
 

@@ -10,7 +10,7 @@ import jsonpatch  # type: ignore[import-untyped]
 
 from apiserver import errors
 from apiserver.kinds import schemas
-from apiserver.patching import strategicpatch
+from apiserver.patching import strategicpatch, unstructured
 from apiserver.wire import bodies
 
 
@@ -36,7 +36,11 @@ def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None) 
         patch = bodies.decode_json(raw)
         if not isinstance(patch, dict):
             raise errors.bad_request("the patch is not a JSON object: a strategic merge patch must be an object")
-        return strategicpatch.apply(original, patch, schema)
+        patched = strategicpatch.apply(original, patch, schema)
+        mistyped = unstructured.restore_error(patched, schema)
+        if mistyped is not None:
+            raise unstructured.invalid_patch(patch, mistyped)
+        return patched
     # Custom resources have no patch strategies to follow, so upstream refuses strategic merge for them.
     accepted = [bodies.JSON_PATCH, bodies.MERGE_PATCH] + ([bodies.STRATEGIC_PATCH] if schema is not None else [])
     raise errors.unsupported_media_type(accepted)

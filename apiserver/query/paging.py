@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -16,6 +15,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.storage.snapshot import ObjectKey
+from apiserver.wire import gojson
 
 _TOKEN_VERSION = "meta.k8s.io/v1"
 _INVALID_KEY = "continue key is not valid"
@@ -98,7 +98,7 @@ def decode_continue(token: str) -> tuple[int, str]:
     try:
         decoded: Any = orjson.loads(data)
     except orjson.JSONDecodeError:
-        raise _invalid_token(f"{_INVALID_KEY}: {_go_json_error(data)}") from None
+        raise _invalid_token(f"{_INVALID_KEY}: {gojson.syntax_error(data)}") from None
     if not isinstance(decoded, dict):
         kind = {list: "array", str: "string", bool: "bool"}.get(type(decoded), "number")
         raise _invalid_token(f"{_INVALID_KEY}: json: cannot unmarshal {kind} into Go value of type "
@@ -170,33 +170,6 @@ def _b64decode(token: str) -> bytes:
         return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except binascii.Error as exc:  # pragma: no cover - the checks above leave nothing for it
         raise ValueError(str(exc)) from None
-
-
-def _go_json_error(data: bytes) -> str:
-    """encoding/json's message for the first thing it trips over, for tokens that are not JSON at all."""
-    stripped = data.lstrip(b" \t\r\n")
-    if not stripped:
-        return "unexpected end of JSON input"
-    first = stripped[0]
-    if chr(first) in '{["-0123456789tfn':
-        return "unexpected end of JSON input"
-    return f"invalid character {_go_quote_char(first)} looking for beginning of value"
-
-
-def _go_quote_char(byte: int) -> str:
-    ch = chr(byte)
-    if ch == "'":
-        return "'\\''"
-    if ch == '"':
-        return "'\"'"
-    escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
-    if ch in escapes:
-        return f"'{escapes[ch]}'"
-    if byte < 0x20 or byte == 0x7F:
-        return f"'\\x{byte:02x}'"
-    if byte >= 0x80 and not unicodedata.category(ch).startswith(("L", "M", "N", "P", "S", "Zs")):
-        return f"'\\u{byte:04x}'"
-    return f"'{ch}'"
 
 
 def _clean(start: str) -> bool:

@@ -8,7 +8,7 @@ which the endpoint implements over its store; the hooks never see HTTP or the st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol
 
 Obj = dict[str, Any]
@@ -21,12 +21,16 @@ class Requester:
     name: str
     uid: str
     groups: tuple[str, ...]
+    extra: dict[str, list[str]] = field(default_factory=dict)  # keys in Go's sorted map order
 
 
 class Cluster(Protocol):
     """What a kind's storage hooks may read and write besides the object being written.
 
     Resources are named by storage key (`networking.k8s.io/ipaddresses`, `services`)."""
+
+    # The server's --service-cluster-ip-range (a service_allocation.ServiceRange).
+    service_range: Any
 
     def get(self, storage_key: str, namespace: str, name: str) -> Obj | None:
         """The object as this server last saw it, decoded; None when absent or not served."""

@@ -36,6 +36,8 @@ def record_requester(csr: Obj, requester: Requester | None) -> None:
     if _AUTHENTICATED not in groups:
         groups.append(_AUTHENTICATED)
     spec["groups"] = groups
+    if requester.extra:
+        spec["extra"] = {key: list(values) for key, values in requester.extra.items()}
 
 
 def _record_request(csr: Obj, request: Request, cluster: Cluster) -> int | None:

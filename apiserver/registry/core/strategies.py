@@ -124,7 +124,7 @@ STRATEGIES: dict[str, Strategy] = {
                             validate_update=validation.service_update, returns_deleted_object=True,
                             name_rule=meta.label_name,
                             begin_create=service_allocation.begin_create,
-                            begin_update=service_allocation.keep_allocated,
+                            begin_update=service_allocation.prepare_update,
                             before_create_write=service_allocation.hold_cluster_ips,
                             after_delete=service_allocation.release_cluster_ips, allocation_attempts=5),
     "Endpoints": KindStrategy(default=defaults.endpoints),
