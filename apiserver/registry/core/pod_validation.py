@@ -544,7 +544,8 @@ def _mutable_masked(spec: Obj) -> Obj:
     for key in ("containers", "initContainers"):
         masked[key] = [{k: v for k, v in c.items() if k != "image"} if isinstance(c, dict) else c
                        for c in spec.get(key) or ()]
-    for key in ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds"):
+    # Ephemeral containers are the ephemeralcontainers subresource's to change, judged there.
+    for key in ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds", "ephemeralContainers"):
         masked.pop(key, None)
     return masked
 
