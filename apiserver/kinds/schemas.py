@@ -53,6 +53,16 @@ def resolve(schema: Schema | None) -> Schema | None:
     return definitions()[name] if name is not None else schema
 
 
+def node_key(schema: Schema) -> object:
+    """What a walk compiled per schema node caches the node of a schema under.
+
+    A bare reference is made anew for each object (kind_ref), so it is keyed by the name it names;
+    any other schema by its identity, which its compiled node must hold on to so the id is never reused.
+    """
+    name = ref_name(schema)
+    return name if name is not None and len(schema) == 1 else id(schema)
+
+
 def kind_schema(group: str, version: str, kind: str) -> Schema | None:
     name = definition_name(group, version, kind)
     return None if name is None else definitions()[name]

@@ -60,9 +60,7 @@ def compiled(schema: schemas.Schema | None) -> _Node | None:
     """The compiled node of a schema as written (a `$ref` or inline), None where shaping changes nothing."""
     if schema is None:
         return None
-    name = schemas.ref_name(schema)
-    # A bare reference is made anew for each object (schemas.kind_ref): cache it by the name it names.
-    cache_key: object = name if name is not None and len(schema) == 1 else id(schema)
+    cache_key = schemas.node_key(schema)
     try:
         return _NODES[cache_key]
     except KeyError:
