@@ -85,3 +85,20 @@ def test_an_assigned_cluster_ip_may_not_change(shared_server: ServerProcess) -> 
     assert 'spec.clusterIPs[0]: Invalid value: ["10.96.0.12"]: may not change once set' in out.stderr
     run_kubectl(shared_server, "apply", "--force", "-f", "-", stdin=json.dumps(headless))
     assert shared_server.json("GET", f"{SERVICES}/revised")[1]["spec"]["clusterIPs"] == ["10.96.0.12"]
+
+
+def test_leaving_load_balancer_drops_what_only_it_used(shared_server: ServerProcess) -> None:
+    """Upstream's dropTypeDependentFields: the node ports, health-check node port,
+    allocateLoadBalancerNodePorts and externalTrafficPolicy a LoadBalancer had, which the patch left as
+    they were, are gone once it is a ClusterIP Service (the spec's keys as kube-apiserver 1.36.2 kept
+    them for the same two patches)."""
+    run_kubectl(shared_server, "create", "service", "loadbalancer", "shop", "--tcp=80:8080")
+    run_kubectl(shared_server, "patch", "service", "shop", "-p",
+                json.dumps({"spec": {"externalTrafficPolicy": "Local"}}))
+    run_kubectl(shared_server, "patch", "service", "shop", "-p", json.dumps({"spec": {"type": "ClusterIP"}}))
+    svc = json.loads(run_kubectl(shared_server, "get", "service", "shop", "-o", "json").stdout)
+    assert sorted(svc["spec"]) == ["clusterIP", "clusterIPs", "internalTrafficPolicy", "ipFamilies",
+                                   "ipFamilyPolicy", "ports", "selector", "sessionAffinity", "type"]
+    assert [sorted(port) for port in svc["spec"]["ports"]] == [["name", "port", "protocol", "targetPort"]]
+    assert svc["status"] == {"loadBalancer": {}}
+    run_kubectl(shared_server, "delete", "service", "shop")

@@ -393,7 +393,7 @@ class Endpoint:
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         self._require(t)  # a missing object answers 404 before its body is judged
         body = _decode_body(t, raw, content_type)
-        warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom) \
+        warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
             if isinstance(body, dict) and t.subresource != "scale" else {}
 
         async def write(current: StoredObject) -> Reply:
@@ -412,7 +412,8 @@ class Endpoint:
                 return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
             served = t.codec.served(_load(current))
             patched = patch.apply_patch(served, raw, content_type)
-            warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom) \
+            warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom,
+                                                (t.rt.kind, t.rt.api_version)) \
                 if isinstance(patched, dict) else {}
             return await self._replace(t, current, patched, check_rv=True, headers=warnings)
         return await self._on_latest(t, write)

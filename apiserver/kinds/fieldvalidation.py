@@ -247,14 +247,16 @@ def _custom_unknown(obj: dict[str, Any], custom: CustomVersion) -> list[str]:
 
 
 def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
-             custom: CustomVersion | None = None) -> dict[str, str]:
+             custom: CustomVersion | None = None, url_type: tuple[str, str] = ("", "")) -> dict[str, str]:
     """The fields of a create or update body (or a patched object and its patch), checked as asked.
 
     A value of the wrong type is refused whatever the directive, as decoding it fails upstream; a
-    custom object's types are its CRD validation's to check.
+    custom object's types are its CRD validation's to check. A body that names no kind or apiVersion
+    is decoded as the (kind, apiVersion) of the request's URL, `url_type`, as upstream defaults them.
     """
     how = directive(query)
-    kind, api_version = str(obj.get("kind") or ""), str(obj.get("apiVersion") or "")
+    kind = str(obj.get("kind") or url_type[0])
+    api_version = str(obj.get("apiVersion") or url_type[1])
     if custom is not None:
         return check(kind, api_version, how, _custom_unknown(obj, custom), duplicate_fields(raw) if raw else [])
     group, _, version = api_version.rpartition("/")

@@ -42,7 +42,8 @@ def config_map(obj: Obj) -> list[FieldError]:
         found += [field.invalid(f"binaryData[{key}]", key, msg) for msg in config_map_key(key)]
         total += _decoded_length(value)
     if total > MAX_SIZE:
-        found.append(field.too_long("", MAX_SIZE))
+        # Upstream's field.NewPath(""): a path of one empty name, which renders as "[]".
+        found.append(field.too_long("[]", MAX_SIZE))
     return found
 
 

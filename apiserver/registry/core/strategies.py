@@ -15,6 +15,7 @@ from apiserver.registry.core import (
     defaults,
     pod_validation,
     service_allocation,
+    service_strategy,
     validation,
 )
 from apiserver.registry.hooks import Cluster, Request
@@ -125,6 +126,7 @@ STRATEGIES: dict[str, Strategy] = {
                             name_rule=meta.label_name,
                             begin_create=service_allocation.begin_create,
                             begin_update=service_allocation.prepare_update,
+                            prepare_for_update=service_strategy.drop_type_dependent_fields,
                             before_create_write=service_allocation.hold_cluster_ips,
                             after_delete=service_allocation.release_cluster_ips, allocation_attempts=5),
     "Endpoints": KindStrategy(default=defaults.endpoints),
