@@ -33,8 +33,7 @@ def answer(name: str) -> tuple[int, list[str]]:
 
 
 def test_ours_equal_the_recorded_reference(server: ServerProcess) -> None:
-    if not cel_scenarios.FIXTURE.exists():
-        pytest.skip("the reference's answers have not been recorded yet (tools/capture_cel_fixtures.py)")
+    assert cel_scenarios.FIXTURE.exists(), "record the reference's answers: tools/capture_cel_fixtures.py"
     recorded = json.loads(cel_scenarios.FIXTURE.read_text())
     for name, code, lines in [*recorded["crds"], *recorded["steps"]]:
         assert answer(name) == (code, lines), name
