@@ -188,5 +188,10 @@ def namespace_terminating(namespace: str, resource: str, group: str, name: str) 
                     _details(name, group, resource))
 
 
+def unknown(message: str) -> ApiError:
+    """A plain Go error reaching the handler: upstream's ErrorToAPIStatus answers it 500, with no reason."""
+    return ApiError(500, "", message)
+
+
 def internal(message: str) -> ApiError:
     return ApiError(500, "InternalError", f"Internal error occurred: {message}")

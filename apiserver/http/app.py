@@ -101,7 +101,7 @@ def _error_response(exc: ApiError, request: Request) -> Response:
         # Upstream answers with every warning a request collected, whatever its outcome.
         exc = with_warnings(exc, write.admitted.warnings)
     body, media_type, headers = error_parts(exc, request.headers.get("accept", ""))
-    return Response(body, status_code=exc.code, media_type=media_type, headers=headers)
+    return AnswerResponse(body, exc.code, media_type, headers)
 
 
 def error_parts(exc: ApiError, accept: str) -> tuple[bytes, str, dict[str, str]]:

@@ -30,6 +30,7 @@ from apiserver.kinds import (
     objects,
     ownership,
     propagation,
+    scheme,
     unconditional,
 )
 from apiserver.kinds.conversion import Codec, codec_for
@@ -310,6 +311,7 @@ class Endpoint:
         body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
                                             t.rt.custom)
+        versioned = unconditional.set_on_create(body["metadata"].get("resourceVersion"))
         obj = objects.decoded_for_create(t.rt, t.codec.stored(body), t.manager, applied)
         if t.rt.namespaced:
             # NamespaceLifecycle, the first plugin upstream: a missing or terminating namespace is
@@ -322,7 +324,8 @@ class Endpoint:
         attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
-                return await self._create(t, obj if attempt == attempts else copy.deepcopy(obj), warnings)
+                return await self._create(t, obj if attempt == attempts else copy.deepcopy(obj), warnings,
+                                          versioned)
             except ResourceChanged:
                 if attempt == attempts:
                     raise errors.stale_update(t.rt.plural, t.rt.group, obj["metadata"]["name"]) from None
@@ -330,7 +333,9 @@ class Endpoint:
                 await self.caught_up(None)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str]) -> Reply:
+    async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str], versioned: bool = False
+                      ) -> Reply:
+        """`versioned`: the body named a resourceVersion, which storage refuses (dry-run never asks it)."""
         name = obj["metadata"]["name"]
         key = t.key(name)
         if self.store.latest(key) is not None:
@@ -347,6 +352,8 @@ class Endpoint:
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, warnings))
+        if versioned:
+            raise errors.unknown("resourceVersion should not be set on objects to be created")
         await strategy.before_create_write(obj, cluster, objects.now_rfc3339())
         stored = await self._write(t, key, obj, None, unchanged_since=decided_at)
         return Reply(201, t.codec.served_bytes(stored.data), headers=admitting.headers(t, warnings))
@@ -816,15 +823,19 @@ def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
     if (t.rt.custom is not None and t.subresource != "scale"
             and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
         raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
+    kind = "Scale" if t.subresource == "scale" else t.rt.kind
     if (bodies.media_type(content_type) or bodies.JSON) == bodies.JSON:
         try:
-            return orjson.loads(raw)
+            decoded = orjson.loads(raw)
         except orjson.JSONDecodeError:
             # transformDecodeError, when not even the kind could be read
-            kind = "Scale" if t.subresource == "scale" else t.rt.kind
             raise errors.bad_request(
                 f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
                 f"json parse error: {gojson.syntax_error(raw)} ({gojson.summary(raw)})") from None
+        problem = scheme.unreadable_type_meta(kind, decoded, raw)
+        if problem is not None:
+            raise problem
+        return decoded
     return bodies.decode_object(raw, content_type)
 
 

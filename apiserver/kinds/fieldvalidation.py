@@ -64,6 +64,16 @@ class _Node:
         return node
 
     @property
+    def zero(self) -> Any:
+        """What Go decodes a null into here: a struct or scalar's zero value; a list or map stays nil."""
+        if self.properties:
+            return {}
+        if len(self.kinds - {"null"}) != 1:
+            return None  # int-or-string, quantities, untyped values
+        kind = next(iter(self.kinds - {"null"}))
+        return {"string": "", "integer": 0, "number": 0, "boolean": False}.get(kind)
+
+    @property
     def go_type(self) -> str:
         if self._go_type is None:
             self._go_type = _go_type(self.schema)
@@ -86,31 +96,47 @@ def _compiled(schema: schemas.Schema | None) -> _Node | None:
     return node
 
 
-def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "") -> list[str]:
-    """Paths of the fields the schema does not know, where it keeps a closed set of fields."""
+def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "", drop: bool = False) -> list[str]:
+    """Paths of the fields the schema does not know, where it keeps a closed set of fields.
+
+    With `drop`, obj is left as decoding it into upstream's Go structs leaves it: unknown fields taken
+    out, a struct's null fields unset, a null item or map value its type's zero value."""
     found: list[str] = []
-    _unknown(obj, _compiled(schema), path, found)
+    _unknown(obj, _compiled(schema), path, found, drop)
     return found
 
 
-def _unknown(obj: Any, node: _Node | None, path: str, found: list[str]) -> None:
+def _unknown(obj: Any, node: _Node | None, path: str, found: list[str], drop: bool) -> None:
     if node is None or node.open:
         return
     if isinstance(obj, list):
         item = node.child(None)
         if item is not None:
             for i, v in enumerate(obj):
-                _unknown(v, item, f"{path}[{i}]", found)
+                if v is None and drop:
+                    obj[i] = v = item.zero
+                _unknown(v, item, f"{path}[{i}]", found, drop)
         return
     if not isinstance(obj, dict):
         return
+    strangers = []
     for key, value in obj.items():
         where = f"{path}.{key}" if path else key
         child = node.child(key)
         if child is not None:
-            _unknown(value, child, where, found)
+            if value is None and drop:
+                if node.closed:
+                    strangers.append(key)
+                else:
+                    obj[key] = child.zero
+                continue
+            _unknown(value, child, where, found, drop)
         elif node.closed and key not in node.properties:
             found.append(where)
+            strangers.append(key)
+    if drop:
+        for key in strangers:
+            del obj[key]
 
 
 _JSON_KIND = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
@@ -243,7 +269,7 @@ def _custom_unknown(obj: dict[str, Any], custom: CustomVersion) -> list[str]:
     crschema.prune(kept, custom.schema)
     meta = schemas.kind_ref("meta.k8s.io", "v1", "ObjectMeta") or {
         "$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
-    return _pruned(obj, kept) + unknown_fields(obj.get("metadata"), schemas.resolve(meta), "metadata")
+    return _pruned(obj, kept) + unknown_fields(obj.get("metadata"), schemas.resolve(meta), "metadata", drop=True)
 
 
 def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
@@ -267,4 +293,4 @@ def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
     if mistyped is not None:
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
     schema = schemas.resolve(ref)
-    return check(kind, api_version, how, unknown_fields(obj, schema), duplicate_fields(raw) if raw else [])
+    return check(kind, api_version, how, unknown_fields(obj, schema, drop=True), duplicate_fields(raw) if raw else [])

@@ -12,8 +12,9 @@ import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import ephemeralcontainers, fieldmanager, ownership, shaping
+from apiserver.kinds import ephemeralcontainers, fieldmanager, ownership, scheme, shaping
 from apiserver.kinds.resources import ResourceType
+from apiserver.kinds.scheme import json_type
 from apiserver.registry import meta as object_meta
 from apiserver.registry.certificates import strategies as certificates
 from apiserver.registry.lookup import strategy_for
@@ -49,15 +50,15 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
         raise errors.bad_request("the object provided is unrecognized (must be of type " + rt.kind + ")")
     kind = obj.get("kind")
     api_version = obj.get("apiVersion")
-    if kind is None or kind == "":
-        obj["kind"] = rt.kind
-    elif kind != rt.kind:
+    problem = scheme.decoding_error(rt, str(kind or ""), str(api_version or ""))
+    if problem is not None:
+        raise problem
+    if kind and kind != rt.kind:  # a custom resource's: upstream decodes those as unstructured objects
         raise errors.bad_request(f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})")
-    if api_version is None or api_version == "":
-        obj["apiVersion"] = rt.api_version
-    elif api_version != rt.api_version:
+    if api_version and api_version != rt.api_version and rt.custom is not None:
         raise errors.bad_request(f"the API version in the data ({api_version}) does not match the expected API "
                                  f"version ({rt.api_version})")
+    obj["kind"], obj["apiVersion"] = rt.kind, rt.api_version
     meta = obj.get("metadata")
     if meta is None:
         meta = obj["metadata"] = {}
@@ -88,17 +89,6 @@ _META_TYPES: dict[str, tuple[type, str]] = {
     "finalizers": (list, "[]string"), "ownerReferences": (list, "[]v1.OwnerReference"),
     "managedFields": (list, "[]v1.ManagedFieldsEntry"),
 }
-
-
-def json_type(value: Any) -> str:
-    """The JSON type Go's decoder names in an unmarshal error."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "null"
 
 
 def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
