@@ -41,7 +41,7 @@ class ApiError(Exception):
 
 
 def _details(name: str, group: str, kind: str) -> dict[str, Any]:
-    details: dict[str, Any] = {"name": name}
+    details: dict[str, Any] = {"name": name} if name else {}  # omitempty
     if group:
         details["group"] = group
     details["kind"] = kind

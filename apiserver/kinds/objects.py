@@ -23,7 +23,9 @@ from apiserver.registry.lookup import strategy_for
 _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
                "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
                "ownerReferences", "finalizers", "managedFields")
-_SERVER_SET = ("uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+# What the server sets on create whatever the body says; a generation is kept unless the kind's strategy
+# tracks it (upstream's BeforeCreate leaves it to PrepareForCreate).
+_SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
                "deletionGracePeriodSeconds", "selfLink")
 # Consonants and digits that cannot spell words, as upstream's name generator uses.
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -65,7 +67,9 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
     if not isinstance(meta, dict):
         raise errors.bad_request("metadata must be an object")
     _check_metadata_types(rt, meta)
-    if rt.namespaced:
+    if not rt.namespaced:
+        meta.pop("namespace", None)  # EnsureObjectNamespaceMatchesRequestNamespace clears it
+    else:
         body_ns = meta.get("namespace") or ""
         if body_ns and body_ns != namespace:
             raise errors.bad_request("the namespace of the provided object does not match the namespace sent on "
