@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import orjson
 
 from apiserver import errors
-from apiserver.kinds import crschema, schemas
+from apiserver.kinds import crschema, goshape, schemas
 from apiserver.kinds.resources import CustomVersion
 
 DIRECTIVES = ("Ignore", "Warn", "Strict")
@@ -34,7 +34,7 @@ class _Node:
     (None: the enclosing one's); `closed` says whether a key outside `properties` is unknown."""
 
     __slots__ = ("schema", "resolved", "kinds", "struct", "properties", "extra", "items", "open", "closed",
-                 "_go_type", "_children")
+                 "omitted", "written", "_go_type", "_children")
 
     def __init__(self, schema: schemas.Schema, resolved: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
@@ -50,6 +50,8 @@ class _Node:
         self.items: schemas.Schema | None = items if isinstance(items, dict) else None
         self.open = bool(resolved.get("x-kubernetes-preserve-unknown-fields"))
         self.closed = properties is not None and self.extra is None
+        self.omitted = goshape.omitted_when_empty(name or "")
+        self.written = goshape.scalars_written(name or "")
         self._go_type: str | None = None
         self._children: dict[str | None, _Node | None] = {}
 
@@ -81,6 +83,7 @@ class _Node:
 
 
 _NODES: dict[object, _Node | None] = {}
+_EMPTY = ("", 0, False, [], {})  # what Go's omitempty leaves out of a string, number, bool, slice or map
 
 
 def _compiled(schema: schemas.Schema | None) -> _Node | None:
@@ -99,8 +102,9 @@ def _compiled(schema: schemas.Schema | None) -> _Node | None:
 def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "", drop: bool = False) -> list[str]:
     """Paths of the fields the schema does not know, where it keeps a closed set of fields.
 
-    With `drop`, obj is left as decoding it into upstream's Go structs leaves it: unknown fields taken
-    out, a struct's null fields unset, a null item or map value its type's zero value."""
+    With `drop`, obj is left as decoding it into upstream's Go structs and writing them back leaves it:
+    unknown fields taken out, a struct's null fields unset, a null item or map value its type's zero
+    value, and empty fields tagged omitempty left out."""
     found: list[str] = []
     _unknown(obj, _compiled(schema), path, found, drop)
     return found
@@ -131,12 +135,16 @@ def _unknown(obj: Any, node: _Node | None, path: str, found: list[str], drop: bo
                     obj[key] = child.zero
                 continue
             _unknown(value, child, where, found, drop)
+            if drop and key in node.omitted and value in _EMPTY:
+                strangers.append(key)
         elif node.closed and key not in node.properties:
             found.append(where)
             strangers.append(key)
     if drop:
         for key in strangers:
             del obj[key]
+        for key, zero in node.written:
+            obj.setdefault(key, zero)
 
 
 _JSON_KIND = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}

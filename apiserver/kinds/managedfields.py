@@ -45,6 +45,8 @@ def zero(schema: schemas.Schema | None) -> Any:
         out[field] = zero(child) if "properties" in resolved else None
     for field, value in goshape.always_written(name or "").items():
         out.setdefault(field, zero(schemas.child_schema(schema, field)) if value == {} else value)
+    for field, value in goshape.scalars_written(name or ""):
+        out.setdefault(field, value)
     return out
 
 

@@ -122,6 +122,7 @@ def decoded_for_create(rt: ResourceType, obj: dict[str, Any], manager: str | Non
     `applied` are the managedFields a server-side apply computed, which stand instead."""
     strategy = strategy_for(rt)
     meta = obj["metadata"]
+    meta.setdefault("name", "")  # left out when empty, as Go writes it; the strategies read it
     for field_name in _SERVER_SET:
         meta.pop(field_name, None)
     meta.pop("managedFields", None)
