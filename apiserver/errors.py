@@ -41,10 +41,11 @@ class ApiError(Exception):
 
 
 def _details(name: str, group: str, kind: str) -> dict[str, Any]:
-    details: dict[str, Any] = {"name": name} if name else {}  # omitempty
+    details: dict[str, Any] = {"name": name} if name else {}  # each omitempty
     if group:
         details["group"] = group
-    details["kind"] = kind
+    if kind:
+        details["kind"] = kind
     return details
 
 

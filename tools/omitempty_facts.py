@@ -1,6 +1,7 @@
 """Writes apiserver/data/omitempty.json: per OpenAPI definition, the fields Go's encoding/json leaves out
 when they hold their zero value (`omitempty`), and the scalar fields it writes even when never set
-(`written`, with the zero value written), read off upstream's Go types.
+(`written`, with the zero value written), and the fields holding a struct by value (`structs`: there
+in every zero value), read off upstream's Go types.
 
 A field is listed when its json tag says `omitempty` and its Go type is a string, number, bool, slice
 or map (or a named type of one): those are left out when "", 0, false or empty. A pointer is left out
@@ -29,6 +30,8 @@ _FIELD = re.compile(r'^\s+\w+\s+(\S+)\s+`[^`]*json:"([^",]*)((?:,[^"]*)?)"', re.
 _SCALARS = frozenset({"string", "bool", "int", "int32", "int64", "uint", "uint32", "uint64", "float32",
                       "float64", "byte"})
 # Named types of other packages the API's structs use, by whether they are a value Go can omit.
+# Structs whose own MarshalJSON writes their zero value as null: no field of them is there to own.
+_NULL_WHEN_ZERO = frozenset({"runtime.RawExtension"})
 _FOREIGN_SCALARS = frozenset({"types.UID", "metav1.ConditionStatus", "v1.ConditionStatus", "metav1.Verbs"})
 
 
@@ -78,6 +81,7 @@ def _scalar_zero(go_type: str, named: dict[str, str]) -> object:
 def main() -> None:
     facts: dict[str, list[str]] = {}
     written: dict[str, dict[str, object]] = {}
+    structs: dict[str, list[str]] = {}
     for prefix, files in _sources(sys.argv[1]):
         text = "\n".join(open(f).read() for f in sorted(files))
         named = {name: underlying for name, underlying in _TYPE_DECL.findall(text)
@@ -91,8 +95,14 @@ def main() -> None:
                      if json_name and "omitempty" not in options and _scalar_zero(go_type, named) is not None}
             if zeros:
                 written[prefix + name] = zeros
+            values = [json_name for go_type, json_name, _ in _FIELD.findall(body)
+                      if json_name and not _omittable(go_type, named) and not go_type.startswith("*")
+                      and _scalar_zero(go_type, named) is None and go_type not in _NULL_WHEN_ZERO]
+            if values:
+                structs[prefix + name] = values
     with open(_OUT, "w") as f:
-        json.dump({"omitempty": dict(sorted(facts.items())), "written": dict(sorted(written.items()))}, f, indent=0)
+        json.dump({"omitempty": dict(sorted(facts.items())), "written": dict(sorted(written.items())),
+                   "structs": dict(sorted(structs.items()))}, f, indent=0)
         f.write("\n")
 
 

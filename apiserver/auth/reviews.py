@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import orjson
+
 from apiserver import errors
 from apiserver.auth.access import ADMIN_GROUP, Attributes, Authorizer, Decision
 from apiserver.auth.tokens import User
+from apiserver.errors import FieldError
 from apiserver.kinds.validation import invalid_value
 
 AUTHORIZATION = "authorization.k8s.io"
@@ -58,26 +61,64 @@ def _ask(authorizer: Authorizer, user: User, spec: dict[str, Any]) -> Decision:
     return authorizer.decide_path(user, str(path.get("verb", "")), str(path.get("path", "")))
 
 
-def _access_spec(spec: Any, kind: str) -> dict[str, Any]:
-    if not isinstance(spec, dict):
-        spec = {}
-    has_resource, has_path = isinstance(spec.get("resourceAttributes"), dict), isinstance(
-        spec.get("nonResourceAttributes"), dict)
-    if has_resource == has_path:
-        raise errors.invalid(kind, AUTHORIZATION, "", [invalid_value(
-            "spec.resourceAttributes" if has_resource else "spec.nonResourceAttributes", spec.get(
-                "resourceAttributes") if has_resource else None,
-            "exactly one of nonResourceAttributes or resourceAttributes must be specified")])
+def _spec_problems(spec: dict[str, Any], subject: bool) -> list[FieldError]:
+    """ValidateSubjectAccessReviewSpec (`subject`) or ValidateSelfSubjectAccessReviewSpec."""
+    resource, path = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+    problems = []
+    if resource is not None and path is not None:
+        problems.append(invalid_value("spec.nonResourceAttributes", path,
+                                      "cannot be specified in combination with resourceAttributes"))
+    if resource is None and path is None:
+        problems.append(invalid_value("spec.resourceAttributes", path,
+                                      "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
+    if subject and not spec.get("user") and not spec.get("groups"):
+        problems.append(invalid_value("spec.user", spec.get("user", ""), "at least one of user or group must be specified"))
+    for selector in ("fieldSelector", "labelSelector") if isinstance(resource, dict) else ():
+        given = resource.get(selector)
+        if not isinstance(given, dict):
+            continue
+        where = f"spec.resourceAttributes.{selector}"
+        if given.get("rawSelector") and given.get("requirements"):
+            problems.append(invalid_value(f"{where}.rawSelector", given["rawSelector"],
+                                          "may not specified at the same time as requirements"))
+        if not given.get("rawSelector") and not given.get("requirements"):
+            problems.append(FieldError("FieldValueRequired", f"{where}.requirements",
+                                       f"Required value: when {where} is specified, requirements or rawSelector "
+                                       "is required"))
+    return problems
+
+
+def _metadata_problem(meta: dict[str, Any], namespaced: bool) -> list[FieldError]:
+    """The review's metadata must be empty but for its managedFields (and a local review's namespace);
+    the value shown is the whole ObjectMeta, as Go marshals it."""
+    if not any(k not in ("managedFields", "namespace" if namespaced else "managedFields") for k in meta):
+        return []
+    detail = "must be empty except for namespace" if namespaced else "must be empty"
+    return [FieldError("FieldValueInvalid", "metadata",
+                       f"Invalid value: {orjson.dumps(meta).decode()}: {detail}")]
+
+
+def _access_spec(spec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    if has_resource:
+    if isinstance(spec.get("resourceAttributes"), dict):
         out["resourceAttributes"] = _ordered(spec["resourceAttributes"], _RESOURCE_FIELDS)
     else:
-        out["nonResourceAttributes"] = _ordered(spec["nonResourceAttributes"], _NON_RESOURCE_FIELDS)
+        out["nonResourceAttributes"] = _ordered(spec.get("nonResourceAttributes"), _NON_RESOURCE_FIELDS)
     return out
 
 
+def _refused(problems: list[FieldError]) -> errors.ApiError:
+    # The REST storage names the internal object's kind, which decoding left empty.
+    return errors.invalid("", AUTHORIZATION, "", problems)
+
+
 def self_subject_access_review(authorizer: Authorizer, user: User, body: dict[str, Any]) -> dict[str, Any]:
-    spec = _access_spec(body.get("spec"), "SelfSubjectAccessReview")
+    raw = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+    assert isinstance(raw, dict)
+    problems = _spec_problems(raw, False) + _metadata_problem(_metadata(body), False)
+    if problems:
+        raise _refused(problems)
+    spec = _access_spec(raw)
     return {"kind": "SelfSubjectAccessReview", "apiVersion": f"{AUTHORIZATION}/v1", "metadata": _metadata(body),
             "spec": spec, "status": _status(_ask(authorizer, user, spec))}
 
@@ -87,18 +128,20 @@ def subject_access_review(authorizer: Authorizer, body: dict[str, Any], namespac
     kind = "SubjectAccessReview" if namespace is None else "LocalSubjectAccessReview"
     raw = body.get("spec") if isinstance(body.get("spec"), dict) else {}
     assert isinstance(raw, dict)
-    spec = _access_spec(raw, kind)
+    problems = _spec_problems(raw, True) + _metadata_problem(_metadata(body), namespace is not None)
     if namespace is not None:
-        if "nonResourceAttributes" in spec:
-            raise errors.invalid(kind, AUTHORIZATION, "", [invalid_value(
-                "spec.nonResourceAttributes", spec["nonResourceAttributes"], "disallowed on this kind of request")])
-        if spec["resourceAttributes"].get("namespace", "") != namespace:
-            raise errors.bad_request(f"spec.resourceAttributes.namespace must match namespace: {namespace}")
+        resource = raw.get("resourceAttributes")
+        if isinstance(resource, dict) and resource.get("namespace", "") != namespace:
+            problems.append(invalid_value("spec.resourceAttributes.namespace", resource.get("namespace", ""),
+                                          "must match metadata.namespace"))
+        if raw.get("nonResourceAttributes") is not None:
+            problems.append(invalid_value("spec.nonResourceAttributes", raw["nonResourceAttributes"],
+                                          "disallowed on this kind of request"))
+    if problems:
+        raise _refused(problems)
+    spec = _access_spec(raw)
     groups = [g for g in raw.get("groups") or () if isinstance(g, str)]
     name = str(raw.get("user") or "")
-    if not name and not groups:
-        raise errors.invalid(kind, AUTHORIZATION, "", [invalid_value(
-            "spec.user", "", "at least one of user or group must be specified")])
     for key in ("user", "groups", "extra", "uid"):
         if raw.get(key):
             spec[key] = raw[key]
@@ -136,8 +179,9 @@ def self_subject_rules_review(authorizer: Authorizer, user: User, body: dict[str
     if grants.problems:
         status["evaluationError"] = grants.problems[0] if len(grants.problems) == 1 else (
             "[" + ", ".join(grants.problems) + "]")
-    return {"kind": "SelfSubjectRulesReview", "apiVersion": f"{AUTHORIZATION}/v1", "metadata": _metadata(body),
-            "spec": {"namespace": namespace}, "status": status}
+    # The REST storage answers a new object holding only the status.
+    return {"kind": "SelfSubjectRulesReview", "apiVersion": f"{AUTHORIZATION}/v1", "metadata": {},
+            "spec": {}, "status": status}
 
 
 def user_info(user: User) -> dict[str, Any]:
@@ -166,7 +210,8 @@ def token_review(lookup: TokenLookup, body: dict[str, Any]) -> dict[str, Any]:
         raise errors.bad_request("token is required for TokenReview in authentication")
     audiences = [a for a in spec.get("audiences") or () if isinstance(a, str)]
     found = lookup(token, audiences)
-    status: dict[str, Any] = {"user": {}}
+    # The bearer-token authenticator's answer when no token authenticator knows the token.
+    status: dict[str, Any] = {"user": {}, "error": "invalid bearer token"}
     if found is not None:
         user, granted = found
         status = {"authenticated": True, "user": user_info(user), "audiences": granted}

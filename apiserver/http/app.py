@@ -44,8 +44,8 @@ from apiserver.http.readplans import ReadPlan, ReadPlans
 from apiserver.http.simkubelet import SimulatedKubelets
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
-from apiserver.kinds import objects
-from apiserver.kinds.resources import Registry, ResourceType
+from apiserver.kinds import fieldvalidation, objects, ownership
+from apiserver.kinds.resources import Registry
 from apiserver.registry.hooks import Requester
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
@@ -450,7 +450,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
             state.service_accounts.token_request(namespace, name, request_body))))
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
-        return _reply_response(_review(state, user, rt, namespace, body, request.headers.get("content-type")))
+        return _reply_response(_review(state, user, target, body, request.headers.get("content-type")))
     accept = _header(request, b"accept")
     shape = negotiate(accept, verb, query)
     if verb == "watch":
@@ -514,10 +514,14 @@ def _answer(state: ServerState, request: Request, plan: ReadPlan) -> Response:
     return _reply_response(reply, _header(request, b"accept-encoding"))
 
 
-def _review(state: ServerState, user: User, rt: ResourceType, namespace: str, raw: bytes,
-            content_type: str | None) -> Reply:
-    # Decoded as any create's body is: another kind than the endpoint's is a 400, as upstream's REST says.
+def _review(state: ServerState, user: User, target: Target, raw: bytes, content_type: str | None) -> Reply:
+    # Decoded as any create's body is, and given managedFields by the create handler's field manager
+    # before the review's REST storage sees it.
+    rt, namespace = target.rt, target.namespace
     body = objects.check_identity(rt, bodies.decode_object(raw, content_type), namespace, None)
+    warnings = fieldvalidation.validate(body, raw, target.query)
+    body["metadata"].pop("managedFields", None)
+    ownership.track(rt, body, None, target.manager, None, objects.now_rfc3339())
     kind = rt.kind
     if kind == "SelfSubjectAccessReview":
         answer = reviews.self_subject_access_review(state.authorizer, user, body)
@@ -529,7 +533,7 @@ def _review(state: ServerState, user: User, rt: ResourceType, namespace: str, ra
         answer = reviews.self_subject_review(user, objects.now_rfc3339())
     else:
         answer = reviews.token_review(state.token_lookup, body)
-    return Reply(201, orjson.dumps(answer))
+    return Reply(201, orjson.dumps(answer), headers=warnings)
 
 
 def _held(state: ServerState, user: User, reply: Reply | StreamReply) -> Reply | StreamReply:

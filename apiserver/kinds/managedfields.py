@@ -39,7 +39,7 @@ def zero(schema: schemas.Schema | None) -> Any:
     """A definition's Go zero value as it serializes: value-typed fields present, empty or zero."""
     name = schemas.ref_name(schema) if schema is not None else None
     out: dict[str, Any] = {}
-    for field in _zero_fields().get(name or "", ()):
+    for field in dict.fromkeys((*_zero_fields().get(name or "", ()), *goshape.struct_values(name or ""))):
         child = schemas.child_schema(schema, field)
         resolved = schemas.resolve(child) or {}
         out[field] = zero(child) if "properties" in resolved else None
