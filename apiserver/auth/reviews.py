@@ -14,10 +14,11 @@ from typing import Any, Callable
 import orjson
 
 from apiserver import errors
-from apiserver.auth.access import ADMIN_GROUP, Attributes, Authorizer, Decision
+from apiserver.auth.access import Attributes, Authorizer, Decision
 from apiserver.auth.tokens import User
 from apiserver.errors import FieldError
-from apiserver.kinds.validation import invalid_value
+from apiserver.kinds.validation import invalid_value, label_value, qualified_name
+from apiserver.registry import meta
 
 AUTHORIZATION = "authorization.k8s.io"
 AUTHENTICATION = "authentication.k8s.io"
@@ -43,10 +44,13 @@ def _metadata(body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in meta.items() if v is not None} if isinstance(meta, dict) else {}
 
 
-def _status(decision: Decision) -> dict[str, Any]:
+def _status(decision: Decision, spec: dict[str, Any]) -> dict[str, Any]:
     status: dict[str, Any] = {"allowed": decision.allowed}
     if decision.reason:
         status["reason"] = decision.reason
+    errors_seen = _selector_errors(spec.get("resourceAttributes"))
+    if errors_seen:
+        status["evaluationError"] = "; ".join(errors_seen)
     return status
 
 
@@ -72,9 +76,10 @@ def _spec_problems(spec: dict[str, Any], subject: bool) -> list[FieldError]:
         problems.append(invalid_value("spec.resourceAttributes", path,
                                       "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
     if subject and not spec.get("user") and not spec.get("groups"):
-        problems.append(invalid_value("spec.user", spec.get("user", ""), "at least one of user or group must be specified"))
-    for selector in ("fieldSelector", "labelSelector") if isinstance(resource, dict) else ():
-        given = resource.get(selector)
+        problems.append(invalid_value("spec.user", spec.get("user", ""),
+                                      "at least one of user or group must be specified"))
+    for selector in ("fieldSelector", "labelSelector"):
+        given = resource.get(selector) if isinstance(resource, dict) else None
         if not isinstance(given, dict):
             continue
         where = f"spec.resourceAttributes.{selector}"
@@ -85,7 +90,45 @@ def _spec_problems(spec: dict[str, Any], subject: bool) -> list[FieldError]:
             problems.append(FieldError("FieldValueRequired", f"{where}.requirements",
                                        f"Required value: when {where} is specified, requirements or rawSelector "
                                        "is required"))
+        # Unknown operators pass: a newer client's question is still answered, more broadly.
+        judge = meta.field_selector_requirement if selector == "fieldSelector" else meta.label_selector_requirement
+        for i, requirement in enumerate(given.get("requirements") or ()):
+            problems += judge(requirement, f"{where}.requirements[{i}]", allow_unknown_operator=True)
     return problems
+
+
+def _selector_errors(resource: Any) -> list[str]:
+    """BuildEvaluationError's words for selectors the authorizer was asked without: requirements it
+    could not turn into a selector (helpers.go labelSelectorAsSelector, fieldSelectorAsSelector)."""
+    if not isinstance(resource, dict):
+        return []
+    found = []
+    for selector, judge in (("fieldSelector", _field_requirement_error), ("labelSelector", _label_requirement_error)):
+        given = resource.get(selector)
+        requirements = given.get("requirements") if isinstance(given, dict) else None
+        if not requirements:
+            continue
+        kept = [r for r in requirements if not judge(r if isinstance(r, dict) else {})]
+        if len(kept) < len(requirements):
+            partly = "partially " if kept else ""
+            found.append(f"spec.resourceAttributes.{selector} {partly}ignored due to parse error")
+    return found
+
+
+def _field_requirement_error(requirement: dict[str, Any]) -> bool:
+    values = requirement.get("values") or []
+    return len(values) != 1 or requirement.get("operator") not in ("In", "NotIn")
+
+
+def _label_requirement_error(requirement: dict[str, Any]) -> bool:
+    """labels.NewRequirement's refusals: an unknown operator, a bad key or value, values the operator
+    does not take."""
+    operator, values = requirement.get("operator"), requirement.get("values") or []
+    if operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+        return True
+    if qualified_name(str(requirement.get("key") or "")) or any(label_value(str(v)) for v in values):
+        return True
+    return not values if operator in ("In", "NotIn") else bool(values)
 
 
 def _metadata_problem(meta: dict[str, Any], namespaced: bool) -> list[FieldError]:
@@ -120,7 +163,7 @@ def self_subject_access_review(authorizer: Authorizer, user: User, body: dict[st
         raise _refused(problems)
     spec = _access_spec(raw)
     return {"kind": "SelfSubjectAccessReview", "apiVersion": f"{AUTHORIZATION}/v1", "metadata": _metadata(body),
-            "spec": spec, "status": _status(_ask(authorizer, user, spec))}
+            "spec": spec, "status": _status(_ask(authorizer, user, spec), raw)}
 
 
 def subject_access_review(authorizer: Authorizer, body: dict[str, Any], namespace: str | None) -> dict[str, Any]:
@@ -147,7 +190,7 @@ def subject_access_review(authorizer: Authorizer, body: dict[str, Any], namespac
             spec[key] = raw[key]
     subject = User(name, str(raw.get("uid", "")), tuple(groups))
     return {"kind": kind, "apiVersion": f"{AUTHORIZATION}/v1", "metadata": _metadata(body),
-            "spec": spec, "status": _status(_ask(authorizer, subject, spec))}
+            "spec": spec, "status": _status(_ask(authorizer, subject, spec), raw)}
 
 
 def _resource_rule(rule: dict[str, Any]) -> dict[str, Any]:
@@ -162,10 +205,7 @@ def self_subject_rules_review(authorizer: Authorizer, user: User, body: dict[str
         raise errors.bad_request("no namespace on request")
     resource_rules: list[dict[str, Any]] = []
     path_rules: list[dict[str, Any]] = []
-    # The superuser authorizer answers first with everything, then RBAC with what is bound.
-    if ADMIN_GROUP in user.groups:
-        resource_rules.append(dict(_FULL_RESOURCE_RULE))
-        path_rules.append(dict(_FULL_NON_RESOURCE_RULE))
+    # Only RBAC resolves rules: the privileged-group authorizer allows, but lists nothing.
     grants = authorizer.policy.grants_for(user, str(namespace))
     for _, rules in grants.sources:
         for rule in rules:
