@@ -70,10 +70,10 @@ def _spec_problems(spec: dict[str, Any], subject: bool) -> list[FieldError]:
     resource, path = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
     problems = []
     if resource is not None and path is not None:
-        problems.append(invalid_value("spec.nonResourceAttributes", path,
+        problems.append(invalid_value("spec.nonResourceAttributes", _internal_path(path),
                                       "cannot be specified in combination with resourceAttributes"))
     if resource is None and path is None:
-        problems.append(invalid_value("spec.resourceAttributes", path,
+        problems.append(invalid_value("spec.resourceAttributes", None,
                                       "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
     if subject and not spec.get("user") and not spec.get("groups"):
         problems.append(invalid_value("spec.user", spec.get("user", ""),
@@ -131,6 +131,12 @@ def _label_requirement_error(requirement: dict[str, Any]) -> bool:
     return not values if operator in ("In", "NotIn") else bool(values)
 
 
+def _internal_path(path: Any) -> dict[str, Any]:
+    """NonResourceAttributes as validation shows it: the internal Go struct, which has no json tags."""
+    path = path if isinstance(path, dict) else {}
+    return {"Path": str(path.get("path") or ""), "Verb": str(path.get("verb") or "")}
+
+
 def _metadata_problem(meta: dict[str, Any], namespaced: bool) -> list[FieldError]:
     """The review's metadata must be empty but for its managedFields (and a local review's namespace);
     the value shown is the whole ObjectMeta, as Go marshals it."""
@@ -178,7 +184,7 @@ def subject_access_review(authorizer: Authorizer, body: dict[str, Any], namespac
             problems.append(invalid_value("spec.resourceAttributes.namespace", resource.get("namespace", ""),
                                           "must match metadata.namespace"))
         if raw.get("nonResourceAttributes") is not None:
-            problems.append(invalid_value("spec.nonResourceAttributes", raw["nonResourceAttributes"],
+            problems.append(invalid_value("spec.nonResourceAttributes", _internal_path(raw["nonResourceAttributes"]),
                                           "disallowed on this kind of request"))
     if problems:
         raise _refused(problems)

@@ -37,7 +37,7 @@ from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
 from apiserver.http.console import console_routes
 from apiserver.http.deadlines import Deadlines
-from apiserver.http.endpoint import Endpoint, Target
+from apiserver.http.endpoint import Endpoint, Target, decode_body
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.readplans import ReadPlan, ReadPlans
@@ -518,10 +518,12 @@ def _review(state: ServerState, user: User, target: Target, raw: bytes, content_
     # Decoded as any create's body is, and given managedFields by the create handler's field manager
     # before the review's REST storage sees it.
     rt, namespace = target.rt, target.namespace
-    body = objects.check_identity(rt, bodies.decode_object(raw, content_type), namespace, None)
+    body = objects.check_identity(rt, decode_body(target, raw, content_type), namespace, None)
     warnings = fieldvalidation.validate(body, raw, target.query)
+    objects.wipe_system_fields(body["metadata"])
     body["metadata"].pop("managedFields", None)
     ownership.track(rt, body, None, target.manager, None, objects.now_rfc3339())
+    body = objects.ordered(body)
     kind = rt.kind
     if kind == "SelfSubjectAccessReview":
         answer = reviews.self_subject_access_review(state.authorizer, user, body)

@@ -308,7 +308,7 @@ class Endpoint:
         strategy = strategy_for(t.rt)
         if strategy.creates_binding:
             return await self._bind_legacy(t, raw, content_type)
-        body = _decode_body(t, raw, content_type)
+        body = decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
                                             t.rt.custom)
         versioned = unconditional.set_on_create(body["metadata"].get("resourceVersion"))
@@ -370,7 +370,7 @@ class Endpoint:
         pods = self._registry.lookup("", "v1", "pods")
         if pods is None:
             raise errors.resource_not_found()
-        body = _decode_body(t, raw, content_type)
+        body = decode_body(t, raw, content_type)
         meta = body.get("metadata") if isinstance(body, dict) else None
         name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
         return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t)
@@ -399,7 +399,7 @@ class Endpoint:
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         self._require(t)  # a missing object answers 404 before its body is judged
-        body = _decode_body(t, raw, content_type)
+        body = decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
             if isinstance(body, dict) and t.subresource != "scale" else {}
 
@@ -818,7 +818,7 @@ def _page(snapshot: Snapshot, selection: Selection,
     return items, more, None if selection.filtered else snapshot.count(more)
 
 
-def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
+def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
     # Custom objects have no protobuf form upstream; their Scale does.
     if (t.rt.custom is not None and t.subresource != "scale"
             and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):

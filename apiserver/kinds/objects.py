@@ -114,6 +114,12 @@ def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
                 f"{found} into Go struct field ObjectMeta.metadata.{field_name} of type {target}")
 
 
+def wipe_system_fields(meta: dict[str, Any]) -> None:
+    """What the create handler clears of any body before anything sees it (rest.WipeObjectMetaSystemFields)."""
+    for field_name in ("creationTimestamp", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+        meta.pop(field_name, None)
+
+
 def decoded_for_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None,
                        applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A created object as mutating admission sees it: decoded, defaulted, its managed fields updated
