@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import orjson
 
 from apiserver import errors
-from apiserver.kinds import crschema, goshape, schemas
+from apiserver.kinds import crschema, godecode, goshape, schemas
 from apiserver.kinds.resources import CustomVersion
 
 DIRECTIVES = ("Ignore", "Warn", "Strict")
@@ -34,7 +34,7 @@ class _Node:
     (None: the enclosing one's); `closed` says whether a key outside `properties` is unknown."""
 
     __slots__ = ("schema", "resolved", "kinds", "struct", "properties", "extra", "items", "open", "closed",
-                 "omitted", "written", "_go_type", "_children")
+                 "omitted", "written", "definition", "format", "_go_type", "_children")
 
     def __init__(self, schema: schemas.Schema, resolved: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
@@ -50,6 +50,8 @@ class _Node:
         self.items: schemas.Schema | None = items if isinstance(items, dict) else None
         self.open = bool(resolved.get("x-kubernetes-preserve-unknown-fields"))
         self.closed = properties is not None and self.extra is None
+        self.definition = name
+        self.format = resolved.get("format") if godecode.judges(name, resolved.get("format")) else None
         self.omitted = goshape.omitted_when_empty(name or "")
         self.written = goshape.scalars_written(name or "")
         self._go_type: str | None = None
@@ -195,6 +197,8 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str) -> str | No
         kind = _JSON_KIND.get(type(obj), "value")
         shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
         return f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type {node.go_type}"
+    if node.format is not None:
+        return godecode.value_error(obj, node.definition, node.format, node.go_type, f"{owner}.{path}")
     if isinstance(obj, list):
         item = node.child(None)
         if item is not None:
