@@ -419,6 +419,8 @@ class Endpoint:
                 return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
             served = t.codec.served(_load(current))
             patched = patch.apply_patch(served, raw, content_type)
+            if t.rt.custom is None:
+                patch.undecodable(patched, raw, content_type, (t.rt.kind, t.rt.api_version))
             warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom,
                                                 (t.rt.kind, t.rt.api_version)) \
                 if isinstance(patched, dict) else {}
@@ -476,6 +478,7 @@ class Endpoint:
             empty = {"apiVersion": t.rt.api_version, "kind": t.rt.kind, "metadata": {}}
             merged, entries = fieldmanager.apply([], empty, copy.deepcopy(named), schema, request, force, ignored,
                                                  custom)
+            _convertible(t, merged)
             return await self.create(t, orjson.dumps(merged), bodies.JSON, applied=entries)
 
         async def update(current: StoredObject) -> Reply:
@@ -483,6 +486,7 @@ class Endpoint:
             entries = list(live["metadata"].pop("managedFields", None) or ())
             merged, entries = fieldmanager.apply(entries, live, copy.deepcopy(config), schema, request, force, ignored,
                                                  custom)
+            _convertible(t, merged)
             reply = await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
             if scale:
                 return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))
@@ -780,6 +784,17 @@ class _StoreCluster:
                                                 current)
                 except errors.ApiError:
                     continue  # written meanwhile: that write judged the same store
+
+
+def _convertible(t: Target, merged: dict[str, Any]) -> None:
+    """An applied object its Go type cannot be converted into fails upstream's field manager (500)."""
+    if t.rt.custom is not None or t.subresource is not None:
+        return
+    problem = fieldvalidation.decode_problem(merged, (t.rt.kind, t.rt.api_version), unstructured=True)
+    if problem is not None:
+        gvk = f"{t.rt.group}/{t.rt.version}, Kind={t.rt.kind}"
+        raise errors.unknown(f"failed to convert new object ({t.namespace}/{t.name}; {gvk}) to proper version: "
+                             f"unable to convert unstructured object to {gvk}: {problem}")
 
 
 def _tracked_before_admission(t: Target, before: dict[str, Any], old: dict[str, Any]) -> ManagedFields | None:

@@ -185,12 +185,20 @@ def _fits(value: Any, kinds: set[str]) -> bool:
     return "object" in kinds
 
 
-def type_error(obj: Any, schema: schemas.Schema | None) -> str | None:
-    """The first value of the wrong JSON type, in encoding/json's words, as upstream reports it."""
-    return _type_error(obj, _compiled(schema), "", "")
+def type_error(obj: Any, schema: schemas.Schema | None, unstructured: bool = False) -> str | None:
+    """The first value of the wrong JSON type, in encoding/json's words, as upstream reports it, or
+    that Go's decoding of its type refuses (`unstructured`: converting from a map, as patches do)."""
+    return _type_error(obj, _compiled(schema), "", "", unstructured)
 
 
-def _type_error(obj: Any, node: _Node | None, owner: str, path: str) -> str | None:
+def decode_problem(obj: dict[str, Any], url_type: tuple[str, str], unstructured: bool = False) -> str | None:
+    """type_error of a built-in object (named by its kind and apiVersion, else the URL's)."""
+    group, _, version = str(obj.get("apiVersion") or url_type[1]).rpartition("/")
+    ref = schemas.kind_ref(group, version, str(obj.get("kind") or url_type[0]))
+    return None if ref is None else type_error(obj, ref, unstructured)
+
+
+def _type_error(obj: Any, node: _Node | None, owner: str, path: str, unstructured: bool) -> str | None:
     if node is None:
         return None
     if not _fits(obj, node.kinds):
@@ -198,12 +206,12 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str) -> str | No
         shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
         return f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type {node.go_type}"
     if node.format is not None:
-        return godecode.value_error(obj, node.definition, node.format, node.go_type, f"{owner}.{path}")
+        return godecode.value_error(obj, node.definition, node.format, node.go_type, f"{owner}.{path}", unstructured)
     if isinstance(obj, list):
         item = node.child(None)
         if item is not None:
             for v in obj:
-                found = _type_error(v, item, owner, path)
+                found = _type_error(v, item, owner, path, unstructured)
                 if found:
                     return found
         return None
@@ -212,7 +220,7 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str) -> str | No
         for key, value in obj.items():
             child = node.child(key)
             if child is not None:
-                found = _type_error(value, child, struct, f"{path}.{key}" if path else key)
+                found = _type_error(value, child, struct, f"{path}.{key}" if path else key, unstructured)
                 if found:
                     return found
     return None

@@ -27,8 +27,10 @@ def judges(definition: str | None, fmt: str | None) -> bool:
     return fmt in _INT_RANGES or fmt == "byte" or definition in (_TIME, _MICRO_TIME, _QUANTITY)
 
 
-def value_error(value: Any, definition: str | None, fmt: str | None, go_type: str, where: str) -> str | None:
-    """Why Go refuses this value for a field (`where`: encoding/json's Struct.path) of this schema."""
+def value_error(value: Any, definition: str | None, fmt: str | None, go_type: str, where: str,
+                unstructured: bool = False) -> str | None:
+    """Why Go refuses this value for a field (`where`: encoding/json's Struct.path) of this schema;
+    `unstructured`: converted from a map (DefaultUnstructuredConverter), as patches and apply are."""
     if isinstance(value, int) and not isinstance(value, bool) and fmt in _INT_RANGES:
         low, high = _INT_RANGES[fmt]
         if not low <= value <= high:
@@ -37,7 +39,8 @@ def value_error(value: Any, definition: str | None, fmt: str | None, go_type: st
     if not isinstance(value, str):
         return None
     if fmt == "byte":
-        return base64_error(value.encode())
+        problem = base64_error(value.encode())
+        return f"error decoding from json: {problem}" if problem and unstructured else problem
     if definition in (_TIME, _MICRO_TIME):
         return time_error(value, _RFC3339_MICRO if definition == _MICRO_TIME else _RFC3339)
     if definition == _QUANTITY:
