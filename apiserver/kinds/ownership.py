@@ -32,6 +32,8 @@ def reset_fields(rt: ResourceType, subresource: str | None) -> tuple[managedfiel
         if strategy_for(rt).status_keeps_labels:
             return ("f:spec",), ("f:metadata", "f:labels")
         return (("f:spec",),)
+    if subresource is None and strategy_for(rt).resets_spec:
+        return ("f:spec",), ("f:status",)
     if subresource is None and ownership_schema(rt, {})[1]:
         return (("f:status",),)
     return ()

@@ -31,6 +31,7 @@ class Strategy(Protocol):
     # Facts the generic path reads (upstream: the strategy's methods of the same meaning).
     keeps_status_on_create: bool  # a create may set status (a Node's); else status is /status's to write
     status_keeps_labels: bool  # /status resets metadata.labels too (GetResetFields)
+    resets_spec: bool  # the main resource's GetResetFields holds spec too: no write through it owns any
     generation_field: str  # what a change of bumps metadata.generation
     returns_deleted_object: bool  # DELETE answers with the object rather than a Status
     allocation_attempts: int  # tries of a create that allocates from ranges other servers share
@@ -176,6 +177,7 @@ class KindStrategy:
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
+    resets_spec: bool = False
     generation_field: str = "spec"
     returns_deleted_object: bool = False
     allocation_attempts: int = 1

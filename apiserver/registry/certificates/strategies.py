@@ -93,5 +93,5 @@ def status_update(merged: Obj, old: Obj, now: str) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     "CertificateSigningRequest": KindStrategy(begin_create=_record_request, keep_on_update=keep_request,
-                                              prepare_for_status_update=status_update),
+                                              prepare_for_status_update=status_update, resets_spec=True),
 }
