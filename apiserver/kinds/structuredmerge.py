@@ -80,10 +80,12 @@ def path_string(path: Path) -> str:
 
 # -- the typed configuration ---------------------------------------------------------------------
 
-def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: bool = True) -> str | None:
+def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: bool = True,
+                 allow_duplicates: bool = False) -> str | None:
     """Upstream's refusal to type a configuration (an unknown field, a duplicate key), or None.
 
-    Unknown fields are looked for only where asked: a custom resource's schema is pruned instead."""
+    Unknown fields are looked for only where asked: a custom resource's schema is pruned instead.
+    `allow_duplicates`: typing an object rather than a configuration (typed.AllowDuplicates)."""
     wrong = _wrong_type(value, field)
     if wrong is not None:
         return f"{path_string(path) or '.'}: {wrong}"
@@ -96,7 +98,8 @@ def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: boo
         for key, child in value.items():
             if closed and key not in (props or {}):
                 return f"{path_string(path + ('f:' + key,))}: field not declared in schema"
-            found = typed_errors(child, schemas.child_schema(field, key), path + ("f:" + key,), unknown_fields)
+            found = typed_errors(child, schemas.child_schema(field, key), path + ("f:" + key,), unknown_fields,
+                                 allow_duplicates)
             if found:
                 return found
     elif isinstance(value, list) and field is not None:
@@ -110,26 +113,30 @@ def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: boo
                     return f"{path_string(path)}: element {index}: {unkeyed}"
             if kind != "atomic":
                 element = item_element(item, kind, keys, item_schema)
-                if element in seen:
+                if element in seen and not allow_duplicates:
                     return f"{path_string(path)}: duplicate entries for key {path_string((element,))}"
                 seen.add(element)
-                found = typed_errors(item, item_schema, path + (element,), unknown_fields)
+                found = typed_errors(item, item_schema, path + (element,), unknown_fields, allow_duplicates)
             else:
-                found = typed_errors(item, item_schema, path, unknown_fields)
+                found = typed_errors(item, item_schema, path, unknown_fields, allow_duplicates)
             if found:
                 return found
     return None
 
 
 def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
-    """Why an item of a keyed list cannot be named by its keys, or None."""
+    """Why an item of a keyed list cannot be named by its keys, or None (structured-merge-diff's
+    keyedAssociativeListItemToPathElement: a key may be left out while another or a default names it)."""
+    if item is None:
+        return "associative list with keys may not have a null element"
     if not isinstance(item, dict):
         return "associative list with keys may not have non-map elements"
-    for name in keys:
-        if name not in item and (schemas.property_schema(item_schema, name) or {}).get(
-                "default", _KEY_DEFAULTS.get(name)) is None:
-            return f'associative list with keys has an element that omits key field "{name}" ' \
-                   "(and doesn't have default value)"
+    named = [name for name in keys if name in item or (schemas.property_schema(item_schema, name) or {}).get(
+        "default", _KEY_DEFAULTS.get(name)) is not None]
+    if keys and not named:
+        quoted = " ".join(f'"{name}"' for name in keys)
+        return (f"associative list with keys has an element that omits all key fields [{quoted}] "
+                "(and doesn't have default values for any key fields)")
     return None
 
 
