@@ -7,6 +7,7 @@ decode an object. Reads splice the stored bytes into the answer.
 from __future__ import annotations
 
 import copy
+import json
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Hashable, Iterator, Mapping, NamedTuple
@@ -398,6 +399,14 @@ class Endpoint:
                                    "code": 201}), headers=admitting.headers(asked, {}))
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        if t.subresource is None and unconditional.creates_on_update(t.rt) and self.store.latest(t.key()) is None:
+            # The kind's AllowCreateOnUpdate: the object is created, under the name the URL gives.
+            body = decode_body(t, raw, content_type)
+            named = isinstance(body, dict) and isinstance(body.get("metadata"), dict) and body["metadata"].get("name")
+            body = objects.check_identity(t.rt, body, t.namespace, t.name)
+            if not named:
+                raw, content_type = orjson.dumps(body), bodies.JSON
+            return await self.create(dataclasses.replace(t, name=None), raw, content_type)
         self._require(t)  # a missing object answers 404 before its body is judged
         body = decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
@@ -565,7 +574,7 @@ class Endpoint:
         options = _delete_options(raw, content_type, t.query)
         t = _as_options_ask(t, options)
         reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
-        reply.headers = admitting.headers(t, reply.headers)
+        reply.headers = admitting.headers(t, {**reply.headers, **_orphaning_warning(t, options)})
         return reply
 
     async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any],
@@ -580,7 +589,7 @@ class Endpoint:
         grace = strategy.deletion_grace(obj, options.get("gracePeriodSeconds"))
         if strategy.deletes_contents:
             return await self._delete_namespace(t, key, current, obj)
-        finalizers = propagation.finalizers_after_delete(obj["metadata"], options)
+        finalizers = propagation.finalizers_after_delete(obj["metadata"], options, strategy.orphans_by_default)
         if finalizers is not None:
             obj["metadata"]["finalizers"] = finalizers
         if obj["metadata"].get("finalizers") or grace > 0:
@@ -784,6 +793,13 @@ class _StoreCluster:
                                                 current)
                 except errors.ApiError:
                     continue  # written meanwhile: that write judged the same store
+
+
+def _orphaning_warning(t: Target, options: dict[str, Any]) -> dict[str, str]:
+    warning = strategy_for(t.rt).orphaning_warning
+    if not warning or "propagationPolicy" in options or "orphanDependents" in options:
+        return {}
+    return {"Warning": "299 - " + json.dumps(warning)}
 
 
 def _convertible(t: Target, merged: dict[str, Any]) -> None:

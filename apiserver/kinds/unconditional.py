@@ -1,7 +1,8 @@
-"""Which kinds take an update that names no resourceVersion (its strategy's AllowUnconditionalUpdate).
+"""Which kinds take an update that names no resourceVersion (its strategy's AllowUnconditionalUpdate),
+and which create the object an update names when it is missing (AllowCreateOnUpdate).
 
 An update whose resourceVersion is unset or "0" replaces whatever is stored for most kinds; for these
-(and every custom resource) upstream's store refuses "0" with "must be specified for an update".
+(and every custom resource) upstream's store refuses it with "must be specified for an update".
 """
 
 from __future__ import annotations
@@ -18,6 +19,16 @@ CONDITIONAL_ONLY = frozenset({
     "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "CustomResourceDefinition",
     "APIService",
 })
+
+
+# Kinds whose update of a missing object creates it (the strategy's AllowCreateOnUpdate); for the rest
+# it is answered 404. events.k8s.io Events share core's strategy.
+CREATES_ON_UPDATE = frozenset({"RuntimeClass", "RoleBinding", "ClusterRoleBinding", "Role", "ClusterRole", "Lease",
+                               "LeaseCandidate", "LimitRange", "Event", "Service", "Endpoints"})
+
+
+def creates_on_update(rt: ResourceType) -> bool:
+    return rt.custom is None and rt.kind in CREATES_ON_UPDATE
 
 
 def parsed_version(given: str) -> int:
@@ -38,12 +49,12 @@ def set_on_create(given: object) -> bool:
 
 
 def precondition(rt: ResourceType, name: str, given: str | None) -> str | None:
-    """The resourceVersion an update must match, None for an unconditional one; 422 for "0" where
-    the kind allows no unconditional update; 500 for one that is not a number."""
+    """The resourceVersion an update must match, None for an unconditional one; 422 for none (or "0")
+    where the kind allows no unconditional update; 500 for one that is not a number."""
     if given:
         parsed_version(given)
-    if given != "0":
-        return given or None
+    if given and given != "0":
+        return given
     if rt.custom is not None or rt.kind in CONDITIONAL_ONLY:
         raise errors.invalid(rt.plural, rt.group, name, [errors.FieldError(
             "FieldValueInvalid", "metadata.resourceVersion", "Invalid value: 0: must be specified for an update")])

@@ -34,6 +34,8 @@ class Strategy(Protocol):
     resets_spec: bool  # the main resource's GetResetFields holds spec too: no write through it owns any
     generation_field: str  # what a change of bumps metadata.generation
     returns_deleted_object: bool  # DELETE answers with the object rather than a Status
+    orphans_by_default: bool  # DefaultGarbageCollectionPolicy: a delete naming no propagation orphans
+    orphaning_warning: str  # the warning such a delete answers with ("": none)
     allocation_attempts: int  # tries of a create that allocates from ranges other servers share
     creates_binding: bool  # a create binds the pod it names (upstream's LegacyBindingREST)
     deletes_contents: bool  # deleting it deletes what it holds, at once (the namespace controller's part)
@@ -180,6 +182,8 @@ class KindStrategy:
     resets_spec: bool = False
     generation_field: str = "spec"
     returns_deleted_object: bool = False
+    orphans_by_default: bool = False
+    orphaning_warning: str = ""
     allocation_attempts: int = 1
     creates_binding: bool = False
     deletes_contents: bool = False

@@ -61,9 +61,14 @@ def _generate_selector(obj: Obj) -> None:
     spec["selector"]["matchLabels"].setdefault("batch.kubernetes.io/controller-uid", meta["uid"])
 
 
+# The Job REST's Delete: a delete naming no propagation leaves the pods, and says so.
+_ORPHANING_WARNING = ("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background "
+                      "to remove them or set propagationPolicy=Orphan to suppress this warning")
+
 STRATEGIES: dict[str, Strategy] = {
     "Job": KindStrategy(default=defaults.job, prepare_for_create=_job_create, after_status_update=_job_status,
-                        validate=validation.job, validate_update=validation.job_update),
+                        validate=validation.job, validate_update=validation.job_update, orphans_by_default=True,
+                        orphaning_warning=_ORPHANING_WARNING),
     "CronJob": KindStrategy(default=defaults.cron_job, validate=validation.cron_job,
                             validate_update=validation.cron_job_update),
 }

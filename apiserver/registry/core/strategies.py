@@ -116,10 +116,10 @@ STRATEGIES: dict[str, Strategy] = {
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
     "PodTemplate": KindStrategy(default=defaults.pod_template, validate=pod_validation.pod_template,
-                                generation_field="template"),
+                                generation_field="template", returns_deleted_object=True),
     "ReplicationController": KindStrategy(default=defaults.replication_controller,
                                           validate=validation.replication_controller, scale_selector_is_map=True,
-                                          checks_generate_name=False),
+                                          checks_generate_name=False, orphans_by_default=True),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.
     "Service": KindStrategy(default=defaults.service, validate=validation.service,
                             validate_update=validation.service_update, returns_deleted_object=True,
@@ -134,19 +134,19 @@ STRATEGIES: dict[str, Strategy] = {
     "Namespace": KindStrategy(default=defaults.namespace, begin_create=_namespace_create, deletes_contents=True,
                               returns_deleted_object=True, name_rule=meta.label_name),
     "PersistentVolume": KindStrategy(default=defaults.persistent_volume, prepare_for_create=_volume_create,
-                                     after_status_update=_volume_status),
+                                     after_status_update=_volume_status, returns_deleted_object=True),
     "PersistentVolumeClaim": KindStrategy(
         default=defaults.persistent_volume_claim, validate=validation.persistent_volume_claim,
         # Upstream's update rule shows a diff of the specs, not ported: an update is judged as a create.
         prepare_for_create=lambda obj: admission_plugins.storage_object_in_use_protection(
-            obj, "kubernetes.io/pvc-protection")),
+            obj, "kubernetes.io/pvc-protection"), returns_deleted_object=True),
     "Secret": KindStrategy(decode=fold_string_data, default=defaults.secret, validate=config_validation.secret,
                            validate_update=config_validation.secret_update),
     "ConfigMap": KindStrategy(validate=config_validation.config_map,
                               validate_update=config_validation.config_map_update),
     "ServiceAccount": KindStrategy(returns_deleted_object=True),
     "LimitRange": KindStrategy(default=defaults.limit_range),
-    "Event": NO_RULES, "ResourceQuota": NO_RULES,
+    "Event": NO_RULES, "ResourceQuota": KindStrategy(returns_deleted_object=True),
     # Never stored: a create binds the pod the Binding names.
     "Binding": KindStrategy(creates_binding=True),
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
+from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
 
@@ -31,7 +31,8 @@ def _default_resource_claim_template(obj: Obj) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "ResourceClaim": KindStrategy(default=_default_resource_claim),
-    "ResourceClaimTemplate": KindStrategy(default=_default_resource_claim_template),
-    "DeviceClass": KindStrategy(checks_generate_name=False), "ResourceSlice": NO_RULES,
+    "ResourceClaim": KindStrategy(default=_default_resource_claim, returns_deleted_object=True),
+    "ResourceClaimTemplate": KindStrategy(default=_default_resource_claim_template, returns_deleted_object=True),
+    "DeviceClass": KindStrategy(checks_generate_name=False, returns_deleted_object=True),
+    "ResourceSlice": KindStrategy(returns_deleted_object=True),
 }
