@@ -430,8 +430,9 @@ class Endpoint:
             patched = patch.apply_patch(served, raw, content_type)
             if t.rt.custom is None:
                 patch.undecodable(patched, raw, content_type, (t.rt.kind, t.rt.api_version))
+            # A built-in kind's patched object had its types checked as the patch was applied.
             warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom,
-                                                (t.rt.kind, t.rt.api_version)) \
+                                                (t.rt.kind, t.rt.api_version), types_checked=t.rt.custom is None) \
                 if isinstance(patched, dict) else {}
             return await self._replace(t, current, patched, check_rv=True, headers=warnings)
         return await self._on_latest(t, write)

@@ -293,12 +293,14 @@ def _custom_unknown(obj: dict[str, Any], custom: CustomVersion) -> list[str]:
 
 
 def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
-             custom: CustomVersion | None = None, url_type: tuple[str, str] = ("", "")) -> dict[str, str]:
+             custom: CustomVersion | None = None, url_type: tuple[str, str] = ("", ""),
+             types_checked: bool = False) -> dict[str, str]:
     """The fields of a create or update body (or a patched object and its patch), checked as asked.
 
     A value of the wrong type is refused whatever the directive, as decoding it fails upstream; a
     custom object's types are its CRD validation's to check. A body that names no kind or apiVersion
     is decoded as the (kind, apiVersion) of the request's URL, `url_type`, as upstream defaults them.
+    `types_checked`: the caller has judged the types already (a patch, as it was applied).
     """
     how = directive(query)
     kind = str(obj.get("kind") or url_type[0])
@@ -309,7 +311,7 @@ def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
     ref = schemas.kind_ref(group, version, kind)
     if ref is None:
         return {}
-    mistyped = type_error(obj, ref)
+    mistyped = None if types_checked else type_error(obj, ref)
     if mistyped is not None:
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
     schema = schemas.resolve(ref)

@@ -48,8 +48,7 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
     schema, _ = ownership_schema(rt, obj)
     if manager is None or schema is None:
         return
-    if rt.custom is None and structuredmerge.typed_errors(obj, schema, unknown_fields=False,
-                                                          allow_duplicates=True) is not None:
+    if rt.custom is None and structuredmerge.untypable(obj, schema):
         # Upstream's field manager cannot type the object (a keyed list's item without any of its
         # keys): UpdateNoErrors drops every managedFields entry rather than fail the write.
         obj["metadata"].pop("managedFields", None)

@@ -80,12 +80,10 @@ def path_string(path: Path) -> str:
 
 # -- the typed configuration ---------------------------------------------------------------------
 
-def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: bool = True,
-                 allow_duplicates: bool = False) -> str | None:
+def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: bool = True) -> str | None:
     """Upstream's refusal to type a configuration (an unknown field, a duplicate key), or None.
 
-    Unknown fields are looked for only where asked: a custom resource's schema is pruned instead.
-    `allow_duplicates`: typing an object rather than a configuration (typed.AllowDuplicates)."""
+    Unknown fields are looked for only where asked: a custom resource's schema is pruned instead."""
     wrong = _wrong_type(value, field)
     if wrong is not None:
         return f"{path_string(path) or '.'}: {wrong}"
@@ -98,8 +96,7 @@ def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: boo
         for key, child in value.items():
             if closed and key not in (props or {}):
                 return f"{path_string(path + ('f:' + key,))}: field not declared in schema"
-            found = typed_errors(child, schemas.child_schema(field, key), path + ("f:" + key,), unknown_fields,
-                                 allow_duplicates)
+            found = typed_errors(child, schemas.child_schema(field, key), path + ("f:" + key,), unknown_fields)
             if found:
                 return found
     elif isinstance(value, list) and field is not None:
@@ -113,15 +110,35 @@ def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: boo
                     return f"{path_string(path)}: element {index}: {unkeyed}"
             if kind != "atomic":
                 element = item_element(item, kind, keys, item_schema)
-                if element in seen and not allow_duplicates:
+                if element in seen:
                     return f"{path_string(path)}: duplicate entries for key {path_string((element,))}"
                 seen.add(element)
-                found = typed_errors(item, item_schema, path + (element,), unknown_fields, allow_duplicates)
+                found = typed_errors(item, item_schema, path + (element,), unknown_fields)
             else:
-                found = typed_errors(item, item_schema, path, unknown_fields, allow_duplicates)
+                found = typed_errors(item, item_schema, path, unknown_fields)
             if found:
                 return found
     return None
+
+
+def untypable(value: Any, field: Schema) -> bool:
+    """Whether an object cannot be typed for a keyed list's item naming none of its keys (or not a
+    map): what fails upstream's field manager on an object. Only maps and lists are descended into."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if isinstance(child, (dict, list)) and untypable(child, schemas.child_schema(field, key)):
+                return True
+        return False
+    if not isinstance(value, list) or field is None:
+        return False
+    kind, keys = _list_kind(field)
+    item_schema = schemas.child_schema(field, None)
+    for item in value:
+        if kind == "map" and _unkeyed(item, keys, item_schema):
+            return True
+        if isinstance(item, (dict, list)) and untypable(item, item_schema):
+            return True
+    return False
 
 
 def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
