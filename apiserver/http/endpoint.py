@@ -7,8 +7,8 @@ decode an object. Reads splice the stored bytes into the answer.
 from __future__ import annotations
 
 import copy
-import json
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Hashable, Iterator, Mapping, NamedTuple
 
