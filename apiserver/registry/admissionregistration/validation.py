@@ -83,8 +83,7 @@ def webhook_service(path: str, service: Obj) -> list[FieldError]:
     if not url_path.startswith("/"):
         found.append(field.invalid(f"{path}.path", url_path, "must start with a '/'"))
     to_check = url_path[1:]
-    if to_check.endswith("/"):
-        to_check = to_check[:-1]
+    to_check = to_check.removesuffix("/")
     for i, step in enumerate(to_check.split("/")):
         if not step:
             found.append(field.invalid(f"{path}.path", url_path, f"segment[{i}] may not be empty"))
