@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
+from apiserver.registry.resource import slice_validation, validation
+from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
 
@@ -16,9 +17,10 @@ def _device_requests(requests: Any) -> None:
             continue
         for exact in [request.get("exactly")] + [sub for sub in request.get("firstAvailable") or ()]:
             if isinstance(exact, dict):
-                exact.setdefault("allocationMode", "ExactCount")
-                if exact["allocationMode"] == "ExactCount":
-                    exact.setdefault("count", 1)
+                if not exact.get("allocationMode"):
+                    exact["allocationMode"] = "ExactCount"
+                if exact["allocationMode"] == "ExactCount" and not exact.get("count"):
+                    exact["count"] = 1
 
 
 def _default_resource_claim(obj: Obj) -> None:
@@ -31,7 +33,12 @@ def _default_resource_claim_template(obj: Obj) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "ResourceClaim": KindStrategy(default=_default_resource_claim),
-    "ResourceClaimTemplate": KindStrategy(default=_default_resource_claim_template),
-    "DeviceClass": KindStrategy(checks_generate_name=False), "ResourceSlice": NO_RULES,
+    "ResourceClaim": KindStrategy(default=_default_resource_claim, validate=validation.resource_claim,
+                                  validate_update=validation.resource_claim_update),
+    "ResourceClaimTemplate": KindStrategy(default=_default_resource_claim_template,
+                                          validate=validation.resource_claim_template,
+                                          validate_update=validation.resource_claim_template_update),
+    "DeviceClass": KindStrategy(checks_generate_name=False, validate=validation.device_class),
+    "ResourceSlice": KindStrategy(validate=slice_validation.resource_slice,
+                                  validate_update=slice_validation.resource_slice_update),
 }
