@@ -18,6 +18,7 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
                                            "image": "", "imageID": ""},
     "io.k8s.api.core.v1.PodTemplateSpec": {"metadata": {}},
     "io.k8s.api.batch.v1.JobTemplateSpec": {"metadata": {}},
+    "io.k8s.api.resource.v1.ResourceClaimTemplateSpec": {"metadata": {}},
     "io.k8s.api.core.v1.NodeStatus": {"daemonEndpoints": {}, "nodeInfo": {}},
     "io.k8s.api.core.v1.NodeDaemonEndpoints": {"kubeletEndpoint": {}},
     "io.k8s.api.core.v1.DaemonEndpoint": {"Port": 0},
