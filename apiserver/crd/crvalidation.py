@@ -45,7 +45,7 @@ def _nested(obj: Obj, json_path: str, want: type) -> tuple[Any, str | None]:
     value: Any = obj
     for i, key in enumerate(keys):
         if not isinstance(value, dict):
-            walked = "." + ".".join(keys[:i])
+            walked = "." + ".".join(keys[: i + 1])
             detail = f"{walked} accessor error: {value} is of the type {_go_type(value)}, expected map[string]interface{{}}"
             return None, detail
         if key not in value:
