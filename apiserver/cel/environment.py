@@ -124,6 +124,9 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
         checked = env.compile(source)
     except RuntimeError as error:
         message = compile_message(str(error))
+        if not source:
+            # cel-go places the end of an empty expression at column 0, cel-cpp at column 1.
+            message = message.replace("<input>:1:1:", "<input>:1:0:", 1)
         dyn = type_key(cel.Type.DYN)
         if _only_numeric_comparisons(message) and any(kind != dyn for _, kind in variables):
             # cel-go, as Kubernetes configures it, compares int, uint and double across types; this
