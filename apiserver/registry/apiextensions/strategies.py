@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from apiserver.registry.apiextensions import defaults, validation
@@ -11,14 +12,31 @@ from apiserver.registry.strategy import KindStrategy, Strategy
 Obj = dict[str, Any]
 
 
+def _storage_version(crd: Obj) -> str | None:
+    """The first version marked as storage (validation refuses a CRD with more or fewer)."""
+    return next((v.get("name") or "" for v in (crd.get("spec") or {}).get("versions") or ()
+                 if isinstance(v, dict) and v.get("storage")), None)
+
+
 def _record_stored_versions(crd: Obj) -> None:
     # The CRD strategy records the storage version; the names and conditions are the controller's.
-    stored = [v.get("name") or "" for v in (crd.get("spec") or {}).get("versions") or () if v.get("storage")]
-    crd["status"] = {"storedVersions": stored}
+    storage = _storage_version(crd)
+    crd["status"] = {"storedVersions": [storage] if storage is not None else []}
+
+
+def _add_stored_version(new: Obj, old: Obj) -> None:
+    """PrepareForUpdate: the status is the old one, with a new storage version added to storedVersions."""
+    status = copy.deepcopy(old.get("status") or {})
+    storage = _storage_version(new)
+    stored = status.setdefault("storedVersions", [])
+    if storage is not None and storage not in stored:
+        stored.append(storage)
+    new["status"] = status
 
 
 STRATEGIES: dict[str, Strategy] = {
     "CustomResourceDefinition": KindStrategy(decode=defaults.default_crd, prepare_for_create=_record_stored_versions,
+                                             prepare_for_update=_add_stored_version,
                                              validate=validation.validate_crd,
                                              validate_update=validation.validate_crd_update,
                                              returns_deleted_object=True,
