@@ -22,7 +22,7 @@ from apiserver.kinds.validation import (
     regex_error,
 )
 from apiserver.registry import field
-from apiserver.registry.meta import annotations, labels
+from apiserver.registry import meta as object_meta
 from apiserver.registry.resource import gostructs
 
 Obj = dict[str, Any]
@@ -145,7 +145,8 @@ def _device_variables() -> dict[str, Any]:
 
 def _cel_selector(selector: Obj, path: str) -> list[FieldError]:
     """validateCELSelector: the expression's length, then what the DRA compiler says of it."""
-    expression = selector.get("expression") if isinstance(selector.get("expression"), str) else ""
+    given = selector.get("expression")
+    expression = given if isinstance(given, str) else ""
     at = f"{path}.expression"
     if len(expression) > CEL_MAX_LENGTH:
         return [field.too_long(at, CEL_MAX_LENGTH)]
@@ -349,7 +350,8 @@ _META_FIELDS = ("name", "generateName", "namespace", "selfLink", "uid", "resourc
 def _template_metadata(meta: Any, path: str) -> list[FieldError]:
     """core's ValidateTemplateObjectMeta (validateFieldAllowList: every other field set is Forbidden)."""
     meta = _dict(meta)
-    found = annotations(meta.get("annotations"), f"{path}.annotations") + labels(meta.get("labels"), f"{path}.labels")
+    found = (object_meta.annotations(meta.get("annotations"), f"{path}.annotations")
+             + object_meta.labels(meta.get("labels"), f"{path}.labels"))
     return found + [field.forbidden(f"{path}.{key}", "cannot be set") for key in _META_FIELDS
                     if meta.get(key) not in (None, "", 0, [], {})]
 
