@@ -19,11 +19,21 @@ Schema = dict[str, Any]
 
 _MAX_INT32 = 2**31 - 1
 # hasBlockingErr: failures that leave the object too unlike its schema for rules to judge it.
-_BLOCKING = frozenset({"FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany",
-                       "FieldValueTypeInvalid"})
-_NOT_CHECKED = FieldError("FieldValueInvalid", "<nil>", "Invalid value: null: some validation rules were not checked "
-                                                       "because the object was invalid; correct the existing errors "
-                                                       "to complete validation")
+_BLOCKING = frozenset(
+    {
+        "FieldValueNotSupported",
+        "FieldValueRequired",
+        "FieldValueTooLong",
+        "FieldValueTooMany",
+        "FieldValueTypeInvalid",
+    }
+)
+_NOT_CHECKED = FieldError(
+    "FieldValueInvalid",
+    "<nil>",
+    "Invalid value: null: some validation rules were not checked because the object was "
+    "invalid; correct the existing errors to complete validation",
+)
 
 
 def _go_type(value: Any) -> str:
@@ -46,15 +56,19 @@ def _nested(obj: Obj, json_path: str, want: type) -> tuple[Any, str | None]:
     for i, key in enumerate(keys):
         if not isinstance(value, dict):
             walked = "." + ".".join(keys[: i + 1])
-            detail = f"{walked} accessor error: {value} is of the type {_go_type(value)}, expected map[string]interface{{}}"
-            return None, detail
+            return None, (
+                f"{walked} accessor error: {value} is of the type {_go_type(value)}, "
+                "expected map[string]interface{}"
+            )
         if key not in value:
             return None, None
         value = value[key]
     if isinstance(value, want) and not isinstance(value, bool):
         return value, None
     expected = "int64" if want is int else "string"
-    return None, f".{'.'.join(keys)} accessor error: {value} is of the type {_go_type(value)}, expected {expected}"
+    return None, (
+        f".{'.'.join(keys)} accessor error: {value} is of the type {_go_type(value)}, expected {expected}"
+    )
 
 
 def _replicas(obj: Obj, json_path: str) -> list[FieldError]:
@@ -69,11 +83,16 @@ def _replicas(obj: Obj, json_path: str) -> list[FieldError]:
     return []
 
 
-def scale_problems(obj: Obj, scale: dict[str, str] | None) -> list[FieldError]:
-    """ValidateScaleSpec and ValidateScaleStatus."""
+def scale_spec_problems(obj: Obj, scale: dict[str, str] | None) -> list[FieldError]:
+    """ValidateScaleSpec."""
+    return [] if scale is None else _replicas(obj, scale.get("specReplicasPath", ""))
+
+
+def scale_status_problems(obj: Obj, scale: dict[str, str] | None) -> list[FieldError]:
+    """ValidateScaleStatus: the status replicas, and a selector that is a string where there is one."""
     if scale is None:
         return []
-    found = _replicas(obj, scale.get("specReplicasPath", "")) + _replicas(obj, scale.get("statusReplicasPath", ""))
+    found = _replicas(obj, scale.get("statusReplicasPath", ""))
     selector_path = scale.get("labelSelectorPath")
     if selector_path is not None:
         _, error = _nested(obj, selector_path, str)
@@ -127,9 +146,38 @@ def list_problems(value: Any, schema: Schema | None, path: str) -> list[FieldErr
     return found
 
 
-def problems(obj: Obj, old: Obj | None, schema: Schema | None, scale: dict[str, str] | None,
-             rules: crvalidations.RuleValidator | None) -> list[FieldError]:
-    found = crschema.validate(obj, schema) + scale_problems(obj, scale) + list_problems(obj, schema, "")
+def _status_problems(obj: Obj, schema: Schema | None) -> list[FieldError]:
+    """ValidateStatusUpdate's schema check: the status against its own schema, so messages name fields
+    from there ("replicas in body") while their paths start at the object ("status.replicas")."""
+    status_schema = ((schema or {}).get("properties") or {}).get("status")
+    if "status" not in obj or not isinstance(status_schema, dict):
+        return []
+    found: list[FieldError] = []
+    crschema.check_value(obj["status"], status_schema, found)
+    return [FieldError(p.kind, f"status.{p.path}" if p.path else "status", p.message) for p in found]
+
+
+def problems(
+    obj: Obj,
+    old: Obj | None,
+    schema: Schema | None,
+    scale: dict[str, str] | None,
+    rules: crvalidations.RuleValidator | None,
+    status: bool = False,
+) -> list[FieldError]:
+    """Validate, ValidateUpdate or (`status`) the status strategy's ValidateUpdate, less the metadata."""
+    if status:
+        found = _status_problems(obj, schema) + scale_status_problems(obj, scale)
+    else:
+        found = (
+            crschema.validate(obj, schema)
+            + scale_spec_problems(obj, scale)
+            + scale_status_problems(obj, scale)
+        )
+    listed = list_problems(obj, schema, "")
+    # An update is held to list uniqueness only if the old object was (upstream's ratcheting).
+    if listed and (old is None or not list_problems(old, schema, "")):
+        found += listed
     if rules is not None:
         if any(problem.kind in _BLOCKING for problem in found):
             found.append(_NOT_CHECKED)

@@ -16,7 +16,7 @@ from apiserver.errors import FieldError
 from apiserver.kinds.validation import qualified_name
 from apiserver.registry import field
 from apiserver.registry.admissionregistration import rules
-from apiserver.registry.admissionregistration.rules import _dict, _list
+from apiserver.registry.admissionregistration.rules import as_dict, as_list
 from apiserver.registry.meta import subdomain_name
 
 Obj = dict[str, Any]
@@ -27,9 +27,31 @@ _REINVOCATION_POLICIES = ("IfNeeded", "Never")
 _MAX_AUDIT_ANNOTATIONS = 20
 _MAX_VALUE_EXPRESSION = 5 * 1024
 _CEL_IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
-_CEL_RESERVED = frozenset({"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-                           "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
-                           "void", "while"})
+_CEL_RESERVED = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
 _NEWLINES = re.compile(r"[\n\r]+")
 
 
@@ -47,8 +69,8 @@ def _match_constraints(spec: Obj, path: str, mutating: bool) -> list[FieldError]
     if match is None:
         return [field.required(f"{path}.matchConstraints")]
     found = rules.match_resources(match, f"{path}.matchConstraints")
-    match = _dict(match)
-    if not _list(match.get("resourceRules")):
+    match = as_dict(match)
+    if not as_list(match.get("resourceRules")):
         # at least one rule gives the expressions their types
         found.append(field.required(f"{path}.matchConstraints.resourceRules"))
     if mutating:
@@ -81,7 +103,9 @@ def _validation(validation: Obj, path: str) -> list[FieldError]:
     else:
         found += rules.cel_error(f"{path}.expression", expression, ("bool",))
     if message_expression and not message_expression.strip():
-        found.append(field.invalid(f"{path}.messageExpression", message_expression, "must be non-empty if specified"))
+        found.append(
+            field.invalid(f"{path}.messageExpression", message_expression, "must be non-empty if specified")
+        )
     elif message_expression.strip():
         found += rules.cel_error(f"{path}.messageExpression", message_expression, ("string",))
     if message and not message.strip():
@@ -98,8 +122,10 @@ def _audit_annotation(annotation: Obj, policy_name: str, path: str) -> list[Fiel
     found: list[FieldError] = []
     key = str(annotation.get("key") or "")
     if policy_name:
-        found += [field.invalid(f"{path}.key", f"{policy_name}/{key}", msg)
-                  for msg in qualified_name(f"{policy_name}/{key}")]
+        found += [
+            field.invalid(f"{path}.key", f"{policy_name}/{key}", msg)
+            for msg in qualified_name(f"{policy_name}/{key}")
+        ]
     else:
         found.append(field.invalid(f"{path}.key", key, "requires metadata.name be non-empty"))
     value = str(annotation.get("valueExpression") or "")
@@ -107,7 +133,11 @@ def _audit_annotation(annotation: Obj, policy_name: str, path: str) -> list[Fiel
     if not trimmed:
         found.append(field.required(f"{path}.valueExpression", "valueExpression is not specified"))
     elif len(trimmed.encode()) > _MAX_VALUE_EXPRESSION:
-        found.append(field.required(f"{path}.valueExpression", f"must not exceed {_MAX_VALUE_EXPRESSION} bytes in length"))
+        found.append(
+            field.required(
+                f"{path}.valueExpression", f"must not exceed {_MAX_VALUE_EXPRESSION} bytes in length"
+            )
+        )
     else:
         found += rules.cel_error(f"{path}.valueExpression", trimmed, ("string", "null_type"), shown=value)
     return found
@@ -117,33 +147,43 @@ def _match_conditions_unchanged(new: Obj, old: Obj | None) -> bool:
     """ignore*AdmissionPolicyMatchConditions: an update that changes neither params nor conditions."""
     if old is None:
         return False
-    new_spec, old_spec = _dict(new.get("spec")), _dict(old.get("spec"))
-    return all((new_spec.get(k) or None) == (old_spec.get(k) or None) for k in ("paramKind", "matchConditions"))
+    new_spec, old_spec = as_dict(new.get("spec")), as_dict(old.get("spec"))
+    return all(
+        (new_spec.get(k) or None) == (old_spec.get(k) or None) for k in ("paramKind", "matchConditions")
+    )
 
 
 def validating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldError]:
-    spec, path = _dict(obj.get("spec")), "spec"
+    spec, path = as_dict(obj.get("spec")), "spec"
     found = _failure_policy(spec, path)
     if spec.get("paramKind") is not None:
-        found += rules.param_kind(_dict(spec["paramKind"]), f"{path}.paramKind")
+        found += rules.param_kind(as_dict(spec["paramKind"]), f"{path}.paramKind")
     found += _match_constraints(spec, path, mutating=False)
     if not _match_conditions_unchanged(obj, old):
-        found += rules.match_conditions(_list(spec.get("matchConditions")), f"{path}.matchConditions")
-    for i, variable in enumerate(_list(spec.get("variables"))):
-        found += _variable(_dict(variable), f"{path}.variables[{i}]")
-    validations, annotations = _list(spec.get("validations")), _list(spec.get("auditAnnotations"))
+        found += rules.match_conditions(as_list(spec.get("matchConditions")), f"{path}.matchConditions")
+    for i, variable in enumerate(as_list(spec.get("variables"))):
+        found += _variable(as_dict(variable), f"{path}.variables[{i}]")
+    validations, annotations = as_list(spec.get("validations")), as_list(spec.get("auditAnnotations"))
     if not validations and not annotations:
         detail = "validations or auditAnnotations must contain at least one item"
-        return found + [field.required(f"{path}.validations", detail), field.required(f"{path}.auditAnnotations", detail)]
+        return found + [
+            field.required(f"{path}.validations", detail),
+            field.required(f"{path}.auditAnnotations", detail),
+        ]
     for i, validation in enumerate(validations):
-        found += _validation(_dict(validation), f"{path}.validations[{i}]")
+        found += _validation(as_dict(validation), f"{path}.validations[{i}]")
     if len(annotations) > _MAX_AUDIT_ANNOTATIONS:
-        found.append(field.invalid(f"{path}.auditAnnotations", annotations,
-                                   f"must not have more than {_MAX_AUDIT_ANNOTATIONS} auditAnnotations"))
+        found.append(
+            field.invalid(
+                f"{path}.auditAnnotations",
+                annotations,
+                f"must not have more than {_MAX_AUDIT_ANNOTATIONS} auditAnnotations",
+            )
+        )
     keys: set[str] = set()
-    policy_name = str(_dict(obj.get("metadata")).get("name") or "")
+    policy_name = str(as_dict(obj.get("metadata")).get("name") or "")
     for i, annotation in enumerate(annotations):
-        annotation = _dict(annotation)
+        annotation = as_dict(annotation)
         found += _audit_annotation(annotation, policy_name, f"{path}.auditAnnotations[{i}]")
         key = str(annotation.get("key") or "")
         if key in keys:
@@ -158,12 +198,16 @@ def _mutation(mutation: Obj, path: str) -> list[FieldError]:
         return [field.required(f"{path}.patchType")]
     if patch_type not in _PATCH_TYPES:
         return [field.not_supported(f"{path}.patchType", patch_type, _PATCH_TYPES)]
-    own, other = ("jsonPatch", "applyConfiguration") if patch_type == "JSONPatch" else ("applyConfiguration", "jsonPatch")
+    own, other = (
+        ("jsonPatch", "applyConfiguration")
+        if patch_type == "JSONPatch"
+        else ("applyConfiguration", "jsonPatch")
+    )
     found: list[FieldError] = []
     if mutation.get(own) is None:
         found.append(field.required(f"{path}.{own}", f"must be specified when patchType is {patch_type}"))
     else:
-        expression = str(_dict(mutation[own]).get("expression") or "").strip()
+        expression = str(as_dict(mutation[own]).get("expression") or "").strip()
         if not expression:
             found.append(field.required(f"{path}.{own}.expression"))
         elif own == "jsonPatch":
@@ -171,26 +215,29 @@ def _mutation(mutation: Obj, path: str) -> list[FieldError]:
             # CEL environment does not declare: those expressions are not compiled here.
             found += rules.cel_error(f"{path}.{own}.expression", expression, None)
     if mutation.get(other) is not None:
-        found.append(field.invalid(f"{path}.{other}", "{" + other + "}", f"must not be specified when patchType is "
-                                                                           f"{patch_type}"))
+        found.append(
+            field.invalid(
+                f"{path}.{other}", "{" + other + "}", f"must not be specified when patchType is {patch_type}"
+            )
+        )
     return found
 
 
 def mutating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldError]:
-    spec, path = _dict(obj.get("spec")), "spec"
+    spec, path = as_dict(obj.get("spec")), "spec"
     found = _failure_policy(spec, path)
     if spec.get("paramKind") is not None:
-        found += rules.param_kind(_dict(spec["paramKind"]), f"{path}.paramKind")
+        found += rules.param_kind(as_dict(spec["paramKind"]), f"{path}.paramKind")
     found += _match_constraints(spec, path, mutating=True)
     if not _match_conditions_unchanged(obj, old):
-        found += rules.match_conditions(_list(spec.get("matchConditions")), f"{path}.matchConditions")
-    for i, variable in enumerate(_list(spec.get("variables"))):
-        found += _variable(_dict(variable), f"{path}.variables[{i}]")
-    mutations = _list(spec.get("mutations"))
+        found += rules.match_conditions(as_list(spec.get("matchConditions")), f"{path}.matchConditions")
+    for i, variable in enumerate(as_list(spec.get("variables"))):
+        found += _variable(as_dict(variable), f"{path}.variables[{i}]")
+    mutations = as_list(spec.get("mutations"))
     if not mutations:
         found.append(field.required(f"{path}.mutations", "mutations must contain at least one item"))
     for i, mutation in enumerate(mutations):
-        found += _mutation(_dict(mutation), f"{path}.mutations[{i}]")
+        found += _mutation(as_dict(mutation), f"{path}.mutations[{i}]")
     policy = spec.get("reinvocationPolicy") or ""
     if not policy:
         found.append(field.required(f"{path}.reinvocationPolicy"))
@@ -205,20 +252,24 @@ def _binding(spec: Obj, path: str) -> list[FieldError]:
     if not policy_name:
         found.append(field.required(f"{path}.policyName"))
     else:
-        found += [field.invalid(f"{path}.policyName", policy_name, msg) for msg in subdomain_name(policy_name, False)]
+        found += [
+            field.invalid(f"{path}.policyName", policy_name, msg)
+            for msg in subdomain_name(policy_name, False)
+        ]
     found += rules.param_ref(spec.get("paramRef"), f"{path}.paramRef")
     return found + rules.match_resources(spec.get("matchResources"), f"{path}.matchResources")
 
 
 def validating_admission_policy_binding(obj: Obj) -> list[FieldError]:
-    spec = _dict(obj.get("spec"))
-    return _binding(spec, "spec") + rules.validation_actions(_list(spec.get("validationActions")),
-                                                             "spec.validationActions")
+    spec = as_dict(obj.get("spec"))
+    return _binding(spec, "spec") + rules.validation_actions(
+        as_list(spec.get("validationActions")), "spec.validationActions"
+    )
 
 
 def mutating_admission_policy_binding(obj: Obj) -> list[FieldError]:
-    spec = _dict(obj.get("spec"))
+    spec = as_dict(obj.get("spec"))
     found = _binding(spec, "spec")
     if spec.get("matchResources") is not None:
-        found += rules.mutating_operations(_dict(spec["matchResources"]), "spec.matchResources")
+        found += rules.mutating_operations(as_dict(spec["matchResources"]), "spec.matchResources")
     return found

@@ -27,11 +27,11 @@ VALIDATION_ACTIONS = ("Audit", "Deny", "Warn")
 _MAX_MATCH_CONDITIONS = 64
 
 
-def _dict(value: Any) -> Obj:
+def as_dict(value: Any) -> Obj:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
@@ -55,9 +55,13 @@ def _resources(resources: list[Any], path: str) -> list[FieldError]:
             continue
         res, sub = res_sub.split("/", 1)
         if res in with_wildcard_sub:
-            found.append(field.invalid(f"{path}[{i}]", res_sub, f"if '{res}/*' is present, must not specify {res_sub}"))
+            found.append(
+                field.invalid(f"{path}[{i}]", res_sub, f"if '{res}/*' is present, must not specify {res_sub}")
+            )
         if sub in sub_with_wildcard_resource:
-            found.append(field.invalid(f"{path}[{i}]", res_sub, f"if '*/{sub}' is present, must not specify {res_sub}"))
+            found.append(
+                field.invalid(f"{path}[{i}]", res_sub, f"if '*/{sub}' is present, must not specify {res_sub}")
+            )
         if sub == "*":
             with_wildcard_sub.add(res)
         if res == "*":
@@ -65,26 +69,34 @@ def _resources(resources: list[Any], path: str) -> list[FieldError]:
     if len(resources) > 1 and double_wildcard:
         found.append(field.invalid(path, resources, "if '*/*' is present, must not specify other resources"))
     if single_wildcard and without_sub:
-        found.append(field.invalid(path, resources, "if '*' is present, must not specify other resources without "
-                                                    "subresources"))
+        found.append(
+            field.invalid(
+                path, resources, "if '*' is present, must not specify other resources without subresources"
+            )
+        )
     return found
 
 
 def _rule(rule: Obj, path: str) -> list[FieldError]:
     """validateRule, with subresources allowed (the only way the v1 kinds call it)."""
     found: list[FieldError] = []
-    groups, versions = _list(rule.get("apiGroups")), _list(rule.get("apiVersions"))
+    groups, versions = as_list(rule.get("apiGroups")), as_list(rule.get("apiVersions"))
     if not groups:
         found.append(field.required(f"{path}.apiGroups"))
     if len(groups) > 1 and "*" in groups:
-        found.append(field.invalid(f"{path}.apiGroups", groups, "if '*' is present, must not specify other API groups"))
+        found.append(
+            field.invalid(f"{path}.apiGroups", groups, "if '*' is present, must not specify other API groups")
+        )
     if not versions:
         found.append(field.required(f"{path}.apiVersions"))
     if len(versions) > 1 and "*" in versions:
-        found.append(field.invalid(f"{path}.apiVersions", versions,
-                                   "if '*' is present, must not specify other API versions"))
+        found.append(
+            field.invalid(
+                f"{path}.apiVersions", versions, "if '*' is present, must not specify other API versions"
+            )
+        )
     found += [field.required(f"{path}.apiVersions[{i}]") for i, version in enumerate(versions) if not version]
-    found += _resources(_list(rule.get("resources")), f"{path}.resources")
+    found += _resources(as_list(rule.get("resources")), f"{path}.resources")
     scope = rule.get("scope")
     if scope is not None and scope not in SCOPES:
         found.append(field.not_supported(f"{path}.scope", scope, SCOPES))
@@ -94,14 +106,20 @@ def _rule(rule: Obj, path: str) -> list[FieldError]:
 def rule_with_operations(rule: Obj, path: str) -> list[FieldError]:
     """validateRuleWithOperations."""
     found: list[FieldError] = []
-    operations = _list(rule.get("operations"))
+    operations = as_list(rule.get("operations"))
     if not operations:
         found.append(field.required(f"{path}.operations"))
     if len(operations) > 1 and "*" in operations:
-        found.append(field.invalid(f"{path}.operations", operations,
-                                   "if '*' is present, must not specify other operations"))
-    found += [field.not_supported(f"{path}.operations[{i}]", op, OPERATIONS)
-              for i, op in enumerate(operations) if op not in OPERATIONS]
+        found.append(
+            field.invalid(
+                f"{path}.operations", operations, "if '*' is present, must not specify other operations"
+            )
+        )
+    found += [
+        field.not_supported(f"{path}.operations[{i}]", op, OPERATIONS)
+        for i, op in enumerate(operations)
+        if op not in OPERATIONS
+    ]
     return found + _rule(rule, path)
 
 
@@ -109,7 +127,7 @@ def _named_rule(rule: Obj, path: str) -> list[FieldError]:
     """validateNamedRuleWithOperations."""
     found: list[FieldError] = []
     seen: set[str] = set()
-    for i, name in enumerate(_list(rule.get("resourceNames"))):
+    for i, name in enumerate(as_list(rule.get("resourceNames"))):
         name = name if isinstance(name, str) else ""
         found += [field.invalid(f"{path}.resourceNames[{i}]", name, msg) for msg in path_segment_name(name)]
         if name in seen:
@@ -134,16 +152,19 @@ def match_resources(match: Any, path: str) -> list[FieldError]:
         else:
             found += label_selector(match[selector], f"{path}.{selector}")
     for rules in ("resourceRules", "excludeResourceRules"):
-        for i, rule in enumerate(_list(match.get(rules))):
-            found += _named_rule(_dict(rule), f"{path}.{rules}[{i}]")
+        for i, rule in enumerate(as_list(match.get(rules))):
+            found += _named_rule(as_dict(rule), f"{path}.{rules}[{i}]")
     return found
 
 
 def mutating_operations(match: Obj, path: str) -> list[FieldError]:
     """Only creates and updates can be mutated; upstream reports at the rules' path, without an index."""
-    return [field.not_supported(f"{path}.resourceRules.operations", op, MUTATING_OPERATIONS)
-            for rule in _list(match.get("resourceRules"))
-            for op in _list(_dict(rule).get("operations")) if op not in MUTATING_OPERATIONS]
+    return [
+        field.not_supported(f"{path}.resourceRules.operations", op, MUTATING_OPERATIONS)
+        for rule in as_list(match.get("resourceRules"))
+        for op in as_list(as_dict(rule).get("operations"))
+        if op not in MUTATING_OPERATIONS
+    ]
 
 
 def _group_version(api_version: str) -> tuple[str, str] | None:
@@ -166,7 +187,9 @@ def param_kind(kind: Obj, path: str) -> list[FieldError]:
     if not api_version:
         found.append(field.required(f"{path}.apiVersion"))
     elif gv is None:
-        found.append(field.invalid(f"{path}.apiVersion", api_version, f"unexpected GroupVersion string: {api_version}"))
+        found.append(
+            field.invalid(f"{path}.apiVersion", api_version, f"unexpected GroupVersion string: {api_version}")
+        )
     else:
         group, version = gv
         if group and (errs := dns1123_subdomain(group)):
@@ -179,8 +202,11 @@ def param_kind(kind: Obj, path: str) -> list[FieldError]:
     if not name:
         found.append(field.required(f"{path}.kind"))
     elif errs := dns1035_label(name.lower()):
-        found.append(field.invalid(f"{path}.kind", name, "may have mixed case, but should otherwise match: "
-                                   + ",".join(errs)))
+        found.append(
+            field.invalid(
+                f"{path}.kind", name, "may have mixed case, but should otherwise match: " + ",".join(errs)
+            )
+        )
     return found
 
 
@@ -220,15 +246,23 @@ def validation_actions(actions: list[Any], path: str) -> list[FieldError]:
             found.append(field.duplicate(f"{path}[{i}]", action))
         seen.add(action if isinstance(action, str) else repr(action))
     if "Deny" in seen and "Warn" in seen:
-        found.append(field.invalid(path, actions, "must not contain both Deny and Warn (repeating the same validation "
-                                                  "failure information in the API response and headers serves no "
-                                                  "purpose)"))
+        found.append(
+            field.invalid(
+                path,
+                actions,
+                "must not contain both Deny and Warn (repeating the same validation "
+                "failure information in the API response and headers serves no "
+                "purpose)",
+            )
+        )
     if not seen:
         found.append(field.required(path, "at least one validation action is required"))
     return found
 
 
-def cel_error(path: str, source: str, want: tuple[str, ...] | None, shown: str | None = None) -> list[FieldError]:
+def cel_error(
+    path: str, source: str, want: tuple[str, ...] | None, shown: str | None = None
+) -> list[FieldError]:
     """convertCELErrorToValidationError of a compilation: Invalid, showing the expression (or `shown`)."""
     error = compile_expression(source, want).error
     return [] if error is None else [field.invalid(path, source if shown is None else shown, error)]
@@ -241,7 +275,7 @@ def match_conditions(conditions: list[Any], path: str) -> list[FieldError]:
         found.append(field.too_many(path, len(conditions), _MAX_MATCH_CONDITIONS))
     names: set[str] = set()
     for i, condition in enumerate(conditions):
-        condition, at = _dict(condition), f"{path}[{i}]"
+        condition, at = as_dict(condition), f"{path}[{i}]"
         expression = str(condition.get("expression") or "").strip()
         if not expression:
             found.append(field.required(f"{at}.expression"))

@@ -40,7 +40,9 @@ def fully_qualified_name(path: str, name: str) -> list[FieldError]:
     if errs := dns1123_subdomain(name):
         return [field.invalid(path, name, ",".join(errs))]
     if len(name.split(".")) < 3:
-        return [field.invalid(path, name, "should be a domain with at least three segments separated by dots")]
+        return [
+            field.invalid(path, name, "should be a domain with at least three segments separated by dots")
+        ]
     return []
 
 
@@ -57,7 +59,11 @@ def webhook_url(path: str, url: str) -> list[FieldError]:
     if not host:
         found.append(field.invalid(path, host, "host must be specified" + _URL_FORM))
     if "@" in parts.netloc:
-        found.append(field.invalid(path, parts.netloc.rpartition("@")[0], "user information is not permitted in the URL"))
+        found.append(
+            field.invalid(
+                path, parts.netloc.rpartition("@")[0], "user information is not permitted in the URL"
+            )
+        )
     if parts.fragment:
         found.append(field.invalid(path, parts.fragment, "fragments are not permitted in the URL"))
     if parts.query:
@@ -74,7 +80,9 @@ def webhook_service(path: str, service: Obj) -> list[FieldError]:
         found.append(field.required(f"{path}.namespace"))
     port = service.get("port", 443)
     if not isinstance(port, int) or not 1 <= port <= 65535:
-        found.append(field.invalid(f"{path}.port", port, "port is not valid: must be between 1 and 65535, inclusive"))
+        found.append(
+            field.invalid(f"{path}.port", port, "port is not valid: must be between 1 and 65535, inclusive")
+        )
     url_path = service.get("path")
     if not isinstance(url_path, str) or url_path in ("", "/"):
         return found
@@ -88,7 +96,9 @@ def webhook_service(path: str, service: Obj) -> list[FieldError]:
         if not step:
             found.append(field.invalid(f"{path}.path", url_path, f"segment[{i}] may not be empty"))
             continue
-        found += [field.invalid(f"{path}.path", url_path, f"segment[{i}]: {msg}") for msg in dns1123_subdomain(step)]
+        found += [
+            field.invalid(f"{path}.path", url_path, f"segment[{i}]: {msg}") for msg in dns1123_subdomain(step)
+        ]
     return found
 
 
@@ -106,14 +116,16 @@ def _review_versions(versions: list[Any], required: bool, path: str) -> list[Fie
         seen.add(version)
         found += [field.invalid(f"{path}[{i}]", version, msg) for msg in dns1035_label(version)]
     if required and not seen & set(_REVIEW_VERSIONS):
-        found.append(field.invalid(path, versions, "must include at least one of " + ", ".join(_REVIEW_VERSIONS)))
+        found.append(
+            field.invalid(path, versions, "must include at least one of " + ", ".join(_REVIEW_VERSIONS))
+        )
     return found
 
 
 def _webhook(hook: Obj, mutating: bool, opts: _Options, path: str) -> list[FieldError]:
     found = fully_qualified_name(f"{path}.name", hook.get("name") or "")
-    for i, rule in enumerate(rules._list(hook.get("rules"))):
-        found += rules.rule_with_operations(rules._dict(rule), f"{path}.rules[{i}]")
+    for i, rule in enumerate(rules.as_list(hook.get("rules"))):
+        found += rules.rule_with_operations(rules.as_dict(rule), f"{path}.rules[{i}]")
     for name, supported in (("failurePolicy", rules.FAILURE_POLICIES), ("matchPolicy", rules.MATCH_POLICIES)):
         if hook.get(name) is not None and hook[name] not in supported:
             found.append(field.not_supported(f"{path}.{name}", hook[name], supported))
@@ -125,34 +137,41 @@ def _webhook(hook: Obj, mutating: bool, opts: _Options, path: str) -> list[Field
         found.append(field.not_supported(f"{path}.sideEffects", side_effects, allowed))
     timeout = hook.get("timeoutSeconds")
     if isinstance(timeout, int) and not 1 <= timeout <= 30:
-        found.append(field.invalid(f"{path}.timeoutSeconds", timeout, "the timeout value must be between 1 and 30 seconds"))
+        found.append(
+            field.invalid(
+                f"{path}.timeoutSeconds", timeout, "the timeout value must be between 1 and 30 seconds"
+            )
+        )
     for selector in ("namespaceSelector", "objectSelector"):
         if hook.get(selector) is not None:
             found += label_selector(hook[selector], f"{path}.{selector}")
     policy = hook.get("reinvocationPolicy")
     if mutating and policy is not None and policy not in _REINVOCATION_POLICIES:
         found.append(field.not_supported(f"{path}.reinvocationPolicy", policy, _REINVOCATION_POLICIES))
-    client = rules._dict(hook.get("clientConfig"))
+    client = rules.as_dict(hook.get("clientConfig"))
     url, service = client.get("url"), client.get("service")
     if (url is None) == (service is None):
         found.append(field.required(f"{path}.clientConfig", "exactly one of url or service is required"))
     elif url is not None:
         found += webhook_url(f"{path}.clientConfig.url", str(url))
     else:
-        found += webhook_service(f"{path}.clientConfig.service", rules._dict(service))
+        found += webhook_service(f"{path}.clientConfig.service", rules.as_dict(service))
     if not opts.ignore_match_conditions:
-        found += rules.match_conditions(rules._list(hook.get("matchConditions")), f"{path}.matchConditions")
+        found += rules.match_conditions(rules.as_list(hook.get("matchConditions")), f"{path}.matchConditions")
     return found
 
 
 def _configuration(obj: Obj, mutating: bool, opts: _Options) -> list[FieldError]:
     found: list[FieldError] = []
     names: set[str] = set()
-    for i, hook in enumerate(rules._list(obj.get("webhooks"))):
-        hook, at = rules._dict(hook), f"webhooks[{i}]"
+    for i, hook in enumerate(rules.as_list(obj.get("webhooks"))):
+        hook, at = rules.as_dict(hook), f"webhooks[{i}]"
         found += _webhook(hook, mutating, opts, at)
-        found += _review_versions(rules._list(hook.get("admissionReviewVersions")),
-                                  opts.require_recognized_review_version, f"{at}.admissionReviewVersions")
+        found += _review_versions(
+            rules.as_list(hook.get("admissionReviewVersions")),
+            opts.require_recognized_review_version,
+            f"{at}.admissionReviewVersions",
+        )
         name = hook.get("name") or ""
         if opts.require_unique_names and name:
             if name in names:
@@ -162,18 +181,22 @@ def _configuration(obj: Obj, mutating: bool, opts: _Options) -> list[FieldError]
 
 
 def _update_options(new: Obj, old: Obj) -> _Options:
-    """What the old object already broke is not held against an update (Validate*WebhookConfigurationUpdate)."""
-    new_hooks = [rules._dict(h) for h in rules._list(new.get("webhooks"))]
-    old_hooks = [rules._dict(h) for h in rules._list(old.get("webhooks"))]
+    """What the old object already broke is not held against an update
+    (Validate*WebhookConfigurationUpdate)."""
+    new_hooks = [rules.as_dict(h) for h in rules.as_list(new.get("webhooks"))]
+    old_hooks = [rules.as_dict(h) for h in rules.as_list(old.get("webhooks"))]
     names = [h.get("name") or "" for h in old_hooks]
     return _Options(
-        ignore_match_conditions=len(new_hooks) == len(old_hooks) and all(
+        ignore_match_conditions=len(new_hooks) == len(old_hooks)
+        and all(
             (n.get("matchConditions") or None) == (o.get("matchConditions") or None)
-            for n, o in zip(new_hooks, old_hooks)),
+            for n, o in zip(new_hooks, old_hooks)
+        ),
         require_no_side_effects=all(h.get("sideEffects") in _NO_SIDE_EFFECTS for h in old_hooks),
         require_recognized_review_version=all(
             not h.get("admissionReviewVersions") or set(h["admissionReviewVersions"]) & set(_REVIEW_VERSIONS)
-            for h in old_hooks),
+            for h in old_hooks
+        ),
         require_unique_names=len(set(names)) == len(names),
     )
 

@@ -14,8 +14,12 @@ from typing import Any
 
 Obj = dict[str, Any]
 
-_HOISTED = (("schema", "validation"), ("subresources", "subresources"),
-            ("additionalPrinterColumns", "additionalPrinterColumns"), ("selectableFields", "selectableFields"))
+_HOISTED = (
+    ("schema", "validation"),
+    ("subresources", "subresources"),
+    ("additionalPrinterColumns", "additionalPrinterColumns"),
+    ("selectableFields", "selectableFields"),
+)
 
 
 @dataclass
@@ -54,9 +58,18 @@ def internal_spec(spec: Obj) -> InternalSpec:
 
 def go_versions(versions: list[Obj], given: Any) -> list[Obj] | None:
     """The internal versions as json.Marshal writes them (no json tags, Go field order; unset: null)."""
-    shown = [{"Name": v.get("name") or "", "Served": bool(v.get("served")), "Storage": bool(v.get("storage")),
-              "Deprecated": bool(v.get("deprecated")), "DeprecationWarning": v.get("deprecationWarning"),
-              "Schema": v.get("schema"), "Subresources": v.get("subresources"),
-              "AdditionalPrinterColumns": v.get("additionalPrinterColumns") or None,
-              "SelectableFields": v.get("selectableFields") or None} for v in versions]
+    shown = [
+        {
+            "Name": v.get("name") or "",
+            "Served": bool(v.get("served")),
+            "Storage": bool(v.get("storage")),
+            "Deprecated": bool(v.get("deprecated")),
+            "DeprecationWarning": v.get("deprecationWarning"),
+            "Schema": v.get("schema"),
+            "Subresources": v.get("subresources"),
+            "AdditionalPrinterColumns": v.get("additionalPrinterColumns") or None,
+            "SelectableFields": v.get("selectableFields") or None,
+        }
+        for v in versions
+    ]
     return shown if isinstance(given, list) else None

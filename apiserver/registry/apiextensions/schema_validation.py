@@ -18,8 +18,10 @@ _SELECTABLE_TYPES = ("string", "boolean", "integer")
 
 
 def _typed_fields(schema: Obj, path: str, problems: list[FieldError]) -> None:
-    children = [(f"{path}.properties[{name}]", sub, "object fields")
-                for name, sub in (schema.get("properties") or {}).items()]
+    children = [
+        (f"{path}.properties[{name}]", sub, "object fields")
+        for name, sub in (schema.get("properties") or {}).items()
+    ]
     if isinstance(schema.get("items"), dict):
         children.append((f"{path}.items", schema["items"], "array items"))
     if isinstance(schema.get("additionalProperties"), dict):
@@ -27,7 +29,9 @@ def _typed_fields(schema: Obj, path: str, problems: list[FieldError]) -> None:
     for child_path, sub, where in children:
         if not isinstance(sub, dict):
             continue
-        untyped_allowed = sub.get("x-kubernetes-int-or-string") or sub.get("x-kubernetes-preserve-unknown-fields")
+        untyped_allowed = sub.get("x-kubernetes-int-or-string") or sub.get(
+            "x-kubernetes-preserve-unknown-fields"
+        )
         if not sub.get("type") and not untyped_allowed:
             problems.append(field.required(f"{child_path}.type", f"must not be empty for specified {where}"))
         _typed_fields(sub, child_path, problems)
@@ -63,7 +67,7 @@ def _tokens(json_path: str) -> list[str]:
             end = i + 1
             while end < len(json_path) and not (json_path[end] == "'" and json_path[end - 1] != "\\"):
                 end += 1
-            tokens.append(json_path[i:end + 1])
+            tokens.append(json_path[i : end + 1])
             i = end + 1
         elif json_path[i] in ".[]":
             tokens.append(json_path[i])
@@ -124,8 +128,14 @@ def selectable_fields(fields: Any, openapi: Any, path: str, without_schema: str)
         if walked.split(".")[0] == "metadata":
             found.append(field.invalid(at, json_path, "must not point to fields in metadata"))
         if not isinstance(node, dict) or node.get("type") not in _SELECTABLE_TYPES:
-            found.append(field.invalid(at, json_path, "must point to a field of type string, boolean or integer. Enum "
-                                                      "string fields and strings with formats are allowed."))
+            found.append(
+                field.invalid(
+                    at,
+                    json_path,
+                    "must point to a field of type string, boolean or integer. Enum "
+                    "string fields and strings with formats are allowed.",
+                )
+            )
         if walked in seen:
             found.append(field.duplicate(at, json_path))
         seen.add(walked)

@@ -14,8 +14,14 @@ Obj = dict[str, Any]
 
 def _storage_version(crd: Obj) -> str | None:
     """The first version marked as storage (validation refuses a CRD with more or fewer)."""
-    return next((v.get("name") or "" for v in (crd.get("spec") or {}).get("versions") or ()
-                 if isinstance(v, dict) and v.get("storage")), None)
+    return next(
+        (
+            v.get("name") or ""
+            for v in (crd.get("spec") or {}).get("versions") or ()
+            if isinstance(v, dict) and v.get("storage")
+        ),
+        None,
+    )
 
 
 def _record_stored_versions(crd: Obj) -> None:
@@ -35,10 +41,13 @@ def _add_stored_version(new: Obj, old: Obj) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "CustomResourceDefinition": KindStrategy(decode=defaults.default_crd, prepare_for_create=_record_stored_versions,
-                                             prepare_for_update=_add_stored_version,
-                                             validate=validation.validate_crd,
-                                             validate_update=validation.validate_crd_update,
-                                             returns_deleted_object=True,
-                                             kube_finalizers=False),
+    "CustomResourceDefinition": KindStrategy(
+        decode=defaults.default_crd,
+        prepare_for_create=_record_stored_versions,
+        prepare_for_update=_add_stored_version,
+        validate=validation.validate_crd,
+        validate_update=validation.validate_crd_update,
+        returns_deleted_object=True,
+        kube_finalizers=False,
+    ),
 }

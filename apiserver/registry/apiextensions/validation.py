@@ -64,7 +64,9 @@ def _deprecation_warning(version: Obj, path: str) -> list[FieldError]:
     for ch in warning:
         if not ch.isprintable() and ch != " ":
             kind = "control" if unicodedata.category(ch) == "Cc" else "non-printable"
-            problems.append(f"must only contain printable UTF-8 characters; {kind} character found at index {offset}")
+            problems.append(
+                f"must only contain printable UTF-8 characters; {kind} character found at index {offset}"
+            )
             break
         offset += len(ch.encode())
     return [field.invalid(path, warning, p) for p in problems]
@@ -114,7 +116,9 @@ def _column(column: Any, path: str) -> list[FieldError]:
     elif column["type"] not in _COLUMN_TYPES:
         found.append(field.invalid(f"{path}.type", column["type"], types))
     if column.get("format") and column["format"] not in _COLUMN_FORMATS:
-        found.append(field.invalid(f"{path}.format", column["format"], "must be one of " + ",".join(_COLUMN_FORMATS)))
+        found.append(
+            field.invalid(f"{path}.format", column["format"], "must be one of " + ",".join(_COLUMN_FORMATS))
+        )
     if not column.get("jsonPath"):
         found.append(field.required(f"{path}.JSONPath"))
     else:
@@ -130,11 +134,12 @@ def _version(version: Obj, path: str) -> list[FieldError]:
     for i, column in enumerate(_list(version.get("additionalPrinterColumns"))):
         found += _column(column, f"{path}.additionalPrinterColumns[{i}]")
     if version.get("selectableFields"):
-        found += schema_validation.selectable_fields(version["selectableFields"],
-                                                     _dict(version.get("schema")).get("openAPIV3Schema"),
-                                                     f"{path}.selectableFields",
-                                                     "may only be set when `version.schema.openAPIV3Schema` is not "
-                                                     "included")
+        found += schema_validation.selectable_fields(
+            version["selectableFields"],
+            _dict(version.get("schema")).get("openAPIV3Schema"),
+            f"{path}.selectableFields",
+            "may only be set when `version.schema.openAPIV3Schema` is not included",
+        )
     return found
 
 
@@ -148,13 +153,20 @@ def _names(names: Obj, path: str) -> list[FieldError]:
     for key in ("kind", "listKind"):
         value = names.get(key) or ""
         if value and (errs := dns1035_label(value.lower())):
-            found.append(field.invalid(f"{path}.{key}", value, "may have mixed case, but should otherwise match: "
-                                       + ",".join(errs)))
+            found.append(
+                field.invalid(
+                    f"{path}.{key}",
+                    value,
+                    "may have mixed case, but should otherwise match: " + ",".join(errs),
+                )
+            )
     for i, short in enumerate(_list(names.get("shortNames"))):
         if errs := dns1035_label(str(short)):
             found.append(field.invalid(f"{path}.shortNames[{i}]", short, ",".join(errs)))
     if names.get("kind") and names.get("kind") == names.get("listKind"):
-        found.append(field.invalid(f"{path}.listKind", names["listKind"], "kind and listKind may not be the same"))
+        found.append(
+            field.invalid(f"{path}.listKind", names["listKind"], "kind and listKind may not be the same")
+        )
     for i, category in enumerate(_list(names.get("categories"))):
         if errs := dns1035_label(str(category)):
             found.append(field.invalid(f"{path}.categories[{i}]", category, ",".join(errs)))
@@ -175,7 +187,9 @@ def _review_versions(versions: list[Any], required: bool, path: str) -> list[Fie
         seen.add(version)
         found += [field.invalid(f"{path}[{i}]", version, msg) for msg in dns1035_label(version)]
     if required and not seen & set(_REVIEW_VERSIONS):
-        found.append(field.invalid(path, versions, "must include at least one of " + ", ".join(_REVIEW_VERSIONS)))
+        found.append(
+            field.invalid(path, versions, "must include at least one of " + ", ".join(_REVIEW_VERSIONS))
+        )
     return found
 
 
@@ -192,25 +206,37 @@ def _conversion(conversion: Obj | None, required_review: bool) -> list[FieldErro
     client = conversion["webhookClientConfig"]
     if strategy == "Webhook":
         if client is None:
-            found.append(field.required(f"{path}.webhookClientConfig", "required when strategy is set to Webhook"))
+            found.append(
+                field.required(f"{path}.webhookClientConfig", "required when strategy is set to Webhook")
+            )
         else:
             client = _dict(client)
             url, service = client.get("url"), client.get("service")
             if (url is None) == (service is None):
-                found.append(field.required(f"{path}.webhookClientConfig", "exactly one of url or service is required"))
+                found.append(
+                    field.required(f"{path}.webhookClientConfig", "exactly one of url or service is required")
+                )
             elif url is not None:
                 found += webhook_url(f"{path}.webhookClientConfig.url", str(url))
             else:
                 found += webhook_service(f"{path}.webhookClientConfig.service", _dict(service))
-        found += _review_versions(conversion["conversionReviewVersions"], required_review,
-                                  f"{path}.conversionReviewVersions")
+        found += _review_versions(
+            conversion["conversionReviewVersions"], required_review, f"{path}.conversionReviewVersions"
+        )
     else:
         if client is not None:
-            found.append(field.forbidden(f"{path}.webhookClientConfig",
-                                         "should not be set when strategy is not set to Webhook"))
+            found.append(
+                field.forbidden(
+                    f"{path}.webhookClientConfig", "should not be set when strategy is not set to Webhook"
+                )
+            )
         if conversion["conversionReviewVersions"]:
-            found.append(field.forbidden(f"{path}.conversionReviewVersions",
-                                         "should not be set when strategy is not set to Webhook"))
+            found.append(
+                field.forbidden(
+                    f"{path}.conversionReviewVersions",
+                    "should not be set when strategy is not set to Webhook",
+                )
+            )
     return found
 
 
@@ -231,8 +257,11 @@ def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
     elif scope not in _SCOPES:
         found.append(field.not_supported("spec.scope", scope, _SCOPES))
     if not _dict(top.get("validation")).get("openAPIV3Schema"):
-        found += [field.required(f"spec.versions[{i}].schema.openAPIV3Schema") for i, v in enumerate(versions)
-                  if not _dict(v.get("schema")).get("openAPIV3Schema")]
+        found += [
+            field.required(f"spec.versions[{i}].schema.openAPIV3Schema")
+            for i, v in enumerate(versions)
+            if not _dict(v.get("schema")).get("openAPIV3Schema")
+        ]
     names = [v.get("name") or "" for v in versions]
     for i, version in enumerate(versions):
         if errs := dns1035_label(names[i]):
@@ -242,8 +271,11 @@ def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
     if len(set(names)) != len(names):
         found.append(field.invalid_shown("spec.versions", shown, "must contain unique version names"))
     if sum(1 for v in versions if v.get("storage")) != 1:
-        found.append(field.invalid_shown("spec.versions", shown, "must have exactly one version marked as storage "
-                                                                 "version"))
+        found.append(
+            field.invalid_shown(
+                "spec.versions", shown, "must have exactly one version marked as storage version"
+            )
+        )
     names_obj = _dict(spec.get("names"))
     for key in ("plural", "singular", "kind", "listKind"):
         if not names_obj.get(key):
@@ -254,14 +286,21 @@ def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
     for i, column in enumerate(_list(top.get("additionalPrinterColumns"))):
         found += _column(column, f"spec.additionalPrinterColumns[{i}]")
     if top.get("selectableFields"):
-        found += schema_validation.selectable_fields(top["selectableFields"],
-                                                     _dict(top.get("validation")).get("openAPIV3Schema"),
-                                                     "spec.selectableFields",
-                                                     "may only be set when validations.schema is included")
+        found += schema_validation.selectable_fields(
+            top["selectableFields"],
+            _dict(top.get("validation")).get("openAPIV3Schema"),
+            "spec.selectableFields",
+            "may only be set when validations.schema is included",
+        )
     conversion = internal.conversion
     if conversion is not None and conversion["strategy"] != "None" and spec.get("preserveUnknownFields"):
-        found.append(field.invalid("spec.conversion.strategy", conversion["strategy"],
-                                   "must be None if spec.preserveUnknownFields is true"))
+        found.append(
+            field.invalid(
+                "spec.conversion.strategy",
+                conversion["strategy"],
+                "must be None if spec.preserveUnknownFields is true",
+            )
+        )
     return found + _conversion(conversion, required_review)
 
 
@@ -279,9 +318,15 @@ def _stored_versions(crd: Obj) -> list[FieldError]:
             found.append(field.invalid(path, stored, "must have the storage version " + name))
         left.pop(name, None)
     for name, i in left.items():
-        found.append(field.invalid(f"{path}[{i}]", name, f"missing from spec.versions; {name} was previously a storage "
-                                   f"version, and must remain in spec.versions until a storage migration ensures no "
-                                   f"data remains persisted in {name} and removes {name} from status.storedVersions"))
+        found.append(
+            field.invalid(
+                f"{path}[{i}]",
+                name,
+                f"missing from spec.versions; {name} was previously a storage "
+                f"version, and must remain in spec.versions until a storage migration ensures no "
+                f"data remains persisted in {name} and removes {name} from status.storedVersions",
+            )
+        )
     return found
 
 
@@ -289,8 +334,14 @@ def _preserve_unknown_fields(crd: Obj, old: Obj | None) -> list[FieldError]:
     if old is not None and _dict(old.get("spec")).get("preserveUnknownFields"):
         return []
     if _dict(crd.get("spec")).get("preserveUnknownFields"):
-        return [field.invalid("spec.preserveUnknownFields", True, "cannot set to true, set "
-                              "x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead")]
+        return [
+            field.invalid(
+                "spec.preserveUnknownFields",
+                True,
+                "cannot set to true, set "
+                "x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
+            )
+        ]
     return []
 
 
@@ -304,7 +355,9 @@ def validate_crd(crd: Obj) -> list[FieldError]:
 def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
     """ValidateCustomResourceDefinitionUpdate: the spec as on create, then what may not change."""
     old_spec, new_spec = _dict(old.get("spec")), _dict(new.get("spec"))
-    old_reviews = _list(_dict(_dict(old_spec.get("conversion")).get("webhook")).get("conversionReviewVersions"))
+    old_reviews = _list(
+        _dict(_dict(old_spec.get("conversion")).get("webhook")).get("conversionReviewVersions")
+    )
     required_review = not old_reviews or bool(set(map(str, old_reviews)) & set(_REVIEW_VERSIONS))
     found = _spec(internal_spec(new_spec), required_review)
     old_names, new_names = _dict(old_spec.get("names")), _dict(new_spec.get("names"))
@@ -313,6 +366,8 @@ def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
     # held regardless, as where the objects are stored depends on it.
     found += field.immutable("spec.scope", new_spec.get("scope") or "", old_spec.get("scope") or "")
     found += field.immutable("spec.group", new_spec.get("group") or "", old_spec.get("group") or "")
-    found += field.immutable("spec.names.plural", new_names.get("plural") or "", old_names.get("plural") or "")
+    found += field.immutable(
+        "spec.names.plural", new_names.get("plural") or "", old_names.get("plural") or ""
+    )
     found += _names(_dict(_dict(new.get("status")).get("acceptedNames")), "status.acceptedNames")
     return found + _stored_versions(new) + _preserve_unknown_fields(new, old)

@@ -17,33 +17,74 @@ _Fields = tuple[tuple[str, str, Any], ...]
 
 _STRUCTS: dict[str, _Fields] = {
     "ResourceClaimSpec": (("devices", "Devices", "DeviceClaim"),),
-    "DeviceClaim": (("requests", "Requests", "[]DeviceRequest"), ("constraints", "Constraints", "[]DeviceConstraint"),
-                    ("config", "Config", "[]DeviceClaimConfiguration")),
-    "DeviceRequest": (("name", "Name", ""), ("exactly", "Exactly", "*ExactDeviceRequest"),
-                      ("firstAvailable", "FirstAvailable", "[]DeviceSubRequest")),
-    "ExactDeviceRequest": (("deviceClassName", "DeviceClassName", ""), ("selectors", "Selectors", "[]DeviceSelector"),
-                           ("allocationMode", "AllocationMode", ""), ("count", "Count", 0),
-                           ("adminAccess", "AdminAccess", None), ("tolerations", "Tolerations", "[]DeviceToleration"),
-                           ("capacity", "Capacity", "*CapacityRequirements")),
-    "DeviceSubRequest": (("name", "Name", ""), ("deviceClassName", "DeviceClassName", ""),
-                         ("selectors", "Selectors", "[]DeviceSelector"), ("allocationMode", "AllocationMode", ""),
-                         ("count", "Count", 0), ("tolerations", "Tolerations", "[]DeviceToleration"),
-                         ("capacity", "Capacity", "*CapacityRequirements")),
+    "DeviceClaim": (
+        ("requests", "Requests", "[]DeviceRequest"),
+        ("constraints", "Constraints", "[]DeviceConstraint"),
+        ("config", "Config", "[]DeviceClaimConfiguration"),
+    ),
+    "DeviceRequest": (
+        ("name", "Name", ""),
+        ("exactly", "Exactly", "*ExactDeviceRequest"),
+        ("firstAvailable", "FirstAvailable", "[]DeviceSubRequest"),
+    ),
+    "ExactDeviceRequest": (
+        ("deviceClassName", "DeviceClassName", ""),
+        ("selectors", "Selectors", "[]DeviceSelector"),
+        ("allocationMode", "AllocationMode", ""),
+        ("count", "Count", 0),
+        ("adminAccess", "AdminAccess", None),
+        ("tolerations", "Tolerations", "[]DeviceToleration"),
+        ("capacity", "Capacity", "*CapacityRequirements"),
+    ),
+    "DeviceSubRequest": (
+        ("name", "Name", ""),
+        ("deviceClassName", "DeviceClassName", ""),
+        ("selectors", "Selectors", "[]DeviceSelector"),
+        ("allocationMode", "AllocationMode", ""),
+        ("count", "Count", 0),
+        ("tolerations", "Tolerations", "[]DeviceToleration"),
+        ("capacity", "Capacity", "*CapacityRequirements"),
+    ),
     "DeviceSelector": (("cel", "CEL", "*CELDeviceSelector"),),
     "CELDeviceSelector": (("expression", "Expression", ""),),
-    "DeviceToleration": (("key", "Key", ""), ("operator", "Operator", ""), ("value", "Value", ""),
-                         ("effect", "Effect", ""), ("tolerationSeconds", "TolerationSeconds", None)),
+    "DeviceToleration": (
+        ("key", "Key", ""),
+        ("operator", "Operator", ""),
+        ("value", "Value", ""),
+        ("effect", "Effect", ""),
+        ("tolerationSeconds", "TolerationSeconds", None),
+    ),
     "CapacityRequirements": (("requests", "Requests", None),),
-    "DeviceConstraint": (("requests", "Requests", None), ("matchAttribute", "MatchAttribute", None),
-                         ("distinctAttribute", "DistinctAttribute", None)),
-    "DeviceClaimConfiguration": (("requests", "Requests", None), ("opaque", "Opaque", "*OpaqueDeviceConfiguration")),
+    "DeviceConstraint": (
+        ("requests", "Requests", None),
+        ("matchAttribute", "MatchAttribute", None),
+        ("distinctAttribute", "DistinctAttribute", None),
+    ),
+    "DeviceClaimConfiguration": (
+        ("requests", "Requests", None),
+        ("opaque", "Opaque", "*OpaqueDeviceConfiguration"),
+    ),
     "OpaqueDeviceConfiguration": (("driver", "Driver", ""), ("parameters", "Parameters", None)),
 }
 
 
-_META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-               "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
-               "ownerReferences", "finalizers", "managedFields")
+_META_ORDER = (
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+)
 
 
 def _value(value: Any, kind: Any) -> Any:

@@ -33,14 +33,24 @@ def _default_resource_claim_template(obj: Obj) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "ResourceClaim": KindStrategy(default=_default_resource_claim, returns_deleted_object=True,
-                                  validate=validation.resource_claim,
-                                  validate_update=validation.resource_claim_update),
-    "ResourceClaimTemplate": KindStrategy(default=_default_resource_claim_template, returns_deleted_object=True,
-                                          validate=validation.resource_claim_template,
-                                          validate_update=validation.resource_claim_template_update),
-    "DeviceClass": KindStrategy(checks_generate_name=False, returns_deleted_object=True,
-                                validate=validation.device_class),
-    "ResourceSlice": KindStrategy(returns_deleted_object=True, validate=slice_validation.resource_slice,
-                                  validate_update=slice_validation.resource_slice_update),
+    "ResourceClaim": KindStrategy(
+        default=_default_resource_claim,
+        returns_deleted_object=True,
+        validate=validation.resource_claim,
+        validate_update=validation.resource_claim_update,
+    ),
+    "ResourceClaimTemplate": KindStrategy(
+        default=_default_resource_claim_template,
+        returns_deleted_object=True,
+        validate=validation.resource_claim_template,
+        validate_update=validation.resource_claim_template_update,
+    ),
+    "DeviceClass": KindStrategy(
+        checks_generate_name=False, returns_deleted_object=True, validate=validation.device_class
+    ),
+    "ResourceSlice": KindStrategy(
+        returns_deleted_object=True,
+        validate=slice_validation.resource_slice,
+        validate_update=slice_validation.resource_slice_update,
+    ),
 }

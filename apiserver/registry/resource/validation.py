@@ -41,18 +41,25 @@ TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")
 TOLERATION_OPERATORS = ("Equal", "Exists")
 _C_IDENTIFIER_FMT = "[A-Za-z_][A-Za-z0-9_]*"
 _C_IDENTIFIER_RE = re.compile(_C_IDENTIFIER_FMT)
-_C_IDENTIFIER_MSG = regex_error("a valid C identifier must start with alphabetic character or '_', followed by a "
-                                "string of alphanumeric characters or '_'", _C_IDENTIFIER_FMT,
-                                "my_name", "MY_NAME", "MyName")
-_REQUEST_REF_MSG = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
+_C_IDENTIFIER_MSG = regex_error(
+    "a valid C identifier must start with alphabetic character or '_', followed by a "
+    "string of alphanumeric characters or '_'",
+    _C_IDENTIFIER_FMT,
+    "my_name",
+    "MY_NAME",
+    "MyName",
+)
+_REQUEST_REF_MSG = (
+    "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
+)
 _DEVICE_VARIABLES: dict[str, Any] | None = None
 
 
-def _dict(value: Any) -> Obj:
+def as_dict(value: Any) -> Obj:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
@@ -66,7 +73,9 @@ def each(items: list[Any], limit: int, check: Check, path: str) -> list[FieldErr
     return found
 
 
-def each_unique(items: list[Any], limit: int, check: Check, key: Callable[[Any], Any], path: str) -> list[FieldError]:
+def each_unique(
+    items: list[Any], limit: int, check: Check, key: Callable[[Any], Any], path: str
+) -> list[FieldError]:
     """validateSet: validateSlice, then a Duplicate for every repeated key."""
     if limit >= 0 and len(items) > limit:
         return [field.too_many(path, len(items), limit)]
@@ -112,15 +121,27 @@ def qualified_attribute(name: str, path: str) -> list[FieldError]:
         return c_identifier(parts[0], path)
     found: list[FieldError] = []
     if len(parts) == 2:
-        found += driver_name(parts[0], path) if parts[0] else [field.invalid(path, "", "the domain must not be empty")]
-        found += c_identifier(parts[1], path) if parts[1] else [field.invalid(path, "", "the name must not be empty")]
+        found += (
+            driver_name(parts[0], path)
+            if parts[0]
+            else [field.invalid(path, "", "the domain must not be empty")]
+        )
+        found += (
+            c_identifier(parts[1], path)
+            if parts[1]
+            else [field.invalid(path, "", "the name must not be empty")]
+        )
     return found
 
 
 def fully_qualified_attribute(name: str, path: str) -> list[FieldError]:
     found = qualified_attribute(name, path)
     if "/" not in name:
-        found.append(field.invalid(path, name, "a fully qualified name must be a domain and a name separated by a slash"))
+        found.append(
+            field.invalid(
+                path, name, "a fully qualified name must be a domain and a name separated by a slash"
+            )
+        )
     return found
 
 
@@ -155,20 +176,22 @@ def _cel_selector(selector: Obj, path: str) -> list[FieldError]:
     except CompileError as error:
         return [field.invalid(at, expression, f"compilation failed: {error}")]
     if program.output not in ("bool", "dyn"):
-        return [field.invalid(at, expression, f"must evaluate to bool or the unknown type, not {program.output}")]
+        return [
+            field.invalid(at, expression, f"must evaluate to bool or the unknown type, not {program.output}")
+        ]
     return []
 
 
 def _selector(selector: Any, path: str) -> list[FieldError]:
-    cel = _dict(selector).get("cel")
+    cel = as_dict(selector).get("cel")
     if cel is None:
         return [field.required(f"{path}.cel")]
-    return _cel_selector(_dict(cel), f"{path}.cel")
+    return _cel_selector(as_dict(cel), f"{path}.cel")
 
 
 def _toleration(toleration: Any, path: str) -> list[FieldError]:
     """validateDeviceToleration."""
-    toleration = _dict(toleration)
+    toleration = as_dict(toleration)
     found: list[FieldError] = []
     key = toleration.get("key") or ""
     if key:
@@ -193,7 +216,9 @@ def _allocation_mode(request: Obj, path: str) -> list[FieldError]:
     mode, count = request.get("allocationMode") or "", request.get("count") or 0
     if mode == "All":
         if count != 0:
-            return [field.invalid(f"{path}.count", count, "must not be specified when allocationMode is 'All'")]
+            return [
+                field.invalid(f"{path}.count", count, "must not be specified when allocationMode is 'All'")
+            ]
     elif mode == "ExactCount":
         if isinstance(count, int) and count <= 0:
             return [field.invalid(f"{path}.count", count, "must be greater than zero")]
@@ -211,39 +236,50 @@ def _exact_or_sub(request: Obj, path: str, named: bool) -> list[FieldError]:
     """validateExactDeviceRequest, and validateDeviceSubRequest (`named`: it has a name of its own)."""
     found = dns_label(str(request.get("name") or ""), f"{path}.name") if named else []
     found += _device_class_name(request.get("deviceClassName"), f"{path}.deviceClassName")
-    found += each(_list(request.get("selectors")), SELECTORS_MAX, _selector, f"{path}.selectors")
+    found += each(as_list(request.get("selectors")), SELECTORS_MAX, _selector, f"{path}.selectors")
     found += _allocation_mode(request, path)
-    for i, toleration in enumerate(_list(request.get("tolerations"))):
+    for i, toleration in enumerate(as_list(request.get("tolerations"))):
         found += _toleration(toleration, f"{path}.tolerations[{i}]")
     return found
 
 
 def _request(request: Any, path: str) -> list[FieldError]:
-    request = _dict(request)
+    request = as_dict(request)
     found = dns_label(str(request.get("name") or ""), f"{path}.name")
-    first_available = _list(request.get("firstAvailable"))
+    first_available = as_list(request.get("firstAvailable"))
     exactly = request.get("exactly")
     if not first_available and exactly is None:
         found.append(field.required(path, "exactly one of `exactly` or `firstAvailable` is required"))
     elif first_available and exactly is not None:
-        found.append(field.invalid(path, None, "exactly one of `exactly` or `firstAvailable` is required, but multiple "
-                                               "fields are set"))
+        found.append(
+            field.invalid(
+                path,
+                None,
+                "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set",
+            )
+        )
     elif first_available:
-        found += each_unique(first_available, FIRST_AVAILABLE_MAX,
-                             lambda sub, at: _exact_or_sub(_dict(sub), at, named=True),
-                             lambda sub: _dict(sub).get("name") or "", f"{path}.firstAvailable")
+        found += each_unique(
+            first_available,
+            FIRST_AVAILABLE_MAX,
+            lambda sub, at: _exact_or_sub(as_dict(sub), at, named=True),
+            lambda sub: as_dict(sub).get("name") or "",
+            f"{path}.firstAvailable",
+        )
     else:
-        found += _exact_or_sub(_dict(exactly), f"{path}.exactly", named=False)
+        found += _exact_or_sub(as_dict(exactly), f"{path}.exactly", named=False)
     return found
 
 
 def _request_names(claim: Obj) -> dict[str, set[str] | None]:
     """gatherRequestNames: each request's subrequests (None for a request without)."""
     names: dict[str, set[str] | None] = {}
-    for request in _list(claim.get("requests")):
-        request = _dict(request)
-        subs = _list(request.get("firstAvailable"))
-        names[str(request.get("name") or "")] = {str(_dict(s).get("name") or "") for s in subs} if subs else None
+    for request in as_list(claim.get("requests")):
+        request = as_dict(request)
+        subs = as_list(request.get("firstAvailable"))
+        names[str(request.get("name") or "")] = (
+            {str(as_dict(s).get("name") or "") for s in subs} if subs else None
+        )
     return names
 
 
@@ -266,23 +302,37 @@ def _request_ref(names: dict[str, set[str] | None]) -> Check:
         if not _names_request(names, ref):
             found.append(field.invalid(path, ref, _REQUEST_REF_MSG))
         return found
+
     return check
 
 
 def _constraint(names: dict[str, set[str] | None]) -> Check:
     def check(constraint: Any, path: str) -> list[FieldError]:
-        constraint = _dict(constraint)
-        found = each_unique(_list(constraint.get("requests")), REQUESTS_MAX, _request_ref(names), lambda r: r,
-                            f"{path}.requests")
+        constraint = as_dict(constraint)
+        found = each_unique(
+            as_list(constraint.get("requests")),
+            REQUESTS_MAX,
+            _request_ref(names),
+            lambda r: r,
+            f"{path}.requests",
+        )
         if constraint.get("matchAttribute") is not None:
             found += fully_qualified_attribute(str(constraint["matchAttribute"]), f"{path}.matchAttribute")
         elif constraint.get("distinctAttribute") is not None:
-            found += fully_qualified_attribute(str(constraint["distinctAttribute"]), f"{path}.distinctAttribute")
+            found += fully_qualified_attribute(
+                str(constraint["distinctAttribute"]), f"{path}.distinctAttribute"
+            )
         else:
             # DRAConsumableCapacity (on at 1.36) words it so, whatever was set.
-            found.append(field.required(path, 'exactly one of "matchAttribute" or "distinctAttribute" is required, '
-                                              "but multiple fields are set"))
+            found.append(
+                field.required(
+                    path,
+                    'exactly one of "matchAttribute" or "distinctAttribute" is required, '
+                    "but multiple fields are set",
+                )
+            )
         return found
+
     return check
 
 
@@ -302,28 +352,36 @@ def device_configuration(config: Obj, path: str) -> list[FieldError]:
     opaque = config.get("opaque")
     if opaque is None:
         return [field.required(f"{path}.opaque")]
-    opaque = _dict(opaque)
-    return (driver_name(opaque.get("driver"), f"{path}.opaque.driver")
-            + raw_extension(opaque.get("parameters"), f"{path}.opaque.parameters", OPAQUE_PARAMETERS_MAX))
+    opaque = as_dict(opaque)
+    return driver_name(opaque.get("driver"), f"{path}.opaque.driver") + raw_extension(
+        opaque.get("parameters"), f"{path}.opaque.parameters", OPAQUE_PARAMETERS_MAX
+    )
 
 
 def _claim_config(names: dict[str, set[str] | None]) -> Check:
     def check(config: Any, path: str) -> list[FieldError]:
-        config = _dict(config)
-        found = each_unique(_list(config.get("requests")), REQUESTS_MAX, _request_ref(names), lambda r: r,
-                            f"{path}.requests")
+        config = as_dict(config)
+        found = each_unique(
+            as_list(config.get("requests")), REQUESTS_MAX, _request_ref(names), lambda r: r, f"{path}.requests"
+        )
         return found + device_configuration(config, path)
+
     return check
 
 
 def claim_spec(spec: Any, path: str) -> list[FieldError]:
     """validateResourceClaimSpec (validateDeviceClaim)."""
-    devices, at = _dict(_dict(spec).get("devices")), f"{path}.devices"
+    devices, at = as_dict(as_dict(spec).get("devices")), f"{path}.devices"
     names = _request_names(devices)
-    found = each_unique(_list(devices.get("requests")), REQUESTS_MAX, _request,
-                        lambda r: _dict(r).get("name") or "", f"{at}.requests")
-    found += each(_list(devices.get("constraints")), CONSTRAINTS_MAX, _constraint(names), f"{at}.constraints")
-    return found + each(_list(devices.get("config")), CONFIG_MAX, _claim_config(names), f"{at}.config")
+    found = each_unique(
+        as_list(devices.get("requests")),
+        REQUESTS_MAX,
+        _request,
+        lambda r: as_dict(r).get("name") or "",
+        f"{at}.requests",
+    )
+    found += each(as_list(devices.get("constraints")), CONSTRAINTS_MAX, _constraint(names), f"{at}.constraints")
+    return found + each(as_list(devices.get("config")), CONFIG_MAX, _claim_config(names), f"{at}.config")
 
 
 def _immutable(new: Any, old: Any, shown: Callable[[Any], Obj]) -> list[FieldError]:
@@ -342,28 +400,48 @@ def resource_claim_update(new: Obj, old: Obj) -> list[FieldError]:
 
 
 # ObjectMeta's fields in Go order, but labels and annotations: a template may set nothing else.
-_META_FIELDS = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-                "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences",
-                "finalizers", "managedFields")
+_META_FIELDS = (
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+)
 
 
 def _template_metadata(meta: Any, path: str) -> list[FieldError]:
     """core's ValidateTemplateObjectMeta (validateFieldAllowList: every other field set is Forbidden)."""
-    meta = _dict(meta)
-    found = (object_meta.annotations(meta.get("annotations"), f"{path}.annotations")
-             + object_meta.labels(meta.get("labels"), f"{path}.labels"))
-    return found + [field.forbidden(f"{path}.{key}", "cannot be set") for key in _META_FIELDS
-                    if meta.get(key) not in (None, "", 0, [], {})]
+    meta = as_dict(meta)
+    found = object_meta.annotations(meta.get("annotations"), f"{path}.annotations") + object_meta.labels(
+        meta.get("labels"), f"{path}.labels"
+    )
+    return found + [
+        field.forbidden(f"{path}.{key}", "cannot be set")
+        for key in _META_FIELDS
+        if meta.get(key) not in (None, "", 0, [], {})
+    ]
 
 
 def resource_claim_template(obj: Obj) -> list[FieldError]:
-    spec = _dict(obj.get("spec"))
-    return _template_metadata(spec.get("metadata"), "spec.metadata") + claim_spec(spec.get("spec"), "spec.spec")
+    spec = as_dict(obj.get("spec"))
+    return _template_metadata(spec.get("metadata"), "spec.metadata") + claim_spec(
+        spec.get("spec"), "spec.spec"
+    )
 
 
 def resource_claim_template_update(new: Obj, old: Obj) -> list[FieldError]:
     """Upstream's strategy judges the new template whole, then that its spec did not change."""
-    return resource_claim_template(new) + _immutable(new.get("spec"), old.get("spec"), gostructs.claim_template_spec)
+    return resource_claim_template(new) + _immutable(
+        new.get("spec"), old.get("spec"), gostructs.claim_template_spec
+    )
 
 
 def _extended_resource_name(name: str) -> bool:
@@ -375,11 +453,14 @@ def _extended_resource_name(name: str) -> bool:
 
 
 def device_class(obj: Obj) -> list[FieldError]:
-    spec = _dict(obj.get("spec"))
-    found = each(_list(spec.get("selectors")), SELECTORS_MAX, _selector, "spec.selectors")
-    found += each(_list(spec.get("config")), CONFIG_MAX, lambda c, at: device_configuration(_dict(c), at),
-                  "spec.config")
+    spec = as_dict(obj.get("spec"))
+    found = each(as_list(spec.get("selectors")), SELECTORS_MAX, _selector, "spec.selectors")
+    found += each(
+        as_list(spec.get("config")), CONFIG_MAX, lambda c, at: device_configuration(as_dict(c), at), "spec.config"
+    )
     name = spec.get("extendedResourceName")
     if isinstance(name, str) and not _extended_resource_name(name):
-        found.append(field.invalid("spec.extendedResourceName", name, "must be a valid extended resource name"))
+        found.append(
+            field.invalid("spec.extendedResourceName", name, "must be a valid extended resource name")
+        )
     return found
