@@ -63,6 +63,8 @@ def mutating_webhook_configuration(obj: Obj) -> None:
 
 
 def admission_policy(obj: Obj) -> None:
+    # The spec is a struct: sent null or left out, Go decodes it empty, and its defaults apply.
+    _default(obj, "spec", {})
     spec = obj.get("spec")
     if isinstance(spec, dict):
         _default(spec, "failurePolicy", "Fail")
