@@ -40,6 +40,11 @@ def _add_stored_version(new: Obj, old: Obj) -> None:
     new["status"] = status
 
 
+def _named_by_validate(name: str, prefix: bool) -> list[str]:
+    """A CRD's name rule reads its spec, so `validation.name_rule` applies it."""
+    return []
+
+
 STRATEGIES: dict[str, Strategy] = {
     "CustomResourceDefinition": KindStrategy(
         decode=defaults.default_crd,
@@ -48,6 +53,7 @@ STRATEGIES: dict[str, Strategy] = {
         validate=validation.validate_crd,
         validate_update=validation.validate_crd_update,
         returns_deleted_object=True,
+        name_rule=_named_by_validate,
         kube_finalizers=False,
     ),
 }

@@ -16,6 +16,7 @@ from apiserver.registry import field
 from apiserver.registry.admissionregistration.validation import webhook_service, webhook_url
 from apiserver.registry.apiextensions import schema_validation
 from apiserver.registry.apiextensions.internal import InternalSpec, go_versions, internal_spec
+from apiserver.registry.meta import subdomain_name
 
 Obj = dict[str, Any]
 
@@ -34,17 +35,19 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def name_mismatch(crd: Obj) -> list[FieldError]:
-    """The rest of the name rule: a CRD is named plural.group (its DNS form is the name rule's)."""
+def name_rule(crd: Obj) -> list[FieldError]:
+    """ValidateObjectMeta's name function for a CRD: a DNS subdomain, and plural.group (upstream's
+    closure over the CRD, which is why the strategy's own name rule leaves CRDs alone)."""
     meta, spec = _dict(crd.get("metadata")), _dict(crd.get("spec"))
-    names = _dict(spec.get("names"))
-    required = f"{names.get('plural') or ''}.{spec.get('group') or ''}"
+    required = f"{_dict(spec.get('names')).get('plural') or ''}.{spec.get('group') or ''}"
     found: list[FieldError] = []
-    detail = 'must be spec.names.plural+"."+spec.group'
-    if meta.get("generateName"):
-        found.append(field.invalid("metadata.generateName", meta["generateName"], detail))
-    if meta.get("name") and meta["name"] != required:
-        found.append(field.invalid("metadata.name", meta["name"], detail))
+    for key, prefix in (("generateName", True), ("name", False)):
+        name = meta.get(key)
+        if not name:
+            continue
+        found += [field.invalid(f"metadata.{key}", name, msg) for msg in subdomain_name(name, prefix)]
+        if name != required:
+            found.append(field.invalid(f"metadata.{key}", name, 'must be spec.names.plural+"."+spec.group'))
     return found
 
 
@@ -346,8 +349,8 @@ def _preserve_unknown_fields(crd: Obj, old: Obj | None) -> list[FieldError]:
 
 
 def validate_crd(crd: Obj) -> list[FieldError]:
-    """ValidateCustomResourceDefinition, less ObjectMeta's DNS rule (the strategy's name rule)."""
-    found = name_mismatch(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True)
+    """ValidateCustomResourceDefinition, less the ObjectMeta rules but the name's."""
+    found = name_rule(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True)
     found += _names(_dict(_dict(crd.get("status")).get("acceptedNames")), "status.acceptedNames")
     return found + _stored_versions(crd) + _preserve_unknown_fields(crd, None)
 
