@@ -329,6 +329,10 @@ CASES.update({
     "webhook-rule-wildcards": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
         "vc-hook-rules", rules=[{"operations": ["*", "CREATE"], "apiGroups": ["*", "apps"], "apiVersions": ["v1", ""],
                                  "resources": ["pods/*", "pods/log", "*/*"], "scope": "Everywhere"}]), None),
+    "webhook-match-conditions-undeclared": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
+        "vc-hook-conditions", matchConditions=[{"name": "a", "expression": "params.x == 1"},
+                                               {"name": "b", "expression": "1 + variables.y.z"},
+                                               {"name": "Bad Name", "expression": "'x'"}]), None),
     "webhook-update-review-versions": (f"{_ADMISSION}/validatingwebhookconfigurations",
                                        _webhooks("vc-hook-upd"), {"webhooks": [{**_HOOK, "admissionReviewVersions":
                                                                                 ["v9", "v9"]}]}),

@@ -79,4 +79,3 @@ def policy_binding(obj: Obj) -> None:
     spec = obj.get("spec")
     if isinstance(spec, dict):
         _match_resources(spec.get("matchResources"))
-

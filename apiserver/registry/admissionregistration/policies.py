@@ -78,7 +78,7 @@ def _match_constraints(spec: Obj, path: str, mutating: bool) -> list[FieldError]
     return found
 
 
-def _variable(variable: Obj, path: str) -> list[FieldError]:
+def _variable(variable: Obj, path: str, params: bool) -> list[FieldError]:
     found: list[FieldError] = []
     name = variable.get("name") or ""
     if not str(name).strip():
@@ -89,11 +89,13 @@ def _variable(variable: Obj, path: str) -> list[FieldError]:
     if not str(expression).strip():
         found.append(field.required(f"{path}.expression", "expression is not specified"))
     else:
-        found += rules.cel_error(f"{path}.expression", expression, None)
+        found += rules.cel_error(
+            f"{path}.expression", expression, None, rules.declarations(params, variables=True)
+        )
     return found
 
 
-def _validation(validation: Obj, path: str) -> list[FieldError]:
+def _validation(validation: Obj, path: str, params: bool, composed: bool) -> list[FieldError]:
     found: list[FieldError] = []
     expression = str(validation.get("expression") or "")
     message_expression = str(validation.get("messageExpression") or "")
@@ -101,13 +103,17 @@ def _validation(validation: Obj, path: str) -> list[FieldError]:
     if not expression.strip():
         found.append(field.required(f"{path}.expression", "expression is not specified"))
     else:
-        found += rules.cel_error(f"{path}.expression", expression, ("bool",))
+        found += rules.cel_error(
+            f"{path}.expression", expression, ("bool",), rules.declarations(params, variables=composed)
+        )
     if message_expression and not message_expression.strip():
         found.append(
             field.invalid(f"{path}.messageExpression", message_expression, "must be non-empty if specified")
         )
     elif message_expression.strip():
-        found += rules.cel_error(f"{path}.messageExpression", message_expression, ("string",))
+        # A message expression is compiled without the authorizer.
+        declared = rules.declarations(params, authorizer=False, variables=composed)
+        found += rules.cel_error(f"{path}.messageExpression", message_expression, ("string",), declared)
     if message and not message.strip():
         found.append(field.invalid(f"{path}.message", message, "must be non-empty if specified"))
     elif _NEWLINES.search(message.strip()):
@@ -118,7 +124,9 @@ def _validation(validation: Obj, path: str) -> list[FieldError]:
     return found
 
 
-def _audit_annotation(annotation: Obj, policy_name: str, path: str) -> list[FieldError]:
+def _audit_annotation(
+    annotation: Obj, policy_name: str, path: str, params: bool, composed: bool
+) -> list[FieldError]:
     found: list[FieldError] = []
     key = str(annotation.get("key") or "")
     if policy_name:
@@ -139,7 +147,10 @@ def _audit_annotation(annotation: Obj, policy_name: str, path: str) -> list[Fiel
             )
         )
     else:
-        found += rules.cel_error(f"{path}.valueExpression", trimmed, ("string", "null_type"), shown=value)
+        declared = rules.declarations(params, variables=composed)
+        found += rules.cel_error(
+            f"{path}.valueExpression", trimmed, ("string", "null_type"), declared, shown=value
+        )
     return found
 
 
@@ -159,10 +170,14 @@ def validating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldE
     if spec.get("paramKind") is not None:
         found += rules.param_kind(as_dict(spec["paramKind"]), f"{path}.paramKind")
     found += _match_constraints(spec, path, mutating=False)
+    params = spec.get("paramKind") is not None
     if not _match_conditions_unchanged(obj, old):
-        found += rules.match_conditions(as_list(spec.get("matchConditions")), f"{path}.matchConditions")
+        conditions = as_list(spec.get("matchConditions"))
+        found += rules.match_conditions(conditions, f"{path}.matchConditions", params)
+    # Only a policy with variables is compiled by the composition compiler, which declares them.
+    composed = bool(as_list(spec.get("variables")))
     for i, variable in enumerate(as_list(spec.get("variables"))):
-        found += _variable(as_dict(variable), f"{path}.variables[{i}]")
+        found += _variable(as_dict(variable), f"{path}.variables[{i}]", params)
     validations, annotations = as_list(spec.get("validations")), as_list(spec.get("auditAnnotations"))
     if not validations and not annotations:
         detail = "validations or auditAnnotations must contain at least one item"
@@ -171,7 +186,7 @@ def validating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldE
             field.required(f"{path}.auditAnnotations", detail),
         ]
     for i, validation in enumerate(validations):
-        found += _validation(as_dict(validation), f"{path}.validations[{i}]")
+        found += _validation(as_dict(validation), f"{path}.validations[{i}]", params, composed)
     if len(annotations) > _MAX_AUDIT_ANNOTATIONS:
         found.append(
             field.invalid(
@@ -184,7 +199,7 @@ def validating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldE
     policy_name = str(as_dict(obj.get("metadata")).get("name") or "")
     for i, annotation in enumerate(annotations):
         annotation = as_dict(annotation)
-        found += _audit_annotation(annotation, policy_name, f"{path}.auditAnnotations[{i}]")
+        found += _audit_annotation(annotation, policy_name, f"{path}.auditAnnotations[{i}]", params, composed)
         key = str(annotation.get("key") or "")
         if key in keys:
             found.append(field.duplicate(f"{path}.auditAnnotations[{i}].key", key))
@@ -192,7 +207,7 @@ def validating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldE
     return found
 
 
-def _mutation(mutation: Obj, path: str) -> list[FieldError]:
+def _mutation(mutation: Obj, path: str, params: bool) -> list[FieldError]:
     patch_type = mutation.get("patchType") or ""
     if not patch_type:
         return [field.required(f"{path}.patchType")]
@@ -213,7 +228,8 @@ def _mutation(mutation: Obj, path: str) -> list[FieldError]:
         elif own == "jsonPatch":
             # An apply configuration's `Object{...}` types come from the matched kind's schema, which our
             # CEL environment does not declare: those expressions are not compiled here.
-            found += rules.cel_error(f"{path}.{own}.expression", expression, None)
+            declared = rules.declarations(params, variables=True)
+            found += rules.cel_error(f"{path}.{own}.expression", expression, None, declared)
     if mutation.get(other) is not None:
         found.append(
             field.invalid(
@@ -229,15 +245,17 @@ def mutating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldErr
     if spec.get("paramKind") is not None:
         found += rules.param_kind(as_dict(spec["paramKind"]), f"{path}.paramKind")
     found += _match_constraints(spec, path, mutating=True)
+    params = spec.get("paramKind") is not None
     if not _match_conditions_unchanged(obj, old):
-        found += rules.match_conditions(as_list(spec.get("matchConditions")), f"{path}.matchConditions")
+        conditions = as_list(spec.get("matchConditions"))
+        found += rules.match_conditions(conditions, f"{path}.matchConditions", params)
     for i, variable in enumerate(as_list(spec.get("variables"))):
-        found += _variable(as_dict(variable), f"{path}.variables[{i}]")
+        found += _variable(as_dict(variable), f"{path}.variables[{i}]", params)
     mutations = as_list(spec.get("mutations"))
     if not mutations:
         found.append(field.required(f"{path}.mutations", "mutations must contain at least one item"))
     for i, mutation in enumerate(mutations):
-        found += _mutation(as_dict(mutation), f"{path}.mutations[{i}]")
+        found += _mutation(as_dict(mutation), f"{path}.mutations[{i}]", params)
     policy = spec.get("reinvocationPolicy") or ""
     if not policy:
         found.append(field.required(f"{path}.reinvocationPolicy"))

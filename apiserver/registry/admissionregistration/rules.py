@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.admission.policy.compiled import compile_expression
+from cel_expr_python import cel
+
+from apiserver.cel.environment import CompileError, compile_checked
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1035_label, dns1123_subdomain, path_segment_name, qualified_name
 from apiserver.registry import field
@@ -25,6 +27,7 @@ FAILURE_POLICIES = ("Fail", "Ignore")
 MATCH_POLICIES = ("Equivalent", "Exact")
 VALIDATION_ACTIONS = ("Audit", "Deny", "Warn")
 _MAX_MATCH_CONDITIONS = 64
+_ALWAYS_DECLARED = ("object", "oldObject", "request", "namespaceObject")
 
 
 def as_dict(value: Any) -> Obj:
@@ -260,15 +263,34 @@ def validation_actions(actions: list[Any], path: str) -> list[FieldError]:
     return found
 
 
+def declarations(params: bool, authorizer: bool = True, variables: bool = False) -> tuple[str, ...]:
+    """The variables an expression is compiled with (plugin/cel's OptionalVariableDeclarations; the
+    composition compiler adds `variables`), each dyn as no kind's schema types them here."""
+    return (
+        *_ALWAYS_DECLARED,
+        *(("params",) * params),
+        *(("authorizer",) * authorizer),
+        *(("variables",) * variables),
+    )
+
+
 def cel_error(
-    path: str, source: str, want: tuple[str, ...] | None, shown: str | None = None
+    path: str, source: str, want: tuple[str, ...] | None, declared: tuple[str, ...], shown: str | None = None
 ) -> list[FieldError]:
     """convertCELErrorToValidationError of a compilation: Invalid, showing the expression (or `shown`)."""
-    error = compile_expression(source, want).error
-    return [] if error is None else [field.invalid(path, source if shown is None else shown, error)]
+    try:
+        program = compile_checked(source, {name: cel.Type.DYN for name in declared})
+    except CompileError as error:
+        detail = f"compilation failed: {error}"
+    else:
+        if want is None or program.output in (*want, "dyn"):
+            return []
+        expected = want[0] if len(want) == 1 else "one of [" + " ".join(want) + "]"
+        detail = f"must evaluate to {expected} but got {program.output}"
+    return [field.invalid(path, source if shown is None else shown, detail)]
 
 
-def match_conditions(conditions: list[Any], path: str) -> list[FieldError]:
+def match_conditions(conditions: list[Any], path: str, params: bool) -> list[FieldError]:
     """validateMatchConditions: at most 64, each a named boolean expression, names unique."""
     found: list[FieldError] = []
     if len(conditions) > _MAX_MATCH_CONDITIONS:
@@ -280,7 +302,7 @@ def match_conditions(conditions: list[Any], path: str) -> list[FieldError]:
         if not expression:
             found.append(field.required(f"{at}.expression"))
         else:
-            found += cel_error(f"{at}.expression", expression, ("bool",))
+            found += cel_error(f"{at}.expression", expression, ("bool",), declarations(params))
         name = condition.get("name") or ""
         if not name:
             found.append(field.required(f"{at}.name"))

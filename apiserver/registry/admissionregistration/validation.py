@@ -157,7 +157,9 @@ def _webhook(hook: Obj, mutating: bool, opts: _Options, path: str) -> list[Field
     else:
         found += webhook_service(f"{path}.clientConfig.service", rules.as_dict(service))
     if not opts.ignore_match_conditions:
-        found += rules.match_conditions(rules.as_list(hook.get("matchConditions")), f"{path}.matchConditions")
+        found += rules.match_conditions(
+            rules.as_list(hook.get("matchConditions")), f"{path}.matchConditions", params=False
+        )
     return found
 
 
