@@ -383,6 +383,10 @@ CASES.update({
     "crd-conversion-webhook": (_CRDS, _crd("vcconversions", conversion={
         "strategy": "Webhook", "webhook": {"clientConfig": {"url": "http://conv.example.com"},
                                            "conversionReviewVersions": ["v9", "v9"]}}), None),
+    "crd-protected-group-unapproved": (_CRDS, {**_crd("vcapprovals", group="vc.k8s.io"), "metadata": {
+        "name": "vcapprovals.vc.k8s.io", "annotations": {"api-approved.kubernetes.io": "maybe"}}}, None),
+    "crd-protected-group-missing-approval": (_CRDS, {**_crd("vcmissing", group="vc.kubernetes.io"), "metadata": {
+        "name": "vcmissing.vc.kubernetes.io"}}, None),
     "crd-update-plural": (_CRDS, _crd("vcplurals"), {"spec": {"names": {"plural": "others"}}}),
     "crd-names-and-deprecation": (_CRDS, _crd("vcnames", names={"plural": "vcnames", "kind": "Thing",
                                                                 "listKind": "Thing", "shortNames": ["Bad_Short"]},

@@ -2,13 +2,14 @@
 (staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go):
 ValidateCustomResourceDefinition(Update) and validateCustomResourceDefinitionSpec in upstream's order,
 on the internal form (`internal.py`). Of the OpenAPI schema's own rules, what `schema_validation.py`
-holds; validateAPIApproval (the *.k8s.io groups' annotation) is not ported.
+holds.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from typing import Any
+from urllib.parse import urlsplit
 
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1035_label, dns1123_subdomain
@@ -333,6 +334,45 @@ def _stored_versions(crd: Obj) -> list[FieldError]:
     return found
 
 
+_APPROVAL = "api-approved.kubernetes.io"
+_APPROVAL_PATH = f"metadata.annotations[{_APPROVAL}]"
+
+
+def _approval_state(crd: Obj) -> tuple[str, str]:
+    """apihelpers.GetAPIApprovalState: (state, reason) of the approval annotation."""
+    annotation = str(_dict(_dict(crd.get("metadata")).get("annotations")).get(_APPROVAL) or "")
+    if not annotation:
+        return "missing", (
+            f'protected groups must have approval annotation "{_APPROVAL}", see '
+            "https://github.com/kubernetes/enhancements/pull/1111"
+        )
+    if annotation.startswith("unapproved"):
+        return "bypassed", f"not approved: {field.go_quote(annotation)}"
+    parts = urlsplit(annotation) if "://" in annotation else None
+    if parts is not None and parts.scheme and parts.netloc:
+        return "approved", f"approved in {annotation}"
+    return "invalid", (
+        f'protected groups must have approval annotation "{_APPROVAL}" with either a URL or a '
+        'reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111'
+    )
+
+
+def _api_approval(crd: Obj, old: Obj | None) -> list[FieldError]:
+    """validateAPIApproval: a CRD in a *.k8s.io or *.kubernetes.io group says whether it was approved."""
+    group = str(_dict(crd.get("spec")).get("group") or "")
+    if not (group in ("k8s.io", "kubernetes.io") or group.endswith((".k8s.io", ".kubernetes.io"))):
+        return []
+    state, reason = _approval_state(crd)
+    if old is not None and _approval_state(old)[0] == state:
+        return []
+    if state == "missing":
+        return [field.required(_APPROVAL_PATH, reason)]
+    if state == "invalid":
+        annotations = _dict(_dict(crd.get("metadata")).get("annotations"))
+        return [field.invalid(_APPROVAL_PATH, str(annotations.get(_APPROVAL) or ""), reason)]
+    return []
+
+
 def _preserve_unknown_fields(crd: Obj, old: Obj | None) -> list[FieldError]:
     if old is not None and _dict(old.get("spec")).get("preserveUnknownFields"):
         return []
@@ -352,7 +392,7 @@ def validate_crd(crd: Obj) -> list[FieldError]:
     """ValidateCustomResourceDefinition, less the ObjectMeta rules but the name's."""
     found = name_rule(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True)
     found += _names(_dict(_dict(crd.get("status")).get("acceptedNames")), "status.acceptedNames")
-    return found + _stored_versions(crd) + _preserve_unknown_fields(crd, None)
+    return found + _stored_versions(crd) + _api_approval(crd, None) + _preserve_unknown_fields(crd, None)
 
 
 def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
@@ -373,4 +413,4 @@ def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
         "spec.names.plural", new_names.get("plural") or "", old_names.get("plural") or ""
     )
     found += _names(_dict(_dict(new.get("status")).get("acceptedNames")), "status.acceptedNames")
-    return found + _stored_versions(new) + _preserve_unknown_fields(new, old)
+    return found + _stored_versions(new) + _api_approval(new, old) + _preserve_unknown_fields(new, old)
