@@ -380,6 +380,12 @@ CASES.update({
                  "devices": [{"name": "d", "nodeName": "n", "bindingConditions": ["a", "a"],
                               "bindingFailureConditions": ["a"], "taints": [{"key": "k", "effect": ""}]}]}},
         None),
+    "resourceslice-list-attributes-dropped": (f"{_RESOURCE}/resourceslices", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "vc-slice-lists"},
+        "spec": {"driver": "driver.example.com", "pool": {"name": "p", "resourceSliceCount": 1}, "allNodes": True,
+                 # One attribute per device: Go walks a map in no fixed order.
+                 "devices": [{"name": "d", "attributes": {"model": {"strings": ["a"]}}},
+                             {"name": "e", "attributes": {"bad_Name/x": {"version": "1.2"}}}]}}, None),
     "crd-conversion-webhook": (_CRDS, _crd("vcconversions", conversion={
         "strategy": "Webhook", "webhook": {"clientConfig": {"url": "http://conv.example.com"},
                                            "conversionReviewVersions": ["v9", "v9"]}}), None),
