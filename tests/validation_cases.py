@@ -355,6 +355,16 @@ CASES.update({
                                                          "apiVersions": ["v1"], "resources": ["pods"]}]},
                  "mutations": [{"patchType": "ApplyConfiguration", "jsonPatch": {"expression": "[]"}}],
                  "reinvocationPolicy": "Sometimes"}}, None),
+    "mutating-policy-expression-types": (f"{_ADMISSION}/mutatingadmissionpolicies", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+        "metadata": {"name": "vc-mpolicy-types"},
+        "spec": {"matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                         "apiVersions": ["v1"], "resources": ["pods"]}]},
+                 "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": "[]"}},
+                               {"patchType": "JSONPatch", "jsonPatch": {"expression": "1"}},
+                               {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "a"}},
+                               {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "1"}}],
+                 "reinvocationPolicy": "Never"}}, None),
     "resourceclaim-subrequests-and-tolerations": ("resourceclaims", _resource_claim("vc-claim", requests=[
         {"name": "r", "firstAvailable": [
             {"name": "s", "deviceClassName": "dc", "allocationMode": "All", "count": 2},

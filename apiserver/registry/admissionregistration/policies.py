@@ -53,6 +53,7 @@ _CEL_RESERVED = frozenset(
     }
 )
 _NEWLINES = re.compile(r"[\n\r]+")
+_OBJECT_TYPE = re.compile(r"\bObject\b")
 
 
 def _failure_policy(spec: Obj, path: str) -> list[FieldError]:
@@ -226,10 +227,13 @@ def _mutation(mutation: Obj, path: str, params: bool) -> list[FieldError]:
         if not expression:
             found.append(field.required(f"{path}.{own}.expression"))
         elif own == "jsonPatch":
-            # An apply configuration's `Object{...}` types come from the matched kind's schema, which our
-            # CEL environment does not declare: those expressions are not compiled here.
             declared = rules.declarations(params, variables=True)
-            found += rules.cel_error(f"{path}.{own}.expression", expression, None, declared)
+            found += rules.cel_error(f"{path}.{own}.expression", expression, ("list(JSONPatch)",), declared)
+        elif not _OBJECT_TYPE.search(expression):
+            # `Object{...}` types come from the matched kind's schema, which our CEL environment does not
+            # declare: only an expression that builds none is compiled here.
+            declared = rules.declarations(params, variables=True)
+            found += rules.cel_error(f"{path}.{own}.expression", expression, ("Object",), declared)
     if mutation.get(other) is not None:
         found.append(
             field.invalid(

@@ -283,10 +283,12 @@ def cel_error(
     except CompileError as error:
         detail = f"compilation failed: {error}"
     else:
-        if want is None or program.output in (*want, "dyn"):
+        # cel-cpp names the patch type as it declares it; cel-go as cel.ListType(JSONPatch) prints.
+        output = {"list<jsonpatch>": "list(JSONPatch)"}.get(program.output, program.output)
+        if want is None or output in (*want, "dyn"):
             return []
         expected = want[0] if len(want) == 1 else "one of [" + " ".join(want) + "]"
-        detail = f"must evaluate to {expected} but got {program.output}"
+        detail = f"must evaluate to {expected} but got {output}"
     return [field.invalid(path, source if shown is None else shown, detail)]
 
 
