@@ -184,7 +184,8 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
     """The object's metadata and then its kind's rules, in one 422 as upstream's Validate returns them."""
     strategy = strategy_for(rt)
     if old is None:
-        problems = object_meta.validate(obj["metadata"], rt.namespaced, strategy.name_rule, strategy.kube_finalizers,
+        name_rule = strategy.name_rule if strategy.name_rule_of is None else strategy.name_rule_of(obj)
+        problems = object_meta.validate(obj["metadata"], rt.namespaced, name_rule, strategy.kube_finalizers,
                                         strategy.checks_generate_name)
     else:
         problems = object_meta.validate_update(obj["metadata"], old["metadata"], strategy.kube_finalizers)

@@ -45,6 +45,10 @@ class Strategy(Protocol):
         """The ValidateNameFunc its metadata.name (and generateName) is held to."""
 
     @property
+    def name_rule_of(self) -> Callable[[Obj], NameRule] | None:
+        """A name rule that reads the object (an APIService is named `version.group`); None: `name_rule`."""
+
+    @property
     def decode(self) -> Change:
         """What decoding a body does before defaulting (conversion: a Secret's stringData)."""
 
@@ -185,6 +189,7 @@ class KindStrategy:
     kube_finalizers: bool = True
     checks_generate_name: bool = True
     name_rule: NameRule = subdomain_name
+    name_rule_of: Callable[[Obj], NameRule] | None = None
 
     def __post_init__(self) -> None:
         if self.validate_update is _as_created:
