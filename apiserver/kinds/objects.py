@@ -17,6 +17,7 @@ from apiserver.kinds.resources import ResourceType
 from apiserver.registry import meta as object_meta
 from apiserver.registry.certificates import strategies as certificates
 from apiserver.registry.lookup import strategy_for
+from apiserver.registry.strategy import Strategy
 
 # kube-apiserver's metadata field order, so that stored bytes read like upstream's.
 _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
@@ -212,6 +213,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         new = ephemeralcontainers.prepare_update(new, old)
     if subresource == "approval":
         approved = certificates.approval_update(new, old, now)
+        _check_subresource(rt, strategy, subresource, approved, old)
         ownership.track(rt, approved, old, manager, subresource, now)
         return ordered(shaping.shaped_object(approved))
     if subresource == "status":
@@ -234,6 +236,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             rt.custom.prepare(merged)
             validate(rt, merged, old)
         strategy.prepare_for_status_update(merged, old, now)
+        _check_subresource(rt, strategy, subresource, merged, old)
         _record(rt, merged, old, manager, subresource, now, applied)
         strategy.after_status_update(merged, old, now)
         return ordered(shaping.shaped_object(merged))
@@ -276,6 +279,13 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         if problems:
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
     return ordered(shaping.shaped_object(new))
+
+
+def _check_subresource(rt: ResourceType, strategy: Strategy, subresource: str, new: dict[str, Any],
+                       old: dict[str, Any]) -> None:
+    problems = strategy.validate_subresource_update(subresource, new, old)
+    if problems:
+        raise errors.invalid(rt.kind, rt.group, str(new["metadata"].get("name") or ""), problems)
 
 
 def _record(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], manager: str | None,

@@ -49,6 +49,11 @@ class Strategy(Protocol):
         """A name rule that reads the object (an APIService is named `version.group`); None: `name_rule`."""
 
     @property
+    def reset_fields(self) -> tuple[tuple[str | None, tuple[tuple[str, ...], ...]], ...]:
+        """GetResetFields where it is not the usual (status; /status: spec): (subresource, None for the
+        main resource; the managedFields paths a write there never owns)."""
+
+    @property
     def decode(self) -> Change:
         """What decoding a body does before defaulting (conversion: a Secret's stringData)."""
 
@@ -79,6 +84,10 @@ class Strategy(Protocol):
     @property
     def after_status_update(self) -> StatusChange:
         """What the status strategy and the next decode add after managed fields (new, old, now)."""
+
+    @property
+    def validate_subresource_update(self) -> Callable[[str, Obj, Obj], list[FieldError]]:
+        """The /status (or /approval) strategy's ValidateUpdate (subresource, new, old), after its prepare."""
 
     @property
     def deletion_grace(self) -> Callable[[Obj, int | None], int]:
@@ -150,6 +159,10 @@ def _no_errors(obj: Obj) -> list[FieldError]:
     return []
 
 
+def _no_subresource_errors(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+    return []
+
+
 def _as_created(new: Obj, old: Obj) -> list[FieldError]:
     """Stands for "judge the new object as `validate` does"; replaced by that when the strategy is made."""
     raise AssertionError("replaced in KindStrategy.__post_init__")
@@ -178,6 +191,7 @@ class KindStrategy:
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
+    validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
     generation_field: str = "spec"
@@ -190,6 +204,7 @@ class KindStrategy:
     checks_generate_name: bool = True
     name_rule: NameRule = subdomain_name
     name_rule_of: Callable[[Obj], NameRule] | None = None
+    reset_fields: tuple[tuple[str | None, tuple[tuple[str, ...], ...]], ...] = ()
 
     def __post_init__(self) -> None:
         if self.validate_update is _as_created:
