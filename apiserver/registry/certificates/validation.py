@@ -262,7 +262,7 @@ def _options(new: Obj, old: Obj | None) -> _Options:
 def _update_errors(new: Obj, old: Obj, opts: _Options) -> list[FieldError]:
     """validateCertificateSigningRequestUpdate past its closing ValidateObjectMetaUpdate (the write
     path's): the new object's own rules, then what an update may not do to conditions and certificate."""
-    found = object_meta.validate(new.get("metadata") or {}, False, _any_name, kube=False)
+    found = object_meta.validate(new.get("metadata") or {}, False, _any_name)
     found += _csr_errors(new, opts)
     for kind in ("Approved", "Denied", "Failed"):
         if len(_typed(new, kind)) < len(_typed(old, kind)):
