@@ -34,6 +34,7 @@ class Strategy(Protocol):
     generation_field: str  # what a change of bumps metadata.generation
     returns_deleted_object: bool  # DELETE answers with the object rather than a Status
     allocation_attempts: int  # tries of a create that allocates from ranges other servers share
+    creates_on_update: bool  # a PUT of a missing object creates it (AllowCreateOnUpdate)
     creates_binding: bool  # a create binds the pod it names (upstream's LegacyBindingREST)
     deletes_contents: bool  # deleting it deletes what it holds, at once (the namespace controller's part)
     scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
@@ -197,6 +198,7 @@ class KindStrategy:
     generation_field: str = "spec"
     returns_deleted_object: bool = False
     allocation_attempts: int = 1
+    creates_on_update: bool = False
     creates_binding: bool = False
     deletes_contents: bool = False
     scale_selector_is_map: bool = False
