@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from keepalive import Connection
 from support import ServerProcess
 
@@ -224,12 +229,20 @@ def test_a_csi_driver_keeps_how_it_attaches(conn: Connection) -> None:
     assert revision(conn) == before
 
 
+def _signed_request(common_name: str) -> str:
+    """A CSR's spec.request: a PEM certificate request with a valid signature, as validation demands."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    request = x509.CertificateSigningRequestBuilder().subject_name(subject).sign(key, hashes.SHA256())
+    return base64.b64encode(request.public_bytes(serialization.Encoding.PEM)).decode()
+
+
 def test_a_csr_update_changes_only_its_metadata(conn: Connection) -> None:
     path = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
     body = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
             "metadata": {"name": "kept-request"},
-            "spec": {"request": "LS0tLQ==", "signerName": "example.com/signer", "usages": ["client auth"],
-                     "username": "someone-else"}}
+            "spec": {"request": _signed_request("someone"), "signerName": "example.com/signer",
+                     "usages": ["client auth"], "username": "someone-else"}}
     status, created = conn.json("POST", path, body)
     assert status == 201 and created["spec"]["username"] == "admin"
     changed = {**created, "metadata": {**created["metadata"], "labels": {"a": "b"}},
