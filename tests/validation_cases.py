@@ -98,7 +98,8 @@ _OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6b7e
 # A patch is merged into the object itself, or with a name into that subresource ("status", "approval").
 Patch = Obj | tuple[str, Obj] | None
 
-CASES: dict[str, tuple[str, Obj, Patch]] = {
+# (collection, object to create, patch); without an object, the first is the path of one the server made.
+CASES: dict[str, tuple[str, Obj | None, Patch]] = {
     # -- ObjectMeta (apimachinery/pkg/api/validation/objectmeta.go) ---------------------------------
     "meta-name-uppercase": ("configmaps", _meta(_config_map(), name="Bad"), None),
     "meta-name-too-long": ("configmaps", _meta(_config_map(), name="a" * 254), None),
@@ -375,6 +376,19 @@ CASES.update({
             "nominalConcurrencyShares": -1, "borrowingLimitPercent": -1,
             "limitResponse": {"type": "Reject", "queuing": {"queues": 1}}}),
         annotations={"flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares": ""}), None),
+    "flowschema-mandatory-exempt-changed": (f"{_FLOWCONTROL}/flowschemas/exempt", None, {"spec": {
+        "matchingPrecedence": 2}}),
+    "flowschema-mandatory-catch-all-rules": (f"{_FLOWCONTROL}/flowschemas/catch-all", None, {"spec": {
+        "distinguisherMethod": None, "rules": [{
+            "subjects": [{"kind": "ServiceAccount", "serviceAccount": {"name": "x", "namespace": "y"}}],
+            "resourceRules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"], "namespaces": []}],
+            "nonResourceRules": []}]}}),
+    "prioritylevel-mandatory-catch-all-changed": (f"{_FLOWCONTROL}/prioritylevelconfigurations/catch-all", None, {
+        "spec": {"limited": {"lendablePercent": 5}}}),
+    "prioritylevel-mandatory-exempt-tunable": (f"{_FLOWCONTROL}/prioritylevelconfigurations/exempt", None, {
+        "spec": {"exempt": {"lendablePercent": 5}}}),
+    "prioritylevel-mandatory-exempt-limited": (f"{_FLOWCONTROL}/prioritylevelconfigurations/exempt", None, {
+        "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {}}}}}),
     "clusterrole-selector-value-invalid": ("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
         "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "v-aggregated"},
         "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"ok": "Bad Value"}, "matchExpressions": [
@@ -407,6 +421,9 @@ def answer(status: int, body: Any, uid: str = "") -> Obj:
 
 def run_case(send: Send, name: str) -> Obj:
     where, obj, patch = CASES[name]
+    if obj is None:
+        status, body = send("PATCH", where + "?dryRun=All", patch, "application/merge-patch+json")
+        return answer(status, body)
     collection = _collection(where, obj)
     if patch is None:
         status, body = send("POST", collection + "?dryRun=All", obj, "application/json")

@@ -1,8 +1,7 @@
 """flowcontrol.apiserver.k8s.io validation: pkg/apis/flowcontrol/validation/validation.go
 (ValidateFlowSchema, ValidatePriorityLevelConfiguration and their parts) for v1 requests.
 
-Not ported: the mandatory objects' fixed specs (ValidateIfMandatory...: `exempt` and `catch-all`,
-which this server's own bootstrap writes).
+The mandatory objects' fixed specs are `mandatory.py`'s.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain
 from apiserver.registry import field
 from apiserver.registry import meta as object_meta
+from apiserver.registry.flowcontrol import mandatory
 
 Obj = dict[str, Any]
 
@@ -223,7 +223,7 @@ def flow_schema(obj: Obj) -> list[FieldError]:
         found.append(field.required("spec.priorityLevelConfiguration.name", "must reference a priority level"))
     for index, rule in enumerate(_list(spec.get("rules"))):
         found += _rule(_dict(rule), f"spec.rules[{index}]")
-    return found + _conditions(obj)
+    return found + mandatory.flow_schema(name, spec) + _conditions(obj)
 
 
 def flow_schema_update(new: Obj, old: Obj) -> list[FieldError]:
@@ -324,8 +324,9 @@ def priority_level_configuration(obj: Obj) -> list[FieldError]:
     found: list[FieldError] = []
     if _PRESERVE_ZERO_SHARES in _dict(meta.get("annotations")):
         found.append(field.forbidden("metadata.annotations", f"annotation '{_PRESERVE_ZERO_SHARES}' is forbidden"))
-    found += _level_spec(_dict(obj.get("spec")), _text(meta.get("name")))
-    return found + _conditions(obj)
+    name, spec = _text(meta.get("name")), _dict(obj.get("spec"))
+    found += _level_spec(spec, name)
+    return found + mandatory.priority_level(name, spec) + _conditions(obj)
 
 
 def priority_level_configuration_update(new: Obj, old: Obj) -> list[FieldError]:
