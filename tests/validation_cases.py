@@ -341,6 +341,14 @@ CASES.update({
         "namespace": "default", "name": "api", "port": 0}), None),
     "apiservice-skip-verify-with-ca": (_APISERVICES, _api_service("v1.tls.validation.example.com", service={
         "namespace": "default", "name": "api"}, insecureSkipTLSVerify=True, caBundle="YWJj"), None),
+    "apiservice-status-condition-maybe": (_APISERVICES, _api_service("v1.status.validation.example.com"), (
+        "status", {"status": {"conditions": [{"type": "Available", "status": "Maybe"}]}})),
+    "flowschema-status-condition-repeated": (f"{_FLOWCONTROL}/flowschemas", _flow_schema("v-status", {
+        "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]}), ("status", {"status": {
+            "conditions": [{"type": "Dangling", "status": "True"}, {"type": "Dangling"}, {"status": "True"}]}})),
+    "prioritylevel-status-condition-without-type": (f"{_FLOWCONTROL}/prioritylevelconfigurations", _priority_level(
+        "v-status", type="Limited", limited={"limitResponse": {"type": "Reject"}}), ("status", {"status": {
+            "conditions": [{"status": "True"}]}})),
     "apiservice-versionPriority-too-high": (_APISERVICES, _api_service("v1.prio.validation.example.com",
                                                                        versionPriority=1001), None),
     "csr-tampered-signature": (_CSRS, _csr("v-tampered", request=_TAMPERED_REQUEST), None),

@@ -225,8 +225,9 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         merged["metadata"] = dict(old_meta)
         if rt.custom is None:
             # Built-in status strategies reset the spec (and some kinds' labels), not the rest of the metadata.
-            keeps_labels = strategy.status_keeps_labels
-            for field_name in ("annotations",) if keeps_labels else ("labels", "annotations"):
+            taken = () if strategy.status_keeps_metadata else \
+                ("annotations",) if strategy.status_keeps_labels else ("labels", "annotations")
+            for field_name in taken:
                 if new["metadata"].get(field_name):
                     merged["metadata"][field_name] = new["metadata"][field_name]
                 else:

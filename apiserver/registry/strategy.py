@@ -31,6 +31,7 @@ class Strategy(Protocol):
     # Facts the generic path reads (upstream: the strategy's methods of the same meaning).
     keeps_status_on_create: bool  # a create may set status (a Node's); else status is /status's to write
     status_keeps_labels: bool  # /status resets metadata.labels too (GetResetFields)
+    status_keeps_metadata: bool  # /status resets all of metadata (an APIService's)
     generation_field: str  # what a change of bumps metadata.generation
     returns_deleted_object: bool  # DELETE answers with the object rather than a Status
     allocation_attempts: int  # tries of a create that allocates from ranges other servers share
@@ -195,6 +196,7 @@ class KindStrategy:
     validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
+    status_keeps_metadata: bool = False
     generation_field: str = "spec"
     returns_deleted_object: bool = False
     allocation_attempts: int = 1

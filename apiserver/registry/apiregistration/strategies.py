@@ -37,6 +37,9 @@ def _prepare_for_update(new: Obj, old: Obj) -> None:
 STRATEGIES: dict[str, Strategy] = {
     "APIService": KindStrategy(default=_default_api_service, prepare_for_create=_prepare_for_create,
                                prepare_for_update=_prepare_for_update, validate=validation.api_service,
-                               validate_update=validation.api_service_update, name_rule=path_segment,
-                               name_rule_of=validation.name_rule, kube_finalizers=False),
+                               validate_update=validation.api_service_update,
+                               validate_subresource_update=validation.api_service_status_update,
+                               status_keeps_metadata=True,
+                               reset_fields=(("status", (("f:spec",), ("f:metadata",))),),
+                               name_rule=path_segment, name_rule_of=validation.name_rule, kube_finalizers=False),
 }

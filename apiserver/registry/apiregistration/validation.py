@@ -1,6 +1,5 @@
 """apiregistration.k8s.io validation: staging/src/k8s.io/kube-aggregator/pkg/apis/apiregistration/validation/
-validation.go (ValidateAPIService, ValidateAPIServiceUpdate); the status subresource's ValidateAPIServiceStatus is not
-ported, as no built-in status write is validated yet."""
+validation.go (ValidateAPIService, ValidateAPIServiceUpdate, ValidateAPIServiceStatusUpdate), every branch."""
 
 from __future__ import annotations
 
@@ -104,3 +103,18 @@ def api_service_update(new: Obj, old: Obj) -> list[FieldError]:
     metadata = new.get("metadata") or {}
     return object_meta.validate(metadata, False, name_rule(new), kube=False) + _spec_errors(new)
 
+
+_CONDITION_STATUSES = ("True", "False", "Unknown")
+
+
+def api_service_status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+    """ValidateAPIServiceStatusUpdate past its ValidateObjectMetaUpdate: each condition's status is one
+    of True, False and Unknown."""
+    status = new.get("status")
+    conditions = status.get("conditions") if isinstance(status, dict) else None
+    found: list[FieldError] = []
+    for index, condition in enumerate(conditions if isinstance(conditions, list) else ()):
+        value = condition.get("status") if isinstance(condition, dict) else None
+        if value not in _CONDITION_STATUSES:
+            found.append(field.not_supported(f"status.conditions[{index}].status", _text(value), _CONDITION_STATUSES))
+    return found

@@ -230,6 +230,11 @@ def flow_schema_update(new: Obj, old: Obj) -> list[FieldError]:
     return _metadata(new) + flow_schema(new)
 
 
+def status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+    """ValidateFlowSchemaStatusUpdate and ValidatePriorityLevelConfigurationStatusUpdate: the conditions alone."""
+    return _conditions(new)
+
+
 # -- PriorityLevelConfiguration ----------------------------------------------------------------------
 
 
