@@ -221,9 +221,13 @@ def test_a_csi_driver_keeps_how_it_attaches(conn: Connection) -> None:
     path = "/apis/storage.k8s.io/v1/csidrivers"
     body = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "fixed.csi.example.com"},
             "spec": {"attachRequired": True}}
-    assert conn.json("POST", path, body)[0] == 201
+    status, created = conn.json("POST", path, body)
+    assert status == 201
     before = revision(conn)
-    status, answer = conn.json("PUT", f"{path}/fixed.csi.example.com", {**body, "spec": {"attachRequired": False}})
+    # A CSIDriver takes no unconditional update: the change names the version it changes.
+    changed = {**body, "metadata": {**body["metadata"], "resourceVersion": created["metadata"]["resourceVersion"]},
+               "spec": {"attachRequired": False}}
+    status, answer = conn.json("PUT", f"{path}/fixed.csi.example.com", changed)
     assert (status, answer["message"]) == (422, 'CSIDriver.storage.k8s.io "fixed.csi.example.com" is invalid: '
                                                 "spec.attachRequired: Invalid value: false: field is immutable")
     assert revision(conn) == before
