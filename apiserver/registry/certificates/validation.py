@@ -225,7 +225,8 @@ def _csr_errors(obj: Obj, opts: _Options) -> list[FieldError]:
             if usage in seen:
                 found.append(field.duplicate(f"spec.usages[{index}]", usage))
             seen.add(usage)
-    signer = spec.get("signerName") if isinstance(spec.get("signerName"), str) else ""
+    signer = spec.get("signerName")
+    signer = signer if isinstance(signer, str) else ""
     if not opts.legacy_signer and signer == LEGACY_UNKNOWN_SIGNER:
         found.append(field.invalid("spec.signerName", signer, "the legacy signerName is not allowed via this API version"))
     else:
