@@ -254,3 +254,11 @@ def test_a_csr_update_changes_only_its_metadata(conn: Connection) -> None:
     status, updated = conn.json("PUT", f"{path}/kept-request", changed)
     assert status == 200 and updated["metadata"]["labels"] == {"a": "b"}
     assert updated["spec"] == created["spec"]
+    # /approval takes the conditions and the metadata, never the spec (kube-apiserver 1.36.2 answers alike).
+    approval = {"metadata": {"labels": {"approved-by": "test"}}, "spec": {"signerName": "example.com/third"},
+                "status": {"conditions": [{"type": "Approved", "status": "True", "reason": "Checked"}]}}
+    status, approved = conn.json("PATCH", f"{path}/kept-request/approval", approval,
+                                 headers={"Content-Type": "application/merge-patch+json"})
+    assert status == 200 and approved["metadata"]["labels"] == {"a": "b", "approved-by": "test"}
+    assert approved["spec"] == created["spec"]
+    assert [(c["type"], c["reason"]) for c in approved["status"]["conditions"]] == [("Approved", "Checked")]

@@ -83,8 +83,14 @@ def _with_conditions(status: Obj, conditions: list[Obj]) -> Obj:
 
 def approval_update(new: Obj, old: Obj, now: str) -> Obj:
     """/approval: the old object with every condition the new one gives (validation then refuses
-    removing an Approved, Denied or Failed one)."""
+    removing an Approved, Denied or Failed one), and the new labels and annotations: the approval
+    strategy resets only the spec and the rest of the status."""
     merged = {**old, "metadata": dict(old["metadata"])}
+    for name in ("labels", "annotations"):
+        if new["metadata"].get(name):
+            merged["metadata"][name] = new["metadata"][name]
+        else:
+            merged["metadata"].pop(name, None)
     conditions = [dict(c) for c in _conditions(new)]
     _timestamps(conditions, _conditions(old), now)
     merged["status"] = _with_conditions(old.get("status") or {}, conditions)
