@@ -13,6 +13,7 @@ from apiserver.registry import admission_plugins, meta
 from apiserver.registry.core import (
     config_validation,
     defaults,
+    event_validation,
     pod_validation,
     service_allocation,
     service_strategy,
@@ -146,7 +147,10 @@ STRATEGIES: dict[str, Strategy] = {
                               validate_update=config_validation.config_map_update),
     "ServiceAccount": KindStrategy(returns_deleted_object=True),
     "LimitRange": KindStrategy(default=defaults.limit_range),
-    "Event": NO_RULES, "ResourceQuota": NO_RULES,
+    # Names need only be usable in a URL: the event strategy judges no metadata of its own.
+    "Event": KindStrategy(validate=event_validation.core_event, validate_update=event_validation.core_event_update,
+                          name_rule=meta.path_segment, kube_finalizers=False),
+    "ResourceQuota": NO_RULES,
     # Never stored: a create binds the pod the Binding names.
     "Binding": KindStrategy(creates_binding=True),
 }
