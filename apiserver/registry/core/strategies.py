@@ -7,6 +7,7 @@ What each kind's create, update and status strategies do beyond the generic path
 from __future__ import annotations
 
 import base64
+import uuid
 from typing import Any
 
 from apiserver.registry import admission_plugins, meta
@@ -14,6 +15,7 @@ from apiserver.registry.core import (
     config_validation,
     defaults,
     event_validation,
+    quota_validation,
     pod_validation,
     service_allocation,
     service_strategy,
@@ -87,6 +89,20 @@ def _namespace_create(namespace: Obj, request: Request, cluster: Cluster) -> int
     return None
 
 
+def _limit_range_create(obj: Obj) -> None:
+    """A LimitRange created without a name is named by a fresh UID."""
+    if not obj["metadata"].get("name"):
+        obj["metadata"]["name"] = str(uuid.uuid4())
+
+
+def _clean_secret_references(account: Obj) -> None:
+    """A ServiceAccount's secrets are kept by name only."""
+    secrets_list = account.get("secrets")
+    if isinstance(secrets_list, list):
+        account["secrets"] = [{"name": s["name"]} if isinstance(s, dict) and s.get("name") else {}
+                              for s in secrets_list]
+
+
 def fold_string_data(obj: Obj) -> None:
     """A Secret's write-only stringData is merged into data (base64) and never stored, as upstream's
     conversion does."""
@@ -145,12 +161,15 @@ STRATEGIES: dict[str, Strategy] = {
                            validate_update=config_validation.secret_update),
     "ConfigMap": KindStrategy(validate=config_validation.config_map,
                               validate_update=config_validation.config_map_update),
-    "ServiceAccount": KindStrategy(returns_deleted_object=True),
-    "LimitRange": KindStrategy(default=defaults.limit_range),
+    "ServiceAccount": KindStrategy(returns_deleted_object=True, prepare_for_create=_clean_secret_references,
+                                   prepare_for_update=lambda new, old: _clean_secret_references(new)),
+    "LimitRange": KindStrategy(default=defaults.limit_range, validate=quota_validation.limit_range,
+                               prepare_for_create=_limit_range_create),
     # Names need only be usable in a URL: the event strategy judges no metadata of its own.
     "Event": KindStrategy(validate=event_validation.core_event, validate_update=event_validation.core_event_update,
                           name_rule=meta.path_segment, kube_finalizers=False),
-    "ResourceQuota": NO_RULES,
+    "ResourceQuota": KindStrategy(validate=quota_validation.resource_quota,
+                                  validate_update=quota_validation.resource_quota_update),
     # Never stored: a create binds the pod the Binding names.
     "Binding": KindStrategy(creates_binding=True),
 }
