@@ -15,6 +15,7 @@ from apiserver.registry.core import (
     config_validation,
     defaults,
     event_validation,
+    node_validation,
     quota_validation,
     pod_validation,
     service_allocation,
@@ -78,6 +79,11 @@ def _copy_node_topology(pod: Obj, request: Request, cluster: Cluster) -> int | N
             if key in node_labels:
                 pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
     return None
+
+
+def _node_create(node: Obj) -> None:
+    node_validation.prepare_for_create(node)
+    admission_plugins.taint_nodes_by_condition(node)
 
 
 def _namespace_create(namespace: Obj, request: Request, cluster: Cluster) -> int | None:
@@ -147,7 +153,9 @@ STRATEGIES: dict[str, Strategy] = {
                             before_create_write=service_allocation.hold_cluster_ips,
                             after_delete=service_allocation.release_cluster_ips, allocation_attempts=5),
     "Endpoints": KindStrategy(default=defaults.endpoints),
-    "Node": KindStrategy(prepare_for_create=admission_plugins.taint_nodes_by_condition, keeps_status_on_create=True),
+    "Node": KindStrategy(decode=node_validation.convert_pod_cidrs, prepare_for_create=_node_create, prepare_for_update=node_validation.prepare_for_update,
+                         validate=node_validation.node, validate_update=node_validation.node_update,
+                         keeps_status_on_create=True),
     "Namespace": KindStrategy(default=defaults.namespace, begin_create=_namespace_create, deletes_contents=True,
                               returns_deleted_object=True, name_rule=meta.label_name),
     "PersistentVolume": KindStrategy(default=defaults.persistent_volume, prepare_for_create=_volume_create,
