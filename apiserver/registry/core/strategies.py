@@ -16,6 +16,7 @@ from apiserver.registry.core import (
     defaults,
     event_validation,
     node_validation,
+    pv_validation,
     quota_validation,
     pod_validation,
     service_allocation,
@@ -159,6 +160,8 @@ STRATEGIES: dict[str, Strategy] = {
     "Namespace": KindStrategy(default=defaults.namespace, begin_create=_namespace_create, deletes_contents=True,
                               returns_deleted_object=True, name_rule=meta.label_name),
     "PersistentVolume": KindStrategy(default=defaults.persistent_volume, prepare_for_create=_volume_create,
+                                     validate=pv_validation.persistent_volume,
+                                     validate_update=pv_validation.persistent_volume_update,
                                      after_status_update=_volume_status),
     "PersistentVolumeClaim": KindStrategy(
         default=defaults.persistent_volume_claim, validate=validation.persistent_volume_claim,
