@@ -74,6 +74,21 @@ def volume_source(v: Obj) -> None:
             v[source].setdefault("defaultMode", 420)
     if isinstance(v.get("hostPath"), dict):
         v["hostPath"].setdefault("type", "")
+    # zz_generated.defaults.go: the +default markers of the v1 sources (an empty string counts as unset
+    # but for an Azure disk's, which are pointers).
+    for source, values in _SOURCE_DEFAULTS:
+        if isinstance(v.get(source), dict):
+            for key, value in values:
+                if v[source].get(key) is None or (v[source][key] == "" and source != "azureDisk"):
+                    v[source][key] = value
+
+
+_SOURCE_DEFAULTS: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
+    ("rbd", (("pool", "rbd"), ("user", "admin"), ("keyring", "/etc/ceph/keyring"))),
+    ("iscsi", (("iscsiInterface", "default"),)),
+    ("azureDisk", (("cachingMode", "ReadWrite"), ("fsType", "ext4"), ("readOnly", False), ("kind", "Shared"))),
+    ("scaleIO", (("storageMode", "ThinProvisioned"), ("fsType", "xfs"))),
+)
 
 
 # Every volume source a pod's volume may name; one naming none is an emptyDir (SetDefaults_Volume).

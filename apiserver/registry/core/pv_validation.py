@@ -1,8 +1,6 @@
 """PersistentVolume validation: ValidatePersistentVolumeSpec and ValidatePersistentVolume(Update) of
 pkg/apis/core/validation/validation.go.
 
-Not ported: the Go struct diff an update that changes the volume source shows after its message
-(upstream's diff.Diff of the internal structs); the message stops before it.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_subdomain
 from apiserver.registry import field
-from apiserver.registry.core import resource_names, volume_sources as sources
+from apiserver.registry.core import go_structs, resource_names, volume_sources as sources
 
 Obj = dict[str, Any]
 
@@ -151,9 +149,30 @@ def persistent_volume_spec(spec: Obj, pv_name: str) -> list[FieldError]:
     return found
 
 
-def persistent_volume(obj: Obj) -> list[FieldError]:
+_MOUNTABLE = ("gcePersistentDisk", "awsElasticBlockStore", "glusterfs", "nfs", "rbd", "quobyte", "iscsi", "cinder",
+              "cephfs", "azureFile", "vsphereVolume", "azureDisk", "photonPersistentDisk")
+_MOUNT_OPTIONS = "volume.beta.kubernetes.io/mount-options"
+
+
+def _mount_options(obj: Obj) -> list[FieldError]:
+    """pkg/volume/validation's checkMountOption: the mount options annotation needs a source that mounts."""
+    spec = obj.get("spec") or {}
+    if any(spec.get(key) is not None for key in _MOUNTABLE):
+        return []
+    if _MOUNT_OPTIONS in ((obj.get("metadata") or {}).get("annotations") or {}):
+        return [field.forbidden(f"metadata.annotations.{_MOUNT_OPTIONS}",
+                                "may not specify mount options for this volume type")]
+    return []
+
+
+def _validate(obj: Obj) -> list[FieldError]:
     """ValidatePersistentVolume (its metadata aside)."""
     return persistent_volume_spec(obj.get("spec") or {}, str((obj.get("metadata") or {}).get("name") or ""))
+
+
+def persistent_volume(obj: Obj) -> list[FieldError]:
+    """The strategy's Validate: ValidatePersistentVolume, then the mount options' rule."""
+    return _validate(obj) + _mount_options(obj)
 
 
 _SOURCE_KEYS = tuple(key for key, _, _ in _SOURCES)
@@ -164,8 +183,9 @@ def _source_of(spec: Obj) -> Obj:
 
 
 def persistent_volume_update(new: Obj, old: Obj) -> list[FieldError]:
-    """ValidatePersistentVolumeUpdate: the volume's source, mode and attributes class stay."""
-    found = persistent_volume(new)
+    """The strategy's ValidateUpdate: the new volume judged as on create, then ValidatePersistentVolumeUpdate
+    (which judges it once more: upstream reports those errors twice): source, mode and attributes class stay."""
+    found = persistent_volume(new) + _validate(new)
     spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
     new_source = _source_of(spec)
     old_csi = old_spec.get("csi")
@@ -173,9 +193,12 @@ def persistent_volume_update(new: Obj, old: Obj) -> list[FieldError]:
             and isinstance(spec.get("csi"), dict) and spec["csi"].get("controllerExpandSecretRef") is not None:
         # A controller expansion secret may be added to a CSI volume that had none.
         new_source["csi"] = {k: v for k, v in spec["csi"].items() if k != "controllerExpandSecretRef"}
-    if new_source != _source_of(old_spec):
+    old_shown = go_structs.struct("PersistentVolumeSource", old_spec)
+    new_shown = go_structs.struct("PersistentVolumeSource", {**spec, **new_source})
+    if new_source != _source_of(old_spec) and new_shown != old_shown:
         found.append(field.forbidden("spec.persistentvolumesource",
-                                     "spec.persistentvolumesource is immutable after creation"))
+                                     "spec.persistentvolumesource is immutable after creation\n"
+                                     + go_structs.diff(old_shown, new_shown)))
     found += field.immutable("volumeMode", spec.get("volumeMode"), old_spec.get("volumeMode"))
     old_class = old_spec.get("volumeAttributesClassName")
     if old_class != spec.get("volumeAttributesClassName") and old_class is not None \
