@@ -72,7 +72,7 @@ def rendered(go_type: str, value: Any) -> Any:
             return None
         item = _map_value_type(go_type)
         return {k: rendered(item, value[k]) for k in sorted(value)}
-    if go_type.startswith("*") or go_type.startswith("[]"):
+    if go_type.startswith(("*", "[]")):
         return rendered(go_type, value)
     if go_type in _STRINGS:
         return value if value is not None else ("" if go_type in ("string", "types.UID") else None)

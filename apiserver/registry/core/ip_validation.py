@@ -84,21 +84,6 @@ def legacy_cidr(value: str, path: str, old: tuple[str, ...] = ()) -> list[FieldE
     return []
 
 
-def cidr_warnings(value: str, path: str) -> list[str]:
-    """GetWarningsForCIDR, for a value legacy_cidr let through."""
-    parsed = parse_cidr_sloppy(value)
-    if parsed is None:
-        return []
-    ip, bits = parsed
-    network = _network(ip, bits)
-    if network.network_address != ip:
-        return [f'{path}: CIDR value "{value}" is ambiguous in this context '
-                f'(should be "{network}" or "{ip}/{ip.max_prefixlen}"?)']
-    if ip.version == 6 and str(network) != value:
-        return [f'{path}: IPv6 CIDR value "{value}" should be in RFC 5952 canonical format ("{network}")']
-    return []
-
-
 def is_dual_stack_cidrs(values: list[str]) -> bool:
     """netutils.IsDualStackCIDRStrings: at least one of each family (all parse)."""
     families = {parsed[0].version for v in values if (parsed := parse_cidr_sloppy(v)) is not None}

@@ -10,7 +10,13 @@ import re
 from typing import Any
 
 from apiserver.errors import FieldError
-from apiserver.kinds.validation import config_map_key, dns1123_label, dns1123_subdomain, label_value, qualified_name
+from apiserver.kinds.validation import (
+    config_map_key,
+    dns1123_label,
+    dns1123_subdomain,
+    label_value,
+    qualified_name,
+)
 from apiserver.registry import field
 from apiserver.registry.core import ip_validation, resource_names
 

@@ -11,7 +11,8 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_subdomain
 from apiserver.registry import field
-from apiserver.registry.core import go_structs, resource_names, volume_sources as sources
+from apiserver.registry.core import go_structs, resource_names
+from apiserver.registry.core import volume_sources as sources
 
 Obj = dict[str, Any]
 

@@ -16,15 +16,16 @@ from apiserver.registry.core import (
     defaults,
     event_validation,
     node_validation,
-    pv_validation,
-    quota_validation,
     pod_validation,
+    pv_validation,
+    pvc_validation,
+    quota_validation,
     service_allocation,
     service_strategy,
     validation,
 )
 from apiserver.registry.hooks import Cluster, Request
-from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
+from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
 
@@ -121,6 +122,11 @@ def fold_string_data(obj: Obj) -> None:
         obj["data"] = data
 
 
+def _claim_create(claim: Obj) -> None:
+    pvc_validation.prepare_for_create(claim)
+    admission_plugins.storage_object_in_use_protection(claim, "kubernetes.io/pvc-protection")
+
+
 def _volume_create(obj: Obj) -> None:
     admission_plugins.storage_object_in_use_protection(obj, "kubernetes.io/pv-protection")
     obj["status"]["lastPhaseTransitionTime"] = obj["metadata"]["creationTimestamp"]
@@ -164,10 +170,9 @@ STRATEGIES: dict[str, Strategy] = {
                                      validate_update=pv_validation.persistent_volume_update,
                                      after_status_update=_volume_status),
     "PersistentVolumeClaim": KindStrategy(
-        default=defaults.persistent_volume_claim, validate=validation.persistent_volume_claim,
-        # Upstream's update rule shows a diff of the specs, not ported: an update is judged as a create.
-        prepare_for_create=lambda obj: admission_plugins.storage_object_in_use_protection(
-            obj, "kubernetes.io/pvc-protection")),
+        default=defaults.persistent_volume_claim, validate=pvc_validation.persistent_volume_claim,
+        validate_update=pvc_validation.persistent_volume_claim_update, prepare_for_create=_claim_create,
+        prepare_for_update=pvc_validation.prepare_for_update),
     "Secret": KindStrategy(decode=fold_string_data, default=defaults.secret, validate=config_validation.secret,
                            validate_update=config_validation.secret_update),
     "ConfigMap": KindStrategy(validate=config_validation.config_map,

@@ -10,8 +10,8 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, port_name
 from apiserver.registry import field
-from apiserver.registry.core.pod_validation import PROTOCOLS, pod_spec, quantity
-from apiserver.registry.meta import label_selector, labels
+from apiserver.registry.core.pod_validation import PROTOCOLS, pod_spec
+from apiserver.registry.meta import labels
 
 Obj = dict[str, Any]
 
@@ -155,48 +155,3 @@ def replication_controller(obj: Obj) -> list[FieldError]:
     if template:
         found.extend(pod_spec(template.get("spec"), "spec.template.spec"))
     return found
-
-
-# -- persistent volume claims --------------------------------------------------------------------
-
-_ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
-_VOLUME_MODES = ("Block", "Filesystem")
-
-
-def persistent_volume_claim_spec(spec: Obj, path: str) -> list[FieldError]:
-    """ValidatePersistentVolumeClaimSpec (its data sources aside)."""
-    found: list[FieldError] = []
-    modes = spec.get("accessModes") or []
-    if not modes:
-        found.append(field.required(f"{path}.accessModes", "at least 1 access mode is required"))
-    if spec.get("selector") is not None:
-        found += label_selector(spec["selector"], f"{path}.selector")
-    once_pod = others = False
-    for mode in modes:
-        if mode not in _ACCESS_MODES:
-            found.append(field.not_supported(f"{path}.accessModes", mode, _ACCESS_MODES))
-        elif mode == "ReadWriteOncePod":
-            once_pod = True
-        else:
-            others = True
-    if once_pod and others:
-        found.append(field.forbidden(f"{path}.accessModes", "may not use ReadWriteOncePod with other access modes"))
-    storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
-    at = f"{path}.resources[storage]"
-    if storage is None:
-        found.append(field.required(at))
-    else:
-        amount = quantity(storage)
-        if amount is not None and amount <= 0:
-            found.append(field.invalid(at, str(storage), "must be greater than zero"))
-    class_name = spec.get("storageClassName")
-    if class_name:
-        found += [field.invalid(f"{path}.storageClassName", class_name, msg) for msg in dns1123_subdomain(class_name)]
-    mode = spec.get("volumeMode")
-    if mode is not None and mode not in _VOLUME_MODES:
-        found.append(field.not_supported(f"{path}.volumeMode", mode, _VOLUME_MODES))
-    return found
-
-
-def persistent_volume_claim(obj: Obj) -> list[FieldError]:
-    return persistent_volume_claim_spec(obj.get("spec") or {}, "spec")

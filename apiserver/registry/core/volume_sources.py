@@ -7,7 +7,8 @@ Each checker takes the source's object and its path and returns upstream's error
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import (
@@ -95,7 +96,7 @@ def quobyte(source: Obj, at: str) -> list[FieldError]:
         found.append(field.required(f"{at}.tenant", "must be a UUID and may not exceed a length of 64 characters"))
     else:
         for pair in registry.split(","):
-            host, colon, port = pair.rpartition(":")
+            host, colon, _port = pair.rpartition(":")
             if not colon or ":" in host.strip("[]"):
                 found.append(field.invalid(f"{at}.registry", registry,
                                            "must be a host:port pair or multiple pairs separated by commas"))
