@@ -200,8 +200,8 @@ def secret(obj: Obj) -> None:
 def endpoints(obj: Obj) -> None:
     for subset in obj.get("subsets") or ():
         for port in (subset or {}).get("ports") or ():
-            if isinstance(port, dict):
-                port.setdefault("protocol", "TCP")
+            if isinstance(port, dict) and not port.get("protocol"):
+                port["protocol"] = "TCP"
 
 
 def limit_range(obj: Obj) -> None:

@@ -14,6 +14,7 @@ from apiserver.registry import admission_plugins, meta
 from apiserver.registry.core import (
     config_validation,
     defaults,
+    endpoints_validation,
     event_validation,
     node_validation,
     pod_validation,
@@ -92,7 +93,11 @@ def _namespace_create(namespace: Obj, request: Request, cluster: Cluster) -> int
     """The namespace lifecycle's start: named, holding the kubernetes finalizer, Active."""
     name = namespace["metadata"]["name"]
     namespace["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
-    namespace.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    if not isinstance(namespace.get("spec"), dict):
+        namespace["spec"] = {}
+    finalizers = namespace["spec"].get("finalizers") or []
+    if "kubernetes" not in finalizers:
+        namespace["spec"]["finalizers"] = [*finalizers, "kubernetes"]
     namespace["status"] = {"phase": "Active"}
     return None
 
@@ -159,11 +164,14 @@ STRATEGIES: dict[str, Strategy] = {
                             prepare_for_update=service_strategy.drop_type_dependent_fields,
                             before_create_write=service_allocation.hold_cluster_ips,
                             after_delete=service_allocation.release_cluster_ips, allocation_attempts=5),
-    "Endpoints": KindStrategy(default=defaults.endpoints),
+    "Endpoints": KindStrategy(default=defaults.endpoints, validate=endpoints_validation.endpoints,
+                              validate_update=endpoints_validation.endpoints_update),
     "Node": KindStrategy(decode=node_validation.convert_pod_cidrs, prepare_for_create=_node_create, prepare_for_update=node_validation.prepare_for_update,
                          validate=node_validation.node, validate_update=node_validation.node_update,
                          keeps_status_on_create=True),
     "Namespace": KindStrategy(default=defaults.namespace, begin_create=_namespace_create, deletes_contents=True,
+                              validate=endpoints_validation.namespace,
+                              prepare_for_update=endpoints_validation.keep_finalizers_and_status,
                               returns_deleted_object=True, name_rule=meta.label_name),
     "PersistentVolume": KindStrategy(default=defaults.persistent_volume, prepare_for_create=_volume_create,
                                      validate=pv_validation.persistent_volume,
