@@ -17,6 +17,7 @@ from apiserver.registry.core import (
     endpoints_validation,
     event_validation,
     node_validation,
+    pod_update,
     pod_validation,
     pv_validation,
     pvc_validation,
@@ -55,6 +56,16 @@ def _pod_create(obj: Obj) -> None:
     status = obj.setdefault("status", {})
     status.setdefault("phase", "Pending")
     status.setdefault("qosClass", _qos_class(spec))
+
+
+def _pod_update(new: Obj, old: Obj) -> None:
+    """The admission plugins that also admit pod updates: DefaultTolerationSeconds gives back the default
+    tolerations, Priority keeps the priority it set on create where the new spec says none."""
+    spec, old_spec = defaults.spec_of(new), old.get("spec") or {}
+    admission_plugins.default_toleration_seconds(spec)
+    for key in ("priority", "preemptionPolicy"):
+        if spec.get(key) is None and old_spec.get(key) is not None:
+            spec[key] = old_spec[key]
 
 
 def _pod_deletion_grace(pod: Obj, requested: int | None) -> int:
@@ -146,8 +157,9 @@ def _volume_status(new: Obj, old: Obj, now: str) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, validate=pod_validation.pod,
-                        validate_update=pod_validation.pod_update,
+    "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, prepare_for_update=_pod_update,
+                        validate=pod_validation.pod,
+                        validate_update=pod_update.pod_update,
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
     "PodTemplate": KindStrategy(default=defaults.pod_template, validate=pod_validation.pod_template,
