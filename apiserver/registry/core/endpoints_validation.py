@@ -11,7 +11,7 @@ from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, port_number, qualified_name
 from apiserver.registry import field
 from apiserver.registry.core import ip_validation
-from apiserver.registry.core.pod_validation import PROTOCOLS
+from apiserver.registry.core.pod_containers import PROTOCOLS
 
 Obj = dict[str, Any]
 

@@ -10,7 +10,8 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, port_name
 from apiserver.registry import field
-from apiserver.registry.core.pod_validation import PROTOCOLS, pod_spec
+from apiserver.registry.core.pod_containers import PROTOCOLS
+from apiserver.registry.core.pod_validation import pod_spec
 from apiserver.registry.meta import labels
 
 Obj = dict[str, Any]
