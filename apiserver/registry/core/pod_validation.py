@@ -224,7 +224,10 @@ def pod_template_spec(template: Obj, path: str) -> list[FieldError]:
     meta = template.get("metadata") or {}
     found = labels(meta.get("labels"), f"{path}.labels")
     found += annotations(meta.get("annotations"), f"{path}.annotations")
-    return found + pod_spec(template.get("spec"), f"{path}.spec")
+    found += pod_spec(template.get("spec"), f"{path}.spec")
+    if isinstance(template.get("spec"), dict) and template["spec"].get("ephemeralContainers"):
+        found.append(field.forbidden(f"{path}.spec.ephemeralContainers", "ephemeral containers not allowed in pod template"))
+    return found
 
 
 def pod_template(obj: Obj) -> list[FieldError]:

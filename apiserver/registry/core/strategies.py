@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from apiserver.registry import admission_plugins, meta
@@ -17,6 +18,7 @@ from apiserver.registry.core import (
     endpoints_validation,
     event_validation,
     node_validation,
+    pod_fields,
     pod_update,
     pod_validation,
     pv_validation,
@@ -51,6 +53,7 @@ def _qos_class(spec: Obj) -> str:
 
 def _pod_create(obj: Obj) -> None:
     spec = defaults.spec_of(obj)
+    pod_fields.drop_disabled_pod_fields(spec)
     admission_plugins.default_toleration_seconds(spec)
     # The pod strategy starts every pod Pending, in the QoS class its resources give it.
     status = obj.setdefault("status", {})
@@ -62,10 +65,33 @@ def _pod_update(new: Obj, old: Obj) -> None:
     """The admission plugins that also admit pod updates: DefaultTolerationSeconds gives back the default
     tolerations, Priority keeps the priority it set on create where the new spec says none."""
     spec, old_spec = defaults.spec_of(new), old.get("spec") or {}
+    pod_fields.drop_disabled_pod_fields(spec, old_spec)
     admission_plugins.default_toleration_seconds(spec)
     for key in ("priority", "preemptionPolicy"):
         if spec.get(key) is None and old_spec.get(key) is not None:
             spec[key] = old_spec[key]
+
+
+def _template_spec(obj: Obj, *path: str) -> Any:
+    """The pod spec of the template at `path` (None where there is none)."""
+    node: Any = obj
+    for key in (*path, "spec"):
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+def _templated(*path: str) -> tuple[Callable[[Obj], None], Callable[[Obj, Obj], None]]:
+    """PrepareForCreate and PrepareForUpdate of a kind holding a pod template at `path`: DropDisabledTemplateFields."""
+    def create(obj: Obj) -> None:
+        pod_fields.drop_disabled_pod_fields(_template_spec(obj, *path))
+
+    def update(new: Obj, old: Obj) -> None:
+        pod_fields.drop_disabled_pod_fields(_template_spec(new, *path), _template_spec(old, *path))
+    return create, update
+
+
+_POD_TEMPLATE_PREPARE = _templated("template")
+_CONTROLLER_PREPARE = _templated("spec", "template")
 
 
 def _pod_deletion_grace(pod: Obj, requested: int | None) -> int:
@@ -163,8 +189,11 @@ STRATEGIES: dict[str, Strategy] = {
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
     "PodTemplate": KindStrategy(default=defaults.pod_template, validate=pod_validation.pod_template,
-                                generation_field="template"),
+                                prepare_for_create=_POD_TEMPLATE_PREPARE[0],
+                                prepare_for_update=_POD_TEMPLATE_PREPARE[1], generation_field="template"),
     "ReplicationController": KindStrategy(default=defaults.replication_controller,
+                                          prepare_for_create=_CONTROLLER_PREPARE[0],
+                                          prepare_for_update=_CONTROLLER_PREPARE[1],
                                           validate=validation.replication_controller, scale_selector_is_map=True,
                                           checks_generate_name=False),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.

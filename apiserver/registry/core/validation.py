@@ -11,7 +11,7 @@ from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, port_name
 from apiserver.registry import field
 from apiserver.registry.core.pod_containers import PROTOCOLS
-from apiserver.registry.core.pod_validation import pod_spec
+from apiserver.registry.core.pod_validation import pod_template_spec
 from apiserver.registry.meta import labels
 
 Obj = dict[str, Any]
@@ -139,20 +139,31 @@ def service_update(new: Obj, old: Obj) -> list[FieldError]:
 # -- replication controllers ---------------------------------------------------------------------
 
 def replication_controller(obj: Obj) -> list[FieldError]:
-    """A core/v1 selector is a plain map; it must pick the template's pods all the same."""
+    """ValidateReplicationControllerSpec (its metadata aside): a selector that picks the template's pods, and
+    a template (ValidatePodTemplateSpecForRC) that always restarts and sets no deadline."""
     spec = obj.get("spec") or {}
-    found: list[FieldError] = []
-    replicas = spec.get("replicas")
-    if isinstance(replicas, int) and replicas < 0:
-        found.append(field.invalid("spec.replicas", replicas, "must be greater than or equal to 0"))
-    template = spec.get("template") or {}
-    labels = (template.get("metadata") or {}).get("labels") or {}
+    found = field.nonnegative("spec.minReadySeconds", spec.get("minReadySeconds"))
     selector = spec.get("selector") or {}
     if not selector:
         found.append(field.required("spec.selector"))
-    elif template and any(labels.get(k) != v for k, v in selector.items()):
-        found.append(field.invalid_shown("spec.template.metadata.labels", field.go_map(labels),
+    replicas = spec.get("replicas")
+    if replicas is None:
+        found.append(field.required("spec.replicas"))
+    else:
+        found += field.nonnegative("spec.replicas", replicas)
+    template = spec.get("template")
+    if not isinstance(template, dict):
+        return found + [field.required("spec.template")]
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    if selector and any(labels.get(k) != v for k, v in selector.items()):
+        found.append(field.invalid_shown("spec.template.metadata.labels", field.go_map(labels) if labels else "null",
                                          "`selector` does not match template `labels`"))
-    if template:
-        found.extend(pod_spec(template.get("spec"), "spec.template.spec"))
+    found += pod_template_spec(template, "spec.template")
+    pod = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+    restart = pod.get("restartPolicy") or ""
+    if restart != "Always":
+        found.append(field.not_supported("spec.template.spec.restartPolicy", restart, ("Always",)))
+    if pod.get("activeDeadlineSeconds") is not None:
+        found.append(field.forbidden("spec.template.spec.activeDeadlineSeconds",
+                                     "activeDeadlineSeconds in ReplicationController is not Supported"))
     return found
