@@ -28,87 +28,13 @@ from apiserver.registry.core.pod_containers import (
     init_containers,
     security_context_ids,
 )
+from apiserver.registry.core.pod_volumes import volumes
 from apiserver.registry.meta import annotations, labels
 
 Obj = dict[str, Any]
 
 _RESTART_POLICIES = ("Always", "OnFailure", "Never")
 _DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
-# validateVolumeSource's order: a second source is the one refused.
-_VOLUME_SOURCES = ("emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs",
-                   "iscsi", "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "cinder", "cephfs", "quobyte",
-                   "downwardAPI", "fc", "flexVolume", "configMap", "azureFile", "vsphereVolume",
-                   "photonPersistentDisk", "portworxVolume", "azureDisk", "storageos", "projected", "scaleIO", "csi",
-                   "ephemeral", "image")
-_HOST_PATH_TYPES = ("", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket")
-
-
-# -- volumes -------------------------------------------------------------------------------------
-
-def volumes(items: Any, path: str) -> tuple[set[str], list[FieldError]]:
-    """ValidateVolumes: the names the containers may mount, and what is wrong."""
-    found: list[FieldError] = []
-    names: set[str] = set()
-    for i, volume in enumerate(items or ()):
-        at = f"{path}[{i}]"
-        volume = volume if isinstance(volume, dict) else {}
-        name = volume.get("name") or ""
-        if not name:
-            found.append(field.required(f"{at}.name"))
-        else:
-            found += dns_label(f"{at}.name", name)
-        if name in names:
-            found.append(field.duplicate(f"{at}.name", name))
-        else:
-            names.add(name)
-        found += _volume_source(volume, at)
-    return names, found
-
-
-def _volume_source(volume: Obj, at: str) -> list[FieldError]:
-    found: list[FieldError] = []
-    given = 0
-    for source in _VOLUME_SOURCES:
-        if volume.get(source) is None:
-            continue
-        if given:
-            found.append(field.forbidden(f"{at}.{source}", "may not specify more than 1 volume type"))
-            continue
-        given += 1
-        found += _SOURCE_CHECKS.get(source, _no_check)(volume[source], f"{at}.{source}")
-    if not given:
-        found.append(field.required(at, "must specify a volume type"))
-    return found
-
-
-def _no_check(source: Any, path: str) -> list[FieldError]:
-    return []
-
-
-def _host_path(source: Any, path: str) -> list[FieldError]:
-    source = source if isinstance(source, dict) else {}
-    found = [] if source.get("path") else [field.required(f"{path}.path")]
-    found += _no_backsteps(str(source.get("path") or ""), f"{path}.path")
-    kind = source.get("type")
-    if kind is not None and kind not in _HOST_PATH_TYPES:
-        found.append(field.not_supported(f"{path}.type", kind, _HOST_PATH_TYPES))
-    return found
-
-
-def _no_backsteps(value: str, path: str) -> list[FieldError]:
-    if ".." in value.split("/"):
-        return [field.invalid(path, value, "must not contain '..'")]
-    return []
-
-
-def _named(key: str) -> Any:
-    def check(source: Any, path: str) -> list[FieldError]:
-        return [] if isinstance(source, dict) and source.get(key) else [field.required(f"{path}.{key}")]
-    return check
-
-
-_SOURCE_CHECKS = {"hostPath": _host_path, "secret": _named("secretName"), "configMap": _named("name"),
-                  "persistentVolumeClaim": _named("claimName")}
 
 
 # -- containers ----------------------------------------------------------------------------------
@@ -170,7 +96,7 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
     found: list[FieldError] = []
     if spec.get("terminationGracePeriodSeconds") is None:
         found.append(field.required(f"{path}.terminationGracePeriodSeconds"))
-    names, problems = volumes(spec.get("volumes"), f"{path}.volumes")
+    names, problems = volumes(spec.get("volumes"), f"{path}.volumes", is_pod)
     found += problems
     grace = spec.get("terminationGracePeriodSeconds")
     grace = grace if isinstance(grace, int) else None

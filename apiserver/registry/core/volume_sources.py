@@ -107,7 +107,7 @@ def cephfs_pv(source: Obj, at: str) -> list[FieldError]:
     return _required(source, at, "monitors")
 
 
-def _initiator_problems(value: str) -> bool:
+def bad_initiator(value: str) -> bool:
     if value.startswith("iqn"):
         return _IQN.search(value) is None
     if value.startswith("eui"):
@@ -126,7 +126,7 @@ def iscsi_pv(source: Obj, at: str, pv_name: str) -> list[FieldError]:
     iqn = source.get("iqn") or ""
     if not iqn:
         found.append(field.required(f"{at}.iqn"))
-    elif _initiator_problems(iqn):
+    elif bad_initiator(iqn):
         found.append(field.invalid(f"{at}.iqn", iqn, "must be valid format"))
     lun = source.get("lun") or 0
     if not 0 <= lun <= 255:
@@ -139,7 +139,7 @@ def iscsi_pv(source: Obj, at: str, pv_name: str) -> list[FieldError]:
     if initiator is not None:
         if not initiator.startswith(("iqn", "eui", "naa")):
             found.append(field.invalid(f"{at}.initiatorname", initiator, "must be valid format"))
-        if initiator.startswith(("iqn", "eui", "naa")) and _initiator_problems(initiator):
+        if initiator.startswith(("iqn", "eui", "naa")) and bad_initiator(initiator):
             found.append(field.invalid(f"{at}.initiatorname", initiator, "must be valid format"))
     return found
 
