@@ -21,6 +21,7 @@ from apiserver.kinds.validation import (
 )
 from apiserver.registry import field
 from apiserver.registry.core import container_handlers as handlers
+from apiserver.registry.core.security_contexts import container_security_context
 
 Obj = dict[str, Any]
 
@@ -215,16 +216,7 @@ def _resources(resources: Any, path: str) -> list[FieldError]:
     return found
 
 
-def security_context_ids(context: Any, path: str) -> list[FieldError]:
-    found: list[FieldError] = []
-    for key in ("runAsUser", "runAsGroup", "fsGroup"):
-        value = context.get(key) if isinstance(context, dict) else None
-        if isinstance(value, int) and not 0 <= value <= MAX_INT32:
-            found.append(field.invalid(f"{path}.{key}", value, inclusive_range_error(0, MAX_INT32)))
-    return found
-
-
-def _container_common(c: Obj, names: set[str], path: str) -> list[FieldError]:
+def _container_common(c: Obj, names: set[str], host_users: bool, path: str) -> list[FieldError]:
     found: list[FieldError] = []
     name = c.get("name") or ""
     found += [field.required(f"{path}.name")] if not name else dns_label(f"{path}.name", name)
@@ -244,15 +236,7 @@ def _container_common(c: Obj, names: set[str], path: str) -> list[FieldError]:
     elif pull not in _PULL_POLICIES:
         found.append(field.not_supported(f"{path}.imagePullPolicy", pull, _PULL_POLICIES))
     found += _resources(c.get("resources"), f"{path}.resources")
-    return found + _security_context(c.get("securityContext"), f"{path}.securityContext")
-
-
-def _security_context(context: Any, path: str) -> list[FieldError]:
-    """ValidateSecurityContext: a privileged container only where --allow-privileged lets one run."""
-    found: list[FieldError] = []
-    if isinstance(context, dict) and context.get("privileged") is True and not capabilities.allow_privileged():
-        found.append(field.forbidden(f"{path}.privileged", "disallowed by cluster policy"))
-    return found + security_context_ids(context, path)
+    return found + container_security_context(c.get("securityContext"), f"{path}.securityContext", host_users)
 
 
 def host_process(spec: Obj, path: str) -> list[FieldError]:
@@ -315,7 +299,7 @@ def _sidecar_rules(c: Obj, grace: int | None, os_name: str | None, path: str) ->
     return found + handlers.liveness_probe(c.get("startupProbe"), grace, f"{path}.startupProbe")
 
 
-def containers(items: Any, names: set[str], grace: int | None, os_name: str | None,
+def containers(items: Any, names: set[str], grace: int | None, os_name: str | None, host_users: bool,
                path: str) -> list[FieldError]:
     """validateContainers (host ports are the spec's to check)."""
     if not items:
@@ -325,7 +309,7 @@ def containers(items: Any, names: set[str], grace: int | None, os_name: str | No
     for i, c in enumerate(items):
         at = f"{path}[{i}]"
         c = c if isinstance(c, dict) else {}
-        found += _container_common(c, names, at)
+        found += _container_common(c, names, host_users, at)
         name = c.get("name") or ""
         if name in seen:
             found.append(field.duplicate(f"{at}.name", name))
@@ -335,14 +319,14 @@ def containers(items: Any, names: set[str], grace: int | None, os_name: str | No
 
 
 def init_containers(items: Any, regular: Any, names: set[str], grace: int | None, os_name: str | None,
-                    path: str) -> list[FieldError]:
+                    host_users: bool, path: str) -> list[FieldError]:
     """validateInitContainers: probes and hooks only for restartable (sidecar) init containers."""
     found: list[FieldError] = []
     seen = {c.get("name") for c in regular or () if isinstance(c, dict)}
     for i, c in enumerate(items or ()):
         at = f"{path}[{i}]"
         c = c if isinstance(c, dict) else {}
-        found += _container_common(c, names, at)
+        found += _container_common(c, names, host_users, at)
         policy = c.get("restartPolicy")
         if policy is None:
             if c.get("restartPolicyRules"):
@@ -366,7 +350,7 @@ def init_containers(items: Any, regular: Any, names: set[str], grace: int | None
     return found
 
 
-def ephemeral_containers(spec: Obj, names: set[str], path: str) -> list[FieldError]:
+def ephemeral_containers(spec: Obj, names: set[str], host_users: bool, path: str) -> list[FieldError]:
     """validateEphemeralContainers: each also judged as a pod's container, named uniquely among all, targeting
     a regular or init container, and setting only what an ephemeral container may."""
     found: list[FieldError] = []
@@ -376,7 +360,7 @@ def ephemeral_containers(spec: Obj, names: set[str], path: str) -> list[FieldErr
     for i, c in enumerate(spec.get("ephemeralContainers") or ()):
         at = f"{path}[{i}]"
         c = c if isinstance(c, dict) else {}
-        found += _container_common(c, names, at) + image_whitespace(c, at)
+        found += _container_common(c, names, host_users, at) + image_whitespace(c, at)
         name = c.get("name") or ""
         if name in seen:
             found.append(field.duplicate(f"{at}.name", name))

@@ -26,9 +26,9 @@ from apiserver.registry.core.pod_containers import (
     host_process,
     image_whitespace,
     init_containers,
-    security_context_ids,
 )
 from apiserver.registry.core.pod_volumes import volumes
+from apiserver.registry.core.security_contexts import pod_security_context
 from apiserver.registry.meta import annotations, labels
 
 Obj = dict[str, Any]
@@ -101,17 +101,23 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
     grace = spec.get("terminationGracePeriodSeconds")
     grace = grace if isinstance(grace, int) else None
     os_name = (spec.get("os") or {}).get("name") if isinstance(spec.get("os"), dict) else None
-    found += containers(spec.get("containers"), names, grace, os_name, f"{path}.containers")
-    found += init_containers(spec.get("initContainers"), spec.get("containers"), names, grace, os_name,
+    # The default for hostUsers is true.
+    host_users = spec.get("hostUsers") is not False
+    found += containers(spec.get("containers"), names, grace, os_name, host_users, f"{path}.containers")
+    found += init_containers(spec.get("initContainers"), spec.get("containers"), names, grace, os_name, host_users,
                              f"{path}.initContainers")
-    found += ephemeral_containers(spec, names, f"{path}.ephemeralContainers")
+    found += ephemeral_containers(spec, names, host_users, f"{path}.ephemeralContainers")
     found += _host_network_ports(spec, path, is_pod)
     found += _choice(spec.get("restartPolicy"), f"{path}.restartPolicy", _RESTART_POLICIES)
     found += _choice(spec.get("dnsPolicy"), f"{path}.dnsPolicy", _DNS_POLICIES)
     found += labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
-    found += security_context_ids(spec.get("securityContext"), f"{path}.securityContext")
+    found += pod_security_context(spec.get("securityContext"), spec, f"{path}.securityContext")
     if spec.get("dnsPolicy") == "None" and not isinstance(spec.get("dnsConfig"), dict):
         found.append(field.required(f"{path}.dnsConfig", "must provide `dnsConfig` when `dnsPolicy` is None"))
+    for i, gate in enumerate(spec.get("readinessGates") or []):
+        condition = (gate or {}).get("conditionType") or ""
+        found += [field.invalid(f"{path}.readinessGates[{i}].conditionType", condition, m)
+                  for m in qualified_name(condition)]
     found += host_process(spec, path)
     if spec.get("serviceAccountName"):
         found += [field.invalid(f"{path}.serviceAccountName", spec["serviceAccountName"], msg)
