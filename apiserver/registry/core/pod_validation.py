@@ -18,6 +18,7 @@ from apiserver.kinds.validation import (
     qualified_name,
 )
 from apiserver.registry import field
+from apiserver.registry.core import scheduling_constraints
 from apiserver.registry.core.pod_containers import (
     MAX_INT32,
     containers,
@@ -112,12 +113,15 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
     found += _choice(spec.get("dnsPolicy"), f"{path}.dnsPolicy", _DNS_POLICIES)
     found += labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
     found += pod_security_context(spec.get("securityContext"), spec, f"{path}.securityContext")
+    found += scheduling_constraints.affinity(spec.get("affinity"), f"{path}.affinity")
     if spec.get("dnsPolicy") == "None" and not isinstance(spec.get("dnsConfig"), dict):
         found.append(field.required(f"{path}.dnsConfig", "must provide `dnsConfig` when `dnsPolicy` is None"))
     for i, gate in enumerate(spec.get("readinessGates") or []):
         condition = (gate or {}).get("conditionType") or ""
         found += [field.invalid(f"{path}.readinessGates[{i}].conditionType", condition, m)
                   for m in qualified_name(condition)]
+    found += scheduling_constraints.topology_spread_constraints(spec.get("topologySpreadConstraints") or [],
+                                                                f"{path}.topologySpreadConstraints")
     found += host_process(spec, path)
     if spec.get("serviceAccountName"):
         found += [field.invalid(f"{path}.serviceAccountName", spec["serviceAccountName"], msg)

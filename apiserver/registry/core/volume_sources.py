@@ -324,10 +324,16 @@ def node_selector(selector: Obj, allow_bad_values: bool, at: str) -> list[FieldE
         return [field.required(f"{at}.nodeSelectorTerms", "must have at least one node selector term")]
     found: list[FieldError] = []
     for i, term in enumerate(terms):
-        term = term if isinstance(term, dict) else {}
-        for j, req in enumerate(term.get("matchExpressions") or []):
-            found += _node_selector_requirement(req or {}, allow_bad_values,
-                                                f"{at}.nodeSelectorTerms[{i}].matchExpressions[{j}]")
-        for j, req in enumerate(term.get("matchFields") or []):
-            found += _node_field_requirement(req or {}, f"{at}.nodeSelectorTerms[{i}].matchFields[{j}]")
+        found += node_selector_term(term if isinstance(term, dict) else {}, allow_bad_values,
+                                    f"{at}.nodeSelectorTerms[{i}]")
+    return found
+
+
+def node_selector_term(term: Obj, allow_bad_values: bool, at: str) -> list[FieldError]:
+    """ValidateNodeSelectorTerm."""
+    found: list[FieldError] = []
+    for j, req in enumerate(term.get("matchExpressions") or []):
+        found += _node_selector_requirement(req or {}, allow_bad_values, f"{at}.matchExpressions[{j}]")
+    for j, req in enumerate(term.get("matchFields") or []):
+        found += _node_field_requirement(req or {}, f"{at}.matchFields[{j}]")
     return found
