@@ -155,6 +155,18 @@ def pod(obj: Obj) -> list[FieldError]:
     return pod_spec(obj.get("spec"), "spec", is_pod=True)
 
 
+def pod_create(obj: Obj) -> list[FieldError]:
+    """ValidatePodCreate: ephemeral containers come only through their subresource, and a pod is bound to a
+    node only once its scheduling gates are gone."""
+    found = pod(obj)
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    if spec.get("ephemeralContainers"):
+        found.append(field.forbidden("spec.ephemeralContainers", "cannot be set on create"))
+    if spec.get("nodeName") and spec.get("schedulingGates"):
+        found.append(field.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
+    return found
+
+
 def pod_template_spec(template: Obj, path: str) -> list[FieldError]:
     """ValidatePodTemplateSpec (its labels' path is upstream's: `template.labels`)."""
     meta = template.get("metadata") or {}

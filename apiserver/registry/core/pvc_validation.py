@@ -18,6 +18,8 @@ from apiserver.registry.meta import label_selector
 
 Obj = dict[str, Any]
 
+# Upstream passes a *field.Path as the bad value, which json.Marshal writes as an empty object.
+_FIELD_PATH = "{}"
 _BETA_CLASS = "volume.beta.kubernetes.io/storage-class"
 _SPEC_IMMUTABLE = "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
 
@@ -77,10 +79,10 @@ def claim_spec(spec: Obj, path: str, allow_bad_group: bool = False) -> list[Fiel
         found += _data_source(ref, f"{path}.dataSourceRef", allow_bad_group, True)
     if ref is not None and ref.get("namespace"):
         if source is not None:
-            found.append(field.invalid(path, f"{path}.dataSource",
-                                       "may not be specified when dataSourceRef.namespace is specified"))
+            found.append(field.invalid_shown(path, _FIELD_PATH, "may not be specified when dataSourceRef.namespace is "
+                                                                "specified"))
     elif source is not None and ref is not None and not _same_source(source, ref):
-        found.append(field.invalid(path, f"{path}.dataSource", "must match dataSourceRef"))
+        found.append(field.invalid_shown(path, _FIELD_PATH, "must match dataSourceRef"))
     attributes_class = spec.get("volumeAttributesClassName")
     if attributes_class:
         found += [field.invalid(f"{path}.volumeAttributesClassName", attributes_class, msg)

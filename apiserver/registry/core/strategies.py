@@ -184,7 +184,7 @@ def _volume_status(new: Obj, old: Obj, now: str) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, prepare_for_update=_pod_update,
-                        validate=pod_validation.pod,
+                        validate=pod_validation.pod_create,
                         validate_update=pod_update.pod_update,
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
