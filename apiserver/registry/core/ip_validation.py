@@ -84,6 +84,44 @@ def legacy_cidr(value: str, path: str, old: tuple[str, ...] = ()) -> list[FieldE
     return []
 
 
+def _go_ip(ip: IPAddress) -> str:
+    """net.IP.String(): an IPv4-mapped IPv6 address prints as IPv4."""
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return str(mapped or ip)
+
+
+def ip_warnings(value: str, path: str) -> list[str]:
+    """GetWarningsForIP, for a value legacy_ip let through."""
+    ip = parse_ip_sloppy(value)
+    if ip is None:
+        return []
+    if _strict_ip_problems(value, ip):
+        return [f'{path}: non-standard IP address "{value}" is invalid: use "{_go_ip(ip)}"']
+    if ip.version == 6 and str(ip) != value:
+        return [f'{path}: IPv6 address "{value}" should be in RFC 5952 canonical format ("{ip}")']
+    return []
+
+
+def cidr_warnings(value: str, path: str) -> list[str]:
+    """GetWarningsForCIDR, for a value legacy_cidr let through."""
+    parsed = parse_cidr_sloppy(value)
+    if parsed is None:
+        return []
+    ip, bits = parsed
+    network = _network(ip, bits)
+    found = []
+    if network.network_address != ip:
+        found.append(f'{path}: CIDR value "{value}" is ambiguous in this context '
+                     f'(should be "{network}" or "{_go_ip(ip)}/{ip.max_prefixlen}"?)')
+    address, _, prefix = value.partition("/")
+    mapped = ip.version == 6 and ip.ipv4_mapped is not None  # type: ignore[union-attr]
+    if (ip.version == 4 and str(ip) != address) or prefix != str(bits) or mapped:
+        found.append(f'{path}: non-standard CIDR value "{value}" is invalid: use "{network}"')
+    if not found and ip.version == 6 and f"{ip}/{bits}" != value:
+        found.append(f'{path}: IPv6 CIDR value "{value}" should be in RFC 5952 canonical format ("{ip}/{bits}")')
+    return found
+
+
 def is_dual_stack_cidrs(values: list[str]) -> bool:
     """netutils.IsDualStackCIDRStrings: at least one of each family (all parse)."""
     families = {parsed[0].version for v in values if (parsed := parse_cidr_sloppy(v)) is not None}
