@@ -205,7 +205,9 @@ def namespace(obj: Obj) -> None:
 
 
 def secret(obj: Obj) -> None:
-    obj.setdefault("type", "Opaque")
+    # SetDefaults_Secret sets an empty type too.
+    if not obj.get("type"):
+        obj["type"] = "Opaque"
 
 
 def endpoints(obj: Obj) -> None:
