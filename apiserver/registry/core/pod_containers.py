@@ -149,7 +149,7 @@ def _field_selector(ref: Obj, path: str) -> list[FieldError]:
     return []
 
 
-def _volume_mounts(mounts: Any, names: set[str], path: str) -> list[FieldError]:
+def _volume_mounts(mounts: Any, names: dict[str, Obj], path: str) -> list[FieldError]:
     found: list[FieldError] = []
     points: set[str] = set()
     for i, mount in enumerate(mounts or ()):
@@ -216,7 +216,45 @@ def _resources(resources: Any, path: str) -> list[FieldError]:
     return found
 
 
-def _container_common(c: Obj, names: set[str], host_users: bool, path: str) -> list[FieldError]:
+def _volume_devices(c: Obj, volumes: dict[str, Obj], path: str) -> list[FieldError]:
+    """ValidateVolumeDevices: block devices of claims, each named and placed once, apart from the mounts."""
+    mounts = {(m or {}).get("name") or "": (m or {}).get("mountPath") or "" for m in c.get("volumeMounts") or []
+              if isinstance(m, dict)}
+    found: list[FieldError] = []
+    names: set[str] = set()
+    paths: set[str] = set()
+    for i, device in enumerate(c.get("volumeDevices") or []):
+        device = device if isinstance(device, dict) else {}
+        at = f"{path}[{i}]"
+        name, device_path = device.get("name") or "", device.get("devicePath") or ""
+        volume = volumes.get(name)
+        if not name:
+            found.append(field.required(f"{at}.name"))
+        if name in names:
+            found.append(field.invalid(f"{at}.name", name, "must be unique"))
+        if volume is not None and volume.get("persistentVolumeClaim") is None and volume.get("ephemeral") is None:
+            found.append(field.invalid(f"{at}.name", name, "can only use volume source type of PersistentVolumeClaim "
+                                                           "or Ephemeral for block mode"))
+        if volume is None:
+            found.append(field.not_found(f"{at}.name", name))
+        if not device_path:
+            found.append(field.required(f"{at}.devicePath"))
+        if device_path in paths:
+            found.append(field.invalid(f"{at}.devicePath", device_path, "must be unique"))
+        if device_path and ".." in device_path.split("/"):
+            found.append(field.invalid(f"{at}.devicePath", device_path, "can not contain backsteps ('..')"))
+        else:
+            paths.add(device_path)
+        if name in mounts:
+            found.append(field.invalid(f"{at}.name", name, "must not already exist in volumeMounts"))
+        if device_path in mounts.values():
+            found.append(field.invalid(f"{at}.devicePath", device_path, "must not already exist as a path in volumeMounts"))
+        if name:
+            names.add(name)
+    return found
+
+
+def _container_common(c: Obj, names: dict[str, Obj], host_users: bool, path: str) -> list[FieldError]:
     found: list[FieldError] = []
     name = c.get("name") or ""
     found += [field.required(f"{path}.name")] if not name else dns_label(f"{path}.name", name)
@@ -230,6 +268,7 @@ def _container_common(c: Obj, names: set[str], host_users: bool, path: str) -> l
     found += _container_ports(c.get("ports"), f"{path}.ports")
     found += _env(c.get("env"), f"{path}.env")
     found += _volume_mounts(c.get("volumeMounts"), names, f"{path}.volumeMounts")
+    found += _volume_devices(c, names, f"{path}.volumeDevices")
     pull = c.get("imagePullPolicy") or ""
     if not pull:
         found.append(field.required(f"{path}.imagePullPolicy"))
@@ -299,7 +338,7 @@ def _sidecar_rules(c: Obj, grace: int | None, os_name: str | None, path: str) ->
     return found + handlers.liveness_probe(c.get("startupProbe"), grace, f"{path}.startupProbe")
 
 
-def containers(items: Any, names: set[str], grace: int | None, os_name: str | None, host_users: bool,
+def containers(items: Any, names: dict[str, Obj], grace: int | None, os_name: str | None, host_users: bool,
                path: str) -> list[FieldError]:
     """validateContainers (host ports are the spec's to check)."""
     if not items:
@@ -318,7 +357,7 @@ def containers(items: Any, names: set[str], grace: int | None, os_name: str | No
     return found
 
 
-def init_containers(items: Any, regular: Any, names: set[str], grace: int | None, os_name: str | None,
+def init_containers(items: Any, regular: Any, names: dict[str, Obj], grace: int | None, os_name: str | None,
                     host_users: bool, path: str) -> list[FieldError]:
     """validateInitContainers: probes and hooks only for restartable (sidecar) init containers."""
     found: list[FieldError] = []
@@ -350,7 +389,7 @@ def init_containers(items: Any, regular: Any, names: set[str], grace: int | None
     return found
 
 
-def ephemeral_containers(spec: Obj, names: set[str], host_users: bool, path: str) -> list[FieldError]:
+def ephemeral_containers(spec: Obj, names: dict[str, Obj], host_users: bool, path: str) -> list[FieldError]:
     """validateEphemeralContainers: each also judged as a pod's container, named uniquely among all, targeting
     a regular or init container, and setting only what an ephemeral container may."""
     found: list[FieldError] = []

@@ -201,10 +201,10 @@ def _volume_source(volume: Obj, name: str, is_pod: bool, at: str) -> list[FieldE
     return found
 
 
-def volumes(items: Any, path: str, is_pod: bool) -> tuple[set[str], list[FieldError]]:
-    """ValidateVolumes: the names the containers may mount, and what is wrong."""
+def volumes(items: Any, path: str, is_pod: bool) -> tuple[dict[str, Obj], list[FieldError]]:
+    """ValidateVolumes: the volumes the containers may mount, by name, and what is wrong."""
     found: list[FieldError] = []
-    names: set[str] = set()
+    names: dict[str, Obj] = {}
     for i, volume in enumerate(items or ()):
         at = f"{path}[{i}]"
         volume = volume if isinstance(volume, dict) else {}
@@ -216,6 +216,6 @@ def volumes(items: Any, path: str, is_pod: bool) -> tuple[set[str], list[FieldEr
         if name in names:
             found.append(field.duplicate(f"{at}.name", name))
         else:
-            names.add(name)
+            names[name] = volume
         found += _volume_source(volume, name, is_pod, at)
     return names, found
