@@ -112,7 +112,9 @@ def pod_update(new: Obj, old: Obj) -> list[FieldError]:
         for container, was in zip(munged.get(key) or [], old_spec.get(key) or []):
             if isinstance(container, dict):
                 container["image"] = (was or {}).get("image")
-    for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
+    # Ephemeral containers are the ephemeralcontainers subresource's to change: that update is judged here
+    # too (kinds/objects.py), then by its own rules (kinds/ephemeralcontainers.py).
+    for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations", "ephemeralContainers"):
         munged[key] = old_spec.get(key)
     old_grace = old_spec.get("terminationGracePeriodSeconds")
     if isinstance(old_grace, int) and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
