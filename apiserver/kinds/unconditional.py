@@ -1,8 +1,8 @@
 """Which kinds take an update that names no resourceVersion (its strategy's AllowUnconditionalUpdate),
-and which create the object an update names when it is missing (AllowCreateOnUpdate).
+and what a resourceVersion a write names must be.
 
 An update whose resourceVersion is unset or "0" replaces whatever is stored for most kinds; for these
-(and every custom resource) upstream's store refuses it with "must be specified for an update".
+(and every custom resource) upstream's store refuses either with "must be specified for an update".
 """
 
 from __future__ import annotations
@@ -19,16 +19,6 @@ CONDITIONAL_ONLY = frozenset({
     "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "CustomResourceDefinition",
     "APIService",
 })
-
-
-# Kinds whose update of a missing object creates it (the strategy's AllowCreateOnUpdate); for the rest
-# it is answered 404. events.k8s.io Events share core's strategy.
-CREATES_ON_UPDATE = frozenset({"RuntimeClass", "RoleBinding", "ClusterRoleBinding", "Role", "ClusterRole", "Lease",
-                               "LeaseCandidate", "LimitRange", "Event", "Service", "Endpoints"})
-
-
-def creates_on_update(rt: ResourceType) -> bool:
-    return rt.custom is None and rt.kind in CREATES_ON_UPDATE
 
 
 def parsed_version(given: str) -> int:
@@ -49,8 +39,8 @@ def set_on_create(given: object) -> bool:
 
 
 def precondition(rt: ResourceType, name: str, given: str | None) -> str | None:
-    """The resourceVersion an update must match, None for an unconditional one; 422 for none (or "0")
-    where the kind allows no unconditional update; 500 for one that is not a number."""
+    """The resourceVersion an update must match, None for an unconditional one; 422 for none (or "0",
+    which parses the same) where the kind allows no unconditional update; 500 for one that is not a number."""
     if given:
         parsed_version(given)
     if given and given != "0":
