@@ -34,7 +34,7 @@ class _Node:
     (None: the enclosing one's); `closed` says whether a key outside `properties` is unknown."""
 
     __slots__ = ("schema", "resolved", "kinds", "struct", "properties", "extra", "items", "open", "closed",
-                 "omitted", "written", "definition", "format", "_go_type", "_children")
+                 "omitted", "written", "definition", "format", "judged", "_go_type", "_children")
 
     def __init__(self, schema: schemas.Schema, resolved: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
@@ -51,7 +51,8 @@ class _Node:
         self.open = bool(resolved.get("x-kubernetes-preserve-unknown-fields"))
         self.closed = properties is not None and self.extra is None
         self.definition = name
-        self.format = resolved.get("format") if godecode.judges(name, resolved.get("format")) else None
+        self.format = resolved.get("format")
+        self.judged = godecode.judges(name, self.format)
         self.omitted = goshape.omitted_when_empty(name or "")
         self.written = goshape.scalars_written(name or "")
         self._go_type: str | None = None
@@ -205,7 +206,7 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str, unstructure
         kind = _JSON_KIND.get(type(obj), "value")
         shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
         return f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type {node.go_type}"
-    if node.format is not None:
+    if node.judged:
         return godecode.value_error(obj, node.definition, node.format, node.go_type, f"{owner}.{path}", unstructured)
     if isinstance(obj, list):
         item = node.child(None)
