@@ -140,7 +140,9 @@ def _internal_path(path: Any) -> dict[str, Any]:
 def _metadata_problem(meta: dict[str, Any], namespaced: bool) -> list[FieldError]:
     """The review's metadata must be empty but for its managedFields (and a local review's namespace);
     the value shown is the whole ObjectMeta, as Go marshals it."""
-    if not any(k not in ("managedFields", "namespace" if namespaced else "managedFields") for k in meta):
+    # Semantic equality: an empty list or map is none.
+    if not any(k not in ("managedFields", "namespace" if namespaced else "managedFields") and v not in ([], {})
+               for k, v in meta.items()):
         return []
     detail = "must be empty except for namespace" if namespaced else "must be empty"
     return [FieldError("FieldValueInvalid", "metadata",

@@ -44,7 +44,7 @@ from apiserver.http.readplans import ReadPlan, ReadPlans
 from apiserver.http.simkubelet import SimulatedKubelets
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
-from apiserver.kinds import fieldvalidation, objects, ownership
+from apiserver.kinds import fieldvalidation, objects, ownership, shaping
 from apiserver.kinds.resources import Registry
 from apiserver.registry.hooks import Requester
 from apiserver.reply import Reply, StreamReply
@@ -535,7 +535,7 @@ def _review(state: ServerState, user: User, target: Target, raw: bytes, content_
         answer = reviews.self_subject_review(user, objects.now_rfc3339())
     else:
         answer = reviews.token_review(state.token_lookup, body)
-    return Reply(201, orjson.dumps(answer), headers=warnings)
+    return Reply(201, orjson.dumps(shaping.shaped_object(answer)), headers=warnings)
 
 
 def _held(state: ServerState, user: User, reply: Reply | StreamReply) -> Reply | StreamReply:

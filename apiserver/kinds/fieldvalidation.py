@@ -86,7 +86,9 @@ class _Node:
 
 
 _NODES: dict[object, _Node | None] = {}
-_EMPTY = ("", 0, False, [], {})  # what Go's omitempty leaves out of a string, number, bool, slice or map
+# What Go's omitempty leaves out of a string, number or bool: decoded, it is the same as none. An empty
+# list or map is kept (validation tells it from none), and left out as the object is written (shaping).
+_EMPTY = ("", 0, False)
 
 
 def _compiled(schema: schemas.Schema | None) -> _Node | None:
