@@ -56,6 +56,10 @@ _GO_ZERO.update({
     "io.k8s.api.node.v1.RuntimeClass": {"handler": ""},
     "io.k8s.api.storage.v1.VolumeAttachmentStatus": {"attached": False},
     "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {"desiredReplicas": 0, "currentMetrics": None},
+    # Endpoint.conditions is a plain struct; ForZone/ForNode.name lack omitempty.
+    "io.k8s.api.discovery.v1.Endpoint": {"conditions": {}},
+    "io.k8s.api.discovery.v1.ForZone": {"name": ""},
+    "io.k8s.api.discovery.v1.ForNode": {"name": ""},
 })
 # Kinds whose status is a plain struct: it is written as {} even when nothing set it.
 for _definition in ("core.v1.Pod", "core.v1.Service", "core.v1.Namespace", "core.v1.Node",
