@@ -20,7 +20,7 @@ STRATEGIES: dict[str, Strategy] = {
                             warnings_on_create=validation.ingress_warnings),
     "IngressClass": KindStrategy(default=defaults.ingress_class, validate=validation.ingress_class,
                                  validate_update=validation.ingress_class_update),
-    "IPAddress": KindStrategy(name_rule=validation.ip_address_name, validate=validation.ip_address,
-                              validate_update=validation.ip_address_update),
+    "IPAddress": KindStrategy(name_rule=validation.ip_address_name, suffixes_generated_names=False,
+                              validate=validation.ip_address, validate_update=validation.ip_address_update),
     "ServiceCIDR": KindStrategy(validate=validation.service_cidr, validate_update=validation.service_cidr_update),
 }
