@@ -479,7 +479,8 @@ def service_cidr_update(new: Obj, old: Obj) -> list[FieldError]:
     if len(old_cidrs) == 1 and len(cidrs) == 2:
         found = [] if cidrs[0] == old_cidrs[0] else [field.invalid("spec.cidrs[0]", cidrs[0], "field is immutable")]
         return found + _service_cidr_spec(cidrs)
-    return [field.invalid("spec.cidrs", cidrs, "field is immutable")]
+    # Shown as the request holds it: an absent list is Go's nil slice.
+    return [field.invalid("spec.cidrs", _dict(new.get("spec")).get("cidrs"), "field is immutable")]
 
 
 def ingress_warnings(obj: Obj) -> list[str]:

@@ -339,8 +339,13 @@ def csi_driver_update(new: Obj, old: Obj) -> list[FieldError]:
 
 # CSIStorageCapacity
 
-def _has_invalid_label_value(selector: Any) -> bool:
-    return bool(label_selector(selector, "nodeTopology"))
+def _selector_key(selector: Any) -> Any:
+    """A *LabelSelector as Semantic.DeepEqual compares it: nil differs from empty, empty lists equal none."""
+    if not isinstance(selector, dict):
+        return None
+    return (sorted((selector.get("matchLabels") or {}).items()),
+            [(e.get("key") or "", e.get("operator") or "", e.get("values") or [])
+             for e in selector.get("matchExpressions") or () if isinstance(e, dict)])
 
 
 def csi_storage_capacity(obj: Obj) -> list[FieldError]:
@@ -361,7 +366,7 @@ def csi_storage_capacity(obj: Obj) -> list[FieldError]:
 def csi_storage_capacity_update(new: Obj, old: Obj) -> list[FieldError]:
     """The strategy's ValidateUpdate: judged as on create, then what GetCapacity was asked with fixed."""
     found = csi_storage_capacity(new)
-    if (new.get("nodeTopology") or None) != (old.get("nodeTopology") or None):
+    if _selector_key(new.get("nodeTopology")) != _selector_key(old.get("nodeTopology")):
         found.append(field.invalid_shown("nodeTopology", field.go_selector(new.get("nodeTopology")),
                                          "field is immutable"))
     if _str(new.get("storageClassName")) != _str(old.get("storageClassName")):
