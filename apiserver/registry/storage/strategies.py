@@ -80,6 +80,6 @@ STRATEGIES: dict[str, Strategy] = {
         validate=validation.csi_storage_capacity, validate_update=validation.csi_storage_capacity_update,
         warnings_on_create=lambda obj: node_selector(obj.get("nodeTopology"), "nodeTopology"),
         warnings_on_update=lambda new, old: node_selector(new.get("nodeTopology"), "nodeTopology")),
-    "VolumeAttachment": KindStrategy(validate=validation.volume_attachment,
+    "VolumeAttachment": KindStrategy(default=defaults.volume_attachment, validate=validation.volume_attachment,
                                      validate_update=validation.volume_attachment_update, returns_deleted_object=True),
 }

@@ -13,7 +13,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds import quantity
 from apiserver.kinds.validation import dns1123_subdomain, qualified_name
-from apiserver.registry import field
+from apiserver.registry import field, internal_struct
 from apiserver.registry.meta import label_selector
 
 Obj = dict[str, Any]
@@ -185,22 +185,13 @@ def volume_attachment(obj: Obj) -> list[FieldError]:
     return found
 
 
-def _go_struct(value: Any) -> Any:
-    """An internal API struct as json.Marshal writes it: Go's field names (an object's json names with the
-    first letter raised), nil pointers and slices as null. Only the spec's own fields are known here."""
-    if isinstance(value, dict):
-        return {key[:1].upper() + key[1:]: _go_struct(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_go_struct(item) for item in value]
-    return value
-
-
 def _attachment_spec_json(spec: Obj) -> str:
     source = _dict(spec.get("source"))
     return field.go_json({
         "Attacher": _str(spec.get("attacher")),
         "Source": {"PersistentVolumeName": source.get("persistentVolumeName"),
-                   "InlineVolumeSpec": _go_struct(source.get("inlineVolumeSpec"))},
+                   "InlineVolumeSpec": internal_struct.rendered("*PersistentVolumeSpec",
+                                                                source.get("inlineVolumeSpec"))},
         "NodeName": _str(spec.get("nodeName"))})
 
 
