@@ -1,7 +1,7 @@
 """Which kinds take an update that names no resourceVersion (its strategy's AllowUnconditionalUpdate).
 
 An update whose resourceVersion is unset or "0" replaces whatever is stored for most kinds; for these
-(and every custom resource) upstream's store refuses it with "must be specified for an update".
+(and every custom resource) upstream's store refuses either with "must be specified for an update".
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ CONDITIONAL_ONLY = frozenset({
 
 
 def precondition(rt: ResourceType, name: str, given: str | None) -> str | None:
-    """The resourceVersion an update must match, None for an unconditional one; 422 for "0" or none where
-    the kind allows no unconditional update (upstream's store reads both as 0)."""
+    """The resourceVersion an update must match, None for an unconditional one; 422 for none (or "0",
+    which parses the same) where the kind allows no unconditional update."""
     if given and given != "0":
         return given
     if rt.custom is not None or rt.kind in CONDITIONAL_ONLY:
