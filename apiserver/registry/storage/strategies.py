@@ -80,6 +80,9 @@ STRATEGIES: dict[str, Strategy] = {
         validate=validation.csi_storage_capacity, validate_update=validation.csi_storage_capacity_update,
         warnings_on_create=lambda obj: node_selector(obj.get("nodeTopology"), "nodeTopology"),
         warnings_on_update=lambda new, old: node_selector(new.get("nodeTopology"), "nodeTopology")),
-    "VolumeAttachment": KindStrategy(default=defaults.volume_attachment, validate=validation.volume_attachment,
-                                     validate_update=validation.volume_attachment_update, returns_deleted_object=True),
+    # The status strategy judges an update as the main one does (its spec is old's).
+    "VolumeAttachment": KindStrategy(
+        default=defaults.volume_attachment, validate=validation.volume_attachment,
+        validate_update=validation.volume_attachment_update, returns_deleted_object=True,
+        validate_subresource_update=lambda _, new, old: validation.volume_attachment_update(new, old)),
 }
