@@ -402,6 +402,137 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
 }
 
 
+# -- admissionregistration, resource and apiextensions: the rules no generated case reaches ------------
+_HOOK = {"name": "hook.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+         "clientConfig": {"url": "https://hook.example.com/validate"},
+         "rules": [{"operations": ["CREATE"], "apiGroups": ["nobody.example.com"], "apiVersions": ["v1"],
+                    "resources": ["nothings"]}]}
+_ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+_RESOURCE = "/apis/resource.k8s.io/v1"
+_CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def _webhooks(name: str, **hook: Any) -> Obj:
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": name}, "webhooks": [{**copy.deepcopy(_HOOK), **hook}]}
+
+
+def _binding(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": name}, "spec": {"policyName": "policy", "validationActions": ["Deny"], **spec}}
+
+
+def _resource_claim(name: str, **devices: Any) -> Obj:
+    base: Obj = {"requests": [{"name": "r", "exactly": {"deviceClassName": "dc"}}]}
+    base.update(devices)
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name},
+            "spec": {"devices": base}}
+
+
+def _crd(plural: str, **spec: Any) -> Obj:
+    base: Obj = {"group": "vc.example.com", "scope": "Namespaced", "names": {"plural": plural, "kind": "Thing"},
+                 "versions": [{"name": "v1", "served": True, "storage": True,
+                               "schema": {"openAPIV3Schema": {"type": "object"}}}]}
+    base.update(spec)
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.vc.example.com"}, "spec": base}
+
+
+CASES.update({
+    "webhook-url-user-query-fragment": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
+        "vc-hook-url", clientConfig={"url": "https://me@hook.example.com/v?x=1#top"}), None),
+    "webhook-service-path-segments": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
+        "vc-hook-svc", clientConfig={"service": {"namespace": "ns", "name": "svc", "path": "v1//Bad_Path/",
+                                                 "port": 70000}}), None),
+    "webhook-rule-wildcards": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
+        "vc-hook-rules", rules=[{"operations": ["*", "CREATE"], "apiGroups": ["*", "apps"], "apiVersions": ["v1", ""],
+                                 "resources": ["pods/*", "pods/log", "*/*"], "scope": "Everywhere"}]), None),
+    "webhook-match-conditions-undeclared": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
+        "vc-hook-conditions", matchConditions=[{"name": "a", "expression": "params.x == 1"},
+                                               {"name": "b", "expression": "1 + variables.y.z"},
+                                               {"name": "Bad Name", "expression": "'x'"}]), None),
+    "webhook-update-review-versions": (f"{_ADMISSION}/validatingwebhookconfigurations",
+                                       _webhooks("vc-hook-upd"), {"webhooks": [{**_HOOK, "admissionReviewVersions":
+                                                                                ["v9", "v9"]}]}),
+    "binding-param-ref-name-and-selector": (f"{_ADMISSION}/validatingadmissionpolicybindings", _binding(
+        "vc-binding", paramRef={"name": "p", "selector": {}, "parameterNotFoundAction": "Retry"},
+        validationActions=["Deny", "Warn", "Deny"]), None),
+    "policy-variables-and-audit-keys": (f"{_ADMISSION}/validatingadmissionpolicies", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "vc-policy"},
+        "spec": {"paramKind": {"apiVersion": "a/b/c", "kind": "Bad_Kind"},
+                 "matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                         "apiVersions": ["v1"], "resources": ["pods"]}]},
+                 "variables": [{"name": "in", "expression": "1"}],
+                 "auditAnnotations": [{"key": "k", "valueExpression": "1"}, {"key": "k", "valueExpression": "'x'"}]}},
+        None),
+    "mutating-policy-patch-types": (f"{_ADMISSION}/mutatingadmissionpolicies", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+        "metadata": {"name": "vc-mpolicy"},
+        "spec": {"matchConstraints": {"resourceRules": [{"operations": ["DELETE"], "apiGroups": [""],
+                                                         "apiVersions": ["v1"], "resources": ["pods"]}]},
+                 "mutations": [{"patchType": "ApplyConfiguration", "jsonPatch": {"expression": "[]"}}],
+                 "reinvocationPolicy": "Sometimes"}}, None),
+    "mutating-policy-expression-types": (f"{_ADMISSION}/mutatingadmissionpolicies", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+        "metadata": {"name": "vc-mpolicy-types"},
+        "spec": {"matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                         "apiVersions": ["v1"], "resources": ["pods"]}]},
+                 "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": "[]"}},
+                               {"patchType": "JSONPatch", "jsonPatch": {"expression": "1"}},
+                               {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "a"}},
+                               {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "1"}}],
+                 "reinvocationPolicy": "Never"}}, None),
+    "resourceclaim-subrequests-and-tolerations": ("resourceclaims", _resource_claim("vc-claim", requests=[
+        {"name": "r", "firstAvailable": [
+            {"name": "s", "deviceClassName": "dc", "allocationMode": "All", "count": 2},
+            {"name": "s", "deviceClassName": "dc", "tolerations": [{"operator": "Exists", "value": "v",
+                                                                   "effect": "Sometimes"}]}]}],
+        constraints=[{"requests": ["r/t", "x/y/z"], "matchAttribute": "example.com/model"}]), None),
+    "resourceclaim-update-spec": ("resourceclaims", _resource_claim("vc-claim-upd"),
+                                  {"spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                                      "deviceClassName": "other"}}]}}}),
+    "deviceclass-selector-type-and-resource-name": (f"{_RESOURCE}/deviceclasses", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "vc-class"},
+        "spec": {"selectors": [{"cel": {"expression": "1 + 1"}}], "extendedResourceName": "example.com/bad name",
+                 "config": [{"opaque": {"driver": "Driver.Example.Com", "parameters": None}}]}}, None),
+    "resourceslice-update-driver": (f"{_RESOURCE}/resourceslices", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "vc-slice"},
+        "spec": {"driver": "driver.example.com", "pool": {"name": "p", "resourceSliceCount": 1},
+                 "allNodes": True, "devices": [{"name": "d"}]}},
+        {"spec": {"driver": "other.example.com", "pool": {"name": "q"}}}),
+    "resourceslice-binding-conditions-and-selection": (f"{_RESOURCE}/resourceslices", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "vc-slice-bind"},
+        "spec": {"driver": "driver.example.com", "pool": {"name": "p/Q", "resourceSliceCount": 0},
+                 "nodeName": "n", "allNodes": True,
+                 "devices": [{"name": "d", "nodeName": "n", "bindingConditions": ["a", "a"],
+                              "bindingFailureConditions": ["a"], "taints": [{"key": "k", "effect": ""}]}]}},
+        None),
+    "resourceslice-list-attributes-dropped": (f"{_RESOURCE}/resourceslices", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "vc-slice-lists"},
+        "spec": {"driver": "driver.example.com", "pool": {"name": "p", "resourceSliceCount": 1}, "allNodes": True,
+                 # One attribute per device: Go walks a map in no fixed order.
+                 "devices": [{"name": "d", "attributes": {"model": {"strings": ["a"]}}},
+                             {"name": "e", "attributes": {"bad_Name/x": {"version": "1.2"}}}]}}, None),
+    "crd-conversion-webhook": (_CRDS, _crd("vcconversions", conversion={
+        "strategy": "Webhook", "webhook": {"clientConfig": {"url": "http://conv.example.com"},
+                                           "conversionReviewVersions": ["v9", "v9"]}}), None),
+    "crd-protected-group-unapproved": (_CRDS, {**_crd("vcapprovals", group="vc.k8s.io"), "metadata": {
+        "name": "vcapprovals.vc.k8s.io", "annotations": {"api-approved.kubernetes.io": "maybe"}}}, None),
+    "crd-protected-group-missing-approval": (_CRDS, {**_crd("vcmissing", group="vc.kubernetes.io"), "metadata": {
+        "name": "vcmissing.vc.kubernetes.io"}}, None),
+    "crd-update-plural": (_CRDS, _crd("vcplurals"), {"spec": {"names": {"plural": "others"}}}),
+    "crd-names-and-deprecation": (_CRDS, _crd("vcnames", names={"plural": "vcnames", "kind": "Thing",
+                                                                "listKind": "Thing", "shortNames": ["Bad_Short"]},
+                                              versions=[{"name": "v1", "served": True, "storage": True,
+                                                         "deprecated": True, "deprecationWarning": "",
+                                                         "schema": {"openAPIV3Schema": {"type": "object"}},
+                                                         "subresources": {"scale": {"specReplicasPath": ".status.r",
+                                                                                    "statusReplicasPath": ".spec.r"}}}]),
+                                  None),
+})
+
+
 # -- control plane kinds: apiregistration, certificates, flowcontrol, rbac ------------------------------
 _APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
 _CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
