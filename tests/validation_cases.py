@@ -117,6 +117,24 @@ _INGRESS_BACKEND = {"service": {"name": "web", "port": {"number": 80}}}
 _VOLUME_ATTACHMENT_SPEC = {"attacher": "csi.example.com", "nodeName": "node-1", "source": {"persistentVolumeName": "pv"}}
 
 
+def _volume(**spec: Any) -> Obj:
+    base: Obj = {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/data/pv"}}
+    base.update(spec)
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"}, "spec": base}
+
+
+def _node(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "spec": spec}
+
+
+def _quota(**spec: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"}, "spec": spec}
+
+
+def _limits(*items: Obj) -> Obj:
+    return {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr"}, "spec": {"limits": list(items)}}
+
+
 _OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6b7e2f4c-0000-4000-8000-000000000001"}
 
 # name -> (collection path under the namespace, or a cluster path starting with /, object, merge patch or None)
@@ -256,6 +274,91 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
     "pvc-access-mode-invalid": ("persistentvolumeclaims", _claim(accessModes=["ReadSometimes"]), None),
     "pvc-update-storage-class": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd"),
                                  {"spec": {"storageClassName": "fast"}}),
+    # -- core kinds: update and cross-field rules the differential cases do not reach --------------------
+    "pod-update-toleration-changed": ("pods", _meta(_pod(tolerations=[{"key": "k", "operator": "Exists"}]),
+                                                    name="p-tol-chg"),
+                                      {"spec": {"tolerations": [{"key": "other", "operator": "Exists"}]}}),
+    "pod-update-deadline-raised": ("pods", _meta(_pod(activeDeadlineSeconds=30), name="p-ads-up"),
+                                   {"spec": {"activeDeadlineSeconds": 60}}),
+    "pod-update-host-network": ("pods", _meta(_pod(), name="p-hostnet"), {"spec": {"hostNetwork": True}}),
+    "pod-init-probe-without-always": ("pods", _pod(initContainers=[_container(name="init", readinessProbe={
+        "exec": {"command": ["true"]}})]), None),
+    "pod-sidecar-readiness-grace": ("pods", _pod(initContainers=[_container(
+        name="side", restartPolicy="Always", readinessProbe={"exec": {"command": ["true"]},
+                                                             "terminationGracePeriodSeconds": 5})]), None),
+    "pod-ephemeral-container-ports": ("pods", _pod(ephemeralContainers=[{
+        "name": "debug", "image": "busybox:1.36", "ports": [{"containerPort": 80}]}]), None),
+    "pod-lifecycle-sleep-beyond-grace": ("pods", _pod(terminationGracePeriodSeconds=5, containers=[_container(
+        lifecycle={"preStop": {"sleep": {"seconds": 10}}})]), None),
+    "pod-topology-spread-duplicate": ("pods", _pod(topologySpreadConstraints=[
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+        {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]), None),
+    "pod-affinity-weight-invalid": ("pods", _pod(affinity={"podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 0, "podAffinityTerm": {
+            "topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "web"}}}}]}}), None),
+    "pod-seccomp-localhost-without-profile": ("pods", _pod(securityContext={"seccompProfile": {
+        "type": "Localhost"}}), None),
+    "pod-apparmor-type-missing": ("pods", _pod(containers=[_container(securityContext={
+        "appArmorProfile": {"localhostProfile": "x"}})]), None),
+    "pod-sysctl-with-host-network": ("pods", _pod(hostNetwork=True, securityContext={"sysctls": [
+        {"name": "net.core.somaxconn", "value": "1024"}]}), None),
+    "pod-no-privilege-escalation-privileged": ("pods", _pod(containers=[_container(securityContext={
+        "privileged": True, "allowPrivilegeEscalation": False})]), None),
+    "pod-csi-volume-driver-invalid": ("pods", _pod(volumes=[{"name": "data", "csi": {"driver": "Bad_Driver"}}]),
+                                      None),
+    "pod-template-ephemeral-containers": ("podtemplates", {
+        "apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt"},
+        "template": {"spec": {"containers": [_container()], "ephemeralContainers": [
+            {"name": "debug", "image": "busybox:1.36"}]}}}, None),
+    "rc-template-restart-never": ("replicationcontrollers", {
+        "apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
+        "spec": {"replicas": 1, "selector": _LABELS, "template": {"metadata": {"labels": _LABELS}, "spec": {
+            "restartPolicy": "Never", "containers": [_container()]}}}}, None),
+    "pv-two-sources": ("/api/v1/persistentvolumes", _volume(nfs={"server": "nfs.example.com", "path": "/x"}), None),
+    "pv-local-without-affinity": ("/api/v1/persistentvolumes", {**_volume(), "spec": {
+        "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "local": {"path": "/mnt/disk"}}}, None),
+    "pv-recycle-root-host-path": ("/api/v1/persistentvolumes", _volume(
+        hostPath={"path": "/"}, persistentVolumeReclaimPolicy="Recycle"), None),
+    "pv-update-source": ("/api/v1/persistentvolumes", _meta(_volume(), name="pv-upd-src"),
+                         {"spec": {"hostPath": {"path": "/data/other"}}}),
+    "pvc-data-source-mismatch": ("persistentvolumeclaims", _claim(
+        dataSource={"kind": "PersistentVolumeClaim", "name": "a"},
+        dataSourceRef={"kind": "PersistentVolumeClaim", "name": "b"}), None),
+    "pvc-update-access-modes": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd-modes"),
+                                {"spec": {"accessModes": ["ReadWriteMany"]}}),
+    "limitrange-default-above-max": ("limitranges", _limits(
+        {"type": "Container", "max": {"cpu": "1"}, "default": {"cpu": "2"}}), None),
+    "limitrange-claim-without-storage": ("limitranges", _limits({"type": "PersistentVolumeClaim"}), None),
+    "limitrange-ratio-below-one": ("limitranges", _limits(
+        {"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}}), None),
+    "quota-scopes-conflicting": ("resourcequotas", _quota(hard={"pods": "1"}, scopes=["BestEffort", "NotBestEffort"]),
+                                 None),
+    "quota-scope-resource-mismatch": ("resourcequotas", _quota(hard={"services": "1"}, scopes=["Terminating"]),
+                                      None),
+    "quota-scope-selector-operator": ("resourcequotas", _quota(hard={"pods": "1"}, scopeSelector={
+        "matchExpressions": [{"scopeName": "BestEffort", "operator": "In", "values": ["x"]}]}), None),
+    "quota-update-scopes": ("resourcequotas", _meta(_quota(hard={"pods": "1"}, scopes=["BestEffort"]), name="q-upd"),
+                            {"spec": {"scopes": ["NotBestEffort"]}}),
+    "node-taint-duplicate": ("/api/v1/nodes", _node("node-taints", taints=[
+        {"key": "k", "effect": "NoSchedule"}, {"key": "k", "value": "v", "effect": "NoSchedule"}]), None),
+    "node-pod-cidrs-one-family": ("/api/v1/nodes", _node("node-cidrs", podCIDRs=["10.0.0.0/24", "10.1.0.0/24"]),
+                                  None),
+    "node-update-pod-cidr": ("/api/v1/nodes", _node("node-upd-cidr", podCIDR="10.0.0.0/24"),
+                             {"spec": {"podCIDR": "10.9.0.0/24", "podCIDRs": ["10.9.0.0/24"]}}),
+    "node-update-provider-id": ("/api/v1/nodes", _node("node-upd-provider", providerID="aws:///a"),
+                                {"spec": {"providerID": "aws:///b"}}),
+    "namespace-finalizer-not-standard": ("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                                "metadata": {"name": "ns-fin"},
+                                                                "spec": {"finalizers": ["custom"]}}, None),
+    "endpoints-loopback-address": ("endpoints", {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "ep"},
+                                                 "subsets": [{"addresses": [{"ip": "127.0.0.1"}],
+                                                              "ports": [{"port": 80}]}]}, None),
+    "event-reporter-missing": ("events", {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "ev"},
+                                          "involvedObject": {"kind": "Pod", "name": "p", "namespace": NAMESPACE},
+                                          "eventTime": "2026-01-01T00:00:00.000000Z"}, None),
+    "event-namespace-mismatch": ("events", {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "ev2"},
+                                            "involvedObject": {"kind": "Pod", "name": "p", "namespace": "other"}},
+                                 None),
     # -- apps ----------------------------------------------------------------------------------------
     "deployment-replicas-negative": ("deployments", _deployment(replicas=-1), None),
     "deployment-history-negative": ("deployments", _deployment(revisionHistoryLimit=-1), None),

@@ -51,12 +51,6 @@ def admitted(t: Target) -> Admitted:
     return t.admitted
 
 
-def warn(t: Target, warnings: list[str]) -> None:
-    """Adds a kind strategy's warnings, which upstream records between mutating and validating admission."""
-    if warnings:
-        admitted(t).warnings.extend(warnings)
-
-
 async def mutate(chain: AdmissionChain, t: Target, operation: Operation, obj: Obj, old: Obj | None,
                  options: Obj, first: Callable[[Obj], Obj] | None = None) -> Obj:
     """The object after the mutating plugins: `obj` itself, changed or not, or the one a plugin made.

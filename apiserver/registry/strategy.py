@@ -131,7 +131,7 @@ class Strategy(Protocol):
 
     @property
     def warnings_on_create(self) -> Callable[[Obj], list[str]]:
-        """WarningsOnCreate: what a valid created object is told (after Validate, before validating admission)."""
+        """WarningsOnCreate: what a valid object is told about itself (the texts of 299 Warning headers)."""
 
     @property
     def warnings_on_update(self) -> Callable[[Obj, Obj], list[str]]:
@@ -174,7 +174,7 @@ def _no_warnings(obj: Obj) -> list[str]:
     return []
 
 
-def _no_warnings_on_update(new: Obj, old: Obj) -> list[str]:
+def _no_update_warnings(new: Obj, old: Obj) -> list[str]:
     return []
 
 
@@ -211,7 +211,7 @@ class KindStrategy:
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
-    warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_warnings_on_update
+    warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_update_warnings
     validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
