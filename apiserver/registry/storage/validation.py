@@ -13,7 +13,8 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds import quantity
 from apiserver.kinds.validation import dns1123_subdomain, qualified_name
-from apiserver.registry import field, internal_struct
+from apiserver.registry import field
+from apiserver.registry.core import go_structs
 from apiserver.registry.meta import label_selector
 
 Obj = dict[str, Any]
@@ -190,8 +191,7 @@ def _attachment_spec_json(spec: Obj) -> str:
     return field.go_json({
         "Attacher": _str(spec.get("attacher")),
         "Source": {"PersistentVolumeName": source.get("persistentVolumeName"),
-                   "InlineVolumeSpec": internal_struct.rendered("*PersistentVolumeSpec",
-                                                                source.get("inlineVolumeSpec"))},
+                   "InlineVolumeSpec": go_structs.rendered("*PersistentVolumeSpec", source.get("inlineVolumeSpec"))},
         "NodeName": _str(spec.get("nodeName"))})
 
 
