@@ -105,8 +105,9 @@ def test_a_storage_class_provisioner_cannot_change(shared_server: ServerProcess)
     sc["provisioner"] = "example.com/b"
     out = run_kubectl(shared_server, "apply", "-f", "-", stdin=json.dumps(sc), check=False)
     assert out.returncode == 1
-    assert ('The StorageClass "sc" is invalid: provisioner: Forbidden: updates to provisioner are forbidden.'
-            in out.stderr)
+    # kube-apiserver 1.36.2's words (its ValidateImmutableField), no longer the older "Forbidden: updates to ...".
+    assert 'The StorageClass "sc" is invalid: provisioner: Invalid value: "example.com/b": field is immutable' \
+        in out.stderr
 
 
 def test_a_deployments_selector_cannot_change(shared_server: ServerProcess) -> None:

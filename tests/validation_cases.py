@@ -92,6 +92,31 @@ def _claim(**spec: Any) -> Obj:
     return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "pvc"}, "spec": base}
 
 
+def _network_policy(**spec: Any) -> Obj:
+    base: Obj = {"podSelector": {}}
+    base.update(spec)
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "np"}, "spec": base}
+
+
+def _ingress(**spec: Any) -> Obj:
+    base: Obj = {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}
+    base.update(spec)
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "ing"}, "spec": base}
+
+
+def _cluster_object(api_version: str, kind: str, name: str, **fields: Any) -> Obj:
+    return {"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, **fields}
+
+
+def _endpoint_slice(address_type: str, *addresses: str) -> Obj:
+    return {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "metadata": {"name": "es"},
+            "addressType": address_type, "endpoints": [{"addresses": list(addresses)}]}
+
+
+_INGRESS_BACKEND = {"service": {"name": "web", "port": {"number": 80}}}
+_VOLUME_ATTACHMENT_SPEC = {"attacher": "csi.example.com", "nodeName": "node-1", "source": {"persistentVolumeName": "pv"}}
+
+
 def _volume(**spec: Any) -> Obj:
     base: Obj = {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/data/pv"}}
     base.update(spec)
@@ -388,6 +413,95 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
         "subjects": [{"kind": "User", "name": "u", "apiGroup": "rbac.authorization.k8s.io"}]},
         {"roleRef": {"name": "other"}}),
+    # -- networking.k8s.io ----------------------------------------------------------------------------
+    "networkpolicy-except-outside-cidr": ("networkpolicies", _network_policy(ingress=[{"from": [{"ipBlock": {
+        "cidr": "10.0.0.0/16", "except": ["10.1.0.0/24", "10.0.0.0/8"]}}]}]), None),
+    "networkpolicy-cidr-leading-zeros": ("networkpolicies", _network_policy(egress=[{"to": [{"ipBlock": {
+        "cidr": "010.0.0.0/8"}}]}]), None),
+    "networkpolicy-policy-types-three": ("networkpolicies", _network_policy(
+        policyTypes=["Ingress", "Egress", "Ingress"]), None),
+    "networkpolicy-end-port-below-port": ("networkpolicies", _network_policy(ingress=[{"ports": [
+        {"port": 8080, "endPort": 80}]}]), None),
+    "ingress-class-annotation-mismatch": ("ingresses", _meta(_ingress(ingressClassName="nginx"), annotations={
+        "kubernetes.io/ingress.class": "traefik"}), None),
+    "ingress-rule-host-ip": ("ingresses", _ingress(rules=[{"host": "10.0.0.1"}]), None),
+    "ingress-exact-path-sequences": ("ingresses", _ingress(rules=[{"http": {"paths": [
+        {"path": "/a//b/..", "pathType": "Exact", "backend": _INGRESS_BACKEND}]}}]), None),
+    "ingress-port-name-and-number": ("ingresses", _ingress(defaultBackend={"service": {
+        "name": "web", "port": {"name": "http", "number": 80}}}), None),
+    "ingress-tls-wildcard-host-invalid": ("ingresses", _ingress(tls=[{"hosts": ["*.*.example.com"]}]), None),
+    "ingressclass-namespace-scope-without-namespace": ("/apis/networking.k8s.io/v1/ingressclasses", _cluster_object(
+        "networking.k8s.io/v1", "IngressClass", "ic-ns", spec={"controller": "example.com/ingress", "parameters": {
+            "kind": "Params", "name": "p", "scope": "Namespace"}}), None),
+    "ingressclass-update-controller": ("/apis/networking.k8s.io/v1/ingressclasses", _cluster_object(
+        "networking.k8s.io/v1", "IngressClass", "ic-upd", spec={"controller": "example.com/ingress"}),
+        {"spec": {"controller": "example.com/other"}}),
+    "servicecidr-same-family": ("/apis/networking.k8s.io/v1/servicecidrs", _cluster_object(
+        "networking.k8s.io/v1", "ServiceCIDR", "sc-two-v4", spec={"cidrs": ["10.200.0.0/24", "10.201.0.0/24"]}), None),
+    "servicecidr-not-canonical": ("/apis/networking.k8s.io/v1/servicecidrs", _cluster_object(
+        "networking.k8s.io/v1", "ServiceCIDR", "sc-v6", spec={"cidrs": ["FD00:10::/64"]}), None),
+    "servicecidr-update-cidr": ("/apis/networking.k8s.io/v1/servicecidrs", _cluster_object(
+        "networking.k8s.io/v1", "ServiceCIDR", "sc-upd", spec={"cidrs": ["10.210.0.0/24"]}),
+        {"spec": {"cidrs": ["10.211.0.0/24"]}}),
+    "ipaddress-name-not-canonical": ("/apis/networking.k8s.io/v1/ipaddresses", _cluster_object(
+        "networking.k8s.io/v1", "IPAddress", "2001:DB8::10", spec={"parentRef": {
+            "resource": "services", "name": "web", "namespace": "default"}}), None),
+    "ipaddress-update-parent": ("/apis/networking.k8s.io/v1/ipaddresses", _cluster_object(
+        "networking.k8s.io/v1", "IPAddress", "192.168.250.10", spec={"parentRef": {
+            "resource": "services", "name": "web", "namespace": "default"}}),
+        {"spec": {"parentRef": {"name": "other"}}}),
+    # -- discovery.k8s.io -----------------------------------------------------------------------------
+    "endpointslice-ipv4-loopback": ("endpointslices", _endpoint_slice("IPv4", "127.0.0.1"), None),
+    "endpointslice-ipv4-as-ipv6": ("endpointslices", _endpoint_slice("IPv6", "10.0.0.1"), None),
+    "endpointslice-ipv6-not-canonical": ("endpointslices", _endpoint_slice("IPv6", "2001:DB8::1"), None),
+    "endpointslice-fqdn-one-label": ("endpointslices", _endpoint_slice("FQDN", "web"), None),
+    "endpointslice-update-address-type": ("endpointslices", _meta(_endpoint_slice("IPv4", "10.0.0.1"),
+                                                                  name="es-upd"), {"addressType": "IPv6"}),
+    # -- node.k8s.io ----------------------------------------------------------------------------------
+    "runtimeclass-toleration-duplicate": ("/apis/node.k8s.io/v1/runtimeclasses", _cluster_object(
+        "node.k8s.io/v1", "RuntimeClass", "rc-dup", handler="runc", scheduling={"tolerations": [
+            {"key": "a", "operator": "Exists"}, {"key": "a", "operator": "Exists", "tolerationSeconds": 5}]}), None),
+    "runtimeclass-overhead-extended-fraction": ("/apis/node.k8s.io/v1/runtimeclasses", _cluster_object(
+        "node.k8s.io/v1", "RuntimeClass", "rc-ovh", handler="runc", overhead={"podFixed": {
+            "example.com/gpu": "500m"}}), None),
+    "runtimeclass-update-handler": ("/apis/node.k8s.io/v1/runtimeclasses", _cluster_object(
+        "node.k8s.io/v1", "RuntimeClass", "rc-upd", handler="runc"), {"handler": "crun"}),
+    # -- storage.k8s.io -------------------------------------------------------------------------------
+    "storageclass-update-reclaim-policy": ("/apis/storage.k8s.io/v1/storageclasses", _cluster_object(
+        "storage.k8s.io/v1", "StorageClass", "sc-upd", provisioner="example.com/disk"),
+        {"reclaimPolicy": "Retain", "parameters": {"type": "fast"}}),
+    "storageclass-topology-duplicate-key": ("/apis/storage.k8s.io/v1/storageclasses", _cluster_object(
+        "storage.k8s.io/v1", "StorageClass", "sc-topo", provisioner="example.com/disk", allowedTopologies=[
+            {"matchLabelExpressions": [{"key": "zone", "values": ["a", "a"]}, {"key": "zone", "values": ["b"]}]}]),
+        None),
+    "csidriver-token-requests": ("/apis/storage.k8s.io/v1/csidrivers", _cluster_object(
+        "storage.k8s.io/v1", "CSIDriver", "tokens.example.com", spec={"tokenRequests": [
+            {"audience": "a", "expirationSeconds": 60}, {"audience": "a"}]}), None),
+    "csidriver-update-attach-required": ("/apis/storage.k8s.io/v1/csidrivers", _cluster_object(
+        "storage.k8s.io/v1", "CSIDriver", "upd.example.com", spec={"attachRequired": True}),
+        {"spec": {"attachRequired": False, "volumeLifecycleModes": ["Ephemeral"]}}),
+    "csinode-topology-keys": ("/apis/storage.k8s.io/v1/csinodes", _cluster_object(
+        "storage.k8s.io/v1", "CSINode", "node-keys", spec={"drivers": [{"name": "csi.example.com", "nodeID": "n",
+                                                                     "topologyKeys": ["zone", "zone", ""]}]}), None),
+    "csinode-update-node-id": ("/apis/storage.k8s.io/v1/csinodes", _cluster_object(
+        "storage.k8s.io/v1", "CSINode", "node-upd", spec={"drivers": [{"name": "csi.example.com", "nodeID": "n"}]}),
+        {"spec": {"drivers": [{"name": "csi.example.com", "nodeID": "m"}]}}),
+    "csistoragecapacity-negative": ("csistoragecapacities", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity", "metadata": {"name": "cap"},
+        "storageClassName": "fast", "capacity": "-1Gi"}, None),
+    "csistoragecapacity-update-class": ("csistoragecapacities", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity", "metadata": {"name": "cap-upd"},
+        "storageClassName": "fast", "nodeTopology": {"matchLabels": {"zone": "a"}}},
+        {"storageClassName": "slow", "nodeTopology": {"matchLabels": {"zone": "b"}}}),
+    "volumeattachment-update-node": ("/apis/storage.k8s.io/v1/volumeattachments", _cluster_object(
+        "storage.k8s.io/v1", "VolumeAttachment", "va-upd", spec=_VOLUME_ATTACHMENT_SPEC),
+        {"spec": {"nodeName": "node-2"}}),
+    "volumeattachment-no-source": ("/apis/storage.k8s.io/v1/volumeattachments", _cluster_object(
+        "storage.k8s.io/v1", "VolumeAttachment", "va-none", spec={"attacher": "CSI.Example.com", "nodeName": "n",
+                                                                   "source": {}}), None),
+    "volumeattributesclass-update-driver": ("/apis/storage.k8s.io/v1/volumeattributesclasses", _cluster_object(
+        "storage.k8s.io/v1", "VolumeAttributesClass", "vac-upd", driverName="csi.example.com",
+        parameters={"iops": "100"}), {"driverName": "other.example.com", "parameters": {"iops": "200"}}),
 }
 
 

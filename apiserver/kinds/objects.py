@@ -152,8 +152,11 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """The object as it will be stored, after mutating admission: named, given what the server sets
     (upstream's BeforeCreate), the create strategy's changes made, and validated."""
     meta = obj["metadata"]
+    strategy = strategy_for(rt)
     if not meta.get("name") and meta.get("generateName"):
-        meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
+        suffix = "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5)) if strategy.suffixes_generated_names \
+            else ""
+        meta["name"] = meta["generateName"] + suffix
     for field_name in _SERVER_SET:
         meta.pop(field_name, None)
     meta["uid"] = str(uuid.uuid4())
@@ -162,7 +165,7 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1
-    strategy_for(rt).prepare_for_create(obj)
+    strategy.prepare_for_create(obj)
     validate(rt, obj)
     return ordered(shaping.shaped_object(obj))
 

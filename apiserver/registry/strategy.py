@@ -41,6 +41,7 @@ class Strategy(Protocol):
     scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
     kube_finalizers: bool  # a bare finalizer name must be a standard one (core's ValidateObjectMeta)
     checks_generate_name: bool  # generateName is judged too (not under ValidateObjectMetaWithOpts)
+    suffixes_generated_names: bool  # generateName gets 5 random characters (IPAddresses' generator adds none)
 
     @property
     def name_rule(self) -> NameRule:
@@ -224,6 +225,7 @@ class KindStrategy:
     scale_selector_is_map: bool = False
     kube_finalizers: bool = True
     checks_generate_name: bool = True
+    suffixes_generated_names: bool = True
     name_rule: NameRule = subdomain_name
     name_rule_of: Callable[[Obj], NameRule] | None = None
     reset_fields: tuple[tuple[str | None, tuple[tuple[str, ...], ...]], ...] = ()
