@@ -88,8 +88,10 @@ class FieldError:
 
 
 def invalid(kind: str, group: str, name: str, errors: list[FieldError]) -> ApiError:
-    summary = ", ".join(f"{e.path}: {e.message}" for e in errors)
-    if len(errors) > 1:
+    # The message aggregates each distinct error once (ErrorList.ToAggregate); the causes keep them all.
+    messages = list(dict.fromkeys(f"{e.path}: {e.message}" for e in errors))
+    summary = ", ".join(messages)
+    if len(messages) > 1:
         summary = f"[{summary}]"
     details = _details(name, group, kind)
     details["causes"] = [e.cause() for e in errors]

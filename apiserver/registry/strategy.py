@@ -39,6 +39,7 @@ class Strategy(Protocol):
     scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
     kube_finalizers: bool  # a bare finalizer name must be a standard one (core's ValidateObjectMeta)
     checks_generate_name: bool  # generateName is judged too (not under ValidateObjectMetaWithOpts)
+    invalid_group: str | None  # the group a 422 names when not the URL's: the internal type's (events.k8s.io's core)
 
     @property
     def name_rule(self) -> NameRule:
@@ -184,6 +185,7 @@ class KindStrategy:
     scale_selector_is_map: bool = False
     kube_finalizers: bool = True
     checks_generate_name: bool = True
+    invalid_group: str | None = None
     name_rule: NameRule = subdomain_name
 
     def __post_init__(self) -> None:
