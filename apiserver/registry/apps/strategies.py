@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.apps import defaults, validation
-from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
+from apiserver.registry.apps import defaults, statefulset_validation, validation
+from apiserver.registry.meta import label_name
+from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
 
 _TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+# The MaxUnavailableStatefulSet feature gate, off by default in 1.36 (beta).
+_MAX_UNAVAILABLE_STATEFUL_SET = False
 
 
 def _daemon_set_create(obj: Obj) -> None:
@@ -27,16 +30,40 @@ def _daemon_set_update(new: Obj, old: Obj) -> None:
         annotations[_TEMPLATE_GENERATION] = str(int(previous or 0) + 1)
 
 
+def _rolling_update(obj: Obj | None) -> Obj | None:
+    strategy = ((obj or {}).get("spec") or {}).get("updateStrategy")
+    rolling = strategy.get("rollingUpdate") if isinstance(strategy, dict) else None
+    return rolling if isinstance(rolling, dict) else None
+
+
+def _drop_stateful_set_disabled_fields(new: Obj, old: Obj | None) -> None:
+    """dropStatefulSetDisabledFields: maxUnavailable stays only behind its gate, or where it was in use."""
+    old_rolling = _rolling_update(old)
+    if _MAX_UNAVAILABLE_STATEFUL_SET or (old_rolling is not None and old_rolling.get("maxUnavailable") is not None):
+        return
+    rolling = _rolling_update(new)
+    if rolling is not None:
+        rolling.pop("maxUnavailable", None)
+
+
+def _stateful_set_create(obj: Obj) -> None:
+    _drop_stateful_set_disabled_fields(obj, None)
+
+
 STRATEGIES: dict[str, Strategy] = {
     # The deployment status strategy's reset fields leave the labels alone as well.
     "Deployment": KindStrategy(default=defaults.deployment, validate=validation.deployment,
                                validate_update=validation.deployment_update, status_keeps_labels=True),
     "ReplicaSet": KindStrategy(default=defaults.replica_set, validate=validation.replica_set,
                                validate_update=validation.replica_set_update),
-    "StatefulSet": KindStrategy(default=defaults.stateful_set, validate=validation.stateful_set,
-                                validate_update=validation.stateful_set_update),
+    # Its pods are named after it with an ordinal, and their names are hostnames: a DNS label.
+    "StatefulSet": KindStrategy(default=defaults.stateful_set, own_on_create=_stateful_set_create,
+                                prepare_for_update=_drop_stateful_set_disabled_fields,
+                                validate=statefulset_validation.stateful_set,
+                                validate_update=statefulset_validation.stateful_set_update, name_rule=label_name),
     "DaemonSet": KindStrategy(default=defaults.daemon_set, own_on_create=_daemon_set_create,
                               prepare_for_update=_daemon_set_update, validate=validation.daemon_set,
                               validate_update=validation.daemon_set_update),
-    "ControllerRevision": NO_RULES,
+    "ControllerRevision": KindStrategy(validate=validation.controller_revision,
+                                       validate_update=validation.controller_revision_update),
 }
