@@ -21,13 +21,19 @@ def _daemon_set_create(obj: Obj) -> None:
         obj["metadata"].get("generation") or 1)
 
 
-def _daemon_set_update(new: Obj, old: Obj) -> None:
-    annotations = new["metadata"].setdefault("annotations", {})
+def _daemon_set_keep(new: Obj, old: Obj) -> None:
+    """The template generation is the internal spec's, kept from the stored object (an update cannot set
+    it), so it is there when managed fields are taken, as upstream converts the new object back."""
     previous = (old["metadata"].get("annotations") or {}).get(_TEMPLATE_GENERATION)
     if previous is not None:
-        annotations.setdefault(_TEMPLATE_GENERATION, previous)
+        new["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = previous
+
+
+def _daemon_set_update(new: Obj, old: Obj) -> None:
+    """A changed template is a new generation of it (PrepareForUpdate)."""
     if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
-        annotations[_TEMPLATE_GENERATION] = str(int(previous or 0) + 1)
+        previous = (old["metadata"].get("annotations") or {}).get(_TEMPLATE_GENERATION)
+        new["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = str(int(previous or 0) + 1)
 
 
 def _rolling_update(obj: Obj | None) -> Obj | None:
@@ -62,7 +68,7 @@ STRATEGIES: dict[str, Strategy] = {
                                 validate=statefulset_validation.stateful_set,
                                 validate_update=statefulset_validation.stateful_set_update, name_rule=label_name),
     "DaemonSet": KindStrategy(default=defaults.daemon_set, own_on_create=_daemon_set_create,
-                              prepare_for_update=_daemon_set_update, validate=validation.daemon_set,
+                              keep_on_update=_daemon_set_keep, prepare_for_update=_daemon_set_update, validate=validation.daemon_set,
                               validate_update=validation.daemon_set_update),
     "ControllerRevision": KindStrategy(validate=validation.controller_revision,
                                        validate_update=validation.controller_revision_update),
