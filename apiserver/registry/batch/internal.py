@@ -7,8 +7,7 @@ The pod template's immutability (validatePodTemplateUpdate) follows upstream's o
 suspended and has not started may change its scheduling directives (node affinity, node selector,
 tolerations, scheduling gates, labels and annotations) and its containers' resources
 (MutableSchedulingDirectivesForSuspendedJobs and MutablePodResourcesForSuspendedJobs, beta and on in
-1.36). Upstream shows the refused template as the internal core PodTemplateSpec; that struct's
-rendering is not ported, so the template is shown as its v1 JSON.
+1.36). A refused template shows as the internal core PodTemplateSpec (internal_pod_template.py).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from typing import Any
 
 from apiserver.errors import FieldError
 from apiserver.registry import field
+from apiserver.registry.batch.internal_pod_template import pod_spec_json, pod_template_json
 
 Obj = dict[str, Any]
 
@@ -123,8 +123,8 @@ def pod_template_update(new: Obj, old: Obj) -> list[FieldError]:
     if not mutable:
         if _equal(template, old_template):
             return []
-        return [field.invalid_shown("spec.template", field.go_json(template), "field is immutable")]
+        return [field.invalid_shown("spec.template", pod_template_json(template), "field is immutable")]
     pod = _dict(template.get("spec"))
     if _equal(pod, _resources_only(pod, _dict(old_template.get("spec")))):
         return []
-    return [field.invalid_shown("spec.template.spec", field.go_json(pod), "field is immutable")]
+    return [field.invalid_shown("spec.template.spec", pod_spec_json(pod), "field is immutable")]
