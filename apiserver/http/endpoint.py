@@ -319,6 +319,7 @@ class Endpoint:
                                              str(obj["metadata"].get("name") or ""))
         obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, create_options(t.query))
         obj = objects.prepare_create(t.rt, obj)
+        warnings = admitting.with_warnings(warnings, strategy.warnings_on_create(obj))
         attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
@@ -513,6 +514,7 @@ class Endpoint:
                 applied = tracked[0]
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         if t.subresource is None:
+            headers = admitting.with_warnings(headers, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
             prepared = objects.reshaped(prepared)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")

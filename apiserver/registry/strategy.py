@@ -114,6 +114,14 @@ class Strategy(Protocol):
     def validate_update(self) -> Callable[[Obj, Obj], list[FieldError]]:
         """ValidateUpdate (new, old): the object's own rules and the update's."""
 
+    @property
+    def warnings_on_create(self) -> Callable[[Obj], list[str]]:
+        """WarningsOnCreate: what a create is answered with besides the object."""
+
+    @property
+    def warnings_on_update(self) -> Callable[[Obj, Obj], list[str]]:
+        """WarningsOnUpdate (new, old)."""
+
 
 def _nothing(obj: Obj) -> None:
     return None
@@ -147,6 +155,14 @@ def _no_errors(obj: Obj) -> list[FieldError]:
     return []
 
 
+def _no_warnings(obj: Obj) -> list[str]:
+    return []
+
+
+def _no_warnings_on_update(new: Obj, old: Obj) -> list[str]:
+    return []
+
+
 def _as_created(new: Obj, old: Obj) -> list[FieldError]:
     """Stands for "judge the new object as `validate` does"; replaced by that when the strategy is made."""
     raise AssertionError("replaced in KindStrategy.__post_init__")
@@ -175,6 +191,8 @@ class KindStrategy:
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
+    warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
+    warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_warnings_on_update
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
     generation_field: str = "spec"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.apps import defaults, statefulset_validation, validation
+from apiserver.registry.apps import defaults, statefulset_validation, validation, warnings
 from apiserver.registry.meta import label_name
 from apiserver.registry.strategy import KindStrategy, Strategy
 
@@ -59,14 +59,18 @@ def _stateful_set_create(obj: Obj) -> None:
 STRATEGIES: dict[str, Strategy] = {
     # The deployment status strategy's reset fields leave the labels alone as well.
     "Deployment": KindStrategy(default=defaults.deployment, validate=validation.deployment,
-                               validate_update=validation.deployment_update, status_keeps_labels=True),
+                               validate_update=validation.deployment_update, status_keeps_labels=True,
+                               warnings_on_create=warnings.pod_name_prefix),
     "ReplicaSet": KindStrategy(default=defaults.replica_set, validate=validation.replica_set,
-                               validate_update=validation.replica_set_update),
+                               validate_update=validation.replica_set_update,
+                               warnings_on_create=warnings.pod_name_prefix),
     # Its pods are named after it with an ordinal, and their names are hostnames: a DNS label.
     "StatefulSet": KindStrategy(default=defaults.stateful_set, own_on_create=_stateful_set_create,
                                 prepare_for_update=_drop_stateful_set_disabled_fields,
                                 validate=statefulset_validation.stateful_set,
-                                validate_update=statefulset_validation.stateful_set_update, name_rule=label_name),
+                                validate_update=statefulset_validation.stateful_set_update, name_rule=label_name,
+                                warnings_on_create=warnings.stateful_set_on_create,
+                                warnings_on_update=warnings.stateful_set_on_update),
     "DaemonSet": KindStrategy(default=defaults.daemon_set, own_on_create=_daemon_set_create,
                               keep_on_update=_daemon_set_keep, prepare_for_update=_daemon_set_update, validate=validation.daemon_set,
                               validate_update=validation.daemon_set_update),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.registry.apps import warnings
 from apiserver.registry.batch import cronjob_validation, defaults, validation
 from apiserver.registry.hooks import Cluster
 from apiserver.registry.strategy import KindStrategy, Strategy
@@ -66,7 +67,10 @@ def _generate_selector(obj: Obj) -> None:
 STRATEGIES: dict[str, Strategy] = {
     "Job": KindStrategy(default=defaults.job, prepare_for_create=_generate_selector, decorate=_job_written,
                         after_status_update=_job_status, validate=validation.job,
-                        validate_update=validation.job_update),
+                        validate_update=validation.job_update, warnings_on_create=warnings.job_on_create,
+                        warnings_on_update=warnings.job_on_update),
     "CronJob": KindStrategy(default=defaults.cron_job, validate=cronjob_validation.cron_job,
-                            validate_update=cronjob_validation.cron_job_update),
+                            validate_update=cronjob_validation.cron_job_update,
+                            warnings_on_create=warnings.cron_job_on_create,
+                            warnings_on_update=warnings.cron_job_on_update),
 }
