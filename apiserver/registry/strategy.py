@@ -39,6 +39,7 @@ class Strategy(Protocol):
     scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
     kube_finalizers: bool  # a bare finalizer name must be a standard one (core's ValidateObjectMeta)
     checks_generate_name: bool  # generateName is judged too (not under ValidateObjectMetaWithOpts)
+    orphans_by_default: bool  # a delete naming no propagation orphans dependents (DefaultGarbageCollectionPolicy)
     invalid_group: str | None  # the group a 422 names when not the URL's: the internal type's (events.k8s.io's core)
 
     @property
@@ -122,6 +123,10 @@ class Strategy(Protocol):
     def warnings_on_update(self) -> Callable[[Obj, Obj], list[str]]:
         """WarningsOnUpdate (new, old)."""
 
+    @property
+    def warnings_on_delete(self) -> Callable[[Obj], list[str]]:
+        """What the kind's storage warns of a delete, from its DeleteOptions (found or not)."""
+
 
 def _nothing(obj: Obj) -> None:
     return None
@@ -193,6 +198,7 @@ class KindStrategy:
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_warnings_on_update
+    warnings_on_delete: Callable[[Obj], list[str]] = _no_warnings
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
     generation_field: str = "spec"
@@ -203,6 +209,7 @@ class KindStrategy:
     scale_selector_is_map: bool = False
     kube_finalizers: bool = True
     checks_generate_name: bool = True
+    orphans_by_default: bool = False
     invalid_group: str | None = None
     name_rule: NameRule = subdomain_name
 

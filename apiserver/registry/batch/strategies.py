@@ -64,11 +64,20 @@ def _generate_selector(obj: Obj) -> None:
     spec["selector"]["matchLabels"].setdefault("batch.kubernetes.io/controller-uid", meta["uid"])
 
 
+def _delete_warnings(options: Obj) -> list[str]:
+    """The job storage's warning: batch/v1 orphans a job's pods unless the delete says otherwise."""
+    if options.get("propagationPolicy") is None and options.get("orphanDependents") is None:
+        return [("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to "
+                 "remove them or set propagationPolicy=Orphan to suppress this warning")]
+    return []
+
+
 STRATEGIES: dict[str, Strategy] = {
     "Job": KindStrategy(default=defaults.job, prepare_for_create=_generate_selector, decorate=_job_written,
                         after_status_update=_job_status, validate=validation.job,
                         validate_update=validation.job_update, warnings_on_create=warnings.job_on_create,
-                        warnings_on_update=warnings.job_on_update),
+                        warnings_on_update=warnings.job_on_update, warnings_on_delete=_delete_warnings,
+                        orphans_by_default=True),
     "CronJob": KindStrategy(default=defaults.cron_job, validate=cronjob_validation.cron_job,
                             validate_update=cronjob_validation.cron_job_update,
                             warnings_on_create=warnings.cron_job_on_create,
