@@ -40,6 +40,7 @@ class Strategy(Protocol):
     kube_finalizers: bool  # a bare finalizer name must be a standard one (core's ValidateObjectMeta)
     checks_generate_name: bool  # generateName is judged too (not under ValidateObjectMetaWithOpts)
     orphans_by_default: bool  # a delete naming no propagation orphans dependents (DefaultGarbageCollectionPolicy)
+    creates_on_update: bool  # a PUT of a missing object creates it (AllowCreateOnUpdate)
     invalid_group: str | None  # the group a 422 names when not the URL's: the internal type's (events.k8s.io's core)
 
     @property
@@ -210,6 +211,7 @@ class KindStrategy:
     kube_finalizers: bool = True
     checks_generate_name: bool = True
     orphans_by_default: bool = False
+    creates_on_update: bool = False
     invalid_group: str | None = None
     name_rule: NameRule = subdomain_name
 

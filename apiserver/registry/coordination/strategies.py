@@ -27,6 +27,6 @@ def _drop_disabled_fields(new: Obj, old: Obj | None = None) -> None:
 
 # Metadata is judged by apimachinery's ValidateObjectMeta, without core's finalizer-name rule.
 STRATEGIES: dict[str, Strategy] = {
-    "Lease": KindStrategy(kube_finalizers=False, prepare_for_create=_drop_disabled_fields,
+    "Lease": KindStrategy(kube_finalizers=False, creates_on_update=True, prepare_for_create=_drop_disabled_fields,
                           prepare_for_update=_drop_disabled_fields, validate=validation.lease),
 }

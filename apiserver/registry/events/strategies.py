@@ -24,5 +24,6 @@ def _validate_update(new: Obj, old: Obj) -> list[FieldError]:
 
 # Upstream names the internal type in a 422: core's Event, not events.k8s.io's.
 STRATEGIES: dict[str, Strategy] = {
-    "Event": KindStrategy(validate=_validate, validate_update=_validate_update, invalid_group=""),
+    "Event": KindStrategy(validate=_validate, validate_update=_validate_update, invalid_group="",
+                          creates_on_update=True),
 }
