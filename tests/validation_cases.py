@@ -122,7 +122,8 @@ _PRIORITY_CLASSES = "/apis/scheduling.k8s.io/v1/priorityclasses"
 
 _OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6b7e2f4c-0000-4000-8000-000000000001"}
 
-# name -> (collection path under the namespace, or a cluster path starting with /, object, merge patch or None)
+# name -> (collection path under the namespace, or a cluster path starting with /, object, merge patch or None);
+# `collection#subresource` sends the patch to that subresource of the created object.
 CASES: dict[str, tuple[str, Obj, Obj | None]] = {
     # -- ObjectMeta (apimachinery/pkg/api/validation/objectmeta.go) ---------------------------------
     "meta-name-uppercase": ("configmaps", _meta(_config_map(), name="Bad"), None),
@@ -393,6 +394,22 @@ CASES: dict[str, tuple[str, Obj, Obj | None]] = {
                                                 series={"count": 1}, deprecatedSource={"component": "c"}), None),
     "event-v1-namespace-mismatch": ("events", _event(regarding={"kind": "Node", "name": "n"}), None),
     "event-v1-update-immutable": ("events", _meta(_event(), name="ev-upd"), {"reason": "Other", "note": "changed"}),
+    # -- status subresources ------------------------------------------------------------------------
+    "deployment-status-counts": ("deployments#status", _meta(_deployment(), name="d-st"), {"status": {
+        "replicas": 1, "readyReplicas": 2, "availableReplicas": 3, "unavailableReplicas": -1}}),
+    "replicaset-status-counts": ("replicasets#status", {**_meta(_deployment(), name="rs-st"), "kind": "ReplicaSet"},
+                                 {"status": {"replicas": 1, "fullyLabeledReplicas": 2, "observedGeneration": -1}}),
+    "statefulset-status-counts": ("statefulsets#status", _meta(_stateful_set(), name="s-st"), {"status": {
+        "replicas": 1, "currentReplicas": 2, "availableReplicas": 1, "readyReplicas": 0, "collisionCount": -1}}),
+    "daemonset-status-counts": ("daemonsets#status", _meta(_daemon_set(), name="ds-st"), {"status": {
+        "numberReady": -1, "desiredNumberScheduled": 0, "currentNumberScheduled": 0, "numberMisscheduled": 0}}),
+    "hpa-status-counts": ("horizontalpodautoscalers#status", _meta(_hpa(), name="hpa-st"), {"status": {
+        "currentReplicas": -1, "desiredReplicas": -2}}),
+    "pdb-status-conditions": ("poddisruptionbudgets#status", _meta(_budget(minAvailable=1), name="pdb-st"), {
+        "status": {"disruptionsAllowed": -1, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0,
+                   "conditions": [{"type": "Bad Type", "status": "Maybe", "reason": "1bad"},
+                                  {"type": "Bad Type", "status": "True", "reason": "Fine",
+                                   "lastTransitionTime": "2024-01-01T00:00:00Z"}]}}),
     # -- rbac ----------------------------------------------------------------------------------------
     "role-rule-no-verbs": ("roles", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
                                      "metadata": {"name": "r"}, "rules": [{"apiGroups": [""], "resources": ["pods"]}]},
@@ -429,6 +446,7 @@ def answer(status: int, body: Any, uid: str = "") -> Obj:
 
 def run_case(send: Send, name: str) -> Obj:
     where, obj, patch = CASES[name]
+    where, _, subresource = where.partition("#")
     collection = _collection(where, obj)
     if patch is None:
         status, body = send("POST", collection + "?dryRun=All", obj, "application/json")
@@ -443,7 +461,8 @@ def run_case(send: Send, name: str) -> Obj:
         return {"setup": answer(status, body)}
     item = f"{collection}/{obj['metadata']['name']}"
     try:
-        status, body = send("PATCH", item + "?dryRun=All", patch, "application/merge-patch+json")
+        patched = f"{item}/{subresource}" if subresource else item
+        status, body = send("PATCH", patched + "?dryRun=All", patch, "application/merge-patch+json")
         return answer(status, body)
     finally:
         # Finalizers (a claim's protection, a job's orphaning) would keep it, and its name, for the next run.

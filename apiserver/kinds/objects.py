@@ -234,6 +234,11 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             rt.custom.prepare(merged)
             validate(rt, merged, old)
         strategy.prepare_for_status_update(merged, old, now)
+        if rt.custom is None:
+            problems = strategy.validate_status_update(merged, old)
+            if problems:
+                group = rt.group if strategy.invalid_group is None else strategy.invalid_group
+                raise errors.invalid(rt.kind, group, str(old_meta.get("name") or ""), problems)
         _record(rt, merged, old, manager, subresource, now, applied)
         strategy.after_status_update(merged, old, now)
         return ordered(shaping.shaped_object(merged))

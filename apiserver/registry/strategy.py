@@ -117,6 +117,10 @@ class Strategy(Protocol):
         """ValidateUpdate (new, old): the object's own rules and the update's."""
 
     @property
+    def validate_status_update(self) -> Callable[[Obj, Obj], list[FieldError]]:
+        """The status strategy's ValidateUpdate (new, old), its metadata rules aside."""
+
+    @property
     def warnings_on_create(self) -> Callable[[Obj], list[str]]:
         """WarningsOnCreate: what a create is answered with besides the object."""
 
@@ -161,6 +165,10 @@ def _no_errors(obj: Obj) -> list[FieldError]:
     return []
 
 
+def _no_update_errors(new: Obj, old: Obj) -> list[FieldError]:
+    return []
+
+
 def _no_warnings(obj: Obj) -> list[str]:
     return []
 
@@ -197,6 +205,7 @@ class KindStrategy:
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
+    validate_status_update: Callable[[Obj, Obj], list[FieldError]] = _no_update_errors
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_warnings_on_update
     warnings_on_delete: Callable[[Obj], list[str]] = _no_warnings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.apps import defaults, statefulset_validation, validation, warnings
+from apiserver.registry.apps import defaults, statefulset_validation, status_validation, validation, warnings
 from apiserver.registry.meta import label_name
 from apiserver.registry.strategy import KindStrategy, Strategy
 
@@ -60,9 +60,11 @@ STRATEGIES: dict[str, Strategy] = {
     # The deployment status strategy's reset fields leave the labels alone as well.
     "Deployment": KindStrategy(default=defaults.deployment, validate=validation.deployment,
                                validate_update=validation.deployment_update, status_keeps_labels=True,
+                               validate_status_update=status_validation.deployment_status_update,
                                warnings_on_create=warnings.pod_name_prefix),
     "ReplicaSet": KindStrategy(default=defaults.replica_set, validate=validation.replica_set,
                                validate_update=validation.replica_set_update,
+                               validate_status_update=status_validation.replica_set_status_update,
                                warnings_on_create=warnings.pod_name_prefix),
     # Its pods are named after it with an ordinal, and their names are hostnames: a DNS label.
     "StatefulSet": KindStrategy(default=defaults.stateful_set, own_on_create=_stateful_set_create,
@@ -70,10 +72,12 @@ STRATEGIES: dict[str, Strategy] = {
                                 validate=statefulset_validation.stateful_set,
                                 validate_update=statefulset_validation.stateful_set_update, name_rule=label_name,
                                 warnings_on_create=warnings.stateful_set_on_create,
-                                warnings_on_update=warnings.stateful_set_on_update),
+                                warnings_on_update=warnings.stateful_set_on_update,
+                                validate_status_update=status_validation.stateful_set_status_update),
     "DaemonSet": KindStrategy(default=defaults.daemon_set, own_on_create=_daemon_set_create,
                               keep_on_update=_daemon_set_keep, prepare_for_update=_daemon_set_update, validate=validation.daemon_set,
-                              validate_update=validation.daemon_set_update),
+                              validate_update=validation.daemon_set_update,
+                              validate_status_update=status_validation.daemon_set_status_update),
     "ControllerRevision": KindStrategy(validate=validation.controller_revision,
                                        validate_update=validation.controller_revision_update),
 }

@@ -22,8 +22,8 @@ def pod_name_prefix(obj: Obj) -> list[str]:
     problems = dns1123_label(name)
     if not problems:
         return []
-    return ["metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; "
-            f"a DNS label is recommended: [{' '.join(problems)}]"]
+    return [("metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; "
+            f"a DNS label is recommended: [{' '.join(problems)}]")]
 
 
 def job_spec(spec: Any, path: str) -> list[str]:
@@ -33,8 +33,8 @@ def job_spec(spec: Any, path: str) -> list[str]:
         return []
     if (spec.get("completions") or 0) > _COMPLETIONS_SOFT_LIMIT and \
             (spec.get("parallelism") or 0) > _PARALLELISM_SOFT_LIMIT:
-        return [f"{path}: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher "
-                "than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail"]
+        return [(f"{path}: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher "
+                "than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail")]
     return []
 
 
@@ -68,8 +68,8 @@ def cron_job_on_update(new: Obj, old: Obj) -> list[str]:
 def _negative_history(obj: Obj) -> list[str]:
     limit = (obj.get("spec") or {}).get("revisionHistoryLimit")
     if isinstance(limit, int) and limit < 0:
-        return ["spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is "
-                "recommended"]
+        return [("spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is "
+                "recommended")]
     return []
 
 

@@ -10,5 +10,6 @@ from apiserver.registry.strategy import KindStrategy, Strategy
 STRATEGIES: dict[str, Strategy] = {
     "HorizontalPodAutoscaler": KindStrategy(default=defaults.horizontal_pod_autoscaler,
                                             validate=validation.horizontal_pod_autoscaler,
-                                            validate_update=validation.horizontal_pod_autoscaler_update),
+                                            validate_update=validation.horizontal_pod_autoscaler_update,
+                                            validate_status_update=validation.horizontal_pod_autoscaler_status_update),
 }

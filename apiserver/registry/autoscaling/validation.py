@@ -363,3 +363,10 @@ def horizontal_pod_autoscaler(obj: Obj) -> list[FieldError]:
 
 def horizontal_pod_autoscaler_update(new: Obj, old: Obj) -> list[FieldError]:
     return _spec(_dict(new.get("spec")), _options(new, old))
+
+
+def horizontal_pod_autoscaler_status_update(new: Obj, old: Obj) -> list[FieldError]:
+    """ValidateHorizontalPodAutoscalerStatusUpdate (the metadata aside)."""
+    status = _dict(new.get("status"))
+    return field.nonnegative("status.currentReplicas", status.get("currentReplicas")) + \
+        field.nonnegative("status.desiredReplicas", status.get("desiredReplicas"))
