@@ -410,6 +410,12 @@ CASES: dict[str, tuple[str, Obj, Obj | None]] = {
                    "conditions": [{"type": "Bad Type", "status": "Maybe", "reason": "1bad"},
                                   {"type": "Bad Type", "status": "True", "reason": "Fine",
                                    "lastTransitionTime": "2024-01-01T00:00:00Z"}]}}),
+    "job-status-counts": ("jobs#status", _meta(_job(), name="j-st"), {"status": {
+        "active": 1, "ready": 2, "failed": -1, "uncountedTerminatedPods": {"succeeded": ["a", ""], "failed": ["a"]}}}),
+    "job-status-complete": ("jobs#status", _meta(_job(), name="j-done"), {"status": {
+        "active": 1, "completedIndexes": "1", "conditions": [
+            {"type": "Complete", "status": "True", "lastProbeTime": None, "lastTransitionTime": None},
+            {"type": "Failed", "status": "True"}]}}),
     # -- rbac ----------------------------------------------------------------------------------------
     "role-rule-no-verbs": ("roles", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
                                      "metadata": {"name": "r"}, "rules": [{"apiGroups": [""], "resources": ["pods"]}]},
