@@ -36,6 +36,13 @@ def _daemon_set_update(new: Obj, old: Obj) -> None:
         new["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = str(int(previous or 0) + 1)
 
 
+def _deployment_update(new: Obj, old: Obj) -> None:
+    """A deployment's annotations are part of what it asks for (rollout pauses and change causes live
+    there): a change of them is a new generation too, as upstream's PrepareForUpdate counts it."""
+    if (new["metadata"].get("annotations") or {}) != (old["metadata"].get("annotations") or {}):
+        new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+
+
 def _rolling_update(obj: Obj | None) -> Obj | None:
     strategy = ((obj or {}).get("spec") or {}).get("updateStrategy")
     rolling = strategy.get("rollingUpdate") if isinstance(strategy, dict) else None
@@ -58,7 +65,8 @@ def _stateful_set_create(obj: Obj) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     # The deployment status strategy's reset fields leave the labels alone as well.
-    "Deployment": KindStrategy(default=defaults.deployment, validate=validation.deployment,
+    "Deployment": KindStrategy(default=defaults.deployment, prepare_for_update=_deployment_update,
+                               validate=validation.deployment,
                                validate_update=validation.deployment_update, status_keeps_labels=True,
                                validate_status_update=status_validation.deployment_status_update,
                                warnings_on_create=warnings.pod_name_prefix),
