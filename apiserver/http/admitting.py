@@ -139,15 +139,6 @@ async def connect(chain: AdmissionChain, t: Target, options: Obj) -> None:
         await chain.validate(attrs, admitted(t))
 
 
-def with_warnings(headers: dict[str, Any], texts: list[str]) -> dict[str, Any]:
-    """`headers` with a strategy's warnings (WarningsOnCreate, WarningsOnUpdate) after those it has."""
-    if not texts:
-        return headers
-    added = warning_header(texts)
-    given = headers.get("Warning")
-    return {**headers, "Warning": f"{given}, {added}" if given else added}
-
-
 def headers(t: Target, headers: dict[str, Any]) -> dict[str, str]:
     """`headers` with the plugins' warnings added to any Warning the write already answers with."""
     if t.admitted is None or not t.admitted.warnings:

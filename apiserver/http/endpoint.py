@@ -15,7 +15,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.admission.attributes import create_options, delete_options, update_options
-from apiserver.admission.chain import AdmissionChain, Admitted, with_warnings
+from apiserver.admission.chain import AdmissionChain, Admitted, warning_header, with_warnings
 from apiserver.auth.tokens import User
 from apiserver.crd import crdspec
 from apiserver.http import admitting
@@ -319,7 +319,7 @@ class Endpoint:
                                              str(obj["metadata"].get("name") or ""))
         obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, create_options(t.query))
         obj = objects.prepare_create(t.rt, obj)
-        warnings = admitting.with_warnings(warnings, strategy.warnings_on_create(obj))
+        warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
         attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
@@ -405,6 +405,8 @@ class Endpoint:
             return await self._replace(t, current, copy.deepcopy(body), check_rv=True, headers=warnings)
 
         async def create() -> Reply:
+            # AllowCreateOnUpdate: a PUT of a missing object creates it, named as the URL names it.
+            objects.check_identity(t.rt, copy.deepcopy(body), t.namespace, t.name)
             return await self.create(t, raw, content_type)
         return await self._on_latest(t, write, create if creates else None)
 
@@ -519,7 +521,7 @@ class Endpoint:
                 applied = tracked[0]
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         if t.subresource is None:
-            headers = admitting.with_warnings(headers, strategy.warnings_on_update(prepared, old))
+            headers = _with_warnings(headers, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
             prepared = objects.reshaped(prepared)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
@@ -566,7 +568,7 @@ class Endpoint:
             reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
         except errors.ApiError as refusal:
             raise with_warnings(refusal, warned) from None
-        reply.headers = admitting.headers(t, admitting.with_warnings(reply.headers, warned))
+        reply.headers = admitting.headers(t, _with_warnings(reply.headers, warned))
         return reply
 
     async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any],
@@ -889,3 +891,12 @@ def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
     if options.get("dryRun"):
         query["dryRun"] = "All"
     return dataclasses.replace(t, query=query)
+
+
+def _with_warnings(headers: dict[str, str], texts: list[str]) -> dict[str, str]:
+    """`headers` with the strategy's warnings (WarningsOnCreate/Update) after those decoding gave."""
+    if not texts:
+        return headers
+    added = warning_header(texts)
+    given = headers.get("Warning")
+    return {**headers, "Warning": f"{given}, {added}" if given else added}

@@ -28,7 +28,7 @@ from apiserver.registry.apps.validation import (
     template_of,
 )
 from apiserver.registry.core.pod_validation import pod_template_spec
-from apiserver.registry.core.validation import persistent_volume_claim_spec
+from apiserver.registry.core.pvc_validation import claim_spec
 
 Obj = dict[str, Any]
 
@@ -97,7 +97,7 @@ def _claim_templates(spec: Obj) -> list[FieldError]:
     """validateVolumeClaimTemplates: each claim's spec as a claim being created."""
     found: list[FieldError] = []
     for i, claim in enumerate(spec.get("volumeClaimTemplates") or ()):
-        found += persistent_volume_claim_spec(as_dict(as_dict(claim).get("spec")),
+        found += claim_spec(as_dict(as_dict(claim).get("spec")),
                                               f"spec.volumeClaimTemplates[{i}].spec")
     return found
 

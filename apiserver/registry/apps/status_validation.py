@@ -45,7 +45,7 @@ def _collision_count_decremented(new: Obj, old: Obj) -> list[FieldError]:
     return [field.invalid("status.collisionCount", count or 0, "cannot be decremented")]
 
 
-def deployment_status_update(new: Obj, old: Obj) -> list[FieldError]:
+def deployment_status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
     status = _status(new)
     found = _nonnegative(status, ("observedGeneration", "replicas", "updatedReplicas", "readyReplicas",
                                   "availableReplicas", "unavailableReplicas", "terminatingReplicas",
@@ -55,7 +55,7 @@ def deployment_status_update(new: Obj, old: Obj) -> list[FieldError]:
     return found + _collision_count_decremented(new, old)
 
 
-def replica_set_status_update(new: Obj, old: Obj) -> list[FieldError]:
+def replica_set_status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
     status = _status(new)
     found = _nonnegative(status, ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas",
                                   "observedGeneration", "terminatingReplicas"))
@@ -64,7 +64,7 @@ def replica_set_status_update(new: Obj, old: Obj) -> list[FieldError]:
     return found + _not_above(status, ("availableReplicas",), "readyReplicas", "cannot be greater than readyReplicas")
 
 
-def stateful_set_status_update(new: Obj, old: Obj) -> list[FieldError]:
+def stateful_set_status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
     status = _status(new)
     found = _nonnegative(status, ("replicas", "readyReplicas", "currentReplicas", "updatedReplicas",
                                   "availableReplicas", "observedGeneration", "collisionCount"))
@@ -75,7 +75,7 @@ def stateful_set_status_update(new: Obj, old: Obj) -> list[FieldError]:
     return found + _collision_count_decremented(new, old)
 
 
-def daemon_set_status_update(new: Obj, old: Obj) -> list[FieldError]:
+def daemon_set_status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
     found = _nonnegative(_status(new), ("currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled",
                                         "numberReady", "observedGeneration", "updatedNumberScheduled",
                                         "numberAvailable", "numberUnavailable", "collisionCount"))

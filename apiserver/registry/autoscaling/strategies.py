@@ -11,5 +11,5 @@ STRATEGIES: dict[str, Strategy] = {
     "HorizontalPodAutoscaler": KindStrategy(default=defaults.horizontal_pod_autoscaler,
                                             validate=validation.horizontal_pod_autoscaler,
                                             validate_update=validation.horizontal_pod_autoscaler_update,
-                                            validate_status_update=validation.horizontal_pod_autoscaler_status_update),
+                                            validate_subresource_update=validation.horizontal_pod_autoscaler_status_update),
 }

@@ -365,7 +365,7 @@ def horizontal_pod_autoscaler_update(new: Obj, old: Obj) -> list[FieldError]:
     return _spec(_dict(new.get("spec")), _options(new, old))
 
 
-def horizontal_pod_autoscaler_status_update(new: Obj, old: Obj) -> list[FieldError]:
+def horizontal_pod_autoscaler_status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
     """ValidateHorizontalPodAutoscalerStatusUpdate (the metadata aside)."""
     status = _dict(new.get("status"))
     return field.nonnegative("status.currentReplicas", status.get("currentReplicas")) + \

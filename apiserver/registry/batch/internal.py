@@ -7,7 +7,8 @@ The pod template's immutability (validatePodTemplateUpdate) follows upstream's o
 suspended and has not started may change its scheduling directives (node affinity, node selector,
 tolerations, scheduling gates, labels and annotations) and its containers' resources
 (MutableSchedulingDirectivesForSuspendedJobs and MutablePodResourcesForSuspendedJobs, beta and on in
-1.36). A refused template shows as the internal core PodTemplateSpec (internal_pod_template.py).
+1.36). A refused template shows as the internal core.PodTemplateSpec: its embedded ObjectMeta's fields
+(metav1's, with their json tags) beside the PodSpec core's go_structs prints.
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ from typing import Any
 
 from apiserver.errors import FieldError
 from apiserver.registry import field
-from apiserver.registry.batch.internal_pod_template import pod_spec_json, pod_template_json
+from apiserver.registry.core import go_structs
 
 Obj = dict[str, Any]
+
+_OBJECT_META = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+                "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+                "ownerReferences", "finalizers", "managedFields")
 
 
 def _dict(value: Any) -> Obj:
@@ -54,6 +59,18 @@ def success_policy_json(policy: Any) -> str:
     return field.go_json({"Rules": None if rules is None else [
         {"SucceededIndexes": _dict(r).get("succeededIndexes"), "SucceededCount": _dict(r).get("succeededCount")}
         for r in rules]})
+
+
+def pod_template_json(template: Obj) -> str:
+    """json.Marshal of the internal PodTemplateSpec: ObjectMeta embedded (every field omitempty), then Spec."""
+    meta = _dict(template.get("metadata"))
+    shown: Obj = {k: meta[k] for k in _OBJECT_META if meta.get(k) not in (None, "", 0, [], {})}
+    shown["Spec"] = go_structs.struct("PodSpec", _dict(template.get("spec")))
+    return field.go_json(shown)
+
+
+def pod_spec_json(pod: Obj) -> str:
+    return field.go_json(go_structs.struct("PodSpec", pod))
 
 
 def _condition_true(status: Obj, kind: str) -> bool:

@@ -223,7 +223,7 @@ def _status(new: Obj, options: _Options) -> list[FieldError]:
     return found
 
 
-def job_status_update(new: Obj, old: Obj) -> list[FieldError]:
+def job_status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
     """ValidateJobStatusUpdate (the metadata aside)."""
     options = _options(new, old)
     status, old_status = _dict(new.get("status")), _dict(old.get("status"))

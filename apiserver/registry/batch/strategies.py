@@ -77,7 +77,7 @@ STRATEGIES: dict[str, Strategy] = {
                         after_status_update=_job_status, validate=validation.job,
                         validate_update=validation.job_update, warnings_on_create=warnings.job_on_create,
                         warnings_on_update=warnings.job_on_update, warnings_on_delete=_delete_warnings,
-                        orphans_by_default=True, validate_status_update=job_status_validation.job_status_update),
+                        orphans_by_default=True, validate_subresource_update=job_status_validation.job_status_update),
     "CronJob": KindStrategy(default=defaults.cron_job, validate=cronjob_validation.cron_job,
                             validate_update=cronjob_validation.cron_job_update,
                             warnings_on_create=warnings.cron_job_on_create,

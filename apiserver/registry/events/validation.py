@@ -1,13 +1,13 @@
-"""Event validation: pkg/apis/core/validation/events.go, on the stored (core/v1) form of an Event.
+"""events.k8s.io/v1's strict Event rules: ValidateEventCreate and ValidateEventUpdate of
+pkg/apis/core/validation/events.go for a write through events.k8s.io/v1, on the stored (core/v1) form.
 
-Upstream judges an Event by the API version of the request that writes it: core/v1 (and
-events.k8s.io/v1beta1) writes get the legacy rules only, for compatibility with old clients;
-events.k8s.io/v1 writes get the strict rules too, and their updates may change little beyond the
-series. Paths are the internal (core) type's field names, as upstream reports them, but for the
-reporting controller, which each version names its own way.
+The legacy rules every Event meets are core's (`core/event_validation.py`'s legacy_event); a write
+through events.k8s.io/v1 adds these, and its updates may change little beyond the series. Paths are the
+internal (core) type's field names, as upstream reports them; a struct that is a bad value shows as the
+internal struct's JSON (Go field names).
 
-Left out of the strict rules: the second ValidateObjectMeta(Update) upstream runs inside them. The
-write path judges the metadata once for every kind, and the same errors would come twice.
+Left out: the second ValidateObjectMeta(Update) upstream runs inside the strict rules. The write path
+judges the metadata once for every kind, and the same errors would come twice.
 """
 
 from __future__ import annotations
@@ -17,18 +17,11 @@ import re
 from typing import Any
 
 from apiserver.errors import FieldError
-from apiserver.kinds.validation import dns1123_subdomain, qualified_name
 from apiserver.registry import field
+from apiserver.registry.core.event_validation import legacy_event
 
 Obj = dict[str, Any]
 
-CORE_V1 = "v1"
-EVENTS_V1 = "events.k8s.io/v1"
-
-_REPORTING_INSTANCE_LIMIT = 128
-_ACTION_LIMIT = 128
-_REASON_LIMIT = 128
-_NOTE_LIMIT = 1024
 _ZERO_TIME = re.compile(r"0001-01-01T00:00:00(\.0*)?(Z|[+-]00:00)")
 # The internal ObjectReference and EventSource have no json tags: a bad value shows Go's field names.
 _REFERENCE_FIELDS = (("Kind", "kind"), ("Namespace", "namespace"), ("Name", "name"), ("UID", "uid"),
@@ -76,39 +69,6 @@ def _time_json(value: Any) -> str:
     return "null" if moment is None else f'"{moment.strftime("%Y-%m-%dT%H:%M:%SZ")}"'
 
 
-def _legacy(event: Obj, version: str) -> list[FieldError]:
-    """legacyValidateEvent: what every Event must be, whichever version writes it."""
-    found: list[FieldError] = []
-    controller_path = "reportingComponent" if version == CORE_V1 else "reportingController"
-    namespace = _text(event.get("metadata"), "namespace")
-    involved_namespace = _text(event.get("involvedObject"), "namespace")
-    mismatch = field.invalid("involvedObject.namespace", involved_namespace, "does not match event.namespace")
-    if _zero_time(event.get("eventTime")):
-        # An Event without eventTime is an old client's: its namespace and its object's must agree.
-        if not involved_namespace:
-            if namespace not in ("", "default"):
-                found.append(mismatch)
-        elif namespace != involved_namespace:
-            found.append(mismatch)
-    else:
-        if not involved_namespace and namespace not in ("default", "kube-system"):
-            found.append(mismatch)
-        controller = _text(event, "reportingComponent")
-        if not controller:
-            found.append(field.required(controller_path))
-        found += [field.invalid(controller_path, controller, msg) for msg in qualified_name(controller)]
-        for key, limit in (("reportingInstance", _REPORTING_INSTANCE_LIMIT), ("action", _ACTION_LIMIT),
-                           ("reason", _REASON_LIMIT)):
-            if not _text(event, key):
-                found.append(field.required(key))
-            if len(_text(event, key)) > limit:
-                found.append(field.invalid(key, "", f"can have at most {limit} characters"))
-        if len(_text(event, "message")) > _NOTE_LIMIT:
-            found.append(field.invalid("message", "", f"can have at most {_NOTE_LIMIT} characters"))
-    found += [field.invalid("namespace", namespace, msg) for msg in dns1123_subdomain(namespace)]
-    return found
-
-
 def _series(event: Obj) -> list[FieldError]:
     """validateV1EventSeries."""
     series = event.get("series")
@@ -123,11 +83,9 @@ def _series(event: Obj) -> list[FieldError]:
     return found
 
 
-def validate_create(event: Obj, version: str) -> list[FieldError]:
-    """ValidateEventCreate for a write through `version` (CORE_V1 or EVENTS_V1)."""
-    found = _legacy(event, version)
-    if version == CORE_V1:
-        return found
+def validate_create(event: Obj) -> list[FieldError]:
+    """ValidateEventCreate for a write through events.k8s.io/v1."""
+    found = legacy_event(event, core_v1=False)
     found += _series(event)
     if _zero_time(event.get("eventTime")):
         found.append(field.required("eventTime"))
@@ -149,11 +107,9 @@ def _immutable(path: str, new: Any, old: Any, shown: str) -> list[FieldError]:
     return [] if new == old else [field.invalid_shown(path, shown, "field is immutable")]
 
 
-def validate_update(new: Obj, old: Obj, version: str) -> list[FieldError]:
-    """ValidateEventUpdate for a write through `version` (CORE_V1 or EVENTS_V1)."""
-    found = _legacy(new, version)
-    if version == CORE_V1:
-        return found
+def validate_update(new: Obj, old: Obj) -> list[FieldError]:
+    """ValidateEventUpdate for a write through events.k8s.io/v1."""
+    found = legacy_event(new, core_v1=False)
     if new.get("series") != old.get("series"):
         found += _series(new)
     new_ref, old_ref = _reference_json(new.get("involvedObject")), _reference_json(old.get("involvedObject"))

@@ -10,5 +10,5 @@ STRATEGIES: dict[str, Strategy] = {
     # Only the generic store judges its metadata: apimachinery's rules, a name that is a path segment.
     "PodDisruptionBudget": KindStrategy(validate=validation.pod_disruption_budget, kube_finalizers=False,
                                         name_rule=path_segment,
-                                        validate_status_update=validation.pod_disruption_budget_status_update),
+                                        validate_subresource_update=validation.pod_disruption_budget_status_update),
 }

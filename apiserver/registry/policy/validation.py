@@ -94,7 +94,7 @@ def conditions(items: Any, path: str) -> list[FieldError]:
     return found
 
 
-def pod_disruption_budget_status_update(new: Obj, old: Obj) -> list[FieldError]:
+def pod_disruption_budget_status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
     """ValidatePodDisruptionBudgetStatusUpdate, for policy/v1."""
     status = new.get("status") if isinstance(new.get("status"), dict) else {}
     found = conditions(status.get("conditions"), "status.conditions")
