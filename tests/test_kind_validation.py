@@ -58,8 +58,12 @@ CASES = [
        'Invalid value: {"app":"other"}: `selector` does not match template `labels`')]),
     ("deployment without selector", "/apis/apps/v1/namespaces/default/deployments",
      _with(DEPLOYMENT, "spec.selector", _DELETE),
-     'Deployment.apps "d" is invalid: spec.selector: Required value',
-     [("FieldValueRequired", "spec.selector", "Required value")]),
+     # A nil selector picks nothing, so the template does not match it either (kube-apiserver 1.36.2's answer).
+     ('Deployment.apps "d" is invalid: [spec.selector: Required value, spec.template.metadata.labels: '
+      'Invalid value: {"app":"d"}: `selector` does not match template `labels`]'),
+     [("FieldValueRequired", "spec.selector", "Required value"),
+      ("FieldValueInvalid", "spec.template.metadata.labels",
+       'Invalid value: {"app":"d"}: `selector` does not match template `labels`')]),
     ("service port zero", "/api/v1/namespaces/default/services", _with(SERVICE, "spec.ports.0.port", 0),
      ('Service "s" is invalid: [spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, '
       "spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive]"),

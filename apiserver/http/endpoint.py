@@ -15,7 +15,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.admission.attributes import create_options, delete_options, update_options
-from apiserver.admission.chain import AdmissionChain, Admitted, warning_header
+from apiserver.admission.chain import AdmissionChain, Admitted, warning_header, with_warnings
 from apiserver.auth.tokens import User
 from apiserver.crd import crdspec
 from apiserver.http import admitting
@@ -562,8 +562,13 @@ class Endpoint:
     async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         options = _delete_options(raw, content_type, t.query)
         t = _as_options_ask(t, options)
-        reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
-        reply.headers = admitting.headers(t, reply.headers)
+        # The storage's own warnings come first, whether or not the object is found.
+        warned = strategy_for(t.rt).warnings_on_delete(options)
+        try:
+            reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
+        except errors.ApiError as refusal:
+            raise with_warnings(refusal, warned) from None
+        reply.headers = admitting.headers(t, _with_warnings(reply.headers, warned))
         return reply
 
     async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any],
@@ -578,7 +583,7 @@ class Endpoint:
         grace = strategy.deletion_grace(obj, options.get("gracePeriodSeconds"))
         if strategy.deletes_contents:
             return await self._delete_namespace(t, key, current, obj)
-        finalizers = propagation.finalizers_after_delete(obj["metadata"], options)
+        finalizers = propagation.finalizers_after_delete(obj["metadata"], options, strategy.orphans_by_default)
         if finalizers is not None:
             obj["metadata"]["finalizers"] = finalizers
         if obj["metadata"].get("finalizers") or grace > 0:

@@ -35,6 +35,8 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
                                  "lastTimestamp": None, "eventTime": None,
                                  "reportingComponent": "", "reportingInstance": ""},
     "io.k8s.api.core.v1.EventSeries": {"lastObservedTime": None},
+    "io.k8s.api.events.v1.Event": {"eventTime": None, "regarding": {}, "deprecatedSource": {},
+                                   "deprecatedFirstTimestamp": None, "deprecatedLastTimestamp": None},
     "io.k8s.api.core.v1.LimitRangeSpec": {"limits": None},
     "io.k8s.api.core.v1.PersistentVolumeClaimSpec": {"resources": {}},
     "io.k8s.api.apps.v1.DeploymentCondition": {"lastUpdateTime": None, "lastTransitionTime": None},
@@ -47,6 +49,8 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": {
         "plural": "", "kind": ""},
     "io.k8s.api.apps.v1.StatefulSetStatus": {"replicas": 0, "availableReplicas": 0},
+    "io.k8s.api.apps.v1.StatefulSetSpec": {"serviceName": ""},
+    "io.k8s.api.apps.v1.StatefulSetOrdinals": {"start": 0},
 }
 _GO_ZERO.update({
     "io.k8s.api.policy.v1.PodDisruptionBudgetStatus": {"disruptionsAllowed": 0, "currentHealthy": 0,

@@ -202,7 +202,8 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
     else:
         problems += strategy.validate_update(obj, old)
     if problems:
-        raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
+        group = rt.group if strategy.invalid_group is None else strategy.invalid_group
+        raise errors.invalid(rt.kind, group, str(obj["metadata"].get("name") or ""), problems)
 
 
 def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],

@@ -40,8 +40,11 @@ def check_options(options: dict[str, Any]) -> None:
         raise errors.invalid("DeleteOptions", "meta.k8s.io", "", problems)
 
 
-def finalizers_after_delete(meta: dict[str, Any], options: dict[str, Any]) -> list[str] | None:
-    """The object's finalizers as the delete leaves them, or None when they stay as they are."""
+def finalizers_after_delete(meta: dict[str, Any], options: dict[str, Any],
+                            orphans_by_default: bool = False) -> list[str] | None:
+    """The object's finalizers as the delete leaves them, or None when they stay as they are.
+
+    With neither options nor finalizers saying, the kind's default decides (a batch/v1 Job orphans)."""
     current: list[str] = list(meta.get("finalizers") or ())
     policy = options.get("propagationPolicy")
     orphan_flag = options.get("orphanDependents")
@@ -50,7 +53,7 @@ def finalizers_after_delete(meta: dict[str, Any], options: dict[str, Any]) -> li
     elif orphan_flag is not None:
         orphan, foreground = bool(orphan_flag), False
     else:
-        orphan = ORPHAN in current
+        orphan = ORPHAN in current or (orphans_by_default and FOREGROUND not in current)
         foreground = not orphan and FOREGROUND in current
     wanted = [f for f in current if f not in (ORPHAN, FOREGROUND)]
     if orphan:
