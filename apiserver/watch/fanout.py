@@ -3,7 +3,7 @@
 The hub wraps each change in an `Event` and appends that same object to every watcher's queue (a
 bounded deque: a writer never waits on a watcher). A watcher that falls `queue_limit` events behind
 is dropped and told to close; its client re-lists, as with kube-apiserver's watch cache.
-Each Event caches its encoded lines by (shape key, event type, first), so the first watcher to need
+Each Event caches its encoded lines by (version, shape key, event type, first), so the first watcher to need
 a representation pays for it and the rest write the very same bytes. (Initial events are shared the
 same way through the assembled list pieces: see `stream.initial_events`.)
 """
@@ -40,7 +40,9 @@ class Event:
         self._left: bytes | None = None
 
     def line(self, rt: ResourceType, shape: Shape, event_type: str, first: bool) -> bytes:
-        cache_key = (shape.key, event_type, first)
+        # Watchers of one stored resource may ask for it in different versions (a CRD's, Events'), each
+        # encoded apart.
+        cache_key = (rt.api_version, shape.key, event_type, first)
         line = self._lines.get(cache_key)
         if line is None:
             change = self.change
