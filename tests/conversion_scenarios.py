@@ -291,7 +291,72 @@ def hanging(cluster: Cluster) -> Obj:
         return {"get": s.step("GET", s.url("v1alpha1", "/stored"))["client"]}
 
 
+def service_reference(cluster: Cluster) -> Obj:
+    """A webhook named by a Service (ExternalName localhost), its certificate checked for the Service's name."""
+    with Scenario(cluster, "service") as s:
+        service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "scenario-webhook"},
+                   "spec": {"type": "ExternalName", "externalName": "localhost"}}
+        cluster.request("POST", "/api/v1/namespaces/default/services", service)
+        try:
+            s.step("POST", s.url("v1"), cache(s.group, "v1", "stored", 1))
+            through = f"{s.path}/service"
+            cluster.webhooks.answers[through] = review_answer()
+            patched = cluster.request("PATCH", f"{_CRDS}/caches.{s.group}", {"spec": {"conversion": {"webhook": {
+                "clientConfig": {"url": None, "service": {"namespace": "default", "name": "scenario-webhook",
+                                                          "path": through, "port": cluster.webhooks.port}}}}}},
+                _MERGE)
+            seen = s.wait_answer("service", lambda _answer: bool(cluster.webhooks.reviews(through)))
+            conversion = patched["body"]["spec"]["conversion"]
+            client = conversion["webhook"]["clientConfig"]
+            client.pop("caBundle")  # made for each run, as the webhook's port is
+            client["service"]["port"] = "<port>"
+            return {"crd": conversion, "get": seen}
+        finally:
+            cluster.request("DELETE", "/api/v1/namespaces/default/services/scenario-webhook")
+
+
+_URL = {"url": "https://webhook.example.com/convert"}
+# spec.conversion as a CRD is written with it, each refused or defaulted as validateCustomResourceConversion
+# and the v1 defaults say.
+CONVERSION_SPECS: dict[str, Obj] = {
+    "no_webhook": {"strategy": "Webhook"},
+    "no_client": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"]}},
+    "both": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {
+        **_URL, "service": {"name": "s", "namespace": "n"}}}},
+    "neither": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {}}},
+    "http_url": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {
+        "url": "http://user@webhook.example.com/x?q=1#f"}}},
+    "no_host": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {
+        "url": "https:///convert"}}},
+    "bad_service": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {
+        "service": {"name": "", "namespace": "Bad_NS", "path": "noslash//Bad_Segment/", "port": 70000}}}},
+    "no_versions": {"strategy": "Webhook", "webhook": {"clientConfig": _URL}},
+    "bad_versions": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v3", "v3", "Bad_V"],
+                                                        "clientConfig": _URL}},
+    "none_with_webhook": {"strategy": "None", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": _URL}},
+    "unknown_strategy": {"strategy": "Magic"},
+    "service_defaults": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1beta1", "v1"],
+                                                            "clientConfig": {"service": {"name": "s", "namespace": "n"}}}},
+}
+
+
+def conversion_specs(cluster: Cluster) -> Obj:
+    """What a CRD's create (a dry run) answers for each spec.conversion: refused, or defaulted."""
+    seen: Obj = {}
+    for case, conversion in CONVERSION_SPECS.items():
+        made = crd(cluster, f"specs-{cluster.run}.example.com", "/unused")
+        made["spec"]["conversion"] = conversion
+        answer = cluster.request("POST", f"{_CRDS}?dryRun=All", made)
+        body = answer["body"]
+        seen[case] = {"code": answer["code"], "message": body.get("message"),
+                      "causes": (body.get("details") or {}).get("causes"),
+                      "conversion": body["spec"]["conversion"] if answer["code"] == 201 else None}
+    return seen
+
+
 SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
+    "conversion_specs": conversion_specs,
+    "service_reference": service_reference,
     "round_trip": round_trip,
     "review_v1beta1": review_v1beta1,
     "failures": failures,

@@ -73,8 +73,10 @@ def cluster(server: ServerProcess, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture(scope="module")
-def slow(cluster: Cluster) -> _Running:
-    return _Running(cluster)
+def slow(cluster: Cluster) -> Iterator[_Running]:
+    running = _Running(cluster)
+    yield running
+    running.join()  # before the servers it talks to stop
 
 
 def _recorded(name: str) -> Any:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.registry.apiextensions.conversion import default_conversion
+
 # Field orders of the CRD's Go types, so a stored CRD reads like upstream's.
 _SPEC_ORDER = ("group", "names", "scope", "versions", "conversion", "preserveUnknownFields")
 _NAMES_ORDER = ("plural", "singular", "shortNames", "kind", "listKind", "categories")
@@ -35,7 +37,9 @@ def default_crd(crd: dict[str, Any]) -> None:
     versions = spec.get("versions")
     if isinstance(versions, list):
         spec["versions"] = [_default_version(v) if isinstance(v, dict) else v for v in versions]
-    spec.setdefault("conversion", {"strategy": "None"})
+    conversion = spec.setdefault("conversion", {"strategy": "None"})
+    if isinstance(conversion, dict):
+        spec["conversion"] = default_conversion(conversion)
     crd["spec"] = _in_order(spec, _SPEC_ORDER)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from apiserver.errors import FieldError
 from apiserver.kinds import crrulechecks, crschema
+from apiserver.registry.apiextensions.conversion import validate_conversion
 from columns.crd import COLUMN_TYPES
 from columns.jsonpath import InvalidPath, compile_path
 
@@ -54,7 +55,7 @@ def validate_crd(crd: dict[str, Any]) -> list[FieldError]:
         problems.extend(_validate_schema(version, f"spec.versions[{index}].schema.openAPIV3Schema",
                                          rules_path if index == 0 or not shared else None))
         problems.extend(_validate_columns(version, f"spec.versions[{index}]"))
-    return problems
+    return problems + validate_conversion(spec.get("conversion"))
 
 
 def _validate_schema(version: dict[str, Any], path: str, rules_path: str | None) -> list[FieldError]:
