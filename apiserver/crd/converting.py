@@ -18,7 +18,6 @@ from typing import Any
 
 import orjson
 
-from apiserver.crd.crdspec import canonical
 from apiserver.crd.webhookconversion import Converter, gvk_text
 from apiserver.kinds.resources import ResourceType
 from apiserver.storage.interface import Key, StoredObject
@@ -72,7 +71,8 @@ class CustomConversion:
                 continue
             if version is not None:
                 obj["metadata"]["resourceVersion"] = version
-            out.append(StoredObject(original.rv, orjson.dumps(canonical(obj))))
+            # Keys sorted, as upstream writes unstructured objects (and as custom objects are stored).
+            out.append(StoredObject(original.rv, orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)))
         return out
 
     async def to_storage(self, rt: ResourceType, obj: Obj) -> Obj:

@@ -186,7 +186,7 @@ def _restored_metadata(original: Obj, converted: Obj) -> tuple[Obj, str | None]:
         return converted, "missing metadata in converted object"
     if not isinstance(answered, dict):
         return converted, f"invalid metadata of type {_go_type(answered)} in converted object"
-    metadata = orjson.loads(orjson.dumps(_meta(original)))
+    metadata = dict(_meta(original))  # the original is this server's own copy: only its top level changes
     for name, path in (("labels", "metadata.labels"), ("annotations", "metadata.annotation")):
         value = answered.get(name)
         if value is None:
