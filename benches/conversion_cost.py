@@ -36,7 +36,7 @@ from apiserver.server import ServeOptions, build
 from benches.request_cost import _call, _scope
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
-from webhook_server import make_certificates  # noqa: E402  (the tests' certificate maker)
+from webhook_server import make_certificates  # the tests' certificate maker
 
 NAMESPACE = "bench-conversion"
 OBJECTS = 100
@@ -76,6 +76,11 @@ def _serve_webhook(cert: str, key: str) -> None:
     uvloop.run(main())
 
 
+def _token(data_dir: str) -> str:
+    with open(os.path.join(data_dir, "pki", "admin.token")) as f:
+        return f.read().strip()
+
+
 def _crd(group: str, conversion: dict[str, Any]) -> dict[str, Any]:
     schema = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
     return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -89,8 +94,7 @@ def _crd(group: str, conversion: dict[str, Any]) -> dict[str, Any]:
 async def _measure(requests: int, rounds: int, webhook_url: str, ca_bundle: str) -> dict[str, tuple[float, float]]:
     data_dir = tempfile.mkdtemp(prefix="conversion-cost-")
     app, _ = build(ServeOptions(data_dir, "127.0.0.1", 0, False, 1000, 60.0, 10_000))
-    with open(os.path.join(data_dir, "pki", "admin.token")) as f:
-        token = f.read().strip()
+    token = _token(data_dir)
     lifespan = app.site.router.lifespan_context(app.site)
     await lifespan.__aenter__()
 

@@ -52,11 +52,13 @@ def review_answer(change: Callable[[Obj, Obj], None] | None = None) -> Callable[
     return answer
 
 
-def crd(cluster: Cluster, group: str, path: str, review_versions: tuple[str, ...] = ("v1", "v1beta1")) -> Obj:
+def crd(cluster: Cluster, group: str, path: str, review_versions: tuple[str, ...] = ("v1", "v1beta1"),
+        subresources: bool = False) -> Obj:
+    status = {"type": "object", "properties": {"ready": {"type": "integer"}}}
     schema_alpha = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
-        "size": {"type": "integer"}, "engine": {"type": "string"}}}}}
+        "size": {"type": "integer"}, "engine": {"type": "string"}}}, "status": status}}
     schema_v1 = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
-        "replicas": {"type": "integer"}, "engine": {"type": "string"}}}}}
+        "replicas": {"type": "integer"}, "engine": {"type": "string"}}}, "status": status}}
     return {
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": f"caches.{group}"},
@@ -65,8 +67,14 @@ def crd(cluster: Cluster, group: str, path: str, review_versions: tuple[str, ...
             "names": {"plural": "caches", "singular": "cache", "kind": "Cache", "listKind": "CacheList"},
             "versions": [
                 {"name": "v1alpha1", "served": True, "storage": False,
-                 "schema": {"openAPIV3Schema": schema_alpha}},
-                {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema_v1}}],
+                 "schema": {"openAPIV3Schema": schema_alpha},
+                 **({"subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.size",
+                                                             "statusReplicasPath": ".status.ready"}}}
+                    if subresources else {})},
+                {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema_v1},
+                 **({"subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                             "statusReplicasPath": ".status.ready"}}}
+                    if subresources else {})}],
             "conversion": {"strategy": "Webhook", "webhook": {
                 "conversionReviewVersions": list(review_versions),
                 "clientConfig": {"url": cluster.webhooks.url(path), "caBundle": cluster.certificates.ca_bundle}}}}}
@@ -75,7 +83,8 @@ def crd(cluster: Cluster, group: str, path: str, review_versions: tuple[str, ...
 class Scenario:
     """A namespace and a CRD whose webhook answers at `/conversion/<name>`; both deleted after."""
 
-    def __init__(self, cluster: Cluster, name: str, review_versions: tuple[str, ...] = ("v1", "v1beta1")) -> None:
+    def __init__(self, cluster: Cluster, name: str, review_versions: tuple[str, ...] = ("v1", "v1beta1"),
+                 subresources: bool = False) -> None:
         self.cluster = cluster
         self.name = name
         self.path = f"/conversion/{name}"
@@ -83,11 +92,13 @@ class Scenario:
         # Each scenario and run its own group: a deleted CRD's name stays taken until its objects are gone.
         self.group = f"{name}-{cluster.run}.example.com"
         self.review_versions = review_versions
+        self.subresources = subresources
 
     def __enter__(self) -> Scenario:
         self.cluster.webhooks.answers[self.path] = review_answer()
         self.cluster.request("POST", "/api/v1/namespaces", {"metadata": {"name": self.namespace}})
-        made = self.cluster.request("POST", _CRDS, crd(self.cluster, self.group, self.path, self.review_versions))
+        made = self.cluster.request("POST", _CRDS, crd(self.cluster, self.group, self.path, self.review_versions,
+                                                        self.subresources))
         assert made["code"] == 201, made
         self._wait_served()
         return self
@@ -194,6 +205,22 @@ def round_trip(cluster: Cluster) -> Obj:
                                   "sent": s.sent_since(before)}
         seen["delete_v1alpha1"] = s.step("DELETE", s.url("v1alpha1", "/small"))
         seen["get_deleted_v1"] = s.step("GET", s.url("v1", "/small"))
+        return seen
+
+
+def subresources(cluster: Cluster) -> Obj:
+    """Scale and status in the version that is not stored, and a deletecollection's answer."""
+    with Scenario(cluster, "subresources", subresources=True) as s:
+        seen: Obj = {}
+        seen["create_v1"] = s.step("POST", s.url("v1"), cache(s.group, "v1", "web", 2))
+        seen["get_scale_v1alpha1"] = s.step("GET", s.url("v1alpha1", "/web/scale"))
+        seen["patch_scale_v1alpha1"] = s.step("PATCH", s.url("v1alpha1", "/web/scale"), {"spec": {"replicas": 5}},
+                                              _MERGE)
+        seen["patch_status_v1alpha1"] = s.step("PATCH", s.url("v1alpha1", "/web/status"), {"status": {"ready": 3}},
+                                               _MERGE)
+        seen["get_v1"] = s.step("GET", s.url("v1", "/web"))
+        seen["create_v1alpha1"] = s.step("POST", s.url("v1alpha1"), cache(s.group, "v1alpha1", "worker", 1))
+        seen["deletecollection_v1alpha1"] = s.step("DELETE", s.url("v1alpha1"))
         return seen
 
 
@@ -359,6 +386,7 @@ SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
     "service_reference": service_reference,
     "round_trip": round_trip,
     "review_v1beta1": review_v1beta1,
+    "subresources": subresources,
     "failures": failures,
     "unreachable": unreachable,
     "hanging": hanging,

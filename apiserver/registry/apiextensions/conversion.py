@@ -137,9 +137,7 @@ def _webhook_service(path: str, namespace: str, name: str, url_path: Any, port: 
         return [*found, field.invalid(at, text, "segment[0] may not be empty")]
     if not text.startswith("/"):
         found.append(field.invalid(at, text, "must start with a '/'"))
-    checked = text[1:]
-    if checked.endswith("/"):
-        checked = checked[:-1]
+    checked = text[1:].removesuffix("/")
     for index, step in enumerate(checked.split("/")):
         if not step:
             found.append(field.invalid(at, text, f"segment[{index}] may not be empty"))
