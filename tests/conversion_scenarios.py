@@ -182,6 +182,8 @@ def round_trip(cluster: Cluster) -> Obj:
     with Scenario(cluster, "roundtrip") as s:
         seen: Obj = {}
         seen["create_v1alpha1"] = s.step("POST", s.url("v1alpha1"), cache(s.group, "v1alpha1", "small", 3))
+        seen["create_dry_run_v1alpha1"] = s.step("POST", s.url("v1alpha1", "?dryRun=All"),
+                                                 cache(s.group, "v1alpha1", "ghost", 8))
         seen["get_v1"] = s.step("GET", s.url("v1", "/small"))
         seen["get_v1alpha1"] = s.step("GET", s.url("v1alpha1", "/small"))
         seen["create_v1"] = s.step("POST", s.url("v1"), cache(s.group, "v1", "large", 5))
@@ -283,7 +285,8 @@ def failures(cluster: Cluster) -> Obj:
             cluster.webhooks.answers[s.path] = answer
             get = s.step("GET", s.url("v1alpha1", "/stored"))
             create = s.step("POST", s.url("v1alpha1"), cache(s.group, "v1alpha1", case.replace("_", "-"), 2))
-            seen[case] = {"get": get["client"], "create": create["client"]}
+            dry_run = s.step("POST", s.url("v1alpha1", "?dryRun=All"), cache(s.group, "v1alpha1", "dry-run", 2))
+            seen[case] = {"get": get["client"], "create": create["client"], "dry_run": dry_run["client"]}
             cluster.webhooks.answers[s.path] = review_answer()
         return seen
 

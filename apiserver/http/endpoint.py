@@ -366,6 +366,8 @@ class Endpoint:
         await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
+            if converts(t.rt):
+                obj = await self._through_storage(t, obj)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, warnings))
         await strategy.before_create_write(obj, cluster, objects.now_rfc3339())
         stored = await self._write(t, key, obj, None, unchanged_since=decided_at)
@@ -547,6 +549,8 @@ class Endpoint:
         if prepared == old:
             return Reply(200, t.codec.served_bytes(current.data), headers=headers)
         if t.dry_run:
+            if converts(t.rt):
+                prepared = await self._through_storage(t, prepared)
             return Reply(200, orjson.dumps(t.codec.served(prepared)), headers=headers)
         meta = prepared["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
@@ -697,6 +701,13 @@ class Endpoint:
         if storage_key not in self._registry.storage_keys():
             return None
         return (_load(stored) for _, stored in self.store.list(storage_key, None)[1])
+
+    async def _through_storage(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
+        """A dry run's object as writing and reading it back would make it: upstream's dry-run storage
+        encodes it into the storage version and decodes it again, each through a CRD's webhook."""
+        stored = await self.conversion.to_storage(t.rt, obj)
+        served = await self.conversion.served(t.rt, StoredObject(0, orjson.dumps(stored)))
+        return _load(served)
 
     def _require(self, t: Target) -> StoredObject:
         stored = self.store.latest(t.key())
