@@ -17,7 +17,7 @@ import json
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Callable
+from typing import Any, Callable, Self
 
 from webhook_scenarios import JSON, Cluster, normalized
 from webhook_server import HANG
@@ -94,7 +94,7 @@ class Scenario:
         self.review_versions = review_versions
         self.subresources = subresources
 
-    def __enter__(self) -> Scenario:
+    def __enter__(self) -> Self:
         self.cluster.webhooks.answers[self.path] = review_answer()
         self.cluster.request("POST", "/api/v1/namespaces", {"metadata": {"name": self.namespace}})
         made = self.cluster.request("POST", _CRDS, crd(self.cluster, self.group, self.path, self.review_versions,
@@ -345,6 +345,45 @@ def service_reference(cluster: Cluster) -> Obj:
             cluster.request("DELETE", "/api/v1/namespaces/default/services/scenario-webhook")
 
 
+def admission_equivalent(cluster: Cluster) -> Obj:
+    """Admission webhooks that ask for v1 (matchPolicy Equivalent) shown a v1alpha1 write converted into v1,
+    and a mutating one's JSONPatch to v1's fields converted back."""
+    from webhook_server import json_patch
+    with Scenario(cluster, "equivalent") as s:
+        validate, mutate = f"{s.path}/validate", f"{s.path}/mutate"
+        cluster.webhooks.answers[mutate] = json_patch([{"op": "replace", "path": "/spec/replicas", "value": 7}])
+        configurations = []
+        for kind, path in (("Mutating", mutate), ("Validating", validate)):
+            hook = cluster.hook(f"{kind.lower()}.equivalent.example.com", path, operations=("CREATE", "UPDATE"),
+                                resources=("caches",), group=s.group, version="v1", matchPolicy="Equivalent",
+                                namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": s.namespace}})
+            plural = f"{kind.lower()}webhookconfigurations"
+            made = cluster.request("POST", f"/apis/admissionregistration.k8s.io/v1/{plural}", {
+                "metadata": {"name": f"{s.group}-{kind.lower()}"}, "webhooks": [hook]})
+            assert made["code"] == 201, made
+            configurations.append(f"/apis/admissionregistration.k8s.io/v1/{plural}/{s.group}-{kind.lower()}")
+        try:
+            for attempt in range(300):  # configurations apply a moment after they are written upstream
+                cluster.request("POST", s.url("v1alpha1", "?dryRun=All"), cache(s.group, "v1alpha1", f"probe-{attempt}", 1))
+                if cluster.webhooks.reviews(validate):
+                    break
+                time.sleep(0.1)
+            before = {path: len(cluster.webhooks.reviews(path)) for path in (validate, mutate)}
+            seen: Obj = {"create_v1alpha1": s.step("POST", s.url("v1alpha1"), cache(s.group, "v1alpha1", "web", 2))}
+            seen["patch_v1alpha1"] = s.step("PATCH", s.url("v1alpha1", "/web"), {"spec": {"engine": "memcached"}},
+                                            _MERGE)
+            for name, path in (("mutating", mutate), ("validating", validate)):
+                seen[name] = [{"kind": r["request"]["kind"], "requestKind": r["request"].get("requestKind"),
+                               "operation": r["request"]["operation"], "object": _stable(r["request"]["object"]),
+                               "oldObject": _stable(r["request"]["oldObject"]) if r["request"].get("oldObject")
+                               else None}
+                              for r in cluster.webhooks.reviews(path)[before[path]:]]
+            return seen
+        finally:
+            for configuration in configurations:
+                cluster.request("DELETE", configuration)
+
+
 _URL = {"url": "https://webhook.example.com/convert"}
 # spec.conversion as a CRD is written with it, each refused or defaulted as validateCustomResourceConversion
 # and the v1 defaults say.
@@ -387,6 +426,7 @@ def conversion_specs(cluster: Cluster) -> Obj:
 SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
     "conversion_specs": conversion_specs,
     "service_reference": service_reference,
+    "admission_equivalent": admission_equivalent,
     "round_trip": round_trip,
     "review_v1beta1": review_v1beta1,
     "subresources": subresources,

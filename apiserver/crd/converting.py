@@ -77,16 +77,21 @@ class CustomConversion:
 
     async def to_storage(self, rt: ResourceType, obj: Obj) -> Obj:
         """An object about to be written, in the storage version."""
-        assert rt.custom is not None and rt.custom.conversion is not None
-        storage = f"{rt.group}/{rt.custom.storage_version}"
-        if obj.get("apiVersion") == storage:
-            return obj
-        described = gvk_text(str(obj.get("apiVersion") or ""), rt.kind)
+        assert rt.custom is not None
         sent = dict(obj)
         meta = sent.get("metadata")
         if isinstance(meta, dict):  # upstream's store takes it off before encoding
             sent["metadata"] = {k: v for k, v in meta.items() if k != "resourceVersion"}
-        return (await self._converter.convert(rt.custom.conversion, [sent], storage, described))[0]
+        converted = await self.into(rt, sent, f"{rt.group}/{rt.custom.storage_version}")
+        return obj if converted is sent else converted
+
+    async def into(self, rt: ResourceType, obj: Obj, desired: str) -> Obj:
+        """One object in the version `desired` names (as it is when it already is in it)."""
+        assert rt.custom is not None and rt.custom.conversion is not None
+        if obj.get("apiVersion") == desired:
+            return obj
+        described = gvk_text(str(obj.get("apiVersion") or ""), rt.kind)
+        return (await self._converter.convert(rt.custom.conversion, [obj], desired, described))[0]
 
 
 def _take_resource_version(obj: Obj) -> str | None:
