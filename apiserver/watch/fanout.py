@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import Callable, Hashable
+from typing import Awaitable, Callable, Hashable
 
 import orjson
 
@@ -32,12 +32,24 @@ def event_line(event_type: str, object_bytes: bytes) -> bytes:
 class Event:
     """One change as all watchers of its resource see it."""
 
-    __slots__ = ("_left", "_lines", "change")
+    __slots__ = ("_converted", "_left", "_lines", "change")
 
     def __init__(self, change: Change) -> None:
         self.change = change
         self._lines: dict[Hashable, bytes] = {}
         self._left: bytes | None = None
+        self._converted: dict[Hashable, asyncio.Future[StoredObject]] | None = None
+
+    async def converted(self, key: Hashable, convert: Callable[[], Awaitable[StoredObject]]) -> StoredObject:
+        """The object converted into another version (a CRD's webhook), once for every watcher of that
+        version: this change's conversion, shared while the change is queued, never kept beyond it."""
+        if self._converted is None:
+            self._converted = {}
+        task = self._converted.get(key)
+        if task is None:
+            task = self._converted[key] = asyncio.ensure_future(convert())
+        # Shielded: a watcher that goes away while it waits must not cancel the others' conversion.
+        return await asyncio.shield(task)
 
     def line(self, rt: ResourceType, shape: Shape, event_type: str, first: bool) -> bytes:
         # Watchers of one stored resource may ask for it in different versions (a CRD's, Events'), each

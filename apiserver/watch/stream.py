@@ -201,11 +201,15 @@ async def _converted_listing(listing: Listing, convert: Convert) -> Listing:
 
 async def _converted_line(event: Event, rt: ResourceType, shape: Shape, event_type: str, first: bool,
                           convert: Convert) -> bytes:
-    """One event in the watch's version: converted for each watcher, since a webhook may answer
-    differently from one call to the next and nothing converted is kept."""
+    """One event in the watch's version: the change converted once for all the watchers of the version
+    it is queued for (`Event.converted`)."""
     change = event.change
-    data = event.left_object() if event_type == "DELETED" and change.type != "DELETED" else change.data
-    converted = (await convert([StoredObject(change.rv, data)], False))[0]
+    left = event_type == "DELETED" and change.type != "DELETED"
+    data = event.left_object() if left else change.data
+
+    async def one() -> StoredObject:
+        return (await convert([StoredObject(change.rv, data)], False))[0]
+    converted = await event.converted((rt, left), one)  # a CRD changed since is another type
     return event_line(event_type, shape.event_object(rt, converted, first))
 
 
