@@ -105,7 +105,8 @@ async def _measure(requests: int, rounds: int, webhook_url: str, ca_bundle: str)
     await post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
     webhook = {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {
         "url": webhook_url, "caBundle": ca_bundle}}}
-    groups = {"None": ("none.bench.example.com", {"strategy": "None"}), "Webhook": ("webhook.bench.example.com", webhook)}
+    groups: dict[str, tuple[str, dict[str, Any]]] = {"None": ("none.bench.example.com", {"strategy": "None"}),
+                                                     "Webhook": ("webhook.bench.example.com", webhook)}
     for group, conversion in groups.values():
         await post(_CRDS, _crd(group, conversion))
         for index in range(OBJECTS):

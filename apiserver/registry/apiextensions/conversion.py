@@ -54,7 +54,8 @@ def validate_conversion(conversion: Any) -> list[FieldError]:
     strategy = conversion.get("strategy")
     if strategy not in _STRATEGIES:
         found.append(field.not_supported(f"{_PATH}.strategy", strategy or "", _STRATEGIES))
-    webhook = conversion.get("webhook") if isinstance(conversion.get("webhook"), dict) else {}
+    given = conversion.get("webhook")
+    webhook: dict[str, Any] = given if isinstance(given, dict) else {}
     client = webhook.get("clientConfig")
     versions = webhook.get("conversionReviewVersions") or []
     client_path = f"{_PATH}.webhookClientConfig"
