@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from apiserver.crd.webhookconversion import Converter, gvk_text
+from apiserver.crd import webhookconversion  # as a module: it may still be loading (see calling.py)
 from apiserver.kinds.resources import ResourceType
 from apiserver.storage.interface import Key, StoredObject
 
@@ -31,7 +31,7 @@ def converts(rt: ResourceType) -> bool:
 
 
 class CustomConversion:
-    def __init__(self, converter: Converter) -> None:
+    def __init__(self, converter: webhookconversion.Converter) -> None:
         self._converter = converter
 
     async def close(self) -> None:
@@ -61,7 +61,7 @@ class CustomConversion:
         decoded = [orjson.loads(obj.data) for obj in stored]
         versions = [_take_resource_version(obj) for obj in decoded]
         storage = f"{rt.group}/{rt.custom.storage_version}"
-        described = gvk_text(storage, list_kind) if list_kind else gvk_text(
+        described = webhookconversion.gvk_text(storage, list_kind) if list_kind else webhookconversion.gvk_text(
             str(decoded[0].get("apiVersion") or storage), rt.kind)
         converted = await self._converter.convert(rt.custom.conversion, decoded, rt.api_version, described)
         out = []
@@ -90,7 +90,7 @@ class CustomConversion:
         assert rt.custom is not None and rt.custom.conversion is not None
         if obj.get("apiVersion") == desired:
             return obj
-        described = gvk_text(str(obj.get("apiVersion") or ""), rt.kind)
+        described = webhookconversion.gvk_text(str(obj.get("apiVersion") or ""), rt.kind)
         return (await self._converter.convert(rt.custom.conversion, [obj], desired, described))[0]
 
 

@@ -19,7 +19,7 @@ from apiserver.admission.webhook import review
 from apiserver.admission.webhook.client import CallFailed, WebhookClient
 from apiserver.admission.webhook.configurations import Webhook
 from apiserver.admission.webhook.matching import Invocation
-from apiserver.crd.converting import CustomConversion, converts
+from apiserver.crd import converting  # as a module: crd.crdspec imports this package while it loads
 from apiserver.kinds import shaping
 from apiserver.kinds.conversion import codec_for
 from apiserver.kinds.resources import Registry, ResourceType
@@ -42,7 +42,7 @@ def dry_run_unsupported(hook: Webhook) -> errors.ApiError:
 
 
 class Caller:
-    def __init__(self, client: WebhookClient, registry: Registry, conversion: CustomConversion | None = None) -> None:
+    def __init__(self, client: WebhookClient, registry: Registry, conversion: converting.CustomConversion | None = None) -> None:
         self._client = client
         self._registry = registry
         self._conversion = conversion  # CRDs' conversion webhooks, for objects of their other versions
@@ -81,7 +81,7 @@ class Caller:
         CRD's conversion webhook, as upstream's Equivalent matching converts it."""
         shown = self.shown(a, invocation, obj, fresh)
         rt = self._type(a, invocation)
-        if shown is None or rt is None or self._conversion is None or not converts(rt):
+        if shown is None or rt is None or self._conversion is None or not converting.converts(rt):
             return shown
         return await self._conversion.into(rt, shown, rt.api_version)
 
@@ -89,7 +89,7 @@ class Caller:
         """`stored`, after a custom object is converted back into the version the request is in."""
         rt = self._type(a, invocation)
         asked = (a.object or {}).get("apiVersion")
-        if rt is not None and self._conversion is not None and converts(rt) and isinstance(asked, str):
+        if rt is not None and self._conversion is not None and converting.converts(rt) and isinstance(asked, str):
             obj = await self._conversion.into(rt, obj, asked)
             requested = self._registry.lookup(rt.group, asked.rpartition("/")[2], rt.plural)
             if requested is not None and requested.custom is not None:
