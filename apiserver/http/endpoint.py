@@ -16,7 +16,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.admission.attributes import create_options, delete_options, update_options
-from apiserver.admission.chain import AdmissionChain, Admitted
+from apiserver.admission.chain import AdmissionChain, Admitted, warning_header
 from apiserver.admission.webhook.client import WebhookClient
 from apiserver.auth.tokens import User
 from apiserver.crd import crdspec
@@ -339,6 +339,7 @@ class Endpoint:
                                              str(obj["metadata"].get("name") or ""))
         obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, create_options(t.query))
         obj = objects.prepare_create(t.rt, obj)
+        warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
         attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
@@ -413,7 +414,9 @@ class Endpoint:
                                    "code": 201}), headers=admitting.headers(asked, {}))
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        self._require(t)  # a missing object answers 404 before its body is judged
+        creates = strategy_for(t.rt).creates_on_update and t.subresource is None
+        if not creates:
+            self._require(t)  # a missing object answers 404 before its body is judged
         body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
             if isinstance(body, dict) and t.subresource != "scale" else {}
@@ -422,7 +425,12 @@ class Endpoint:
             if t.subresource == "scale":
                 return await self._scale(t, current, copy.deepcopy(body))
             return await self._replace(t, current, copy.deepcopy(body), check_rv=True, headers=warnings)
-        return await self._on_latest(t, write)
+
+        async def create() -> Reply:
+            # AllowCreateOnUpdate: a PUT of a missing object creates it, named as the URL names it.
+            objects.check_identity(t.rt, copy.deepcopy(body), t.namespace, t.name)
+            return await self.create(t, raw, content_type)
+        return await self._on_latest(t, write, create if creates else None)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         if apply.check_options(t.query, content_type):
@@ -536,6 +544,7 @@ class Endpoint:
                 applied = tracked[0]
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
         if t.subresource is None:
+            headers = _with_warnings(headers, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
             prepared = objects.reshaped(prepared)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
@@ -922,3 +931,12 @@ def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
     if options.get("dryRun"):
         query["dryRun"] = "All"
     return dataclasses.replace(t, query=query)
+
+
+def _with_warnings(headers: dict[str, str], texts: list[str]) -> dict[str, str]:
+    """`headers` with the strategy's warnings (WarningsOnCreate/Update) after those decoding gave."""
+    if not texts:
+        return headers
+    added = warning_header(texts)
+    given = headers.get("Warning")
+    return {**headers, "Warning": f"{given}, {added}" if given else added}
