@@ -6,8 +6,8 @@ registry (rest.BeforeCreate, BeforeUpdate, BeforeDelete) for the rules users can
 
 from __future__ import annotations
 
-import datetime
 import secrets
+import time
 import uuid
 from typing import Any
 
@@ -28,9 +28,19 @@ _SERVER_SET = ("uid", "resourceVersion", "generation", "creationTimestamp", "del
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
+_last_second: list[tuple[int, str]] = [(-1, "")]
+
+
 def now_rfc3339(offset_seconds: int = 0) -> str:
-    moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset_seconds)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    # A write asks for the time several times (managed fields, creation, strategies) and the answer
+    # has a second's resolution: formatted once per second, as strftime costs more than the rest.
+    second = int(time.time()) + offset_seconds
+    cached_second, text = _last_second[0]
+    if second != cached_second:
+        text = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
+        if not offset_seconds:
+            _last_second[0] = (second, text)
+    return text
 
 
 def ordered(obj: dict[str, Any]) -> dict[str, Any]:
@@ -265,7 +275,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     new = shaping.shaped_object(new)
     meta = new["metadata"]
     _record(rt, new, old, manager, subresource if subresource == ephemeralcontainers.SUBRESOURCE else None, now,
-            applied, given)
+            applied, given, shaped=True)
     strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
@@ -279,9 +289,9 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
 
 def _record(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], manager: str | None,
             subresource: str | None, now: str, applied: list[dict[str, Any]] | None,
-            given: list[dict[str, Any]] | None = None) -> None:
+            given: list[dict[str, Any]] | None = None, shaped: bool = False) -> None:
     if applied is None:
-        ownership.track(rt, obj, old, manager, subresource, now, given)
+        ownership.track(rt, obj, old, manager, subresource, now, given, shaped)
     elif applied:
         obj["metadata"]["managedFields"] = applied
     else:
