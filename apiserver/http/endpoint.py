@@ -396,10 +396,16 @@ class Endpoint:
         warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
             if isinstance(body, dict) and t.subresource != "scale" else {}
 
+        unused = [body]
+
+        def fresh() -> Any:
+            # An attempt changes the body it decides on: the first takes the one decoded, a retry another.
+            return unused.pop() if unused else _decode_body(t, raw, content_type)
+
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
-                return await self._scale(t, current, copy.deepcopy(body))
-            return await self._replace(t, current, copy.deepcopy(body), check_rv=True, headers=warnings)
+                return await self._scale(t, current, fresh())
+            return await self._replace(t, current, fresh(), check_rv=True, headers=warnings)
         return await self._on_latest(t, write)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
