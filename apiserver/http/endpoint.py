@@ -517,7 +517,9 @@ class Endpoint:
                                          first)
             if tracked:
                 applied = tracked[0]
-        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
+        # The main resource's update is shaped once, below, after the strategy's last changes.
+        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
+                                          shape=t.subresource is not None)
         if t.subresource is None:
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
             prepared = objects.reshaped(prepared)

@@ -14,6 +14,8 @@ import importlib.resources
 import json
 from typing import Any, Iterable
 
+import orjson
+
 from apiserver.kinds import goshape, schemas
 
 # The field manager kube-apiserver 1.36.2's own writers (bootstrap, controllers) are recorded as.
@@ -241,14 +243,33 @@ def _untouched(fields: dict[str, Any], changed: set[Path], removed: set[Path]) -
     return not any(_owns(fields, p) for p in changed) and not any(_node_at(fields, p) is not None for p in removed)
 
 
-def canonical(fields: dict[str, Any], root: bool = True) -> bool:
-    """Whether these fields are already as to_fields_v1 writes them (to_fields_v1(from_fields_v1(f)) == f)."""
+_CANONICAL: dict[bytes, bool] = {}
+_CANONICAL_KEPT = 4096
+
+
+def canonical(fields: dict[str, Any]) -> bool:
+    """Whether these fields are already as to_fields_v1 writes them (to_fields_v1(from_fields_v1(f)) == f).
+
+    Remembered by their JSON: a manager's fields are mostly the ones it had on its last write."""
+    try:
+        text = orjson.dumps(fields)
+    except TypeError:
+        return False
+    found = _CANONICAL.get(text)
+    if found is None:
+        if len(_CANONICAL) >= _CANONICAL_KEPT:
+            _CANONICAL.clear()
+        found = _CANONICAL[text] = _canonical(fields, True)
+    return found
+
+
+def _canonical(fields: dict[str, Any], root: bool) -> bool:
     keys = list(fields)
     marked = bool(keys) and keys[0] == "."
     children = keys[1:] if marked else keys
     if marked and (root or not children or fields["."] != {}):
         return False
-    if any(not isinstance(fields[k], dict) or k == "." or not canonical(fields[k], False) for k in children):
+    if any(not isinstance(fields[k], dict) or k == "." or not _canonical(fields[k], False) for k in children):
         return False
     return children == sorted(children) and all(k[:1] in _PLAIN_ORDER for k in children)
 

@@ -210,10 +210,12 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
 
 def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
                    subresource: str | None, manager: str | None = None,
-                   applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                   applied: list[dict[str, Any]] | None = None, shape: bool = True) -> dict[str, Any]:
     """Carries over what a client cannot change and applies the subresource's view of the update.
 
-    `applied` are the managedFields a server-side apply computed, which stand instead of tracking."""
+    `applied` are the managedFields a server-side apply computed, which stand instead of tracking.
+    Without `shape` an update of the main resource comes back unshaped: for a caller that changes it
+    further and then shapes it (`reshaped`), as shaping twice is shaping once."""
     now = now_rfc3339()
     strategy = strategy_for(rt)
     old_meta = old["metadata"]
@@ -284,7 +286,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         problems = ephemeralcontainers.validate_update(new, old)
         if problems:
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
-    return ordered(shaping.shaped_object(new))
+    return ordered(shaping.shaped_object(new)) if shape else new
 
 
 def _record(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], manager: str | None,
