@@ -88,8 +88,10 @@ class FieldError:
 
 
 def invalid(kind: str, group: str, name: str, errors: list[FieldError]) -> ApiError:
-    summary = ", ".join(f"{e.path}: {e.message}" for e in errors)
-    if len(errors) > 1:
+    # The message is ErrorList.ToAggregate's: a cause repeated word for word is said once; the causes keep all.
+    said = list(dict.fromkeys(f"{e.path}: {e.message}" for e in errors))
+    summary = ", ".join(said)
+    if len(said) > 1:
         summary = f"[{summary}]"
     details = _details(name, group, kind)
     details["causes"] = [e.cause() for e in errors]

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from keepalive import Connection
 from support import ServerProcess
 
@@ -216,20 +221,32 @@ def test_a_csi_driver_keeps_how_it_attaches(conn: Connection) -> None:
     path = "/apis/storage.k8s.io/v1/csidrivers"
     body = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "fixed.csi.example.com"},
             "spec": {"attachRequired": True}}
-    assert conn.json("POST", path, body)[0] == 201
+    status, created = conn.json("POST", path, body)
+    assert status == 201
     before = revision(conn)
-    status, answer = conn.json("PUT", f"{path}/fixed.csi.example.com", {**body, "spec": {"attachRequired": False}})
+    # A CSIDriver takes no unconditional update: the change names the version it changes.
+    changed = {**body, "metadata": {**body["metadata"], "resourceVersion": created["metadata"]["resourceVersion"]},
+               "spec": {"attachRequired": False}}
+    status, answer = conn.json("PUT", f"{path}/fixed.csi.example.com", changed)
     assert (status, answer["message"]) == (422, 'CSIDriver.storage.k8s.io "fixed.csi.example.com" is invalid: '
                                                 "spec.attachRequired: Invalid value: false: field is immutable")
     assert revision(conn) == before
+
+
+def _signed_request(common_name: str) -> str:
+    """A CSR's spec.request: a PEM certificate request with a valid signature, as validation demands."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    request = x509.CertificateSigningRequestBuilder().subject_name(subject).sign(key, hashes.SHA256())
+    return base64.b64encode(request.public_bytes(serialization.Encoding.PEM)).decode()
 
 
 def test_a_csr_update_changes_only_its_metadata(conn: Connection) -> None:
     path = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
     body = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
             "metadata": {"name": "kept-request"},
-            "spec": {"request": "LS0tLQ==", "signerName": "example.com/signer", "usages": ["client auth"],
-                     "username": "someone-else"}}
+            "spec": {"request": _signed_request("someone"), "signerName": "example.com/signer",
+                     "usages": ["client auth"], "username": "someone-else"}}
     status, created = conn.json("POST", path, body)
     assert status == 201 and created["spec"]["username"] == "admin"
     changed = {**created, "metadata": {**created["metadata"], "labels": {"a": "b"}},
@@ -237,3 +254,11 @@ def test_a_csr_update_changes_only_its_metadata(conn: Connection) -> None:
     status, updated = conn.json("PUT", f"{path}/kept-request", changed)
     assert status == 200 and updated["metadata"]["labels"] == {"a": "b"}
     assert updated["spec"] == created["spec"]
+    # /approval takes the conditions and the metadata, never the spec (kube-apiserver 1.36.2 answers alike).
+    approval = {"metadata": {"labels": {"approved-by": "test"}}, "spec": {"signerName": "example.com/third"},
+                "status": {"conditions": [{"type": "Approved", "status": "True", "reason": "Checked"}]}}
+    status, approved = conn.json("PATCH", f"{path}/kept-request/approval", approval,
+                                 headers={"Content-Type": "application/merge-patch+json"})
+    assert status == 200 and approved["metadata"]["labels"] == {"a": "b", "approved-by": "test"}
+    assert approved["spec"] == created["spec"]
+    assert [(c["type"], c["reason"]) for c in approved["status"]["conditions"]] == [("Approved", "Checked")]

@@ -47,6 +47,17 @@ def test_kube_controller_managers_aliases_name_the_new_controllers(alias: str, n
     assert name in enabled_controllers("*") and name not in enabled_controllers(f"*,-{alias}")
 
 
+@pytest.mark.parametrize("flag, runs", [
+    ("*", True),
+    ("*,-fastkube-simulated-nodes", False),  # test/cmd's set-up: kube-controller-manager alone
+    ("-*,fastkube-simulated-nodes", True),
+    ("*,-fastkube-simulated-nodes,fastkube-simulated-provisioner", True),  # named itself, it decides
+    ("*,-fastkube-simulated-provisioner", False),
+])
+def test_the_simulated_provisioner_follows_the_simulated_nodes(flag: str, runs: bool) -> None:
+    assert ("fastkube-simulated-provisioner" in enabled_controllers(flag)) is runs
+
+
 def test_an_unknown_controller_is_refused_at_start(tmp_path: Any) -> None:
     result = subprocess.run([sys.executable, "-m", "apiserver", "--data-dir", str(tmp_path),
                              "--controllers=*,nope"], cwd=REPO, capture_output=True, text=True, timeout=30)

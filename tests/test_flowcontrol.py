@@ -27,7 +27,8 @@ def test_a_flow_schema_dangles_until_its_level_exists(server: ServerProcess) -> 
         "True", "NotFound", 'This FlowSchema references the PriorityLevelConfiguration object named "batch-level" '
         "but there is no such object")
     level = {"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
-             "metadata": {"name": "batch-level"}, "spec": {"type": "Limited", "limited": {}}}
+             "metadata": {"name": "batch-level"},
+             "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}}}
     assert server.json("POST", f"{FLOWCONTROL}/prioritylevelconfigurations", level)[0] == 201
     assert (_dangling(server, "batch")["status"], _dangling(server, "batch")["reason"]) == ("False", "Found")
     assert server.json("DELETE", f"{FLOWCONTROL}/prioritylevelconfigurations/batch-level")[0] == 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import os
@@ -10,6 +11,10 @@ from typing import Any
 
 import pytest
 import yaml
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from keepalive import Connection
@@ -164,6 +169,14 @@ def test_impersonated_extras_show_in_whoami(anonymous_server: ServerProcess) -> 
         "extra": {"50%zz%2f": ["x"], "example.com/ticket": ["OPS-12"], "reason": ["on-call"]}}
 
 
+def _signed_request(common_name: str) -> str:
+    """A CSR's spec.request: a PEM certificate request with a valid signature, as validation demands."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    request = x509.CertificateSigningRequestBuilder().subject_name(subject).sign(key, hashes.SHA256())
+    return base64.b64encode(request.public_bytes(serialization.Encoding.PEM)).decode()
+
+
 def test_a_csr_created_with_impersonated_extras_keeps_them(anonymous_server: ServerProcess, tmp_path: Any) -> None:
     """The CSR strategy records the requesting user whole: name, uid, groups and extras (here from the
     kubeconfig's as-user-extra, which kubectl --as-user-extra sets)."""
@@ -175,7 +188,7 @@ def test_a_csr_created_with_impersonated_extras_keeps_them(anonymous_server: Ser
     with open(impersonating, "w") as f:
         yaml.safe_dump(config, f)
     csr = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "extra"},
-           "spec": {"request": "ZmFrZQ==", "signerName": "example.com/signer", "usages": ["client auth"]}}
+           "spec": {"request": _signed_request("someone"), "signerName": "example.com/signer", "usages": ["client auth"]}}
     run_kubectl(anonymous_server, "create", "clusterrolebinding", "user1-bootstraps",
                 "--clusterrole=system:node-bootstrapper", "--user=user1")
     run_kubectl(anonymous_server, "--kubeconfig", impersonating, "create", "-f", "-", stdin=json.dumps(csr))

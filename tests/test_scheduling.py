@@ -110,16 +110,21 @@ def test_replicas_of_one_owner_spread_over_equal_nodes() -> None:
     assert sorted(len(s.pods) for s in states) == [2, 2, 2]
 
 
-def test_noexecute_eviction_delay() -> None:
-    import datetime
+def test_noexecute_eviction_waits_the_shortest_toleration_used() -> None:
+    from apiserver.controllers.tainteviction import matching_tolerations, min_toleration_seconds
 
-    from apiserver.controllers.tainteviction import eviction_delay
-
-    now = datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.timezone.utc)
     unreachable = {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-11-30T11:58:00Z"}
+    dedicated = {"key": "dedicated", "value": "db", "effect": "NoExecute"}
     five_minutes = {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
                     "tolerationSeconds": 300}
-    assert eviction_delay(pod(), [unreachable], now) == 0.0
-    assert eviction_delay(pod(tolerations=[five_minutes]), [unreachable], now) == 180.0
-    assert eviction_delay(pod(tolerations=[{"operator": "Exists"}]), [unreachable], now) is None
-    assert eviction_delay(pod(), [{"key": "k", "effect": "NoSchedule"}], now) is None
+    a_minute = {"key": "dedicated", "operator": "Equal", "value": "db", "tolerationSeconds": 60}
+    forever = {"key": "dedicated", "operator": "Exists"}
+    assert matching_tolerations([unreachable], []) is None  # deleted at once
+    assert matching_tolerations([unreachable, dedicated], [five_minutes]) is None
+    used = matching_tolerations([unreachable, dedicated], [five_minutes, a_minute])
+    # counted from when the controller finds the pod, whatever the taint's timeAdded says
+    assert used == [five_minutes, a_minute] and min_toleration_seconds(used) == 60
+    # a toleration without a limit does not outlast another's limit (getMinTolerationTime)
+    assert min_toleration_seconds(matching_tolerations([unreachable, dedicated], [five_minutes, forever])) == 300
+    assert min_toleration_seconds(matching_tolerations([dedicated], [forever])) is None
+    assert min_toleration_seconds([{**a_minute, "tolerationSeconds": -5}]) == 0

@@ -95,7 +95,11 @@ def _claim(**spec: Any) -> Obj:
 _OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6b7e2f4c-0000-4000-8000-000000000001"}
 
 # name -> (collection path under the namespace, or a cluster path starting with /, object, merge patch or None)
-CASES: dict[str, tuple[str, Obj, Obj | None]] = {
+# A patch is merged into the object itself, or with a name into that subresource ("status", "approval").
+Patch = Obj | tuple[str, Obj] | None
+
+# (collection, object to create, patch); without an object, the first is the path of one the server made.
+CASES: dict[str, tuple[str, Obj | None, Patch]] = {
     # -- ObjectMeta (apimachinery/pkg/api/validation/objectmeta.go) ---------------------------------
     "meta-name-uppercase": ("configmaps", _meta(_config_map(), name="Bad"), None),
     "meta-name-too-long": ("configmaps", _meta(_config_map(), name="a" * 254), None),
@@ -284,6 +288,127 @@ CASES: dict[str, tuple[str, Obj, Obj | None]] = {
 }
 
 
+# -- control plane kinds: apiregistration, certificates, flowcontrol, rbac ------------------------------
+_APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
+_CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+_FLOWCONTROL = "/apis/flowcontrol.apiserver.k8s.io/v1"
+# A certificate request signed by its key, and the same with one bit of the signature flipped.
+_SIGNED_REQUEST = (
+    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIT01IY0NBUUF3RlRFVE1CRUdBMVVFQXd3S2RtRnNhV1JoZEds"
+    "dmJqQlpNQk1HQnlxR1NNNDlBZ0VHQ0NxRwpTTTQ5QXdFSEEwSUFCT0x3b0VMc21oaStzVlF3dk94NzVnL2lWTW9tQkRLczR2UUda"
+    "YklRdytEQU9ER3FwSW44Ckp5YmU5R29xUFBXOHd1bzkvVi9IZ29zMDFwdkh5RVcwanZPZ0FEQUtCZ2dxaGtqT1BRUURBZ05IQURC"
+    "RUFpQlUKenUvN2l2STFOcHRmTktjc0ZwRUpZR3RuU2dvLzg0eXhXSGd2YVI4c0d3SWdlZjFyeGFMbGREdkdsRkZsRVpVcgpJbEVs"
+    "Z3MwUkdlSGVRazZtZGtRWXZUQT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==")
+_TAMPERED_REQUEST = (
+    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIT01IY0NBUUF3RlRFVE1CRUdBMVVFQXd3S2RtRnNhV1JoZEds"
+    "dmJqQlpNQk1HQnlxR1NNNDlBZ0VHQ0NxR1NNNDlBd0VIQTBJQQpCT0x3b0VMc21oaStzVlF3dk94NzVnL2lWTW9tQkRLczR2UUda"
+    "YklRdytEQU9ER3FwSW44SnliZTlHb3FQUFc4d3VvOS9WL0hnb3MwCjFwdkh5RVcwanZPZ0FEQUtCZ2dxaGtqT1BRUURBZ05IQURC"
+    "RUFpQlV6dS83aXZJMU5wdGZOS2NzRnBFSllHdG5TZ28vODR5eFdIZ3YKYVI4c0d3SWdlZjFyeGFMbGREdkdsRkZsRVpVcklsRWxn"
+    "czBSR2VIZVFrNm1ka1FadlRBPQotLS0tLUVORCBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K")
+
+
+def _api_service(name: str, **spec: Any) -> Obj:
+    version, _, group = name.partition(".")
+    base: Obj = {"group": group, "version": version, "groupPriorityMinimum": 100, "versionPriority": 10}
+    base.update(spec)
+    return {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": name}, "spec": base}
+
+
+def _csr(name: str, **spec: Any) -> Obj:
+    base: Obj = {"request": _SIGNED_REQUEST, "signerName": "example.com/validation", "usages": ["client auth"]}
+    base.update(spec)
+    return {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": name},
+            "spec": base}
+
+
+def _flow_schema(name: str, rule: Obj) -> Obj:
+    return {"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema", "metadata": {"name": name},
+            "spec": {"priorityLevelConfiguration": {"name": "global-default"}, "rules": [
+                {"subjects": [{"kind": "Group", "group": {"name": "system:authenticated"}}], **rule}]}}
+
+
+def _priority_level(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
+            "metadata": {"name": name}, "spec": spec}
+
+
+_QUEUED = {"type": "Queue", "queuing": {"queues": 128, "handSize": 9}}
+
+CASES.update({
+    "apiservice-update-group": (_APISERVICES, _api_service("v1.update.validation.example.com"),
+                                {"spec": {"group": "other.example.com"}}),
+    "apiservice-service-port-zero": (_APISERVICES, _api_service("v1.port.validation.example.com", service={
+        "namespace": "default", "name": "api", "port": 0}), None),
+    "apiservice-skip-verify-with-ca": (_APISERVICES, _api_service("v1.tls.validation.example.com", service={
+        "namespace": "default", "name": "api"}, insecureSkipTLSVerify=True, caBundle="YWJj"), None),
+    "apiservice-status-condition-maybe": (_APISERVICES, _api_service("v1.status.validation.example.com"), (
+        "status", {"status": {"conditions": [{"type": "Available", "status": "Maybe"}]}})),
+    "flowschema-status-condition-repeated": (f"{_FLOWCONTROL}/flowschemas", _flow_schema("v-status", {
+        "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]}), ("status", {"status": {
+            "conditions": [{"type": "Dangling", "status": "True"}, {"type": "Dangling"}, {"status": "True"}]}})),
+    "prioritylevel-status-condition-without-type": (f"{_FLOWCONTROL}/prioritylevelconfigurations", _priority_level(
+        "v-status", type="Limited", limited={"limitResponse": {"type": "Reject"}}), ("status", {"status": {
+            "conditions": [{"status": "True"}]}})),
+    "apiservice-versionPriority-too-high": (_APISERVICES, _api_service("v1.prio.validation.example.com",
+                                                                       versionPriority=1001), None),
+    "csr-tampered-signature": (_CSRS, _csr("v-tampered", request=_TAMPERED_REQUEST), None),
+    "csr-legacy-signer": (_CSRS, _csr("v-legacy", signerName="kubernetes.io/legacy-unknown"), None),
+    "csr-signer-one-label-domain": (_CSRS, _csr("v-signer", signerName="example/Signer"), None),
+    "csr-usages-repeated-and-unknown": (_CSRS, _csr("v-usages", usages=["client auth", "teleport", "client auth"]),
+                                        None),
+    "csr-approval-approved-and-denied": (_CSRS, _csr("v-approval"), ("approval", {"status": {"conditions": [
+        {"type": "Approved", "status": "True", "reason": "Yes"}, {"type": "Denied", "status": "True"}]}})),
+    "csr-status-certificate-not-pem": (_CSRS, _csr("v-certificate"), ("status", {"status": {"certificate": "YWJj"}})),
+    "csr-status-condition-without-status": (_CSRS, _csr("v-condition"), ("status", {"status": {"conditions": [
+        {"type": "Signing"}]}})),
+    "flowschema-service-account-without-namespace": ("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", {
+        **_flow_schema("v-sa", {"nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]}),
+        "spec": {"priorityLevelConfiguration": {"name": "global-default"}, "rules": [{
+            "subjects": [{"kind": "ServiceAccount", "serviceAccount": {"name": "robot"}, "user": {"name": "u"}}],
+            "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]}]}}, None),
+    "flowschema-url-wildcard-inside": (f"{_FLOWCONTROL}/flowschemas", _flow_schema("v-url", {"nonResourceRules": [
+        {"verbs": ["get", "*"], "nonResourceURLs": ["/api/*/x", "/a b", "//x", "relative"]}]}), None),
+    "flowschema-namespaces-wildcard-with-others": (f"{_FLOWCONTROL}/flowschemas", _flow_schema("v-ns", {
+        "resourceRules": [{"verbs": ["list"], "apiGroups": ["*", "apps"], "resources": ["pods"],
+                           "namespaces": ["*", "default"]}]}), None),
+    "flowschema-precedence-one": (f"{_FLOWCONTROL}/flowschemas", {**_flow_schema("v-first", {
+        "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "clusterScope": True}]}),
+        "spec": {"matchingPrecedence": 1, "priorityLevelConfiguration": {"name": "Bad_Level"}}}, None),
+    "prioritylevel-hand-size-entropy": (f"{_FLOWCONTROL}/prioritylevelconfigurations", _priority_level(
+        "v-entropy", type="Limited", limited={"limitResponse": _QUEUED}), None),
+    "prioritylevel-exempt-type-with-limited": (f"{_FLOWCONTROL}/prioritylevelconfigurations", _priority_level(
+        "v-exempt", type="Exempt", limited={"limitResponse": {"type": "Reject"}},
+        exempt={"nominalConcurrencyShares": -1, "lendablePercent": 101}), None),
+    "prioritylevel-preserve-zero-annotation": (f"{_FLOWCONTROL}/prioritylevelconfigurations", _meta(
+        _priority_level("v-annotated", type="Limited", limited={
+            "nominalConcurrencyShares": -1, "borrowingLimitPercent": -1,
+            "limitResponse": {"type": "Reject", "queuing": {"queues": 1}}}),
+        annotations={"flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares": ""}), None),
+    "flowschema-mandatory-exempt-changed": (f"{_FLOWCONTROL}/flowschemas/exempt", None, {"spec": {
+        "matchingPrecedence": 2}}),
+    "flowschema-mandatory-catch-all-rules": (f"{_FLOWCONTROL}/flowschemas/catch-all", None, {"spec": {
+        "distinguisherMethod": None, "rules": [{
+            "subjects": [{"kind": "ServiceAccount", "serviceAccount": {"name": "x", "namespace": "y"}}],
+            "resourceRules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"], "namespaces": []}],
+            "nonResourceRules": []}]}}),
+    "prioritylevel-mandatory-catch-all-changed": (f"{_FLOWCONTROL}/prioritylevelconfigurations/catch-all", None, {
+        "spec": {"limited": {"lendablePercent": 5}}}),
+    "prioritylevel-mandatory-exempt-tunable": (f"{_FLOWCONTROL}/prioritylevelconfigurations/exempt", None, {
+        "spec": {"exempt": {"lendablePercent": 5}}}),
+    "prioritylevel-mandatory-exempt-limited": (f"{_FLOWCONTROL}/prioritylevelconfigurations/exempt", None, {
+        "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {}}}}}),
+    "clusterrole-selector-value-invalid": ("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "v-aggregated"},
+        "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"ok": "Bad Value"}, "matchExpressions": [
+            {"key": "tier", "operator": "In", "values": ["not valid!"]}, {"key": "x", "operator": "Exists",
+                                                                       "values": ["y"]}]}]}}, None),
+    "clusterrolebinding-user-without-name": ("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "v-crb"},
+        "roleRef": {"kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "User"}, {"kind": "ServiceAccount", "name": "Robot", "apiGroup": "x"}]}, None),
+})
+
+
 def _collection(where: str, obj: Obj) -> str:
     if where.startswith("/"):
         return where
@@ -304,6 +429,9 @@ def answer(status: int, body: Any, uid: str = "") -> Obj:
 
 def run_case(send: Send, name: str) -> Obj:
     where, obj, patch = CASES[name]
+    if obj is None:
+        status, body = send("PATCH", where + "?dryRun=All", patch, "application/merge-patch+json")
+        return answer(status, body)
     collection = _collection(where, obj)
     if patch is None:
         status, body = send("POST", collection + "?dryRun=All", obj, "application/json")
@@ -317,8 +445,10 @@ def run_case(send: Send, name: str) -> Obj:
     if status != 201:
         return {"setup": answer(status, body)}
     item = f"{collection}/{obj['metadata']['name']}"
+    subresource, changes = patch if isinstance(patch, tuple) else ("", patch)
     try:
-        status, body = send("PATCH", item + "?dryRun=All", patch, "application/merge-patch+json")
+        status, body = send("PATCH", item + (f"/{subresource}" if subresource else "") + "?dryRun=All", changes,
+                            "application/merge-patch+json")
         return answer(status, body)
     finally:
         # Finalizers (a claim's protection, a job's orphaning) would keep it, and its name, for the next run.

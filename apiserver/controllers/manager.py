@@ -83,6 +83,11 @@ CONTROLLERS: dict[str, Factory] = {
     SimulatedNodes.name: SimulatedNodes,
 }
 DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
+# Unless named itself, a controller here runs exactly when the one it follows runs: the simulated
+# provisioner makes hostPath volumes on the simulated nodes, so without their kubelets it has nothing
+# to do, and kube-controller-manager alone (test/cmd's set-up: `*,-fastkube-simulated-nodes`) makes no
+# default StorageClass.
+FOLLOWS = {SimulatedProvisioner.name: SimulatedNodes.name}
 # The short names kube-controller-manager keeps for controllers whose name changed beyond the suffix.
 ALIASES = {"persistentvolume-binder": PersistentVolumeBinder.name, "pvc-protection": ClaimProtection.name,
            "pv-protection": VolumeProtection.name, "service": ServiceLoadBalancer.name,
@@ -114,8 +119,14 @@ def enabled_controllers(flag: str) -> list[str]:
             star = star or not negated
             continue
         decided.setdefault(name, not negated)
-    return [name for name in CONTROLLERS
-            if decided.get(name, star and name not in DISABLED_BY_DEFAULT)]
+    def enabled(name: str) -> bool:
+        if name in decided:
+            return decided[name]
+        if name in FOLLOWS:
+            return enabled(FOLLOWS[name])
+        return star and name not in DISABLED_BY_DEFAULT
+
+    return [name for name in CONTROLLERS if enabled(name)]
 
 
 class ControllerManager:

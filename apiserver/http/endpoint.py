@@ -391,7 +391,9 @@ class Endpoint:
                                    "code": 201}), headers=admitting.headers(asked, {}))
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        self._require(t)  # a missing object answers 404 before its body is judged
+        creates = strategy_for(t.rt).creates_on_update and t.subresource is None
+        if not creates:
+            self._require(t)  # a missing object answers 404 before its body is judged
         body = _decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
             if isinstance(body, dict) and t.subresource != "scale" else {}
@@ -406,7 +408,12 @@ class Endpoint:
             if t.subresource == "scale":
                 return await self._scale(t, current, fresh())
             return await self._replace(t, current, fresh(), check_rv=True, headers=warnings)
-        return await self._on_latest(t, write)
+
+        async def create() -> Reply:
+            # AllowCreateOnUpdate: a PUT of a missing object creates it, named as the URL names it.
+            objects.check_identity(t.rt, copy.deepcopy(body), t.namespace, t.name)
+            return await self.create(t, raw, content_type)
+        return await self._on_latest(t, write, create if creates else None)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         if apply.check_options(t.query, content_type):

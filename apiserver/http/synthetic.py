@@ -98,9 +98,12 @@ class SyntheticResources:
         local = {o["metadata"]["name"] for o in objects}
         for _, item in stored:
             obj = orjson.loads(item.data)
-            if obj["metadata"]["name"] not in local:
+            if obj["metadata"]["name"] in local:
+                continue
+            # A local one (no service) keeps the Available condition its create gave it.
+            if isinstance((obj.get("spec") or {}).get("service"), dict):
                 obj["status"] = {"conditions": [self._availability(obj)]}
-                objects.append(obj)
+            objects.append(obj)
         objects.sort(key=lambda o: o["metadata"]["name"])
         return revision, [(t.key(o["metadata"]["name"]),
                            StoredObject(int(o["metadata"]["resourceVersion"]), orjson.dumps(o))) for o in objects]

@@ -17,6 +17,7 @@ from apiserver.kinds.resources import ResourceType
 from apiserver.registry import meta as object_meta
 from apiserver.registry.certificates import strategies as certificates
 from apiserver.registry.lookup import strategy_for
+from apiserver.registry.strategy import Strategy
 
 # kube-apiserver's metadata field order, so that stored bytes read like upstream's.
 _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
@@ -194,7 +195,8 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
     """The object's metadata and then its kind's rules, in one 422 as upstream's Validate returns them."""
     strategy = strategy_for(rt)
     if old is None:
-        problems = object_meta.validate(obj["metadata"], rt.namespaced, strategy.name_rule, strategy.kube_finalizers,
+        name_rule = strategy.name_rule if strategy.name_rule_of is None else strategy.name_rule_of(obj)
+        problems = object_meta.validate(obj["metadata"], rt.namespaced, name_rule, strategy.kube_finalizers,
                                         strategy.checks_generate_name)
     else:
         problems = object_meta.validate_update(obj["metadata"], old["metadata"], strategy.kube_finalizers)
@@ -223,6 +225,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         new = ephemeralcontainers.prepare_update(new, old)
     if subresource == "approval":
         approved = certificates.approval_update(new, old, now)
+        _check_subresource(rt, strategy, subresource, approved, old)
         ownership.track(rt, approved, old, manager, subresource, now)
         return ordered(shaping.shaped_object(approved))
     if subresource == "status":
@@ -234,8 +237,9 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         merged["metadata"] = dict(old_meta)
         if rt.custom is None:
             # Built-in status strategies reset the spec (and some kinds' labels), not the rest of the metadata.
-            keeps_labels = strategy.status_keeps_labels
-            for field_name in ("annotations",) if keeps_labels else ("labels", "annotations"):
+            taken = () if strategy.status_keeps_metadata else \
+                ("annotations",) if strategy.status_keeps_labels else ("labels", "annotations")
+            for field_name in taken:
                 if new["metadata"].get(field_name):
                     merged["metadata"][field_name] = new["metadata"][field_name]
                 else:
@@ -245,6 +249,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             rt.custom.prepare(merged)
             validate(rt, merged, old)
         strategy.prepare_for_status_update(merged, old, now)
+        _check_subresource(rt, strategy, subresource, merged, old)
         _record(rt, merged, old, manager, subresource, now, applied)
         strategy.after_status_update(merged, old, now)
         return ordered(shaping.shaped_object(merged))
@@ -287,6 +292,13 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         if problems:
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
     return ordered(shaping.shaped_object(new)) if shape else new
+
+
+def _check_subresource(rt: ResourceType, strategy: Strategy, subresource: str, new: dict[str, Any],
+                       old: dict[str, Any]) -> None:
+    problems = strategy.validate_subresource_update(subresource, new, old)
+    if problems:
+        raise errors.invalid(rt.kind, rt.group, str(new["metadata"].get("name") or ""), problems)
 
 
 def _record(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], manager: str | None,

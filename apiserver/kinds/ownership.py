@@ -27,7 +27,10 @@ def ownership_schema(rt: ResourceType, obj: Obj) -> tuple[schemas.Schema | None,
 
 def reset_fields(rt: ResourceType, subresource: str | None) -> tuple[managedfields.Path, ...]:
     """What a write through this endpoint cannot set, so never owns: status for the main resource,
-    the spec (and some kinds' labels) for /status."""
+    the spec (and some kinds' labels) for /status; a kind may say otherwise for an endpoint."""
+    own = dict(strategy_for(rt).reset_fields).get(subresource)
+    if own is not None:
+        return own
     if subresource == "status":
         if strategy_for(rt).status_keeps_labels:
             return ("f:spec",), ("f:metadata", "f:labels")

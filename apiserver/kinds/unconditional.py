@@ -1,7 +1,7 @@
 """Which kinds take an update that names no resourceVersion (its strategy's AllowUnconditionalUpdate).
 
 An update whose resourceVersion is unset or "0" replaces whatever is stored for most kinds; for these
-(and every custom resource) upstream's store refuses "0" with "must be specified for an update".
+(and every custom resource) upstream's store refuses either with "must be specified for an update".
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ CONDITIONAL_ONLY = frozenset({
 
 
 def precondition(rt: ResourceType, name: str, given: str | None) -> str | None:
-    """The resourceVersion an update must match, None for an unconditional one; 422 for "0" where
-    the kind allows no unconditional update."""
-    if given != "0":
-        return given or None
+    """The resourceVersion an update must match, None for an unconditional one; 422 for none (or "0",
+    which parses the same) where the kind allows no unconditional update."""
+    if given and given != "0":
+        return given
     if rt.custom is not None or rt.kind in CONDITIONAL_ONLY:
         raise errors.invalid(rt.plural, rt.group, name, [errors.FieldError(
             "FieldValueInvalid", "metadata.resourceVersion", "Invalid value: 0: must be specified for an update")])

@@ -31,9 +31,11 @@ class Strategy(Protocol):
     # Facts the generic path reads (upstream: the strategy's methods of the same meaning).
     keeps_status_on_create: bool  # a create may set status (a Node's); else status is /status's to write
     status_keeps_labels: bool  # /status resets metadata.labels too (GetResetFields)
+    status_keeps_metadata: bool  # /status resets all of metadata (an APIService's)
     generation_field: str  # what a change of bumps metadata.generation
     returns_deleted_object: bool  # DELETE answers with the object rather than a Status
     allocation_attempts: int  # tries of a create that allocates from ranges other servers share
+    creates_on_update: bool  # a PUT of a missing object creates it (AllowCreateOnUpdate)
     creates_binding: bool  # a create binds the pod it names (upstream's LegacyBindingREST)
     deletes_contents: bool  # deleting it deletes what it holds, at once (the namespace controller's part)
     scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
@@ -43,6 +45,15 @@ class Strategy(Protocol):
     @property
     def name_rule(self) -> NameRule:
         """The ValidateNameFunc its metadata.name (and generateName) is held to."""
+
+    @property
+    def name_rule_of(self) -> Callable[[Obj], NameRule] | None:
+        """A name rule that reads the object (an APIService is named `version.group`); None: `name_rule`."""
+
+    @property
+    def reset_fields(self) -> tuple[tuple[str | None, tuple[tuple[str, ...], ...]], ...]:
+        """GetResetFields where it is not the usual (status; /status: spec): (subresource, None for the
+        main resource; the managedFields paths a write there never owns)."""
 
     @property
     def decode(self) -> Change:
@@ -75,6 +86,10 @@ class Strategy(Protocol):
     @property
     def after_status_update(self) -> StatusChange:
         """What the status strategy and the next decode add after managed fields (new, old, now)."""
+
+    @property
+    def validate_subresource_update(self) -> Callable[[str, Obj, Obj], list[FieldError]]:
+        """The /status (or /approval) strategy's ValidateUpdate (subresource, new, old), after its prepare."""
 
     @property
     def deletion_grace(self) -> Callable[[Obj, int | None], int]:
@@ -146,6 +161,10 @@ def _no_errors(obj: Obj) -> list[FieldError]:
     return []
 
 
+def _no_subresource_errors(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+    return []
+
+
 def _as_created(new: Obj, old: Obj) -> list[FieldError]:
     """Stands for "judge the new object as `validate` does"; replaced by that when the strategy is made."""
     raise AssertionError("replaced in KindStrategy.__post_init__")
@@ -174,17 +193,22 @@ class KindStrategy:
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
+    validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
+    status_keeps_metadata: bool = False
     generation_field: str = "spec"
     returns_deleted_object: bool = False
     allocation_attempts: int = 1
+    creates_on_update: bool = False
     creates_binding: bool = False
     deletes_contents: bool = False
     scale_selector_is_map: bool = False
     kube_finalizers: bool = True
     checks_generate_name: bool = True
     name_rule: NameRule = subdomain_name
+    name_rule_of: Callable[[Obj], NameRule] | None = None
+    reset_fields: tuple[tuple[str | None, tuple[tuple[str, ...], ...]], ...] = ()
 
     def __post_init__(self) -> None:
         if self.validate_update is _as_created:

@@ -50,6 +50,17 @@ def _pod_create(obj: Obj) -> None:
     status.setdefault("qosClass", _qos_class(spec))
 
 
+def _pod_update(new: Obj, old: Obj) -> None:
+    """The admission plugins that run on a pod's update too: DefaultTolerationSeconds adds its two
+    tolerations to a pod without them (a replace from a manifest has none), and Priority keeps the
+    priority and preemption policy it set on create when the new object leaves them out."""
+    spec, old_spec = defaults.spec_of(new), old.get("spec") or {}
+    admission_plugins.default_toleration_seconds(spec)
+    for field in ("priority", "preemptionPolicy"):
+        if spec.get(field) is None and old_spec.get(field) is not None:
+            spec[field] = old_spec[field]
+
+
 def _pod_deletion_grace(pod: Obj, requested: int | None) -> int:
     """Seconds a deletion waits for its kubelet to finish: only scheduled, running pods wait."""
     spec = pod.get("spec") or {}
@@ -111,7 +122,8 @@ def _volume_status(new: Obj, old: Obj, now: str) -> None:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, validate=pod_validation.pod,
+    "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, prepare_for_update=_pod_update,
+                        validate=pod_validation.pod,
                         validate_update=pod_validation.pod_update,
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),

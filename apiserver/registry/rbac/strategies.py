@@ -7,11 +7,14 @@ from apiserver.registry.rbac import defaults, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 STRATEGIES: dict[str, Strategy] = {
-    "Role": KindStrategy(validate=validation.role, name_rule=path_segment, kube_finalizers=False),
-    "ClusterRole": KindStrategy(validate=validation.cluster_role, name_rule=path_segment, kube_finalizers=False),
-    "RoleBinding": KindStrategy(default=defaults.subjects, validate=validation.role_binding,
-                                validate_update=validation.role_binding_update, name_rule=path_segment, kube_finalizers=False),
-    "ClusterRoleBinding": KindStrategy(default=defaults.subjects, validate=validation.cluster_role_binding,
+    "Role": KindStrategy(validate=validation.role, validate_update=validation.role_update, name_rule=path_segment,
+                         creates_on_update=True),
+    "ClusterRole": KindStrategy(validate=validation.cluster_role, validate_update=validation.cluster_role_update,
+                                name_rule=path_segment, creates_on_update=True),
+    "RoleBinding": KindStrategy(default=defaults.binding, validate=validation.role_binding,
+                                validate_update=validation.role_binding_update, name_rule=path_segment,
+                                creates_on_update=True),
+    "ClusterRoleBinding": KindStrategy(default=defaults.binding, validate=validation.cluster_role_binding,
                                        validate_update=validation.cluster_role_binding_update,
-                                       name_rule=path_segment, kube_finalizers=False),
+                                       name_rule=path_segment, creates_on_update=True),
 }
