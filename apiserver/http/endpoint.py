@@ -411,7 +411,8 @@ class Endpoint:
 
         async def create() -> Reply:
             # AllowCreateOnUpdate: a PUT of a missing object creates it, named as the URL names it.
-            objects.check_identity(t.rt, copy.deepcopy(body), t.namespace, t.name)
+            # Checked on a body of its own: an attempt at `write` may have changed the decoded one.
+            objects.check_identity(t.rt, _decode_body(t, raw, content_type), t.namespace, t.name)
             return await self.create(t, raw, content_type)
         return await self._on_latest(t, write, create if creates else None)
 
