@@ -15,7 +15,8 @@ import functools
 import inspect
 import time
 from collections import defaultdict
-from typing import Any, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
 
 from apiserver.http import admitting, endpoint
 from apiserver.kinds import conversion, fieldmanager, fieldvalidation, objects, ownership, shaping

@@ -7,8 +7,8 @@ import asyncio
 import logging
 import os
 import shutil
-import threading
 import struct
+import threading
 import zlib
 from typing import Any, Awaitable, Callable, Coroutine
 
