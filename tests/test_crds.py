@@ -267,19 +267,22 @@ def test_version_splice_equals_reserialization(obj: dict[str, Any]) -> None:
 
 
 def test_a_crd_claiming_a_built_in_resource_is_not_established(loaded: ServerProcess) -> None:
+    # A group needs a dot (validateCustomResourceDefinitionSpec), and a *.k8s.io one an approval annotation.
     crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-           "metadata": {"name": "deployments.apps"},
-           "spec": {"group": "apps", "scope": "Namespaced", "names": {"plural": "deployments", "kind": "Fake"},
+           "metadata": {"name": "ingresses.networking.k8s.io",
+                        "annotations": {"api-approved.kubernetes.io": "unapproved, testing only"}},
+           "spec": {"group": "networking.k8s.io", "scope": "Namespaced", "names": {"plural": "ingresses", "kind": "Fake"},
                     "versions": [{"name": "v1", "served": True, "storage": True,
                                   "schema": {"openAPIV3Schema": {"type": "object"}}}]}}
     assert loaded.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0] == 201
-    stored = _with_status(loaded, "deployments.apps")
+    stored = _with_status(loaded, "ingresses.networking.k8s.io")
     conditions = {c["type"]: (c["status"], c["reason"]) for c in stored["status"]["conditions"]}
     assert conditions == {"NamesAccepted": ("False", "PluralConflict"), "Established": ("False", "NotAccepted")}
-    _, resources = loaded.json("GET", "/apis/apps/v1")
-    assert [r["kind"] for r in resources["resources"] if r["name"] == "deployments"] == ["Deployment"]
-    assert loaded.json("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/deployments.apps")[0] == 200
-    assert loaded.json("GET", "/apis/apps/v1/namespaces/default/deployments")[0] == 200
+    _, resources = loaded.json("GET", "/apis/networking.k8s.io/v1")
+    assert [r["kind"] for r in resources["resources"] if r["name"] == "ingresses"] == ["Ingress"]
+    assert loaded.json("DELETE",
+                       "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/ingresses.networking.k8s.io")[0] == 200
+    assert loaded.json("GET", "/apis/networking.k8s.io/v1/namespaces/default/ingresses")[0] == 200
 
 
 def test_deleting_a_namespace_deletes_its_custom_objects(loaded: ServerProcess) -> None:

@@ -92,6 +92,24 @@ def _claim(**spec: Any) -> Obj:
     return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "pvc"}, "spec": base}
 
 
+def _volume(**spec: Any) -> Obj:
+    base: Obj = {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/data/pv"}}
+    base.update(spec)
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"}, "spec": base}
+
+
+def _node(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "spec": spec}
+
+
+def _quota(**spec: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"}, "spec": spec}
+
+
+def _limits(*items: Obj) -> Obj:
+    return {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr"}, "spec": {"limits": list(items)}}
+
+
 _OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6b7e2f4c-0000-4000-8000-000000000001"}
 
 # name -> (collection path under the namespace, or a cluster path starting with /, object, merge patch or None)
@@ -231,6 +249,91 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
     "pvc-access-mode-invalid": ("persistentvolumeclaims", _claim(accessModes=["ReadSometimes"]), None),
     "pvc-update-storage-class": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd"),
                                  {"spec": {"storageClassName": "fast"}}),
+    # -- core kinds: update and cross-field rules the differential cases do not reach --------------------
+    "pod-update-toleration-changed": ("pods", _meta(_pod(tolerations=[{"key": "k", "operator": "Exists"}]),
+                                                    name="p-tol-chg"),
+                                      {"spec": {"tolerations": [{"key": "other", "operator": "Exists"}]}}),
+    "pod-update-deadline-raised": ("pods", _meta(_pod(activeDeadlineSeconds=30), name="p-ads-up"),
+                                   {"spec": {"activeDeadlineSeconds": 60}}),
+    "pod-update-host-network": ("pods", _meta(_pod(), name="p-hostnet"), {"spec": {"hostNetwork": True}}),
+    "pod-init-probe-without-always": ("pods", _pod(initContainers=[_container(name="init", readinessProbe={
+        "exec": {"command": ["true"]}})]), None),
+    "pod-sidecar-readiness-grace": ("pods", _pod(initContainers=[_container(
+        name="side", restartPolicy="Always", readinessProbe={"exec": {"command": ["true"]},
+                                                             "terminationGracePeriodSeconds": 5})]), None),
+    "pod-ephemeral-container-ports": ("pods", _pod(ephemeralContainers=[{
+        "name": "debug", "image": "busybox:1.36", "ports": [{"containerPort": 80}]}]), None),
+    "pod-lifecycle-sleep-beyond-grace": ("pods", _pod(terminationGracePeriodSeconds=5, containers=[_container(
+        lifecycle={"preStop": {"sleep": {"seconds": 10}}})]), None),
+    "pod-topology-spread-duplicate": ("pods", _pod(topologySpreadConstraints=[
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+        {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]), None),
+    "pod-affinity-weight-invalid": ("pods", _pod(affinity={"podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 0, "podAffinityTerm": {
+            "topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "web"}}}}]}}), None),
+    "pod-seccomp-localhost-without-profile": ("pods", _pod(securityContext={"seccompProfile": {
+        "type": "Localhost"}}), None),
+    "pod-apparmor-type-missing": ("pods", _pod(containers=[_container(securityContext={
+        "appArmorProfile": {"localhostProfile": "x"}})]), None),
+    "pod-sysctl-with-host-network": ("pods", _pod(hostNetwork=True, securityContext={"sysctls": [
+        {"name": "net.core.somaxconn", "value": "1024"}]}), None),
+    "pod-no-privilege-escalation-privileged": ("pods", _pod(containers=[_container(securityContext={
+        "privileged": True, "allowPrivilegeEscalation": False})]), None),
+    "pod-csi-volume-driver-invalid": ("pods", _pod(volumes=[{"name": "data", "csi": {"driver": "Bad_Driver"}}]),
+                                      None),
+    "pod-template-ephemeral-containers": ("podtemplates", {
+        "apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt"},
+        "template": {"spec": {"containers": [_container()], "ephemeralContainers": [
+            {"name": "debug", "image": "busybox:1.36"}]}}}, None),
+    "rc-template-restart-never": ("replicationcontrollers", {
+        "apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
+        "spec": {"replicas": 1, "selector": _LABELS, "template": {"metadata": {"labels": _LABELS}, "spec": {
+            "restartPolicy": "Never", "containers": [_container()]}}}}, None),
+    "pv-two-sources": ("/api/v1/persistentvolumes", _volume(nfs={"server": "nfs.example.com", "path": "/x"}), None),
+    "pv-local-without-affinity": ("/api/v1/persistentvolumes", {**_volume(), "spec": {
+        "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "local": {"path": "/mnt/disk"}}}, None),
+    "pv-recycle-root-host-path": ("/api/v1/persistentvolumes", _volume(
+        hostPath={"path": "/"}, persistentVolumeReclaimPolicy="Recycle"), None),
+    "pv-update-source": ("/api/v1/persistentvolumes", _meta(_volume(), name="pv-upd-src"),
+                         {"spec": {"hostPath": {"path": "/data/other"}}}),
+    "pvc-data-source-mismatch": ("persistentvolumeclaims", _claim(
+        dataSource={"kind": "PersistentVolumeClaim", "name": "a"},
+        dataSourceRef={"kind": "PersistentVolumeClaim", "name": "b"}), None),
+    "pvc-update-access-modes": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd-modes"),
+                                {"spec": {"accessModes": ["ReadWriteMany"]}}),
+    "limitrange-default-above-max": ("limitranges", _limits(
+        {"type": "Container", "max": {"cpu": "1"}, "default": {"cpu": "2"}}), None),
+    "limitrange-claim-without-storage": ("limitranges", _limits({"type": "PersistentVolumeClaim"}), None),
+    "limitrange-ratio-below-one": ("limitranges", _limits(
+        {"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}}), None),
+    "quota-scopes-conflicting": ("resourcequotas", _quota(hard={"pods": "1"}, scopes=["BestEffort", "NotBestEffort"]),
+                                 None),
+    "quota-scope-resource-mismatch": ("resourcequotas", _quota(hard={"services": "1"}, scopes=["Terminating"]),
+                                      None),
+    "quota-scope-selector-operator": ("resourcequotas", _quota(hard={"pods": "1"}, scopeSelector={
+        "matchExpressions": [{"scopeName": "BestEffort", "operator": "In", "values": ["x"]}]}), None),
+    "quota-update-scopes": ("resourcequotas", _meta(_quota(hard={"pods": "1"}, scopes=["BestEffort"]), name="q-upd"),
+                            {"spec": {"scopes": ["NotBestEffort"]}}),
+    "node-taint-duplicate": ("/api/v1/nodes", _node("node-taints", taints=[
+        {"key": "k", "effect": "NoSchedule"}, {"key": "k", "value": "v", "effect": "NoSchedule"}]), None),
+    "node-pod-cidrs-one-family": ("/api/v1/nodes", _node("node-cidrs", podCIDRs=["10.0.0.0/24", "10.1.0.0/24"]),
+                                  None),
+    "node-update-pod-cidr": ("/api/v1/nodes", _node("node-upd-cidr", podCIDR="10.0.0.0/24"),
+                             {"spec": {"podCIDR": "10.9.0.0/24", "podCIDRs": ["10.9.0.0/24"]}}),
+    "node-update-provider-id": ("/api/v1/nodes", _node("node-upd-provider", providerID="aws:///a"),
+                                {"spec": {"providerID": "aws:///b"}}),
+    "namespace-finalizer-not-standard": ("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                                "metadata": {"name": "ns-fin"},
+                                                                "spec": {"finalizers": ["custom"]}}, None),
+    "endpoints-loopback-address": ("endpoints", {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "ep"},
+                                                 "subsets": [{"addresses": [{"ip": "127.0.0.1"}],
+                                                              "ports": [{"port": 80}]}]}, None),
+    "event-reporter-missing": ("events", {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "ev"},
+                                          "involvedObject": {"kind": "Pod", "name": "p", "namespace": NAMESPACE},
+                                          "eventTime": "2026-01-01T00:00:00.000000Z"}, None),
+    "event-namespace-mismatch": ("events", {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "ev2"},
+                                            "involvedObject": {"kind": "Pod", "name": "p", "namespace": "other"}},
+                                 None),
     # -- apps ----------------------------------------------------------------------------------------
     "deployment-replicas-negative": ("deployments", _deployment(replicas=-1), None),
     "deployment-history-negative": ("deployments", _deployment(revisionHistoryLimit=-1), None),
@@ -286,6 +389,137 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         "subjects": [{"kind": "User", "name": "u", "apiGroup": "rbac.authorization.k8s.io"}]},
         {"roleRef": {"name": "other"}}),
 }
+
+
+# -- admissionregistration, resource and apiextensions: the rules no generated case reaches ------------
+_HOOK = {"name": "hook.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+         "clientConfig": {"url": "https://hook.example.com/validate"},
+         "rules": [{"operations": ["CREATE"], "apiGroups": ["nobody.example.com"], "apiVersions": ["v1"],
+                    "resources": ["nothings"]}]}
+_ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+_RESOURCE = "/apis/resource.k8s.io/v1"
+_CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def _webhooks(name: str, **hook: Any) -> Obj:
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": name}, "webhooks": [{**copy.deepcopy(_HOOK), **hook}]}
+
+
+def _binding(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": name}, "spec": {"policyName": "policy", "validationActions": ["Deny"], **spec}}
+
+
+def _resource_claim(name: str, **devices: Any) -> Obj:
+    base: Obj = {"requests": [{"name": "r", "exactly": {"deviceClassName": "dc"}}]}
+    base.update(devices)
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name},
+            "spec": {"devices": base}}
+
+
+def _crd(plural: str, **spec: Any) -> Obj:
+    base: Obj = {"group": "vc.example.com", "scope": "Namespaced", "names": {"plural": plural, "kind": "Thing"},
+                 "versions": [{"name": "v1", "served": True, "storage": True,
+                               "schema": {"openAPIV3Schema": {"type": "object"}}}]}
+    base.update(spec)
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.vc.example.com"}, "spec": base}
+
+
+CASES.update({
+    "webhook-url-user-query-fragment": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
+        "vc-hook-url", clientConfig={"url": "https://me@hook.example.com/v?x=1#top"}), None),
+    "webhook-service-path-segments": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
+        "vc-hook-svc", clientConfig={"service": {"namespace": "ns", "name": "svc", "path": "v1//Bad_Path/",
+                                                 "port": 70000}}), None),
+    "webhook-rule-wildcards": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
+        "vc-hook-rules", rules=[{"operations": ["*", "CREATE"], "apiGroups": ["*", "apps"], "apiVersions": ["v1", ""],
+                                 "resources": ["pods/*", "pods/log", "*/*"], "scope": "Everywhere"}]), None),
+    "webhook-match-conditions-undeclared": (f"{_ADMISSION}/validatingwebhookconfigurations", _webhooks(
+        "vc-hook-conditions", matchConditions=[{"name": "a", "expression": "params.x == 1"},
+                                               {"name": "b", "expression": "1 + variables.y.z"},
+                                               {"name": "Bad Name", "expression": "'x'"}]), None),
+    "webhook-update-review-versions": (f"{_ADMISSION}/validatingwebhookconfigurations",
+                                       _webhooks("vc-hook-upd"), {"webhooks": [{**_HOOK, "admissionReviewVersions":
+                                                                                ["v9", "v9"]}]}),
+    "binding-param-ref-name-and-selector": (f"{_ADMISSION}/validatingadmissionpolicybindings", _binding(
+        "vc-binding", paramRef={"name": "p", "selector": {}, "parameterNotFoundAction": "Retry"},
+        validationActions=["Deny", "Warn", "Deny"]), None),
+    "policy-variables-and-audit-keys": (f"{_ADMISSION}/validatingadmissionpolicies", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "vc-policy"},
+        "spec": {"paramKind": {"apiVersion": "a/b/c", "kind": "Bad_Kind"},
+                 "matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                         "apiVersions": ["v1"], "resources": ["pods"]}]},
+                 "variables": [{"name": "in", "expression": "1"}],
+                 "auditAnnotations": [{"key": "k", "valueExpression": "1"}, {"key": "k", "valueExpression": "'x'"}]}},
+        None),
+    "mutating-policy-patch-types": (f"{_ADMISSION}/mutatingadmissionpolicies", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+        "metadata": {"name": "vc-mpolicy"},
+        "spec": {"matchConstraints": {"resourceRules": [{"operations": ["DELETE"], "apiGroups": [""],
+                                                         "apiVersions": ["v1"], "resources": ["pods"]}]},
+                 "mutations": [{"patchType": "ApplyConfiguration", "jsonPatch": {"expression": "[]"}}],
+                 "reinvocationPolicy": "Sometimes"}}, None),
+    "mutating-policy-expression-types": (f"{_ADMISSION}/mutatingadmissionpolicies", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+        "metadata": {"name": "vc-mpolicy-types"},
+        "spec": {"matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                         "apiVersions": ["v1"], "resources": ["pods"]}]},
+                 "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": "[]"}},
+                               {"patchType": "JSONPatch", "jsonPatch": {"expression": "1"}},
+                               {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "a"}},
+                               {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "1"}}],
+                 "reinvocationPolicy": "Never"}}, None),
+    "resourceclaim-subrequests-and-tolerations": ("resourceclaims", _resource_claim("vc-claim", requests=[
+        {"name": "r", "firstAvailable": [
+            {"name": "s", "deviceClassName": "dc", "allocationMode": "All", "count": 2},
+            {"name": "s", "deviceClassName": "dc", "tolerations": [{"operator": "Exists", "value": "v",
+                                                                   "effect": "Sometimes"}]}]}],
+        constraints=[{"requests": ["r/t", "x/y/z"], "matchAttribute": "example.com/model"}]), None),
+    "resourceclaim-update-spec": ("resourceclaims", _resource_claim("vc-claim-upd"),
+                                  {"spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                                      "deviceClassName": "other"}}]}}}),
+    "deviceclass-selector-type-and-resource-name": (f"{_RESOURCE}/deviceclasses", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "vc-class"},
+        "spec": {"selectors": [{"cel": {"expression": "1 + 1"}}], "extendedResourceName": "example.com/bad name",
+                 "config": [{"opaque": {"driver": "Driver.Example.Com", "parameters": None}}]}}, None),
+    "resourceslice-update-driver": (f"{_RESOURCE}/resourceslices", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "vc-slice"},
+        "spec": {"driver": "driver.example.com", "pool": {"name": "p", "resourceSliceCount": 1},
+                 "allNodes": True, "devices": [{"name": "d"}]}},
+        {"spec": {"driver": "other.example.com", "pool": {"name": "q"}}}),
+    "resourceslice-binding-conditions-and-selection": (f"{_RESOURCE}/resourceslices", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "vc-slice-bind"},
+        "spec": {"driver": "driver.example.com", "pool": {"name": "p/Q", "resourceSliceCount": 0},
+                 "nodeName": "n", "allNodes": True,
+                 "devices": [{"name": "d", "nodeName": "n", "bindingConditions": ["a", "a"],
+                              "bindingFailureConditions": ["a"], "taints": [{"key": "k", "effect": ""}]}]}},
+        None),
+    "resourceslice-list-attributes-dropped": (f"{_RESOURCE}/resourceslices", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "vc-slice-lists"},
+        "spec": {"driver": "driver.example.com", "pool": {"name": "p", "resourceSliceCount": 1}, "allNodes": True,
+                 # One attribute per device: Go walks a map in no fixed order.
+                 "devices": [{"name": "d", "attributes": {"model": {"strings": ["a"]}}},
+                             {"name": "e", "attributes": {"bad_Name/x": {"version": "1.2"}}}]}}, None),
+    "crd-conversion-webhook": (_CRDS, _crd("vcconversions", conversion={
+        "strategy": "Webhook", "webhook": {"clientConfig": {"url": "http://conv.example.com"},
+                                           "conversionReviewVersions": ["v9", "v9"]}}), None),
+    "crd-protected-group-unapproved": (_CRDS, {**_crd("vcapprovals", group="vc.k8s.io"), "metadata": {
+        "name": "vcapprovals.vc.k8s.io", "annotations": {"api-approved.kubernetes.io": "maybe"}}}, None),
+    "crd-protected-group-missing-approval": (_CRDS, {**_crd("vcmissing", group="vc.kubernetes.io"), "metadata": {
+        "name": "vcmissing.vc.kubernetes.io"}}, None),
+    "crd-update-plural": (_CRDS, _crd("vcplurals"), {"spec": {"names": {"plural": "others"}}}),
+    "crd-names-and-deprecation": (_CRDS, _crd("vcnames", names={"plural": "vcnames", "kind": "Thing",
+                                                                "listKind": "Thing", "shortNames": ["Bad_Short"]},
+                                              versions=[{"name": "v1", "served": True, "storage": True,
+                                                         "deprecated": True, "deprecationWarning": "",
+                                                         "schema": {"openAPIV3Schema": {"type": "object"}},
+                                                         "subresources": {"scale": {"specReplicasPath": ".status.r",
+                                                                                    "statusReplicasPath": ".spec.r"}}}]),
+                                  None),
+})
 
 
 # -- control plane kinds: apiregistration, certificates, flowcontrol, rbac ------------------------------

@@ -124,6 +124,9 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
         checked = env.compile(source)
     except RuntimeError as error:
         message = compile_message(str(error))
+        if not source:
+            # cel-go places the end of an empty expression at column 0, cel-cpp at column 1.
+            message = message.replace("<input>:1:1:", "<input>:1:0:", 1)
         dyn = type_key(cel.Type.DYN)
         if _only_numeric_comparisons(message) and any(kind != dyn for _, kind in variables):
             # cel-go, as Kubernetes configures it, compares int, uint and double across types; this
@@ -203,11 +206,32 @@ def _member_calls(lines: list[str]) -> list[str]:
     return out
 
 
+_QUALIFIED_REFERENCE = re.compile(r"^ERROR: <input>:(\d+):(\d+): undeclared reference to '(\w+)((?:\.\w+)+)'")
+
+
+def _qualified_references(lines: list[str]) -> list[str]:
+    """cel-cpp reports `a.b.c` with `a` undeclared as the whole name, at its last dot; cel-go as `a`, where
+    it starts (the caret line below follows)."""
+    out = list(lines)
+    for i, line in enumerate(out):
+        if (found := _QUALIFIED_REFERENCE.match(line)) is None:
+            continue
+        row, column, head, rest = found.group(1), int(found.group(2)), found.group(3), found.group(4)
+        start = column - len(head) - len(rest) + len(rest.rsplit(".", 1)[1]) + 1
+        if start < 1:
+            continue
+        out[i] = (f"ERROR: <input>:{row}:{start}: undeclared reference to '{head}'"
+                  + line[found.end():])
+        if i + 2 < len(out) and out[i + 2].lstrip().startswith("| ") and out[i + 2].rstrip().endswith("^"):
+            out[i + 2] = out[i + 2][:out[i + 2].index("| ") + 2] + "." * (start - 1) + "^"
+    return out
+
+
 def compile_message(text: str) -> str:
     """cel-cpp's compile error in cel-go's words."""
     text = _SUFFIX.sub("", _PREFIX.sub("", text.strip()))
     text = _UNDEFINED_FIELD.sub(r"undefined field '\1'", text)
-    return "\n".join(_member_calls(text.split("\n")))
+    return "\n".join(_qualified_references(_member_calls(text.split("\n"))))
 
 
 _KEY_NOT_FOUND = re.compile(r'Key not found in map : "?(.*?)"?$')

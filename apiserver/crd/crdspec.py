@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from apiserver.crd import crvalidation
 from apiserver.errors import FieldError
 from apiserver.kinds import crschema, crvalidations
 from apiserver.kinds.conversion import Codec
@@ -102,11 +103,9 @@ class CustomVersion:
         """The schema's x-kubernetes-validations, compiled once for this version of the CRD."""
         return crvalidations.build(self.schema)
 
-    def problems(self, obj: dict[str, Any], old: dict[str, Any] | None = None) -> list[FieldError]:
-        problems = crschema.validate(obj, self.schema)
-        if self.rules is not None:
-            problems += self.rules.validate(obj, old, "")
-        return problems
+    def problems(self, obj: dict[str, Any], old: dict[str, Any] | None = None,
+                 status: bool = False) -> list[FieldError]:
+        return crvalidation.problems(obj, old, self.schema, self.scale_paths, self.rules, status)
 
     def generation_fields(self, obj: dict[str, Any]) -> dict[str, Any]:
         """What a change to bumps metadata.generation: all but metadata (and status, if a subresource)."""

@@ -15,7 +15,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.admission.attributes import create_options, delete_options, update_options
-from apiserver.admission.chain import AdmissionChain, Admitted
+from apiserver.admission.chain import AdmissionChain, Admitted, warning_header
 from apiserver.auth.tokens import User
 from apiserver.crd import crdspec
 from apiserver.http import admitting
@@ -319,6 +319,7 @@ class Endpoint:
                                              str(obj["metadata"].get("name") or ""))
         obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, create_options(t.query))
         obj = objects.prepare_create(t.rt, obj)
+        warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
         attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
@@ -529,6 +530,7 @@ class Endpoint:
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
                                           shape=t.subresource is not None)
         if t.subresource is None:
+            headers = _with_warnings(headers, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
             prepared = objects.reshaped(prepared)
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
@@ -893,3 +895,12 @@ def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
     if options.get("dryRun"):
         query["dryRun"] = "All"
     return dataclasses.replace(t, query=query)
+
+
+def _with_warnings(headers: dict[str, str], texts: list[str]) -> dict[str, str]:
+    """`headers` with the strategy's warnings (WarningsOnCreate/Update) after those decoding gave."""
+    if not texts:
+        return headers
+    added = warning_header(texts)
+    given = headers.get("Warning")
+    return {**headers, "Warning": f"{given}, {added}" if given else added}

@@ -107,6 +107,11 @@ def validate(obj: dict[str, Any], schema: Schema | None) -> list[FieldError]:
     return problems
 
 
+def check_value(value: Any, schema: Schema, problems: list[FieldError]) -> None:
+    """The rules a value breaks against a schema of its own, paths starting at the value."""
+    _check(value, schema, "", problems)
+
+
 def _type_of(value: Any) -> str:
     if value is None:
         return "null"

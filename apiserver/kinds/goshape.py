@@ -18,6 +18,10 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
                                            "image": "", "imageID": ""},
     "io.k8s.api.core.v1.PodTemplateSpec": {"metadata": {}},
     "io.k8s.api.batch.v1.JobTemplateSpec": {"metadata": {}},
+    "io.k8s.api.resource.v1.ResourceClaimTemplateSpec": {"metadata": {}, "spec": {}},
+    "io.k8s.api.resource.v1.ResourceClaimTemplate": {"spec": {}},
+    "io.k8s.api.resource.v1.ResourceClaimSpec": {"devices": {}},
+    "io.k8s.api.resource.v1.DeviceClaim": {"requests": None},
     "io.k8s.api.core.v1.NodeStatus": {"daemonEndpoints": {}, "nodeInfo": {}},
     "io.k8s.api.core.v1.NodeDaemonEndpoints": {"kubeletEndpoint": {}},
     "io.k8s.api.core.v1.DaemonEndpoint": {"Port": 0},
@@ -27,8 +31,11 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
     "io.k8s.api.core.v1.NodeCondition": {"lastHeartbeatTime": None, "lastTransitionTime": None},
     "io.k8s.api.core.v1.ServiceStatus": {"loadBalancer": {}},
     "io.k8s.api.networking.v1.IngressStatus": {"loadBalancer": {}},
-    "io.k8s.api.core.v1.Event": {"involvedObject": {}, "source": {}, "eventTime": None,
+    "io.k8s.api.core.v1.Event": {"involvedObject": {}, "source": {}, "firstTimestamp": None,
+                                 "lastTimestamp": None, "eventTime": None,
                                  "reportingComponent": "", "reportingInstance": ""},
+    "io.k8s.api.core.v1.EventSeries": {"lastObservedTime": None},
+    "io.k8s.api.core.v1.LimitRangeSpec": {"limits": None},
     "io.k8s.api.core.v1.PersistentVolumeClaimSpec": {"resources": {}},
     "io.k8s.api.apps.v1.DeploymentCondition": {"lastUpdateTime": None, "lastTransitionTime": None},
     "io.k8s.api.batch.v1.JobCondition": {"lastProbeTime": None, "lastTransitionTime": None},
@@ -70,7 +77,7 @@ for _definition in ("core.v1.Pod", "core.v1.Service", "core.v1.Namespace", "core
     _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["status"] = {}
 # Kinds whose spec is a plain struct that may be left empty: it is written as {} all the same.
 for _definition in ("coordination.v1.Lease", "networking.v1.NetworkPolicy", "policy.v1.PodDisruptionBudget",
-                    "core.v1.ResourceQuota", "storage.v1.CSINode", "networking.v1.IPAddress",
+                    "core.v1.ResourceQuota", "core.v1.LimitRange", "core.v1.Node", "storage.v1.CSINode", "networking.v1.IPAddress",
                     "networking.v1.ServiceCIDR", "resource.v1.DeviceClass", "resource.v1.ResourceClaim",
                     "storage.v1.VolumeAttachment", "autoscaling.v2.HorizontalPodAutoscaler"):
     _GO_ZERO.setdefault("io.k8s.api." + _definition, {})["spec"] = {}

@@ -191,8 +191,10 @@ def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
     return ordered(shaping.shaped_object(obj))
 
 
-def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
-    """The object's metadata and then its kind's rules, in one 422 as upstream's Validate returns them."""
+def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None,
+             status: bool = False) -> None:
+    """The object's metadata and then its kind's rules (`status`: its status strategy's), in one 422 as
+    upstream's Validate returns them."""
     strategy = strategy_for(rt)
     if old is None:
         name_rule = strategy.name_rule if strategy.name_rule_of is None else strategy.name_rule_of(obj)
@@ -201,7 +203,7 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
     else:
         problems = object_meta.validate_update(obj["metadata"], old["metadata"], strategy.kube_finalizers)
     if rt.custom is not None:
-        problems += rt.custom.problems(obj, old)
+        problems += rt.custom.problems(obj, old, status)
     elif old is None:
         problems += strategy.validate(obj)
     else:
@@ -247,7 +249,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             merged = ordered(merged)
         if rt.custom is not None:
             rt.custom.prepare(merged)
-            validate(rt, merged, old)
+            validate(rt, merged, old, status=True)
         strategy.prepare_for_status_update(merged, old, now)
         _check_subresource(rt, strategy, subresource, merged, old)
         _record(rt, merged, old, manager, subresource, now, applied)

@@ -41,8 +41,10 @@ def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None) 
         if mistyped is not None:
             raise unstructured.invalid_patch(patch, mistyped)
         return patched
-    # Custom resources have no patch strategies to follow, so upstream refuses strategic merge for them.
-    accepted = [bodies.JSON_PATCH, bodies.MERGE_PATCH] + ([bodies.STRATEGIC_PATCH] if schema is not None else [])
+    # Custom resources have no patch strategies to follow, so upstream refuses strategic merge for them
+    # and names the patch types their handler takes (server-side apply among them).
+    accepted = [bodies.JSON_PATCH, bodies.MERGE_PATCH] + ([bodies.STRATEGIC_PATCH] if schema is not None
+                                                          else [bodies.APPLY_PATCH])
     raise errors.unsupported_media_type(accepted)
 
 

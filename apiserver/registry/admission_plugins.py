@@ -31,7 +31,8 @@ def taint_nodes_by_condition(node: Obj) -> None:
         spec = node["spec"] = {}
     taints = spec.setdefault("taints", [])
     taint = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
-    if not any(t.get("key") == taint["key"] and t.get("effect") == taint["effect"] for t in taints):
+    if not any(isinstance(t, dict) and t.get("key") == taint["key"] and t.get("effect") == taint["effect"]
+               for t in taints):
         taints.append(taint)
 
 

@@ -128,6 +128,14 @@ class Strategy(Protocol):
     def validate_update(self) -> Callable[[Obj, Obj], list[FieldError]]:
         """ValidateUpdate (new, old): the object's own rules and the update's."""
 
+    @property
+    def warnings_on_create(self) -> Callable[[Obj], list[str]]:
+        """WarningsOnCreate: what a valid object is told about itself (the texts of 299 Warning headers)."""
+
+    @property
+    def warnings_on_update(self) -> Callable[[Obj, Obj], list[str]]:
+        """WarningsOnUpdate (new, old)."""
+
 
 def _nothing(obj: Obj) -> None:
     return None
@@ -158,6 +166,14 @@ async def _write_nothing(obj: Obj, cluster: Cluster, now: str) -> None:
 
 
 def _no_errors(obj: Obj) -> list[FieldError]:
+    return []
+
+
+def _no_warnings(obj: Obj) -> list[str]:
+    return []
+
+
+def _no_update_warnings(new: Obj, old: Obj) -> list[str]:
     return []
 
 
@@ -193,6 +209,8 @@ class KindStrategy:
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
+    warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
+    warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_update_warnings
     validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False

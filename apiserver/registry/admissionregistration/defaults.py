@@ -13,19 +13,25 @@ from typing import Any
 Obj = dict[str, Any]
 
 
+def _default(obj: Obj, key: str, value: Any) -> None:
+    """A field sent as null is unset, as Go decodes it: the default fills it too."""
+    if obj.get(key) is None:
+        obj[key] = value
+
+
 def _rules(rules: Any) -> None:
     for rule in rules or ():
         if isinstance(rule, dict):
-            rule.setdefault("scope", "*")
+            _default(rule, "scope", "*")
 
 
 def _match_resources(match: Any) -> None:
     """MatchResources of a policy or binding; also a webhook's selectors and match policy."""
     if not isinstance(match, dict):
         return
-    match.setdefault("namespaceSelector", {})
-    match.setdefault("objectSelector", {})
-    match.setdefault("matchPolicy", "Equivalent")
+    _default(match, "namespaceSelector", {})
+    _default(match, "objectSelector", {})
+    _default(match, "matchPolicy", "Equivalent")
     _rules(match.get("resourceRules"))
     _rules(match.get("excludeResourceRules"))
 
@@ -34,16 +40,16 @@ def _webhook(webhook: Any, mutating: bool) -> None:
     if not isinstance(webhook, dict):
         return
     _rules(webhook.get("rules"))
-    webhook.setdefault("failurePolicy", "Fail")
-    webhook.setdefault("matchPolicy", "Equivalent")
-    webhook.setdefault("namespaceSelector", {})
-    webhook.setdefault("objectSelector", {})
-    webhook.setdefault("timeoutSeconds", 10)
+    _default(webhook, "failurePolicy", "Fail")
+    _default(webhook, "matchPolicy", "Equivalent")
+    _default(webhook, "namespaceSelector", {})
+    _default(webhook, "objectSelector", {})
+    _default(webhook, "timeoutSeconds", 10)
     if mutating:
-        webhook.setdefault("reinvocationPolicy", "Never")
+        _default(webhook, "reinvocationPolicy", "Never")
     service = (webhook.get("clientConfig") or {}).get("service")
     if isinstance(service, dict):
-        service.setdefault("port", 443)
+        _default(service, "port", 443)
 
 
 def validating_webhook_configuration(obj: Obj) -> None:
@@ -57,9 +63,11 @@ def mutating_webhook_configuration(obj: Obj) -> None:
 
 
 def admission_policy(obj: Obj) -> None:
+    # The spec is a struct: sent null or left out, Go decodes it empty, and its defaults apply.
+    _default(obj, "spec", {})
     spec = obj.get("spec")
     if isinstance(spec, dict):
-        spec.setdefault("failurePolicy", "Fail")
+        _default(spec, "failurePolicy", "Fail")
         _match_resources(spec.get("matchConstraints"))
 
 
@@ -71,4 +79,3 @@ def policy_binding(obj: Obj) -> None:
     spec = obj.get("spec")
     if isinstance(spec, dict):
         _match_resources(spec.get("matchResources"))
-

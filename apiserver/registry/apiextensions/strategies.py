@@ -3,32 +3,57 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-from apiserver import errors
-from apiserver.registry.apiextensions import GROUP, defaults, validation
-from apiserver.registry.meta import path_segment
+from apiserver.registry.apiextensions import defaults, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
 
 
+def _storage_version(crd: Obj) -> str | None:
+    """The first version marked as storage (validation refuses a CRD with more or fewer)."""
+    return next(
+        (
+            v.get("name") or ""
+            for v in (crd.get("spec") or {}).get("versions") or ()
+            if isinstance(v, dict) and v.get("storage")
+        ),
+        None,
+    )
+
+
 def _record_stored_versions(crd: Obj) -> None:
     # The CRD strategy records the storage version; the names and conditions are the controller's.
-    stored = [v["name"] for v in (crd.get("spec") or {}).get("versions") or () if v.get("storage")]
-    crd["status"] = {"storedVersions": stored}
+    storage = _storage_version(crd)
+    crd["status"] = {"storedVersions": [storage] if storage is not None else []}
 
 
-def _refuse_immutable_changes(new: Obj, old: Obj) -> None:
-    """Refused before anything else is judged: where the CRD's objects live cannot move under them."""
-    immutable = validation.immutable_changes(new, old)
-    if immutable:
-        raise errors.invalid("CustomResourceDefinition", GROUP, new["metadata"].get("name", ""), immutable)
+def _add_stored_version(new: Obj, old: Obj) -> None:
+    """PrepareForUpdate: the status is the old one, with a new storage version added to storedVersions."""
+    status = copy.deepcopy(old.get("status") or {})
+    storage = _storage_version(new)
+    stored = status.setdefault("storedVersions", [])
+    if storage is not None and storage not in stored:
+        stored.append(storage)
+    new["status"] = status
+
+
+def _named_by_validate(name: str, prefix: bool) -> list[str]:
+    """A CRD's name rule reads its spec, so `validation.name_rule` applies it."""
+    return []
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "CustomResourceDefinition": KindStrategy(decode=defaults.default_crd, keep_on_update=_refuse_immutable_changes,
-                                             prepare_for_create=_record_stored_versions,
-                                             validate=validation.validate_crd, returns_deleted_object=True,
-                                             name_rule=path_segment, kube_finalizers=False),
+    "CustomResourceDefinition": KindStrategy(
+        decode=defaults.default_crd,
+        prepare_for_create=_record_stored_versions,
+        prepare_for_update=_add_stored_version,
+        validate=validation.validate_crd,
+        validate_update=validation.validate_crd_update,
+        returns_deleted_object=True,
+        name_rule=_named_by_validate,
+        kube_finalizers=False,
+    ),
 }

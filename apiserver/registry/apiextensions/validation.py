@@ -1,127 +1,416 @@
 """apiextensions.k8s.io/v1 validation of the CustomResourceDefinition object itself
-(staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go), a subset.
+(staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go):
+ValidateCustomResourceDefinition(Update) and validateCustomResourceDefinitionSpec in upstream's order,
+on the internal form (`internal.py`). Of the OpenAPI schema's own rules, what `schema_validation.py`
+holds.
 """
 
 from __future__ import annotations
 
-import json
+import unicodedata
 from typing import Any
+from urllib.parse import urlsplit
 
 from apiserver.errors import FieldError
-from apiserver.kinds import crrulechecks, crschema
-from columns.crd import COLUMN_TYPES
-from columns.jsonpath import InvalidPath, compile_path
+from apiserver.kinds.validation import dns1035_label, dns1123_subdomain
+from apiserver.registry import field
+from apiserver.registry.admissionregistration.validation import webhook_service, webhook_url
+from apiserver.registry.apiextensions import schema_validation
+from apiserver.registry.apiextensions.internal import InternalSpec, go_versions, internal_spec
+from apiserver.registry.meta import subdomain_name
+
+Obj = dict[str, Any]
+
+_SCOPES = ("Cluster", "Namespaced")
+_STRATEGIES = ("None", "Webhook")
+_REVIEW_VERSIONS = ("v1", "v1beta1")
+_COLUMN_TYPES = ("boolean", "date", "integer", "number", "string")
+_COLUMN_FORMATS = ("byte", "date", "date-time", "double", "float", "int32", "int64", "password")
 
 
-def validate_crd(crd: dict[str, Any]) -> list[FieldError]:
-    """The rules a CRD must meet to be served (a subset of upstream's, with its paths and wording)."""
-    spec = crd.get("spec")
-    if not isinstance(spec, dict):
-        return [FieldError("FieldValueRequired", "spec", "Required value")]
-    problems: list[FieldError] = []
-    group = spec.get("group")
-    names_value = spec.get("names")
-    names: dict[str, Any] = names_value if isinstance(names_value, dict) else {}
-    if not group:
-        problems.append(FieldError("FieldValueRequired", "spec.group", "Required value"))
-    for field_name in ("plural", "kind"):
-        if not names.get(field_name):
-            problems.append(FieldError("FieldValueRequired", f"spec.names.{field_name}", "Required value"))
-    name = crd.get("metadata", {}).get("name")
-    if group and names.get("plural") and name != f"{names['plural']}.{group}":
-        problems.append(crschema_invalid("metadata.name", name, "must be spec.names.plural+\".\"+spec.group"))
-    scope = spec.get("scope")
-    if scope not in ("Cluster", "Namespaced"):
-        problems.append(FieldError("FieldValueNotSupported", "spec.scope",
-                                   f'Unsupported value: {crschema.bad_value(scope)}: supported values: "Cluster", '
-                                   '"Namespaced"'))
-    versions = spec.get("versions")
-    if not isinstance(versions, list) or not versions:
-        problems.append(FieldError("FieldValueRequired", "spec.versions", "Required value"))
-        return problems
-    if sum(1 for v in versions if isinstance(v, dict) and v.get("storage")) != 1:
-        problems.append(FieldError("FieldValueInvalid", "spec.versions",
-                                   "Invalid value: ...: must have exactly one version marked as storage version"))
-    # Upstream validates its internal form, where versions that share one schema hold it once, at
-    # spec.validation: that is where their rules' errors are reported, once.
-    shared = len({json.dumps((v.get("schema") or {}).get("openAPIV3Schema"), sort_keys=True)
-                  for v in versions if isinstance(v, dict)}) == 1
-    for index, version in enumerate(versions):
-        if not isinstance(version, dict) or not version.get("name"):
-            problems.append(FieldError("FieldValueRequired", f"spec.versions[{index}].name", "Required value"))
+def _dict(value: Any) -> Obj:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def name_rule(crd: Obj) -> list[FieldError]:
+    """ValidateObjectMeta's name function for a CRD: a DNS subdomain, and plural.group (upstream's
+    closure over the CRD, which is why the strategy's own name rule leaves CRDs alone)."""
+    meta, spec = _dict(crd.get("metadata")), _dict(crd.get("spec"))
+    required = f"{_dict(spec.get('names')).get('plural') or ''}.{spec.get('group') or ''}"
+    found: list[FieldError] = []
+    for key, prefix in (("generateName", True), ("name", False)):
+        name = meta.get(key)
+        if not name:
             continue
-        rules_path = "spec.validation.openAPIV3Schema" if shared else f"spec.versions[{index}].schema.openAPIV3Schema"
-        problems.extend(_validate_schema(version, f"spec.versions[{index}].schema.openAPIV3Schema",
-                                         rules_path if index == 0 or not shared else None))
-        problems.extend(_validate_columns(version, f"spec.versions[{index}]"))
-    return problems
+        found += [field.invalid(f"metadata.{key}", name, msg) for msg in subdomain_name(name, prefix)]
+        if name != required:
+            found.append(field.invalid(f"metadata.{key}", name, 'must be spec.names.plural+"."+spec.group'))
+    return found
 
 
-def _validate_schema(version: dict[str, Any], path: str, rules_path: str | None) -> list[FieldError]:
-    """A structural schema: present, an object at the root, and a type on every field it specifies."""
-    schema = (version.get("schema") or {}).get("openAPIV3Schema")
-    if not isinstance(schema, dict):
-        return [FieldError("FieldValueRequired", path, "Required value: schemas are required")]
-    problems: list[FieldError] = []
-    if schema.get("type") != "object":
-        if schema.get("type"):
-            problems.append(crschema_invalid(f"{path}.type", schema["type"], "must be object at the root"))
-        else:
-            problems.append(FieldError("FieldValueRequired", f"{path}.type",
-                                       "Required value: must not be empty at the root"))
-    _typed_fields(schema, path, problems)
-    if not problems and rules_path is not None:
-        problems += crrulechecks.schema_rule_problems(schema, rules_path)
-    return problems
-
-
-def _typed_fields(schema: dict[str, Any], path: str, problems: list[FieldError]) -> None:
-    children = [(f"{path}.properties[{name}]", sub, "object fields")
-                for name, sub in (schema.get("properties") or {}).items()]
-    if isinstance(schema.get("items"), dict):
-        children.append((f"{path}.items", schema["items"], "array items"))
-    if isinstance(schema.get("additionalProperties"), dict):
-        children.append((f"{path}.additionalProperties", schema["additionalProperties"], "object fields"))
-    for child_path, sub, where in children:
-        if not isinstance(sub, dict):
-            continue
-        untyped_allowed = sub.get("x-kubernetes-int-or-string") or sub.get("x-kubernetes-preserve-unknown-fields")
-        if not sub.get("type") and not untyped_allowed:
-            problems.append(FieldError("FieldValueRequired", f"{child_path}.type",
-                                       f"Required value: must not be empty for specified {where}"))
-        _typed_fields(sub, child_path, problems)
-
-
-def immutable_changes(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-    """What an update may not change: where the CRD's objects live depends on its group and scope."""
+def _deprecation_warning(version: Obj, path: str) -> list[FieldError]:
+    """validateDeprecationWarning."""
+    warning = version.get("deprecationWarning")
+    if warning is None:
+        return []
+    if not version.get("deprecated"):
+        return [field.invalid(path, warning, "can only be set for deprecated versions")]
     problems = []
-    for field_name in ("group", "scope"):
-        value = (new.get("spec") or {}).get(field_name)
-        if value != (old.get("spec") or {}).get(field_name):
-            problems.append(crschema_invalid(f"spec.{field_name}", value, "field is immutable"))
-    return problems
+    if len(warning.encode()) > 256:
+        problems.append("must be <= 256 characters long")
+    if not warning:
+        problems.append("must not be an empty string")
+    offset = 0
+    for ch in warning:
+        if not ch.isprintable() and ch != " ":
+            kind = "control" if unicodedata.category(ch) == "Cc" else "non-printable"
+            problems.append(
+                f"must only contain printable UTF-8 characters; {kind} character found at index {offset}"
+            )
+            break
+        offset += len(ch.encode())
+    return [field.invalid(path, warning, p) for p in problems]
 
 
-def crschema_invalid(path: str, value: Any, detail: str) -> FieldError:
-    return FieldError("FieldValueInvalid", path, f"Invalid value: {crschema.bad_value(value)}: {detail}")
+def _simple_json_path(value: str, path: str) -> list[FieldError]:
+    """validateSimpleJSONPath."""
+    if not value:
+        return [field.invalid(path, value, "must not be empty")]
+    if not value.startswith("."):
+        return [field.invalid(path, value, "must be a simple json path starting with .")]
+    return []
 
 
-def _validate_columns(version: Any, path: str) -> list[FieldError]:
-    problems: list[FieldError] = []
-    columns = version.get("additionalPrinterColumns") if isinstance(version, dict) else None
-    for index, column in enumerate(columns or ()):
-        at = f"{path}.additionalPrinterColumns[{index}]"
-        kind = column.get("type")
-        if kind not in COLUMN_TYPES:
-            supported = ", ".join(f'"{t}"' for t in sorted(COLUMN_TYPES))
-            problems.append(FieldError("FieldValueNotSupported", f"{at}.type",
-                                       f"Unsupported value: {crschema.bad_value(kind)}: supported values: "
-                                       f"{supported}"))
-        if not column.get("jsonPath"):
-            problems.append(FieldError("FieldValueRequired", f"{at}.jsonPath", "Required value"))
+def _subresources(subresources: Any, path: str) -> list[FieldError]:
+    """ValidateCustomResourceDefinitionSubresources: the scale paths."""
+    scale = _dict(subresources).get("scale")
+    if scale is None:
+        return []
+    scale, found = _dict(scale), []
+    for key, under in (("specReplicasPath", ".spec."), ("statusReplicasPath", ".status.")):
+        at, value = f"{path}.scale.{key}", scale.get(key) or ""
+        if not value:
+            found.append(field.required(at))
+        elif errs := _simple_json_path(value, at):
+            found += errs
+        elif not value.startswith(under):
+            found.append(field.invalid(at, value, f"should be a json path under {under[:-1]}"))
+    selector = scale.get("labelSelectorPath") or ""
+    if selector:
+        at = f"{path}.scale.labelSelectorPath"
+        if errs := _simple_json_path(selector, at):
+            found += errs
+        elif not selector.startswith((".spec.", ".status.")):
+            found.append(field.invalid(at, selector, "should be a json path under either .spec or .status"))
+    return found
+
+
+def _column(column: Any, path: str) -> list[FieldError]:
+    """ValidateCustomResourceColumnDefinition."""
+    column, found = _dict(column), []
+    types = "must be one of " + ",".join(_COLUMN_TYPES)
+    if not column.get("name"):
+        found.append(field.required(f"{path}.name"))
+    if not column.get("type"):
+        found.append(field.required(f"{path}.type", types))
+    elif column["type"] not in _COLUMN_TYPES:
+        found.append(field.invalid(f"{path}.type", column["type"], types))
+    if column.get("format") and column["format"] not in _COLUMN_FORMATS:
+        found.append(
+            field.invalid(f"{path}.format", column["format"], "must be one of " + ",".join(_COLUMN_FORMATS))
+        )
+    if not column.get("jsonPath"):
+        found.append(field.required(f"{path}.JSONPath"))
+    else:
+        found += _simple_json_path(str(column["jsonPath"]), f"{path}.JSONPath")
+    return found
+
+
+def _version(version: Obj, path: str) -> list[FieldError]:
+    """validateCustomResourceDefinitionVersion (what is left in a version once shared fields moved up)."""
+    found = _deprecation_warning(version, f"{path}.deprecationWarning")
+    found += schema_validation.schema(_dict(version.get("schema")).get("openAPIV3Schema"), f"{path}.schema")
+    found += _subresources(version.get("subresources"), f"{path}.subresources")
+    for i, column in enumerate(_list(version.get("additionalPrinterColumns"))):
+        found += _column(column, f"{path}.additionalPrinterColumns[{i}]")
+    if version.get("selectableFields"):
+        found += schema_validation.selectable_fields(
+            version["selectableFields"],
+            _dict(version.get("schema")).get("openAPIV3Schema"),
+            f"{path}.selectableFields",
+            "may only be set when `version.schema.openAPIV3Schema` is not included",
+        )
+    return found
+
+
+def _names(names: Obj, path: str) -> list[FieldError]:
+    """ValidateCustomResourceDefinitionNames."""
+    found: list[FieldError] = []
+    for key in ("plural", "singular"):
+        value = names.get(key) or ""
+        if value and (errs := dns1035_label(value)):
+            found.append(field.invalid(f"{path}.{key}", value, ",".join(errs)))
+    for key in ("kind", "listKind"):
+        value = names.get(key) or ""
+        if value and (errs := dns1035_label(value.lower())):
+            found.append(
+                field.invalid(
+                    f"{path}.{key}",
+                    value,
+                    "may have mixed case, but should otherwise match: " + ",".join(errs),
+                )
+            )
+    for i, short in enumerate(_list(names.get("shortNames"))):
+        if errs := dns1035_label(str(short)):
+            found.append(field.invalid(f"{path}.shortNames[{i}]", short, ",".join(errs)))
+    if names.get("kind") and names.get("kind") == names.get("listKind"):
+        found.append(
+            field.invalid(f"{path}.listKind", names["listKind"], "kind and listKind may not be the same")
+        )
+    for i, category in enumerate(_list(names.get("categories"))):
+        if errs := dns1035_label(str(category)):
+            found.append(field.invalid(f"{path}.categories[{i}]", category, ",".join(errs)))
+    return found
+
+
+def _review_versions(versions: list[Any], required: bool, path: str) -> list[FieldError]:
+    """validateConversionReviewVersions."""
+    if not versions:
+        return [field.required(path)]
+    found: list[FieldError] = []
+    seen: set[str] = set()
+    for i, version in enumerate(versions):
+        version = str(version)
+        if version in seen:
+            found.append(field.invalid(f"{path}[{i}]", version, "duplicate version"))
             continue
-        try:
-            compile_path(str(column["jsonPath"]))
-        except InvalidPath:
-            problems.append(crschema_invalid(f"{at}.jsonPath", column.get("jsonPath"), "must be a simple json path"))
-    return problems
+        seen.add(version)
+        found += [field.invalid(f"{path}[{i}]", version, msg) for msg in dns1035_label(version)]
+    if required and not seen & set(_REVIEW_VERSIONS):
+        found.append(
+            field.invalid(path, versions, "must include at least one of " + ", ".join(_REVIEW_VERSIONS))
+        )
+    return found
+
+
+def _conversion(conversion: Obj | None, required_review: bool) -> list[FieldError]:
+    """validateCustomResourceConversion (a CA bundle is accepted until the CRD is established)."""
+    if conversion is None:
+        return []
+    path, found = "spec.conversion", []
+    strategy = conversion["strategy"]
+    if not strategy:
+        found.append(field.required(f"{path}.strategy"))
+    elif strategy not in _STRATEGIES:
+        found.append(field.not_supported(f"{path}.strategy", strategy, _STRATEGIES))
+    client = conversion["webhookClientConfig"]
+    if strategy == "Webhook":
+        if client is None:
+            found.append(
+                field.required(f"{path}.webhookClientConfig", "required when strategy is set to Webhook")
+            )
+        else:
+            client = _dict(client)
+            url, service = client.get("url"), client.get("service")
+            if (url is None) == (service is None):
+                found.append(
+                    field.required(f"{path}.webhookClientConfig", "exactly one of url or service is required")
+                )
+            elif url is not None:
+                found += webhook_url(f"{path}.webhookClientConfig.url", str(url))
+            else:
+                found += webhook_service(f"{path}.webhookClientConfig.service", _dict(service))
+        found += _review_versions(
+            conversion["conversionReviewVersions"], required_review, f"{path}.conversionReviewVersions"
+        )
+    else:
+        if client is not None:
+            found.append(
+                field.forbidden(
+                    f"{path}.webhookClientConfig", "should not be set when strategy is not set to Webhook"
+                )
+            )
+        if conversion["conversionReviewVersions"]:
+            found.append(
+                field.forbidden(
+                    f"{path}.conversionReviewVersions",
+                    "should not be set when strategy is not set to Webhook",
+                )
+            )
+    return found
+
+
+def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
+    """validateCustomResourceDefinitionSpec."""
+    spec, versions, top = internal.spec, internal.versions, internal.top
+    found: list[FieldError] = []
+    group = spec.get("group") or ""
+    if not group:
+        found.append(field.required("spec.group"))
+    elif errs := dns1123_subdomain(group):
+        found.append(field.invalid("spec.group", group, ",".join(errs)))
+    elif len(group.split(".")) < 2:
+        found.append(field.invalid("spec.group", group, "should be a domain with at least one dot"))
+    scope = spec.get("scope") or ""
+    if not scope:
+        found.append(field.required("spec.scope"))
+    elif scope not in _SCOPES:
+        found.append(field.not_supported("spec.scope", scope, _SCOPES))
+    if not _dict(top.get("validation")).get("openAPIV3Schema"):
+        found += [
+            field.required(f"spec.versions[{i}].schema.openAPIV3Schema")
+            for i, v in enumerate(versions)
+            if not _dict(v.get("schema")).get("openAPIV3Schema")
+        ]
+    names = [v.get("name") or "" for v in versions]
+    for i, version in enumerate(versions):
+        if errs := dns1035_label(names[i]):
+            found.append(field.invalid(f"spec.versions[{i}].name", names[i], ",".join(errs)))
+        found += _version(version, f"spec.versions[{i}]")
+    shown = field.go_json(go_versions(versions, spec.get("versions")))
+    if len(set(names)) != len(names):
+        found.append(field.invalid_shown("spec.versions", shown, "must contain unique version names"))
+    if sum(1 for v in versions if v.get("storage")) != 1:
+        found.append(
+            field.invalid_shown(
+                "spec.versions", shown, "must have exactly one version marked as storage version"
+            )
+        )
+    names_obj = _dict(spec.get("names"))
+    for key in ("plural", "singular", "kind", "listKind"):
+        if not names_obj.get(key):
+            found.append(field.required(f"spec.names.{key}"))
+    found += _names(names_obj, "spec.names")
+    found += schema_validation.schema(_dict(top.get("validation")).get("openAPIV3Schema"), "spec.validation")
+    found += _subresources(top.get("subresources"), "spec.subresources")
+    for i, column in enumerate(_list(top.get("additionalPrinterColumns"))):
+        found += _column(column, f"spec.additionalPrinterColumns[{i}]")
+    if top.get("selectableFields"):
+        found += schema_validation.selectable_fields(
+            top["selectableFields"],
+            _dict(top.get("validation")).get("openAPIV3Schema"),
+            "spec.selectableFields",
+            "may only be set when validations.schema is included",
+        )
+    conversion = internal.conversion
+    if conversion is not None and conversion["strategy"] != "None" and spec.get("preserveUnknownFields"):
+        found.append(
+            field.invalid(
+                "spec.conversion.strategy",
+                conversion["strategy"],
+                "must be None if spec.preserveUnknownFields is true",
+            )
+        )
+    return found + _conversion(conversion, required_review)
+
+
+def _stored_versions(crd: Obj) -> list[FieldError]:
+    """ValidateCustomResourceDefinitionStoredVersions."""
+    stored = _list(_dict(crd.get("status")).get("storedVersions"))
+    path = "status.storedVersions"
+    if not stored:
+        return [field.invalid(path, stored or None, "must have at least one stored version")]
+    found: list[FieldError] = []
+    left = {str(v): i for i, v in enumerate(stored)}
+    for version in _list(_dict(crd.get("spec")).get("versions")):
+        name = _dict(version).get("name") or ""
+        if _dict(version).get("storage") and name not in left:
+            found.append(field.invalid(path, stored, "must have the storage version " + name))
+        left.pop(name, None)
+    for name, i in left.items():
+        found.append(
+            field.invalid(
+                f"{path}[{i}]",
+                name,
+                f"missing from spec.versions; {name} was previously a storage "
+                f"version, and must remain in spec.versions until a storage migration ensures no "
+                f"data remains persisted in {name} and removes {name} from status.storedVersions",
+            )
+        )
+    return found
+
+
+_APPROVAL = "api-approved.kubernetes.io"
+_APPROVAL_PATH = f"metadata.annotations[{_APPROVAL}]"
+
+
+def _approval_state(crd: Obj) -> tuple[str, str]:
+    """apihelpers.GetAPIApprovalState: (state, reason) of the approval annotation."""
+    annotation = str(_dict(_dict(crd.get("metadata")).get("annotations")).get(_APPROVAL) or "")
+    if not annotation:
+        return "missing", (
+            f'protected groups must have approval annotation "{_APPROVAL}", see '
+            "https://github.com/kubernetes/enhancements/pull/1111"
+        )
+    if annotation.startswith("unapproved"):
+        return "bypassed", f"not approved: {field.go_quote(annotation)}"
+    parts = urlsplit(annotation) if "://" in annotation else None
+    if parts is not None and parts.scheme and parts.netloc:
+        return "approved", f"approved in {annotation}"
+    return "invalid", (
+        f'protected groups must have approval annotation "{_APPROVAL}" with either a URL or a '
+        'reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111'
+    )
+
+
+def _api_approval(crd: Obj, old: Obj | None) -> list[FieldError]:
+    """validateAPIApproval: a CRD in a *.k8s.io or *.kubernetes.io group says whether it was approved."""
+    group = str(_dict(crd.get("spec")).get("group") or "")
+    if not (group in ("k8s.io", "kubernetes.io") or group.endswith((".k8s.io", ".kubernetes.io"))):
+        return []
+    state, reason = _approval_state(crd)
+    if old is not None and _approval_state(old)[0] == state:
+        return []
+    if state == "missing":
+        return [field.required(_APPROVAL_PATH, reason)]
+    if state == "invalid":
+        annotations = _dict(_dict(crd.get("metadata")).get("annotations"))
+        return [field.invalid(_APPROVAL_PATH, str(annotations.get(_APPROVAL) or ""), reason)]
+    return []
+
+
+def _preserve_unknown_fields(crd: Obj, old: Obj | None) -> list[FieldError]:
+    if old is not None and _dict(old.get("spec")).get("preserveUnknownFields"):
+        return []
+    if _dict(crd.get("spec")).get("preserveUnknownFields"):
+        return [
+            field.invalid(
+                "spec.preserveUnknownFields",
+                True,
+                "cannot set to true, set "
+                "x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
+            )
+        ]
+    return []
+
+
+def validate_crd(crd: Obj) -> list[FieldError]:
+    """ValidateCustomResourceDefinition, less the ObjectMeta rules but the name's."""
+    found = name_rule(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True)
+    found += _names(_dict(_dict(crd.get("status")).get("acceptedNames")), "status.acceptedNames")
+    return found + _stored_versions(crd) + _api_approval(crd, None) + _preserve_unknown_fields(crd, None)
+
+
+def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
+    """ValidateCustomResourceDefinitionUpdate: the spec as on create, then what may not change."""
+    old_spec, new_spec = _dict(old.get("spec")), _dict(new.get("spec"))
+    old_reviews = _list(
+        _dict(_dict(old_spec.get("conversion")).get("webhook")).get("conversionReviewVersions")
+    )
+    required_review = not old_reviews or bool(set(map(str, old_reviews)) & set(_REVIEW_VERSIONS))
+    found = _spec(internal_spec(new_spec), required_review)
+    old_names, new_names = _dict(old_spec.get("names")), _dict(new_spec.get("names"))
+    # Upstream holds scope and kind only once the CRD is Established, which its controller sets a moment
+    # after the create and ours at once: the recorded answers were taken in that moment. The scope stays
+    # held regardless, as where the objects are stored depends on it.
+    found += field.immutable("spec.scope", new_spec.get("scope") or "", old_spec.get("scope") or "")
+    found += field.immutable("spec.group", new_spec.get("group") or "", old_spec.get("group") or "")
+    found += field.immutable(
+        "spec.names.plural", new_names.get("plural") or "", old_names.get("plural") or ""
+    )
+    found += _names(_dict(_dict(new.get("status")).get("acceptedNames")), "status.acceptedNames")
+    return found + _stored_versions(new) + _api_approval(new, old) + _preserve_unknown_fields(new, old)

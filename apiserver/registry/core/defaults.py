@@ -6,6 +6,7 @@ pod spec's defaults are shared with every kind that holds a pod template (apps, 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 Obj = dict[str, Any]
@@ -21,13 +22,23 @@ def spec_of(obj: Obj) -> Obj:
 
 # -- pods and pod templates ----------------------------------------------------------------------
 
+_DOMAIN_PART = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_PATH_PART = r"[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*"
+# distribution/reference's grammar: [domain[:port]/]path[:tag][@digest].
+_IMAGE_REFERENCE = re.compile(
+    rf"(?:(?:{_DOMAIN_PART}(?:\.{_DOMAIN_PART})*|\[[a-fA-F0-9:]+\])(?::[0-9]+)?/)?"
+    rf"{_PATH_PART}(?:/{_PATH_PART})*(?::(?P<tag>[\w][\w.-]{{0,127}}))?"
+    r"(?P<digest>@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,})?")
+
+
 def _image_pull_policy(image: str) -> str:
-    # A digest pins the image; otherwise an image without a tag, or tagged latest, is pulled every time.
-    if "@" in image:
+    """Always for an image tagged latest or not tagged nor pinned; IfNotPresent otherwise, and for a reference
+    parsers.ParseImageName cannot read (its error is ignored)."""
+    match = _IMAGE_REFERENCE.fullmatch(image)
+    if match is None or len(image.split("@")[0].split(":")[0]) > 255:
         return "IfNotPresent"
-    last = image.rsplit("/", 1)[-1]
-    tag = last.partition(":")[2]
-    return "Always" if tag in ("", "latest") else "IfNotPresent"
+    tag = match.group("tag") or ("" if match.group("digest") else "latest")
+    return "Always" if tag == "latest" else "IfNotPresent"
 
 
 def _probe(probe: Any) -> None:
@@ -74,6 +85,21 @@ def volume_source(v: Obj) -> None:
             v[source].setdefault("defaultMode", 420)
     if isinstance(v.get("hostPath"), dict):
         v["hostPath"].setdefault("type", "")
+    # zz_generated.defaults.go: the +default markers of the v1 sources (an empty string counts as unset
+    # but for an Azure disk's, which are pointers).
+    for source, values in _SOURCE_DEFAULTS:
+        if isinstance(v.get(source), dict):
+            for key, value in values:
+                if v[source].get(key) is None or (v[source][key] == "" and source != "azureDisk"):
+                    v[source][key] = value
+
+
+_SOURCE_DEFAULTS: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
+    ("rbd", (("pool", "rbd"), ("user", "admin"), ("keyring", "/etc/ceph/keyring"))),
+    ("iscsi", (("iscsiInterface", "default"),)),
+    ("azureDisk", (("cachingMode", "ReadWrite"), ("fsType", "ext4"), ("readOnly", False), ("kind", "Shared"))),
+    ("scaleIO", (("storageMode", "ThinProvisioned"), ("fsType", "xfs"))),
+)
 
 
 # Every volume source a pod's volume may name; one naming none is an emptyDir (SetDefaults_Volume).
@@ -179,14 +205,16 @@ def namespace(obj: Obj) -> None:
 
 
 def secret(obj: Obj) -> None:
-    obj.setdefault("type", "Opaque")
+    # SetDefaults_Secret sets an empty type too.
+    if not obj.get("type"):
+        obj["type"] = "Opaque"
 
 
 def endpoints(obj: Obj) -> None:
     for subset in obj.get("subsets") or ():
         for port in (subset or {}).get("ports") or ():
-            if isinstance(port, dict):
-                port.setdefault("protocol", "TCP")
+            if isinstance(port, dict) and not port.get("protocol"):
+                port["protocol"] = "TCP"
 
 
 def limit_range(obj: Obj) -> None:

@@ -7,19 +7,31 @@ What each kind's create, update and status strategies do beyond the generic path
 from __future__ import annotations
 
 import base64
+import uuid
+from collections.abc import Callable
 from typing import Any
 
 from apiserver.registry import admission_plugins, meta
 from apiserver.registry.core import (
     config_validation,
     defaults,
+    endpoints_validation,
+    event_validation,
+    node_validation,
+    object_warnings,
+    pod_fields,
+    pod_update,
     pod_validation,
+    pod_warnings,
+    pv_validation,
+    pvc_validation,
+    quota_validation,
     service_allocation,
     service_strategy,
     validation,
 )
 from apiserver.registry.hooks import Cluster, Request
-from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
+from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
 
@@ -43,6 +55,7 @@ def _qos_class(spec: Obj) -> str:
 
 def _pod_create(obj: Obj) -> None:
     spec = defaults.spec_of(obj)
+    pod_fields.drop_disabled_pod_fields(spec)
     admission_plugins.default_toleration_seconds(spec)
     # The pod strategy starts every pod Pending, in the QoS class its resources give it.
     status = obj.setdefault("status", {})
@@ -51,14 +64,36 @@ def _pod_create(obj: Obj) -> None:
 
 
 def _pod_update(new: Obj, old: Obj) -> None:
-    """The admission plugins that run on a pod's update too: DefaultTolerationSeconds adds its two
-    tolerations to a pod without them (a replace from a manifest has none), and Priority keeps the
-    priority and preemption policy it set on create when the new object leaves them out."""
+    """The admission plugins that also admit pod updates: DefaultTolerationSeconds gives back the default
+    tolerations, Priority keeps the priority it set on create where the new spec says none."""
     spec, old_spec = defaults.spec_of(new), old.get("spec") or {}
+    pod_fields.drop_disabled_pod_fields(spec, old_spec)
     admission_plugins.default_toleration_seconds(spec)
-    for field in ("priority", "preemptionPolicy"):
-        if spec.get(field) is None and old_spec.get(field) is not None:
-            spec[field] = old_spec[field]
+    for key in ("priority", "preemptionPolicy"):
+        if spec.get(key) is None and old_spec.get(key) is not None:
+            spec[key] = old_spec[key]
+
+
+def _template_spec(obj: Obj, *path: str) -> Any:
+    """The pod spec of the template at `path` (None where there is none)."""
+    node: Any = obj
+    for key in (*path, "spec"):
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+def _templated(*path: str) -> tuple[Callable[[Obj], None], Callable[[Obj, Obj], None]]:
+    """PrepareForCreate and PrepareForUpdate of a kind holding a pod template at `path`: DropDisabledTemplateFields."""
+    def create(obj: Obj) -> None:
+        pod_fields.drop_disabled_pod_fields(_template_spec(obj, *path))
+
+    def update(new: Obj, old: Obj) -> None:
+        pod_fields.drop_disabled_pod_fields(_template_spec(new, *path), _template_spec(old, *path))
+    return create, update
+
+
+_POD_TEMPLATE_PREPARE = _templated("template")
+_CONTROLLER_PREPARE = _templated("spec", "template")
 
 
 def _pod_deletion_grace(pod: Obj, requested: int | None) -> int:
@@ -88,13 +123,36 @@ def _copy_node_topology(pod: Obj, request: Request, cluster: Cluster) -> int | N
     return None
 
 
+def _node_create(node: Obj) -> None:
+    node_validation.prepare_for_create(node)
+    admission_plugins.taint_nodes_by_condition(node)
+
+
 def _namespace_create(namespace: Obj, request: Request, cluster: Cluster) -> int | None:
     """The namespace lifecycle's start: named, holding the kubernetes finalizer, Active."""
     name = namespace["metadata"]["name"]
     namespace["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
-    namespace.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    if not isinstance(namespace.get("spec"), dict):
+        namespace["spec"] = {}
+    finalizers = namespace["spec"].get("finalizers") or []
+    if "kubernetes" not in finalizers:
+        namespace["spec"]["finalizers"] = [*finalizers, "kubernetes"]
     namespace["status"] = {"phase": "Active"}
     return None
+
+
+def _limit_range_create(obj: Obj) -> None:
+    """A LimitRange created without a name is named by a fresh UID."""
+    if not obj["metadata"].get("name"):
+        obj["metadata"]["name"] = str(uuid.uuid4())
+
+
+def _clean_secret_references(account: Obj) -> None:
+    """A ServiceAccount's secrets are kept by name only."""
+    secrets_list = account.get("secrets")
+    if isinstance(secrets_list, list):
+        account["secrets"] = [{"name": s["name"]} if isinstance(s, dict) and s.get("name") else {}
+                              for s in secrets_list]
 
 
 def fold_string_data(obj: Obj) -> None:
@@ -106,6 +164,11 @@ def fold_string_data(obj: Obj) -> None:
         for key, value in string_data.items():
             data[key] = base64.b64encode(str(value).encode()).decode()
         obj["data"] = data
+
+
+def _claim_create(claim: Obj) -> None:
+    pvc_validation.prepare_for_create(claim)
+    admission_plugins.storage_object_in_use_protection(claim, "kubernetes.io/pvc-protection")
 
 
 def _volume_create(obj: Obj) -> None:
@@ -123,17 +186,25 @@ def _volume_status(new: Obj, old: Obj, now: str) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, prepare_for_update=_pod_update,
-                        validate=pod_validation.pod,
-                        validate_update=pod_validation.pod_update,
+                        validate=pod_validation.pod_create, warnings_on_create=pod_warnings.pod_create,
+                        validate_update=pod_update.pod_update,
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
     "PodTemplate": KindStrategy(default=defaults.pod_template, validate=pod_validation.pod_template,
-                                generation_field="template"),
+                                prepare_for_create=_POD_TEMPLATE_PREPARE[0],
+                                prepare_for_update=_POD_TEMPLATE_PREPARE[1], generation_field="template",
+                                warnings_on_create=pod_warnings.pod_template_create,
+                                warnings_on_update=pod_warnings.pod_template_update),
     "ReplicationController": KindStrategy(default=defaults.replication_controller,
+                                          prepare_for_create=_CONTROLLER_PREPARE[0],
+                                          prepare_for_update=_CONTROLLER_PREPARE[1],
+                                          warnings_on_create=pod_warnings.controller_create,
+                                          warnings_on_update=pod_warnings.controller_update,
                                           validate=validation.replication_controller, scale_selector_is_map=True,
                                           checks_generate_name=False),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.
     "Service": KindStrategy(default=defaults.service, validate=validation.service,
+                            warnings_on_create=object_warnings.service, warnings_on_update=object_warnings.service,
                             validate_update=validation.service_update, returns_deleted_object=True,
                             name_rule=meta.label_name,
                             begin_create=service_allocation.begin_create,
@@ -141,24 +212,44 @@ STRATEGIES: dict[str, Strategy] = {
                             prepare_for_update=service_strategy.drop_type_dependent_fields,
                             before_create_write=service_allocation.hold_cluster_ips,
                             after_delete=service_allocation.release_cluster_ips, allocation_attempts=5),
-    "Endpoints": KindStrategy(default=defaults.endpoints),
-    "Node": KindStrategy(prepare_for_create=admission_plugins.taint_nodes_by_condition, keeps_status_on_create=True),
+    "Endpoints": KindStrategy(default=defaults.endpoints, validate=endpoints_validation.endpoints,
+                              validate_update=endpoints_validation.endpoints_update,
+                              warnings_on_create=object_warnings.endpoints, warnings_on_update=object_warnings.endpoints),
+    "Node": KindStrategy(decode=node_validation.convert_pod_cidrs, prepare_for_create=_node_create, prepare_for_update=node_validation.prepare_for_update,
+                         validate=node_validation.node, validate_update=node_validation.node_update,
+                         keeps_status_on_create=True, warnings_on_create=object_warnings.node,
+                         warnings_on_update=object_warnings.node),
     "Namespace": KindStrategy(default=defaults.namespace, begin_create=_namespace_create, deletes_contents=True,
+                              validate=endpoints_validation.namespace,
+                              prepare_for_update=endpoints_validation.keep_finalizers_and_status,
                               returns_deleted_object=True, name_rule=meta.label_name),
     "PersistentVolume": KindStrategy(default=defaults.persistent_volume, prepare_for_create=_volume_create,
+                                     validate=pv_validation.persistent_volume,
+                                     validate_update=pv_validation.persistent_volume_update,
+                                     warnings_on_create=object_warnings.persistent_volume,
+                                     warnings_on_update=object_warnings.persistent_volume,
                                      after_status_update=_volume_status),
     "PersistentVolumeClaim": KindStrategy(
-        default=defaults.persistent_volume_claim, validate=validation.persistent_volume_claim,
-        # Upstream's update rule shows a diff of the specs, not ported: an update is judged as a create.
-        prepare_for_create=lambda obj: admission_plugins.storage_object_in_use_protection(
-            obj, "kubernetes.io/pvc-protection")),
+        default=defaults.persistent_volume_claim, validate=pvc_validation.persistent_volume_claim,
+        validate_update=pvc_validation.persistent_volume_claim_update, prepare_for_create=_claim_create,
+        prepare_for_update=pvc_validation.prepare_for_update,
+        warnings_on_create=object_warnings.persistent_volume_claim,
+        warnings_on_update=object_warnings.persistent_volume_claim),
     "Secret": KindStrategy(decode=fold_string_data, default=defaults.secret, validate=config_validation.secret,
                            validate_update=config_validation.secret_update),
     "ConfigMap": KindStrategy(validate=config_validation.config_map,
                               validate_update=config_validation.config_map_update),
-    "ServiceAccount": KindStrategy(returns_deleted_object=True),
-    "LimitRange": KindStrategy(default=defaults.limit_range),
-    "Event": NO_RULES, "ResourceQuota": NO_RULES,
+    "ServiceAccount": KindStrategy(returns_deleted_object=True, prepare_for_create=_clean_secret_references,
+                                   warnings_on_create=object_warnings.service_account,
+                                   warnings_on_update=object_warnings.service_account,
+                                   prepare_for_update=lambda new, old: _clean_secret_references(new)),
+    "LimitRange": KindStrategy(default=defaults.limit_range, validate=quota_validation.limit_range,
+                               prepare_for_create=_limit_range_create),
+    # Names need only be usable in a URL: the event strategy judges no metadata of its own.
+    "Event": KindStrategy(validate=event_validation.core_event, validate_update=event_validation.core_event_update,
+                          name_rule=meta.path_segment, kube_finalizers=False),
+    "ResourceQuota": KindStrategy(validate=quota_validation.resource_quota,
+                                  validate_update=quota_validation.resource_quota_update),
     # Never stored: a create binds the pod the Binding names.
     "Binding": KindStrategy(creates_binding=True),
 }

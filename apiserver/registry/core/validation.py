@@ -10,8 +10,9 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, port_name
 from apiserver.registry import field
-from apiserver.registry.core.pod_validation import PROTOCOLS, pod_spec, quantity
-from apiserver.registry.meta import label_selector, labels
+from apiserver.registry.core.pod_containers import PROTOCOLS
+from apiserver.registry.core.pod_validation import pod_template_spec
+from apiserver.registry.meta import labels
 
 Obj = dict[str, Any]
 
@@ -138,65 +139,31 @@ def service_update(new: Obj, old: Obj) -> list[FieldError]:
 # -- replication controllers ---------------------------------------------------------------------
 
 def replication_controller(obj: Obj) -> list[FieldError]:
-    """A core/v1 selector is a plain map; it must pick the template's pods all the same."""
+    """ValidateReplicationControllerSpec (its metadata aside): a selector that picks the template's pods, and
+    a template (ValidatePodTemplateSpecForRC) that always restarts and sets no deadline."""
     spec = obj.get("spec") or {}
-    found: list[FieldError] = []
-    replicas = spec.get("replicas")
-    if isinstance(replicas, int) and replicas < 0:
-        found.append(field.invalid("spec.replicas", replicas, "must be greater than or equal to 0"))
-    template = spec.get("template") or {}
-    labels = (template.get("metadata") or {}).get("labels") or {}
+    found = field.nonnegative("spec.minReadySeconds", spec.get("minReadySeconds"))
     selector = spec.get("selector") or {}
     if not selector:
         found.append(field.required("spec.selector"))
-    elif template and any(labels.get(k) != v for k, v in selector.items()):
-        found.append(field.invalid_shown("spec.template.metadata.labels", field.go_map(labels),
-                                         "`selector` does not match template `labels`"))
-    if template:
-        found.extend(pod_spec(template.get("spec"), "spec.template.spec"))
-    return found
-
-
-# -- persistent volume claims --------------------------------------------------------------------
-
-_ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
-_VOLUME_MODES = ("Block", "Filesystem")
-
-
-def persistent_volume_claim_spec(spec: Obj, path: str) -> list[FieldError]:
-    """ValidatePersistentVolumeClaimSpec (its data sources aside)."""
-    found: list[FieldError] = []
-    modes = spec.get("accessModes") or []
-    if not modes:
-        found.append(field.required(f"{path}.accessModes", "at least 1 access mode is required"))
-    if spec.get("selector") is not None:
-        found += label_selector(spec["selector"], f"{path}.selector")
-    once_pod = others = False
-    for mode in modes:
-        if mode not in _ACCESS_MODES:
-            found.append(field.not_supported(f"{path}.accessModes", mode, _ACCESS_MODES))
-        elif mode == "ReadWriteOncePod":
-            once_pod = True
-        else:
-            others = True
-    if once_pod and others:
-        found.append(field.forbidden(f"{path}.accessModes", "may not use ReadWriteOncePod with other access modes"))
-    storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
-    at = f"{path}.resources[storage]"
-    if storage is None:
-        found.append(field.required(at))
+    replicas = spec.get("replicas")
+    if replicas is None:
+        found.append(field.required("spec.replicas"))
     else:
-        amount = quantity(storage)
-        if amount is not None and amount <= 0:
-            found.append(field.invalid(at, str(storage), "must be greater than zero"))
-    class_name = spec.get("storageClassName")
-    if class_name:
-        found += [field.invalid(f"{path}.storageClassName", class_name, msg) for msg in dns1123_subdomain(class_name)]
-    mode = spec.get("volumeMode")
-    if mode is not None and mode not in _VOLUME_MODES:
-        found.append(field.not_supported(f"{path}.volumeMode", mode, _VOLUME_MODES))
+        found += field.nonnegative("spec.replicas", replicas)
+    template = spec.get("template")
+    if not isinstance(template, dict):
+        return found + [field.required("spec.template")]
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    if selector and any(labels.get(k) != v for k, v in selector.items()):
+        found.append(field.invalid_shown("spec.template.metadata.labels", field.go_map(labels) if labels else "null",
+                                         "`selector` does not match template `labels`"))
+    found += pod_template_spec(template, "spec.template")
+    pod = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+    restart = pod.get("restartPolicy") or ""
+    if restart != "Always":
+        found.append(field.not_supported("spec.template.spec.restartPolicy", restart, ("Always",)))
+    if pod.get("activeDeadlineSeconds") is not None:
+        found.append(field.forbidden("spec.template.spec.activeDeadlineSeconds",
+                                     "activeDeadlineSeconds in ReplicationController is not Supported"))
     return found
-
-
-def persistent_volume_claim(obj: Obj) -> list[FieldError]:
-    return persistent_volume_claim_spec(obj.get("spec") or {}, "spec")

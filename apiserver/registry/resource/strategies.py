@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
+from apiserver.registry.resource import slice_validation, validation
+from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
 
@@ -16,9 +17,10 @@ def _device_requests(requests: Any) -> None:
             continue
         for exact in [request.get("exactly")] + [sub for sub in request.get("firstAvailable") or ()]:
             if isinstance(exact, dict):
-                exact.setdefault("allocationMode", "ExactCount")
-                if exact["allocationMode"] == "ExactCount":
-                    exact.setdefault("count", 1)
+                if not exact.get("allocationMode"):
+                    exact["allocationMode"] = "ExactCount"
+                if exact["allocationMode"] == "ExactCount" and not exact.get("count"):
+                    exact["count"] = 1
 
 
 def _default_resource_claim(obj: Obj) -> None:
@@ -30,8 +32,56 @@ def _default_resource_claim_template(obj: Obj) -> None:
     _device_requests((spec.get("devices") or {}).get("requests"))
 
 
+_LIST_ATTRIBUTES = ("bools", "ints", "strings", "versions")
+
+
+def _devices(slice_obj: Obj | None) -> list[Obj]:
+    spec = (slice_obj or {}).get("spec")
+    devices = spec.get("devices") if isinstance(spec, dict) else None
+    return [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
+
+
+def _drop_disabled_slice_fields(new: Obj, old: Obj | None) -> None:
+    """resourceslice's dropDisabledFields for the gates off at 1.36 (DRANodeAllocatableResources and
+    DRAListTypeAttributes, both alpha): their fields are dropped unless the old slice used them."""
+    devices, old_devices = _devices(new), _devices(old)
+    if not any(d.get("nodeAllocatableResourceMappings") for d in old_devices):
+        for device in devices:
+            device.pop("nodeAllocatableResourceMappings", None)
+    in_use = any(
+        isinstance(a, dict) and any(a.get(k) is not None for k in _LIST_ATTRIBUTES)
+        for d in old_devices
+        for a in (d.get("attributes") or {}).values()
+    )
+    if not in_use:
+        for device in devices:
+            for attribute in (device.get("attributes") or {}).values():
+                for key in _LIST_ATTRIBUTES:
+                    if isinstance(attribute, dict):
+                        attribute.pop(key, None)
+
+
 STRATEGIES: dict[str, Strategy] = {
-    "ResourceClaim": KindStrategy(default=_default_resource_claim),
-    "ResourceClaimTemplate": KindStrategy(default=_default_resource_claim_template),
-    "DeviceClass": KindStrategy(checks_generate_name=False), "ResourceSlice": NO_RULES,
+    "ResourceClaim": KindStrategy(
+        default=_default_resource_claim,
+        returns_deleted_object=True,
+        validate=validation.resource_claim,
+        validate_update=validation.resource_claim_update,
+    ),
+    "ResourceClaimTemplate": KindStrategy(
+        default=_default_resource_claim_template,
+        returns_deleted_object=True,
+        validate=validation.resource_claim_template,
+        validate_update=validation.resource_claim_template_update,
+    ),
+    "DeviceClass": KindStrategy(
+        checks_generate_name=False, returns_deleted_object=True, validate=validation.device_class
+    ),
+    "ResourceSlice": KindStrategy(
+        prepare_for_create=lambda obj: _drop_disabled_slice_fields(obj, None),
+        prepare_for_update=_drop_disabled_slice_fields,
+        returns_deleted_object=True,
+        validate=slice_validation.resource_slice,
+        validate_update=slice_validation.resource_slice_update,
+    ),
 }

@@ -1,0 +1,186 @@
+"""A custom resource's validation after its metadata, in the order upstream's customResourceStrategy
+.Validate runs it (apiextensions-apiserver/pkg/registry/customresource/strategy.go and validator.go):
+the OpenAPI schema (kinds/crschema.py), the scale subresource's replicas and selector
+(ValidateScaleSpec, ValidateScaleStatus), list-type set and map uniqueness (schema/listtype), then the
+x-kubernetes-validations rules, which are not run when an earlier error would make them misleading.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver.errors import FieldError
+from apiserver.kinds import crschema, crvalidations
+from apiserver.registry import field
+from columns.gofmt import json_text
+
+Obj = dict[str, Any]
+Schema = dict[str, Any]
+
+_MAX_INT32 = 2**31 - 1
+# hasBlockingErr: failures that leave the object too unlike its schema for rules to judge it.
+_BLOCKING = frozenset(
+    {
+        "FieldValueNotSupported",
+        "FieldValueRequired",
+        "FieldValueTooLong",
+        "FieldValueTooMany",
+        "FieldValueTypeInvalid",
+    }
+)
+_NOT_CHECKED = FieldError(
+    "FieldValueInvalid",
+    "<nil>",
+    "Invalid value: null: some validation rules were not checked because the object was "
+    "invalid; correct the existing errors to complete validation",
+)
+
+
+def _go_type(value: Any) -> str:
+    """Go's %T of a value decoded into unstructured content."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    return "[]interface {}" if isinstance(value, list) else "map[string]interface {}"
+
+
+def _nested(obj: Obj, json_path: str, want: type) -> tuple[Any, str | None]:
+    """unstructured.Nested{Int64,String}: the value at a dotted path, or the accessor's error."""
+    keys = json_path.removeprefix(".").split(".")
+    value: Any = obj
+    for i, key in enumerate(keys):
+        if not isinstance(value, dict):
+            walked = "." + ".".join(keys[: i + 1])
+            return None, (
+                f"{walked} accessor error: {value} is of the type {_go_type(value)}, "
+                "expected map[string]interface{}"
+            )
+        if key not in value:
+            return None, None
+        value = value[key]
+    if isinstance(value, want) and not isinstance(value, bool):
+        return value, None
+    expected = "int64" if want is int else "string"
+    return None, (
+        f".{'.'.join(keys)} accessor error: {value} is of the type {_go_type(value)}, expected {expected}"
+    )
+
+
+def _replicas(obj: Obj, json_path: str) -> list[FieldError]:
+    replicas, error = _nested(obj, json_path, int)
+    if error is not None:
+        return [field.invalid(json_path, 0, error)]
+    replicas = replicas or 0
+    if replicas < 0:
+        return [field.invalid(json_path, replicas, "should be a non-negative integer")]
+    if replicas > _MAX_INT32:
+        return [field.invalid(json_path, replicas, f"should be less than or equal to {_MAX_INT32}")]
+    return []
+
+
+def scale_spec_problems(obj: Obj, scale: dict[str, str] | None) -> list[FieldError]:
+    """ValidateScaleSpec."""
+    return [] if scale is None else _replicas(obj, scale.get("specReplicasPath", ""))
+
+
+def scale_status_problems(obj: Obj, scale: dict[str, str] | None) -> list[FieldError]:
+    """ValidateScaleStatus: the status replicas, and a selector that is a string where there is one."""
+    if scale is None:
+        return []
+    found = _replicas(obj, scale.get("statusReplicasPath", ""))
+    selector_path = scale.get("labelSelectorPath")
+    if selector_path is not None:
+        _, error = _nested(obj, selector_path, str)
+        if error is not None:
+            found.append(field.invalid(selector_path, "", error))
+    return found
+
+
+def _set_duplicates(items: list[Any]) -> list[int]:
+    """validateListSet: the index of each value's second occurrence (JSON equality for compound values)."""
+    seen: dict[str, int] = {}
+    repeated: list[int] = []
+    for i, item in enumerate(items):
+        key = json_text(item) if isinstance(item, (dict, list)) else repr((_go_type(item), item))
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] == 2:
+            repeated.append(i)
+    return repeated
+
+
+def _list_map(items: list[Any], keys: list[str], path: str) -> list[FieldError]:
+    for i, item in enumerate(items):
+        if item is not None and not isinstance(item, dict):
+            return [field.invalid(f"{path}[{i}]", item, "must be an object for an array of list-type map")]
+    if len(items) <= 1:
+        return []
+    item_keys = [{k: item[k] for k in keys if k in item} if isinstance(item, dict) else {} for item in items]
+    return [field.duplicate(f"{path}[{i}]", item_keys[i]) for i in _set_duplicates(item_keys)]
+
+
+def list_problems(value: Any, schema: Schema | None, path: str) -> list[FieldError]:
+    """ValidateListSetsAndMaps: no item of a set twice, no two items of a map under the same keys."""
+    if not isinstance(schema, dict):
+        return []
+    found: list[FieldError] = []
+    if isinstance(value, list):
+        list_type = schema.get("x-kubernetes-list-type")
+        if list_type == "set" and len(value) > 1:
+            found += [field.duplicate(f"{path}[{i}]", value[i]) for i in _set_duplicates(value)]
+        elif list_type == "map":
+            found += _list_map(value, list(schema.get("x-kubernetes-list-map-keys") or ()), path)
+        for i, item in enumerate(value):
+            found += list_problems(item, schema.get("items"), f"{path}[{i}]")
+    elif isinstance(value, dict):
+        extra, properties = schema.get("additionalProperties"), schema.get("properties")
+        for key, item in value.items():
+            if isinstance(extra, dict):
+                found += list_problems(item, extra, f"{path}[{key}]" if path else f"[{key}]")
+            if isinstance(properties, dict) and key in properties:
+                found += list_problems(item, properties[key], f"{path}.{key}" if path else key)
+    return found
+
+
+def _status_problems(obj: Obj, schema: Schema | None) -> list[FieldError]:
+    """ValidateStatusUpdate's schema check: the status against its own schema, so messages name fields
+    from there ("replicas in body") while their paths start at the object ("status.replicas")."""
+    status_schema = ((schema or {}).get("properties") or {}).get("status")
+    if "status" not in obj or not isinstance(status_schema, dict):
+        return []
+    found: list[FieldError] = []
+    crschema.check_value(obj["status"], status_schema, found)
+    return [FieldError(p.kind, f"status.{p.path}" if p.path else "status", p.message) for p in found]
+
+
+def problems(
+    obj: Obj,
+    old: Obj | None,
+    schema: Schema | None,
+    scale: dict[str, str] | None,
+    rules: crvalidations.RuleValidator | None,
+    status: bool = False,
+) -> list[FieldError]:
+    """Validate, ValidateUpdate or (`status`) the status strategy's ValidateUpdate, less the metadata."""
+    if status:
+        found = _status_problems(obj, schema) + scale_status_problems(obj, scale)
+    else:
+        found = (
+            crschema.validate(obj, schema)
+            + scale_spec_problems(obj, scale)
+            + scale_status_problems(obj, scale)
+        )
+    listed = list_problems(obj, schema, "")
+    # An update is held to list uniqueness only if the old object was (upstream's ratcheting).
+    if listed and (old is None or not list_problems(old, schema, "")):
+        found += listed
+    if rules is not None:
+        if any(problem.kind in _BLOCKING for problem in found):
+            found.append(_NOT_CHECKED)
+        else:
+            found += rules.validate(obj, old, "")
+    return found

@@ -1,0 +1,75 @@
+"""A v1 CustomResourceDefinitionSpec in the internal form upstream validates
+(apiextensions/v1/conversion.go, Convert_v1_CustomResourceDefinitionSpec_To_apiextensions_...).
+
+Per-version schema, subresources, printer columns and selectable fields that are identical across all
+versions move to the spec's top level (`validation`, `subresources`, `additionalPrinterColumns`,
+`selectableFields`) and leave the versions, so their errors are reported there, once; the conversion's
+webhook fields flatten to `webhookClientConfig` and `conversionReviewVersions`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Obj = dict[str, Any]
+
+_HOISTED = (
+    ("schema", "validation"),
+    ("subresources", "subresources"),
+    ("additionalPrinterColumns", "additionalPrinterColumns"),
+    ("selectableFields", "selectableFields"),
+)
+
+
+@dataclass
+class InternalSpec:
+    spec: Obj
+    versions: list[Obj]
+    top: Obj = field(default_factory=dict)  # the hoisted fields, under their internal names
+    conversion: Obj | None = None
+
+
+def _same(values: list[Any]) -> bool:
+    first = values[0]
+    return all(v == first for v in values)
+
+
+def internal_spec(spec: Obj) -> InternalSpec:
+    versions = [dict(v) if isinstance(v, dict) else {} for v in spec.get("versions") or ()]
+    internal = InternalSpec(spec, versions)
+    if versions:
+        for key, top in _HOISTED:
+            values = [v.get(key) or None for v in versions]
+            if _same(values):
+                internal.top[top] = values[0]
+                for version in versions:
+                    version.pop(key, None)
+    conversion = spec.get("conversion")
+    if isinstance(conversion, dict):
+        webhook = conversion.get("webhook") if isinstance(conversion.get("webhook"), dict) else None
+        internal.conversion = {
+            "strategy": conversion.get("strategy") or "",
+            "webhookClientConfig": webhook.get("clientConfig") if webhook else None,
+            "conversionReviewVersions": (webhook or {}).get("conversionReviewVersions") or [],
+        }
+    return internal
+
+
+def go_versions(versions: list[Obj], given: Any) -> list[Obj] | None:
+    """The internal versions as json.Marshal writes them (no json tags, Go field order; unset: null)."""
+    shown = [
+        {
+            "Name": v.get("name") or "",
+            "Served": bool(v.get("served")),
+            "Storage": bool(v.get("storage")),
+            "Deprecated": bool(v.get("deprecated")),
+            "DeprecationWarning": v.get("deprecationWarning"),
+            "Schema": v.get("schema"),
+            "Subresources": v.get("subresources"),
+            "AdditionalPrinterColumns": v.get("additionalPrinterColumns") or None,
+            "SelectableFields": v.get("selectableFields") or None,
+        }
+        for v in versions
+    ]
+    return shown if isinstance(given, list) else None

@@ -1,0 +1,426 @@
+"""Container validation: validateContainers, validateInitContainers, validateEphemeralContainers and
+validateContainerCommon of pkg/apis/core/validation/validation.go, with what they call (ports, env,
+volume mounts, resources, security context, probes and handlers), for the fields ported so far.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from fractions import Fraction
+from typing import Any
+
+from apiserver.errors import FieldError
+from apiserver.kinds import capabilities
+from apiserver.kinds.validation import (
+    dns1123_label,
+    inclusive_range_error,
+    port_name,
+    qualified_name,
+    relaxed_env_var_name,
+)
+from apiserver.registry import field
+from apiserver.registry.core import container_handlers as handlers
+from apiserver.registry.core.security_contexts import container_security_context
+
+Obj = dict[str, Any]
+
+PROTOCOLS = ("SCTP", "TCP", "UDP")
+_PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+MAX_INT32 = 2**31 - 1
+_FIELD_PATHS = frozenset({"metadata.name", "metadata.namespace", "metadata.uid", "metadata.labels",
+                          "metadata.annotations", "spec.nodeName", "spec.serviceAccountName", "status.hostIP",
+                          "status.hostIPs", "status.podIP", "status.podIPs"})
+_SUBSCRIPTED = re.compile(r"metadata\.(labels|annotations)\['[^']*'\]")
+_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+_STANDARD_RESOURCES = frozenset({
+    *_CONTAINER_RESOURCES, "pods", "services", "replicationcontrollers", "resourcequotas", "secrets",
+    "configmaps", "persistentvolumeclaims", "storage", "requests.cpu", "requests.memory", "requests.storage",
+    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage"})
+_QUANTITY = re.compile(r"([+-]?[0-9.]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?")
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1, "k": 10**3,
+            "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+
+
+def quantity(value: Any) -> Fraction | None:
+    """A resource.Quantity's value, exactly; None when it is not one (decoding refuses those)."""
+    return _quantity(str(value))
+
+
+@functools.lru_cache(maxsize=1024)
+def _quantity(text: str) -> Fraction | None:
+    # Writes repeat a few amounts ("100m", "1Gi"): each is parsed once.
+    match = _QUANTITY.fullmatch(text.strip())
+    if match is None:
+        return None
+    number, suffix = Fraction(match.group(1)), match.group(2) or ""
+    if suffix in _BINARY:
+        return number * _BINARY[suffix]
+    if suffix[:1] in ("e", "E"):
+        return number * Fraction(10) ** int(suffix[1:])
+    return number * _DECIMAL[suffix]
+
+
+def dns_label(path: str, value: str) -> list[FieldError]:
+    return [field.invalid(path, value, msg) for msg in dns1123_label(value)]
+
+
+# -- volumes -------------------------------------------------------------------------------------
+
+
+def _container_ports(ports: Any, path: str) -> list[FieldError]:
+    found: list[FieldError] = []
+    names: set[str] = set()
+    for i, port in enumerate(ports or ()):
+        at = f"{path}[{i}]"
+        port = port if isinstance(port, dict) else {}
+        name = port.get("name") or ""
+        if name:
+            messages = port_name(name)
+            if messages:
+                found += [field.invalid(f"{at}.name", name, msg) for msg in messages]
+            elif name in names:
+                found.append(field.duplicate(f"{at}.name", name))
+            else:
+                names.add(name)
+        container_port = port.get("containerPort") or 0
+        if not container_port:
+            found.append(field.required(f"{at}.containerPort"))
+        elif not 1 <= container_port <= 65535:
+            found.append(field.invalid(f"{at}.containerPort", container_port, inclusive_range_error(1, 65535)))
+        host_port = port.get("hostPort") or 0
+        if host_port and not 1 <= host_port <= 65535:
+            found.append(field.invalid(f"{at}.hostPort", host_port, inclusive_range_error(1, 65535)))
+        protocol = port.get("protocol") or ""
+        if not protocol:
+            found.append(field.required(f"{at}.protocol"))
+        elif protocol not in PROTOCOLS:
+            found.append(field.not_supported(f"{at}.protocol", protocol, PROTOCOLS))
+    return found
+
+
+def _env(items: Any, path: str) -> list[FieldError]:
+    found: list[FieldError] = []
+    for i, env in enumerate(items or ()):
+        at = f"{path}[{i}]"
+        env = env if isinstance(env, dict) else {}
+        name = env.get("name") or ""
+        if not name:
+            found.append(field.required(f"{at}.name"))
+        else:
+            found += [field.invalid(f"{at}.name", name, msg) for msg in relaxed_env_var_name(name)]
+        found += _env_value_from(env, f"{at}.valueFrom")
+    return found
+
+
+def _env_value_from(env: Obj, path: str) -> list[FieldError]:
+    source = env.get("valueFrom")
+    if not isinstance(source, dict):
+        return []
+    found: list[FieldError] = []
+    given = 0
+    field_ref = source.get("fieldRef")
+    if isinstance(field_ref, dict):
+        given += 1
+        found += _field_selector(field_ref, f"{path}.fieldRef")
+    for key in ("resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef"):
+        if source.get(key) is not None:
+            given += 1
+    if not given:
+        found.append(field.invalid(path, "", "must specify one of: `fieldRef`, `resourceFieldRef`, "
+                                             "`configMapKeyRef` or `secretKeyRef`"))
+    elif given > 1:
+        found.append(field.invalid(path, "", "may not have more than one field specified at a time"))
+    if env.get("value") and given:
+        found.append(field.invalid(path, "", "may not be specified when `value` is not empty"))
+    return found
+
+
+def _field_selector(ref: Obj, path: str) -> list[FieldError]:
+    if not ref.get("apiVersion"):
+        return [field.required(f"{path}.apiVersion")]
+    field_path = str(ref.get("fieldPath") or "")
+    if not field_path:
+        return [field.required(f"{path}.fieldPath")]
+    if field_path not in _FIELD_PATHS and not _SUBSCRIPTED.fullmatch(field_path):
+        return [field.invalid(f"{path}.fieldPath", field_path,
+                              f"error converting fieldPath: field label not supported: {field_path}")]
+    return []
+
+
+def _volume_mounts(mounts: Any, names: dict[str, Obj], path: str) -> list[FieldError]:
+    found: list[FieldError] = []
+    points: set[str] = set()
+    for i, mount in enumerate(mounts or ()):
+        at = f"{path}[{i}]"
+        mount = mount if isinstance(mount, dict) else {}
+        name, mount_path = mount.get("name") or "", mount.get("mountPath") or ""
+        if not name:
+            found.append(field.required(f"{at}.name"))
+        if name not in names:
+            found.append(field.not_found(f"{at}.name", name))
+        if not mount_path:
+            found.append(field.required(f"{at}.mountPath"))
+        if mount_path in points:
+            found.append(field.invalid(f"{at}.mountPath", mount_path, "must be unique"))
+        points.add(mount_path)
+    return found
+
+
+def _resource_name(name: str, path: str) -> list[FieldError]:
+    found = [field.invalid(path, name, msg) for msg in qualified_name(name)]
+    if found:
+        return found
+    if "/" not in name:
+        if name not in _STANDARD_RESOURCES and not name.startswith("hugepages-"):
+            found.append(field.invalid(path, name, "must be a standard resource type or fully qualified"))
+        if name not in _CONTAINER_RESOURCES and not name.startswith("hugepages-"):
+            found.append(field.invalid(path, name, "must be a standard resource for containers"))
+    return found
+
+
+def _overcommit_allowed(name: str) -> bool:
+    # Native resources (no domain, or kubernetes.io's) and huge pages may be requested below their limit.
+    return ("/" not in name or name.split("/")[0].endswith("kubernetes.io")) and not name.startswith("hugepages-")
+
+
+def _resources(resources: Any, path: str) -> list[FieldError]:
+    resources = resources if isinstance(resources, dict) else {}
+    limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
+    found: list[FieldError] = []
+    for name, amount in limits.items():
+        at = f"{path}.limits[{name}]"
+        found += _resource_name(name, at)
+        value = quantity(amount)
+        if value is not None and value < 0:
+            found.append(field.invalid(at, str(amount), "must be greater than or equal to 0"))
+    for name, amount in requests.items():
+        at = f"{path}.requests[{name}]"
+        found += _resource_name(name, at)
+        value = quantity(amount)
+        if value is not None and value < 0:
+            found.append(field.invalid(at, str(amount), "must be greater than or equal to 0"))
+        if name in limits:
+            limit = quantity(limits[name])
+            if value is None or limit is None:
+                continue
+            if value != limit and not _overcommit_allowed(name):
+                found.append(field.invalid(f"{path}.requests", str(amount),
+                                           f"must be equal to {name} limit of {limits[name]}"))
+            elif value > limit:
+                found.append(field.invalid(f"{path}.requests", str(amount),
+                                           f"must be less than or equal to {name} limit of {limits[name]}"))
+        elif not _overcommit_allowed(name):
+            found.append(field.required(f"{path}.limits", "Limit must be set for non overcommitable resources"))
+    return found
+
+
+def _volume_devices(c: Obj, volumes: dict[str, Obj], path: str) -> list[FieldError]:
+    """ValidateVolumeDevices: block devices of claims, each named and placed once, apart from the mounts."""
+    mounts = {(m or {}).get("name") or "": (m or {}).get("mountPath") or "" for m in c.get("volumeMounts") or []
+              if isinstance(m, dict)}
+    found: list[FieldError] = []
+    names: set[str] = set()
+    paths: set[str] = set()
+    for i, device in enumerate(c.get("volumeDevices") or []):
+        device = device if isinstance(device, dict) else {}
+        at = f"{path}[{i}]"
+        name, device_path = device.get("name") or "", device.get("devicePath") or ""
+        volume = volumes.get(name)
+        if not name:
+            found.append(field.required(f"{at}.name"))
+        if name in names:
+            found.append(field.invalid(f"{at}.name", name, "must be unique"))
+        if volume is not None and volume.get("persistentVolumeClaim") is None and volume.get("ephemeral") is None:
+            found.append(field.invalid(f"{at}.name", name, "can only use volume source type of PersistentVolumeClaim "
+                                                           "or Ephemeral for block mode"))
+        if volume is None:
+            found.append(field.not_found(f"{at}.name", name))
+        if not device_path:
+            found.append(field.required(f"{at}.devicePath"))
+        if device_path in paths:
+            found.append(field.invalid(f"{at}.devicePath", device_path, "must be unique"))
+        if device_path and ".." in device_path.split("/"):
+            found.append(field.invalid(f"{at}.devicePath", device_path, "can not contain backsteps ('..')"))
+        else:
+            paths.add(device_path)
+        if name in mounts:
+            found.append(field.invalid(f"{at}.name", name, "must not already exist in volumeMounts"))
+        if device_path in mounts.values():
+            found.append(field.invalid(f"{at}.devicePath", device_path, "must not already exist as a path in volumeMounts"))
+        if name:
+            names.add(name)
+    return found
+
+
+def _container_common(c: Obj, names: dict[str, Obj], host_users: bool, path: str) -> list[FieldError]:
+    found: list[FieldError] = []
+    name = c.get("name") or ""
+    found += [field.required(f"{path}.name")] if not name else dns_label(f"{path}.name", name)
+    if not c.get("image"):
+        found.append(field.required(f"{path}.image"))
+    policy = c.get("terminationMessagePolicy") or ""
+    if not policy:
+        found.append(field.required(f"{path}.terminationMessagePolicy"))
+    elif policy not in ("File", "FallbackToLogsOnError"):
+        found.append(field.not_supported(f"{path}.terminationMessagePolicy", policy, ("File", "FallbackToLogsOnError")))
+    found += _container_ports(c.get("ports"), f"{path}.ports")
+    found += _env(c.get("env"), f"{path}.env")
+    found += _volume_mounts(c.get("volumeMounts"), names, f"{path}.volumeMounts")
+    found += _volume_devices(c, names, f"{path}.volumeDevices")
+    pull = c.get("imagePullPolicy") or ""
+    if not pull:
+        found.append(field.required(f"{path}.imagePullPolicy"))
+    elif pull not in _PULL_POLICIES:
+        found.append(field.not_supported(f"{path}.imagePullPolicy", pull, _PULL_POLICIES))
+    found += _resources(c.get("resources"), f"{path}.resources")
+    return found + container_security_context(c.get("securityContext"), f"{path}.securityContext", host_users)
+
+
+def host_process(spec: Obj, path: str) -> list[FieldError]:
+    """validateWindowsHostProcessPod, as far as --allow-privileged=false refuses any hostProcess container."""
+    if capabilities.allow_privileged():
+        return []
+    pod_level = ((spec.get("securityContext") or {}).get("windowsOptions") or {}).get("hostProcess")
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        for c in spec.get(key) or ():
+            own = (((c or {}).get("securityContext") or {}).get("windowsOptions") or {}).get("hostProcess")
+            if own is True or (own is None and pod_level is True):
+                return [field.forbidden(path, "hostProcess containers are disallowed by cluster policy")]
+    return []
+
+
+_RESTART_POLICIES = ("Always", "Never", "OnFailure")
+_RULE_ACTIONS = ("Restart", "RestartAllContainers")
+_RULE_OPERATORS = ("In", "NotIn")
+# EphemeralContainerCommon's fields an ephemeral container may not set (allowedEphemeralContainerFields).
+_NOT_FOR_EPHEMERAL = ("ports", "resources", "resizePolicy", "restartPolicy", "restartPolicyRules", "livenessProbe",
+                      "readinessProbe", "startupProbe", "lifecycle")
+_NOT_INIT = "may not be set for init containers without restartPolicy=Always"
+
+
+def _restart_rules(c: Obj, path: str) -> list[FieldError]:
+    """validateContainerRestartPolicy (ContainerRestartRules and RestartAllContainersOnContainerExits on)."""
+    policy, rules = c.get("restartPolicy"), c.get("restartPolicyRules") or []
+    found: list[FieldError] = []
+    if policy is None:
+        if not rules:
+            return []
+        found.append(field.required(f"{path}.restartPolicy", "must specify restartPolicy when restart rules are used"))
+    elif policy not in _RESTART_POLICIES:
+        found.append(field.not_supported(f"{path}.restartPolicy", policy, _RESTART_POLICIES))
+    if len(rules) > 20:
+        found.append(field.too_many(f"{path}.restartPolicyRules", len(rules), 20))
+    for i, rule in enumerate(rules):
+        rule = rule if isinstance(rule, dict) else {}
+        at = f"{path}.restartPolicyRules[{i}]"
+        if (rule.get("action") or "") not in _RULE_ACTIONS:
+            found.append(field.not_supported(f"{at}.action", rule.get("action") or "", _RULE_ACTIONS))
+        codes = rule.get("exitCodes")
+        if codes is None:
+            found.append(field.required(f"{at}.exitCodes", "must be specified"))
+            continue
+        if (codes.get("operator") or "") not in _RULE_OPERATORS:
+            found.append(field.not_supported(f"{at}.exitCodes.operator", codes.get("operator") or "", _RULE_OPERATORS))
+        if len(codes.get("values") or []) > 255:
+            found.append(field.too_many(f"{at}.exitCodes.values", len(codes["values"]), 255))
+    return found
+
+
+def _sidecar_rules(c: Obj, grace: int | None, os_name: str | None, path: str) -> list[FieldError]:
+    """What regular and restartable init containers may set: hooks and probes, judged."""
+    found: list[FieldError] = []
+    if c.get("lifecycle") is not None:
+        found += handlers.lifecycle(c["lifecycle"] or {}, grace, os_name, f"{path}.lifecycle")
+    found += handlers.liveness_probe(c.get("livenessProbe"), grace, f"{path}.livenessProbe")
+    found += handlers.readiness_probe(c.get("readinessProbe"), grace, f"{path}.readinessProbe")
+    return found + handlers.liveness_probe(c.get("startupProbe"), grace, f"{path}.startupProbe")
+
+
+def containers(items: Any, names: dict[str, Obj], grace: int | None, os_name: str | None, host_users: bool,
+               path: str) -> list[FieldError]:
+    """validateContainers (host ports are the spec's to check)."""
+    if not items:
+        return [field.required(path)]
+    found: list[FieldError] = []
+    seen: set[str] = set()
+    for i, c in enumerate(items):
+        at = f"{path}[{i}]"
+        c = c if isinstance(c, dict) else {}
+        found += _container_common(c, names, host_users, at)
+        name = c.get("name") or ""
+        if name in seen:
+            found.append(field.duplicate(f"{at}.name", name))
+        seen.add(name)
+        found += _sidecar_rules(c, grace, os_name, at) + _restart_rules(c, at)
+    return found
+
+
+def init_containers(items: Any, regular: Any, names: dict[str, Obj], grace: int | None, os_name: str | None,
+                    host_users: bool, path: str) -> list[FieldError]:
+    """validateInitContainers: probes and hooks only for restartable (sidecar) init containers."""
+    found: list[FieldError] = []
+    seen = {c.get("name") for c in regular or () if isinstance(c, dict)}
+    for i, c in enumerate(items or ()):
+        at = f"{path}[{i}]"
+        c = c if isinstance(c, dict) else {}
+        found += _container_common(c, names, host_users, at)
+        policy = c.get("restartPolicy")
+        if policy is None:
+            if c.get("restartPolicyRules"):
+                found.append(field.required(f"{at}.restartPolicy", "must specify restartPolicy when restart rules are used"))
+        else:
+            found += _restart_rules(c, at)
+        name = c.get("name") or ""
+        if name in seen:
+            found.append(field.duplicate(f"{at}.name", name))
+        elif name:
+            seen.add(name)
+        if policy == "Always":
+            found += _sidecar_rules(c, grace, os_name, at)
+        else:
+            found += [field.forbidden(f"{at}.{key}", _NOT_INIT)
+                      for key in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe") if c.get(key) is not None]
+        if policy != "Always":
+            found += [field.invalid(f"{at}.resizePolicy[{j}].restartPolicy", "RestartContainer",
+                                    "must not be set to 'RestartContainer' for non-sidecar initContainers")
+                      for j, p in enumerate(c.get("resizePolicy") or []) if (p or {}).get("restartPolicy") == "RestartContainer"]
+    return found
+
+
+def ephemeral_containers(spec: Obj, names: dict[str, Obj], host_users: bool, path: str) -> list[FieldError]:
+    """validateEphemeralContainers: each also judged as a pod's container, named uniquely among all, targeting
+    a regular or init container, and setting only what an ephemeral container may."""
+    found: list[FieldError] = []
+    others = {c.get("name") for key in ("containers", "initContainers") for c in spec.get(key) or ()
+              if isinstance(c, dict)}
+    seen = set(others)
+    for i, c in enumerate(spec.get("ephemeralContainers") or ()):
+        at = f"{path}[{i}]"
+        c = c if isinstance(c, dict) else {}
+        found += _container_common(c, names, host_users, at) + image_whitespace(c, at)
+        name = c.get("name") or ""
+        if name in seen:
+            found.append(field.duplicate(f"{at}.name", name))
+        else:
+            seen.add(name)
+        target = c.get("targetContainerName") or ""
+        if target and target not in others:
+            found.append(field.not_found(f"{at}.targetContainerName", target))
+        found += [field.forbidden(f"{at}.{key}", "cannot be set for an Ephemeral Container")
+                  for key in _NOT_FOR_EPHEMERAL if c.get(key) not in (None, [], {})]
+        for j, mount in enumerate(c.get("volumeMounts") or ()):
+            for key in ("subPath", "subPathExpr"):
+                if (mount or {}).get(key):
+                    found.append(field.forbidden(f"{at}.volumeMounts[{j}].{key}",
+                                                 "cannot be set for an Ephemeral Container"))
+    return found
+
+
+def image_whitespace(c: Obj, path: str) -> list[FieldError]:
+    """validateContainerOnlyForPod."""
+    image = str(c.get("image") or "")
+    if image != image.strip():
+        return [field.invalid(f"{path}.image", image, "must not have leading or trailing whitespace")]
+    return []

@@ -1,0 +1,125 @@
+"""ValidatePodUpdate of pkg/apis/core/validation/validation.go: the new pod judged whole, then only its
+images, deadline, tolerations (additions), scheduling gates (removals) and a negative grace period may
+have changed; anything else is refused with upstream's diff.Diff of the two internal specs.
+
+Not ported: ValidatePodSpecificAnnotationUpdates and the node selector and affinity mutations a gated
+pod may make.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from apiserver.errors import FieldError
+from apiserver.kinds.validation import inclusive_range_error
+from apiserver.registry import field
+from apiserver.registry.core import go_structs
+from apiserver.registry.core.pod_validation import pod, tolerations
+
+Obj = dict[str, Any]
+
+_MAX_INT32 = 2**31 - 1
+_UPDATABLE = (
+    "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
+    "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)")
+_HOST_FIELDS = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
+
+
+def internal_pod_spec(spec: Obj) -> Obj:
+    """The internal core.PodSpec of a v1 pod's spec (Convert_v1_Pod_To_core_Pod), as json.Marshal writes it:
+    the host namespace fields live in the security context, serviceAccount is an alias, and a negative
+    grace period reads 1."""
+    converted = dict(spec)
+    context = dict(spec.get("securityContext") or {})
+    for key in _HOST_FIELDS:
+        context[key] = spec.get(key)
+    converted["securityContext"] = context
+    if not spec.get("serviceAccountName"):
+        converted["serviceAccountName"] = spec.get("serviceAccount")
+    grace = spec.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and grace < 0:
+        converted["terminationGracePeriodSeconds"] = 1
+    return go_structs.struct("PodSpec", converted)
+
+
+def _containers(new: list[Any], old: list[Any], path: str) -> tuple[list[FieldError], bool]:
+    """ValidateContainerUpdates: the same containers, each with an image."""
+    if len(new) != len(old):
+        return [field.forbidden(path, "pod updates may not add or remove containers")], True
+    found: list[FieldError] = []
+    for i, container in enumerate(new):
+        image = (container or {}).get("image") or ""
+        if not image:
+            found.append(field.required(f"{path}[{i}].image"))
+        if image.strip() != image:
+            found.append(field.invalid(f"{path}[{i}].image", image, "must not have leading or trailing whitespace"))
+    return found, False
+
+
+def _deadline(spec: Obj, old_spec: Obj) -> tuple[list[FieldError], bool]:
+    new, old = spec.get("activeDeadlineSeconds"), old_spec.get("activeDeadlineSeconds")
+    at = "spec.activeDeadlineSeconds"
+    if new is not None:
+        if not 0 <= new <= _MAX_INT32:
+            return [field.invalid(at, new, inclusive_range_error(0, _MAX_INT32))], True
+        if old is not None and old < new:
+            return [field.invalid(at, new, "must be less than or equal to previous value")], True
+    elif old is not None:
+        return [field.invalid(at, None, "must not update from a positive integer to nil value")], False
+    return [], False
+
+
+def _only_added_tolerations(new: list[Any], old: list[Any]) -> list[FieldError]:
+    for was in old:
+        was = was or {}
+        if not any({**was, "tolerationSeconds": (now or {}).get("tolerationSeconds")}
+                   == {**(now or {}), "tolerationSeconds": (now or {}).get("tolerationSeconds")} for now in new):
+            return [field.forbidden("spec.tolerations", "existing toleration can not be modified except its "
+                                                        "tolerationSeconds")]
+    return tolerations(new, "spec.tolerations")
+
+
+def _only_deleted_gates(new: list[Any], old: list[Any]) -> list[FieldError]:
+    old_names = {(gate or {}).get("name") for gate in old}
+    added: dict[str, int] = {}
+    for i, gate in enumerate(new):
+        added[(gate or {}).get("name") or ""] = i
+    return [field.forbidden(f"spec.schedulingGates[{i}].name",
+                            f"only deletion is allowed, but found new scheduling gate '{name}'")
+            for name, i in added.items() if name not in old_names]
+
+
+def pod_update(new: Obj, old: Obj) -> list[FieldError]:
+    """ValidatePodUpdate (its metadata aside)."""
+    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    found = pod(new)
+    for key in ("containers", "initContainers"):
+        errors, stop = _containers(spec.get(key) or [], old_spec.get(key) or [], f"spec.{key}")
+        found += errors
+        if stop:
+            return found
+    errors, stop = _deadline(spec, old_spec)
+    found += errors
+    if stop:
+        return found
+    found += _only_added_tolerations(spec.get("tolerations") or [], old_spec.get("tolerations") or [])
+    found += _only_deleted_gates(spec.get("schedulingGates") or [], old_spec.get("schedulingGates") or [])
+    old_shown = internal_pod_spec(old_spec)
+    munged = copy.deepcopy(spec)
+    for key in ("containers", "initContainers"):
+        for container, was in zip(munged.get(key) or [], old_spec.get(key) or []):
+            if isinstance(container, dict):
+                container["image"] = (was or {}).get("image")
+    # Ephemeral containers are the ephemeralcontainers subresource's to change: that update is judged here
+    # too (kinds/objects.py), then by its own rules (kinds/ephemeralcontainers.py).
+    for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations", "ephemeralContainers"):
+        munged[key] = old_spec.get(key)
+    old_grace = old_spec.get("terminationGracePeriodSeconds")
+    if isinstance(old_grace, int) and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
+        munged["terminationGracePeriodSeconds"] = old_grace
+    munged_shown = internal_pod_spec(munged)
+    if munged_shown != old_shown:
+        found.append(field.forbidden("spec", _UPDATABLE + "\n" + go_structs.diff(old_shown, munged_shown)))
+    return found

@@ -1,0 +1,208 @@
+"""What a valid pod or pod template is warned of: pkg/api/pod/warnings.go's warningsForPodSpecAndMeta,
+and the pod and replication controller strategies' WarningsOnCreate/Update around it.
+
+Not ported: node selector term warnings, overlapping projected paths, and non-canonical IP warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from apiserver.kinds.validation import dns1123_label
+from apiserver.registry.core import resource_names
+
+Obj = dict[str, Any]
+
+_DEPRECATED_NODE_LABELS = {
+    "beta.kubernetes.io/arch": 'deprecated since v1.14; use "kubernetes.io/arch" instead',
+    "beta.kubernetes.io/os": 'deprecated since v1.14; use "kubernetes.io/os" instead',
+    "failure-domain.beta.kubernetes.io/region": 'deprecated since v1.17; use "topology.kubernetes.io/region" instead',
+    "failure-domain.beta.kubernetes.io/zone": 'deprecated since v1.17; use "topology.kubernetes.io/zone" instead',
+    "beta.kubernetes.io/instance-type": 'deprecated since v1.17; use "node.kubernetes.io/instance-type" instead',
+    "app.kubernetes.io/created-by": "deprecated since v1.9",
+    "scheduler.alpha.kubernetes.io/preferAvoidPods": "deprecated since v1.22; use Taints and Tolerations instead",
+    "node-role.kubernetes.io/master": 'use "node-role.kubernetes.io/control-plane" instead',
+}
+_DEPRECATED_ANNOTATIONS = (
+    ("scheduler.alpha.kubernetes.io/critical-pod", 'non-functional in v1.16+; use the "priorityClassName" field instead'),
+    ("security.alpha.kubernetes.io/sysctls", 'non-functional in v1.11+; use the "sysctls" field instead'),
+    ("security.alpha.kubernetes.io/unsafe-sysctls", 'non-functional in v1.11+; use the "sysctls" field instead'),
+)
+# (volume source, where the warning names it, what it says), in upstream's order; gitRepo's driver is off.
+_DEPRECATED_VOLUMES = (
+    ("photonPersistentDisk", "photonPersistentDisk", "deprecated in v1.11, non-functional in v1.16+"),
+    ("gitRepo", "gitRepo", "deprecated in v1.11, and disabled by default in v1.33+"),
+    ("scaleIO", "scaleIO", "deprecated in v1.16, non-functional in v1.22+"),
+    ("flocker", "flocker", "deprecated in v1.22, non-functional in v1.25+"),
+    ("storageos", "storageOS", "deprecated in v1.22, non-functional in v1.25+"),
+    ("quobyte", "quobyte", "deprecated in v1.22, non-functional in v1.25+"),
+    ("glusterfs", "glusterfs", "deprecated in v1.25, non-functional in v1.26+"),
+    ("cephfs", "cephfs", "deprecated in v1.28, non-functional in v1.31+"),
+    ("rbd", "rbd", "deprecated in v1.28, non-functional in v1.31+"),
+)
+_SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod"
+_SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/"
+
+
+def _containers(spec: Obj, at: str) -> Iterator[tuple[Obj, str]]:
+    """VisitContainersWithPath: init, regular, then ephemeral containers."""
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for i, c in enumerate(spec.get(key) or ()):
+            if isinstance(c, dict):
+                yield c, f"{at}.{key}[{i}]"
+
+
+def _fractional(amount: Any) -> str | None:
+    value = resource_names.parsed(amount)
+    return str(value) if value is not None and value.milli_value() % 1000 != 0 else None
+
+
+def _container_warnings(c: Obj, path: str, annotations: Obj, meta_at: str) -> list[str]:
+    found: list[str] = []
+    name = c.get("name") or ""
+    if not (c.get("securityContext") or {}).get("seccompProfile") and _SECCOMP_CONTAINER + name in annotations:
+        found.append(f'{meta_at}.annotations[{_SECCOMP_CONTAINER}{name}]: non-functional in v1.27+; '
+                     'use the "seccompProfile" field instead')
+    resources = c.get("resources") or {}
+    for kind, name_ in (("limits", "memory"), ("requests", "memory"), ("limits", "ephemeral-storage"),
+                        ("requests", "ephemeral-storage")):
+        amount = (resources.get(kind) or {}).get(name_)
+        if amount is not None and (shown := _fractional(amount)) is not None:
+            found.append(f'{path}.resources.{kind}[{name_}]: fractional byte value "{shown}" is invalid, '
+                         "must be an integer")
+    seen: set[str] = set()
+    for i, env in enumerate(c.get("env") or []):
+        env = env if isinstance(env, dict) else {}
+        env_name, value = env.get("name") or "", env.get("value") or ""
+        if env_name in seen:
+            ref = f"$({env_name})"
+            if env.get("valueFrom") is not None or value == ref or ref not in value:
+                found.append(f'{path}.env[{i}]: hides previous definition of "{env_name}", which may be dropped when '
+                             "using apply")
+        else:
+            seen.add(env_name)
+    return found
+
+
+def _null_selectors(terms: Any, path: str, weighted: bool) -> list[str]:
+    found = []
+    for i, term in enumerate(terms or []):
+        term = term if isinstance(term, dict) else {}
+        inner = (term.get("podAffinityTerm") or {}) if weighted else term
+        if inner.get("labelSelector") is None:
+            where = f"{path}[{i}].podAffinityTerm.labelSelector" if weighted else f"{path}[{i}].labelSelector"
+            found.append(f"{where}: a null labelSelector results in matching no pod")
+    return found
+
+
+def spec_warnings(spec: Any, meta: Any, prefix: str = "") -> list[str]:
+    """warningsForPodSpecAndMeta; `prefix` is the template's path ("spec.template." for a controller)."""
+    if not isinstance(spec, dict):
+        return []
+    meta = meta if isinstance(meta, dict) else {}
+    annotations = meta.get("annotations") or {}
+    at, meta_at = f"{prefix}spec", f"{prefix}metadata"
+    found: list[str] = []
+    for key in spec.get("nodeSelector") or {}:
+        if key in _DEPRECATED_NODE_LABELS:
+            found.append(f"{at}.nodeSelector[{key}]: {_DEPRECATED_NODE_LABELS[key]}")
+    for i, constraint in enumerate(spec.get("topologySpreadConstraints") or []):
+        constraint = constraint if isinstance(constraint, dict) else {}
+        key = constraint.get("topologyKey") or ""
+        if key in _DEPRECATED_NODE_LABELS:
+            found.append(f"{at}.topologySpreadConstraints[{i}].topologyKey: {key} is {_DEPRECATED_NODE_LABELS[key]}")
+        if constraint.get("labelSelector") is None:
+            found.append(f"{at}.topologySpreadConstraints[{i}].labelSelector: a null labelSelector results in "
+                         "matching no pod")
+    for key, message in _DEPRECATED_ANNOTATIONS:
+        if key in annotations:
+            found.append(f"{meta_at}.annotations[{key}]: {message}")
+    for i, volume in enumerate(spec.get("volumes") or []):
+        volume = volume if isinstance(volume, dict) else {}
+        found += [f"{at}.volumes[{i}].{shown}: {message}"
+                  for key, shown, message in _DEPRECATED_VOLUMES if volume.get(key) is not None]
+    ips: set[str] = set()
+    for i, alias in enumerate(spec.get("hostAliases") or []):
+        ip = (alias or {}).get("ip") or ""
+        if ip in ips and len(spec["hostAliases"]) > 1:
+            found.append(f'{at}.hostAliases[{i}].ip: duplicate ip "{ip}"')
+        ips.add(ip)
+    secrets = spec.get("imagePullSecrets") or []
+    names: set[str] = set()
+    for i, secret in enumerate(secrets):
+        name = (secret or {}).get("name") or ""
+        if name in names and len(secrets) > 1:
+            found.append(f'{at}.imagePullSecrets[{i}].name: duplicate name "{name}"')
+        names.add(name)
+    found += [f'{at}.imagePullSecrets[{i}].name: invalid empty name ""'
+              for i, secret in enumerate(secrets) if not (secret or {}).get("name")]
+    overhead = spec.get("overhead") or {}
+    for name in ("memory", "ephemeral-storage"):
+        if name in overhead and (shown := _fractional(overhead[name])) is not None:
+            found.append(f'{at}.overhead[{name}]: fractional byte value "{shown}" is invalid, must be an integer')
+    if not (spec.get("securityContext") or {}).get("seccompProfile") and _SECCOMP_POD in annotations:
+        found.append(f'{meta_at}.annotations[{_SECCOMP_POD}]: non-functional in v1.27+; use the "seccompProfile" '
+                     "field instead")
+    for c, path in _containers(spec, at):
+        found += _container_warnings(c, path, annotations, meta_at)
+    grace = spec.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and grace < 0:
+        found.append(f"{at}.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be "
+                     "treated as 1")
+    affinity = spec.get("affinity") or {}
+    for key in ("podAffinity", "podAntiAffinity"):
+        terms = affinity.get(key) if isinstance(affinity, dict) else None
+        if isinstance(terms, dict):
+            base = f"{at}.affinity.{key}"
+            found += _null_selectors(terms.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                                     f"{base}.requiredDuringSchedulingIgnoredDuringExecution", False)
+            found += _null_selectors(terms.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                                     f"{base}.preferredDuringSchedulingIgnoredDuringExecution", True)
+    return found
+
+
+def _name_warning(obj: Obj, used_in: str) -> list[str]:
+    name = str((obj.get("metadata") or {}).get("name") or "")
+    problems = dns1123_label(name)
+    if not problems:
+        return []
+    return [(f"metadata.name: this is used in {used_in}, which can result in surprising behavior; a DNS label is "
+             f"recommended: [{' '.join(problems)}]")]
+
+
+def pod_create(obj: Obj) -> list[str]:
+    """The pod strategy's WarningsOnCreate (it warns nothing on update)."""
+    return _name_warning(obj, "the Pod's hostname") + spec_warnings(obj.get("spec"), obj.get("metadata"))
+
+
+def _template(obj: Obj, *path: str) -> Obj:
+    node: Any = obj
+    for key in path:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else {}
+
+
+def controller_create(obj: Obj) -> list[str]:
+    template = _template(obj, "spec", "template")
+    return (_name_warning(obj, "Pod names and hostnames")
+            + spec_warnings(template.get("spec"), template.get("metadata"), "spec.template."))
+
+
+def controller_update(new: Obj, old: Obj) -> list[str]:
+    """Warned only when the spec (so the generation) changed; upstream then reads the OLD template."""
+    if (new.get("metadata") or {}).get("generation") == (old.get("metadata") or {}).get("generation"):
+        return []
+    template = _template(old, "spec", "template")
+    return spec_warnings(template.get("spec"), template.get("metadata"), "spec.template.")
+
+
+def pod_template_create(obj: Obj) -> list[str]:
+    template = _template(obj, "template")
+    return spec_warnings(template.get("spec"), template.get("metadata"), "template.")
+
+
+def pod_template_update(new: Obj, old: Obj) -> list[str]:
+    if (new.get("metadata") or {}).get("generation") == (old.get("metadata") or {}).get("generation"):
+        return []
+    return pod_template_create(new)
