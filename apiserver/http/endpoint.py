@@ -421,14 +421,21 @@ class Endpoint:
         warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
             if isinstance(body, dict) and t.subresource != "scale" else {}
 
+        unused = [body]
+
+        def fresh() -> Any:
+            # An attempt changes the body it decides on: the first takes the one decoded, a retry another.
+            return unused.pop() if unused else _decode_body(t, raw, content_type)
+
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
-                return await self._scale(t, current, copy.deepcopy(body))
-            return await self._replace(t, current, copy.deepcopy(body), check_rv=True, headers=warnings)
+                return await self._scale(t, current, fresh())
+            return await self._replace(t, current, fresh(), check_rv=True, headers=warnings)
 
         async def create() -> Reply:
             # AllowCreateOnUpdate: a PUT of a missing object creates it, named as the URL names it.
-            objects.check_identity(t.rt, copy.deepcopy(body), t.namespace, t.name)
+            # Checked on a body of its own: an attempt at `write` may have changed the decoded one.
+            objects.check_identity(t.rt, _decode_body(t, raw, content_type), t.namespace, t.name)
             return await self.create(t, raw, content_type)
         return await self._on_latest(t, write, create if creates else None)
 
@@ -542,7 +549,9 @@ class Endpoint:
                                          first)
             if tracked:
                 applied = tracked[0]
-        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
+        # The main resource's update is shaped once, below, after the strategy's last changes.
+        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
+                                          shape=t.subresource is not None)
         if t.subresource is None:
             headers = _with_warnings(headers, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
