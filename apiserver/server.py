@@ -325,6 +325,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
             await identity.stop()
         await controllers.stop()
         await endpoint.admission.stop()
+        await endpoint.conversion.close()
         releaser.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await releaser

@@ -17,9 +17,11 @@ that separates us from the floor over HTTP (`python -m benches.api_load --scenar
     python -m benches.request_cost                       # get list_selector list_table_none
     python -m benches.request_cost --scenarios "get list_all" --requests 2000 --rounds 7
     python -m benches.request_cost --cold --requests 400
-    python -m benches.request_cost --writes --requests 1000    # create and merge patch, 32 at a time
+    python -m benches.request_cost --writes --requests 1000    # every write, 32 at a time
+    python -m benches.request_cost --writes --stages --requests 1000    # each write, stage by stage
 
-`--writes` measures the write path instead: ConfigMap creates and merge patches, 32 requests in flight
+`--writes` measures the write path instead: ConfigMap creates, merge patches, full replacements (PUT),
+server-side applies and deletes, 32 requests in flight
 as `benches.api_load`'s 32 connections keep them, each waiting for its fsync as the server does (the
 store's group commit shares them). There is no floor to set them against: compare two trees' figures,
 taken in turns.
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 import tempfile
@@ -150,8 +153,9 @@ async def _measure(names: list[str], count: int, requests: int, rounds: int,
 _IN_FLIGHT = 32
 
 
-async def _concurrently(app: App, requests: list[tuple[dict[str, Any], bytes]], expected: int) -> None:
-    gate = asyncio.Semaphore(_IN_FLIGHT)
+async def _concurrently(app: App, requests: list[tuple[dict[str, Any], bytes]], expected: int,
+                        in_flight: int = _IN_FLIGHT) -> None:
+    gate = asyncio.Semaphore(in_flight)
 
     async def one(scope: dict[str, Any], body: bytes) -> None:
         async with gate:
@@ -160,31 +164,64 @@ async def _concurrently(app: App, requests: list[tuple[dict[str, Any], bytes]], 
     await asyncio.gather(*(one(scope, body) for scope, body in requests))
 
 
-async def _write_costs(requests: int, rounds: int) -> list[tuple[str, float]]:
-    """CPU µs per ConfigMap create and per merge patch, each the least of `rounds` rounds of `requests`."""
+WRITES = ("create", "patch", "update", "apply", "delete")
+_APPLY = "application/apply-patch+yaml"
+
+
+def _write_rounds(token: str, namespace: str, requests: int, rounds: int
+                  ) -> list[dict[str, tuple[list[tuple[dict[str, Any], bytes]], int]]]:
+    """Per round, each write's requests and the status that answers them: ConfigMaps created, merge
+    patches, full replacements and server-side applies of the seeded targets, then this round's
+    creations deleted."""
+    collection = f"/api/v1/namespaces/{namespace}/configmaps"
+    create = _scope("POST", collection, token, None, "application/json")
+    out = []
+    for r in range(rounds):
+        names = [f"cm-{r}-{i:06d}" for i in range(requests)]
+        targets = [f"target-{i % sc.PATCH_TARGETS:06d}" for i in range(requests)]
+        replaced = []
+        for i, name in enumerate(targets):
+            whole = configmap(namespace, name, i)
+            whole["data"]["mode"] = f"put-{r}-{i}"
+            replaced.append((_scope("PUT", f"{collection}/{name}", token, None, "application/json"),
+                             orjson.dumps(whole)))
+        out.append({
+            "create": ([(create, orjson.dumps(configmap(namespace, name, i))) for i, name in enumerate(names)], 201),
+            "patch": ([(_scope("PATCH", f"{collection}/{name}", token, None, "application/merge-patch+json"),
+                        orjson.dumps({"data": {"mode": f"{r}-{i}"}})) for i, name in enumerate(targets)], 200),
+            "update": (replaced, 200),
+            "apply": ([(_scope("PATCH", f"{collection}/{name}?fieldManager=bench&force=true", token, None, _APPLY),
+                        orjson.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
+                                      "data": {"mode": f"apply-{r}-{i}"}})) for i, name in enumerate(targets)],
+                      200),
+            "delete": ([(_scope("DELETE", f"{collection}/{name}", token, None), b"") for name in names], 200),
+        })
+    return out
+
+
+async def _write_costs(requests: int, rounds: int, in_flight: int = _IN_FLIGHT,
+                       each: Callable[[str], Any] | None = None) -> list[tuple[str, float]]:
+    """CPU µs per ConfigMap write of each kind, each the least of `rounds` rounds of `requests`; `each`,
+    when given, is entered around every write kind's round (the stage breakdown's timers)."""
     data_dir = tempfile.mkdtemp(prefix="request-cost-")
     app, _ = build(ServeOptions(data_dir, "127.0.0.1", 0, False, 1000, 60.0, 10_000))
     with open(os.path.join(data_dir, "pki", "admin.token")) as f:
         token = f.read().strip()
     namespace = sc.WRITE_NAMESPACE
-    best = {"create": float("inf"), "patch": float("inf")}
+    best = {name: float("inf") for name in WRITES}
     async with app.site.router.lifespan_context(app.site):
         await _call(app, _scope("POST", "/api/v1/namespaces", token, None, "application/json"),
                     orjson.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}))
-        collection = f"/api/v1/namespaces/{namespace}/configmaps"
-        create = _scope("POST", collection, token, None, "application/json")
-        patches = [_scope("PATCH", f"{collection}/cm-0-{i:06d}", token, None, "application/merge-patch+json")
-                   for i in range(sc.PATCH_TARGETS)]
-        for r in range(rounds):
-            bodies = [orjson.dumps(configmap(namespace, f"cm-{r}-{i:06d}", i)) for i in range(requests)]
-            started = time.process_time()
-            await _concurrently(app, [(create, body) for body in bodies], 201)
-            best["create"] = min(best["create"], (time.process_time() - started) / requests * 1e6)
-            edits = [(patches[i % len(patches)], orjson.dumps({"data": {"mode": f"{r}-{i}"}}))
-                     for i in range(requests)]
-            started = time.process_time()
-            await _concurrently(app, edits, 200)
-            best["patch"] = min(best["patch"], (time.process_time() - started) / requests * 1e6)
+        create = _scope("POST", f"/api/v1/namespaces/{namespace}/configmaps", token, None, "application/json")
+        await _concurrently(app, [(create, orjson.dumps(configmap(namespace, f"target-{i:06d}", i)))
+                                  for i in range(sc.PATCH_TARGETS)], 201)
+        for writes in _write_rounds(token, namespace, requests, rounds):
+            for name in WRITES:
+                batch, expected = writes[name]
+                with each(name) if each is not None else contextlib.nullcontext():
+                    started = time.process_time()
+                    await _concurrently(app, batch, expected, in_flight)
+                    best[name] = min(best[name], (time.process_time() - started) / requests * 1e6)
     return list(best.items())
 
 
@@ -198,8 +235,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cold", action="store_true", help="evict the caches before each request (see above)")
     parser.add_argument("--writes", action="store_true",
-                        help="measure ConfigMap creates and merge patches instead")
+                        help="measure ConfigMap creates, merge patches, updates, applies and deletes instead")
+    parser.add_argument("--stages", action="store_true",
+                        help="with --writes: where each write's CPU goes, stage by stage, one write in flight")
     args = parser.parse_args(argv)
+    if args.writes and args.stages:
+        from benches import write_stages
+        write_stages.report(uvloop.run(write_stages.measure(_write_costs, args.requests, args.rounds)),
+                            args.requests, args.rounds)
+        return 0
     if args.writes:
         costs = uvloop.run(_write_costs(args.requests, args.rounds))
         print(f"CPU µs per write, in process, {_IN_FLIGHT} in flight, min of {args.rounds} rounds of "

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import apply_configuration_steps
 import cel_scenarios
 import pytest
 from kubernetes import client, config
@@ -51,6 +52,14 @@ def test_ours_equal_the_recorded_reference(server: ServerProcess) -> None:
     assert [tuple(step) for step in recorded["steps"]] == [tuple(step) for step in STEPS]
     # MutatingAdmissionPolicy: JSON patches built in CEL, a variable, a matchCondition that opts out.
     assert [tuple(step) for step in recorded["mutating"]] == [tuple(step) for step in MUTATED]
+
+
+def test_apply_configuration_mutations_equal_the_recorded_reference(server: ServerProcess) -> None:
+    """MutatingAdmissionPolicy `patchType: ApplyConfiguration` (tests/cel_manifests/applyconfiguration.yaml):
+    each Deployment merged, defaulted or refused as kube-apiserver 1.36.2 did it."""
+    apply_configuration_steps.apply_manifest(server.kubeconfig)
+    recorded = json.loads(apply_configuration_steps.FIXTURE.read_text())
+    assert apply_configuration_steps.run_steps(server.kubeconfig) == recorded
 
 
 @pytest.fixture(scope="module")

@@ -156,7 +156,9 @@ RBAC = "rbac.authorization.k8s.io/v1"
     ("/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers",
      {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "no-target"},
       "spec": {"scaleTargetRef": {"kind": "Deployment", "name": ""}, "maxReplicas": 3}},
-     'HorizontalPodAutoscaler.autoscaling "no-target" is invalid: spec.scaleTargetRef.name: Required value'),
+     # kube-apiserver 1.36.2 also requires the target's API group (autoscaling's ValidateAPIVersion).
+     ('HorizontalPodAutoscaler.autoscaling "no-target" is invalid: [spec.scaleTargetRef.name: Required value, '
+      'spec.scaleTargetRef.apiVersion: Invalid value: "": apiVersion must specify API group]')),
     ("/apis/policy/v1/namespaces/default/poddisruptionbudgets",
      {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "too-much"},
       "spec": {"minAvailable": "150%", "selector": {"matchLabels": {"app": "web"}}}},

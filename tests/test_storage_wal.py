@@ -8,9 +8,11 @@ import logging
 import os
 import shutil
 import struct
+import threading
 import zlib
 from typing import Any, Awaitable, Callable, Coroutine
 
+import msgspec
 import orjson
 import pytest
 from support import fill_up, frame_offsets, small_tmpfs
@@ -19,7 +21,7 @@ from apiserver.errors import ApiError
 from apiserver.http.endpoint import Endpoint, Target
 from apiserver.http.negotiation import negotiate
 from apiserver.kinds.resources import builtin_registry
-from apiserver.storage.embedded import EmbeddedStore, StoreOptions
+from apiserver.storage.embedded import EmbeddedStore, StoreOptions, WalRecord
 from apiserver.storage.interface import Expired, Key, StorageUnavailable, StoredObject
 from apiserver.storage.wal import CorruptLog, frame, iter_verified, read_frames
 
@@ -279,6 +281,7 @@ def test_a_failed_snapshot_keeps_the_logs_and_loses_nothing(tmp_path: Any, caplo
         with caplog.at_level(logging.ERROR, "apiserver.storage"):
             for i in range(9):
                 acked[f"cm-{i}"] = await write(store, f"cm-{i}", "v")
+            await store.wait_for_snapshot()  # written beside the commits: its outcome may follow theirs
         assert "snapshot at revision 5 failed" in caplog.text
         # Appends went on into the same log, and the retry waits for as many records again.
         assert snapshots() == [] and len([f for f in os.listdir(directory) if f.startswith("wal-")]) == 1
@@ -311,6 +314,55 @@ def test_a_snapshot_cut_short_by_a_crash_is_cleared_away(tmp_path: Any) -> None:
         await store.close()
 
     run(body)
+
+
+def test_writes_go_on_while_a_snapshot_is_written_and_a_crash_at_any_step_after_loses_nothing(
+        tmp_path: Any) -> None:
+    directory = str(tmp_path / "store")
+    keep = str(tmp_path / "old-log")
+    acked: dict[str, StoredObject] = {}
+
+    async def body() -> None:
+        store = open_store(directory, snapshot_every=10)
+        release = threading.Event()
+        write_snapshot = store._write_snapshot
+
+        def held(*args: Any) -> str:
+            # Released only once the writes below were acknowledged: were commits to wait for the
+            # snapshot, it would give up here and the logs checked below would not be there.
+            if not release.wait(30):
+                raise OSError("the writes never came")
+            return write_snapshot(*args)
+        store._write_snapshot = held  # type: ignore[method-assign]
+        for i in range(10):
+            acked[f"cm-{i}"] = await write(store, f"cm-{i}", "first")
+        # The snapshot at revision 10 is held: these are acknowledged all the same, into the old log.
+        for i in range(5):
+            acked[f"cm-{i}"] = await write(store, f"cm-{i}", "second")
+        os.link(only_log(directory), keep)  # the old log as a crash before its unlink would leave it
+        release.set()
+        await store.wait_for_snapshot()
+        logs = sorted(f for f in os.listdir(directory) if f.startswith("wal-"))
+        assert logs == [f"wal-{11:020d}.log"], logs
+        carried = read_frames(os.path.join(directory, logs[0])).payloads
+        assert [msgspec.msgpack.decode(p, type=WalRecord).rv for p in carried] == list(range(11, 16))
+        acked["after"] = await write(store, "after", "x")
+        await store.close()
+
+    run(body)
+    # Both logs, and a log cut short on its way in: replayed to the same state, at the same revision.
+    shutil.copy(keep, os.path.join(directory, f"wal-{1:020d}.log"))
+    with open(os.path.join(directory, f"wal-{17:020d}.log.tmp"), "wb") as f:
+        f.write(frame(b"partial")[:5])
+
+    async def check() -> None:
+        store = open_store(directory)
+        assert contents(store) == acked
+        assert store.revision == 16
+        assert not [f for f in os.listdir(directory) if f.endswith(".tmp")]
+        await store.close()
+
+    run(check)
 
 
 # -- group commit ------------------------------------------------------------------------------
@@ -488,6 +540,7 @@ def test_a_snapshot_failing_on_a_full_disk_gives_its_space_back_to_the_log(tmp_p
             with caplog.at_level(logging.ERROR, "apiserver.storage"):
                 acked["cm-10"] = await write(store, "cm-10", "x" * 3000)
                 acked["cm-11"] = await write(store, "cm-11", "x" * 3000)
+                await store.wait_for_snapshot()
             assert "snapshot at revision 11 failed" in caplog.text
             assert sorted(os.listdir(directory)) == [f"wal-{1:020d}.log"]
             await store.close()

@@ -1,6 +1,6 @@
-"""resourceVersion "0" in an update means no precondition where the kind's strategy allows unconditional
-updates (a node: kubectl replace of a manifest with resourceVersion "0"); where it does not (a lease, a
-custom resource) upstream's store refuses it."""
+"""resourceVersion "0" (or none) in an update means no precondition where the kind's strategy allows
+unconditional updates (a node: kubectl replace of a manifest with resourceVersion "0"); where it does not
+(a lease, a custom resource) upstream's store refuses it."""
 
 from __future__ import annotations
 
@@ -26,4 +26,15 @@ def test_a_lease_needs_its_resource_version(shared_server: ServerProcess) -> Non
     status, refused = shared_server.json("PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/held", lease)
     assert status == 422
     assert refused["message"] == ('leases.coordination.k8s.io "held" is invalid: metadata.resourceVersion: '
+                                  "Invalid value: 0: must be specified for an update")
+
+
+def test_a_lease_update_naming_no_resource_version(shared_server: ServerProcess) -> None:
+    """Upstream's store reads an unset resourceVersion as 0: refused alike where the kind needs one."""
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "held-unset"}, "spec": {}}
+    run_kubectl(shared_server, "create", "-f", "-", stdin=json.dumps(lease))
+    status, refused = shared_server.json("PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/held-unset",
+                                         lease)
+    assert status == 422
+    assert refused["message"] == ('leases.coordination.k8s.io "held-unset" is invalid: metadata.resourceVersion: '
                                   "Invalid value: 0: must be specified for an update")

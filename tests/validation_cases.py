@@ -92,6 +92,59 @@ def _claim(**spec: Any) -> Obj:
     return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "pvc"}, "spec": base}
 
 
+def _network_policy(**spec: Any) -> Obj:
+    base: Obj = {"podSelector": {}}
+    base.update(spec)
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "np"}, "spec": base}
+
+
+def _ingress(**spec: Any) -> Obj:
+    base: Obj = {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}
+    base.update(spec)
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "ing"}, "spec": base}
+
+
+def _cluster_object(api_version: str, kind: str, name: str, **fields: Any) -> Obj:
+    return {"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, **fields}
+
+
+def _endpoint_slice(address_type: str, *addresses: str) -> Obj:
+    return {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "metadata": {"name": "es"},
+            "addressType": address_type, "endpoints": [{"addresses": list(addresses)}]}
+
+
+_INGRESS_BACKEND = {"service": {"name": "web", "port": {"number": 80}}}
+_VOLUME_ATTACHMENT_SPEC = {"attacher": "csi.example.com", "nodeName": "node-1", "source": {"persistentVolumeName": "pv"}}
+
+
+def _hpa(**spec: Any) -> Obj:
+    base: Obj = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "maxReplicas": 3}
+    base.update(spec)
+    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "hpa"}, "spec": base}
+
+
+def _budget(**spec: Any) -> Obj:
+    base: Obj = {"selector": {"matchLabels": _LABELS}}
+    base.update(spec)
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"}, "spec": base}
+
+
+def _event(**fields: Any) -> Obj:
+    base: Obj = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "ev"},
+                 "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.com/ctl",
+                 "reportingInstance": "ctl-1", "action": "Act", "reason": "Seen", "type": "Normal",
+                 "regarding": {"kind": "Pod", "namespace": NAMESPACE, "name": "p"}}
+    base.update(fields)
+    return base
+
+
+def _exit_codes_rule(**on_exit_codes: Any) -> Obj:
+    return {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [1], **on_exit_codes}}
+
+
+_PRIORITY_CLASSES = "/apis/scheduling.k8s.io/v1/priorityclasses"
+
+
 def _volume(**spec: Any) -> Obj:
     base: Obj = {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/data/pv"}}
     base.update(spec)
@@ -375,6 +428,125 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
     "cronjob-concurrency-invalid": ("cronjobs", _cron_job(concurrencyPolicy="Sometimes"), None),
     "cronjob-name-too-long": ("cronjobs", _meta(_cron_job(), name="c" * 53), None),
     "cronjob-history-negative": ("cronjobs", _cron_job(successfulJobsHistoryLimit=-1), None),
+    # -- apps: strategies, rolling updates, claim templates, ControllerRevisions --------------------------
+    "deployment-rolling-update-both-zero": ("deployments", _deployment(strategy={
+        "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 0}}), None),
+    "deployment-rolling-update-over-100-percent": ("deployments", _deployment(strategy={
+        "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "150%", "maxSurge": "x"}}), None),
+    "deployment-strategy-type-invalid": ("deployments", _deployment(strategy={
+        "type": "Sometimes", "rollingUpdate": {"maxSurge": 1}}), None),
+    "deployment-progress-deadline-not-above-min-ready": (
+        "deployments", _deployment(minReadySeconds=10, progressDeadlineSeconds=10), None),
+    "deployment-selector-operator-invalid": ("deployments", _deployment(selector={
+        "matchLabels": _LABELS, "matchExpressions": [{"key": "tier", "operator": "Sometimes"}]}), None),
+    "replicaset-selector-nil": ("replicasets", {**_deployment(), "kind": "ReplicaSet", "spec": {
+        "template": copy.deepcopy(_TEMPLATE)}}, None),
+    "daemonset-rolling-update-both-set": ("daemonsets", _daemon_set(updateStrategy={
+        "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": "10%"}}), None),
+    "daemonset-rolling-update-both-zero": ("daemonsets", _daemon_set(updateStrategy={
+        "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "0%", "maxSurge": 0}}), None),
+    "statefulset-name-not-label": ("statefulsets", _meta(_stateful_set(), name="s.web"), None),
+    "statefulset-partition-negative": ("statefulsets", _stateful_set(updateStrategy={
+        "type": "RollingUpdate", "rollingUpdate": {"partition": -1}}), None),
+    "statefulset-on-delete-with-rolling-update": ("statefulsets", _stateful_set(updateStrategy={
+        "type": "OnDelete", "rollingUpdate": {"partition": 2}}), None),
+    "statefulset-ordinals-negative": ("statefulsets", _stateful_set(ordinals={"start": -1}), None),
+    "statefulset-retention-policy-invalid": ("statefulsets", _stateful_set(
+        persistentVolumeClaimRetentionPolicy={"whenDeleted": "Keep", "whenScaled": "Delete"}), None),
+    "statefulset-claim-template-invalid": ("statefulsets", _stateful_set(volumeClaimTemplates=[
+        {"metadata": {"name": "data"}, "spec": {"resources": {"requests": {"storage": "1Gi"}}}}]), None),
+    "statefulset-service-name-invalid": ("statefulsets", _stateful_set(serviceName="Web_1"), None),
+    "controllerrevision-data-missing": ("controllerrevisions", {
+        "apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "cr"}, "revision": -1}, None),
+    "controllerrevision-update-data": ("controllerrevisions", {
+        "apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "cr-upd"}, "revision": 1,
+        "data": {"a": 1}}, {"data": {"a": 2}}),
+    # -- batch: pod failure and success policies, indexed jobs, update rules, schedules ----------------
+    "job-failure-policy-action-empty": ("jobs", _job(podFailurePolicy={"rules": [
+        {"onExitCodes": {"operator": "In", "values": [1]}}]}), None),
+    "job-failure-policy-exit-codes": ("jobs", _job(podFailurePolicy={"rules": [
+        _exit_codes_rule(values=[0, 3, 2, 2], containerName="other")]}), None),
+    "job-failure-policy-both-and-neither": ("jobs", _job(podFailurePolicy={"rules": [
+        {**_exit_codes_rule(), "onPodConditions": [{"type": "DisruptionTarget"}]}, {"action": "Ignore"}]}), None),
+    "job-failure-policy-condition-status": ("jobs", _job(podFailurePolicy={"rules": [
+        {"action": "Count", "onPodConditions": [{"type": "Bad Type", "status": "Maybe"}]}]}), None),
+    "job-failure-policy-fail-index": ("jobs", _job(podFailurePolicy={"rules": [
+        _exit_codes_rule(), {**_exit_codes_rule(), "action": "FailIndex"}]}), None),
+    "job-failure-policy-restart-on-failure": ("jobs", _job(
+        podFailurePolicy={"rules": [_exit_codes_rule()]}, template={"spec": {
+            "restartPolicy": "OnFailure", "containers": [{"name": "app", "image": "busybox:1.36"}]}}), None),
+    "job-replacement-policy-with-failure-policy": ("jobs", _job(
+        podFailurePolicy={"rules": [_exit_codes_rule()]}, podReplacementPolicy="TerminatingOrFailed"), None),
+    "job-success-policy-non-indexed": ("jobs", _job(successPolicy={"rules": [{"succeededCount": 1}]}), None),
+    "job-success-policy-indexes": ("jobs", _job(completionMode="Indexed", completions=3, successPolicy={"rules": [
+        {"succeededIndexes": "0-2,1", "succeededCount": 5}, {}]}), None),
+    "job-per-index-limits-non-indexed": ("jobs", _job(backoffLimitPerIndex=1, maxFailedIndexes=1), None),
+    "job-indexed-hostname": ("jobs", _meta(_job(completionMode="Indexed", completions=10), name="j" * 62), None),
+    "job-managed-by-invalid": ("jobs", _job(managedBy="not-a-path"), None),
+    "job-update-failure-policy": ("jobs", _meta(_job(), name="j-fp"), {"spec": {
+        "podFailurePolicy": {"rules": [_exit_codes_rule()]}}}),
+    "cronjob-schedule-out-of-range": ("cronjobs", _cron_job(schedule="61 * * * *"), None),
+    "cronjob-schedule-step-zero": ("cronjobs", _cron_job(schedule="*/0 * * * *"), None),
+    "cronjob-schedule-descriptor": ("cronjobs", _cron_job(schedule="@fortnightly"), None),
+    "cronjob-schedule-tz": ("cronjobs", _cron_job(schedule="TZ=UTC 0 * * * *"), None),
+    "cronjob-job-template-selector": ("cronjobs", _cron_job(jobTemplate={"spec": {
+        **_job()["spec"], "selector": {"matchLabels": _LABELS}, "manualSelector": True}}), None),
+    # -- autoscaling ---------------------------------------------------------------------------------
+    "hpa-metric-type-invalid": ("horizontalpodautoscalers", _hpa(metrics=[{"type": "Sometimes"}]), None),
+    "hpa-metric-source-mismatch": ("horizontalpodautoscalers", _hpa(metrics=[{"type": "Pods", "resource": {
+        "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 0}}}]), None),
+    "hpa-container-resource-invalid": ("horizontalpodautoscalers", _hpa(metrics=[{
+        "type": "ContainerResource", "containerResource": {"name": "pods", "container": "App_1", "target": {
+            "type": "AverageValue", "averageValue": "-1", "averageUtilization": 50}}}]), None),
+    "hpa-object-metric-invalid": ("horizontalpodautoscalers", _hpa(metrics=[{"type": "Object", "object": {
+        "describedObject": {"kind": "Service", "name": "a/b"}, "metric": {"name": ".."}, "target": {"type": "Value"}}}]),
+        None),
+    "hpa-behavior-invalid": ("horizontalpodautoscalers", _hpa(behavior={
+        "scaleUp": {"stabilizationWindowSeconds": 4000, "selectPolicy": "Most", "policies": []},
+        "scaleDown": {"policies": [{"type": "Nodes", "value": 0, "periodSeconds": 1801}], "tolerance": "-1"}}), None),
+    "hpa-replicas-and-target": ("horizontalpodautoscalers", _hpa(minReplicas=0, maxReplicas=-1, scaleTargetRef={
+        "apiVersion": "v1", "kind": "Deployment", "name": "d"}), None),
+    # -- policy, coordination, scheduling ------------------------------------------------------------
+    "pdb-both-bounds": ("poddisruptionbudgets", _budget(minAvailable="150%", maxUnavailable=1,
+                                                        unhealthyPodEvictionPolicy="Never"), None),
+    "lease-durations-invalid": ("leases", {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                                           "metadata": {"name": "l"},
+                                           "spec": {"leaseDurationSeconds": 0, "leaseTransitions": -1}}, None),
+    "priorityclass-system-name": (_PRIORITY_CLASSES, {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                                                      "metadata": {"name": "system-mine"}, "value": 1}, None),
+    "priorityclass-value-too-high": (_PRIORITY_CLASSES, {
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "pc-high"},
+        "value": 1000000001, "preemptionPolicy": "Sometimes"}, None),
+    "priorityclass-update-preemption-policy": (_PRIORITY_CLASSES, {
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "pc-upd"}, "value": 5},
+        {"preemptionPolicy": "Never", "value": 6}),
+    # -- events.k8s.io -------------------------------------------------------------------------------
+    "event-v1-strict-fields": ("events", _event(type="Odd", reportingController="", deprecatedCount=2,
+                                                series={"count": 1}, deprecatedSource={"component": "c"}), None),
+    "event-v1-namespace-mismatch": ("events", _event(regarding={"kind": "Node", "name": "n"}), None),
+    "event-v1-update-immutable": ("events", _meta(_event(), name="ev-upd"), {"reason": "Other", "note": "changed"}),
+    # -- status subresources ------------------------------------------------------------------------
+    "deployment-status-counts": ("deployments", _meta(_deployment(), name="d-st"), ("status", {"status": {
+        "replicas": 1, "readyReplicas": 2, "availableReplicas": 3, "unavailableReplicas": -1}})),
+    "replicaset-status-counts": ("replicasets", {**_meta(_deployment(), name="rs-st"), "kind": "ReplicaSet"},
+                                 ("status", {"status": {"replicas": 1, "fullyLabeledReplicas": 2, "observedGeneration": -1}})),
+    "statefulset-status-counts": ("statefulsets", _meta(_stateful_set(), name="s-st"), ("status", {"status": {
+        "replicas": 1, "currentReplicas": 2, "availableReplicas": 1, "readyReplicas": 0, "collisionCount": -1}})),
+    "daemonset-status-counts": ("daemonsets", _meta(_daemon_set(), name="ds-st"), ("status", {"status": {
+        "numberReady": -1, "desiredNumberScheduled": 0, "currentNumberScheduled": 0, "numberMisscheduled": 0}})),
+    "hpa-status-counts": ("horizontalpodautoscalers", _meta(_hpa(), name="hpa-st"), ("status", {"status": {
+        "currentReplicas": -1, "desiredReplicas": -2}})),
+    "pdb-status-conditions": ("poddisruptionbudgets", _meta(_budget(minAvailable=1), name="pdb-st"), ("status", {
+        "status": {"disruptionsAllowed": -1, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0,
+                   "conditions": [{"type": "Bad Type", "status": "Maybe", "reason": "1bad"},
+                                  {"type": "Bad Type", "status": "True", "reason": "Fine",
+                                   "lastTransitionTime": "2024-01-01T00:00:00Z"}]}})),
+    "job-status-counts": ("jobs", _meta(_job(), name="j-st"), ("status", {"status": {
+        "active": 1, "ready": 2, "failed": -1, "uncountedTerminatedPods": {"succeeded": ["a", ""], "failed": ["a"]}}})),
+    "job-status-complete": ("jobs", _meta(_job(), name="j-done"), ("status", {"status": {
+        "active": 1, "completedIndexes": "1", "conditions": [
+            {"type": "Complete", "status": "True", "lastProbeTime": None, "lastTransitionTime": None},
+            {"type": "Failed", "status": "True"}]}})),
     # -- rbac ----------------------------------------------------------------------------------------
     "role-rule-no-verbs": ("roles", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
                                      "metadata": {"name": "r"}, "rules": [{"apiGroups": [""], "resources": ["pods"]}]},
@@ -388,6 +560,95 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
         "subjects": [{"kind": "User", "name": "u", "apiGroup": "rbac.authorization.k8s.io"}]},
         {"roleRef": {"name": "other"}}),
+    # -- networking.k8s.io ----------------------------------------------------------------------------
+    "networkpolicy-except-outside-cidr": ("networkpolicies", _network_policy(ingress=[{"from": [{"ipBlock": {
+        "cidr": "10.0.0.0/16", "except": ["10.1.0.0/24", "10.0.0.0/8"]}}]}]), None),
+    "networkpolicy-cidr-leading-zeros": ("networkpolicies", _network_policy(egress=[{"to": [{"ipBlock": {
+        "cidr": "010.0.0.0/8"}}]}]), None),
+    "networkpolicy-policy-types-three": ("networkpolicies", _network_policy(
+        policyTypes=["Ingress", "Egress", "Ingress"]), None),
+    "networkpolicy-end-port-below-port": ("networkpolicies", _network_policy(ingress=[{"ports": [
+        {"port": 8080, "endPort": 80}]}]), None),
+    "ingress-class-annotation-mismatch": ("ingresses", _meta(_ingress(ingressClassName="nginx"), annotations={
+        "kubernetes.io/ingress.class": "traefik"}), None),
+    "ingress-rule-host-ip": ("ingresses", _ingress(rules=[{"host": "10.0.0.1"}]), None),
+    "ingress-exact-path-sequences": ("ingresses", _ingress(rules=[{"http": {"paths": [
+        {"path": "/a//b/..", "pathType": "Exact", "backend": _INGRESS_BACKEND}]}}]), None),
+    "ingress-port-name-and-number": ("ingresses", _ingress(defaultBackend={"service": {
+        "name": "web", "port": {"name": "http", "number": 80}}}), None),
+    "ingress-tls-wildcard-host-invalid": ("ingresses", _ingress(tls=[{"hosts": ["*.*.example.com"]}]), None),
+    "ingressclass-namespace-scope-without-namespace": ("/apis/networking.k8s.io/v1/ingressclasses", _cluster_object(
+        "networking.k8s.io/v1", "IngressClass", "ic-ns", spec={"controller": "example.com/ingress", "parameters": {
+            "kind": "Params", "name": "p", "scope": "Namespace"}}), None),
+    "ingressclass-update-controller": ("/apis/networking.k8s.io/v1/ingressclasses", _cluster_object(
+        "networking.k8s.io/v1", "IngressClass", "ic-upd", spec={"controller": "example.com/ingress"}),
+        {"spec": {"controller": "example.com/other"}}),
+    "servicecidr-same-family": ("/apis/networking.k8s.io/v1/servicecidrs", _cluster_object(
+        "networking.k8s.io/v1", "ServiceCIDR", "sc-two-v4", spec={"cidrs": ["10.200.0.0/24", "10.201.0.0/24"]}), None),
+    "servicecidr-not-canonical": ("/apis/networking.k8s.io/v1/servicecidrs", _cluster_object(
+        "networking.k8s.io/v1", "ServiceCIDR", "sc-v6", spec={"cidrs": ["FD00:10::/64"]}), None),
+    "servicecidr-update-cidr": ("/apis/networking.k8s.io/v1/servicecidrs", _cluster_object(
+        "networking.k8s.io/v1", "ServiceCIDR", "sc-upd", spec={"cidrs": ["10.210.0.0/24"]}),
+        {"spec": {"cidrs": ["10.211.0.0/24"]}}),
+    "ipaddress-name-not-canonical": ("/apis/networking.k8s.io/v1/ipaddresses", _cluster_object(
+        "networking.k8s.io/v1", "IPAddress", "2001:DB8::10", spec={"parentRef": {
+            "resource": "services", "name": "web", "namespace": "default"}}), None),
+    "ipaddress-update-parent": ("/apis/networking.k8s.io/v1/ipaddresses", _cluster_object(
+        "networking.k8s.io/v1", "IPAddress", "192.168.250.10", spec={"parentRef": {
+            "resource": "services", "name": "web", "namespace": "default"}}),
+        {"spec": {"parentRef": {"name": "other"}}}),
+    # -- discovery.k8s.io -----------------------------------------------------------------------------
+    "endpointslice-ipv4-loopback": ("endpointslices", _endpoint_slice("IPv4", "127.0.0.1"), None),
+    "endpointslice-ipv4-as-ipv6": ("endpointslices", _endpoint_slice("IPv6", "10.0.0.1"), None),
+    "endpointslice-ipv6-not-canonical": ("endpointslices", _endpoint_slice("IPv6", "2001:DB8::1"), None),
+    "endpointslice-fqdn-one-label": ("endpointslices", _endpoint_slice("FQDN", "web"), None),
+    "endpointslice-update-address-type": ("endpointslices", _meta(_endpoint_slice("IPv4", "10.0.0.1"),
+                                                                  name="es-upd"), {"addressType": "IPv6"}),
+    # -- node.k8s.io ----------------------------------------------------------------------------------
+    "runtimeclass-toleration-duplicate": ("/apis/node.k8s.io/v1/runtimeclasses", _cluster_object(
+        "node.k8s.io/v1", "RuntimeClass", "rc-dup", handler="runc", scheduling={"tolerations": [
+            {"key": "a", "operator": "Exists"}, {"key": "a", "operator": "Exists", "tolerationSeconds": 5}]}), None),
+    "runtimeclass-overhead-extended-fraction": ("/apis/node.k8s.io/v1/runtimeclasses", _cluster_object(
+        "node.k8s.io/v1", "RuntimeClass", "rc-ovh", handler="runc", overhead={"podFixed": {
+            "example.com/gpu": "500m"}}), None),
+    "runtimeclass-update-handler": ("/apis/node.k8s.io/v1/runtimeclasses", _cluster_object(
+        "node.k8s.io/v1", "RuntimeClass", "rc-upd", handler="runc"), {"handler": "crun"}),
+    # -- storage.k8s.io -------------------------------------------------------------------------------
+    "storageclass-update-reclaim-policy": ("/apis/storage.k8s.io/v1/storageclasses", _cluster_object(
+        "storage.k8s.io/v1", "StorageClass", "sc-upd", provisioner="example.com/disk"),
+        {"reclaimPolicy": "Retain", "parameters": {"type": "fast"}}),
+    "storageclass-topology-duplicate-key": ("/apis/storage.k8s.io/v1/storageclasses", _cluster_object(
+        "storage.k8s.io/v1", "StorageClass", "sc-topo", provisioner="example.com/disk", allowedTopologies=[
+            {"matchLabelExpressions": [{"key": "zone", "values": ["a", "a"]}, {"key": "zone", "values": ["b"]}]}]),
+        None),
+    "csidriver-token-requests": ("/apis/storage.k8s.io/v1/csidrivers", _cluster_object(
+        "storage.k8s.io/v1", "CSIDriver", "tokens.example.com", spec={"tokenRequests": [
+            {"audience": "a", "expirationSeconds": 60}, {"audience": "a"}]}), None),
+    "csidriver-update-attach-required": ("/apis/storage.k8s.io/v1/csidrivers", _cluster_object(
+        "storage.k8s.io/v1", "CSIDriver", "upd.example.com", spec={"attachRequired": True}),
+        {"spec": {"attachRequired": False, "volumeLifecycleModes": ["Ephemeral"]}}),
+    "csinode-topology-keys": ("/apis/storage.k8s.io/v1/csinodes", _cluster_object(
+        "storage.k8s.io/v1", "CSINode", "node-keys", spec={"drivers": [{"name": "csi.example.com", "nodeID": "n",
+                                                                     "topologyKeys": ["zone", "zone", ""]}]}), None),
+    "csinode-update-node-id": ("/apis/storage.k8s.io/v1/csinodes", _cluster_object(
+        "storage.k8s.io/v1", "CSINode", "node-upd", spec={"drivers": [{"name": "csi.example.com", "nodeID": "n"}]}),
+        {"spec": {"drivers": [{"name": "csi.example.com", "nodeID": "m"}]}}),
+    "csistoragecapacity-negative": ("csistoragecapacities", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity", "metadata": {"name": "cap"},
+        "storageClassName": "fast", "capacity": "-1Gi"}, None),
+    "csistoragecapacity-update-class": ("csistoragecapacities", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity", "metadata": {"name": "cap-upd"},
+        "storageClassName": "fast", "nodeTopology": {"matchLabels": {"zone": "a"}}},
+        {"storageClassName": "slow", "nodeTopology": {"matchLabels": {"zone": "b"}}}),
+    "volumeattachment-update-node": ("/apis/storage.k8s.io/v1/volumeattachments", _cluster_object(
+        "storage.k8s.io/v1", "VolumeAttachment", "va-upd", spec=_VOLUME_ATTACHMENT_SPEC),
+        {"spec": {"nodeName": "node-2"}}),
+    "volumeattachment-no-source": ("/apis/storage.k8s.io/v1/volumeattachments", _cluster_object(
+        "storage.k8s.io/v1", "VolumeAttachment", "va-none", spec={"attacher": "CSI.Example.com", "nodeName": "n",
+                                                                   "source": {}}), None),
+    "volumeattributesclass-update-driver": ("/apis/storage.k8s.io/v1/volumeattributesclasses", _cluster_object(
+        "storage.k8s.io/v1", "VolumeAttributesClass", "vac-upd", driverName="csi.example.com",
+        parameters={"iops": "100"}), {"driverName": "other.example.com", "parameters": {"iops": "200"}}),
 }
 
 

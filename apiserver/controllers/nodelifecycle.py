@@ -12,6 +12,8 @@ is checked at the moment it would run out for each node, never by scanning.
 
 from __future__ import annotations
 
+import copy
+
 import datetime
 from typing import Any, Hashable
 
@@ -104,9 +106,11 @@ class NodeLifecycle(Controller):
 
     async def sync(self, key: Hashable) -> None:
         name = str(key)
-        node = self.nodes.get("", name)
-        if node is None:
+        cached = self.nodes.get("", name)
+        if cached is None:
             return
+        # A copy: the informer's object is what every controller's handlers compare the next change with.
+        node = copy.deepcopy(cached)
         heard = self._last_heard(node)
         grace = self.grace if _ready(node) is not None else self.startup_grace
         if heard is not None:

@@ -16,9 +16,10 @@ from typing import Any
 import orjson
 
 from apiserver.crd import crvalidation
+from apiserver.crd.webhookconversion import WebhookConversion, webhook_conversion
 from apiserver.errors import FieldError
 from apiserver.kinds import crschema, crvalidations
-from apiserver.kinds.conversion import Codec
+from apiserver.kinds.conversion import IDENTITY, Codec
 from apiserver.kinds.resources import ResourceType, Subresource
 from columns.crd import CrdPrinter, crd_printer
 
@@ -85,7 +86,11 @@ class CustomVersion:
         subresources = version.get("subresources") or {}
         self.has_status = "status" in subresources
         self.scale_paths: dict[str, str] | None = subresources.get("scale")
-        self.codec = ApiVersionCodec(f"{spec['group']}/{version['name']}", f"{spec['group']}/{storage_version}")
+        # With a conversion webhook, objects are converted before the codec sees them (crd.converting),
+        # which must then leave them as they are.
+        self.conversion: WebhookConversion | None = webhook_conversion(crd)
+        self.codec: Codec = IDENTITY if self.conversion is not None else ApiVersionCodec(
+            f"{spec['group']}/{version['name']}", f"{spec['group']}/{storage_version}")
         self.deprecation_warning: str | None = deprecation_warning(spec, version)
 
     @functools.cached_property

@@ -28,6 +28,7 @@ from apiserver.auth import access, escalation, impersonation, reviews
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.auth.x509 import ClientCertificates
+from apiserver.crd.converting import converts
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
@@ -273,7 +274,7 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
                 return await deadlines.within(_serve(state, request, user))
             state.authorizer.authorize(user, plan.attributes)
             deprecated.reached(request.scope, plan.target.rt, plan.target.subresource)
-            if not _waits(state, plan):
+            if not _waits(state, plan) and not converts(plan.target.rt):
                 # Nothing to wait for, so nothing the deadline could cut short: it is not kept.
                 return _answer(state, request, plan)
             return await deadlines.within(_read(state, request, plan))
@@ -504,6 +505,9 @@ async def _read(state: ServerState, request: Request, plan: ReadPlan) -> Respons
     """A get or a list, once it is known what it asks for and that its user may ask it."""
     if _waits(state, plan):
         await state.endpoint.caught_up(plan.wait.revision)
+    if converts(plan.target.rt):
+        reply = await state.endpoint.converted_read(plan.target, plan.shape, plan.view)
+        return _reply_response(reply, _header(request, b"accept-encoding"))
     return _answer(state, request, plan)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
+import functools
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Hashable, Iterator, Mapping, NamedTuple
 
@@ -16,9 +16,12 @@ import orjson
 
 from apiserver import errors
 from apiserver.admission.attributes import create_options, delete_options, update_options
-from apiserver.admission.chain import AdmissionChain, Admitted, warning_header
+from apiserver.admission.chain import AdmissionChain, Admitted, warning_header, with_warnings
+from apiserver.admission.webhook.client import WebhookClient
 from apiserver.auth.tokens import User
 from apiserver.crd import crdspec
+from apiserver.crd.converting import CustomConversion, converts
+from apiserver.crd.webhookconversion import Converter
 from apiserver.http import admitting
 from apiserver.http.limits import Limits
 from apiserver.kinds import (
@@ -179,6 +182,8 @@ class Endpoint:
         self.assembled = AssemblyCache()
         # Replaced by the server's own (apiserver.admission.plugins.build_chain): empty, nothing is admitted.
         self.admission = AdmissionChain()
+        # CRDs' conversion webhooks, called through the admission webhooks' client (crd.converting).
+        self.conversion = CustomConversion(Converter(WebhookClient(store)))
 
     @property
     def _namespaced_types(self) -> dict[str, ResourceType]:
@@ -225,7 +230,20 @@ class Endpoint:
 
     def get(self, t: Target, shape: Shape) -> Reply:
         # Durable state only: a write still waiting for its fsync could be taken back by a crash.
-        stored = self.store.get(t.key())
+        return self._got(t, shape, self.store.get(t.key()))
+
+    async def converted_read(self, t: Target, shape: Shape, view: View | None) -> Reply:
+        """A get (no `view`) or list of a type whose CRD's webhook converts its objects (`crd.converting`):
+        the objects read are converted, a list's in one review, and nothing converted is kept."""
+        if view is None:
+            stored = self.store.get(t.key())
+            return self._got(t, shape, None if stored is None else await self.conversion.served(t.rt, stored))
+        listing = self.select(t, view)
+        items = await self.conversion.served_items(t.rt, listing.items)
+        listing = Listing(listing.revision, items, listing.continue_token, listing.remaining)
+        return Reply(200, b"", shape.content_type, parts=shape.list_parts(t.rt, listing))
+
+    def _got(self, t: Target, shape: Shape, stored: StoredObject | None) -> Reply:
         if stored is None:
             raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
         if t.subresource == "scale":
@@ -294,7 +312,8 @@ class Endpoint:
             return self._listing(t, initial, revision)
 
         chunks, closed = open_watch(self.store, self.watches.fanout(t.rt.storage_key), t.rt, selection, options,
-                                    shape, select_initial, self.watch_queue_limit, self.bookmark_seconds)
+                                    shape, select_initial, self.watch_queue_limit, self.bookmark_seconds,
+                                    functools.partial(self.conversion.served_all, t.rt) if converts(t.rt) else None)
         return StreamReply(chunks, shape.content_type, closed=closed)
 
     def follow(self, rt: ResourceType, since: int, queue_limit: int) -> Watcher:
@@ -353,6 +372,8 @@ class Endpoint:
         await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
+            if converts(t.rt):
+                obj = await self._through_storage(t, obj)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, warnings))
         if versioned:
             raise errors.unknown("resourceVersion should not be set on objects to be created")
@@ -407,14 +428,21 @@ class Endpoint:
         warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
             if isinstance(body, dict) and t.subresource != "scale" else {}
 
+        unused = [body]
+
+        def fresh() -> Any:
+            # An attempt changes the body it decides on: the first takes the one decoded, a retry another.
+            return unused.pop() if unused else _decode_body(t, raw, content_type)
+
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
-                return await self._scale(t, current, copy.deepcopy(body))
-            return await self._replace(t, current, copy.deepcopy(body), check_rv=True, headers=warnings)
+                return await self._scale(t, current, fresh())
+            return await self._replace(t, current, fresh(), check_rv=True, headers=warnings)
 
         async def create() -> Reply:
             # AllowCreateOnUpdate: a PUT of a missing object creates it, named as the URL names it.
-            objects.check_identity(t.rt, copy.deepcopy(body), t.namespace, t.name)
+            # Checked on a body of its own: an attempt at `write` may have changed the decoded one.
+            objects.check_identity(t.rt, _decode_body(t, raw, content_type), t.namespace, t.name)
             return await self.create(t, raw, content_type)
         return await self._on_latest(t, write, create if creates else None)
 
@@ -456,7 +484,8 @@ class Endpoint:
                 if current is None:
                     assert create is not None  # without it, `_require` answered 404
                     return await create()
-                return await write(current)
+                # Decided on the object in the request's version, as upstream's storage decodes it.
+                return await write(await self.conversion.served(t.rt, current) if converts(t.rt) else current)
             except (_Superseded, _Taken):
                 await self.caught_up(None)
                 if _revision(self.store.latest(t.key())) == _revision(current):
@@ -532,7 +561,9 @@ class Endpoint:
                                          first)
             if tracked:
                 applied = tracked[0]
-        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied)
+        # The main resource's update is shaped once, below, after the strategy's last changes.
+        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
+                                          shape=t.subresource is not None)
         if t.subresource is None:
             headers = _with_warnings(headers, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
@@ -548,6 +579,8 @@ class Endpoint:
         if prepared == old:
             return Reply(200, t.codec.served_bytes(current.data), headers=headers)
         if t.dry_run:
+            if converts(t.rt):
+                prepared = await self._through_storage(t, prepared)
             return Reply(200, orjson.dumps(t.codec.served(prepared)), headers=headers)
         meta = prepared["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
@@ -575,8 +608,13 @@ class Endpoint:
     async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         options = _delete_options(raw, content_type, t.query)
         t = _as_options_ask(t, options)
-        reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
-        reply.headers = admitting.headers(t, {**reply.headers, **_orphaning_warning(t, options)})
+        # The storage's own warnings come first, whether or not the object is found.
+        warned = strategy_for(t.rt).warnings_on_delete(options)
+        try:
+            reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
+        except errors.ApiError as refusal:
+            raise with_warnings(refusal, warned) from None
+        reply.headers = admitting.headers(t, _with_warnings(reply.headers, warned))
         return reply
 
     async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any],
@@ -623,14 +661,17 @@ class Endpoint:
         t = _as_options_ask(t, options)
         selection = self.selection(t)
         _, items = self.store.list(t.rt.storage_key, selection.namespace)
-        deleted: list[bytes] = []
+        gone: list[tuple[Key, StoredObject]] = []
         for key, _ in items:
             current = self.store.latest(key)
             if current is None or not selection.matches(key, current.data):
                 continue
             target = dataclasses.replace(t, namespace=key[1], name=key[2], admitted=admitting.admitted(t))
             await self._delete_one(target, key, current, options, collection=True)
-            deleted.append(t.codec.served_bytes(current.data))
+            gone.append((key, current))
+        if converts(t.rt):
+            gone = await self.conversion.served_items(t.rt, gone)
+        deleted = [t.codec.served_bytes(current.data) for _, current in gone]
         head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
                              "metadata": {"resourceVersion": str(self.store.revision)}})
         body = head[:-1] + b',"items":[' + b",".join(deleted) + b"]}"
@@ -696,6 +737,13 @@ class Endpoint:
             return None
         return (_load(stored) for _, stored in self.store.list(storage_key, None)[1])
 
+    async def _through_storage(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
+        """A dry run's object as writing and reading it back would make it: upstream's dry-run storage
+        encodes it into the storage version and decodes it again, each through a CRD's webhook."""
+        stored = await self.conversion.to_storage(t.rt, obj)
+        served = await self.conversion.served(t.rt, StoredObject(0, orjson.dumps(stored)))
+        return _load(served)
+
     def _require(self, t: Target) -> StoredObject:
         stored = self.store.latest(t.key())
         if stored is None:
@@ -704,6 +752,11 @@ class Endpoint:
 
     async def _write(self, t: Target, key: Key, obj: dict[str, Any], expected: StoredObject | None,
                      delete: bool = False, unchanged_since: int | None = None) -> StoredObject:
+        """The object as stored; in the request's version when it was written in another through a CRD's
+        conversion webhook (`crd.converting`)."""
+        converted = not delete and converts(t.rt) and obj.get("apiVersion") != _storage_api_version(t.rt)
+        if converted:
+            obj = await self.conversion.to_storage(t.rt, obj)
         if t.rt.custom is not None and not delete:
             # The store fills in resourceVersion in place, so the key must already hold its sorted position.
             obj["metadata"].setdefault("resourceVersion", "")
@@ -731,7 +784,7 @@ class Endpoint:
             await strategy_for(t.rt).after_delete(obj, _StoreCluster(self), objects.now_rfc3339())
         elif expected is None:
             await strategy_for(t.rt).after_create(obj, _StoreCluster(self), objects.now_rfc3339())
-        return stored
+        return await self.conversion.served(t.rt, stored) if converted else stored
 
     def type_of(self, storage_key: str) -> ResourceType | None:
         """The served type a storage key holds, in the version it is stored as."""
@@ -797,13 +850,6 @@ class _StoreCluster:
                     continue  # written meanwhile: that write judged the same store
 
 
-def _orphaning_warning(t: Target, options: dict[str, Any]) -> dict[str, str]:
-    warning = strategy_for(t.rt).orphaning_warning
-    if not warning or "propagationPolicy" in options or "orphanDependents" in options:
-        return {}
-    return {"Warning": "299 - " + json.dumps(warning)}
-
-
 def _convertible(t: Target, merged: dict[str, Any]) -> None:
     """An applied object its Go type cannot be converted into fails upstream's field manager (500)."""
     if t.rt.custom is not None or t.subresource is not None:
@@ -813,6 +859,11 @@ def _convertible(t: Target, merged: dict[str, Any]) -> None:
         gvk = f"{t.rt.group}/{t.rt.version}, Kind={t.rt.kind}"
         raise errors.unknown(f"failed to convert new object ({t.namespace}/{t.name}; {gvk}) to proper version: "
                              f"unable to convert unstructured object to {gvk}: {problem}")
+
+
+def _storage_api_version(rt: ResourceType) -> str:
+    assert rt.custom is not None
+    return f"{rt.group}/{rt.custom.storage_version}"
 
 
 def _tracked_before_admission(t: Target, before: dict[str, Any], old: dict[str, Any]) -> ManagedFields | None:

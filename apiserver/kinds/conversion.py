@@ -31,14 +31,18 @@ _EVENTS_V1_FIELDS = (
     ("deprecatedLastTimestamp", "lastTimestamp"),
     ("deprecatedCount", "count"),
 )
-_ALWAYS_WRITTEN = frozenset({"eventTime"})  # a non-omitempty field in upstream's Go type
+# Written even when unset, as Go writes a field without omitempty, or a struct (omitempty never omits one).
+_ALWAYS_WRITTEN = frozenset({"eventTime", "deprecatedFirstTimestamp", "deprecatedLastTimestamp"})
+_STRUCTS = frozenset({"regarding", "deprecatedSource"})
 
 
 def core_event_to_events_v1(core: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": "Event", "apiVersion": "events.k8s.io/v1", "metadata": core.get("metadata", {})}
     for new_name, core_name in _EVENTS_V1_FIELDS:
         value = core.get(core_name)
-        if value is not None and value != "" and value != 0 or new_name in _ALWAYS_WRITTEN:
+        if new_name in _STRUCTS:
+            out[new_name] = value if isinstance(value, dict) else {}
+        elif value is not None and value != "" and value != 0 or new_name in _ALWAYS_WRITTEN:
             out[new_name] = value
     return out
 

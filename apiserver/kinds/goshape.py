@@ -63,6 +63,8 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
                                  "lastTimestamp": None, "eventTime": None,
                                  "reportingComponent": "", "reportingInstance": ""},
     "io.k8s.api.core.v1.EventSeries": {"lastObservedTime": None},
+    "io.k8s.api.events.v1.Event": {"eventTime": None, "regarding": {}, "deprecatedSource": {},
+                                   "deprecatedFirstTimestamp": None, "deprecatedLastTimestamp": None},
     "io.k8s.api.core.v1.LimitRangeSpec": {"limits": None},
     "io.k8s.api.core.v1.PersistentVolumeClaimSpec": {"resources": {}},
     "io.k8s.api.apps.v1.DeploymentCondition": {"lastUpdateTime": None, "lastTransitionTime": None},
@@ -75,11 +77,13 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": {
         "plural": "", "kind": ""},
     "io.k8s.api.apps.v1.StatefulSetStatus": {"replicas": 0, "availableReplicas": 0},
+    "io.k8s.api.apps.v1.StatefulSetSpec": {"serviceName": ""},
+    "io.k8s.api.apps.v1.StatefulSetOrdinals": {"start": 0},
 }
 _GO_ZERO.update({
     "io.k8s.api.policy.v1.PodDisruptionBudgetStatus": {"disruptionsAllowed": 0, "currentHealthy": 0,
                                                        "desiredHealthy": 0, "expectedPods": 0},
-    "io.k8s.api.storage.v1.CSINodeDriver": {"topologyKeys": None},
+    "io.k8s.api.storage.v1.CSINodeDriver": {"name": "", "nodeID": "", "topologyKeys": None},
     "io.k8s.api.storage.v1.CSINodeSpec": {"drivers": None},
     # No omitempty: unset rules are written null, and an empty list reads back null from protobuf
     # (the aggregated ClusterRoles admin, edit and view read `rules: null`).
@@ -91,6 +95,16 @@ _GO_ZERO.update({
     "io.k8s.api.node.v1.RuntimeClass": {"handler": ""},
     "io.k8s.api.storage.v1.VolumeAttachmentStatus": {"attached": False},
     "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {"desiredReplicas": 0, "currentMetrics": None},
+    # Endpoint.conditions is a plain struct; ForZone/ForNode.name lack omitempty.
+    "io.k8s.api.discovery.v1.Endpoint": {"conditions": {}},
+    "io.k8s.api.discovery.v1.ForZone": {"name": ""},
+    "io.k8s.api.discovery.v1.ForNode": {"name": ""},
+    "io.k8s.api.networking.v1.NetworkPolicySpec": {"podSelector": {}},
+    "io.k8s.api.networking.v1.IPBlock": {"cidr": ""},
+    "io.k8s.api.networking.v1.HTTPIngressPath": {"backend": {}},
+    "io.k8s.api.networking.v1.IngressServiceBackend": {"port": {}},
+    "io.k8s.api.networking.v1.IngressClassParametersReference": {"kind": "", "name": ""},
+    "io.k8s.api.storage.v1.TokenRequest": {"audience": ""},
 })
 # Kinds whose status is a plain struct: it is written as {} even when nothing set it.
 for _definition in ("core.v1.Pod", "core.v1.Service", "core.v1.Namespace", "core.v1.Node",

@@ -14,6 +14,8 @@ import importlib.resources
 import json
 from typing import Any, Iterable
 
+import orjson
+
 from apiserver.kinds import goshape, schemas
 
 # The field manager kube-apiserver 1.36.2's own writers (bootstrap, controllers) are recorded as.
@@ -35,8 +37,23 @@ def _zero_fields() -> dict[str, list[str]]:
         return json.load(f)  # type: ignore[no-any-return]
 
 
+_ZEROS: dict[object, Any] = {}
+
+
 def zero(schema: schemas.Schema | None) -> Any:
-    """A definition's Go zero value as it serializes: value-typed fields present, empty or zero."""
+    """A definition's Go zero value as it serializes: value-typed fields present, empty or zero.
+
+    Shared between calls (every create compares with it): callers must not change it."""
+    cache_key = None if schema is None else schemas.node_key(schema)
+    try:
+        return _ZEROS[cache_key]
+    except KeyError:
+        pass
+    value = _ZEROS[cache_key] = _zero(schema)
+    return value
+
+
+def _zero(schema: schemas.Schema | None) -> Any:
     name = schemas.ref_name(schema) if schema is not None else None
     out: dict[str, Any] = {}
     for field in dict.fromkeys((*_zero_fields().get(name or "", ()), *goshape.struct_values(name or ""))):
@@ -67,7 +84,21 @@ def list_keys(field: schemas.Schema | None) -> tuple[str, list[str]]:
     return "atomic", []
 
 
+_ATOMIC: dict[object, tuple[schemas.Schema, bool]] = {}
+
+
 def _atomic(field: schemas.Schema | None) -> bool:
+    if field is None:
+        return _atomic_uncached(field)
+    # Held with the schema, so that an identity the cache is keyed by is never reused.
+    cache_key = schemas.node_key(field)
+    found = _ATOMIC.get(cache_key)
+    if found is None:
+        found = _ATOMIC[cache_key] = (field, _atomic_uncached(field))
+    return found[1]
+
+
+def _atomic_uncached(field: schemas.Schema | None) -> bool:
     resolved = schemas.resolve(field) or {}
     # A field may override its type's map type (a volume's claimRef is granular, other references atomic).
     map_type = (field or {}).get("x-kubernetes-map-type") or resolved.get("x-kubernetes-map-type")
@@ -128,11 +159,23 @@ def _walk(old: Any, new: Any, field: schemas.Schema | None, path: Path, changed:
             changed.add(path)
         return
     # A granular map or list is compared element by element; null counts as empty.
-    olds = {name: (v, f) for name, v, f in _children(old if isinstance(old, (dict, list)) else _empty(value), field)}
-    news = {name: (v, f) for name, v, f in _children(new if isinstance(new, (dict, list)) else _empty(value), field)}
-    for name in olds.keys() | news.keys():
-        o, f = olds.get(name, (_ABSENT, None))
-        n, g = news.get(name, (_ABSENT, None))
+    if not isinstance(old, list) and not isinstance(new, list):
+        # Keys whose values are equal are passed over before their schema is looked up.
+        olds = old if isinstance(old, dict) else {}
+        news = new if isinstance(new, dict) else {}
+        for key in olds.keys() | news.keys():
+            o = olds.get(key, _ABSENT)
+            n = news.get(key, _ABSENT)
+            if o is _ABSENT or n is _ABSENT or o != n:
+                _walk(o, n, schemas.child_schema(field, key), path + ("f:" + key,), changed, removed)
+        return
+    old_items = {name: (v, f) for name, v, f in
+                 _children(old if isinstance(old, (dict, list)) else _empty(value), field)}
+    new_items = {name: (v, f) for name, v, f in
+                 _children(new if isinstance(new, (dict, list)) else _empty(value), field)}
+    for name in old_items.keys() | new_items.keys():
+        o, f = old_items.get(name, (_ABSENT, None))
+        n, g = new_items.get(name, (_ABSENT, None))
         _walk(o, n, g if g is not None else f, path + (name,), changed, removed)
 
 
@@ -153,10 +196,16 @@ def to_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
     return _tidy(root)
 
 
+_PLAIN_ORDER = frozenset("fkv")
+
+
 def _tidy(node: dict[str, Any]) -> dict[str, Any]:
-    # "." marks a node that is itself owned; a leaf needs no mark. Fields, then keys, then values.
+    # "." marks a node that is itself owned; a leaf needs no mark. Fields, then keys, then values:
+    # for the f:, k: and v: every writer here names, the plain order of the strings.
     children = {k: _tidy(v) for k, v in node.items() if k != "."}
-    order = sorted(children, key=lambda k: ({"f": 0, "k": 1, "v": 2}.get(k[0], 3), k))
+    order = sorted(children)
+    if not all(k[:1] in _PLAIN_ORDER for k in order):
+        order.sort(key=lambda k: ({"f": 0, "k": 1, "v": 2}.get(k[0], 3), k))
     out: dict[str, Any] = {".": {}} if "." in node and children else {}
     out.update((k, children[k]) for k in order)
     return out
@@ -175,6 +224,58 @@ def from_fields_v1(fields: dict[str, Any], path: Path = ()) -> set[Path]:
     return found
 
 
+def _node_at(fields: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    node: Any = fields
+    for element in path:
+        node = node.get(element) if isinstance(node, dict) else None
+        if node is None:
+            return None
+    return node if isinstance(node, dict) else None
+
+
+def _owns(fields: dict[str, Any], path: Path) -> bool:
+    """path in from_fields_v1(fields), without building the set."""
+    node = _node_at(fields, path)
+    return node is not None and ("." in node or (not node and bool(path)))
+
+
+def _untouched(fields: dict[str, Any], changed: set[Path], removed: set[Path]) -> bool:
+    """Whether a write that changed `changed` and removed `removed` leaves these fields' owner as it was:
+    it took none of them, and removed nothing at or above any of them."""
+    return not any(_owns(fields, p) for p in changed) and not any(_node_at(fields, p) is not None for p in removed)
+
+
+_CANONICAL: dict[bytes, bool] = {}
+_CANONICAL_KEPT = 4096
+
+
+def canonical(fields: dict[str, Any]) -> bool:
+    """Whether these fields are already as to_fields_v1 writes them (to_fields_v1(from_fields_v1(f)) == f).
+
+    Remembered by their JSON: a manager's fields are mostly the ones it had on its last write."""
+    try:
+        text = orjson.dumps(fields)
+    except TypeError:
+        return False
+    found = _CANONICAL.get(text)
+    if found is None:
+        if len(_CANONICAL) >= _CANONICAL_KEPT:
+            _CANONICAL.clear()
+        found = _CANONICAL[text] = _canonical(fields, True)
+    return found
+
+
+def _canonical(fields: dict[str, Any], root: bool) -> bool:
+    keys = list(fields)
+    marked = bool(keys) and keys[0] == "."
+    children = keys[1:] if marked else keys
+    if marked and (root or not children or fields["."] != {}):
+        return False
+    if any(not isinstance(fields[k], dict) or k == "." or not _canonical(fields[k], False) for k in children):
+        return False
+    return children == sorted(children) and all(k[:1] in _PLAIN_ORDER for k in children)
+
+
 def _written(old: Any, new: dict[str, Any], schema: schemas.Schema,
              ignored: tuple[Path, ...]) -> tuple[set[Path], set[Path]]:
     """(paths the write set or changed, paths it removed), leaving out those it cannot own."""
@@ -187,6 +288,9 @@ def _written(old: Any, new: dict[str, Any], schema: schemas.Schema,
 
 def _released(entry: dict[str, Any], changed: set[Path], removed: set[Path]) -> list[dict[str, Any]]:
     """Another manager's entry once a write took `changed` and `removed` from it (none, if nothing is left)."""
+    fields = entry.get("fieldsV1") or {}
+    if isinstance(fields, dict) and fields and _untouched(fields, changed, removed):
+        return [entry]  # the common case, found without expanding the entry into its paths
     owned = from_fields_v1(entry.get("fieldsV1") or {})
     # A removed node takes everything below it out of every manager's set.
     kept = {p for p in owned - changed if not any(p[:i] in removed for i in range(len(p) + 1))}
@@ -221,14 +325,26 @@ def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema:
             mine = entry
             continue
         out += _released(entry, changed, removed)
-    before = from_fields_v1(mine.get("fieldsV1") or {}) if mine is not None else set()
-    owned = (before - removed) | changed
-    if owned:
+    mine_fields = mine.get("fieldsV1") if mine is not None else None
+    kept = (isinstance(mine_fields, dict) and bool(mine_fields) and all(_owns(mine_fields, p) for p in changed)
+            and not any(_owns(mine_fields, p) for p in removed))
+    if kept:
+        # The write changed only what this manager owned already (the common update): found without
+        # expanding the entry into its paths, and its fields kept as they are when already in the
+        # form to_fields_v1 gives.
+        assert mine is not None and isinstance(mine_fields, dict)
+        owned = set() if canonical(mine_fields) else from_fields_v1(mine_fields)
+        unchanged = True
+    else:
+        before = from_fields_v1(mine_fields or {})
+        owned = (before - removed) | changed
+        unchanged = owned == before
+    if kept or owned:
         # A client without fieldManager or User-Agent is an unnamed manager; the name is then omitted.
         entry = {"manager": manager} if manager else {}
         entry.update({"operation": "Update", "apiVersion": api_version,
-                      "time": mine["time"] if mine is not None and owned == before else now,
-                      "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned)})
+                      "time": mine["time"] if mine is not None and unchanged else now,
+                      "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned) if owned else mine_fields})
         if subresource:
             entry["subresource"] = subresource
         out.append(entry)

@@ -6,8 +6,8 @@ registry (rest.BeforeCreate, BeforeUpdate, BeforeDelete) for the rules users can
 
 from __future__ import annotations
 
-import datetime
 import secrets
+import time
 import uuid
 from typing import Any
 
@@ -32,9 +32,19 @@ _SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
+_last_second: list[tuple[int, str]] = [(-1, "")]
+
+
 def now_rfc3339(offset_seconds: int = 0) -> str:
-    moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset_seconds)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    # A write asks for the time several times (managed fields, creation, strategies) and the answer
+    # has a second's resolution: formatted once per second, as strftime costs more than the rest.
+    second = int(time.time()) + offset_seconds
+    cached_second, text = _last_second[0]
+    if second != cached_second:
+        text = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
+        if not offset_seconds:
+            _last_second[0] = (second, text)
+    return text
 
 
 def ordered(obj: dict[str, Any]) -> dict[str, Any]:
@@ -153,8 +163,11 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """The object as it will be stored, after mutating admission: named, given what the server sets
     (upstream's BeforeCreate), the create strategy's changes made, and validated."""
     meta = obj["metadata"]
+    strategy = strategy_for(rt)
     if not meta.get("name") and meta.get("generateName"):
-        meta["name"] = meta["generateName"] + "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
+        suffix = "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5)) if strategy.suffixes_generated_names \
+            else ""
+        meta["name"] = meta["generateName"] + suffix
     for field_name in _SERVER_SET:
         meta.pop(field_name, None)
     meta["uid"] = str(uuid.uuid4())
@@ -163,7 +176,7 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1
-    strategy_for(rt).prepare_for_create(obj)
+    strategy.prepare_for_create(obj)
     validate(rt, obj)
     return ordered(shaping.shaped_object(obj))
 
@@ -200,15 +213,18 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
     else:
         problems += strategy.validate_update(obj, old)
     if problems:
-        raise errors.invalid(rt.kind, rt.group, str(obj["metadata"].get("name") or ""), problems)
+        group = rt.group if strategy.invalid_group is None else strategy.invalid_group
+        raise errors.invalid(rt.kind, group, str(obj["metadata"].get("name") or ""), problems)
 
 
 def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
                    subresource: str | None, manager: str | None = None,
-                   applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                   applied: list[dict[str, Any]] | None = None, shape: bool = True) -> dict[str, Any]:
     """Carries over what a client cannot change and applies the subresource's view of the update.
 
-    `applied` are the managedFields a server-side apply computed, which stand instead of tracking."""
+    `applied` are the managedFields a server-side apply computed, which stand instead of tracking.
+    Without `shape` an update of the main resource comes back unshaped: for a caller that changes it
+    further and then shapes it (`reshaped`), as shaping twice is shaping once."""
     now = now_rfc3339()
     strategy = strategy_for(rt)
     old_meta = old["metadata"]
@@ -273,7 +289,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     new = shaping.shaped_object(new)
     meta = new["metadata"]
     _record(rt, new, old, manager, subresource if subresource == ephemeralcontainers.SUBRESOURCE else None, now,
-            applied, given)
+            applied, given, shaped=True)
     strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
@@ -282,7 +298,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         problems = ephemeralcontainers.validate_update(new, old)
         if problems:
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
-    return ordered(shaping.shaped_object(new))
+    return ordered(shaping.shaped_object(new)) if shape else new
 
 
 def _check_subresource(rt: ResourceType, strategy: Strategy, subresource: str, new: dict[str, Any],
@@ -294,9 +310,9 @@ def _check_subresource(rt: ResourceType, strategy: Strategy, subresource: str, n
 
 def _record(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], manager: str | None,
             subresource: str | None, now: str, applied: list[dict[str, Any]] | None,
-            given: list[dict[str, Any]] | None = None) -> None:
+            given: list[dict[str, Any]] | None = None, shaped: bool = False) -> None:
     if applied is None:
-        ownership.track(rt, obj, old, manager, subresource, now, given)
+        ownership.track(rt, obj, old, manager, subresource, now, given, shaped)
     elif applied:
         obj["metadata"]["managedFields"] = applied
     else:

@@ -41,10 +41,11 @@ def reset_fields(rt: ResourceType, subresource: str | None) -> tuple[managedfiel
 
 
 def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subresource: str | None,
-          now: str, entries: list[dict[str, Any]] | None = None) -> None:
+          now: str, entries: list[dict[str, Any]] | None = None, shaped: bool = False) -> None:
     """Records in metadata.managedFields what `manager` changed going from old (None: created) to obj.
 
     `entries` are the managedFields to start from, when a write sets them itself; else old's.
+    `shaped` says obj is already as shaping.shaped_object leaves it, so it is compared as it is.
     """
     schema, _ = ownership_schema(rt, obj)
     if manager is None or schema is None:
@@ -62,8 +63,8 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
         updated = _record_versioned(entries, old, obj, views, request, reset_fields(rt, subresource))
     else:
         updated = fieldmanager.record_update(entries, None if old is None else shaping.shaped_object(json_copy(old)),
-                                             shaping.shaped_object(json_copy(obj)), schema, request,
-                                             reset_fields(rt, subresource))
+                                             obj if shaped else shaping.shaped_object(json_copy(obj)), schema,
+                                             request, reset_fields(rt, subresource))
     if updated:
         obj["metadata"]["managedFields"] = updated
     else:

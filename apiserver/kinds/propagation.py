@@ -40,10 +40,11 @@ def check_options(options: dict[str, Any]) -> None:
         raise errors.invalid("DeleteOptions", "meta.k8s.io", "", problems)
 
 
-def finalizers_after_delete(meta: dict[str, Any], options: dict[str, Any], orphans_by_default: bool = False
-                            ) -> list[str] | None:
-    """The object's finalizers as the delete leaves them, or None when they stay as they are
-    (`orphans_by_default`: the kind's DefaultGarbageCollectionPolicy is OrphanDependents)."""
+def finalizers_after_delete(meta: dict[str, Any], options: dict[str, Any],
+                            orphans_by_default: bool = False) -> list[str] | None:
+    """The object's finalizers as the delete leaves them, or None when they stay as they are.
+
+    With neither options nor finalizers saying, the kind's default decides (a batch/v1 Job orphans)."""
     current: list[str] = list(meta.get("finalizers") or ())
     policy = options.get("propagationPolicy")
     orphan_flag = options.get("orphanDependents")

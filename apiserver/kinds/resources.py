@@ -18,6 +18,7 @@ from apiserver.errors import FieldError
 from columns.base import Printer
 
 if TYPE_CHECKING:
+    from apiserver.crd.webhookconversion import WebhookConversion
     from apiserver.kinds.conversion import Codec  # which imports this module
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -34,6 +35,7 @@ class CustomVersion(Protocol):
     crd_name: str
     created: str  # the CRD's creationTimestamp
     deprecation_warning: str | None  # the Warning of every request to a deprecated version
+    conversion: WebhookConversion | None  # the CRD's conversion webhook; None for strategy None
 
     @property
     def codec(self) -> Codec: ...

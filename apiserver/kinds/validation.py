@@ -10,7 +10,6 @@ the answers for the strings a write repeats most (label keys and values, names) 
 from __future__ import annotations
 
 import functools
-import ipaddress
 import re
 from typing import Any, Callable
 
@@ -188,16 +187,50 @@ def relaxed_env_var_name(value: str) -> tuple[str, ...]:
     return tuple(errors)
 
 
-def ip_address_name(value: str) -> list[str]:
-    """An IPAddress is named by the address it holds, written canonically."""
-    try:
-        address = ipaddress.ip_address(value)
-    except ValueError:
-        return ["must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"]
-    if str(address) != value:
-        return [f'must be in canonical form ("{address}")']
-    return []
-
-
 def invalid_value(path: str, value: Any, detail: str) -> FieldError:
     return FieldError("FieldValueInvalid", path, f"Invalid value: {go_value(value)}: {detail}")
+
+
+_WILDCARD_SUBDOMAIN_FMT = r"\*\." + _SUBDOMAIN_FMT
+_WILDCARD_SUBDOMAIN_RE = re.compile(_WILDCARD_SUBDOMAIN_FMT)
+_HTTP_PATH_FMT = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
+_HTTP_PATH_RE = re.compile(_HTTP_PATH_FMT)
+
+
+def wildcard_dns1123_subdomain(value: str) -> list[str]:
+    """IsWildcardDNS1123Subdomain: '*.' and then a subdomain."""
+    errors = [max_len_error(253)] if len(value) > 253 else []
+    if not _WILDCARD_SUBDOMAIN_RE.fullmatch(value):
+        errors.append(regex_error("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS "
+                                  "subdomain, which must consist of lower case alphanumeric characters, '-' or '.' "
+                                  "and end with an alphanumeric character", _WILDCARD_SUBDOMAIN_FMT, "*.example.com"))
+    return errors
+
+
+def domain_prefixed_path(path: str, value: str) -> list[FieldError]:
+    """IsDomainPrefixedPath: a subdomain, '/', then the characters RFC 3986 allows in an HTTP path."""
+    if not value:
+        return [FieldError("FieldValueRequired", path, "Required value")]
+    host, slash, rest = value.partition("/")
+    if not slash or not host or not rest:
+        return [invalid_value(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    found = [invalid_value(path, host, msg) for msg in dns1123_subdomain(host)]
+    if not _HTTP_PATH_RE.fullmatch(rest):
+        found.append(invalid_value(path, rest, regex_error("Invalid path", _HTTP_PATH_FMT)))
+    return found
+
+
+def fully_qualified_domain_name(path: str, value: str) -> list[FieldError]:
+    """IsFullyQualifiedDomainName: a subdomain of at least two labels; a trailing dot is allowed."""
+    if not value:
+        return [FieldError("FieldValueRequired", path, "Required value")]
+    name = value.removesuffix(".")
+    errors = dns1123_subdomain(name)
+    if errors:
+        return [invalid_value(path, name, ",".join(errors))]
+    if len(name.split(".")) < 2:
+        return [invalid_value(path, name, "should be a domain with at least two segments separated by dots")]
+    for label in name.split("."):
+        if dns1123_label(label):
+            return [invalid_value(path, label, ",".join(dns1123_label(label)))]
+    return []

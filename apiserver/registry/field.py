@@ -134,7 +134,9 @@ def go_selector(selector: Any) -> str:
     if selector.get("matchLabels"):
         shown["matchLabels"] = dict(sorted(selector["matchLabels"].items()))
     if selector.get("matchExpressions"):
+        # key and operator lack omitempty: Go writes them even when empty.
         shown["matchExpressions"] = [
-            {k: e[k] for k in ("key", "operator", "values") if k in e and (k != "values" or e[k])}
+            {"key": e.get("key") or "", "operator": e.get("operator") or "", **({"values": e["values"]}
+                                                                                if e.get("values") else {})}
             for e in selector["matchExpressions"] if isinstance(e, dict)]
     return go_json(shown)

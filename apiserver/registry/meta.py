@@ -15,7 +15,6 @@ from apiserver.kinds.validation import (
     TOTAL_ANNOTATION_SIZE_LIMIT,
     dns1123_label,
     dns1123_subdomain,
-    ip_address_name,
     label_value,
     path_segment_name,
     qualified_name,
@@ -48,11 +47,6 @@ def path_segment(name: str, prefix: bool) -> list[str]:
     if prefix:
         return [f"may not contain '{bad}'" for bad in ("/", "%") if bad in name]
     return path_segment_name(name)
-
-
-def ip_address(name: str, prefix: bool) -> list[str]:
-    """An IPAddress is named by its address; a prefix of one cannot be judged."""
-    return [] if prefix else ip_address_name(name)
 
 
 def labels(values: Any, path: str) -> list[FieldError]:

@@ -34,8 +34,6 @@ class Strategy(Protocol):
     status_keeps_metadata: bool  # /status resets all of metadata (an APIService's)
     generation_field: str  # what a change of bumps metadata.generation
     returns_deleted_object: bool  # DELETE answers with the object rather than a Status
-    orphans_by_default: bool  # DefaultGarbageCollectionPolicy: a delete naming no propagation orphans
-    orphaning_warning: str  # the warning such a delete answers with ("": none)
     allocation_attempts: int  # tries of a create that allocates from ranges other servers share
     creates_on_update: bool  # a PUT of a missing object creates it (AllowCreateOnUpdate)
     creates_binding: bool  # a create binds the pod it names (upstream's LegacyBindingREST)
@@ -43,6 +41,9 @@ class Strategy(Protocol):
     scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
     kube_finalizers: bool  # a bare finalizer name must be a standard one (core's ValidateObjectMeta)
     checks_generate_name: bool  # generateName is judged too (not under ValidateObjectMetaWithOpts)
+    suffixes_generated_names: bool  # generateName gets 5 random characters (IPAddresses' generator adds none)
+    orphans_by_default: bool  # a delete naming no propagation orphans dependents (DefaultGarbageCollectionPolicy)
+    invalid_group: str | None  # the group a 422 names when not the URL's: the internal type's (events.k8s.io's core)
 
     @property
     def name_rule(self) -> NameRule:
@@ -138,6 +139,10 @@ class Strategy(Protocol):
     def warnings_on_update(self) -> Callable[[Obj, Obj], list[str]]:
         """WarningsOnUpdate (new, old)."""
 
+    @property
+    def warnings_on_delete(self) -> Callable[[Obj], list[str]]:
+        """What the kind's storage warns of a delete, from its DeleteOptions (found or not)."""
+
 
 def _nothing(obj: Obj) -> None:
     return None
@@ -213,14 +218,13 @@ class KindStrategy:
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_update_warnings
+    warnings_on_delete: Callable[[Obj], list[str]] = _no_warnings
     validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
     status_keeps_metadata: bool = False
     generation_field: str = "spec"
     returns_deleted_object: bool = False
-    orphans_by_default: bool = False
-    orphaning_warning: str = ""
     allocation_attempts: int = 1
     creates_on_update: bool = False
     creates_binding: bool = False
@@ -228,6 +232,9 @@ class KindStrategy:
     scale_selector_is_map: bool = False
     kube_finalizers: bool = True
     checks_generate_name: bool = True
+    suffixes_generated_names: bool = True
+    orphans_by_default: bool = False
+    invalid_group: str | None = None
     name_rule: NameRule = subdomain_name
     name_rule_of: Callable[[Obj], NameRule] | None = None
     reset_fields: tuple[tuple[str | None, tuple[tuple[str, ...], ...]], ...] = ()

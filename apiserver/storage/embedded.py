@@ -3,6 +3,10 @@
 Writes are checked and numbered at once (so a second writer sees the first one's pending state)
 but become visible to readers and watchers only after the batch they joined is fsynced: what a
 reader has seen, a crash cannot take back. Concurrent writes share one fsync.
+
+A snapshot of the whole state is written beside the commits, not in their way: writes go on into
+the log meanwhile, and once the snapshot is durable the records logged since it started are copied
+into a new log, which takes over (see `_snapshot`).
 """
 
 from __future__ import annotations
@@ -85,6 +89,10 @@ class EmbeddedStore(MemoryReads):
         self._committer: asyncio.Task[None] | None = None
         self._log: LogWriter | None = None
         self._records_since_snapshot = 0
+        # While a snapshot is being written: the frames appended since its revision, for the new log.
+        self._carried: builtins.list[bytes] | None = None
+        self._snapshotting: asyncio.Task[None] | None = None
+        self._appending = asyncio.Lock()  # one append at a time, and none while the log is switched
         self.stats = WalStats()
         os.makedirs(options.data_dir, exist_ok=True)
         self._recover()
@@ -132,12 +140,15 @@ class EmbeddedStore(MemoryReads):
         while self._batch:
             batch, self._batch = self._batch, []
             frames = [frame(_encode(p.record)) for p in batch]
-            assert self._log is not None
-            try:
-                await asyncio.to_thread(self._log.append_and_sync, frames)
-            except OSError as exc:
-                self._fail_all(batch, exc)
-                continue
+            async with self._appending:
+                assert self._log is not None
+                try:
+                    await asyncio.to_thread(self._log.append_and_sync, frames)
+                except OSError as exc:
+                    self._fail_all(batch, exc)
+                    continue
+                if self._carried is not None:
+                    self._carried += frames
             self.stats.syncs += 1
             self.stats.records += len(batch)
             now = time.monotonic()
@@ -148,8 +159,8 @@ class EmbeddedStore(MemoryReads):
                 if not pending.future.done():
                     pending.future.set_result(stored)
             self._records_since_snapshot += len(batch)
-            if self._records_since_snapshot >= self._options.snapshot_every:
-                await self._snapshot()
+            if self._records_since_snapshot >= self._options.snapshot_every and self._carried is None:
+                self._start_snapshot()
 
     def _fail_all(self, batch: builtins.list[_Pending], exc: OSError) -> None:
         # Writes queued behind the failed batch were checked against its pending state: fail them too.
@@ -175,8 +186,10 @@ class EmbeddedStore(MemoryReads):
         return sorted(glob.glob(os.path.join(self._options.data_dir, pattern)))
 
     def _recover(self) -> None:
-        for leftover in self._paths("snapshot-*.snap.tmp"):
-            os.unlink(leftover)  # a snapshot cut short by a crash; the logs it was to replace are all here
+        for leftover in self._paths("snapshot-*.snap.tmp") + self._paths("wal-*.log.tmp"):
+            # A snapshot, or the log to follow one, cut short by a crash; the logs they were to replace
+            # are all here.
+            os.unlink(leftover)
         snapshots = self._paths("snapshot-*.snap")
         snapshot_rv = 0
         if snapshots:
@@ -205,30 +218,51 @@ class EmbeddedStore(MemoryReads):
             self._replay(_decode_record(payload))
         return header.rv
 
-    async def _snapshot(self) -> None:
-        """Writes the whole state, then starts a new log and drops the files the snapshot covers.
-
-        Commits wait meanwhile (this runs inside the committer), so the state cannot move under it.
-        Each step leaves a recoverable directory: until the snapshot is renamed into place the logs
-        are untouched, and after it replay skips the records it holds.
-        """
+    def _start_snapshot(self) -> None:
+        """Starts writing the state as of now, between two batches, so it holds every write logged so far."""
         self._records_since_snapshot = 0  # a failed snapshot is retried after as many records again
-        revision = self._state.revision
-        records = [WalRecord(obj.rv, False, storage_key, ns, name, obj.data)
-                   for (storage_key, ns, name), obj in self._state.items()]
+        self._carried = []
+        self._snapshotting = asyncio.create_task(self._snapshot(self._state.revision, self._state.copied()))
+
+    async def _snapshot(self, revision: int,
+                        resources: builtins.list[tuple[str, dict[tuple[str, str], StoredObject]]]) -> None:
+        """Writes the state at `revision`, then moves the log on past it and drops the files it covers.
+
+        Commits go on meanwhile, into the old log, their frames kept in `_carried`; they wait only
+        while those frames are copied into the new log. Each step leaves a recoverable directory:
+        until the snapshot is renamed into place the logs are untouched; after it, replay skips the
+        records it holds; the new log appears whole (renamed into place), and until the old log is
+        dropped its records past the snapshot are replayed from both, in order, to the same state.
+        """
+        snapshot: str | None = None
         try:
-            snapshot = await asyncio.to_thread(self._write_snapshot, revision, records)
-            self._rotate(revision, snapshot)
+            snapshot = await asyncio.to_thread(self._write_snapshot, revision, resources)
         except OSError as exc:
             log.error("snapshot at revision %d failed (%s); the logs are kept", revision, exc)
+        finally:
+            if snapshot is None:
+                self._carried = None  # the frames stay where they are, in the log that goes on
+        if snapshot is None:
+            return
+        async with self._appending:
+            carried, self._carried = self._carried or [], None
+            try:
+                new_log = await asyncio.to_thread(self._start_log, revision, carried)
+            except OSError as exc:
+                log.error("starting the log after the snapshot at revision %d failed (%s); appends go on "
+                          "into the old log", revision, exc)
+                return
+            self._rotate(snapshot, new_log)
 
-    def _write_snapshot(self, revision: int, records: builtins.list[WalRecord]) -> str:
+    def _write_snapshot(self, revision: int,
+                        resources: builtins.list[tuple[str, dict[tuple[str, str], StoredObject]]]) -> str:
         final = os.path.join(self._options.data_dir, f"snapshot-{revision:020d}.snap")
         tmp = final + ".tmp"
         with open(tmp, "wb") as f:
             try:
                 f.write(frame(_encode(SnapshotHeader(revision))))
-                f.writelines(frame(_encode(record)) for record in records)
+                f.writelines(frame(_encode(WalRecord(obj.rv, False, storage_key, ns, name, obj.data)))
+                             for storage_key, objects in resources for (ns, name), obj in objects.items())
                 f.flush()
                 os.fsync(f.fileno())
             except OSError:
@@ -239,21 +273,45 @@ class EmbeddedStore(MemoryReads):
         fsync_dir(self._options.data_dir)
         return final
 
-    def _rotate(self, revision: int, snapshot: str) -> None:
+    def _start_log(self, revision: int, carried: builtins.list[bytes]) -> LogWriter:
+        """The log that follows the snapshot at `revision`, holding the frames logged since, made whole
+        before it appears under its name."""
+        final = os.path.join(self._options.data_dir, f"wal-{revision + 1:020d}.log")
+        tmp = final + ".tmp"
+        try:
+            writer = LogWriter(tmp)
+            try:
+                writer.append_and_sync(carried)
+            finally:
+                writer.close()
+            os.replace(tmp, final)
+            fsync_dir(self._options.data_dir)
+        except OSError:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        return LogWriter(final)
+
+    def _rotate(self, snapshot: str, new_log: LogWriter) -> None:
         assert self._log is not None
         covered = [path for path in self._paths("wal-*.log") + self._paths("snapshot-*.snap")
-                   if path != snapshot]
-        # The new log is opened before the old one is closed: if opening fails, appends go on as before.
-        new_log = LogWriter(os.path.join(self._options.data_dir, f"wal-{revision + 1:020d}.log"))
+                   if path not in (snapshot, new_log.path)]
         self._log.close()
         self._log = new_log
-        fsync_dir(self._options.data_dir)
         for path in covered:
             os.unlink(path)
 
+    async def wait_for_snapshot(self) -> None:
+        """Returns once no snapshot is being written (its outcome is in the log and the files)."""
+        while self._snapshotting is not None and not self._snapshotting.done():
+            await asyncio.shield(self._snapshotting)
+
     async def close(self) -> None:
-        while self._committer is not None and not self._committer.done():
-            await self._committer
+        while (self._committer is not None and not self._committer.done()) or (
+                self._snapshotting is not None and not self._snapshotting.done()):
+            if self._committer is not None and not self._committer.done():
+                await self._committer
+            await self.wait_for_snapshot()
         if self._log is not None:
             self._log.close()
             self._log = None

@@ -67,6 +67,11 @@ class MemoryState:
         objects = res.objects
         return self.revision, [((storage_key, ns, name), objects[(ns, name)]) for ns, name in keys]
 
+    def copied(self) -> builtins.list[tuple[str, dict[tuple[str, str], StoredObject]]]:
+        """Every resource's objects as they stand now, copied (in C: quick enough for the event loop) so
+        that another thread can go through them while the state moves on."""
+        return [(storage_key, dict(res.objects)) for storage_key, res in self._resources.items()]
+
     def items(self) -> Iterator[tuple[Key, StoredObject]]:
         """Every object of every resource, in no particular order."""
         for storage_key, res in self._resources.items():

@@ -3,7 +3,7 @@
 The hub wraps each change in an `Event` and appends that same object to every watcher's queue (a
 bounded deque: a writer never waits on a watcher). A watcher that falls `queue_limit` events behind
 is dropped and told to close; its client re-lists, as with kube-apiserver's watch cache.
-Each Event caches its encoded lines by (shape key, event type, first), so the first watcher to need
+Each Event caches its encoded lines by (version, shape key, event type, first), so the first watcher to need
 a representation pays for it and the rest write the very same bytes. (Initial events are shared the
 same way through the assembled list pieces: see `stream.initial_events`.)
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import Callable, Hashable
+from typing import Awaitable, Callable, Hashable
 
 import orjson
 
@@ -32,15 +32,29 @@ def event_line(event_type: str, object_bytes: bytes) -> bytes:
 class Event:
     """One change as all watchers of its resource see it."""
 
-    __slots__ = ("_left", "_lines", "change")
+    __slots__ = ("_converted", "_left", "_lines", "change")
 
     def __init__(self, change: Change) -> None:
         self.change = change
         self._lines: dict[Hashable, bytes] = {}
         self._left: bytes | None = None
+        self._converted: dict[Hashable, asyncio.Future[StoredObject]] | None = None
+
+    async def converted(self, key: Hashable, convert: Callable[[], Awaitable[StoredObject]]) -> StoredObject:
+        """The object converted into another version (a CRD's webhook), once for every watcher of that
+        version: this change's conversion, shared while the change is queued, never kept beyond it."""
+        if self._converted is None:
+            self._converted = {}
+        task = self._converted.get(key)
+        if task is None:
+            task = self._converted[key] = asyncio.ensure_future(convert())
+        # Shielded: a watcher that goes away while it waits must not cancel the others' conversion.
+        return await asyncio.shield(task)
 
     def line(self, rt: ResourceType, shape: Shape, event_type: str, first: bool) -> bytes:
-        cache_key = (shape.key, event_type, first)
+        # Watchers of one stored resource may ask for it in different versions (a CRD's, Events'), each
+        # encoded apart.
+        cache_key = (rt.api_version, shape.key, event_type, first)
         line = self._lines.get(cache_key)
         if line is None:
             change = self.change

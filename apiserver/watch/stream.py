@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import AsyncIterator, Callable, Mapping
+from typing import AsyncIterator, Awaitable, Callable, Mapping
 
 import orjson
 
@@ -22,13 +22,16 @@ from apiserver.kinds.resources import ResourceType
 from apiserver.query.paging import parse_rv, too_large
 from apiserver.query.selection import Selection
 from apiserver.shapes.shape import Listing, Shape
-from apiserver.storage.interface import Change, Expired, Store
+from apiserver.storage.interface import Change, Expired, Store, StoredObject
 from apiserver.watch.fanout import Event, Fanout, Watcher, event_line
 
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 # What a list of the watch's view (namespace and selectors, unpaged) gives at a revision.
 SelectInitial = Callable[[int], Listing]
+# Objects read in the storage version put in the watch's (a CRD's conversion webhook); the second
+# argument is true for a list's objects, sent together.
+Convert = Callable[[list[StoredObject], bool], Awaitable[list[StoredObject]]]
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ def plan_start(store: Store, rt: ResourceType, options: WatchOptions, select_ini
 
 def open_watch(store: Store, fanout: Fanout, rt: ResourceType, selection: Selection, options: WatchOptions,
                shape: Shape, select_initial: SelectInitial, queue_limit: int,
-               bookmark_seconds: float) -> tuple[AsyncIterator[bytes], asyncio.Event]:
+               bookmark_seconds: float, convert: Convert | None = None) -> tuple[AsyncIterator[bytes], asyncio.Event]:
     """Starts the watch now; the stream, and an event set when the hub drops it for falling behind."""
     # No await from reading the starting state to joining the fan-out: a change committed in between
     # would reach neither (the store applies changes and tells its listeners in one synchronous step).
@@ -117,8 +120,8 @@ def open_watch(store: Store, fanout: Fanout, rt: ResourceType, selection: Select
         return refuse(), asyncio.Event()
     watcher = fanout.add(queue_limit, start.backlog)
     deadline = None if options.timeout_seconds is None else time.monotonic() + options.timeout_seconds
-    return _stream(watcher, rt, selection, shape, start, options.bookmarks, deadline,
-                   bookmark_seconds), watcher.closed
+    stream = _stream(watcher, rt, selection, shape, start, options.bookmarks, deadline, bookmark_seconds, convert)
+    return stream, watcher.closed
 
 
 def initial_events(rt: ResourceType, shape: Shape, listing: Listing) -> bytes:
@@ -135,12 +138,19 @@ def initial_events(rt: ResourceType, shape: Shape, listing: Listing) -> bytes:
 
 async def _stream(watcher: Watcher, rt: ResourceType, selection: Selection, shape: Shape,
                   start: WatchStart, bookmarks: bool, deadline: float | None,
-                  bookmark_seconds: float) -> AsyncIterator[bytes]:
+                  bookmark_seconds: float, convert: Convert | None) -> AsyncIterator[bytes]:
     delivered = metrics.EVENTS_DELIVERED.labels(rt.storage_key)
     try:
         first = True
         if start.initial is not None and start.initial.items:
-            yield initial_events(rt, shape, start.initial)
+            initial = start.initial
+            if convert is not None:
+                try:
+                    initial = await _converted_listing(initial, convert)
+                except errors.ApiError as exc:
+                    yield event_line("ERROR", exc.to_bytes())
+                    return
+            yield initial_events(rt, shape, initial)
             delivered.inc(len(start.initial.items))
             first = False
         if start.initial_events_end:
@@ -152,7 +162,16 @@ async def _stream(watcher: Watcher, rt: ResourceType, selection: Selection, shap
                 event = watcher.queue.popleft()
                 revision = event.change.rv
                 event_type = _event_type(selection, event)
-                if event_type is not None:
+                if event_type is not None and convert is not None:
+                    try:
+                        yield await _converted_line(event, rt, shape, event_type, first, convert)
+                    except errors.ApiError as exc:
+                        # The event cannot be shown in the watch's version: the client is told, and re-lists.
+                        yield event_line("ERROR", exc.to_bytes())
+                        return
+                    delivered.inc()
+                    first = False
+                elif event_type is not None:
                     yield event.line(rt, shape, event_type, first)
                     delivered.inc()
                     first = False
@@ -172,6 +191,26 @@ async def _stream(watcher: Watcher, rt: ResourceType, selection: Selection, shap
                 pass
     finally:
         watcher.stop()
+
+
+async def _converted_listing(listing: Listing, convert: Convert) -> Listing:
+    """The initial objects in the watch's version, never kept with the list pieces other watches share."""
+    converted = await convert([obj for _, obj in listing.items], True)
+    return Listing(listing.revision, [(key, obj) for (key, _), obj in zip(listing.items, converted)])
+
+
+async def _converted_line(event: Event, rt: ResourceType, shape: Shape, event_type: str, first: bool,
+                          convert: Convert) -> bytes:
+    """One event in the watch's version: the change converted once for all the watchers of the version
+    it is queued for (`Event.converted`)."""
+    change = event.change
+    left = event_type == "DELETED" and change.type != "DELETED"
+    data = event.left_object() if left else change.data
+
+    async def one() -> StoredObject:
+        return (await convert([StoredObject(change.rv, data)], False))[0]
+    converted = await event.converted((rt, left), one)  # a CRD changed since is another type
+    return event_line(event_type, shape.event_object(rt, converted, first))
 
 
 def _event_type(selection: Selection, event: Event) -> str | None:

@@ -27,6 +27,7 @@ from benches.api_load.client import MERGE_PATCH, Client, seed_configmaps, seed_p
 from benches.api_load.servers import Floor, Target, floor_credentials, free_port
 
 _MARKER = "@@UNIQUE@@"
+APPLY_PATCH = "application/apply-patch+yaml"
 
 
 @dataclass
@@ -113,6 +114,9 @@ def medians(runs: list[wrk.RunFigures]) -> dict[str, float]:
            "p50_ms": statistics.median(r["p50_ms"] for r in runs),
            "p90_ms": statistics.median(r["p90_ms"] for r in runs),
            "p99_ms": statistics.median(r["p99_ms"] for r in runs)}
+    tails = [r["p999_ms"] for r in runs if "p999_ms" in r]
+    if len(tails) == len(runs):
+        out["p999_ms"] = statistics.median(tails)
     cpu = [r["server_cpu_us"] for r in runs if "server_cpu_us" in r]
     if len(cpu) == len(runs):
         out["server_cpu_us"] = statistics.median(cpu)
@@ -141,6 +145,17 @@ def _script(s: sc.Scenario, options: Options, run: int, targets: int) -> str:
     if s.driver == "create":
         before, after = orjson.dumps(objects.configmap(sc.WRITE_NAMESPACE, _MARKER, 1)).decode().split(_MARKER)
         return wrk.write_script(path, "POST", s.path, "application/json", before, after, prefix)
+    if s.driver == "update":
+        whole = objects.configmap(sc.WRITE_NAMESPACE, wrk.NAME, 1)
+        whole["data"]["mode"] = _MARKER
+        before, after = orjson.dumps(whole).decode().split(_MARKER)
+        return wrk.write_script(path, "PUT", s.path, "application/json", before, after, prefix, "patch-target",
+                                targets)
+    if s.driver == "apply":
+        config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": wrk.NAME}, "data": {"mode": _MARKER}}
+        before, after = orjson.dumps(config).decode().split(_MARKER)
+        return wrk.write_script(path, "PATCH", s.path, APPLY_PATCH, before, after, prefix, "patch-target", targets,
+                                "?fieldManager=apiload&force=true")
     before, after = json.dumps({"data": {"mode": _MARKER}}).split(_MARKER)
     return wrk.write_script(path, "PATCH", s.path, MERGE_PATCH, before, after, prefix, "patch-target", targets)
 
@@ -167,7 +182,7 @@ class Measurement:
         seed_configmaps(self.client, sc.READ_NAMESPACE, self.options.count)
         if any(n.endswith("_pods") for n in names):
             seed_pods(self.client, sc.READ_NAMESPACE, self.options.count)
-        if "patch" in names:
+        if names & set(sc.TARGETED):
             seed_configmaps(self.client, sc.WRITE_NAMESPACE, sc.PATCH_TARGETS, prefix="patch-target")
 
     def check(self, s: sc.Scenario) -> dict[str, Any]:
@@ -304,7 +319,9 @@ def measure_interleaved(measurements: list[Measurement], runs: int) -> list[dict
                 if e.get("runs"):
                     rps = statistics.median(r["rps"] for r in e["runs"])
                     p99 = statistics.median(r["p99_ms"] for r in e["runs"])
-                    print(f"   {s.name} [{m.options.label}]: {rps:.1f} ops/s, p99 {p99:.1f} ms, "
+                    tails = [r["p999_ms"] for r in e["runs"] if "p999_ms" in r]
+                    p999 = f", p99.9 {statistics.median(tails):.1f} ms" if tails else ""
+                    print(f"   {s.name} [{m.options.label}]: {rps:.1f} ops/s, p99 {p99:.1f} ms{p999}, "
                           f"{sum(r['failed'] for r in e['runs'])} failed", flush=True)
         return [m.finish() for m in measurements]
     finally:

@@ -28,7 +28,7 @@ FANOUT_WATCHERS = 100
 @dataclass(frozen=True)
 class Scenario:
     name: str
-    driver: Literal["wrk", "create", "patch", "watch", "schedule"]
+    driver: Literal["wrk", "create", "patch", "update", "apply", "watch", "schedule"]
     path: str = ""
     accept: str = JSON
     expected_kind: str = ""  # what a right answer's "kind" is, "" for anything
@@ -61,7 +61,12 @@ ALL = [
              watchers=FANOUT_WATCHERS),
     Scenario("create", "create", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps"),
     Scenario("patch", "patch", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps"),
+    Scenario("update", "update", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps"),
+    Scenario("apply", "apply", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps"),
     Scenario("schedule", "schedule", f"/api/v1/namespaces/{SCHEDULE_NAMESPACE}/pods"),
 ]
 BY_NAME = {s.name: s for s in ALL}
+# The writes to PATCH_TARGETS seeded objects: a full replacement (PUT) and server-side apply each
+# change data.mode, as the merge patch does.
+TARGETED = ("patch", "update", "apply")
 QUICK = ["get", "list_all", "create", "watch_latency"]

@@ -12,11 +12,12 @@ messageExpression, `expression '<expr>' resulted in error: <error>` for a failed
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from cel_expr_python import cel
 
+from apiserver.admission.policy.applyconfiguration import rewrite
 from apiserver.cel.environment import CompileError, Program, activation, compile_checked
 
 VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer")
@@ -100,7 +101,11 @@ class CompiledPolicy:
         for mutation in spec.get("mutations") or ():
             kind = str(mutation.get("patchType") or "")
             source = (mutation.get("jsonPatch") if kind == "JSONPatch" else mutation.get("applyConfiguration")) or {}
-            compiled.mutations.append((kind, compile_expression(str(source.get("expression", "")))))
+            text = str(source.get("expression", ""))
+            if kind == "JSONPatch":
+                compiled.mutations.append((kind, compile_expression(text)))
+            else:  # its Object literals compiled as maps; errors quote the expression as written
+                compiled.mutations.append((kind, replace(compile_expression(rewrite(text)), source=text)))
         for annotation in spec.get("auditAnnotations") or ():
             compiled.audit_annotations.append((str(annotation.get("key", "")), compile_expression(
                 str(annotation.get("valueExpression", "")), ("string", "null_type"))))

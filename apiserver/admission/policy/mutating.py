@@ -4,9 +4,8 @@ For a matching request (apiserver/admission/policy/source.py), each binding that
 policy's mutations in order, once per param, each on the object as the previous one left it. A
 `JSONPatch` mutation's expression builds `JSONPatch{op, path, from, value}` values, applied as RFC 6902
 (a failed `test` leaves the object as it was, as upstream's patcher does). `ApplyConfiguration`
-mutations, whose expressions build typed objects (`Object{spec: Object.spec{...}}`), need the matched
-kind's schema as CEL object types; this server does not have them and refuses such a request as a
-failed policy (or lets it through under `failurePolicy: Ignore`). Failures are upstream's:
+mutations build `Object{spec: Object.spec{...}}` configurations merged by the kind's schema
+(`applyconfiguration`). Failures are upstream's:
 `policy 'p' with binding 'b' denied request: ...`, 403. A policy with `reinvocationPolicy: IfNeeded`
 runs once more when a later mutating plugin changed the object after it.
 """
@@ -22,10 +21,13 @@ from google.protobuf.json_format import MessageToDict
 from apiserver.admission.attributes import Attributes
 from apiserver.admission.chain import ALLOWED, Verdict
 from apiserver.admission.plugins import register
+from apiserver.admission.policy import applyconfiguration
 from apiserver.admission.policy.compiled import CompiledPolicy, Expression
 from apiserver.admission.policy.source import PolicySource
 from apiserver.cel.environment import activation
 from apiserver.errors import ApiError
+from apiserver.kinds import ownership
+from apiserver.registry.lookup import strategy_for
 
 
 class PatchError(Exception):
@@ -111,14 +113,40 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
             return
         policy.bind_variables(data)
         for kind, expression in policy.mutations:
-            if kind != "JSONPatch":
-                raise PatchError(f"patchType {kind} is not supported by this server")
             current = attributes.object
             assert current is not None  # admit returns before any mutation when there is no object
             data["object"] = current
-            patched = apply_patch(copy.deepcopy(current), expression, activation(data))
+            if kind == "JSONPatch":
+                patched = apply_patch(copy.deepcopy(current), expression, activation(data))
+            elif kind == "ApplyConfiguration":
+                patched = self._applied(attributes, copy.deepcopy(current), expression, activation(data))
+            else:
+                raise PatchError(f"patchType {kind} is not supported by this server")
             if patched != current:
-                attributes.object = patched
+                attributes.object = self._defaulted(attributes, patched)
+
+    def _defaulted(self, attributes: Attributes, obj: dict[str, Any]) -> dict[str, Any]:
+        """What a mutation changed defaulted again, as upstream's dispatcher defaults each patched object."""
+        resource = attributes.resource
+        rt = self._registry.lookup(resource.group, resource.version, resource.resource)
+        if rt is not None and rt.kind == obj.get("kind"):
+            if rt.custom is not None:
+                rt.custom.prepare(obj)
+            else:
+                strategy_for(rt).default(obj)
+        return obj
+
+    def _applied(self, attributes: Attributes, obj: dict[str, Any], expression: Expression, data: Any) -> dict[str, Any]:
+        value, error = expression.run(data)
+        if error is not None:
+            raise PatchError(error)
+        resource = attributes.resource
+        rt = self._registry.lookup(resource.group, resource.version, resource.resource)
+        schema = None if rt is None else ownership.ownership_schema(rt, obj)[0]
+        try:
+            return applyconfiguration.merged(obj, applyconfiguration.configuration(_json(value)), schema)
+        except applyconfiguration.ApplyConfigurationError as failure:
+            raise PatchError(str(failure)) from None
 
     @staticmethod
     def _denial(attributes: Attributes, policy: CompiledPolicy, binding: dict[str, Any], message: str) -> ApiError:

@@ -49,7 +49,7 @@ def _kind_for(rt: ResourceType, subresource: str) -> GroupVersionKind | None:
 
 
 def _parts(context: PluginContext, storage_key: str, mutates: bool) -> tuple[WebhookSource, Matcher, Caller]:
-    caller = Caller(WebhookClient(context.store), context.registry)
+    caller = Caller(WebhookClient(context.store), context.registry, getattr(context.endpoint, "conversion", None))
     return (WebhookSource(context.store, storage_key, mutates),
             Matcher(context.store, equivalents_in(context.registry), caller.shown), caller)
 

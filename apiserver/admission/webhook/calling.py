@@ -19,6 +19,7 @@ from apiserver.admission.webhook import review
 from apiserver.admission.webhook.client import CallFailed, WebhookClient
 from apiserver.admission.webhook.configurations import Webhook
 from apiserver.admission.webhook.matching import Invocation
+from apiserver.crd import converting  # as a module: crd.crdspec imports this package while it loads
 from apiserver.kinds import shaping
 from apiserver.kinds.conversion import codec_for
 from apiserver.kinds.resources import Registry, ResourceType
@@ -41,9 +42,10 @@ def dry_run_unsupported(hook: Webhook) -> errors.ApiError:
 
 
 class Caller:
-    def __init__(self, client: WebhookClient, registry: Registry) -> None:
+    def __init__(self, client: WebhookClient, registry: Registry, conversion: converting.CustomConversion | None = None) -> None:
         self._client = client
         self._registry = registry
+        self._conversion = conversion  # CRDs' conversion webhooks, for objects of their other versions
 
     async def close(self) -> None:
         await self._client.close()
@@ -73,6 +75,28 @@ class Caller:
             copied = codec_for(rt).served(copied)
         return shaping.shaped_object(copied) if fresh else copied
 
+    async def shown_converted(self, a: Attributes, invocation: Invocation, obj: Obj | None,
+                              fresh: bool = False) -> Obj | None:
+        """`shown`, and a custom object of another version than the webhook's converted into it by its
+        CRD's conversion webhook, as upstream's Equivalent matching converts it."""
+        shown = self.shown(a, invocation, obj, fresh)
+        rt = self._type(a, invocation)
+        if shown is None or rt is None or self._conversion is None or not converting.converts(rt):
+            return shown
+        return await self._conversion.into(rt, shown, rt.api_version)
+
+    async def stored_converted(self, a: Attributes, invocation: Invocation, obj: Obj) -> Obj:
+        """`stored`, after a custom object is converted back into the version the request is in."""
+        rt = self._type(a, invocation)
+        asked = (a.object or {}).get("apiVersion")
+        if rt is not None and self._conversion is not None and converting.converts(rt) and isinstance(asked, str):
+            obj = await self._conversion.into(rt, obj, asked)
+            requested = self._registry.lookup(rt.group, asked.rpartition("/")[2], rt.plural)
+            if requested is not None and requested.custom is not None:
+                requested.custom.prepare(obj)
+            return obj
+        return self.stored(a, invocation, obj)
+
     def stored(self, a: Attributes, invocation: Invocation, obj: Obj) -> Obj:
         """A patched object back in the form the write path holds, defaulted again as upstream's
         dispatcher defaults what a webhook changed."""
@@ -98,8 +122,9 @@ class Caller:
             raise CallFailed("could not create admission objects: webhook does not accept known "
                              "AdmissionReview versions (v1, v1beta1)")
         if shown is None:
-            shown = self.shown(a, invocation, a.object, fresh=mutating)
-        uid, body = review.request(version, a, invocation, shown, self.shown(a, invocation, a.old_object))
+            shown = await self.shown_converted(a, invocation, a.object, fresh=mutating)
+        old = await self.shown_converted(a, invocation, a.old_object)
+        uid, body = review.request(version, a, invocation, shown, old)
         destination = self._client.destination(hook.client, hook.timeout_seconds)
         answer: Any = await self._client.post(destination, hook.client.ca_bundle, orjson.dumps(body),
                                               hook.timeout_seconds)

@@ -96,7 +96,7 @@ def _rule(raw: dict[str, Any]) -> Rule:
                 frozenset(_strings(raw.get("apiVersions"))), tuple(resources), str(raw.get("scope") or "*"))
 
 
-def _client(raw: dict[str, Any]) -> ClientConfig:
+def client_config(raw: dict[str, Any]) -> ClientConfig:
     try:
         ca_bundle = base64.b64decode(str(raw.get("caBundle") or ""), validate=True)
     except (binascii.Error, ValueError):
@@ -134,7 +134,7 @@ def parse(configuration: dict[str, Any], mutating: bool) -> list[Webhook]:
             side_effects=raw.get("sideEffects"),
             timeout_seconds=int(raw.get("timeoutSeconds") or _DEFAULT_TIMEOUT_SECONDS),
             review_versions=_strings(raw.get("admissionReviewVersions")),
-            client=_client(raw.get("clientConfig") or {}),
+            client=client_config(raw.get("clientConfig") or {}),
             reinvocation_policy=str(raw.get("reinvocationPolicy") or "Never") if mutating else "Never",
             match_conditions=conditions))
     return found

@@ -99,7 +99,7 @@ class MutatingWebhooks:
     async def _call(self, hook: Webhook, a: Attributes, invocation: Invocation, warnings: list[str],
                     annotations: dict[str, str]) -> bool:
         """Whether the webhook changed the object; a.object is then the changed one."""
-        shown = self._caller.shown(a, invocation, a.object, fresh=True)
+        shown = await self._caller.shown_converted(a, invocation, a.object, fresh=True)
         response = await self._caller.call(hook, a, invocation, True, shown)
         warnings.extend(response.warnings)
         annotations.update((f"{hook.name}/{k}", v) for k, v in response.audit_annotations.items())
@@ -126,7 +126,7 @@ class MutatingWebhooks:
             raise internal_error(str(exc)) from None
         if not isinstance(patched, dict) or patched == shown:
             return False
-        a.object = self._caller.stored(a, invocation, patched)
+        a.object = await self._caller.stored_converted(a, invocation, patched)
         return True
 
 

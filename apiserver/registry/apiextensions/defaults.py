@@ -35,7 +35,9 @@ def default_crd(crd: dict[str, Any]) -> None:
     versions = spec.get("versions")
     if isinstance(versions, list):
         spec["versions"] = [_default_version(v) if isinstance(v, dict) else v for v in versions]
-    spec.setdefault("conversion", {"strategy": "None"})
+    conversion = spec.setdefault("conversion", {"strategy": "None"})
+    if isinstance(conversion, dict):
+        spec["conversion"] = default_conversion(conversion)
     crd["spec"] = _in_order(spec, _SPEC_ORDER)
 
 
@@ -45,3 +47,24 @@ def _default_version(version: dict[str, Any]) -> dict[str, Any]:
         version["additionalPrinterColumns"] = [_in_order(c, _COLUMN_ORDER) if isinstance(c, dict) else c
                                                for c in columns]
     return _in_order(version, _VERSION_ORDER)
+
+
+# The Go field orders of CustomResourceConversion, WebhookConversion, WebhookClientConfig and
+# ServiceReference.
+_CONVERSION_ORDERS = {"conversion": ("strategy", "webhook"), "webhook": ("clientConfig", "conversionReviewVersions"),
+                      "clientConfig": ("url", "service", "caBundle"), "service": ("namespace", "name", "path", "port")}
+
+
+def default_conversion(conversion: dict[str, Any]) -> dict[str, Any]:
+    """SetDefaults_ServiceReference (a Service's port 443), every level in its Go field order."""
+    webhook = conversion.get("webhook")
+    if isinstance(webhook, dict):
+        client = webhook.get("clientConfig")
+        if isinstance(client, dict):
+            service = client.get("service")
+            if isinstance(service, dict):
+                service.setdefault("port", 443)
+                client["service"] = _in_order(service, _CONVERSION_ORDERS["service"])
+            webhook["clientConfig"] = _in_order(client, _CONVERSION_ORDERS["clientConfig"])
+        conversion["webhook"] = _in_order(webhook, _CONVERSION_ORDERS["webhook"])
+    return _in_order(conversion, _CONVERSION_ORDERS["conversion"])

@@ -223,7 +223,11 @@ def _conversion(conversion: Obj | None, required_review: bool) -> list[FieldErro
             elif url is not None:
                 found += webhook_url(f"{path}.webhookClientConfig.url", str(url))
             else:
-                found += webhook_service(f"{path}.webhookClientConfig.service", _dict(service))
+                # Upstream passes the Service's name where ValidateWebhookService takes the namespace, and
+                # its namespace for the name: a missing name is reported as the namespace (recorded).
+                given = _dict(service)
+                swapped = {**given, "name": given.get("namespace"), "namespace": given.get("name")}
+                found += webhook_service(f"{path}.webhookClientConfig.service", swapped)
         found += _review_versions(
             conversion["conversionReviewVersions"], required_review, f"{path}.conversionReviewVersions"
         )

@@ -56,5 +56,10 @@ def daemon_set(obj: Obj) -> None:
         rolling = strategy.setdefault("rollingUpdate", {})
         rolling.setdefault("maxUnavailable", 1)
         rolling.setdefault("maxSurge", 0)
+    rolling = strategy.get("rollingUpdate")
+    if isinstance(rolling, dict):
+        # Both are plain IntOrStrings in the internal type: a rolling update read back has them, zero if unset.
+        rolling.setdefault("maxUnavailable", 0)
+        rolling.setdefault("maxSurge", 0)
     spec.setdefault("revisionHistoryLimit", 10)
     core.template_of(obj)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.apps import defaults, validation
-from apiserver.registry.strategy import NO_RULES, KindStrategy, Strategy
+from apiserver.registry.apps import defaults, statefulset_validation, status_validation, validation, warnings
+from apiserver.registry.meta import label_name
+from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
 
 _TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+# The MaxUnavailableStatefulSet feature gate, off by default in 1.36 (beta).
+_MAX_UNAVAILABLE_STATEFUL_SET = False
 
 
 def _daemon_set_create(obj: Obj) -> None:
@@ -18,25 +21,75 @@ def _daemon_set_create(obj: Obj) -> None:
     obj["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = "1"
 
 
-def _daemon_set_update(new: Obj, old: Obj) -> None:
-    annotations = new["metadata"].setdefault("annotations", {})
+def _daemon_set_keep(new: Obj, old: Obj) -> None:
+    """The template generation is the internal spec's, kept from the stored object (an update cannot set
+    it), so it is there when managed fields are taken, as upstream converts the new object back."""
     previous = (old["metadata"].get("annotations") or {}).get(_TEMPLATE_GENERATION)
     if previous is not None:
-        annotations.setdefault(_TEMPLATE_GENERATION, previous)
+        new["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = previous
+
+
+def _daemon_set_update(new: Obj, old: Obj) -> None:
+    """A changed template is a new generation of it (PrepareForUpdate)."""
     if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
-        annotations[_TEMPLATE_GENERATION] = str(int(previous or 0) + 1)
+        previous = (old["metadata"].get("annotations") or {}).get(_TEMPLATE_GENERATION)
+        new["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = str(int(previous or 0) + 1)
+
+
+def _deployment_update(new: Obj, old: Obj) -> None:
+    """A deployment's annotations are part of what it asks for (rollout pauses and change causes live
+    there): a change of them is a new generation too, as upstream's PrepareForUpdate counts it."""
+    if (new["metadata"].get("annotations") or {}) != (old["metadata"].get("annotations") or {}):
+        new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+
+
+def _rolling_update(obj: Obj | None) -> Obj | None:
+    strategy = ((obj or {}).get("spec") or {}).get("updateStrategy")
+    rolling = strategy.get("rollingUpdate") if isinstance(strategy, dict) else None
+    return rolling if isinstance(rolling, dict) else None
+
+
+def _drop_stateful_set_disabled_fields(new: Obj, old: Obj | None) -> None:
+    """dropStatefulSetDisabledFields: maxUnavailable stays only behind its gate, or where it was in use."""
+    old_rolling = _rolling_update(old)
+    if _MAX_UNAVAILABLE_STATEFUL_SET or (old_rolling is not None and old_rolling.get("maxUnavailable") is not None):
+        return
+    rolling = _rolling_update(new)
+    if rolling is not None:
+        rolling.pop("maxUnavailable", None)
+
+
+def _stateful_set_create(obj: Obj) -> None:
+    _drop_stateful_set_disabled_fields(obj, None)
 
 
 STRATEGIES: dict[str, Strategy] = {
     # The deployment status strategy's reset fields leave the labels alone as well.
-    "Deployment": KindStrategy(default=defaults.deployment, validate=validation.deployment,
-                               validate_update=validation.deployment_update, status_keeps_labels=True),
+    "Deployment": KindStrategy(default=defaults.deployment, prepare_for_update=_deployment_update,
+                               validate=validation.deployment,
+                               validate_update=validation.deployment_update, status_keeps_labels=True,
+                               validate_subresource_update=status_validation.deployment_status_update,
+                               warnings_on_create=warnings.replica_set_on_create,
+                               warnings_on_update=warnings.template_on_update),
     "ReplicaSet": KindStrategy(default=defaults.replica_set, validate=validation.replica_set,
-                               validate_update=validation.replica_set_update),
-    "StatefulSet": KindStrategy(default=defaults.stateful_set, validate=validation.stateful_set,
-                                validate_update=validation.stateful_set_update),
+                               validate_update=validation.replica_set_update,
+                               validate_subresource_update=status_validation.replica_set_status_update,
+                               warnings_on_create=warnings.replica_set_on_create,
+                               warnings_on_update=warnings.template_on_update),
+    # Its pods are named after it with an ordinal, and their names are hostnames: a DNS label.
+    "StatefulSet": KindStrategy(default=defaults.stateful_set, own_on_create=_stateful_set_create,
+                                prepare_for_update=_drop_stateful_set_disabled_fields,
+                                validate=statefulset_validation.stateful_set,
+                                validate_update=statefulset_validation.stateful_set_update, name_rule=label_name,
+                                warnings_on_create=warnings.stateful_set_on_create,
+                                warnings_on_update=warnings.stateful_set_on_update,
+                                validate_subresource_update=status_validation.stateful_set_status_update),
     "DaemonSet": KindStrategy(default=defaults.daemon_set, own_on_create=_daemon_set_create,
-                              prepare_for_update=_daemon_set_update, validate=validation.daemon_set,
-                              validate_update=validation.daemon_set_update),
-    "ControllerRevision": NO_RULES,
+                              keep_on_update=_daemon_set_keep, prepare_for_update=_daemon_set_update, validate=validation.daemon_set,
+                              validate_update=validation.daemon_set_update,
+                              warnings_on_create=warnings.template_on_create,
+                              warnings_on_update=warnings.daemon_set_on_update,
+                              validate_subresource_update=status_validation.daemon_set_status_update),
+    "ControllerRevision": KindStrategy(validate=validation.controller_revision,
+                                       validate_update=validation.controller_revision_update),
 }

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.batch import defaults, validation
+from apiserver.registry.apps import warnings
+from apiserver.registry.batch import cronjob_validation, defaults, job_status_validation, validation
+from apiserver.registry.hooks import Cluster
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
@@ -14,10 +16,11 @@ _JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
 _JOB_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
 
 
-def _job_create(obj: Obj) -> None:
-    _generate_selector(obj)
-    # Every read decodes the stored job through its defaulting again, so a job stored without
-    # labels reads with its template's, the generated ones included: store what every read shows.
+def _job_written(obj: Obj, old: Obj | None, cluster: Cluster, now: str) -> None:
+    """Every read decodes the stored job through its defaulting again, so a job stored without labels
+    reads with its template's, the generated ones included: store what every read shows. Done after
+    validation, which judged the job's labels as they were (upstream's PrepareForCreate adds the
+    generated labels to the template alone)."""
     defaults.job(obj)
     _own_labels(obj)
 
@@ -61,14 +64,22 @@ def _generate_selector(obj: Obj) -> None:
     spec["selector"]["matchLabels"].setdefault("batch.kubernetes.io/controller-uid", meta["uid"])
 
 
-# The Job REST's Delete: a delete naming no propagation leaves the pods, and says so.
-_ORPHANING_WARNING = ("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background "
-                      "to remove them or set propagationPolicy=Orphan to suppress this warning")
+def _delete_warnings(options: Obj) -> list[str]:
+    """The job storage's warning: batch/v1 orphans a job's pods unless the delete says otherwise."""
+    if options.get("propagationPolicy") is None and options.get("orphanDependents") is None:
+        return [("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to "
+                 "remove them or set propagationPolicy=Orphan to suppress this warning")]
+    return []
+
 
 STRATEGIES: dict[str, Strategy] = {
-    "Job": KindStrategy(default=defaults.job, prepare_for_create=_job_create, after_status_update=_job_status,
-                        validate=validation.job, validate_update=validation.job_update, orphans_by_default=True,
-                        orphaning_warning=_ORPHANING_WARNING),
-    "CronJob": KindStrategy(default=defaults.cron_job, validate=validation.cron_job,
-                            validate_update=validation.cron_job_update),
+    "Job": KindStrategy(default=defaults.job, prepare_for_create=_generate_selector, decorate=_job_written,
+                        after_status_update=_job_status, validate=validation.job,
+                        validate_update=validation.job_update, warnings_on_create=warnings.job_on_create,
+                        warnings_on_update=warnings.job_on_update, warnings_on_delete=_delete_warnings,
+                        orphans_by_default=True, validate_subresource_update=job_status_validation.job_status_update),
+    "CronJob": KindStrategy(default=defaults.cron_job, validate=cronjob_validation.cron_job,
+                            validate_update=cronjob_validation.cron_job_update,
+                            warnings_on_create=warnings.cron_job_on_create,
+                            warnings_on_update=warnings.cron_job_on_update),
 }
