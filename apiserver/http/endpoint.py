@@ -432,7 +432,7 @@ class Endpoint:
 
         def fresh() -> Any:
             # An attempt changes the body it decides on: the first takes the one decoded, a retry another.
-            return unused.pop() if unused else _decode_body(t, raw, content_type)
+            return unused.pop() if unused else decode_body(t, raw, content_type)
 
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
@@ -442,7 +442,7 @@ class Endpoint:
         async def create() -> Reply:
             # AllowCreateOnUpdate: a PUT of a missing object creates it, named as the URL names it.
             # Checked on a body of its own: an attempt at `write` may have changed the decoded one.
-            objects.check_identity(t.rt, _decode_body(t, raw, content_type), t.namespace, t.name)
+            objects.check_identity(t.rt, decode_body(t, raw, content_type), t.namespace, t.name)
             return await self.create(t, raw, content_type)
         return await self._on_latest(t, write, create if creates else None)
 
