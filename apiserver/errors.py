@@ -41,10 +41,11 @@ class ApiError(Exception):
 
 
 def _details(name: str, group: str, kind: str) -> dict[str, Any]:
-    details: dict[str, Any] = {"name": name}
+    details: dict[str, Any] = {"name": name} if name else {}  # each omitempty
     if group:
         details["group"] = group
-    details["kind"] = kind
+    if kind:
+        details["kind"] = kind
     return details
 
 
@@ -188,6 +189,11 @@ def namespace_terminating(namespace: str, resource: str, group: str, name: str) 
                     f'{qualified(resource, group)} "{name}" is forbidden: unable to create new content in namespace '
                     f'{namespace} because it is being terminated',
                     _details(name, group, resource))
+
+
+def unknown(message: str) -> ApiError:
+    """A plain Go error reaching the handler: upstream's ErrorToAPIStatus answers it 500, with no reason."""
+    return ApiError(500, "", message)
 
 
 def internal(message: str) -> ApiError:

@@ -1,8 +1,8 @@
 """Field validation's compiled schema walk (apiserver/kinds/fieldvalidation.py) against the plain one.
 
 The plain walk, kept here as the reference, resolves each field's schema as it goes; the compiled one
-must find the same first mistyped value (in encoding/json's words) and the same unknown fields, in the
-same order. Besides the corpus as it is, each object is checked again with values of the wrong type
+must find the same first mistyped (or, by apiserver/kinds/godecode.py, undecodable) value and the same
+unknown fields, in the same order. Besides the corpus as it is, each object is checked again with values of the wrong type
 and with unknown fields put in at seeded places, so that every branch gives an answer to compare.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import schema_corpus
 
-from apiserver.kinds import fieldvalidation, schemas
+from apiserver.kinds import fieldvalidation, godecode, schemas
 
 
 def _reference_unknown(obj: Any, schema: schemas.Schema | None, path: str = "") -> list[str]:
@@ -71,6 +71,11 @@ def _reference_type_error(obj: Any, schema: schemas.Schema | None, owner: str = 
         shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
         return (f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type "
                 f"{fieldvalidation._go_type(schema)}")
+    name = schemas.ref_name(schema) if schema is not None else None
+    if godecode.judges(name, resolved.get("format")):
+        # A value of the right JSON type that Go's decoding of the field's type still refuses.
+        return godecode.value_error(obj, name, resolved.get("format"), fieldvalidation._go_type(schema),
+                                    f"{owner}.{path}")
     if isinstance(obj, list):
         item = schemas.child_schema(schema, None)
         return next((e for e in (_reference_type_error(v, item, owner, path) for v in obj) if e), None)

@@ -117,7 +117,9 @@ def test_token_review_accepts_a_token_for_the_audience_it_names(shared_server: S
     assert answer["status"]["audiences"] == ["vault"]
     status, answer = _status_of(shared_server, shared_server.token, "POST", path,
                                 json.dumps({"spec": {"token": token}}).encode())
-    assert answer["status"] == {"user": {}}
+    # Not authenticated for the API's own audience (the error's wording, the authenticators'
+    # aggregated errors upstream, is not ported).
+    assert answer["status"]["user"] == {} and "authenticated" not in answer["status"]
 
 
 def test_deleting_the_serviceaccount_revokes_its_tokens(shared_server: ServerProcess) -> None:

@@ -10,12 +10,27 @@ headers, then content-length, then content-type), are exactly what Starlette's R
 from __future__ import annotations
 
 import functools
+import re
 from typing import Mapping
 
 from starlette.responses import Response
 
 NO_CACHE = {"Cache-Control": "no-cache, private"}
 _NO_CACHE_LINES = tuple((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in NO_CACHE.items())
+# Where one warning ends and the next begins in a Warning value joined by ", ": each warning's text is
+# quoted, so an unescaped `, 299 - "` can only start the next one.
+_NEXT_WARNING = re.compile(r', (?=299 - ")')
+
+
+def header_lines(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+    """Header lines; warnings, carried joined in one value, each on a line of its own, as upstream's
+    warning recorder writes them (clients read each line as one warning)."""
+    lines: list[tuple[bytes, bytes]] = []
+    for name, value in headers.items():
+        key = name.lower().encode("latin-1")
+        parts = _NEXT_WARNING.split(value) if key == b"warning" else (value,)
+        lines.extend((key, part.encode("latin-1")) for part in parts)
+    return lines
 
 
 @functools.lru_cache(maxsize=64)
@@ -35,8 +50,7 @@ class AnswerResponse(Response):
         if media_type is not None:
             self.media_type = media_type
         if headers:
-            lines = [(name.lower().encode("latin-1"), value.encode("latin-1"))
-                     for name, value in {**NO_CACHE, **headers}.items()]
+            lines = header_lines({**NO_CACHE, **headers})
         else:
             lines = list(_NO_CACHE_LINES)
         if not (status_code < 200 or status_code in (204, 304)):

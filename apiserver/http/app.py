@@ -38,15 +38,15 @@ from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
 from apiserver.http.console import console_routes
 from apiserver.http.deadlines import Deadlines
-from apiserver.http.endpoint import Endpoint, Target
+from apiserver.http.endpoint import Endpoint, Target, decode_body
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.readplans import ReadPlan, ReadPlans
 from apiserver.http.simkubelet import SimulatedKubelets
 from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
-from apiserver.kinds import objects
-from apiserver.kinds.resources import Registry, ResourceType
+from apiserver.kinds import fieldvalidation, objects, ownership, shaping
+from apiserver.kinds.resources import Registry
 from apiserver.registry.hooks import Requester
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
@@ -102,7 +102,7 @@ def _error_response(exc: ApiError, request: Request) -> Response:
         # Upstream answers with every warning a request collected, whatever its outcome.
         exc = with_warnings(exc, write.admitted.warnings)
     body, media_type, headers = error_parts(exc, request.headers.get("accept", ""))
-    return Response(body, status_code=exc.code, media_type=media_type, headers=headers)
+    return AnswerResponse(body, exc.code, media_type, headers)
 
 
 def error_parts(exc: ApiError, accept: str) -> tuple[bytes, str, dict[str, str]]:
@@ -451,7 +451,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
             state.service_accounts.token_request(namespace, name, request_body))))
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
-        return _reply_response(_review(state, user, rt, namespace, body, request.headers.get("content-type")))
+        return _reply_response(_review(state, user, target, body, request.headers.get("content-type")))
     accept = _header(request, b"accept")
     shape = negotiate(accept, verb, query)
     if verb == "watch":
@@ -518,10 +518,16 @@ def _answer(state: ServerState, request: Request, plan: ReadPlan) -> Response:
     return _reply_response(reply, _header(request, b"accept-encoding"))
 
 
-def _review(state: ServerState, user: User, rt: ResourceType, namespace: str, raw: bytes,
-            content_type: str | None) -> Reply:
-    # Decoded as any create's body is: another kind than the endpoint's is a 400, as upstream's REST says.
-    body = objects.check_identity(rt, bodies.decode_object(raw, content_type), namespace, None)
+def _review(state: ServerState, user: User, target: Target, raw: bytes, content_type: str | None) -> Reply:
+    # Decoded as any create's body is, and given managedFields by the create handler's field manager
+    # before the review's REST storage sees it.
+    rt, namespace = target.rt, target.namespace
+    body = objects.check_identity(rt, decode_body(target, raw, content_type), namespace, None)
+    warnings = fieldvalidation.validate(body, raw, target.query)
+    objects.wipe_system_fields(body["metadata"])
+    body["metadata"].pop("managedFields", None)
+    ownership.track(rt, body, None, target.manager, None, objects.now_rfc3339())
+    body = objects.ordered(body)
     kind = rt.kind
     if kind == "SelfSubjectAccessReview":
         answer = reviews.self_subject_access_review(state.authorizer, user, body)
@@ -533,7 +539,7 @@ def _review(state: ServerState, user: User, rt: ResourceType, namespace: str, ra
         answer = reviews.self_subject_review(user, objects.now_rfc3339())
     else:
         answer = reviews.token_review(state.token_lookup, body)
-    return Reply(201, orjson.dumps(answer))
+    return Reply(201, orjson.dumps(shaping.shaped_object(answer)), headers=warnings)
 
 
 def _held(state: ServerState, user: User, reply: Reply | StreamReply) -> Reply | StreamReply:

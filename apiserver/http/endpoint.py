@@ -34,6 +34,7 @@ from apiserver.kinds import (
     objects,
     ownership,
     propagation,
+    scheme,
     unconditional,
 )
 from apiserver.kinds.conversion import Codec, codec_for
@@ -327,9 +328,10 @@ class Endpoint:
         strategy = strategy_for(t.rt)
         if strategy.creates_binding:
             return await self._bind_legacy(t, raw, content_type)
-        body = _decode_body(t, raw, content_type)
+        body = decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
                                             t.rt.custom)
+        versioned = unconditional.set_on_create(body["metadata"].get("resourceVersion"))
         obj = objects.decoded_for_create(t.rt, t.codec.stored(body), t.manager, applied)
         if t.rt.namespaced:
             # NamespaceLifecycle, the first plugin upstream: a missing or terminating namespace is
@@ -343,7 +345,8 @@ class Endpoint:
         attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
-                return await self._create(t, obj if attempt == attempts else copy.deepcopy(obj), warnings)
+                return await self._create(t, obj if attempt == attempts else copy.deepcopy(obj), warnings,
+                                          versioned)
             except ResourceChanged:
                 if attempt == attempts:
                     raise errors.stale_update(t.rt.plural, t.rt.group, obj["metadata"]["name"]) from None
@@ -351,7 +354,9 @@ class Endpoint:
                 await self.caught_up(None)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str]) -> Reply:
+    async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str], versioned: bool = False
+                      ) -> Reply:
+        """`versioned`: the body named a resourceVersion, which storage refuses (dry-run never asks it)."""
         name = obj["metadata"]["name"]
         key = t.key(name)
         if self.store.latest(key) is not None:
@@ -370,6 +375,8 @@ class Endpoint:
             if converts(t.rt):
                 obj = await self._through_storage(t, obj)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, warnings))
+        if versioned:
+            raise errors.unknown("resourceVersion should not be set on objects to be created")
         await strategy.before_create_write(obj, cluster, objects.now_rfc3339())
         stored = await self._write(t, key, obj, None, unchanged_since=decided_at)
         return Reply(201, t.codec.served_bytes(stored.data), headers=admitting.headers(t, warnings))
@@ -386,7 +393,7 @@ class Endpoint:
         pods = self._registry.lookup("", "v1", "pods")
         if pods is None:
             raise errors.resource_not_found()
-        body = _decode_body(t, raw, content_type)
+        body = decode_body(t, raw, content_type)
         meta = body.get("metadata") if isinstance(body, dict) else None
         name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
         return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t)
@@ -417,7 +424,7 @@ class Endpoint:
         creates = strategy_for(t.rt).creates_on_update and t.subresource is None
         if not creates:
             self._require(t)  # a missing object answers 404 before its body is judged
-        body = _decode_body(t, raw, content_type)
+        body = decode_body(t, raw, content_type)
         warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
             if isinstance(body, dict) and t.subresource != "scale" else {}
 
@@ -425,7 +432,7 @@ class Endpoint:
 
         def fresh() -> Any:
             # An attempt changes the body it decides on: the first takes the one decoded, a retry another.
-            return unused.pop() if unused else _decode_body(t, raw, content_type)
+            return unused.pop() if unused else decode_body(t, raw, content_type)
 
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
@@ -435,7 +442,7 @@ class Endpoint:
         async def create() -> Reply:
             # AllowCreateOnUpdate: a PUT of a missing object creates it, named as the URL names it.
             # Checked on a body of its own: an attempt at `write` may have changed the decoded one.
-            objects.check_identity(t.rt, _decode_body(t, raw, content_type), t.namespace, t.name)
+            objects.check_identity(t.rt, decode_body(t, raw, content_type), t.namespace, t.name)
             return await self.create(t, raw, content_type)
         return await self._on_latest(t, write, create if creates else None)
 
@@ -449,8 +456,11 @@ class Endpoint:
                 return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
             served = t.codec.served(_load(current))
             patched = patch.apply_patch(served, raw, content_type)
+            if t.rt.custom is None:
+                patch.undecodable(patched, raw, content_type, (t.rt.kind, t.rt.api_version))
+            # A built-in kind's patched object had its types checked as the patch was applied.
             warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom,
-                                                (t.rt.kind, t.rt.api_version)) \
+                                                (t.rt.kind, t.rt.api_version), types_checked=t.rt.custom is None) \
                 if isinstance(patched, dict) else {}
             return await self._replace(t, current, patched, check_rv=True, headers=warnings)
         return await self._on_latest(t, write)
@@ -507,6 +517,7 @@ class Endpoint:
             empty = {"apiVersion": t.rt.api_version, "kind": t.rt.kind, "metadata": {}}
             merged, entries = fieldmanager.apply([], empty, copy.deepcopy(named), schema, request, force, ignored,
                                                  custom)
+            _convertible(t, merged)
             return await self.create(t, orjson.dumps(merged), bodies.JSON, applied=entries)
 
         async def update(current: StoredObject) -> Reply:
@@ -514,6 +525,7 @@ class Endpoint:
             entries = list(live["metadata"].pop("managedFields", None) or ())
             merged, entries = fieldmanager.apply(entries, live, copy.deepcopy(config), schema, request, force, ignored,
                                                  custom)
+            _convertible(t, merged)
             reply = await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
             if scale:
                 return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))
@@ -838,6 +850,17 @@ class _StoreCluster:
                     continue  # written meanwhile: that write judged the same store
 
 
+def _convertible(t: Target, merged: dict[str, Any]) -> None:
+    """An applied object its Go type cannot be converted into fails upstream's field manager (500)."""
+    if t.rt.custom is not None or t.subresource is not None:
+        return
+    problem = fieldvalidation.decode_problem(merged, (t.rt.kind, t.rt.api_version), unstructured=True)
+    if problem is not None:
+        gvk = f"{t.rt.group}/{t.rt.version}, Kind={t.rt.kind}"
+        raise errors.unknown(f"failed to convert new object ({t.namespace}/{t.name}; {gvk}) to proper version: "
+                             f"unable to convert unstructured object to {gvk}: {problem}")
+
+
 def _storage_api_version(rt: ResourceType) -> str:
     assert rt.custom is not None
     return f"{rt.group}/{rt.custom.storage_version}"
@@ -879,20 +902,24 @@ def _page(snapshot: Snapshot, selection: Selection,
     return items, more, None if selection.filtered else snapshot.count(more)
 
 
-def _decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
+def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
     # Custom objects have no protobuf form upstream; their Scale does.
     if (t.rt.custom is not None and t.subresource != "scale"
             and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
         raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
+    kind = "Scale" if t.subresource == "scale" else t.rt.kind
     if (bodies.media_type(content_type) or bodies.JSON) == bodies.JSON:
         try:
-            return orjson.loads(raw)
+            decoded = orjson.loads(raw)
         except orjson.JSONDecodeError:
             # transformDecodeError, when not even the kind could be read
-            kind = "Scale" if t.subresource == "scale" else t.rt.kind
             raise errors.bad_request(
                 f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
                 f"json parse error: {gojson.syntax_error(raw)} ({gojson.summary(raw)})") from None
+        problem = scheme.unreadable_type_meta(kind, decoded, raw)
+        if problem is not None:
+            raise problem
+        return decoded
     return bodies.decode_object(raw, content_type)
 
 

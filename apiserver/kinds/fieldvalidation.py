@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import orjson
 
 from apiserver import errors
-from apiserver.kinds import crschema, schemas
+from apiserver.kinds import crschema, godecode, goshape, schemas
 from apiserver.kinds.resources import CustomVersion
 
 DIRECTIVES = ("Ignore", "Warn", "Strict")
@@ -34,7 +34,7 @@ class _Node:
     (None: the enclosing one's); `closed` says whether a key outside `properties` is unknown."""
 
     __slots__ = ("schema", "resolved", "kinds", "struct", "properties", "extra", "items", "open", "closed",
-                 "_go_type", "_children")
+                 "omitted", "written", "definition", "format", "judged", "_go_type", "_children")
 
     def __init__(self, schema: schemas.Schema, resolved: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
@@ -50,6 +50,11 @@ class _Node:
         self.items: schemas.Schema | None = items if isinstance(items, dict) else None
         self.open = bool(resolved.get("x-kubernetes-preserve-unknown-fields"))
         self.closed = properties is not None and self.extra is None
+        self.definition = name
+        self.format = resolved.get("format")
+        self.judged = godecode.judges(name, self.format)
+        self.omitted = goshape.omitted_when_empty(name or "")
+        self.written = goshape.scalars_written(name or "")
         self._go_type: str | None = None
         self._children: dict[str | None, _Node | None] = {}
 
@@ -64,6 +69,16 @@ class _Node:
         return node
 
     @property
+    def zero(self) -> Any:
+        """What Go decodes a null into here: a struct or scalar's zero value; a list or map stays nil."""
+        if self.properties:
+            return {}
+        if len(self.kinds - {"null"}) != 1:
+            return None  # int-or-string, quantities, untyped values
+        kind = next(iter(self.kinds - {"null"}))
+        return {"string": "", "integer": 0, "number": 0, "boolean": False}.get(kind)
+
+    @property
     def go_type(self) -> str:
         if self._go_type is None:
             self._go_type = _go_type(self.schema)
@@ -71,6 +86,9 @@ class _Node:
 
 
 _NODES: dict[object, _Node | None] = {}
+# What Go's omitempty leaves out of a string, number or bool: decoded, it is the same as none. An empty
+# list or map is kept (validation tells it from none), and left out as the object is written (shaping).
+_EMPTY = ("", 0, False)
 
 
 def _compiled(schema: schemas.Schema | None) -> _Node | None:
@@ -86,31 +104,52 @@ def _compiled(schema: schemas.Schema | None) -> _Node | None:
     return node
 
 
-def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "") -> list[str]:
-    """Paths of the fields the schema does not know, where it keeps a closed set of fields."""
+def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "", drop: bool = False) -> list[str]:
+    """Paths of the fields the schema does not know, where it keeps a closed set of fields.
+
+    With `drop`, obj is left as decoding it into upstream's Go structs and writing them back leaves it:
+    unknown fields taken out, a struct's null fields unset, a null item or map value its type's zero
+    value, and empty fields tagged omitempty left out."""
     found: list[str] = []
-    _unknown(obj, _compiled(schema), path, found)
+    _unknown(obj, _compiled(schema), path, found, drop)
     return found
 
 
-def _unknown(obj: Any, node: _Node | None, path: str, found: list[str]) -> None:
+def _unknown(obj: Any, node: _Node | None, path: str, found: list[str], drop: bool) -> None:
     if node is None or node.open:
         return
     if isinstance(obj, list):
         item = node.child(None)
         if item is not None:
             for i, v in enumerate(obj):
-                _unknown(v, item, f"{path}[{i}]", found)
+                if v is None and drop:
+                    obj[i] = v = item.zero
+                _unknown(v, item, f"{path}[{i}]", found, drop)
         return
     if not isinstance(obj, dict):
         return
+    strangers = []
     for key, value in obj.items():
         where = f"{path}.{key}" if path else key
         child = node.child(key)
         if child is not None:
-            _unknown(value, child, where, found)
+            if value is None and drop:
+                if node.closed:
+                    strangers.append(key)
+                else:
+                    obj[key] = child.zero
+                continue
+            _unknown(value, child, where, found, drop)
+            if drop and key in node.omitted and value in _EMPTY:
+                strangers.append(key)
         elif node.closed and key not in node.properties:
             found.append(where)
+            strangers.append(key)
+    if drop:
+        for key in strangers:
+            del obj[key]
+        for key, zero in node.written:
+            obj.setdefault(key, zero)
 
 
 _JSON_KIND = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
@@ -149,23 +188,33 @@ def _fits(value: Any, kinds: set[str]) -> bool:
     return "object" in kinds
 
 
-def type_error(obj: Any, schema: schemas.Schema | None) -> str | None:
-    """The first value of the wrong JSON type, in encoding/json's words, as upstream reports it."""
-    return _type_error(obj, _compiled(schema), "", "")
+def type_error(obj: Any, schema: schemas.Schema | None, unstructured: bool = False) -> str | None:
+    """The first value of the wrong JSON type, in encoding/json's words, as upstream reports it, or
+    that Go's decoding of its type refuses (`unstructured`: converting from a map, as patches do)."""
+    return _type_error(obj, _compiled(schema), "", "", unstructured)
 
 
-def _type_error(obj: Any, node: _Node | None, owner: str, path: str) -> str | None:
+def decode_problem(obj: dict[str, Any], url_type: tuple[str, str], unstructured: bool = False) -> str | None:
+    """type_error of a built-in object (named by its kind and apiVersion, else the URL's)."""
+    group, _, version = str(obj.get("apiVersion") or url_type[1]).rpartition("/")
+    ref = schemas.kind_ref(group, version, str(obj.get("kind") or url_type[0]))
+    return None if ref is None else type_error(obj, ref, unstructured)
+
+
+def _type_error(obj: Any, node: _Node | None, owner: str, path: str, unstructured: bool) -> str | None:
     if node is None:
         return None
     if not _fits(obj, node.kinds):
         kind = _JSON_KIND.get(type(obj), "value")
         shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
         return f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type {node.go_type}"
+    if node.judged:
+        return godecode.value_error(obj, node.definition, node.format, node.go_type, f"{owner}.{path}", unstructured)
     if isinstance(obj, list):
         item = node.child(None)
         if item is not None:
             for v in obj:
-                found = _type_error(v, item, owner, path)
+                found = _type_error(v, item, owner, path, unstructured)
                 if found:
                     return found
         return None
@@ -174,7 +223,7 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str) -> str | No
         for key, value in obj.items():
             child = node.child(key)
             if child is not None:
-                found = _type_error(value, child, struct, f"{path}.{key}" if path else key)
+                found = _type_error(value, child, struct, f"{path}.{key}" if path else key, unstructured)
                 if found:
                     return found
     return None
@@ -271,16 +320,18 @@ def _custom_unknown(obj: dict[str, Any], custom: CustomVersion) -> list[str]:
     crschema.prune(kept, custom.schema)
     meta = schemas.kind_ref("meta.k8s.io", "v1", "ObjectMeta") or {
         "$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
-    return _pruned(obj, kept) + unknown_fields(obj.get("metadata"), schemas.resolve(meta), "metadata")
+    return _pruned(obj, kept) + unknown_fields(obj.get("metadata"), schemas.resolve(meta), "metadata", drop=True)
 
 
 def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
-             custom: CustomVersion | None = None, url_type: tuple[str, str] = ("", "")) -> dict[str, str]:
+             custom: CustomVersion | None = None, url_type: tuple[str, str] = ("", ""),
+             types_checked: bool = False) -> dict[str, str]:
     """The fields of a create or update body (or a patched object and its patch), checked as asked.
 
     A value of the wrong type is refused whatever the directive, as decoding it fails upstream; a
     custom object's types are its CRD validation's to check. A body that names no kind or apiVersion
     is decoded as the (kind, apiVersion) of the request's URL, `url_type`, as upstream defaults them.
+    `types_checked`: the caller has judged the types already (a patch, as it was applied).
     """
     how = directive(query)
     kind = str(obj.get("kind") or url_type[0])
@@ -291,8 +342,8 @@ def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
     ref = schemas.kind_ref(group, version, kind)
     if ref is None:
         return {}
-    mistyped = type_error(obj, ref)
+    mistyped = None if types_checked else type_error(obj, ref)
     if mistyped is not None:
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
     schema = schemas.resolve(ref)
-    return check(kind, api_version, how, unknown_fields(obj, schema), duplicate_fields(raw) if raw else [])
+    return check(kind, api_version, how, unknown_fields(obj, schema, drop=True), duplicate_fields(raw) if raw else [])

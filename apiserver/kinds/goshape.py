@@ -6,9 +6,37 @@ shaping.py writes them, with Go struct key order, into every stored built-in obj
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
+import json
 from typing import Any
 
 Obj = dict[str, Any]
+
+
+@functools.cache
+def _go_encoding() -> tuple[dict[str, frozenset[str]], dict[str, tuple[tuple[str, Any], ...]],
+                            dict[str, tuple[str, ...]]]:
+    facts = json.loads((importlib.resources.files("apiserver") / "data" / "omitempty.json").read_bytes())
+    return ({name: frozenset(fields) for name, fields in facts["omitempty"].items()},
+            {name: tuple(zeros.items()) for name, zeros in facts["written"].items()},
+            {name: tuple(fields) for name, fields in facts["structs"].items()})
+
+
+def omitted_when_empty(definition: str) -> frozenset[str]:
+    """The fields of a definition tagged omitempty whose Go type is a string, number, bool, slice or
+    map: absent when empty (apiserver/data/omitempty.json, from tools/omitempty_facts.py)."""
+    return _go_encoding()[0].get(definition, frozenset())
+
+
+def struct_values(definition: str) -> tuple[str, ...]:
+    """The fields of a definition holding a struct by value: present in its Go zero value."""
+    return _go_encoding()[2].get(definition, ())
+
+
+def scalars_written(definition: str) -> tuple[tuple[str, Any], ...]:
+    """The scalar fields of a definition Go writes even when never set, with the zero value written."""
+    return _go_encoding()[1].get(definition, ())
 
 # definition -> field -> the value Go writes for it when it was never set.
 _GO_ZERO: dict[str, dict[str, Any]] = {

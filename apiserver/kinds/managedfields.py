@@ -56,12 +56,14 @@ def zero(schema: schemas.Schema | None) -> Any:
 def _zero(schema: schemas.Schema | None) -> Any:
     name = schemas.ref_name(schema) if schema is not None else None
     out: dict[str, Any] = {}
-    for field in _zero_fields().get(name or "", ()):
+    for field in dict.fromkeys((*_zero_fields().get(name or "", ()), *goshape.struct_values(name or ""))):
         child = schemas.child_schema(schema, field)
         resolved = schemas.resolve(child) or {}
         out[field] = zero(child) if "properties" in resolved else None
     for field, value in goshape.always_written(name or "").items():
         out.setdefault(field, zero(schemas.child_schema(schema, field)) if value == {} else value)
+    for field, value in goshape.scalars_written(name or ""):
+        out.setdefault(field, value)
     return out
 
 

@@ -12,8 +12,9 @@ import uuid
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import ephemeralcontainers, fieldmanager, ownership, shaping
+from apiserver.kinds import ephemeralcontainers, fieldmanager, ownership, scheme, shaping
 from apiserver.kinds.resources import ResourceType
+from apiserver.kinds.scheme import json_type
 from apiserver.registry import meta as object_meta
 from apiserver.registry.certificates import strategies as certificates
 from apiserver.registry.lookup import strategy_for
@@ -23,7 +24,9 @@ from apiserver.registry.strategy import Strategy
 _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
                "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
                "ownerReferences", "finalizers", "managedFields")
-_SERVER_SET = ("uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+# What the server sets on create whatever the body says; a generation is kept unless the kind's strategy
+# tracks it (upstream's BeforeCreate leaves it to PrepareForCreate).
+_SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
                "deletionGracePeriodSeconds", "selfLink")
 # Consonants and digits that cannot spell words, as upstream's name generator uses.
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -60,22 +63,24 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
         raise errors.bad_request("the object provided is unrecognized (must be of type " + rt.kind + ")")
     kind = obj.get("kind")
     api_version = obj.get("apiVersion")
-    if kind is None or kind == "":
-        obj["kind"] = rt.kind
-    elif kind != rt.kind:
+    problem = scheme.decoding_error(rt, str(kind or ""), str(api_version or ""))
+    if problem is not None:
+        raise problem
+    if kind and kind != rt.kind:  # a custom resource's: upstream decodes those as unstructured objects
         raise errors.bad_request(f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})")
-    if api_version is None or api_version == "":
-        obj["apiVersion"] = rt.api_version
-    elif api_version != rt.api_version:
+    if api_version and api_version != rt.api_version and rt.custom is not None:
         raise errors.bad_request(f"the API version in the data ({api_version}) does not match the expected API "
                                  f"version ({rt.api_version})")
+    obj["kind"], obj["apiVersion"] = rt.kind, rt.api_version
     meta = obj.get("metadata")
     if meta is None:
         meta = obj["metadata"] = {}
     if not isinstance(meta, dict):
         raise errors.bad_request("metadata must be an object")
     _check_metadata_types(rt, meta)
-    if rt.namespaced:
+    if not rt.namespaced:
+        meta.pop("namespace", None)  # EnsureObjectNamespaceMatchesRequestNamespace clears it
+    else:
         body_ns = meta.get("namespace") or ""
         if body_ns and body_ns != namespace:
             raise errors.bad_request("the namespace of the provided object does not match the namespace sent on "
@@ -101,17 +106,6 @@ _META_TYPES: dict[str, tuple[type, str]] = {
 }
 
 
-def json_type(value: Any) -> str:
-    """The JSON type Go's decoder names in an unmarshal error."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "null"
-
-
 def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
     for field_name, (expected, go_type) in _META_TYPES.items():
         value = meta.get(field_name)
@@ -131,6 +125,12 @@ def _check_metadata_types(rt: ResourceType, meta: dict[str, Any]) -> None:
                 f"{found} into Go struct field ObjectMeta.metadata.{field_name} of type {target}")
 
 
+def wipe_system_fields(meta: dict[str, Any]) -> None:
+    """What the create handler clears of any body before anything sees it (rest.WipeObjectMetaSystemFields)."""
+    for field_name in ("creationTimestamp", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+        meta.pop(field_name, None)
+
+
 def decoded_for_create(rt: ResourceType, obj: dict[str, Any], manager: str | None = None,
                        applied: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A created object as mutating admission sees it: decoded, defaulted, its managed fields updated
@@ -139,6 +139,7 @@ def decoded_for_create(rt: ResourceType, obj: dict[str, Any], manager: str | Non
     `applied` are the managedFields a server-side apply computed, which stand instead."""
     strategy = strategy_for(rt)
     meta = obj["metadata"]
+    meta.setdefault("name", "")  # left out when empty, as Go writes it; the strategies read it
     for field_name in _SERVER_SET:
         meta.pop(field_name, None)
     meta.pop("managedFields", None)

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import orjson
 
-from apiserver.kinds import conversion, fieldmanager, managedfields, schemas, shaping
+from apiserver.kinds import conversion, fieldmanager, managedfields, schemas, shaping, structuredmerge
 from apiserver.kinds.resources import ResourceType
 from apiserver.registry.lookup import strategy_for
 
@@ -49,6 +49,11 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
     """
     schema, _ = ownership_schema(rt, obj)
     if manager is None or schema is None:
+        return
+    if rt.custom is None and structuredmerge.untypable(obj, schema):
+        # Upstream's field manager cannot type the object (a keyed list's item without any of its
+        # keys): UpdateNoErrors drops every managedFields entry rather than fail the write.
+        obj["metadata"].pop("managedFields", None)
         return
     if entries is None:
         entries = [] if old is None else list(old["metadata"].get("managedFields") or ())

@@ -22,13 +22,15 @@ class _Node:
     """What shaping a value at one schema node takes; None stands for a node that changes nothing."""
 
     __slots__ = ("schema", "zeros", "nulls_empty", "sorts_keys", "order", "properties", "extra", "items",
-                 "_children")
+                 "omitted", "_children")
 
     def __init__(self, schema: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
         name = schemas.ref_name(schema) or ""
         resolved = schemas.resolve(schema) or {}
         self.zeros = tuple(goshape.always_written(name).items())
+        # Empty lists and maps tagged omitempty are not written (decoding kept them, and validation saw them).
+        self.omitted = goshape.omitted_when_empty(name)
         self.nulls_empty = not name.startswith(_JSON_STORED)
         self.properties: dict[str, Any] = resolved.get("properties") or {}
         extra = resolved.get("additionalProperties")
@@ -68,7 +70,7 @@ def compiled(schema: schemas.Schema | None) -> _Node | None:
     node: _Node | None = _Node(schema)
     assert node is not None
     if not (node.zeros or node.order or node.sorts_keys or node.properties or node.extra is not None
-            or node.items is not None):
+            or node.items is not None or node.omitted):
         node = None
     _NODES[cache_key] = node
     return node
@@ -102,6 +104,9 @@ def shaped(value: Any, node: _Node | None) -> Any:
     else:
         keys = value
     child = node.child
+    if node.omitted:
+        omitted = node.omitted
+        keys = [k for k in keys if k not in omitted or value[k] not in ([], {})]
     return {k: value[k] if (c := child(k)) is None else shaped(value[k], c) for k in keys}
 
 

@@ -121,15 +121,39 @@ def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: boo
     return None
 
 
+def untypable(value: Any, field: Schema) -> bool:
+    """Whether an object cannot be typed for a keyed list's item naming none of its keys (or not a
+    map): what fails upstream's field manager on an object. Only maps and lists are descended into."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if isinstance(child, (dict, list)) and untypable(child, schemas.child_schema(field, key)):
+                return True
+        return False
+    if not isinstance(value, list) or field is None:
+        return False
+    kind, keys = _list_kind(field)
+    item_schema = schemas.child_schema(field, None)
+    for item in value:
+        if kind == "map" and _unkeyed(item, keys, item_schema):
+            return True
+        if isinstance(item, (dict, list)) and untypable(item, item_schema):
+            return True
+    return False
+
+
 def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
-    """Why an item of a keyed list cannot be named by its keys, or None."""
+    """Why an item of a keyed list cannot be named by its keys, or None (structured-merge-diff's
+    keyedAssociativeListItemToPathElement: a key may be left out while another or a default names it)."""
+    if item is None:
+        return "associative list with keys may not have a null element"
     if not isinstance(item, dict):
         return "associative list with keys may not have non-map elements"
-    for name in keys:
-        if name not in item and (schemas.property_schema(item_schema, name) or {}).get(
-                "default", _KEY_DEFAULTS.get(name)) is None:
-            return f'associative list with keys has an element that omits key field "{name}" ' \
-                   "(and doesn't have default value)"
+    named = [name for name in keys if name in item or (schemas.property_schema(item_schema, name) or {}).get(
+        "default", _KEY_DEFAULTS.get(name)) is not None]
+    if keys and not named:
+        quoted = " ".join(f'"{name}"' for name in keys)
+        return (f"associative list with keys has an element that omits all key fields [{quoted}] "
+                "(and doesn't have default values for any key fields)")
     return None
 
 

@@ -58,28 +58,60 @@ def labels(values: Any, path: str) -> list[FieldError]:
     return found
 
 
-_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-
-
-def label_selector(selector: Any, path: str) -> list[FieldError]:
-    """ValidateLabelSelector."""
+def label_selector(selector: Any, path: str, allow_invalid_label_value: bool = False,
+                   allow_unknown_operator: bool = False) -> list[FieldError]:
+    """metav1validation.ValidateLabelSelector with its LabelSelectorValidationOptions: every kind's
+    selectors (a Deployment's, a webhook's namespaceSelector, a ClusterRole's aggregation rule)."""
     if not isinstance(selector, dict):
         return []
-    found: list[FieldError] = []
+    found = labels(selector.get("matchLabels"), f"{path}.matchLabels")
     for i, expression in enumerate(selector.get("matchExpressions") or ()):
-        at = f"{path}.matchExpressions[{i}]"
-        expression = expression if isinstance(expression, dict) else {}
-        operator, values = expression.get("operator") or "", expression.get("values") or []
-        if operator in ("In", "NotIn") and not values:
-            found.append(field.required(f"{at}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif operator in ("Exists", "DoesNotExist") and values:
-            found.append(field.forbidden(f"{at}.values", "may not be specified when `operator` is 'Exists' or "
-                                                        "'DoesNotExist'"))
-        elif operator not in _OPERATORS:
-            found.append(field.invalid(f"{at}.operator", operator, "not a valid selector operator"))
-        found += [field.invalid(f"{at}.key", expression.get("key") or "", msg)
-                  for msg in qualified_name(str(expression.get("key") or ""))]
-    return found + labels(selector.get("matchLabels"), f"{path}.matchLabels")
+        found += label_selector_requirement(expression, f"{path}.matchExpressions[{i}]", allow_invalid_label_value,
+                                            allow_unknown_operator)
+    return found
+
+
+def label_selector_requirement(requirement: Any, path: str, allow_invalid_label_value: bool = False,
+                               allow_unknown_operator: bool = False) -> list[FieldError]:
+    """metav1validation.ValidateLabelSelectorRequirement."""
+    requirement = requirement if isinstance(requirement, dict) else {}
+    operator, values = requirement.get("operator") or "", requirement.get("values") or []
+    found: list[FieldError] = []
+    if operator in ("In", "NotIn"):
+        if not values:
+            found.append(field.required(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif operator in ("Exists", "DoesNotExist"):
+        if values:
+            found.append(field.forbidden(f"{path}.values", "may not be specified when `operator` is 'Exists' or "
+                                                          "'DoesNotExist'"))
+    elif not allow_unknown_operator:
+        found.append(field.invalid(f"{path}.operator", operator, "not a valid selector operator"))
+    key = str(requirement.get("key") or "")
+    found += [field.invalid(f"{path}.key", key, msg) for msg in qualified_name(key)]
+    if not allow_invalid_label_value:
+        for i, value in enumerate(values):
+            found += [field.invalid(f"{path}.values[{i}]", value, msg) for msg in label_value(str(value))]
+    return found
+
+
+def field_selector_requirement(requirement: Any, path: str, allow_unknown_operator: bool = False
+                               ) -> list[FieldError]:
+    """metav1validation.ValidateFieldSelectorRequirement."""
+    requirement = requirement if isinstance(requirement, dict) else {}
+    operator, values = requirement.get("operator") or "", requirement.get("values") or []
+    found: list[FieldError] = []
+    if not requirement.get("key"):
+        found.append(field.required(f"{path}.key", "must be specified"))
+    if operator in ("In", "NotIn"):
+        if not values:
+            found.append(field.required(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif operator in ("Exists", "DoesNotExist"):
+        if values:
+            found.append(field.forbidden(f"{path}.values", "may not be specified when `operator` is 'Exists' or "
+                                                          "'DoesNotExist'"))
+    elif not allow_unknown_operator:
+        found.append(field.invalid(f"{path}.operator", operator, "not a valid selector operator"))
+    return found
 
 
 def annotations(values: Any, path: str) -> list[FieldError]:

@@ -16,9 +16,9 @@ _MAX_UNAVAILABLE_STATEFUL_SET = False
 
 
 def _daemon_set_create(obj: Obj) -> None:
-    # Set before managed fields are taken: kube-apiserver records it as the creator's.
-    obj["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = str(
-        obj["metadata"].get("generation") or 1)
+    # Set before managed fields are taken: kube-apiserver records it as the creator's. A created
+    # DaemonSet's template generation is 1, whatever generation the body names.
+    obj["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = "1"
 
 
 def _daemon_set_keep(new: Obj, old: Obj) -> None:
