@@ -230,8 +230,9 @@ def test_a_csi_driver_keeps_how_it_attaches(conn: Connection) -> None:
     changed = {**body, "metadata": {**body["metadata"], "resourceVersion": created["metadata"]["resourceVersion"]},
                "spec": {"attachRequired": False}}
     status, answer = conn.json("PUT", f"{path}/fixed.csi.example.com", changed)
+    # upstream's path says "attachedRequired" (validation.go's field.NewPath), so kube-apiserver does too
     assert (status, answer["message"]) == (422, 'CSIDriver.storage.k8s.io "fixed.csi.example.com" is invalid: '
-                                                "spec.attachRequired: Invalid value: false: field is immutable")
+                                                "spec.attachedRequired: Invalid value: false: field is immutable")
     assert revision(conn) == before
 
 
