@@ -15,6 +15,9 @@ from admission_replay import api_client, run
 from admission_scenarios import SCENARIOS
 from support import ServerProcess, run_kubectl, wait_for
 
+# Once, on the embedded store: admission is decided before the store.
+pytestmark = pytest.mark.store_once
+
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "admission_fixtures")
 
 

@@ -20,6 +20,9 @@ from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 from support import ServerProcess, run_kubectl, wait_for
 
+# Once, on the embedded store: admission is decided before the store.
+pytestmark = pytest.mark.store_once
+
 POLICIES = Path(__file__).parent / "cel_manifests" / "policies.yaml"
 STEPS: list[Any] = []
 MUTATED: list[Any] = []

@@ -14,6 +14,9 @@ import cel_scenarios
 import pytest
 from support import ServerProcess, kubectl_path, run_kubectl, wait_for
 
+# Once, on the embedded store: validation is decided before the store.
+pytestmark = pytest.mark.store_once
+
 ANSWERS: dict[str, tuple[int, list[str]]] = {}
 
 

@@ -17,7 +17,8 @@ from accounts import add_token
 from browser import chromium, screenshot, wait_for
 from support import ServerProcess
 
-pytestmark = pytest.mark.slow
+# Once, on the embedded store: the console's pages are above the API, whichever store it has.
+pytestmark = [pytest.mark.slow, pytest.mark.store_once]
 
 BACKUP_CRD = {
     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",

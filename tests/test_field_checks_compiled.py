@@ -17,6 +17,9 @@ import schema_corpus
 
 from apiserver.kinds import fieldvalidation, godecode, schemas
 
+# Once, on the embedded store: validation is decided before the store.
+pytestmark = pytest.mark.store_once
+
 
 def _reference_unknown(obj: Any, schema: schemas.Schema | None, path: str = "") -> list[str]:
     resolved = schemas.resolve(schema)

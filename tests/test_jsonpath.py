@@ -11,6 +11,9 @@ from hypothesis import strategies as st
 
 from columns.jsonpath import MISSING, InvalidPath, KeyWalk, NgPath, compile_path, parse_steps
 
+# Once, on the embedded store: printing is done on the objects read, whichever store they came from.
+pytestmark = pytest.mark.store_once
+
 OBJ: dict[str, Any] = {
     "metadata": {"name": "w", "labels": {"app.kubernetes.io/name": "web"},
                  "annotations": {"example.com/owner": "team"}},

@@ -13,6 +13,9 @@ import yaml
 
 from support import ServerProcess, kubectl_versions, run_kubectl
 
+# Once, on the embedded store: what each kubectl release sends and prints does not depend on the store.
+pytestmark = pytest.mark.store_once
+
 VERSIONS = kubectl_versions()
 
 

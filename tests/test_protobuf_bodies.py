@@ -16,6 +16,9 @@ from support import ServerProcess, kubectl_path, run_kubectl, versioned_kubectl
 from apiserver.errors import ApiError
 from apiserver.wire import protobuf
 
+# Once, on the embedded store: decoding request bodies happens before the store.
+pytestmark = pytest.mark.store_once
+
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 
 # Request bodies logged by kubectl 1.32 at -v=9, and the JSON bodies it sends for the same objects

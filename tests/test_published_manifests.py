@@ -17,6 +17,9 @@ import pytest
 import yaml
 from support import GOLDEN, ServerProcess, run_kubectl
 
+# Once, on the embedded store: accepting and defaulting manifests is decided before the store.
+pytestmark = pytest.mark.store_once
+
 MANIFESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "manifests")
 PROJECTS = sorted(os.listdir(MANIFESTS))
 GOLDEN_TABLES = [os.path.join(GOLDEN, "kube-1.36.2", "table"), os.path.join(GOLDEN, "kube-1.36.2", "surface", "table")]

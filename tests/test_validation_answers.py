@@ -14,6 +14,9 @@ import pytest
 import validation_cases
 from support import ServerProcess
 
+# Once, on the embedded store: validation is decided before the store.
+pytestmark = pytest.mark.store_once
+
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "validation_answers.json")) as _f:
     ANSWERS: dict[str, Any] = json.load(_f)
 

@@ -15,6 +15,9 @@ from support import ServerProcess
 from webhook_scenarios import DNS_NAMES, SCENARIOS, Cluster, normalized
 from webhook_server import WebhookServer, make_certificates
 
+# Once, on the embedded store: admission is decided before the store.
+pytestmark = pytest.mark.store_once
+
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "webhooks")
 
 
