@@ -54,6 +54,9 @@ def _host_network_ports(spec: Obj, path: str, is_pod: bool) -> list[FieldError]:
     return found
 
 
+_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
 def _choice(value: Any, path: str, choices: tuple[str, ...]) -> list[FieldError]:
     if not value:
         return [field.required(path)]
@@ -61,19 +64,20 @@ def _choice(value: Any, path: str, choices: tuple[str, ...]) -> list[FieldError]
 
 
 def tolerations(items: Any, path: str) -> list[FieldError]:
+    """ValidateTolerations (the comparison operators' option off, as their feature gate is at 1.36)."""
     found: list[FieldError] = []
     for i, toleration in enumerate(items or ()):
         at = f"{path}[{i}]"
         toleration = toleration if isinstance(toleration, dict) else {}
-        key, operator = toleration.get("key") or "", toleration.get("operator") or ""
-        value = toleration.get("value") or ""
+        key, operator = str(toleration.get("key") or ""), str(toleration.get("operator") or "")
+        value, effect = str(toleration.get("value") or ""), str(toleration.get("effect") or "")
         if key:
             found += [field.invalid(f"{at}.key", key, msg) for msg in qualified_name(key)]
         if not key and operator != "Exists":
             found.append(field.invalid(f"{at}.operator", operator, 'operator must be Exists when `key` is empty, '
-                                       'which means "match all values and all keys"'))
-        if toleration.get("tolerationSeconds") is not None and toleration.get("effect") != "NoExecute":
-            found.append(field.invalid(f"{at}.effect", toleration.get("effect") or "",
+                                                                    'which means "match all values and all keys"'))
+        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+            found.append(field.invalid(f"{at}.effect", effect,
                                        "effect must be 'NoExecute' when `tolerationSeconds` is set"))
         if operator in ("Equal", ""):
             messages = label_value(value)
@@ -82,11 +86,12 @@ def tolerations(items: Any, path: str) -> list[FieldError]:
         elif operator == "Exists":
             if value:
                 found.append(field.invalid(f"{at}.operator", value, "value must be empty when `operator` is 'Exists'"))
-        else:
+        elif operator in ("Lt", "Gt"):
             found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists", "Lt", "Gt")))
-        effect = toleration.get("effect") or ""
-        if effect and effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
-            found.append(field.not_supported(f"{at}.effect", effect, ("NoSchedule", "PreferNoSchedule", "NoExecute")))
+        else:
+            found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists")))
+        if effect and effect not in _TAINT_EFFECTS:
+            found.append(field.not_supported(f"{at}.effect", effect, _TAINT_EFFECTS))
     return found
 
 

@@ -11,19 +11,10 @@ from typing import Any
 
 from apiserver.kinds.validation import dns1123_label
 from apiserver.registry.core import resource_names
+from apiserver.registry.node.warnings import deprecated_label_message  # pkg/api/node, as upstream imports it
 
 Obj = dict[str, Any]
 
-_DEPRECATED_NODE_LABELS = {
-    "beta.kubernetes.io/arch": 'deprecated since v1.14; use "kubernetes.io/arch" instead',
-    "beta.kubernetes.io/os": 'deprecated since v1.14; use "kubernetes.io/os" instead',
-    "failure-domain.beta.kubernetes.io/region": 'deprecated since v1.17; use "topology.kubernetes.io/region" instead',
-    "failure-domain.beta.kubernetes.io/zone": 'deprecated since v1.17; use "topology.kubernetes.io/zone" instead',
-    "beta.kubernetes.io/instance-type": 'deprecated since v1.17; use "node.kubernetes.io/instance-type" instead',
-    "app.kubernetes.io/created-by": "deprecated since v1.9",
-    "scheduler.alpha.kubernetes.io/preferAvoidPods": "deprecated since v1.22; use Taints and Tolerations instead",
-    "node-role.kubernetes.io/master": 'use "node-role.kubernetes.io/control-plane" instead',
-}
 _DEPRECATED_ANNOTATIONS = (
     ("scheduler.alpha.kubernetes.io/critical-pod", 'non-functional in v1.16+; use the "priorityClassName" field instead'),
     ("security.alpha.kubernetes.io/sysctls", 'non-functional in v1.11+; use the "sysctls" field instead'),
@@ -105,13 +96,13 @@ def spec_warnings(spec: Any, meta: Any, prefix: str = "") -> list[str]:
     at, meta_at = f"{prefix}spec", f"{prefix}metadata"
     found: list[str] = []
     for key in spec.get("nodeSelector") or {}:
-        if key in _DEPRECATED_NODE_LABELS:
-            found.append(f"{at}.nodeSelector[{key}]: {_DEPRECATED_NODE_LABELS[key]}")
+        if (message := deprecated_label_message(key)) is not None:
+            found.append(f"{at}.nodeSelector[{key}]: {message}")
     for i, constraint in enumerate(spec.get("topologySpreadConstraints") or []):
         constraint = constraint if isinstance(constraint, dict) else {}
         key = constraint.get("topologyKey") or ""
-        if key in _DEPRECATED_NODE_LABELS:
-            found.append(f"{at}.topologySpreadConstraints[{i}].topologyKey: {key} is {_DEPRECATED_NODE_LABELS[key]}")
+        if (message := deprecated_label_message(key)) is not None:
+            found.append(f"{at}.topologySpreadConstraints[{i}].topologyKey: {key} is {message}")
         if constraint.get("labelSelector") is None:
             found.append(f"{at}.topologySpreadConstraints[{i}].labelSelector: a null labelSelector results in "
                          "matching no pod")

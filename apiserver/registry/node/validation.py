@@ -11,8 +11,9 @@ from typing import Any
 
 from apiserver.errors import FieldError
 from apiserver.kinds import quantity
-from apiserver.kinds.validation import dns1123_label, label_value, qualified_name
+from apiserver.kinds.validation import dns1123_label, qualified_name
 from apiserver.registry import field
+from apiserver.registry.core.pod_validation import tolerations
 from apiserver.registry.meta import labels
 
 Obj = dict[str, Any]
@@ -25,7 +26,6 @@ _STANDARD_RESOURCES = _STANDARD_CONTAINER_RESOURCES | frozenset({
 _INTEGER_RESOURCES = frozenset({"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
                                 "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"})
 _HUGE_PAGES = "hugepages-"
-_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
 def _native(name: str) -> bool:
@@ -83,38 +83,6 @@ def overhead(limits: Obj, path: str) -> list[FieldError]:
         cpu_or_memory = cpu_or_memory or name in ("cpu", "memory")
     if huge_pages and not cpu_or_memory:
         found.append(field.forbidden(path.rsplit(".", 1)[0], "HugePages require cpu or memory"))
-    return found
-
-
-def tolerations(items: list[Any], path: str) -> list[FieldError]:
-    """core's ValidateTolerations."""
-    found: list[FieldError] = []
-    for i, toleration in enumerate(items):
-        at = f"{path}[{i}]"
-        toleration = toleration if isinstance(toleration, dict) else {}
-        key, operator = str(toleration.get("key") or ""), str(toleration.get("operator") or "")
-        value, effect = str(toleration.get("value") or ""), str(toleration.get("effect") or "")
-        if key:
-            found += [field.invalid(f"{at}.key", key, msg) for msg in qualified_name(key)]
-        if not key and operator != "Exists":
-            found.append(field.invalid(f"{at}.operator", operator, 'operator must be Exists when `key` is empty, '
-                                                                    'which means "match all values and all keys"'))
-        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
-            found.append(field.invalid(f"{at}.effect", effect,
-                                       "effect must be 'NoExecute' when `tolerationSeconds` is set"))
-        if operator in ("Equal", ""):
-            messages = label_value(value)
-            if messages:
-                found.append(field.invalid(f"{at}.operator", value, ";".join(messages)))
-        elif operator == "Exists":
-            if value:
-                found.append(field.invalid(f"{at}.operator", value, "value must be empty when `operator` is 'Exists'"))
-        elif operator in ("Lt", "Gt"):
-            found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists", "Lt", "Gt")))
-        else:
-            found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists")))
-        if effect and effect not in _EFFECTS:
-            found.append(field.not_supported(f"{at}.effect", effect, _EFFECTS))
     return found
 
 
