@@ -54,8 +54,10 @@ def test_kube_controller_managers_aliases_name_the_new_controllers(alias: str, n
     ("*,-fastkube-simulated-nodes,fastkube-simulated-provisioner", True),  # named itself, it decides
     ("*,-fastkube-simulated-provisioner", False),
 ])
-def test_the_simulated_provisioner_follows_the_simulated_nodes(flag: str, runs: bool) -> None:
+def test_the_simulated_provisioner_and_node_ipam_follow_the_simulated_nodes(flag: str, runs: bool) -> None:
     assert ("fastkube-simulated-provisioner" in enabled_controllers(flag)) is runs
+    assert ("node-ipam-controller" in enabled_controllers(flag.replace("fastkube-simulated-provisioner",
+                                                                      "node-ipam-controller"))) is runs
 
 
 def test_an_unknown_controller_is_refused_at_start(tmp_path: Any) -> None:

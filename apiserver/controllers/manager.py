@@ -83,11 +83,12 @@ CONTROLLERS: dict[str, Factory] = {
     SimulatedNodes.name: SimulatedNodes,
 }
 DISABLED_BY_DEFAULT: frozenset[str] = frozenset()
-# Unless named itself, a controller here runs exactly when the one it follows runs: the simulated
+# Unless named itself, a controller here runs exactly when the one it follows runs. The simulated
 # provisioner makes hostPath volumes on the simulated nodes, so without their kubelets it has nothing
-# to do, and kube-controller-manager alone (test/cmd's set-up: `*,-fastkube-simulated-nodes`) makes no
-# default StorageClass.
-FOLLOWS = {SimulatedProvisioner.name: SimulatedNodes.name}
+# to do. Node IPAM cuts podCIDRs only under kube-controller-manager's --allocate-node-cidrs (off by
+# default; kind turns it on for its nodes), so it comes with the simulated cluster. kube-controller-manager
+# alone (test/cmd's set-up: `*,-fastkube-simulated-nodes`) makes no default StorageClass and no podCIDR.
+FOLLOWS = {SimulatedProvisioner.name: SimulatedNodes.name, NodeIpam.name: SimulatedNodes.name}
 # The short names kube-controller-manager keeps for controllers whose name changed beyond the suffix.
 ALIASES = {"persistentvolume-binder": PersistentVolumeBinder.name, "pvc-protection": ClaimProtection.name,
            "pv-protection": VolumeProtection.name, "service": ServiceLoadBalancer.name,
