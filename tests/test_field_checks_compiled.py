@@ -94,7 +94,7 @@ def _reference_type_error(obj: Any, schema: schemas.Schema | None, owner: str = 
             if child is None:
                 continue
             through, child_type = fields.get(key, ("", None)) if fields else ("", gotypes.element(go_type))
-            where = f"{path}.{through}{key}" if path else through + key
+            where = path if not resolved.get("properties") else f"{path}.{through}{key}" if path else through + key
             found = _reference_type_error(value, child, struct, where, child_type)
             if found:
                 return found

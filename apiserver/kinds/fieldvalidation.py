@@ -233,9 +233,10 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str, go_type: st
         for key, value in obj.items():
             child = node.child(key)
             if child is not None:
-                # encoding/json's path names the embedded structs a field is reached through.
+                # encoding/json's path names the embedded structs a field is reached through, and
+                # no map key (sigs.k8s.io/json's object(): only a struct field joins the path).
                 through, child_type = fields.get(key, gotypes.UNKNOWN) if fields else ("", value_type)
-                where = f"{path}.{through}{key}" if path else through + key
+                where = path if not node.properties else f"{path}.{through}{key}" if path else through + key
                 found = _type_error(value, child, struct, where, child_type, unstructured)
                 if found:
                     return found
