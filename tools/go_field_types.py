@@ -30,6 +30,7 @@ _UNMARSHALER = re.compile(r"^func \(\w+ \*?(\w+)\) UnmarshalJSON\(", re.MULTILIN
 # The packages whose types the API's structs hold, by directory under staging/src/k8s.io.
 _TYPE_PACKAGES = ("apimachinery/pkg/apis/meta/v1", "apimachinery/pkg/api/resource", "apimachinery/pkg/util/intstr",
                   "apimachinery/pkg/runtime", "apiextensions-apiserver/pkg/apis/apiextensions/v1")
+_ALIAS = re.compile(r"^type (\w+) = (\S+)", re.MULTILINE)
 _TYPE_DECL = re.compile(r"^type (\w+) (\S+)", re.MULTILINE)
 _NAMED_FIELD = re.compile(r"^\s+(\w+)\s+([^\s`]+)\s*(?:`([^`]*)`)?\s*(?://.*)?$")
 _EMBEDDED_FIELD = re.compile(r"^\s+(\*?[\w.]+)\s*(?:`([^`]*)`)?\s*(?://.*)?$")
@@ -55,6 +56,7 @@ class _Package:
         # struct name -> [(go name, go type, json name, embedded)]
         self.structs: dict[str, list[tuple[str, str, str, bool]]] = {}
         self.named: dict[str, str] = {}  # named non-struct type -> its underlying type, as written
+        self.aliases: dict[str, str] = {}  # `type Rule = v1.Rule`: the same type, by another name
         for path in sorted(files):
             text = pathlib.Path(path).read_text()
             for block in re.findall(r"^import \((.*?)^\)", text, re.MULTILINE | re.DOTALL):
@@ -63,8 +65,9 @@ class _Package:
             for single in re.findall(r"^import (\w*\s*\"[^\"]+\")", text, re.MULTILINE):
                 for alias, imported in _IMPORT.findall(single):
                     self.imports[alias or imported.rsplit("/", 1)[-1]] = imported
+            self.aliases.update(_ALIAS.findall(text))
             for name, underlying in _TYPE_DECL.findall(text):
-                if not underlying.startswith(("struct", "interface", "func")):
+                if not underlying.startswith(("struct", "interface", "func", "=")):
                     self.named[name] = underlying
             for name, body in _STRUCT.findall(text):
                 self.structs[name] = _fields(body)
@@ -87,6 +90,8 @@ class _Package:
             return "interface {}"
         if go_type in _BUILTINS:
             return {"byte": "uint8", "rune": "int32"}.get(go_type, go_type)
+        if go_type in self.aliases:
+            return self.go_string(self.aliases[go_type], top)
         if "." in go_type:
             alias, name = go_type.split(".", 1)
             return f"{self.imports.get(alias, alias).rsplit('/', 1)[-1]}.{name}"
@@ -139,6 +144,17 @@ def _prefix_of(import_path: str) -> str | None:
     return None
 
 
+def _struct_of(package: _Package, name: str, by_prefix: dict[str, _Package]) -> tuple[_Package, str] | None:
+    """The package and name of the struct a type written in this package is, through aliases."""
+    while name in package.aliases:
+        name = package.aliases[name]
+    if "." not in name:
+        return package, name
+    alias, name = name.split(".", 1)
+    owner = by_prefix.get(_prefix_of(package.imports.get(alias, "")) or "")
+    return None if owner is None else _struct_of(owner, name, by_prefix)
+
+
 def _flattened(package: _Package, struct: str, by_prefix: dict[str, _Package], through: str,
                out: dict[str, list[str]]) -> None:
     """The json fields of a struct, its embedded structs' included, each with its Go type and the
@@ -149,15 +165,9 @@ def _flattened(package: _Package, struct: str, by_prefix: dict[str, _Package], t
         if not embedded:
             out.setdefault(json_name, [through, package.go_string(go_type)])
             continue
-        name = go_type.lstrip("*")
-        owner = package
-        if "." in name:
-            alias, name = name.split(".", 1)
-            prefix = _prefix_of(package.imports.get(alias, ""))
-            owner = by_prefix.get(prefix or "")  # type: ignore[assignment]
-            if owner is None:
-                continue
-        _flattened(owner, name, by_prefix, f"{through}{go_name}.", out)
+        found = _struct_of(package, go_type.lstrip("*"), by_prefix)
+        if found is not None:
+            _flattened(found[0], found[1], by_prefix, f"{through}{go_name}.", out)
 
 
 def _unmarshalers(root: str) -> list[str]:
@@ -183,9 +193,11 @@ def main() -> None:
             if underlying.startswith(("[]", "map[")):
                 named.setdefault(f"{package.short}.{name}", package.go_string(underlying, top=False))
     for package in packages:
-        for struct in package.structs:
+        for struct in [*package.structs, *package.aliases]:
+            found = _struct_of(package, struct, by_prefix)
             fields: dict[str, list[str]] = {}
-            _flattened(package, struct, by_prefix, "", fields)
+            if found is not None:
+                _flattened(found[0], found[1], by_prefix, "", fields)
             if fields:
                 facts[package.prefix + struct] = fields
     with open(_OUT, "w") as f:
