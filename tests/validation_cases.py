@@ -653,6 +653,7 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
     # stays out of the path, a []byte is []uint8, a named string type keeps its package's short name.
     "decode-map-value-number": ("configmaps", _config_map(data={"k": 5}), None),
     "decode-label-value-list": ("configmaps", _meta(_config_map(), labels={"k": ["v"]}), None),
+    "decode-meta-uid-number": ("configmaps", _meta(_config_map(), uid=5), None),
     "decode-secret-data-number": ("secrets", _secret(data={"k": 5}), None),
     "decode-finalizer-item-number": ("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                      "metadata": {"name": "decode-ns"}, "spec": {"finalizers": [5]}}, None),
