@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import schema_corpus
 
-from apiserver.kinds import fieldvalidation, godecode, schemas
+from apiserver.kinds import fieldvalidation, godecode, gotypes, schemas
 
 # Once, on the embedded store: validation is decided before the store.
 pytestmark = pytest.mark.store_once
@@ -65,31 +65,37 @@ _JSON_KIND = {bool: "bool", int: "number", float: "number", str: "string", dict:
 
 
 def _reference_type_error(obj: Any, schema: schemas.Schema | None, owner: str = "",
-                          path: str = "") -> str | None:
+                          path: str = "", go_type: str | None = None) -> str | None:
     resolved = schemas.resolve(schema)
     if resolved is None:
         return None
+    # The Go type as upstream's Go types give it (go_type, passed down) or else as the schema says.
+    shown_type = go_type or fieldvalidation._go_type(schema)
     if not _reference_fits(obj, resolved):
         kind = _JSON_KIND.get(type(obj), "value")
         shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
         return (f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type "
-                f"{fieldvalidation._go_type(schema)}")
+                f"{shown_type}")
     name = schemas.ref_name(schema) if schema is not None else None
     if godecode.judges(name, resolved.get("format")):
         # A value of the right JSON type that Go's decoding of the field's type still refuses.
-        return godecode.value_error(obj, name, resolved.get("format"), fieldvalidation._go_type(schema),
+        return godecode.value_error(obj, name, resolved.get("format"), shown_type,
                                     f"{owner}.{path}")
     if isinstance(obj, list):
         item = schemas.child_schema(schema, None)
-        return next((e for e in (_reference_type_error(v, item, owner, path) for v in obj) if e), None)
+        item_type = gotypes.element(go_type)
+        return next((e for e in (_reference_type_error(v, item, owner, path, item_type) for v in obj) if e), None)
     if isinstance(obj, dict):
         name = schemas.ref_name(schema) if schema is not None else None
         struct = name.rsplit(".", 1)[-1] if name and "properties" in resolved else owner
+        fields = gotypes.fields(name) if resolved.get("properties") else {}
         for key, value in obj.items():
             child = schemas.child_schema(schema, key)
             if child is None:
                 continue
-            found = _reference_type_error(value, child, struct, f"{path}.{key}" if path else key)
+            through, child_type = fields.get(key, ("", None)) if fields else ("", gotypes.element(go_type))
+            where = path if not resolved.get("properties") else f"{path}.{through}{key}" if path else through + key
+            found = _reference_type_error(value, child, struct, where, child_type)
             if found:
                 return found
     return None

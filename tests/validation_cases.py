@@ -649,6 +649,17 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
     "volumeattributesclass-update-driver": ("/apis/storage.k8s.io/v1/volumeattributesclasses", _cluster_object(
         "storage.k8s.io/v1", "VolumeAttributesClass", "vac-upd", driverName="csi.example.com",
         parameters={"iops": "100"}), {"driverName": "other.example.com", "parameters": {"iops": "200"}}),
+    # A value of the wrong JSON type, named by encoding/json after upstream's Go types: a map's key
+    # stays out of the path, a []byte is []uint8, a named string type keeps its package's short name.
+    "decode-map-value-number": ("configmaps", _config_map(data={"k": 5}), None),
+    "decode-label-value-list": ("configmaps", _meta(_config_map(), labels={"k": ["v"]}), None),
+    "decode-meta-uid-number": ("configmaps", _meta(_config_map(), uid=5), None),
+    "decode-secret-data-number": ("secrets", _secret(data={"k": 5}), None),
+    "decode-finalizer-item-number": ("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                     "metadata": {"name": "decode-ns"}, "spec": {"finalizers": [5]}}, None),
+    "decode-resource-limit-list": ("limitranges", {
+        "apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "decode-lr"},
+        "spec": {"limits": [{"type": "Container", "max": {"cpu": ["1"]}}]}}, None),
 }
 
 

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import orjson
 
 from apiserver import errors
-from apiserver.kinds import crschema, godecode, goshape, schemas
+from apiserver.kinds import crschema, godecode, goshape, gotypes, schemas
 from apiserver.kinds.resources import CustomVersion
 
 DIRECTIVES = ("Ignore", "Warn", "Strict")
@@ -34,7 +34,8 @@ class _Node:
     (None: the enclosing one's); `closed` says whether a key outside `properties` is unknown."""
 
     __slots__ = ("schema", "resolved", "kinds", "struct", "properties", "extra", "items", "open", "closed",
-                 "omitted", "written", "definition", "format", "judged", "_go_type", "_children")
+                 "omitted", "written", "definition", "format", "judged", "go_fields", "_go_type",
+                 "_children")
 
     def __init__(self, schema: schemas.Schema, resolved: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
@@ -55,6 +56,7 @@ class _Node:
         self.judged = godecode.judges(name, self.format)
         self.omitted = goshape.omitted_when_empty(name or "")
         self.written = goshape.scalars_written(name or "")
+        self.go_fields = gotypes.fields(name) if self.properties else {}
         self._go_type: str | None = None
         self._children: dict[str | None, _Node | None] = {}
 
@@ -80,6 +82,7 @@ class _Node:
 
     @property
     def go_type(self) -> str:
+        """The Go type guessed from the schema, where upstream's Go types do not say (gotypes)."""
         if self._go_type is None:
             self._go_type = _go_type(self.schema)
         return self._go_type
@@ -191,7 +194,7 @@ def _fits(value: Any, kinds: set[str]) -> bool:
 def type_error(obj: Any, schema: schemas.Schema | None, unstructured: bool = False) -> str | None:
     """The first value of the wrong JSON type, in encoding/json's words, as upstream reports it, or
     that Go's decoding of its type refuses (`unstructured`: converting from a map, as patches do)."""
-    return _type_error(obj, _compiled(schema), "", "", unstructured)
+    return _type_error(obj, _compiled(schema), "", "", None, unstructured)
 
 
 def decode_problem(obj: dict[str, Any], url_type: tuple[str, str], unstructured: bool = False) -> str | None:
@@ -201,29 +204,40 @@ def decode_problem(obj: dict[str, Any], url_type: tuple[str, str], unstructured:
     return None if ref is None else type_error(obj, ref, unstructured)
 
 
-def _type_error(obj: Any, node: _Node | None, owner: str, path: str, unstructured: bool) -> str | None:
+def _type_error(obj: Any, node: _Node | None, owner: str, path: str, go_type: str | None,
+                unstructured: bool) -> str | None:
+    """`go_type`: the Go type upstream decodes obj into, as encoding/json names it (None: not known)."""
     if node is None:
         return None
     if not _fits(obj, node.kinds):
         kind = _JSON_KIND.get(type(obj), "value")
         shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
-        return f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type {node.go_type}"
+        return (f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type "
+                f"{go_type or node.go_type}")
     if node.judged:
-        return godecode.value_error(obj, node.definition, node.format, node.go_type, f"{owner}.{path}", unstructured)
+        return godecode.value_error(obj, node.definition, node.format, go_type or node.go_type, f"{owner}.{path}",
+                                    unstructured)
     if isinstance(obj, list):
         item = node.child(None)
         if item is not None:
+            item_type = gotypes.element(go_type)
             for v in obj:
-                found = _type_error(v, item, owner, path, unstructured)
+                found = _type_error(v, item, owner, path, item_type, unstructured)
                 if found:
                     return found
         return None
     if isinstance(obj, dict):
         struct = node.struct or owner
+        fields = node.go_fields
+        value_type = None if fields else gotypes.element(go_type)
         for key, value in obj.items():
             child = node.child(key)
             if child is not None:
-                found = _type_error(value, child, struct, f"{path}.{key}" if path else key, unstructured)
+                # encoding/json's path names the embedded structs a field is reached through, and
+                # no map key (sigs.k8s.io/json's object(): only a struct field joins the path).
+                through, child_type = fields.get(key, gotypes.UNKNOWN) if fields else ("", value_type)
+                where = path if not node.properties else f"{path}.{through}{key}" if path else through + key
+                found = _type_error(value, child, struct, where, child_type, unstructured)
                 if found:
                     return found
     return None

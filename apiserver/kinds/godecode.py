@@ -8,6 +8,7 @@ error is what upstream's decoder says after "<Kind> in version ... cannot be han
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -35,6 +36,14 @@ def value_error(value: Any, definition: str | None, fmt: str | None, go_type: st
         low, high = _INT_RANGES[fmt]
         if not low <= value <= high:
             return f"json: cannot unmarshal number {value} into Go struct field {where} of type {go_type}"
+        return None
+    if definition == _QUANTITY and value is not None and (isinstance(value, bool) or not isinstance(
+            value, (str, int, float))):
+        # Quantity.UnmarshalJSON parses any JSON text but a string's or null as the quantity itself.
+        try:
+            quantity.parse(json.dumps(value))
+        except quantity.QuantityError as exc:
+            return str(exc)
         return None
     if not isinstance(value, str):
         return None

@@ -97,8 +97,9 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
 # ObjectMeta's typed fields: a value of another JSON type is a decoding error upstream (400), and
 # everything below relies on these types.
 _META_TYPES: dict[str, tuple[type, str]] = {
-    **{f: (str, "string") for f in ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+    **{f: (str, "string") for f in ("name", "generateName", "namespace", "selfLink", "resourceVersion",
                                     "creationTimestamp", "deletionTimestamp")},
+    "uid": (str, "types.UID"),
     "generation": (int, "int64"), "deletionGracePeriodSeconds": (int, "int64"),
     "labels": (dict, "map[string]string"), "annotations": (dict, "map[string]string"),
     "finalizers": (list, "[]string"), "ownerReferences": (list, "[]v1.OwnerReference"),
