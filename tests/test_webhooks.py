@@ -25,6 +25,7 @@ from webhook_server import (
     Certificates,
     WebhookServer,
     deny,
+    host_address,
     json_patch,
     make_certificates,
 )
@@ -41,6 +42,14 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
 @pytest.fixture(scope="module")
 def webhooks(certificates: Certificates) -> Iterator[WebhookServer]:
     server = WebhookServer(certificates).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def service_webhooks(certificates: Certificates) -> Iterator[WebhookServer]:
+    """A webhook on this machine's own address: an EndpointSlice may not name a loopback one."""
+    server = WebhookServer(certificates, host=host_address()).start()
     yield server
     server.stop()
 
@@ -80,24 +89,25 @@ def _configuration(kind: str, name: str, namespace: str, client_config: dict[str
             "metadata": {"name": name}, "webhooks": [webhook]}
 
 
-def _endpoint_slice(port: int, ready: bool) -> dict[str, Any]:
-    """The webhook's endpoint, on loopback, as an EndpointSlice controller would list a pod's."""
+def _endpoint_slice(address: str, port: int, ready: bool) -> dict[str, Any]:
+    """The webhook's endpoint, as an EndpointSlice controller would list a pod's."""
     return {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
             "metadata": {"name": "policy-webhook-1", "namespace": "webhook-system",
                          "labels": {"kubernetes.io/service-name": "policy-webhook"}},
             "addressType": "IPv4", "ports": [{"name": "https", "port": port, "protocol": "TCP"}],
-            "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": ready}}]}
+            "endpoints": [{"addresses": [address], "conditions": {"ready": ready}}]}
 
 
 def test_a_webhook_behind_a_service_is_reached_through_its_endpoint_slices(
-        cluster: ServerProcess, webhooks: WebhookServer, certificates: Certificates) -> None:
+        cluster: ServerProcess, service_webhooks: WebhookServer, certificates: Certificates) -> None:
+    webhooks = service_webhooks
     _namespace(cluster, "webhook-system")
     _namespace(cluster, "team-a")
     webhooks.answers["/validate-team-a"] = deny("configmaps in team-a need an owner label", 403)
     _apply(cluster, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "policy-webhook",
                                                                         "namespace": "webhook-system"},
                      "spec": {"ports": [{"name": "https", "port": 443, "targetPort": "webhook"}]}},
-           _endpoint_slice(webhooks.port, ready=True),
+           _endpoint_slice(webhooks.host, webhooks.port, ready=True),
            _configuration("Validating", "team-a-policy", "team-a",
                           {"service": {"namespace": "webhook-system", "name": "policy-webhook",
                                        "path": "/validate-team-a"}}, certificates))
@@ -111,7 +121,7 @@ def test_a_webhook_behind_a_service_is_reached_through_its_endpoint_slices(
     assert review["request"]["userInfo"]["username"] == "admin"
     assert review["request"]["object"]["data"] == {"a": "b"}
     # Only ready endpoints are called; with none, the call fails as upstream's resolver says.
-    _apply(cluster, _endpoint_slice(webhooks.port, ready=False))
+    _apply(cluster, _endpoint_slice(webhooks.host, webhooks.port, ready=False))
     unreachable = run_kubectl(cluster, "create", "configmap", "settings", "-n", "team-a", check=False)
     assert ('failed calling webhook "team-a-policy.policy.example.com": failed to call webhook: Post '
             '"https://policy-webhook.webhook-system.svc:443/validate-team-a?timeout=10s": no endpoints '

@@ -15,6 +15,7 @@ import http.server
 import ipaddress
 import json
 import os
+import socket
 import ssl
 import threading
 import time
@@ -93,11 +94,20 @@ def json_patch(operations: list[dict[str, Any]], **extra: Any) -> Answer:
     return lambda _review: {"allowed": True, "patchType": "JSONPatch", "patch": patch, **extra}
 
 
+def host_address() -> str:
+    """This machine's address on the interface its default route leaves by (no packet is sent): where a
+    webhook listens when an EndpointSlice must name it, as endpoints may not be loopback addresses."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))
+        return str(probe.getsockname()[0])
+
+
 @dataclass
 class WebhookServer:
     """Serves HTTPS on 127.0.0.1:`port` from a thread; `answers` maps a path to its answer."""
 
     certificates: Certificates
+    host: str = "127.0.0.1"
     answers: dict[str, Answer | str] = field(default_factory=dict)
     received: list[tuple[str, Review]] = field(default_factory=list)
     port: int = 0
@@ -105,7 +115,7 @@ class WebhookServer:
     _stopping: threading.Event = field(default_factory=threading.Event)
 
     def url(self, path: str) -> str:
-        return f"https://127.0.0.1:{self.port}{path}"
+        return f"https://{self.host}:{self.port}{path}"
 
     def reviews(self, path: str) -> list[Review]:
         return [review for p, review in self.received if p.split("?")[0] == path]
@@ -151,7 +161,7 @@ class WebhookServer:
                 self.end_headers()
                 self.wfile.write(raw)
 
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        server = http.server.ThreadingHTTPServer((self.host, self.port), Handler)
         server.daemon_threads = True
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(self.certificates.cert_path, self.certificates.key_path)

@@ -307,7 +307,8 @@ def check(kind: str, api_version: str, how: str, unknown: list[str], duplicates:
     """Raises under Strict; under Warn, the Warning header to answer with."""
     if how == "Ignore" or not (unknown or duplicates):
         return {}
-    problems = [f'unknown field "{p}"' for p in unknown] + [f'duplicate field "{p}"' for p in duplicates]
+    # Duplicates first: the JSON decoder meets them before the strict pass reports what it does not know.
+    problems = [f'duplicate field "{p}"' for p in duplicates] + [f'unknown field "{p}"' for p in unknown]
     if how == "Strict":
         version = api_version.rpartition("/")[2]
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: '
