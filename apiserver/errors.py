@@ -88,12 +88,16 @@ class FieldError:
         return {"reason": self.kind, "message": self.message, "field": self.path}
 
 
+def aggregate(messages: list[str]) -> str:
+    """utilerrors.NewAggregate(...).Error(), as ErrorList.ToAggregate gives it: one message as it is,
+    several said once each inside brackets."""
+    unique = list(dict.fromkeys(messages))
+    return ", ".join(unique) if len(unique) < 2 else "[" + ", ".join(unique) + "]"
+
+
 def invalid(kind: str, group: str, name: str, errors: list[FieldError]) -> ApiError:
     # The message is ErrorList.ToAggregate's: a cause repeated word for word is said once; the causes keep all.
-    said = list(dict.fromkeys(f"{e.path}: {e.message}" for e in errors))
-    summary = ", ".join(said)
-    if len(said) > 1:
-        summary = f"[{summary}]"
+    summary = aggregate([f"{e.path}: {e.message}" for e in errors])
     details = _details(name, group, kind)
     details["causes"] = [e.cause() for e in errors]
     return ApiError(422, "Invalid", f'{kind}{"." + group if group else ""} "{name}" is invalid: {summary}', details)

@@ -16,9 +16,9 @@ from apiserver.admissionplugins import (
     quotausage,
 )
 from apiserver.admissionplugins.podsecurity import LevelVersion, Policy, policy_for
-from apiserver.admissionplugins.request import Request, aggregate
+from apiserver.admissionplugins.request import Request
 from apiserver.admissionplugins.resourcequota import charge
-from apiserver.errors import ApiError
+from apiserver.errors import ApiError, aggregate
 from apiserver.kinds import quantity
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from apiserver.admissionplugins.request import Obj, Request, aggregate
+from apiserver.admissionplugins.request import Obj, Request
+from apiserver.errors import aggregate
 from apiserver.kinds import quantity
 from apiserver.kinds.quantity import MAX_MILLI_VALUE, Quantity
 

@@ -34,7 +34,3 @@ class Request(NamedTuple):
         return forbidden_object(self.resource, self.group, self.object_name, why)
 
 
-def aggregate(messages: list[str]) -> str:
-    """utilerrors.NewAggregate(...).Error(): one message as it is, several deduplicated inside brackets."""
-    unique = list(dict.fromkeys(messages))
-    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"

@@ -36,19 +36,6 @@ _NOT_CHECKED = FieldError(
 )
 
 
-def _go_type(value: Any) -> str:
-    """Go's %T of a value decoded into unstructured content."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    return "[]interface {}" if isinstance(value, list) else "map[string]interface {}"
-
-
 def _nested(obj: Obj, json_path: str, want: type) -> tuple[Any, str | None]:
     """unstructured.Nested{Int64,String}: the value at a dotted path, or the accessor's error."""
     keys = json_path.removeprefix(".").split(".")
@@ -57,7 +44,7 @@ def _nested(obj: Obj, json_path: str, want: type) -> tuple[Any, str | None]:
         if not isinstance(value, dict):
             walked = "." + ".".join(keys[: i + 1])
             return None, (
-                f"{walked} accessor error: {value} is of the type {_go_type(value)}, "
+                f"{walked} accessor error: {value} is of the type {field.go_type_name(value)}, "
                 "expected map[string]interface{}"
             )
         if key not in value:
@@ -67,7 +54,7 @@ def _nested(obj: Obj, json_path: str, want: type) -> tuple[Any, str | None]:
         return value, None
     expected = "int64" if want is int else "string"
     return None, (
-        f".{'.'.join(keys)} accessor error: {value} is of the type {_go_type(value)}, expected {expected}"
+        f".{'.'.join(keys)} accessor error: {value} is of the type {field.go_type_name(value)}, expected {expected}"
     )
 
 
@@ -106,7 +93,7 @@ def _set_duplicates(items: list[Any]) -> list[int]:
     seen: dict[str, int] = {}
     repeated: list[int] = []
     for i, item in enumerate(items):
-        key = json_text(item) if isinstance(item, (dict, list)) else repr((_go_type(item), item))
+        key = json_text(item) if isinstance(item, (dict, list)) else repr((field.go_type_name(item), item))
         seen[key] = seen.get(key, 0) + 1
         if seen[key] == 2:
             repeated.append(i)

@@ -20,6 +20,7 @@ import orjson
 from apiserver import errors
 from apiserver.admission.webhook.client import CallFailed, WebhookClient
 from apiserver.admission.webhook.configurations import ClientConfig, client_config
+from apiserver.registry import field
 from apiserver.registry.meta import annotations as annotation_problems
 from apiserver.registry.meta import labels as label_problems
 
@@ -185,7 +186,7 @@ def _restored_metadata(original: Obj, converted: Obj) -> tuple[Obj, str | None]:
     if "metadata" not in converted:
         return converted, "missing metadata in converted object"
     if not isinstance(answered, dict):
-        return converted, f"invalid metadata of type {_go_type(answered)} in converted object"
+        return converted, f"invalid metadata of type {field.go_type_name(answered)} in converted object"
     metadata = dict(_meta(original))  # the original is this server's own copy: only its top level changes
     for name, path in (("labels", "metadata.labels"), ("annotations", "metadata.annotation")):
         value = answered.get(name)
@@ -193,38 +194,19 @@ def _restored_metadata(original: Obj, converted: Obj) -> tuple[Obj, str | None]:
             metadata.pop(name, None)
             continue
         if not isinstance(value, dict):
-            return converted, f"invalid metadata.{name} of type {_go_type(value)} in converted object"
+            return converted, f"invalid metadata.{name} of type {field.go_type_name(value)} in converted object"
         for key, item in value.items():
             if not isinstance(item, str):
-                return converted, (f"metadata.{name}[{key}] must be a string, but is {_go_type(item)} in "
+                return converted, (f"metadata.{name}[{key}] must be a string, but is {field.go_type_name(item)} in "
                                    "converted object")
         if value != (metadata.get(name) or {}):
             found = label_problems(value, path) if name == "labels" else annotation_problems(value, path)
             if found:
-                return converted, _aggregate(found)
+                return converted, errors.aggregate([f"{e.path}: {e.message}" for e in found])
         metadata[name] = value
     return {**converted, "metadata": metadata}, None
 
 
-def _aggregate(found: list[errors.FieldError]) -> str:
-    """field.ErrorList.ToAggregate's message."""
-    texts = [f"{e.path}: {e.message}" for e in found]
-    return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
-
-
-def _go_type(value: Any) -> str:
-    """The Go type a decoded JSON value has inside an unstructured object, as %T prints it."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "[]interface {}"
-    return "<nil>" if value is None else "map[string]interface {}"
 
 
 def _go_json(value: Any) -> str:

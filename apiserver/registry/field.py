@@ -40,6 +40,21 @@ def go_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def go_type_name(value: Any) -> str:
+    """Go's %T of a JSON value decoded into unstructured content (map[string]interface{})."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    return "[]interface {}" if isinstance(value, list) else "map[string]interface {}"
+
+
 def go_value(value: Any) -> str:
     """A bad value as a field error shows it."""
     if isinstance(value, bool):

@@ -18,7 +18,7 @@ from apiserver.registry.meta import label_selector
 
 Obj = dict[str, Any]
 
-_REVIEW_VERSIONS = ("v1", "v1beta1")
+REVIEW_VERSIONS = ("v1", "v1beta1")
 _SIDE_EFFECTS = ("None", "NoneOnDryRun", "Some", "Unknown")
 _NO_SIDE_EFFECTS = ("None", "NoneOnDryRun")
 _REINVOCATION_POLICIES = ("IfNeeded", "Never")
@@ -105,7 +105,13 @@ def webhook_service(path: str, service: Obj) -> list[FieldError]:
 def _review_versions(versions: list[Any], required: bool, path: str) -> list[FieldError]:
     """validateAdmissionReviewVersions."""
     if not versions:
-        return [field.required(path, "must specify one of " + ", ".join(_REVIEW_VERSIONS))]
+        return [field.required(path, "must specify one of " + ", ".join(REVIEW_VERSIONS))]
+    return review_version_list(versions, required, path)
+
+
+def review_version_list(versions: list[Any], required: bool, path: str) -> list[FieldError]:
+    """The items of a non-empty review version list: each a DNS-1035 label, none twice, and (`required`)
+    one this server speaks. Webhooks' and CRD conversions' validations share it, as upstream's copies agree."""
     found: list[FieldError] = []
     seen: set[str] = set()
     for i, version in enumerate(versions):
@@ -115,9 +121,9 @@ def _review_versions(versions: list[Any], required: bool, path: str) -> list[Fie
             continue
         seen.add(version)
         found += [field.invalid(f"{path}[{i}]", version, msg) for msg in dns1035_label(version)]
-    if required and not seen & set(_REVIEW_VERSIONS):
+    if required and not seen & set(REVIEW_VERSIONS):
         found.append(
-            field.invalid(path, versions, "must include at least one of " + ", ".join(_REVIEW_VERSIONS))
+            field.invalid(path, versions, "must include at least one of " + ", ".join(REVIEW_VERSIONS))
         )
     return found
 
@@ -196,7 +202,7 @@ def _update_options(new: Obj, old: Obj) -> _Options:
         ),
         require_no_side_effects=all(h.get("sideEffects") in _NO_SIDE_EFFECTS for h in old_hooks),
         require_recognized_review_version=all(
-            not h.get("admissionReviewVersions") or set(h["admissionReviewVersions"]) & set(_REVIEW_VERSIONS)
+            not h.get("admissionReviewVersions") or set(h["admissionReviewVersions"]) & set(REVIEW_VERSIONS)
             for h in old_hooks
         ),
         require_unique_names=len(set(names)) == len(names),

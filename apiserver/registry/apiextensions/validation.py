@@ -14,7 +14,12 @@ from urllib.parse import urlsplit
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1035_label, dns1123_subdomain
 from apiserver.registry import field
-from apiserver.registry.admissionregistration.validation import webhook_service, webhook_url
+from apiserver.registry.admissionregistration.validation import (
+    REVIEW_VERSIONS,
+    review_version_list,
+    webhook_service,
+    webhook_url,
+)
 from apiserver.registry.apiextensions import schema_validation
 from apiserver.registry.apiextensions.internal import InternalSpec, go_versions, internal_spec
 from apiserver.registry.meta import subdomain_name
@@ -23,7 +28,6 @@ Obj = dict[str, Any]
 
 _SCOPES = ("Cluster", "Namespaced")
 _STRATEGIES = ("None", "Webhook")
-_REVIEW_VERSIONS = ("v1", "v1beta1")
 _COLUMN_TYPES = ("boolean", "date", "integer", "number", "string")
 _COLUMN_FORMATS = ("byte", "date", "date-time", "double", "float", "int32", "int64", "password")
 
@@ -181,20 +185,7 @@ def _review_versions(versions: list[Any], required: bool, path: str) -> list[Fie
     """validateConversionReviewVersions."""
     if not versions:
         return [field.required(path)]
-    found: list[FieldError] = []
-    seen: set[str] = set()
-    for i, version in enumerate(versions):
-        version = str(version)
-        if version in seen:
-            found.append(field.invalid(f"{path}[{i}]", version, "duplicate version"))
-            continue
-        seen.add(version)
-        found += [field.invalid(f"{path}[{i}]", version, msg) for msg in dns1035_label(version)]
-    if required and not seen & set(_REVIEW_VERSIONS):
-        found.append(
-            field.invalid(path, versions, "must include at least one of " + ", ".join(_REVIEW_VERSIONS))
-        )
-    return found
+    return review_version_list(versions, required, path)
 
 
 def _conversion(conversion: Obj | None, required_review: bool) -> list[FieldError]:
@@ -405,7 +396,7 @@ def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
     old_reviews = _list(
         _dict(_dict(old_spec.get("conversion")).get("webhook")).get("conversionReviewVersions")
     )
-    required_review = not old_reviews or bool(set(map(str, old_reviews)) & set(_REVIEW_VERSIONS))
+    required_review = not old_reviews or bool(set(map(str, old_reviews)) & set(REVIEW_VERSIONS))
     found = _spec(internal_spec(new_spec), required_review)
     old_names, new_names = _dict(old_spec.get("names")), _dict(new_spec.get("names"))
     # Upstream holds scope and kind only once the CRD is Established, which its controller sets a moment
