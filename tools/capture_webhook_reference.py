@@ -17,19 +17,24 @@ import random
 import string
 import sys
 import tempfile
+from collections.abc import Callable
+from typing import Any
 
 import yaml
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests"))
 
-from webhook_scenarios import DNS_NAMES, SCENARIOS, Cluster, normalized  # noqa: E402
-from webhook_server import WebhookServer, make_certificates  # noqa: E402
+from webhook_scenarios import DNS_NAMES, SCENARIOS, Cluster, normalized
+from webhook_server import WebhookServer, make_certificates
 
 FIXTURES = os.path.join(REPO, "tests", "fixtures", "webhooks")
 
 
-def main(kubeconfig: str, names: list[str]) -> None:
+def record(kubeconfig: str, names: list[str], scenarios: dict[str, Callable[[Cluster], Any]],
+           normalize: Callable[[Any, str], Any], fixtures: str) -> None:
+    """Runs the named scenarios (all when none) against the kubeconfig's server, with webhooks served on
+    127.0.0.1, and writes each normalized result to fixtures/<scenario>.json."""
     with open(kubeconfig) as f:
         config = yaml.safe_load(f)
     server = config["clusters"][0]["cluster"]["server"]
@@ -41,9 +46,9 @@ def main(kubeconfig: str, names: list[str]) -> None:
     try:
         run = "".join(random.choices(string.ascii_lowercase, k=5))
         cluster = Cluster(server, token, webhooks, certificates, other.ca_bundle, run)
-        for name in names or list(SCENARIOS):
-            result = normalized(SCENARIOS[name](cluster), run)
-            with open(os.path.join(FIXTURES, f"{name}.json"), "w") as f:
+        for name in names or list(scenarios):
+            result = normalize(scenarios[name](cluster), run)
+            with open(os.path.join(fixtures, f"{name}.json"), "w") as f:
                 json.dump(result, f, indent=1, sort_keys=True)
                 f.write("\n")
             print(f"recorded {name}")
@@ -52,4 +57,4 @@ def main(kubeconfig: str, names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    record(sys.argv[1], sys.argv[2:], SCENARIOS, normalized, FIXTURES)
