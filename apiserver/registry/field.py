@@ -109,6 +109,13 @@ def not_supported_shown(path: str, shown: str, supported: tuple[str, ...]) -> Fi
                       f"Unsupported value: {shown}: supported values: " + ", ".join(go_quote(s) for s in supported))
 
 
+def required_choice(value: Any, path: str, choices: tuple[str, ...]) -> list[FieldError]:
+    """A field that must be one of choices: Required when empty, NotSupported when another value."""
+    if not value:
+        return [required(path)]
+    return [] if value in choices else [not_supported(path, value, choices)]
+
+
 def too_long(path: str, limit: int) -> FieldError:
     return FieldError("FieldValueTooLong", path, f"Too long: may not be more than {limit} byte{'s' * (limit != 1)}")
 

@@ -92,11 +92,7 @@ def _container_ports(ports: Any, path: str) -> list[FieldError]:
         host_port = port.get("hostPort") or 0
         if host_port and not 1 <= host_port <= 65535:
             found.append(field.invalid(f"{at}.hostPort", host_port, inclusive_range_error(1, 65535)))
-        protocol = port.get("protocol") or ""
-        if not protocol:
-            found.append(field.required(f"{at}.protocol"))
-        elif protocol not in PROTOCOLS:
-            found.append(field.not_supported(f"{at}.protocol", protocol, PROTOCOLS))
+        found += field.required_choice(port.get("protocol"), f"{at}.protocol", PROTOCOLS)
     return found
 
 

@@ -57,12 +57,6 @@ def _host_network_ports(spec: Obj, path: str, is_pod: bool) -> list[FieldError]:
 _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
-def _choice(value: Any, path: str, choices: tuple[str, ...]) -> list[FieldError]:
-    if not value:
-        return [field.required(path)]
-    return [] if value in choices else [field.not_supported(path, value, choices)]
-
-
 def tolerations(items: Any, path: str) -> list[FieldError]:
     """ValidateTolerations (the comparison operators' option off, as their feature gate is at 1.36)."""
     found: list[FieldError] = []
@@ -114,8 +108,8 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
                              f"{path}.initContainers")
     found += ephemeral_containers(spec, names, host_users, f"{path}.ephemeralContainers")
     found += _host_network_ports(spec, path, is_pod)
-    found += _choice(spec.get("restartPolicy"), f"{path}.restartPolicy", _RESTART_POLICIES)
-    found += _choice(spec.get("dnsPolicy"), f"{path}.dnsPolicy", _DNS_POLICIES)
+    found += field.required_choice(spec.get("restartPolicy"), f"{path}.restartPolicy", _RESTART_POLICIES)
+    found += field.required_choice(spec.get("dnsPolicy"), f"{path}.dnsPolicy", _DNS_POLICIES)
     found += labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
     found += pod_security_context(spec.get("securityContext"), spec, f"{path}.securityContext")
     found += scheduling_constraints.affinity(spec.get("affinity"), f"{path}.affinity")

@@ -126,12 +126,7 @@ def _csi(source: Obj, at: str) -> list[FieldError]:
 
 def _image(source: Obj, at: str, is_pod: bool) -> list[FieldError]:
     found = _required(source, at, "reference") if is_pod else []
-    policy = source.get("pullPolicy") or ""
-    if not policy:
-        found.append(field.required(f"{at}.pullPolicy"))
-    elif policy not in _PULL_POLICIES:
-        found.append(field.not_supported(f"{at}.pullPolicy", policy, _PULL_POLICIES))
-    return found
+    return found + field.required_choice(source.get("pullPolicy"), f"{at}.pullPolicy", _PULL_POLICIES)
 
 
 def _none(source: Obj, at: str) -> list[FieldError]:
