@@ -58,9 +58,9 @@ class TaintEviction(Controller):
         self.pods.add_handler(self._pod_changed)
 
     def _node_changed(self, old: Obj | None, new: Obj | None) -> None:
-        # Taints coming and going both matter: going cancels the deletions they scheduled. (Not a
-        # comparison of old with new: a controller that changed its cached copy in place makes them equal.)
-        if not _no_execute(old) and not _no_execute(new):
+        # Taints coming and going both matter (going cancels the deletions they scheduled); a node update
+        # that leaves its NoExecute taints as they were (a heartbeat) changes nothing, as upstream's NodeUpdated.
+        if _no_execute(old) == _no_execute(new):
             return
         node_name = (new or old or {})["metadata"]["name"]
         for pod in self.pods:
