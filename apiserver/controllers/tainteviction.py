@@ -11,7 +11,7 @@ tolerated forever. Deleting goes through the API, so the pod's owner replaces it
 from __future__ import annotations
 
 import time
-from typing import Hashable
+from collections.abc import Hashable
 
 from apiserver.controllers.base import Context, Controller, Obj, object_key
 from apiserver.controllers.events import Recorder
