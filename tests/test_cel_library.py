@@ -51,9 +51,9 @@ def test_ours_equal_the_recorded_reference(server: ServerProcess, part: str) -> 
 def test_a_policy_denies_by_what_the_requesting_user_may_do(server: ServerProcess) -> None:
     code, lines = ANSWERS["guarded-as-alice"]
     assert code == 1
-    assert lines == ['Error from server (Forbidden): error when creating "STDIN": configmaps "guarded-a" is forbidden: '
-                     "ValidatingAdmissionPolicy 'guarded' with binding 'guarded' denied request: alice may not delete "
-                     "pods"]
+    assert lines == [('Error from server (Forbidden): error when creating "STDIN": configmaps "guarded-a" is forbidden: '
+                      "ValidatingAdmissionPolicy 'guarded' with binding 'guarded' denied request: alice may not delete "
+                      "pods")]
     assert ANSWERS["guarded-as-bob"] == (0, [])
 
 

@@ -216,9 +216,9 @@ class _Coster:
             total = ZERO
             for element in e.args:
                 total = total.add(self.cost(element))
-            sizes = [self.size(element) for element in e.args]
-            if sizes and all(size is not None for size in sizes):  # cel-go remembers a literal's entry sizes
-                self.entry_sizes[e.id] = functools.reduce(Size.union, sizes)  # type: ignore[arg-type]
+            sizes = [size for size in (self.size(element) for element in e.args) if size is not None]
+            if sizes and len(sizes) == len(e.args):  # cel-go remembers a literal's entry sizes
+                self.entry_sizes[e.id] = functools.reduce(Size.union, sizes)
             return total.add(Cost(10, 10))
         if e.kind == "map":
             total = ZERO

@@ -3,11 +3,11 @@
 `format.dns1123Label()` and the other named formats are `kubernetes.NamedFormat` values;
 `format.named(name)` answers `optional.of` one, or `optional.none()` for a name it does not know;
 `<format>.validate(s)` answers `optional.none()` when `s` is valid, else `optional.of` upstream's
-error strings. cel-expr-python cannot return an optional from Python, so those two are declared with
-their optional result types for type checking only, and evaluated through apiserver/cel/optionals.py:
-the parsed expression calls a Python function answering the plain value (a list of errors, a format
-or an empty one) and wraps it in `optional.ofNonZeroValue`, which CEL itself makes an optional.
-The checks are apimachinery's name validations and kube-openapi's strfmt ones, with their messages.
+error strings. cel-expr-python can neither return an optional from Python nor declare one as a result
+type, so those two answer carrier messages (`kubernetes.FormatErrors`, `kubernetes.FormatLookup`)
+whose one field is set only when there is a value, and apiserver/cel/optionals.py follows each call
+with a presence-testing select of that field, which CEL makes the optional. The checks are
+apimachinery's name validations and kube-openapi's strfmt ones, with their messages.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import Any
 
 from cel_expr_python import cel
-
 from google.protobuf import descriptor_pb2, message_factory
 
 from apiserver.cel import opaque, requesturi
