@@ -6,13 +6,15 @@ Formats: a CRD whose items each name a format and a value, with rules that repor
 with rules that render upstream's test expressions as messages, and one whose rules must not compile.
 Authorizer: a ValidatingAdmissionPolicy bound with `Warn` whose every validation fails with a message
 rendering an authorizer check, run as users that RBAC grants different things (`kubectl --as`), and
-one bound with `Deny` that refuses a write by what the requesting user may do.
+one bound with `Deny` that refuses a write by what the requesting user may do. Ratcheting: a CRD rule
+made stricter under an existing object, whose unchanged value is let through with a warning.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -291,4 +293,32 @@ def run_authz_steps(kubeconfig: str) -> list[tuple[str, int, list[str]]]:
         who = ["--as", user] if user else []
         code, _, stderr = kubectl(kubeconfig, [*who, "create", "--dry-run=server", "-f", "-"], _configmap(object_name))
         steps.append((name, code, lines(stderr)))
+    return steps
+
+
+def _ratchet_crd(minimum: int) -> str:
+    x = {"type": "integer", "x-kubernetes-validations": [{"rule": f"self > {minimum}",
+                                                          "message": f"x must exceed {minimum}"}]}
+    return json.dumps(_crd("ratchets", "Ratchet", {"type": "object", "properties": {"x": x, "y": {"type": "string"}}}))
+
+
+# A rule made stricter under an existing object: an update that leaves the failing value as it was is let
+# through with the rule's error as a warning (CEL ratcheting), one that changes it is refused.
+RATCHET_STEPS: list[tuple[str, list[str], str]] = [
+    ("ratchet-crd", ["create", "-f", "-"], _ratchet_crd(0)),
+    ("ratchet-object", ["create", "-f", "-"], _probe("Ratchet", {"x": 5, "y": "a"})),
+    ("ratchet-stricter", ["replace", "-f", "-"], _ratchet_crd(10)),
+    ("ratchet-unchanged", ["patch", "ratchet", "probe", "-n", "default", "--type=merge", "-p",
+                           '{"spec":{"y":"b"}}'], ""),
+    ("ratchet-changed", ["patch", "ratchet", "probe", "-n", "default", "--type=merge", "-p", '{"spec":{"x":6}}'], ""),
+]
+
+
+def run_ratchet_steps(kubeconfig: str) -> list[tuple[str, int, list[str]]]:
+    steps = []
+    for name, args, stdin in RATCHET_STEPS:
+        code, _, stderr = kubectl(kubeconfig, args, stdin)
+        steps.append((name, code, lines(stderr)))
+        if name in ("ratchet-crd", "ratchet-stricter"):
+            time.sleep(3)  # the CRD's new schema reaches its handler a moment after it is written
     return steps

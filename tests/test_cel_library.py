@@ -5,6 +5,7 @@ Formats: CRD rules naming every format upstream has, with valid and invalid valu
 format_test.go expressions rendered as messages, and rules the reference refuses to compile. Authorizer:
 ValidatingAdmissionPolicies that render authorizer decisions for users RBAC grants different things
 (impersonated with `kubectl --as`), and one that denies a write by what the requesting user may do.
+Ratcheting: an unchanged value's failure under a stricter CRD rule is a warning, a changed one an error.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
     ANSWERS.update({name: (code, lines) for name, code, lines in scenarios.run_format_steps(kubeconfig)})
     ANSWERS.update({name: (code, lines) for name, code, lines in scenarios.create_authz_objects(kubeconfig)})
     ANSWERS.update({name: (code, lines) for name, code, lines in scenarios.run_authz_steps(kubeconfig)})
+    ANSWERS.update({name: (code, lines) for name, code, lines in scenarios.run_ratchet_steps(kubeconfig)})
     yield shared_server
 
 
@@ -41,7 +43,7 @@ def recorded(part: str) -> list[Any]:
     return list(json.loads(scenarios.FIXTURE.read_text())[part])
 
 
-@pytest.mark.parametrize("part", ["crds", "formats", "created", "authz"])
+@pytest.mark.parametrize("part", ["crds", "formats", "created", "authz", "ratchet"])
 def test_ours_equal_the_recorded_reference(server: ServerProcess, part: str) -> None:
     differing = [(name, (code, lines), ANSWERS.get(name)) for name, code, lines in recorded(part)
                  if ANSWERS.get(name) != (code, lines)]
@@ -66,3 +68,9 @@ def test_format_errors_are_upstreams(server: ServerProcess) -> None:
             in lines)
     assert f"spec.items[{index['nope:anything']}]: Invalid value: unknown format" in lines
     assert not any(line.startswith(f"spec.items[{index['date:2020-02-29']}]:") for line in lines)
+
+
+def test_a_ratcheted_rule_failure_is_a_warning(server: ServerProcess) -> None:
+    assert ANSWERS["ratchet-unchanged"] == (0, ["Warning: spec.x: Invalid value: 5: x must exceed 10"])
+    assert ANSWERS["ratchet-changed"] == (1, ['The Ratchet "probe" is invalid:',
+                                              "spec.x: Invalid value: 6: x must exceed 10"])

@@ -1,5 +1,5 @@
 """Records kube-apiserver's answers to tests/cel_library_scenarios.py (Kubernetes' CEL format and
-authorizer libraries) as the tests' fixture, tests/fixtures/cel_library.json.
+authorizer libraries, CRD rule ratcheting's warnings) as the tests' fixture, tests/fixtures/cel_library.json.
 
 Run against the reference (kube-apiserver 1.36.2):
     KUBECONFIG_PATH=$(/work/shared/reference/start.sh ~/k8s-ref/bin ~/ref-run-cel)
@@ -30,7 +30,9 @@ def main(kubeconfig: str) -> None:
     created = scenarios.create_authz_objects(kubeconfig)
     time.sleep(5)  # the policies reach the admission plugin through an informer
     authz = scenarios.run_authz_steps(kubeconfig)
-    scenarios.FIXTURE.write_text(json.dumps({"crds": crds, "formats": formats, "created": created, "authz": authz}, indent=1) + "\n")
+    ratchet = scenarios.run_ratchet_steps(kubeconfig)
+    scenarios.FIXTURE.write_text(json.dumps({"crds": crds, "formats": formats, "created": created, "authz": authz,
+                                             "ratchet": ratchet}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
