@@ -74,3 +74,9 @@ def test_a_ratcheted_rule_failure_is_a_warning(server: ServerProcess) -> None:
     assert ANSWERS["ratchet-unchanged"] == (0, ["Warning: spec.x: Invalid value: 5: x must exceed 10"])
     assert ANSWERS["ratchet-changed"] == (1, ['The Ratchet "probe" is invalid:',
                                               "spec.x: Invalid value: 6: x must exceed 10"])
+
+
+def test_webhook_match_conditions_ask_the_authorizer(server: ServerProcess) -> None:
+    # alice may not delete pods: the condition is false and the unreachable webhook is never called.
+    assert ANSWERS["hooked-as-alice"] == (0, [])
+    assert ANSWERS["hooked-as-bob"][0] == 1
