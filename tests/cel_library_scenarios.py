@@ -257,6 +257,8 @@ AUTHZ_OBJECTS: list[dict[str, Any]] = [
     *(obj for index in range(PROBES) for obj in _probe_policy(index)),
     *_policy("guarded", [{"expression": f"{PODS}.check('delete').allowed()", "reason": "Forbidden",
                           "messageExpression": "request.userInfo.username + ' may not delete pods'"}], "Deny"),
+    # A validation must evaluate to a bool, not to the optional `validate` answers.
+    *_policy("optional-result", [{"expression": "format.dns1123Label().validate(object.metadata.name)"}], "Deny"),
     # A messageExpression may not name the authorizer, nor read a variable that does.
     *_policy("message-guard", [{"expression": "variables.deletion.allowed()",
                                   "messageExpression": "'denied: ' + variables.deletion.reason()"}], "Deny",

@@ -62,6 +62,6 @@ def test_the_text_as_written_is_what_errors_quote() -> None:
 
 def test_the_output_type_is_the_optional_upstream_infers() -> None:
     assert compile_checked("format.dns1123Label().validate(self)", {"self": cel.Type.STRING}).output \
-        == "optional_type<list<string>>"
+        == "optional_type(list(string))"
     assert compile_checked("format.dns1123Label().validate(self).value()[0]", {"self": cel.Type.STRING}).output \
         == "string"

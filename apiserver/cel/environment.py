@@ -163,7 +163,13 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
 
 
 def _type_name(cel_type: Any) -> str:
-    name = str(cel_type.name()).lower()
+    name = str(cel_type.name())
+    if "optional_type<" in name:
+        # cel-go's spelling, as "must evaluate to bool but got optional_type(list(string))" shows it: type
+        # parameters in parentheses, CEL's own type names in lower case, messages' as declared.
+        name = re.sub(r"\b[A-Z_]+\b", lambda found: found.group(0).lower(), name)
+        return name.replace("<", "(").replace(">", ")")
+    name = name.lower()
     return {"list<dyn>": "list(dyn)"}.get(name, name)
 
 
