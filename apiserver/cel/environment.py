@@ -119,7 +119,10 @@ def _runnable(source: str) -> str:
     if not any(marker in source for marker in optionals.MARKERS):
         return source
     with _LOCK:
-        parsed = _EVAL_ENV.compile(source, disable_check=True).serialize()
+        try:
+            parsed = _EVAL_ENV.compile(source, disable_check=True).serialize()
+        except RuntimeError:
+            return source  # does not parse: checking it reports why
     return optionals.rewrite(source, parsed) or source
 
 
