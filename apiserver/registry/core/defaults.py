@@ -125,13 +125,22 @@ def pod_spec(spec: Obj) -> None:
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("securityContext", {})
     spec.setdefault("schedulerName", "default-scheduler")
+    # serviceAccount is the deprecated alias of serviceAccountName, which wins when both are set: decoding
+    # keeps one internal field (Convert_v1_PodSpec_To_core_PodSpec), encoding writes it to both.
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if account:
+        spec["serviceAccountName"] = spec["serviceAccount"] = account
 
 
 def template_of(owner: Obj) -> None:
     """The pod template under an owner's spec (a workload's)."""
     template = (owner.get("spec") or {}).get("template")
-    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
-        pod_spec(template["spec"])
+    if isinstance(template, dict):
+        # A null pod spec decodes as Go's zero PodSpec, which defaulting then fills.
+        if template.get("spec") is None:
+            template["spec"] = {}
+        if isinstance(template["spec"], dict):
+            pod_spec(template["spec"])
 
 
 def pod(obj: Obj) -> None:

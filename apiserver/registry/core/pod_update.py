@@ -24,24 +24,6 @@ _UPDATABLE = (
     "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
     "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)")
-_HOST_FIELDS = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
-
-
-def internal_pod_spec(spec: Obj) -> Obj:
-    """The internal core.PodSpec of a v1 pod's spec (Convert_v1_Pod_To_core_Pod), as json.Marshal writes it:
-    the host namespace fields live in the security context, serviceAccount is an alias, and a negative
-    grace period reads 1."""
-    converted = dict(spec)
-    context = dict(spec.get("securityContext") or {})
-    for key in _HOST_FIELDS:
-        context[key] = spec.get(key)
-    converted["securityContext"] = context
-    if not spec.get("serviceAccountName"):
-        converted["serviceAccountName"] = spec.get("serviceAccount")
-    grace = spec.get("terminationGracePeriodSeconds")
-    if isinstance(grace, int) and grace < 0:
-        converted["terminationGracePeriodSeconds"] = 1
-    return go_structs.struct("PodSpec", converted)
 
 
 def _containers(new: list[Any], old: list[Any], path: str) -> tuple[list[FieldError], bool]:
@@ -94,7 +76,7 @@ def _only_deleted_gates(new: list[Any], old: list[Any]) -> list[FieldError]:
 def pod_update(new: Obj, old: Obj) -> list[FieldError]:
     """ValidatePodUpdate (its metadata aside)."""
     spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
-    found = pod(new)
+    found = pod(new, old)
     for key in ("containers", "initContainers"):
         errors, stop = _containers(spec.get(key) or [], old_spec.get(key) or [], f"spec.{key}")
         found += errors
@@ -106,7 +88,7 @@ def pod_update(new: Obj, old: Obj) -> list[FieldError]:
         return found
     found += _only_added_tolerations(spec.get("tolerations") or [], old_spec.get("tolerations") or [])
     found += _only_deleted_gates(spec.get("schedulingGates") or [], old_spec.get("schedulingGates") or [])
-    old_shown = internal_pod_spec(old_spec)
+    old_shown = go_structs.pod_spec(old_spec)
     munged = copy.deepcopy(spec)
     for key in ("containers", "initContainers"):
         for container, was in zip(munged.get(key) or [], old_spec.get(key) or []):
@@ -119,7 +101,7 @@ def pod_update(new: Obj, old: Obj) -> list[FieldError]:
     old_grace = old_spec.get("terminationGracePeriodSeconds")
     if isinstance(old_grace, int) and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
         munged["terminationGracePeriodSeconds"] = old_grace
-    munged_shown = internal_pod_spec(munged)
+    munged_shown = go_structs.pod_spec(munged)
     if munged_shown != old_shown:
         found.append(field.forbidden("spec", _UPDATABLE + "\n" + go_structs.diff(old_shown, munged_shown)))
     return found

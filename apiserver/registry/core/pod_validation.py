@@ -1,9 +1,10 @@
 """Pod spec validation: ValidatePodSpec of pkg/apis/core/validation/validation.go and the functions it
-calls, in its order, for the fields ported so far (see the registry README for what is not).
+calls, in its order, at 1.36's feature gates.
 
-Volumes, containers (`pod_containers.py`), host network ports, restart and DNS policies, node selector,
-security context user and group ids, DNS config, active deadline, tolerations and OS. Pod templates
-(workloads) are judged the same, without the pod-only checks.
+Volumes (`pod_volumes.py`), containers (`pod_containers.py`), resources (`resource_requirements.py`),
+security contexts (`security_contexts.py`), affinity and topology spread (`scheduling_constraints.py`)
+and the pod-wide rules (`pod_spec_rules.py`). Pod templates (workloads) are judged the same, without the
+pod-only checks.
 """
 
 from __future__ import annotations
@@ -18,17 +19,19 @@ from apiserver.kinds.validation import (
     qualified_name,
 )
 from apiserver.registry import field
+from apiserver.registry.core import pod_spec_rules as rules
 from apiserver.registry.core import scheduling_constraints
 from apiserver.registry.core.pod_containers import (
     MAX_INT32,
+    PodContext,
     containers,
     dns_label,
     ephemeral_containers,
-    host_process,
     image_whitespace,
     init_containers,
 )
 from apiserver.registry.core.pod_volumes import volumes
+from apiserver.registry.core.resource_requirements import overhead, pod_resources
 from apiserver.registry.core.security_contexts import pod_security_context
 from apiserver.registry.meta import annotations, labels
 
@@ -36,22 +39,6 @@ Obj = dict[str, Any]
 
 _RESTART_POLICIES = ("Always", "OnFailure", "Never")
 _DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
-
-
-# -- containers ----------------------------------------------------------------------------------
-
-
-def _host_network_ports(spec: Obj, path: str, is_pod: bool) -> list[FieldError]:
-    if not spec.get("hostNetwork"):
-        return []
-    found: list[FieldError] = []
-    for i, c in enumerate(spec.get("containers") or ()):
-        for j, port in enumerate((c or {}).get("ports") or ()):
-            host, container = port.get("hostPort") or 0, port.get("containerPort") or 0
-            if (is_pod or host) and host != container:
-                found.append(field.invalid(f"{path}.containers[{i}].ports[{j}].hostPort", host,
-                                           "must match `containerPort` when `hostNetwork` is true"))
-    return found
 
 
 _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -89,42 +76,45 @@ def tolerations(items: Any, path: str) -> list[FieldError]:
     return found
 
 
-def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
-    """ValidatePodSpec (and, for a Pod, its pod-only container checks)."""
+def pod_spec(spec: Any, path: str, is_pod: bool = False, meta: Obj | None = None,
+             old_spec: Obj | None = None) -> list[FieldError]:
+    """ValidatePodSpec (and, for a Pod, its pod-only container checks); the old spec of an update gives the
+    options upstream reads from it."""
     if not isinstance(spec, dict):
-        return [field.required(path)]
+        spec = {}
     found: list[FieldError] = []
     if spec.get("terminationGracePeriodSeconds") is None:
         found.append(field.required(f"{path}.terminationGracePeriodSeconds"))
-    names, problems = volumes(spec.get("volumes"), f"{path}.volumes", is_pod)
-    found += problems
     grace = spec.get("terminationGracePeriodSeconds")
-    grace = grace if isinstance(grace, int) else None
-    os_name = (spec.get("os") or {}).get("name") if isinstance(spec.get("os"), dict) else None
-    # The default for hostUsers is true.
-    host_users = spec.get("hostUsers") is not False
-    found += containers(spec.get("containers"), names, grace, os_name, host_users, f"{path}.containers")
-    found += init_containers(spec.get("initContainers"), spec.get("containers"), names, grace, os_name, host_users,
-                             f"{path}.initContainers")
-    found += ephemeral_containers(spec, names, host_users, f"{path}.ephemeralContainers")
-    found += _host_network_ports(spec, path, is_pod)
+    volume_names, problems = volumes(spec.get("volumes"), f"{path}.volumes", is_pod)
+    found += problems
+    claims = rules.claim_names(spec.get("resourceClaims"))
+    found += rules.pod_resource_claims(meta, spec.get("resourceClaims"), f"{path}.resourceClaims")
+    context = PodContext(volumes=volume_names, claim_names=claims, grace=grace if isinstance(grace, int) else None,
+                         os_name=_dict(spec.get("os")).get("name"), host_users=spec.get("hostUsers") is not False,
+                         restart_policy=str(spec.get("restartPolicy") or ""))
+    found += containers(spec.get("containers"), context, f"{path}.containers")
+    found += init_containers(spec.get("initContainers"), spec.get("containers"), context, f"{path}.initContainers")
+    found += ephemeral_containers(spec, context, f"{path}.ephemeralContainers")
+    found += pod_resources(spec, claims, path)
+    found += rules.host_network_deps(spec, path, is_pod)
     found += field.required_choice(spec.get("restartPolicy"), f"{path}.restartPolicy", _RESTART_POLICIES)
     found += field.required_choice(spec.get("dnsPolicy"), f"{path}.dnsPolicy", _DNS_POLICIES)
     found += labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
-    found += pod_security_context(spec.get("securityContext"), spec, f"{path}.securityContext")
+    found += pod_security_context(spec.get("securityContext"), spec, f"{path}.securityContext", old_spec)
+    found += rules.image_pull_secrets(spec.get("imagePullSecrets"), f"{path}.imagePullSecrets")
     found += scheduling_constraints.affinity(spec.get("affinity"), f"{path}.affinity")
-    if spec.get("dnsPolicy") == "None" and not isinstance(spec.get("dnsConfig"), dict):
-        found.append(field.required(f"{path}.dnsConfig", "must provide `dnsConfig` when `dnsPolicy` is None"))
-    for i, gate in enumerate(spec.get("readinessGates") or []):
-        condition = (gate or {}).get("conditionType") or ""
-        found += [field.invalid(f"{path}.readinessGates[{i}].conditionType", condition, m)
-                  for m in qualified_name(condition)]
+    found += rules.dns_config(spec.get("dnsConfig"), spec.get("dnsPolicy"), f"{path}.dnsConfig")
+    found += rules.readiness_gates(spec.get("readinessGates"), f"{path}.readinessGates")
+    found += rules.scheduling_gates(spec.get("schedulingGates"), f"{path}.schedulingGates")
     found += scheduling_constraints.topology_spread_constraints(spec.get("topologySpreadConstraints") or [],
                                                                 f"{path}.topologySpreadConstraints")
-    found += host_process(spec, path)
-    if spec.get("serviceAccountName"):
-        found += [field.invalid(f"{path}.serviceAccountName", spec["serviceAccountName"], msg)
-                  for msg in dns1123_subdomain(spec["serviceAccountName"])]
+    found += rules.windows_host_process_pod(spec, path)
+    found += rules.host_users(spec, path, old_spec)
+    found += rules.pod_host_name(spec, path)
+    for key in ("serviceAccountName", "nodeName"):
+        if spec.get(key):
+            found += _subdomain(spec[key], f"{path}.{key}")
     deadline = spec.get("activeDeadlineSeconds")
     if isinstance(deadline, int) and not 1 <= deadline <= MAX_INT32:
         found.append(field.invalid(f"{path}.activeDeadlineSeconds", deadline, inclusive_range_error(1, MAX_INT32)))
@@ -132,26 +122,35 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
         if spec.get(key):
             found += dns_label(f"{path}.{key}", spec[key])
     found += tolerations(spec.get("tolerations"), f"{path}.tolerations")
-    found += _os(spec.get("os"), f"{path}.os")
+    found += rules.host_aliases(spec.get("hostAliases"), f"{path}.hostAliases")
+    if spec.get("priorityClassName"):
+        found += _subdomain(spec["priorityClassName"], f"{path}.priorityClassName")
+    if spec.get("runtimeClassName") is not None:
+        found += _subdomain(spec["runtimeClassName"], f"{path}.runtimeClassName")
+    found += rules.preemption_policy(spec, path)
+    if spec.get("overhead") is not None:
+        found += overhead(spec["overhead"], f"{path}.overhead")
+    found += rules.os_rules(spec, path)
+    found += rules.file_key_ref_volumes(spec, path)
     if is_pod:
         for key in ("containers", "initContainers"):
             for i, c in enumerate(spec.get(key) or ()):
-                found += image_whitespace(c if isinstance(c, dict) else {}, f"{path}.{key}[{i}]")
+                found += image_whitespace(_dict(c), f"{path}.{key}[{i}]")
     return found
 
 
-def _os(os: Any, path: str) -> list[FieldError]:
-    """validateOS (the Linux and Windows rules that follow a valid OS are not ported)."""
-    if not isinstance(os, dict):
-        return []
-    name = os.get("name") or ""
-    if not name:
-        return [field.required(f"{path}.name")]
-    return [] if name in ("linux", "windows") else [field.not_supported(path, name, ("linux", "windows"))]
+def _dict(value: Any) -> Obj:
+    return value if isinstance(value, dict) else {}
 
 
-def pod(obj: Obj) -> list[FieldError]:
-    return pod_spec(obj.get("spec"), "spec", is_pod=True)
+def _subdomain(value: Any, path: str) -> list[FieldError]:
+    return [field.invalid(path, value, msg) for msg in dns1123_subdomain(str(value))]
+
+
+def pod(obj: Obj, old: Obj | None = None) -> list[FieldError]:
+    """ValidatePodSpec of a Pod, with its metadata for the static pod rule."""
+    old_spec = _dict(old.get("spec")) if old is not None else None
+    return pod_spec(obj.get("spec"), "spec", is_pod=True, meta=_dict(obj.get("metadata")), old_spec=old_spec)
 
 
 def pod_create(obj: Obj) -> list[FieldError]:
