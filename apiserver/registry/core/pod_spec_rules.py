@@ -76,7 +76,8 @@ def pod_resource_claims(meta: Obj | None, claims: Any, path: str) -> list[FieldE
     for i, claim in enumerate(claims or ()):
         at = f"{path}[{i}]"
         if meta is not None and _MIRROR_POD in _dict(meta.get("annotations")):
-            found.append(field.forbidden("", "static pods do not support resource claims"))
+            # field.NewPath("") prints as "[]".
+            found.append(field.forbidden("[]", "static pods do not support resource claims"))
             continue
         claim = _dict(claim)
         name = str(claim.get("name") or "")

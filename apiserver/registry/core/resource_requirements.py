@@ -150,7 +150,7 @@ def _at_least(total: dict[str, quantities.Quantity], other: dict[str, quantities
             total[name] = amount
 
 
-def _aggregate(spec: Obj, kind: str) -> dict[str, quantities.Quantity]:
+def aggregate(spec: Obj, kind: str) -> dict[str, quantities.Quantity]:
     """resourcehelper.AggregateContainerRequests (or ...Limits) of a pod without status: the containers'
     sum, sidecars added, at least the largest init container's need."""
     total: dict[str, quantities.Quantity] = {}
@@ -176,12 +176,12 @@ def _consistency(spec: Obj, resources: Obj, path: str) -> list[FieldError]:
     """validatePodResourceConsistency."""
     found: list[FieldError] = []
     pod_requests, pod_limits = _dict(resources.get("requests")), _dict(resources.get("limits"))
-    for name, needed in _aggregate(spec, "requests").items():
+    for name, needed in aggregate(spec, "requests").items():
         own = parsed(pod_requests[name]) if name in pod_requests else None
         if own is not None and needed.value > own.value:
             found.append(field.invalid(f"{path}.requests[{name}]", str(own),
                                        f"must be greater than or equal to aggregate container requests of {needed}"))
-    for name, needed in _aggregate(spec, "limits").items():
+    for name, needed in aggregate(spec, "limits").items():
         own = parsed(pod_limits[name]) if name in pod_limits else None
         if resource_names.is_huge_pages(name) and own is not None and needed.value > own.value:
             found.append(field.invalid(f"{path}.limits[{name}]", str(own),
