@@ -18,6 +18,7 @@ from apiserver.kinds import capabilities
 from apiserver.kinds.validation import (
     dns1123_label,
     dns1123_subdomain,
+    label_value,
     max_len_error,
     qualified_name,
     regex_error,
@@ -221,6 +222,41 @@ def scheduling_gates(gates: Any, path: str) -> list[FieldError]:
         if name in seen:
             found.append(field.duplicate(f"{path}[{i}]", name))
         seen.add(name)
+    return found
+
+
+_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def tolerations(items: Any, path: str) -> list[FieldError]:
+    """ValidateTolerations (the comparison operators' option off, as their feature gate is at 1.36)."""
+    found: list[FieldError] = []
+    for i, toleration in enumerate(items or ()):
+        at = f"{path}[{i}]"
+        toleration = toleration if isinstance(toleration, dict) else {}
+        key, operator = str(toleration.get("key") or ""), str(toleration.get("operator") or "")
+        value, effect = str(toleration.get("value") or ""), str(toleration.get("effect") or "")
+        if key:
+            found += [field.invalid(f"{at}.key", key, msg) for msg in qualified_name(key)]
+        if not key and operator != "Exists":
+            found.append(field.invalid(f"{at}.operator", operator, 'operator must be Exists when `key` is empty, '
+                                                                    'which means "match all values and all keys"'))
+        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+            found.append(field.invalid(f"{at}.effect", effect,
+                                       "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+        if operator in ("Equal", ""):
+            messages = label_value(value)
+            if messages:
+                found.append(field.invalid(f"{at}.operator", value, ";".join(messages)))
+        elif operator == "Exists":
+            if value:
+                found.append(field.invalid(f"{at}.operator", value, "value must be empty when `operator` is 'Exists'"))
+        elif operator in ("Lt", "Gt"):
+            found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists", "Lt", "Gt")))
+        else:
+            found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists")))
+        if effect and effect not in _TAINT_EFFECTS:
+            found.append(field.not_supported(f"{at}.effect", effect, _TAINT_EFFECTS))
     return found
 
 

@@ -2,8 +2,7 @@
 images, deadline, tolerations (additions), scheduling gates (removals) and a negative grace period may
 have changed; anything else is refused with upstream's diff.Diff of the two internal specs.
 
-Not ported: ValidatePodSpecificAnnotationUpdates and the node selector and affinity mutations a gated
-pod may make.
+Not ported: the node selector and affinity mutations a gated pod may make.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import inclusive_range_error
 from apiserver.registry import field
-from apiserver.registry.core import go_structs
+from apiserver.registry.core import go_structs, pod_annotations
 from apiserver.registry.core.pod_validation import pod, tolerations
 
 Obj = dict[str, Any]
@@ -77,6 +76,8 @@ def pod_update(new: Obj, old: Obj) -> list[FieldError]:
     """ValidatePodUpdate (its metadata aside)."""
     spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
     found = pod(new, old)
+    found += pod_annotations.pod_specific_annotation_updates(new.get("metadata") or {}, old.get("metadata") or {}, spec,
+                                                             "metadata.annotations")
     for key in ("containers", "initContainers"):
         errors, stop = _containers(spec.get(key) or [], old_spec.get(key) or [], f"spec.{key}")
         found += errors

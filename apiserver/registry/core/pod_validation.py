@@ -15,12 +15,10 @@ from apiserver.errors import FieldError
 from apiserver.kinds.validation import (
     dns1123_subdomain,
     inclusive_range_error,
-    label_value,
-    qualified_name,
 )
 from apiserver.registry import field
+from apiserver.registry.core import pod_annotations, scheduling_constraints
 from apiserver.registry.core import pod_spec_rules as rules
-from apiserver.registry.core import scheduling_constraints
 from apiserver.registry.core.pod_containers import (
     MAX_INT32,
     PodContext,
@@ -30,6 +28,7 @@ from apiserver.registry.core.pod_containers import (
     image_whitespace,
     init_containers,
 )
+from apiserver.registry.core.pod_spec_rules import tolerations
 from apiserver.registry.core.pod_volumes import volumes
 from apiserver.registry.core.resource_requirements import overhead, pod_resources
 from apiserver.registry.core.security_contexts import pod_security_context
@@ -39,41 +38,6 @@ Obj = dict[str, Any]
 
 _RESTART_POLICIES = ("Always", "OnFailure", "Never")
 _DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
-
-
-_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-
-
-def tolerations(items: Any, path: str) -> list[FieldError]:
-    """ValidateTolerations (the comparison operators' option off, as their feature gate is at 1.36)."""
-    found: list[FieldError] = []
-    for i, toleration in enumerate(items or ()):
-        at = f"{path}[{i}]"
-        toleration = toleration if isinstance(toleration, dict) else {}
-        key, operator = str(toleration.get("key") or ""), str(toleration.get("operator") or "")
-        value, effect = str(toleration.get("value") or ""), str(toleration.get("effect") or "")
-        if key:
-            found += [field.invalid(f"{at}.key", key, msg) for msg in qualified_name(key)]
-        if not key and operator != "Exists":
-            found.append(field.invalid(f"{at}.operator", operator, 'operator must be Exists when `key` is empty, '
-                                                                    'which means "match all values and all keys"'))
-        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
-            found.append(field.invalid(f"{at}.effect", effect,
-                                       "effect must be 'NoExecute' when `tolerationSeconds` is set"))
-        if operator in ("Equal", ""):
-            messages = label_value(value)
-            if messages:
-                found.append(field.invalid(f"{at}.operator", value, ";".join(messages)))
-        elif operator == "Exists":
-            if value:
-                found.append(field.invalid(f"{at}.operator", value, "value must be empty when `operator` is 'Exists'"))
-        elif operator in ("Lt", "Gt"):
-            found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists", "Lt", "Gt")))
-        else:
-            found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists")))
-        if effect and effect not in _TAINT_EFFECTS:
-            found.append(field.not_supported(f"{at}.effect", effect, _TAINT_EFFECTS))
-    return found
 
 
 def pod_spec(spec: Any, path: str, is_pod: bool = False, meta: Obj | None = None,
@@ -132,10 +96,6 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False, meta: Obj | None = None
         found += overhead(spec["overhead"], f"{path}.overhead")
     found += rules.os_rules(spec, path)
     found += rules.file_key_ref_volumes(spec, path)
-    if is_pod:
-        for key in ("containers", "initContainers"):
-            for i, c in enumerate(spec.get(key) or ()):
-                found += image_whitespace(_dict(c), f"{path}.{key}[{i}]")
     return found
 
 
@@ -148,30 +108,48 @@ def _subdomain(value: Any, path: str) -> list[FieldError]:
 
 
 def pod(obj: Obj, old: Obj | None = None) -> list[FieldError]:
-    """ValidatePodSpec of a Pod, with its metadata for the static pod rule."""
+    """validatePodMetadataAndSpec (its ObjectMeta aside, judged before): the pod's annotations, its spec,
+    and what only a pod's spec is refused for."""
+    meta, spec = _dict(obj.get("metadata")), _dict(obj.get("spec"))
     old_spec = _dict(old.get("spec")) if old is not None else None
-    return pod_spec(obj.get("spec"), "spec", is_pod=True, meta=_dict(obj.get("metadata")), old_spec=old_spec)
+    tolerated = old is not None and pod_annotations.deletion_cost_tolerated(_dict(old.get("metadata")).get("annotations"))
+    found = pod_annotations.pod_specific_annotations(meta.get("annotations"), spec, "metadata.annotations", tolerated)
+    found += pod_spec(obj.get("spec"), "spec", is_pod=True, meta=meta, old_spec=old_spec)
+    if not spec.get("serviceAccountName"):
+        for i, volume in enumerate(spec.get("volumes") or ()):
+            sources = _dict(_dict(volume).get("projected")).get("sources") or ()
+            found += [field.forbidden(f"spec.volumes[{i}].projected.sources[{j}].serviceAccountToken",
+                                      "must not be specified when serviceAccountName is not set")
+                      for j, source in enumerate(sources) if _dict(source).get("serviceAccountToken") is not None]
+    for key in ("containers", "initContainers"):
+        for i, c in enumerate(spec.get(key) or ()):
+            found += image_whitespace(_dict(c), f"spec.{key}[{i}]")
+    return found
 
 
 def pod_create(obj: Obj) -> list[FieldError]:
-    """ValidatePodCreate: ephemeral containers come only through their subresource, and a pod is bound to a
-    node only once its scheduling gates are gone."""
+    """ValidatePodCreate: ephemeral containers come only through their subresource, a pod is bound to a
+    node only once its scheduling gates are gone, and deprecated profile annotations agree with fields."""
     found = pod(obj)
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    meta, spec = _dict(obj.get("metadata")), _dict(obj.get("spec"))
     if spec.get("ephemeralContainers"):
         found.append(field.forbidden("spec.ephemeralContainers", "cannot be set on create"))
     if spec.get("nodeName") and spec.get("schedulingGates"):
         found.append(field.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
-    return found
+    found += pod_annotations.seccomp_annotations_and_fields(meta, spec, "spec")
+    return found + pod_annotations.app_armor_annotations_and_fields(meta, spec, "spec")
 
 
 def pod_template_spec(template: Obj, path: str) -> list[FieldError]:
     """ValidatePodTemplateSpec (its labels' path is upstream's: `template.labels`)."""
-    meta = template.get("metadata") or {}
+    meta, spec = _dict(template.get("metadata")), _dict(template.get("spec"))
     found = labels(meta.get("labels"), f"{path}.labels")
     found += annotations(meta.get("annotations"), f"{path}.annotations")
+    found += pod_annotations.pod_specific_annotations(meta.get("annotations"), spec, f"{path}.annotations")
     found += pod_spec(template.get("spec"), f"{path}.spec")
-    if isinstance(template.get("spec"), dict) and template["spec"].get("ephemeralContainers"):
+    found += pod_annotations.seccomp_annotations_and_fields(meta, spec, f"{path}.spec")
+    found += pod_annotations.app_armor_annotations_and_fields(meta, spec, f"{path}.spec")
+    if spec.get("ephemeralContainers"):
         found.append(field.forbidden(f"{path}.spec.ephemeralContainers", "ephemeral containers not allowed in pod template"))
     return found
 
