@@ -941,11 +941,15 @@ CASES.update({
                                                        {"containerPort": 81, "hostPort": 8080}])]), None),
     "pod-hugepages-without-cpu-indivisible": ("pods", _pod(containers=[_container(resources={
         "limits": {"hugepages-2Mi": "3Mi"}, "requests": {"hugepages-2Mi": "3Mi"}})]), None),
+    # Go walks resource maps in a random order: each case's maps hold one name that draws an error.
+    "pod-level-resources-claims-and-name": ("pods", _pod(resources={"requests": {"storage": "1"},
+                                                                     "claims": [{"name": "a"}]}), None),
     "pod-level-resources-below-containers": ("pods", _pod(
-        resources={"requests": {"cpu": "100m", "storage": "1"}, "limits": {"cpu": "1", "memory": "1Gi"},
-                   "claims": [{"name": "a"}]},
-        containers=[_container(resources={"requests": {"cpu": "200m"}, "limits": {"cpu": "2", "memory": "2Gi"}})],
+        resources={"requests": {"cpu": "100m"}, "limits": {"memory": "1Gi"}},
+        containers=[_container(resources={"requests": {"cpu": "200m"}})],
         initContainers=[_container(name="init", resources={"requests": {"cpu": "500m"}})]), None),
+    "pod-level-limits-below-container-limits": ("pods", _pod(
+        resources={"limits": {"cpu": "1"}}, containers=[_container(resources={"limits": {"cpu": "2"}})]), None),
     "pod-level-resources-windows": ("pods", _pod(os={"name": "windows"}, resources={"requests": {"cpu": "1"}}),
                                     None),
     "pod-dns-config-limits": ("pods", _pod(dnsPolicy="None", dnsConfig={
@@ -981,7 +985,18 @@ CASES.update({
     "pod-selinux-change-policy-mount-option": ("pods", _pod(securityContext={"seLinuxChangePolicy": "MountOption"}),
                                                None),
     "deployment-overhead-hugepages": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
-        **_TEMPLATE["spec"], "overhead": {"hugepages-2Mi": "3Mi", "example.com/dongle": "1500m"}}}), None),
+        **_TEMPLATE["spec"], "overhead": {"hugepages-2Mi": "3Mi"}}}), None),
+    "deployment-overhead-fraction-of-extended": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "overhead": {"example.com/dongle": "1500m"}}}), None),
+    "pod-volume-invalid-then-mounted": ("pods", _pod(volumes=[{"name": "Data", "emptyDir": {}},
+                                                             {"name": "cfg", "configMap": {}}],
+                                                    containers=[_container(volumeMounts=[
+                                                        {"name": "Data", "mountPath": "/a"},
+                                                        {"name": "cfg", "mountPath": "/b"}])]), None),
+    "pod-volume-claims-own-ephemeral-claim": ("pods", _pod(volumes=[
+        {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}},
+        {"name": "data", "persistentVolumeClaim": {"claimName": "p-scratch"}}]), None),
     "pod-specific-annotations": ("pods", _meta(_pod(), annotations={
         "kubernetes.io/config.mirror": "x", "controller.kubernetes.io/pod-deletion-cost": "+1",
         "seccomp.security.alpha.kubernetes.io/pod": "bad", "container.seccomp.security.alpha.kubernetes.io/app":
@@ -1000,7 +1015,9 @@ CASES.update({
         annotations={"container.apparmor.security.beta.kubernetes.io/app": "unconfined",
                      "container.apparmor.security.beta.kubernetes.io/side": "localhost/a"}), None),
     "pod-update-adds-mirror-annotation": ("pods", _meta(_pod(), name="p-mirror"), {"metadata": {"annotations": {
-        "kubernetes.io/config.mirror": "x", "container.apparmor.security.beta.kubernetes.io/app": "unconfined"}}}),
+        "kubernetes.io/config.mirror": "x"}}}),
+    "pod-update-adds-apparmor-annotation": ("pods", _meta(_pod(), name="p-apparmor"), {"metadata": {"annotations": {
+        "container.apparmor.security.beta.kubernetes.io/app": "unconfined"}}}),
     "deployment-template-pod-annotations": ("deployments", _deployment(template={
         "metadata": {"labels": _LABELS, "annotations": {"kubernetes.io/config.mirror": "x",
                                                         "seccomp.security.alpha.kubernetes.io/pod": "unconfined"}},

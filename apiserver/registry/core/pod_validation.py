@@ -50,7 +50,7 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False, meta: Obj | None = None
     if spec.get("terminationGracePeriodSeconds") is None:
         found.append(field.required(f"{path}.terminationGracePeriodSeconds"))
     grace = spec.get("terminationGracePeriodSeconds")
-    volume_names, problems = volumes(spec.get("volumes"), f"{path}.volumes", is_pod)
+    volume_names, problems = volumes(spec.get("volumes"), f"{path}.volumes", is_pod, str(_dict(meta).get("name") or ""))
     found += problems
     claims = rules.claim_names(spec.get("resourceClaims"))
     found += rules.pod_resource_claims(meta, spec.get("resourceClaims"), f"{path}.resourceClaims")
