@@ -131,7 +131,7 @@ def pod_specific_annotation_updates(new: Obj, old: Obj, spec: Obj, path: str) ->
     return found + pod_specific_annotations(new_annotations, spec, path, deletion_cost_tolerated(old_annotations))
 
 
-def _app_armor_field(annotation: str) -> Obj | None:
+def app_armor_field(annotation: str) -> Obj | None:
     """podutil.ApparmorFieldForAnnotation, kept only when ValidateAppArmorProfileField takes it."""
     if annotation == "unconfined":
         return {"type": "Unconfined"}
@@ -156,7 +156,7 @@ def app_armor_version_skew(pod: Obj) -> None:
         context = c.get("securityContext")
         if key not in annotations or (isinstance(context, dict) and context.get("appArmorProfile") is not None):
             continue
-        profile = _app_armor_field(str(annotations[key]))
+        profile = app_armor_field(str(annotations[key]))
         if profile is not None and profile != pod_profile:
             c["securityContext"] = {**_dict(context), "appArmorProfile": profile}
 
