@@ -917,6 +917,9 @@ CASES.update({
 
 # -- ValidatePodSpec's pod-wide rules (pod_spec_rules.py, resource_requirements.py) --------------------
 _CLAIM_TEMPLATE = {"resourceClaimTemplateName": "gpu"}
+_ZONE_A = {"key": "zone", "operator": "In", "values": ["a"]}
+_GATED_AFFINITY = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchExpressions": [_ZONE_A]}, {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}]}}}
 CASES.update({
     "pod-resource-claim-both-and-neither": ("pods", _pod(resourceClaims=[
         {"name": "a", "resourceClaimName": "x", "resourceClaimTemplateName": "y"}, {"name": "a"}, {"name": "B_"}]),
@@ -997,6 +1000,24 @@ CASES.update({
         {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
             "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}},
         {"name": "data", "persistentVolumeClaim": {"claimName": "p-scratch"}}]), None),
+    "pod-gated-node-selector-addition": ("pods", _meta(_pod(schedulingGates=[{"name": "example.com/gate"}],
+                                                            nodeSelector={"a": "1"}), name="p-gated-add"),
+                                         {"spec": {"nodeSelector": {"b": "2"}}}),
+    "pod-gated-node-selector-mutation": ("pods", _meta(_pod(schedulingGates=[{"name": "example.com/gate"}],
+                                                            nodeSelector={"a": "1"}), name="p-gated-mut"),
+                                         {"spec": {"nodeSelector": {"a": "2"}}}),
+    "pod-gated-affinity-requirement-added-and-changed": ("pods", _meta(_pod(
+        schedulingGates=[{"name": "example.com/gate"}], affinity=_GATED_AFFINITY), name="p-gated-aff"),
+        {"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [_ZONE_A, {"key": "disk", "operator": "Exists"}]},
+                                  {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["c"]}]}]}}}}}),
+    "pod-gated-affinity-term-added": ("pods", _meta(_pod(
+        schedulingGates=[{"name": "example.com/gate"}], affinity=_GATED_AFFINITY), name="p-gated-terms"),
+        {"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [_ZONE_A]}, {"matchExpressions": [_ZONE_A]},
+                                  {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n"]}]}]}}}}}),
+    "pod-ungated-node-selector-addition": ("pods", _meta(_pod(nodeSelector={"a": "1"}), name="p-ungated"),
+                                           {"spec": {"nodeSelector": {"b": "2"}}}),
     "pod-specific-annotations": ("pods", _meta(_pod(), annotations={
         "kubernetes.io/config.mirror": "x", "controller.kubernetes.io/pod-deletion-cost": "+1",
         "seccomp.security.alpha.kubernetes.io/pod": "bad", "container.seccomp.security.alpha.kubernetes.io/app":
