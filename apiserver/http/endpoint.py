@@ -626,9 +626,17 @@ class Endpoint:
             await admitting.admit_delete(self.admission, t, _load(current), delete_options(options, t.query),
                                          "" if collection else None)
         strategy = strategy_for(t.rt)
-        grace = strategy.deletion_grace(obj, options.get("gracePeriodSeconds"))
+        graceful = strategy.deletion_grace is not None
+        grace = strategy.deletion_grace(obj, options.get("gracePeriodSeconds")) if graceful else 0
         if strategy.deletes_contents:
-            return await self._delete_namespace(t, key, current, obj)
+            return await self._delete_namespace(t, key, current, obj, options)
+        if strategy.marks_on_delete is not None and not obj["metadata"].get("deletionTimestamp"):
+            strategy.marks_on_delete(obj, objects.now_rfc3339())
+            marked = objects.ordered(obj)
+            if t.dry_run:
+                return Reply(200, orjson.dumps(t.codec.served(marked)))
+            current = await self._write(t, key, marked, current)
+            return Reply(200, t.codec.served_bytes(current.data))
         finalizers = propagation.finalizers_after_delete(obj["metadata"], options, strategy.orphans_by_default)
         if finalizers is not None:
             obj["metadata"]["finalizers"] = finalizers
@@ -640,6 +648,14 @@ class Endpoint:
                 current = await self._write(t, key, marked, current)
             return Reply(200, t.codec.served_bytes(current.data) if marked is None or not t.dry_run
                          else orjson.dumps(t.codec.served(marked)))
+        if graceful and not obj["metadata"].get("deletionTimestamp"):
+            # BeforeDelete marks a first graceful deletion even at a zero grace period: the object is
+            # written as deleting (deletionTimestamp, generation) and then deleted, and answers so.
+            marked = objects.mark_deleting(obj, 0) or obj
+            if t.dry_run:
+                return Reply(200, orjson.dumps(t.codec.served(marked)))
+            current = await self._write(t, key, marked, current)
+            obj = _load(current)
         if not t.dry_run:
             current = await self._write(t, key, obj, current, delete=True)
             await self._finalize_namespace_if_empty(t)
@@ -679,19 +695,22 @@ class Endpoint:
 
     # -- namespaces: the namespace controller's part, done at once -----------------------------
 
-    async def _delete_namespace(self, t: Target, key: Key, current: StoredObject, obj: dict[str, Any]) -> Reply:
+    async def _delete_namespace(self, t: Target, key: Key, current: StoredObject, obj: dict[str, Any],
+                                options: dict[str, Any]) -> Reply:
+        """The namespace storage's Delete: the first one only marks it (deletionTimestamp, no grace
+        period, Terminating, the propagation finalizers), then the namespace controller's part follows."""
         namespacelifecycle.admit_namespace_delete(key[2])
         meta = obj["metadata"]
-        if t.dry_run:  # a namespace already terminating is not emptied by a dry run either
-            if not meta.get("deletionTimestamp"):
-                meta["deletionTimestamp"] = objects.now_rfc3339()
-                meta["deletionGracePeriodSeconds"] = 0
-                obj.setdefault("status", {})["phase"] = "Terminating"
-            return _json(200, obj)
-        if not meta.get("deletionTimestamp"):
+        first = not meta.get("deletionTimestamp")
+        if first:
             meta["deletionTimestamp"] = objects.now_rfc3339()
-            meta["deletionGracePeriodSeconds"] = 0
             obj.setdefault("status", {})["phase"] = "Terminating"
+            finalizers = propagation.namespace_finalizers_after_delete(meta, options)
+            if finalizers is not None:
+                meta["finalizers"] = finalizers
+        if t.dry_run:  # a namespace already terminating is not emptied by a dry run either
+            return _json(200, objects.ordered(obj))
+        if first:
             current = await self._write(t, key, objects.ordered(obj), current)
         await self._empty_namespace(t, key[2])
         await self._finalize_namespace(t, key[2])
