@@ -28,6 +28,10 @@ from apiserver.storage.interface import Change, Key, PreconditionFailed, Store
 log = logging.getLogger("apiserver.crd.crds")
 
 STORAGE_KEY = f"{apiextensions.GROUP}/customresourcedefinitions"
+# Upstream's finalizer starts from an informer event through its work queue, after the DELETE has been
+# answered: a client reading right after its DELETE finds the CRD still Terminating. Ours waits as long,
+# with room for a busy server's next request to be answered first.
+FINALIZER_DELAY = 0.5
 
 
 def _condition(kind: str, accepted: bool, reason: str, message: str, since: str) -> dict[str, str]:
@@ -90,19 +94,21 @@ class CustomResourceDefinitions:
         stored = [(key, orjson.loads(obj.data), obj.rv) for key, obj in items]
         # In the order they were created, as they were first served (status writes follow that order).
         stored.sort(key=lambda entry: (entry[1]["metadata"].get("creationTimestamp", ""), entry[2]))
-        for key, crd, _ in stored:
+        for key, crd, rv in stored:
             self._established(key, crd)
+            self._queue_finalize(key, crd, rv)
         self._store.subscribe(STORAGE_KEY, self._changed, self.resync)
 
     def resync(self) -> None:
         """Serves what is stored now: after changes were lost (etcd compacted them before the watch cache
         saw them), or on becoming the leader, which owes the status writes it left to another."""
         _, items = self._store.list(STORAGE_KEY, None)
-        current = {key[2]: (key, orjson.loads(obj.data)) for key, obj in items}
+        current = {key[2]: (key, orjson.loads(obj.data), obj.rv) for key, obj in items}
         for name in [name for name in self._served if name not in current]:
             self._withdraw(name, delete_objects=True)
-        for key, crd in current.values():
+        for key, crd, rv in current.values():
             self._established(key, crd)
+            self._queue_finalize(key, crd, rv)
 
     def _changed(self, change: Change) -> None:
         # Called from inside the store's commit: a CRD this code cannot serve must not stop other writes.
@@ -112,7 +118,7 @@ class CustomResourceDefinitions:
                 self._withdraw(crd["metadata"]["name"], delete_objects=True)
             else:
                 self._established(change.key, crd)
-                self._finalize(change.key, change.rv)
+                self._queue_finalize(change.key, crd, change.rv)
         except Exception:
             log.exception("could not follow the change of CRD %s", change.key[2])
 
@@ -140,6 +146,16 @@ class CustomResourceDefinitions:
             if crd_type is not None:  # recorded in managedFields as upstream's controllers are
                 updated = objects.prepare_update(crd_type, updated, crd, "status", managedfields.KUBE_APISERVER)
             self._submit(key, updated)
+
+    def _queue_finalize(self, key: Key, crd: dict[str, Any], rv: int) -> None:
+        if deletion.awaits_cleanup(crd):
+            asyncio.get_running_loop().call_later(FINALIZER_DELAY, self._finalize_logged, key, rv)
+
+    def _finalize_logged(self, key: Key, rv: int) -> None:
+        try:
+            self._finalize(key, rv)
+        except Exception:
+            log.exception("could not finalize the deletion of CRD %s", key[2])
 
     def _finalize(self, key: Key, rv: int) -> None:
         """CRDFinalizer.sync on the CRD as it is now (a later change of it brings its own turn): Terminating
