@@ -354,6 +354,11 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         dataSourceRef={"kind": "PersistentVolumeClaim", "name": "b"}), None),
     "pvc-update-access-modes": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd-modes"),
                                 {"spec": {"accessModes": ["ReadWriteMany"]}}),
+    # The diff prints metav1's LabelSelector by its json tags: sorted labels, key and operator always.
+    "pvc-update-selector-shown": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd-selector"),
+                                  {"spec": {"selector": {"matchLabels": {"b": "2", "a": "1"}, "matchExpressions": [
+                                      {"operator": "In", "key": "tier", "values": ["x"]},
+                                      {"key": "zone", "operator": "Exists"}]}}}),
     "limitrange-default-above-max": ("limitranges", _limits(
         {"type": "Container", "max": {"cpu": "1"}, "default": {"cpu": "2"}}), None),
     "limitrange-claim-without-storage": ("limitranges", _limits({"type": "PersistentVolumeClaim"}), None),
