@@ -428,6 +428,15 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         {"name": "app", "image": "busybox:1.36"}]}}), None),
     "job-completion-mode-invalid": ("jobs", _job(completionMode="Sometimes"), None),
     "job-update-completions": ("jobs", _meta(_job(), name="j-upd"), {"spec": {"completions": 3}}),
+    # The immutable template shows as the internal struct: the host namespaces in its security context,
+    # the deprecated serviceAccount as serviceAccountName.
+    # (A selector of its own: the generated one would put the job's uid in the message.)
+    "job-update-template-shown-internal": ("jobs", _meta(_job(manualSelector=True, selector={"matchLabels": _LABELS},
+                                                              template={"metadata": {"labels": _LABELS}, "spec": {
+                                                                  "restartPolicy": "Never", "containers": [
+                                                                      _container()]}}), name="j-upd-internal"),
+                                           {"spec": {"template": {"spec": {"hostPID": True,
+                                                                           "serviceAccount": "robot"}}}}),
     "cronjob-schedule-invalid": ("cronjobs", _cron_job(schedule="not a schedule"), None),
     "cronjob-time-zone-invalid": ("cronjobs", _cron_job(timeZone="Mars/Olympus"), None),
     "cronjob-concurrency-invalid": ("cronjobs", _cron_job(concurrencyPolicy="Sometimes"), None),

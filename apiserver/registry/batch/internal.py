@@ -61,16 +61,32 @@ def success_policy_json(policy: Any) -> str:
         for r in rules]})
 
 
+_HOST_FIELDS = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
+
+
+def _internal_pod_spec(spec: Obj) -> Obj:
+    """Convert_v1_PodSpec_To_core_PodSpec, as json.Marshal writes it: the host namespace fields live in the
+    security context and serviceAccount is an alias (a template has no pod's negative grace rule)."""
+    converted = dict(spec)
+    context = dict(_dict(spec.get("securityContext")))
+    for key in _HOST_FIELDS:
+        context[key] = spec.get(key)
+    converted["securityContext"] = context
+    if not spec.get("serviceAccountName"):
+        converted["serviceAccountName"] = spec.get("serviceAccount")
+    return go_structs.struct("PodSpec", converted)
+
+
 def pod_template_json(template: Obj) -> str:
     """json.Marshal of the internal PodTemplateSpec: ObjectMeta embedded (every field omitempty), then Spec."""
     meta = _dict(template.get("metadata"))
     shown: Obj = {k: meta[k] for k in _OBJECT_META if meta.get(k) not in (None, "", 0, [], {})}
-    shown["Spec"] = go_structs.struct("PodSpec", _dict(template.get("spec")))
+    shown["Spec"] = _internal_pod_spec(_dict(template.get("spec")))
     return field.go_json(shown)
 
 
 def pod_spec_json(pod: Obj) -> str:
-    return field.go_json(go_structs.struct("PodSpec", pod))
+    return field.go_json(_internal_pod_spec(pod))
 
 
 def _condition_true(status: Obj, kind: str) -> bool:
