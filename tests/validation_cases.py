@@ -419,6 +419,10 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         "metadata": {"labels": _LABELS}, "spec": {"restartPolicy": "Never",
                                                   "containers": [{"name": "app", "image": "nginx:1.27"}]}}), None),
     "daemonset-update-strategy-invalid": ("daemonsets", _daemon_set(updateStrategy={"type": "Sometimes"}), None),
+    # A template and its pod spec are Go structs: null or left out, they are zero values and defaulted.
+    "daemonset-template-spec-null": ("daemonsets", _daemon_set(template={"metadata": {"labels": _LABELS},
+                                                                         "spec": None}), None),
+    "statefulset-template-null": ("statefulsets", _stateful_set(template=None), None),
     # -- batch ---------------------------------------------------------------------------------------
     "job-parallelism-negative": ("jobs", _job(parallelism=-1), None),
     "job-completions-negative": ("jobs", _job(completions=-1), None),
@@ -438,6 +442,9 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
                                            {"spec": {"template": {"spec": {"hostPID": True,
                                                                            "serviceAccount": "robot"}}}}),
     "cronjob-schedule-invalid": ("cronjobs", _cron_job(schedule="not a schedule"), None),
+    "cronjob-job-template-null": ("cronjobs", _cron_job(jobTemplate=None), None),
+    "job-template-left-out": ("jobs", {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+                                       "spec": {}}, None),
     "cronjob-time-zone-invalid": ("cronjobs", _cron_job(timeZone="Mars/Olympus"), None),
     "cronjob-concurrency-invalid": ("cronjobs", _cron_job(concurrencyPolicy="Sometimes"), None),
     "cronjob-name-too-long": ("cronjobs", _meta(_cron_job(), name="c" * 53), None),
