@@ -29,6 +29,7 @@ from apiserver.kinds import (
     binding,
     fieldmanager,
     fieldvalidation,
+    gracefuldelete,
     managedfields,
     namespacelifecycle,
     objects,
@@ -626,8 +627,6 @@ class Endpoint:
             await admitting.admit_delete(self.admission, t, _load(current), delete_options(options, t.query),
                                          "" if collection else None)
         strategy = strategy_for(t.rt)
-        graceful = strategy.deletion_grace is not None
-        grace = strategy.deletion_grace(obj, options.get("gracePeriodSeconds")) if graceful else 0
         if strategy.deletes_contents:
             return await self._delete_namespace(t, key, current, obj, options)
         if strategy.marks_on_delete is not None and not obj["metadata"].get("deletionTimestamp"):
@@ -637,24 +636,26 @@ class Endpoint:
                 return Reply(200, orjson.dumps(t.codec.served(marked)))
             current = await self._write(t, key, marked, current)
             return Reply(200, t.codec.served_bytes(current.data))
+        # The generic store's Delete: BeforeDelete, the finalizers the options ask for, then either an
+        # update that marks the object (graceful, or held by finalizers) or its removal.
+        decision = gracefuldelete.before_delete(obj, options.get("gracePeriodSeconds"), strategy.deletion_grace)
+        if decision.pending:
+            return self._deleted_reply(t, current, obj)
         finalizers = propagation.finalizers_after_delete(obj["metadata"], options, strategy.orphans_by_default)
         if finalizers is not None:
             obj["metadata"]["finalizers"] = finalizers
-        if obj["metadata"].get("finalizers") or grace > 0:
-            marked = objects.mark_deleting(obj, grace)
-            if marked is None and finalizers is not None:
-                marked = objects.ordered(obj)
-            if marked is not None and not t.dry_run:
-                current = await self._write(t, key, marked, current)
-            return Reply(200, t.codec.served_bytes(current.data) if marked is None or not t.dry_run
-                         else orjson.dumps(t.codec.served(marked)))
-        if graceful and not obj["metadata"].get("deletionTimestamp"):
-            # BeforeDelete marks a first graceful deletion even at a zero grace period: the object is
-            # written as deleting (deletionTimestamp, generation) and then deleted, and answers so.
-            marked = objects.mark_deleting(obj, 0) or obj
+        held = bool(obj["metadata"].get("finalizers"))
+        if held and not decision.graceful:
+            gracefuldelete.mark_as_deleting(obj)
+        if held or decision.graceful:
+            marked = objects.ordered(obj)
             if t.dry_run:
                 return Reply(200, orjson.dumps(t.codec.served(marked)))
-            current = await self._write(t, key, marked, current)
+            if marked != _load(current):
+                current = await self._write(t, key, marked, current)
+            if held or decision.grace > 0:
+                return Reply(200, t.codec.served_bytes(current.data))
+            # Marked with no grace period left: it goes now, and answers as marked.
             obj = _load(current)
         if not t.dry_run:
             current = await self._write(t, key, obj, current, delete=True)
@@ -726,9 +727,9 @@ class Endpoint:
                     continue
                 obj = _load(current)
                 if obj["metadata"].get("finalizers"):
-                    marked = objects.mark_deleting(obj, 0)
-                    if marked is not None:
-                        await self._write(held, key, marked, current)
+                    if not obj["metadata"].get("deletionTimestamp"):
+                        gracefuldelete.mark_as_deleting(obj)
+                        await self._write(held, key, objects.ordered(obj), current)
                 else:
                     await self._write(held, key, obj, current, delete=True)
 
