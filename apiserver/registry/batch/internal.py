@@ -61,20 +61,12 @@ def success_policy_json(policy: Any) -> str:
         for r in rules]})
 
 
-_HOST_FIELDS = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
-
-
 def _internal_pod_spec(spec: Obj) -> Obj:
-    """Convert_v1_PodSpec_To_core_PodSpec, as json.Marshal writes it: the host namespace fields live in the
-    security context and serviceAccount is an alias (a template has no pod's negative grace rule)."""
-    converted = dict(spec)
-    context = dict(_dict(spec.get("securityContext")))
-    for key in _HOST_FIELDS:
-        context[key] = spec.get(key)
-    converted["securityContext"] = context
-    if not spec.get("serviceAccountName"):
-        converted["serviceAccountName"] = spec.get("serviceAccount")
-    return go_structs.struct("PodSpec", converted)
+    """Convert_v1_PodSpec_To_core_PodSpec as json.Marshal writes it: go_structs.pod_spec's conversion but
+    for the pod's own rule (Convert_v1_Pod_To_core_Pod's): a template's negative grace period stays."""
+    shown = go_structs.pod_spec(spec)
+    shown["TerminationGracePeriodSeconds"] = go_structs.rendered("*int64", spec.get("terminationGracePeriodSeconds"))
+    return shown
 
 
 def pod_template_json(template: Obj) -> str:
