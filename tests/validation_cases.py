@@ -354,6 +354,11 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         dataSourceRef={"kind": "PersistentVolumeClaim", "name": "b"}), None),
     "pvc-update-access-modes": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd-modes"),
                                 {"spec": {"accessModes": ["ReadWriteMany"]}}),
+    # The diff prints metav1's LabelSelector by its json tags: sorted labels, key and operator always.
+    "pvc-update-selector-shown": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd-selector"),
+                                  {"spec": {"selector": {"matchLabels": {"b": "2", "a": "1"}, "matchExpressions": [
+                                      {"operator": "In", "key": "tier", "values": ["x"]},
+                                      {"key": "zone", "operator": "Exists"}]}}}),
     "limitrange-default-above-max": ("limitranges", _limits(
         {"type": "Container", "max": {"cpu": "1"}, "default": {"cpu": "2"}}), None),
     "limitrange-claim-without-storage": ("limitranges", _limits({"type": "PersistentVolumeClaim"}), None),
@@ -414,6 +419,10 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         "metadata": {"labels": _LABELS}, "spec": {"restartPolicy": "Never",
                                                   "containers": [{"name": "app", "image": "nginx:1.27"}]}}), None),
     "daemonset-update-strategy-invalid": ("daemonsets", _daemon_set(updateStrategy={"type": "Sometimes"}), None),
+    # A template and its pod spec are Go structs: null or left out, they are zero values and defaulted.
+    "daemonset-template-spec-null": ("daemonsets", _daemon_set(template={"metadata": {"labels": _LABELS},
+                                                                         "spec": None}), None),
+    "statefulset-template-null": ("statefulsets", _stateful_set(template=None), None),
     # -- batch ---------------------------------------------------------------------------------------
     "job-parallelism-negative": ("jobs", _job(parallelism=-1), None),
     "job-completions-negative": ("jobs", _job(completions=-1), None),
@@ -423,7 +432,19 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         {"name": "app", "image": "busybox:1.36"}]}}), None),
     "job-completion-mode-invalid": ("jobs", _job(completionMode="Sometimes"), None),
     "job-update-completions": ("jobs", _meta(_job(), name="j-upd"), {"spec": {"completions": 3}}),
+    # The immutable template shows as the internal struct: the host namespaces in its security context,
+    # the deprecated serviceAccount as serviceAccountName.
+    # (A selector of its own: the generated one would put the job's uid in the message.)
+    "job-update-template-shown-internal": ("jobs", _meta(_job(manualSelector=True, selector={"matchLabels": _LABELS},
+                                                              template={"metadata": {"labels": _LABELS}, "spec": {
+                                                                  "restartPolicy": "Never", "containers": [
+                                                                      _container()]}}), name="j-upd-internal"),
+                                           {"spec": {"template": {"spec": {"hostPID": True,
+                                                                           "serviceAccount": "robot"}}}}),
     "cronjob-schedule-invalid": ("cronjobs", _cron_job(schedule="not a schedule"), None),
+    "cronjob-job-template-null": ("cronjobs", _cron_job(jobTemplate=None), None),
+    "job-template-left-out": ("jobs", {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+                                       "spec": {}}, None),
     "cronjob-time-zone-invalid": ("cronjobs", _cron_job(timeZone="Mars/Olympus"), None),
     "cronjob-concurrency-invalid": ("cronjobs", _cron_job(concurrencyPolicy="Sometimes"), None),
     "cronjob-name-too-long": ("cronjobs", _meta(_cron_job(), name="c" * 53), None),

@@ -331,22 +331,6 @@ def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
     return obj.get(strategy_for(rt).generation_field)
 
 
-def mark_deleting(obj: dict[str, Any], grace: int) -> dict[str, Any] | None:
-    """The object as it stays while finalizers or a grace period hold it, or None if nothing changes."""
-    meta = obj["metadata"]
-    if meta.get("deletionTimestamp"):
-        if grace and grace < int(meta.get("deletionGracePeriodSeconds") or 0):
-            meta["deletionGracePeriodSeconds"] = grace
-            meta["deletionTimestamp"] = now_rfc3339(grace)
-            return ordered(obj)
-        return None
-    meta["deletionTimestamp"] = now_rfc3339(grace)
-    meta["deletionGracePeriodSeconds"] = grace
-    if meta.get("generation"):
-        meta["generation"] = int(meta["generation"]) + 1
-    return ordered(obj)
-
-
 def check_preconditions(rt: ResourceType, obj: dict[str, Any], preconditions: dict[str, Any] | None) -> None:
     if not preconditions:
         return
