@@ -422,7 +422,8 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str 
     if not isinstance(scale, dict):
         raise errors.bad_request("the object provided is unrecognized (must be of type Scale)")
     replicas = (scale.get("spec") or {}).get("replicas", 0)
-    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+    # A custom resource's ScaleREST runs no ValidateScale: the resource's own validation judges the replicas.
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or (replicas < 0 and rt.custom is None):
         raise errors.invalid("Scale", "autoscaling", obj["metadata"].get("name", ""), [
             errors.FieldError("FieldValueInvalid", "spec.replicas",
                               f"Invalid value: {replicas}: must be greater than or equal to 0")])
@@ -438,5 +439,7 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str 
         spec["replicas"] = replicas
     if changed and obj["metadata"].get("generation"):
         obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
+    if rt.custom is not None:
+        validate(rt, obj, old)  # ScaleREST updates through the resource's own store and strategy
     ownership.track(rt, obj, old, manager, "scale", now_rfc3339())
     return ordered(obj)

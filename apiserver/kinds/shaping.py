@@ -79,7 +79,7 @@ def compiled(schema: schemas.Schema | None) -> _Node | None:
     return node
 
 
-def shaped(value: Any, node: _Node | None) -> Any:
+def shaped(value: Any, node: _Node | None, as_decoded: bool = False) -> Any:
     """The value with Go's always-written fields added (in place) and every object's keys in Go's order.
 
     Objects and lists on the way to a node that changes something are new; what lies below a node that
@@ -93,13 +93,13 @@ def shaped(value: Any, node: _Node | None) -> Any:
             return value  # refused when decoded; kept for the error that names it
     if isinstance(value, list):
         item = node.child(None)
-        return [shaped(v, item) for v in value] if item is not None else list(value)
+        return [shaped(v, item, as_decoded) for v in value] if item is not None else list(value)
     if not isinstance(value, dict):
         return value
     for key, zero in node.zeros:
         if key not in value:
             value[key] = {} if zero == {} else zero
-        elif zero is None and node.nulls_empty and value[key] in ([], {}):
+        elif zero is None and node.nulls_empty and not as_decoded and value[key] in ([], {}):
             # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
             value[key] = None
     if node.sorts_keys:
@@ -115,7 +115,7 @@ def shaped(value: Any, node: _Node | None) -> Any:
     if node.omitted:
         omitted = node.omitted
         keys = [k for k in keys if k not in omitted or value[k] not in ([], {})]
-    return {k: value[k] if (c := child(k)) is None else shaped(value[k], c) for k in keys}
+    return {k: value[k] if (c := child(k)) is None else shaped(value[k], c, as_decoded) for k in keys}
 
 
 def kind_schema(obj: dict[str, Any]) -> schemas.Schema | None:
@@ -124,9 +124,11 @@ def kind_schema(obj: dict[str, Any]) -> schemas.Schema | None:
     return schemas.kind_ref(group, version, str(obj.get("kind") or ""))
 
 
-def shaped_object(obj: dict[str, Any]) -> dict[str, Any]:
-    """A built-in object as kube-apiserver serializes it; kinds without a 1.36 definition pass as they are."""
+def shaped_object(obj: dict[str, Any], as_decoded: bool = False) -> dict[str, Any]:
+    """A built-in object as kube-apiserver serializes it; kinds without a 1.36 definition pass as they are.
+    `as_decoded`: as the field manager sees a request's object, before storage reads an empty list back
+    as null (an empty `ports: []` is owned, a null one is not)."""
     ref = kind_schema(obj)
     if ref is None:
         return obj
-    return shaped(obj, compiled(ref))  # type: ignore[no-any-return]
+    return shaped(obj, compiled(ref), as_decoded)  # type: ignore[no-any-return]
