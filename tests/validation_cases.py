@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+import time
 from typing import Any, Callable
 
 Obj = dict[str, Any]
@@ -914,6 +915,34 @@ CASES.update({
         "subjects": [{"kind": "User"}, {"kind": "ServiceAccount", "name": "Robot", "apiGroup": "x"}]}, None),
 })
 
+# A custom resource whose scale's replicas are optional: ScaleREST judges a scale update by the
+# resource's own validation, and refuses to start from replicas it did not find.
+_GADGETS = f"/apis/validation.example.com/v1/namespaces/{NAMESPACE}/gadgets"
+_GADGET_CRD: Obj = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "gadgets.validation.example.com"},
+    "spec": {"group": "validation.example.com", "scope": "Namespaced",
+             "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                 "type": "object", "properties": {
+                     "spec": {"type": "object", "properties": {"replicas": {"type": "integer", "minimum": 0}}},
+                     "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}},
+                 "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                          "statusReplicasPath": ".status.replicas"}}}]}}
+
+
+def _gadget(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "validation.example.com/v1", "kind": "Gadget", "metadata": {"name": name}, "spec": spec}
+
+
+CASES.update({
+    "cr-scale-patch-without-replicas": (_GADGETS, _gadget("v-unset"), ("scale", {"metadata": {"labels": {"a": "b"}}})),
+    "cr-scale-patch-stand-in-replicas": (_GADGETS, _gadget("v-stand-in", replicas=1), (
+        "scale", {"spec": {"replicas": -2147483648}})),
+    "cr-scale-patch-negative": (_GADGETS, _gadget("v-negative", replicas=1), ("scale", {"spec": {"replicas": -3}})),
+    "cr-scale-patch-kept": (_GADGETS, _gadget("v-kept", replicas=1), ("scale", {"spec": {"replicas": 4}})),
+})
+
 
 def _collection(where: str, obj: Obj) -> str:
     if where.startswith("/"):
@@ -965,3 +994,8 @@ def run_case(send: Send, name: str) -> Obj:
 def prepare(send: Send) -> None:
     send("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
          "application/json")
+    send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", _GADGET_CRD, "application/json")
+    for _ in range(100):  # served once established
+        if send("GET", _GADGETS, None, "application/json")[0] == 200:
+            break
+        time.sleep(0.1)

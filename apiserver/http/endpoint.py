@@ -247,7 +247,7 @@ class Endpoint:
         if stored is None:
             raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
         if t.subresource == "scale":
-            return _json(200, objects.scale_of(t.rt, _load(stored)))
+            return _json(200, objects.scale_for_read(t.rt, _load(stored)))
         return Reply(200, shape.object_body(t.rt, stored), shape.content_type)
 
     def selection(self, t: Target) -> Selection:
@@ -452,7 +452,7 @@ class Endpoint:
 
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
-                scale = objects.scale_of(t.rt, _load(current))
+                scale = objects.scale_to_patch(t.rt, _load(current))
                 return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
             served = t.codec.served(_load(current))
             patched = patch.apply_patch(served, raw, content_type)

@@ -387,6 +387,31 @@ def scale_of(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# ScaleREST's stand-in (the smallest int32) for replicas an update started from without finding them.
+_UNSET_REPLICAS = -2147483648
+
+
+def scale_for_read(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """GET /scale: a custom resource without replicas at its specReplicasPath has no Scale (ScaleREST.Get)."""
+    if rt.custom is not None and not rt.custom.has_spec_replicas(obj):
+        raise errors.internal(f"the spec replicas field {_spec_replicas_path(rt)} does not exist")
+    return scale_of(rt, obj)
+
+
+def scale_to_patch(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """The Scale a patch of /scale applies to: a custom resource's missing replicas are the stand-in,
+    which the patch must replace (scaleUpdatedObjectInfo.UpdatedObject)."""
+    scale = scale_of(rt, obj)
+    if rt.custom is not None and not rt.custom.has_spec_replicas(obj):
+        scale["spec"] = {"replicas": _UNSET_REPLICAS}
+    return scale
+
+
+def _spec_replicas_path(rt: ResourceType) -> str:
+    assert rt.custom is not None and rt.custom.scale_paths is not None
+    return '"' + rt.custom.scale_paths.get("specReplicasPath", "") + '"'
+
+
 def _selector_string(selector: dict[str, Any]) -> str:
     parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
     for expr in selector.get("matchExpressions") or ():
@@ -422,6 +447,8 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str 
     if not isinstance(scale, dict):
         raise errors.bad_request("the object provided is unrecognized (must be of type Scale)")
     replicas = (scale.get("spec") or {}).get("replicas", 0)
+    if rt.custom is not None and replicas == _UNSET_REPLICAS:
+        raise errors.bad_request(f"the spec replicas field {_spec_replicas_path(rt)} cannot be empty")
     # A custom resource's ScaleREST runs no ValidateScale: the resource's own validation judges the replicas.
     if not isinstance(replicas, int) or isinstance(replicas, bool) or (replicas < 0 and rt.custom is None):
         raise errors.invalid("Scale", "autoscaling", obj["metadata"].get("name", ""), [
