@@ -125,10 +125,14 @@ class CustomVersion:
             value = value.get(key)
         return value
 
+    @property
+    def spec_replicas_path(self) -> str:
+        assert self.scale_paths is not None
+        return str(self.scale_paths.get("specReplicasPath", ""))
+
     def has_spec_replicas(self, obj: dict[str, Any]) -> bool:
         """Whether specReplicasPath holds a number (scaleFromCustomResource's replicasFound)."""
-        assert self.scale_paths is not None
-        value = self._get(obj, self.scale_paths.get("specReplicasPath", ""))
+        value = self._get(obj, self.spec_replicas_path)
         return isinstance(value, int) and not isinstance(value, bool)
 
     def scale_of(self, obj: dict[str, Any]) -> dict[str, Any]:

@@ -408,8 +408,8 @@ def scale_to_patch(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _spec_replicas_path(rt: ResourceType) -> str:
-    assert rt.custom is not None and rt.custom.scale_paths is not None
-    return '"' + rt.custom.scale_paths.get("specReplicasPath", "") + '"'
+    assert rt.custom is not None
+    return f'"{rt.custom.spec_replicas_path}"'
 
 
 def _selector_string(selector: dict[str, Any]) -> str:
