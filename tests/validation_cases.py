@@ -916,7 +916,8 @@ CASES.update({
 })
 
 # A custom resource whose scale's replicas are optional: ScaleREST judges a scale update by the
-# resource's own validation, and refuses to start from replicas it did not find.
+# resource's own validation, and refuses to start from replicas it did not find. Its size is judged by
+# CEL's quantity library, which reads a quantity as resource.ParseQuantity does.
 _GADGETS = f"/apis/validation.example.com/v1/namespaces/{NAMESPACE}/gadgets"
 _GADGET_CRD: Obj = {
     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -925,7 +926,13 @@ _GADGET_CRD: Obj = {
              "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
              "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
                  "type": "object", "properties": {
-                     "spec": {"type": "object", "properties": {"replicas": {"type": "integer", "minimum": 0}}},
+                     "spec": {"type": "object", "properties": {
+                         "replicas": {"type": "integer", "minimum": 0}, "size": {"type": "string", "maxLength": 16}},
+                         "x-kubernetes-validations": [
+                             {"rule": "!has(self.size) || isQuantity(self.size)", "message": "size must be a quantity"},
+                             {"rule": "!has(self.size) || !isQuantity(self.size) || "
+                                      "quantity(self.size).compareTo(quantity('2n')) != 0",
+                              "message": "size may not be 2n"}]},
                      "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}},
                  "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
                                                           "statusReplicasPath": ".status.replicas"}}}]}}
@@ -941,6 +948,10 @@ CASES.update({
         "scale", {"spec": {"replicas": -2147483648}})),
     "cr-scale-patch-negative": (_GADGETS, _gadget("v-negative", replicas=1), ("scale", {"spec": {"replicas": -3}})),
     "cr-scale-patch-kept": (_GADGETS, _gadget("v-kept", replicas=1), ("scale", {"spec": {"replicas": 4}})),
+    "cel-quantity-bare-point": (_GADGETS, _gadget("v-point", size="."), None),
+    "cel-quantity-exponent-without-number": (_GADGETS, _gadget("v-exponent", size="e3"), None),
+    "cel-quantity-rounded-to-nano": (_GADGETS, _gadget("v-nano", size="1.5n"), None),
+    "cel-quantity-unknown-suffix": (_GADGETS, _gadget("v-suffix", size="1K"), None),
 })
 
 
@@ -994,8 +1005,12 @@ def run_case(send: Send, name: str) -> Obj:
 def prepare(send: Send) -> None:
     send("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
          "application/json")
-    send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", _GADGET_CRD, "application/json")
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    send("POST", crds, _GADGET_CRD, "application/json")
     for _ in range(100):  # served once established
-        if send("GET", _GADGETS, None, "application/json")[0] == 200:
+        _, crd = send("GET", f"{crds}/{_GADGET_CRD['metadata']['name']}", None, "application/json")
+        conditions = ((crd or {}).get("status") or {}).get("conditions") or ()
+        if any(c.get("type") == "Established" and c.get("status") == "True" for c in conditions):
             break
         time.sleep(0.1)
+    time.sleep(1)  # the group's discovery and handler follow the condition
