@@ -952,6 +952,14 @@ CASES.update({
     "cel-quantity-exponent-without-number": (_GADGETS, _gadget("v-exponent", size="e3"), None),
     "cel-quantity-rounded-to-nano": (_GADGETS, _gadget("v-nano", size="1.5n"), None),
     "cel-quantity-unknown-suffix": (_GADGETS, _gadget("v-suffix", size="1K"), None),
+    # A name's length is counted in bytes (Go's len), whichever word the message uses for it.
+    "configmap-name-multibyte-length": ("configmaps", _config_map(metadata={"name": "\u00e9" * 127}), None),
+    "deviceclass-name-multibyte-length": (f"{_RESOURCE}/deviceclasses", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "\u00e9" * 127}, "spec": {}},
+                                          None),
+    "replicationcontroller-name-too-long": ("replicationcontrollers", {
+        "apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "r" * 254},
+        "spec": {"selector": {"app": "web"}, "template": _TEMPLATE}}, None),
 })
 
 
