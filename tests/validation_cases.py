@@ -168,7 +168,8 @@ _OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6b7e
 
 # name -> (collection path under the namespace, or a cluster path starting with /, object, merge patch or None)
 # A patch is merged into the object itself, or with a name into that subresource ("status", "approval").
-Patch = Obj | tuple[str, Obj] | None
+# A merge patch of the object, or of a subresource; with a third element "PUT", the subresource's body.
+Patch = Obj | tuple[str, Obj] | tuple[str, Obj, str] | None
 
 # (collection, object to create, patch); without an object, the first is the path of one the server made.
 CASES: dict[str, tuple[str, Obj | None, Patch]] = {
@@ -948,6 +949,13 @@ CASES.update({
         "scale", {"spec": {"replicas": -2147483648}})),
     "cr-scale-patch-negative": (_GADGETS, _gadget("v-negative", replicas=1), ("scale", {"spec": {"replicas": -3}})),
     "cr-scale-patch-kept": (_GADGETS, _gadget("v-kept", replicas=1), ("scale", {"spec": {"replicas": 4}})),
+    # The Scale is decoded as autoscaling/v1's, for a custom resource too: its replicas are an int32.
+    "cr-scale-put-replicas-beyond-int32": (_GADGETS, _gadget("v-int32", replicas=1), ("scale", {
+        "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "v-int32"},
+        "spec": {"replicas": 3000000000}}, "PUT")),
+    "deployment-scale-put-replicas-beyond-int32": ("deployments", _deployment(), ("scale", {
+        "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d"},
+        "spec": {"replicas": 3000000000}}, "PUT")),
     "cel-quantity-bare-point": (_GADGETS, _gadget("v-point", size="."), None),
     "cel-quantity-exponent-without-number": (_GADGETS, _gadget("v-exponent", size="e3"), None),
     "cel-quantity-rounded-to-nano": (_GADGETS, _gadget("v-nano", size="1.5n"), None),
@@ -999,10 +1007,13 @@ def run_case(send: Send, name: str) -> Obj:
     if status != 201:
         return {"setup": answer(status, body)}
     item = f"{collection}/{obj['metadata']['name']}"
-    subresource, changes = patch if isinstance(patch, tuple) else ("", patch)
+    subresource, changes, method = ("", patch, "PATCH")
+    if isinstance(patch, tuple):
+        subresource, changes = patch[0], patch[1]
+        method = patch[2] if len(patch) == 3 else "PATCH"
     try:
-        status, body = send("PATCH", item + (f"/{subresource}" if subresource else "") + "?dryRun=All", changes,
-                            "application/merge-patch+json")
+        status, body = send(method, item + (f"/{subresource}" if subresource else "") + "?dryRun=All", changes,
+                            "application/merge-patch+json" if method == "PATCH" else "application/json")
         return answer(status, body)
     finally:
         # Finalizers (a claim's protection, a job's orphaning) would keep it, and its name, for the next run.
