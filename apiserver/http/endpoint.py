@@ -248,7 +248,7 @@ class Endpoint:
         if stored is None:
             raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
         if t.subresource == "scale":
-            return _json(200, objects.scale_of(t.rt, _load(stored)))
+            return _json(200, objects.scale_for_read(t.rt, _load(stored)))
         return Reply(200, shape.object_body(t.rt, stored), shape.content_type)
 
     def selection(self, t: Target) -> Selection:
@@ -426,8 +426,17 @@ class Endpoint:
         if not creates:
             self._require(t)  # a missing object answers 404 before its body is judged
         body = decode_body(t, raw, content_type)
-        warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
-            if isinstance(body, dict) and t.subresource != "scale" else {}
+        # A Scale is decoded as autoscaling/v1's, for a custom resource too (its replicas an int32).
+        scale = t.subresource == "scale"
+        try:
+            warnings = fieldvalidation.validate(body, raw, t.query, None if scale else t.rt.custom,
+                                                _SCALE_TYPE if scale else (t.rt.kind, t.rt.api_version)) \
+                if isinstance(body, dict) else {}
+        except errors.ApiError as refused:
+            if scale and t.rt.custom is not None and refused.code == 400:
+                # The custom resource handler's scheme, asked to name the Scale it could not decode, fails.
+                raise errors.bad_request(_CUSTOM_SCALE_UNDECODABLE) from None
+            raise
 
         unused = [body]
 
@@ -453,8 +462,9 @@ class Endpoint:
 
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
-                scale = objects.scale_of(t.rt, _load(current))
-                return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
+                patched_scale = patch.apply_patch(objects.scale_to_patch(t.rt, _load(current)), raw, content_type)
+                patch.undecodable(patched_scale, raw, content_type, _SCALE_TYPE)
+                return await self._scale(t, current, patched_scale)
             served = t.codec.served(_load(current))
             patched = patch.apply_patch(served, raw, content_type)
             if t.rt.custom is None:
@@ -922,6 +932,11 @@ def _page(snapshot: Snapshot, selection: Selection,
     if more is None:
         return items, None, None
     return items, more, None if selection.filtered else snapshot.count(more)
+
+
+_SCALE_TYPE = ("Scale", "autoscaling/v1")
+_CUSTOM_SCALE_UNDECODABLE = ('no kind is registered for the type v1.Scale in scheme '
+                             '"k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go:781"')
 
 
 def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
