@@ -57,6 +57,11 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
         return
     if entries is None:
         entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
+    if old is not None and not entries:
+        # An object whose managedFields are empty is not tracked by updates: only a create or a
+        # server-side apply starts its record (upstream's skipNonAppliedManager).
+        obj["metadata"].pop("managedFields", None)
+        return
     request = fieldmanager.Request(manager, rt.api_version, subresource, now)
     views = conversion.converted_views(obj) if rt.custom is None else {}
     if views:

@@ -214,8 +214,12 @@ def merge(live: Any, config: Any, field: Schema) -> Any:
     """The configuration laid over the live value: granular maps by key, sets and keyed lists by item."""
     if config is ABSENT:
         return live
-    if live is ABSENT or live is None or config is None:
+    if live is ABSENT or live is None:
         return config
+    if config is None:
+        # A null is an empty list or map to the merge: a granular one with items keeps them.
+        keeps = isinstance(live, (dict, list)) and bool(live) and managedfields.granular(live, field)
+        return live if keeps else config
     if isinstance(live, dict) and isinstance(config, dict) and _granular_map(config, field):
         out = dict(live)
         for key, value in config.items():
