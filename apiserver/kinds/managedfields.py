@@ -117,10 +117,40 @@ def _atomic_uncached(field: schemas.Schema | None) -> bool:
         and "array" not in schemas.types_of(resolved)
 
 
-def _element(item: Any, keys: list[str], kind: str) -> str:
+@functools.cache
+def _list_key_defaults() -> dict[str, dict[str, Any]]:
+    with (importlib.resources.files("apiserver") / "data" / "list_key_defaults.json").open("rb") as f:
+        return json.load(f)  # type: ignore[no-any-return]
+
+
+NO_DEFAULT: Any = object()
+
+
+def key_default(item: schemas.Schema | None, key: str) -> Any:
+    """The default of a keyed list item's key field, which names an item that leaves the key out
+    (NO_DEFAULT when there is none): a built-in definition's from upstream's OpenAPI v3, a custom
+    resource's from its own schema."""
+    if item is None:
+        return NO_DEFAULT
+    name = schemas.ref_name(item)
+    if name is not None:
+        return _list_key_defaults().get(name, {}).get(key, NO_DEFAULT)
+    field = ((item.get("properties") or {}).get(key)) or {}
+    return field.get("default", NO_DEFAULT) if isinstance(field, dict) else NO_DEFAULT
+
+
+def item_element(item: Any, kind: str, keys: list[str], item_schema: schemas.Schema | None) -> str:
+    """The path element naming one item of a set or keyed list; an omitted key field takes its default."""
     if kind == "set":
         return "v:" + json.dumps(item, separators=(",", ":"))
-    key = {k: item.get(k) for k in sorted(keys) if isinstance(item, dict) and k in item}
+    key: dict[str, Any] = {}
+    for name in sorted(keys):
+        if isinstance(item, dict) and name in item:
+            key[name] = item[name]
+            continue
+        default = key_default(item_schema, name)
+        if default is not NO_DEFAULT:
+            key[name] = default
     return "k:" + json.dumps(key, separators=(",", ":"))
 
 
@@ -132,7 +162,7 @@ def _children(value: Any, field: schemas.Schema | None) -> Iterable[tuple[str, A
         kind, keys = list_keys(field)
         item = schemas.child_schema(field, None)
         for element in value:
-            yield _element(element, keys, kind), element, item
+            yield item_element(element, kind, keys, item), element, item
 
 
 def granular(value: Any, field: schemas.Schema | None) -> bool:
@@ -198,10 +228,10 @@ def _walk_items(olds: list[Any], news: list[Any], field: schemas.Schema | None, 
     item = schemas.child_schema(field, None)
     old_items: dict[str, list[Any]] = {}
     for element in olds:
-        old_items.setdefault(_element(element, keys, kind), []).append(element)
+        old_items.setdefault(item_element(element, kind, keys, item), []).append(element)
     new_items: dict[str, list[Any]] = {}
     for element in news:
-        new_items.setdefault(_element(element, keys, kind), []).append(element)
+        new_items.setdefault(item_element(element, kind, keys, item), []).append(element)
     for name in old_items.keys() | new_items.keys():
         lefts, rights = old_items.get(name, []), new_items.get(name, [])
         here = path + (name,)

@@ -67,8 +67,9 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
     if views:
         updated = _record_versioned(entries, old, obj, views, request, reset_fields(rt, subresource))
     else:
+        # The new object as decoded: an empty list or map a client sent is not yet the null storage makes it.
         updated = fieldmanager.record_update(entries, None if old is None else shaping.shaped_object(json_copy(old)),
-                                             obj if shaped else shaping.shaped_object(json_copy(obj)), schema,
+                                             obj if shaped else shaping.shaped_object(json_copy(obj), []), schema,
                                              request, reset_fields(rt, subresource))
     if updated:
         obj["metadata"]["managedFields"] = updated
@@ -91,7 +92,7 @@ def _record_versioned(entries: list[dict[str, Any]], old: Obj | None, new: Obj,
     for version, group in by_version.items():
         view = views.get(version, _as_stored)
         seen_old = None if old is None else shaping.shaped_object(json_copy(view(old)))
-        seen_new = shaping.shaped_object(json_copy(view(new)))
+        seen_new = shaping.shaped_object(json_copy(view(new)), [])
         schema = shaping.kind_schema(seen_new)
         if schema is None:
             out += group

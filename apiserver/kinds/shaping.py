@@ -76,24 +76,32 @@ def compiled(schema: schemas.Schema | None) -> _Node | None:
     return node
 
 
-def shaped(value: Any, node: _Node | None) -> Any:
+Emptied = list[tuple[dict[str, Any], str]]
+
+
+def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None) -> Any:
     """The value with Go's always-written fields added (in place) and every object's keys in Go's order.
 
     Objects and lists on the way to a node that changes something are new; what lies below a node that
-    changes nothing is the value's own."""
+    changes nothing is the value's own. With `emptied`, an empty list or map that storage would turn into
+    null stays as decoded, and where it sits is added to `emptied` (see `as_stored`)."""
     if node is None:
         return value
     if isinstance(value, list):
         item = node.child(None)
-        return [shaped(v, item) for v in value] if item is not None else list(value)
+        return [shaped(v, item, emptied) for v in value] if item is not None else list(value)
     if not isinstance(value, dict):
         return value
+    kept: list[str] | None = None
     for key, zero in node.zeros:
         if key not in value:
             value[key] = {} if zero == {} else zero
         elif zero is None and node.nulls_empty and value[key] in ([], {}):
             # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
-            value[key] = None
+            if emptied is None:
+                value[key] = None
+            else:
+                kept = [*(kept or ()), key]
     if node.sorts_keys:
         keys: Any = sorted(value)
     elif node.order:
@@ -107,7 +115,17 @@ def shaped(value: Any, node: _Node | None) -> Any:
     if node.omitted:
         omitted = node.omitted
         keys = [k for k in keys if k not in omitted or value[k] not in ([], {})]
-    return {k: value[k] if (c := child(k)) is None else shaped(value[k], c) for k in keys}
+    out = {k: value[k] if (c := child(k)) is None else shaped(value[k], c, emptied) for k in keys}
+    if kept:
+        assert emptied is not None
+        emptied.extend((out, key) for key in kept)
+    return out
+
+
+def as_stored(emptied: Emptied) -> None:
+    """Turns the empty lists and maps a shaping kept (`emptied`) into the nulls storage reads back."""
+    for holder, key in emptied:
+        holder[key] = None
 
 
 def kind_schema(obj: dict[str, Any]) -> schemas.Schema | None:
@@ -116,9 +134,11 @@ def kind_schema(obj: dict[str, Any]) -> schemas.Schema | None:
     return schemas.kind_ref(group, version, str(obj.get("kind") or ""))
 
 
-def shaped_object(obj: dict[str, Any]) -> dict[str, Any]:
-    """A built-in object as kube-apiserver serializes it; kinds without a 1.36 definition pass as they are."""
+def shaped_object(obj: dict[str, Any], emptied: Emptied | None = None) -> dict[str, Any]:
+    """A built-in object as kube-apiserver serializes it; kinds without a 1.36 definition pass as they are.
+
+    With `emptied`, as Go holds it once decoded, before storage: empty lists and maps stay (see `shaped`)."""
     ref = kind_schema(obj)
     if ref is None:
         return obj
-    return shaped(obj, compiled(ref))  # type: ignore[no-any-return]
+    return shaped(obj, compiled(ref), emptied)  # type: ignore[no-any-return]

@@ -17,27 +17,11 @@ Path = managedfields.Path
 Schema = schemas.Schema | None
 ABSENT: Any = object()
 
-# Key fields that upstream's published schemas default when an item omits them.
-_KEY_DEFAULTS = {"protocol": "TCP"}
+item_element = managedfields.item_element
 
 
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
-
-
-def item_element(item: Any, kind: str, keys: list[str], item_schema: Schema) -> str:
-    """The path element naming one item of a set or keyed list; an omitted key field takes its default."""
-    if kind == "set":
-        return "v:" + _json(item)
-    key: dict[str, Any] = {}
-    for name in sorted(keys):
-        if isinstance(item, dict) and name in item:
-            key[name] = item[name]
-            continue
-        default = (schemas.property_schema(item_schema, name) or {}).get("default", _KEY_DEFAULTS.get(name))
-        if default is not None:
-            key[name] = default
-    return "k:" + _json(key)
 
 
 def _granular_map(value: Any, field: Schema) -> bool:
@@ -148,8 +132,8 @@ def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
         return "associative list with keys may not have a null element"
     if not isinstance(item, dict):
         return "associative list with keys may not have non-map elements"
-    named = [name for name in keys if name in item or (schemas.property_schema(item_schema, name) or {}).get(
-        "default", _KEY_DEFAULTS.get(name)) is not None]
+    named = [name for name in keys
+             if name in item or managedfields.key_default(item_schema, name) is not managedfields.NO_DEFAULT]
     if keys and not named:
         quoted = " ".join(f'"{name}"' for name in keys)
         return (f"associative list with keys has an element that omits all key fields [{quoted}] "
