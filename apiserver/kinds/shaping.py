@@ -16,21 +16,24 @@ from apiserver.kinds import goshape, schemas
 
 # Kept in etcd as JSON rather than protobuf, so an empty list stays one.
 _JSON_STORED = "io.k8s.apiextensions-apiserver."
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 
 class _Node:
     """What shaping a value at one schema node takes; None stands for a node that changes nothing."""
 
     __slots__ = ("schema", "zeros", "nulls_empty", "sorts_keys", "order", "properties", "extra", "items",
-                 "omitted", "_children")
+                 "omitted", "scalars_omitted", "_children")
 
     def __init__(self, schema: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
         name = schemas.ref_name(schema) or ""
         resolved = schemas.resolve(schema) or {}
         self.zeros = tuple(goshape.always_written(name).items())
-        # Empty lists and maps tagged omitempty are not written (decoding kept them, and validation saw them).
+        # Empty fields tagged omitempty are not written (decoding kept them, and validation saw them). An
+        # object's metadata keeps its empty scalars: resourceVersion "" holds the revision's place.
         self.omitted = goshape.omitted_when_empty(name)
+        self.scalars_omitted = name != _OBJECT_META
         self.nulls_empty = not name.startswith(_JSON_STORED)
         self.properties: dict[str, Any] = resolved.get("properties") or {}
         extra = resolved.get("additionalProperties")
@@ -114,12 +117,20 @@ def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None) -> An
     child = node.child
     if node.omitted:
         omitted = node.omitted
-        keys = [k for k in keys if k not in omitted or value[k] not in ([], {})]
+        if node.scalars_omitted:
+            keys = [k for k in keys if k not in omitted or not _empty(value[k])]
+        else:
+            keys = [k for k in keys if k not in omitted or value[k] not in ([], {})]
     out = {k: value[k] if (c := child(k)) is None else shaped(value[k], c, emptied) for k in keys}
     if kept:
         assert emptied is not None
         emptied.extend((out, key) for key in kept)
     return out
+
+
+def _empty(value: Any) -> bool:
+    """What encoding/json's omitempty leaves out of a string, number, bool, slice or map field."""
+    return value in ([], {}) or value is False or (value == 0 and value is not True) or value == ""
 
 
 def as_stored(emptied: Emptied) -> None:
