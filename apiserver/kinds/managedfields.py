@@ -409,9 +409,12 @@ def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema:
     if kept or owned:
         # A client without fieldManager or User-Agent is an unnamed manager; the name is then omitted.
         entry = {"manager": manager} if manager else {}
-        entry.update({"operation": "Update", "apiVersion": api_version,
-                      "time": mine["time"] if mine is not None and unchanged else now,
-                      "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned) if owned else mine_fields})
+        entry.update({"operation": "Update", "apiVersion": api_version})
+        # An entry recorded without a time (an update through /scale) keeps none while unchanged.
+        time = mine.get("time") if mine is not None and unchanged else now
+        if time:
+            entry["time"] = time
+        entry.update({"fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned) if owned else mine_fields})
         if subresource:
             entry["subresource"] = subresource
         out.append(entry)
