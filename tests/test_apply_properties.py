@@ -296,7 +296,6 @@ def test_keyed_lists_merge_by_key_and_keep_ownership_whole(conn: Connection, seq
                 continue
             assert status in (200, 201), answer
             created = True
-            untracked = frozenset()
             applied = json.loads(answer)
             by_name = {c["name"]: c for c in applied["spec"]["template"]["spec"]["containers"]}
             for container in items:
