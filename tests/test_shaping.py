@@ -16,7 +16,13 @@ import pytest
 import schema_corpus
 
 from apiserver.kinds import goshape, schemas, shaping
-from apiserver.kinds.shaping import _JSON_STORED
+from apiserver.kinds.shaping import _JSON_STORED, _OBJECT_META
+
+
+def _omitted(value: Any, scalars: bool) -> bool:
+    if isinstance(value, (list, dict)):
+        return not value
+    return scalars and (value is False or value == "" or (type(value) in (int, float) and value == 0))
 
 
 def _reference_go_zero(value: Any, schema: schemas.Schema | None) -> Any:
@@ -31,6 +37,10 @@ def _reference_go_zero(value: Any, schema: schemas.Schema | None) -> Any:
             value[key] = {} if zero == {} else zero
         elif zero is None and value[key] in ([], {}) and not name.startswith(_JSON_STORED):
             value[key] = None
+    for key in goshape.omitted_when_empty(name):
+        # encoding/json's omitempty; an object's metadata keeps its empty scalars (resourceVersion's place).
+        if key in value and _omitted(value[key], scalars=name != _OBJECT_META):
+            del value[key]
     for key, child in value.items():
         value[key] = _reference_go_zero(child, schemas.child_schema(schema, key))
     return value

@@ -28,6 +28,7 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # kubectl's server-side manager: the server keeps its client-side annotation in step with what it applies.
 KUBECTL = "kubectl"
 KUBECTL_CLIENT_SIDE = "kubectl-client-side-apply"
+BEFORE_FIRST_APPLY = "before-first-apply"
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,12 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
     A null in a built-in kind's configuration leaves the field unset, as Go decodes it; a custom
     resource keeps it for its schema's defaulting.
     """
+    if not entries:
+        # An object without managedFields gets them before its first apply: what it holds is recorded as
+        # an update by "before-first-apply" (upstream's skipNonAppliedManager), which the apply then
+        # takes fields from, or conflicts with.
+        before = Request(BEFORE_FIRST_APPLY, request.api_version, request.subresource, request.now)
+        entries = record_update([], None, live, schema, before, ignored)
     mine_id = _identity({"manager": request.manager, "operation": "Apply", "subresource": request.subresource or ""})
     previous = next((e for e in entries if _identity(e) == mine_id), None)
     others = [e for e in entries if _identity(e) != mine_id]
@@ -168,9 +175,6 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
         if last - owned:
             gone = sm.with_named_parents(last, schema) - sm.with_named_parents(owned, schema)
             merged = sm.remove(merged, gone, schema)
-    if not custom:
-        merged = sm.without_nulls(merged)
-
     changed, removed = managedfields.compare(live, merged, schema)
     changed = {p for p in changed if not sm.under_any(p, unowned)}
     conflicts: list[tuple[Entry, Path]] = []
@@ -194,6 +198,7 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
     if mine:
         entry = {"manager": request.manager, "operation": "Apply", "apiVersion": request.api_version}
         # The time moves only when the object does (a change of ownership alone keeps it, or has none).
+        # Compared as merged, nulls and all, as structured-merge-diff compares the typed values.
         time = request.now if merged != live else (previous or {}).get("time")
         if time:
             entry["time"] = time
@@ -207,6 +212,8 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
         meta = merged["metadata"]
         merged["metadata"] = {**meta, "annotations": {**(meta.get("annotations") or {}),
                                                       LAST_APPLIED: last_applied(config)}}
+    if not custom:
+        merged = sm.without_nulls(merged)
     return merged, cap(sorted_entries(kept))
 
 

@@ -84,6 +84,9 @@ _GO_ZERO.update({
     "io.k8s.api.policy.v1.PodDisruptionBudgetStatus": {"disruptionsAllowed": 0, "currentHealthy": 0,
                                                        "desiredHealthy": 0, "expectedPods": 0},
     "io.k8s.api.storage.v1.CSINodeDriver": {"name": "", "nodeID": "", "topologyKeys": None},
+    # apiGroup is a *string without omitempty: a claim's data source without one is written null.
+    "io.k8s.api.core.v1.TypedLocalObjectReference": {"apiGroup": None},
+    "io.k8s.api.core.v1.TypedObjectReference": {"apiGroup": None},
     "io.k8s.api.storage.v1.CSINodeSpec": {"drivers": None},
     # No omitempty: unset rules are written null, and an empty list reads back null from protobuf
     # (the aggregated ClusterRoles admin, edit and view read `rules: null`).

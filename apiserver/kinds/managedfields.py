@@ -98,7 +98,14 @@ def _atomic(field: schemas.Schema | None) -> bool:
     return found[1]
 
 
+# A RawExtension holds whatever JSON it was given, which upstream's schema conversion types as one
+# atomic value (schemaconv's hard-coded untyped definition), not as the object its OpenAPI says.
+_RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+
+
 def _atomic_uncached(field: schemas.Schema | None) -> bool:
+    if field is not None and schemas.ref_name(field) == _RAW_EXTENSION:
+        return True
     resolved = schemas.resolve(field) or {}
     # A field may override its type's map type (a volume's claimRef is granular, other references atomic).
     map_type = (field or {}).get("x-kubernetes-map-type") or resolved.get("x-kubernetes-map-type")
@@ -110,10 +117,40 @@ def _atomic_uncached(field: schemas.Schema | None) -> bool:
         and "array" not in schemas.types_of(resolved)
 
 
-def _element(item: Any, keys: list[str], kind: str) -> str:
+@functools.cache
+def _list_key_defaults() -> dict[str, dict[str, Any]]:
+    with (importlib.resources.files("apiserver") / "data" / "list_key_defaults.json").open("rb") as f:
+        return json.load(f)  # type: ignore[no-any-return]
+
+
+NO_DEFAULT: Any = object()
+
+
+def key_default(item: schemas.Schema | None, key: str) -> Any:
+    """The default of a keyed list item's key field, which names an item that leaves the key out
+    (NO_DEFAULT when there is none): a built-in definition's from upstream's OpenAPI v3, a custom
+    resource's from its own schema."""
+    if item is None:
+        return NO_DEFAULT
+    name = schemas.ref_name(item)
+    if name is not None:
+        return _list_key_defaults().get(name, {}).get(key, NO_DEFAULT)
+    field = ((item.get("properties") or {}).get(key)) or {}
+    return field.get("default", NO_DEFAULT) if isinstance(field, dict) else NO_DEFAULT
+
+
+def item_element(item: Any, kind: str, keys: list[str], item_schema: schemas.Schema | None) -> str:
+    """The path element naming one item of a set or keyed list; an omitted key field takes its default."""
     if kind == "set":
         return "v:" + json.dumps(item, separators=(",", ":"))
-    key = {k: item.get(k) for k in sorted(keys) if isinstance(item, dict) and k in item}
+    key: dict[str, Any] = {}
+    for name in sorted(keys):
+        if isinstance(item, dict) and name in item:
+            key[name] = item[name]
+            continue
+        default = key_default(item_schema, name)
+        if default is not NO_DEFAULT:
+            key[name] = default
     return "k:" + json.dumps(key, separators=(",", ":"))
 
 
@@ -125,7 +162,7 @@ def _children(value: Any, field: schemas.Schema | None) -> Iterable[tuple[str, A
         kind, keys = list_keys(field)
         item = schemas.child_schema(field, None)
         for element in value:
-            yield _element(element, keys, kind), element, item
+            yield item_element(element, kind, keys, item), element, item
 
 
 def granular(value: Any, field: schemas.Schema | None) -> bool:
@@ -147,40 +184,70 @@ def compare(old: Any, new: Any, field: schemas.Schema | None, path: Path = ()) -
 
 
 def _walk(old: Any, new: Any, field: schemas.Schema | None, path: Path, changed: set[Path], removed: set[Path]) -> None:
+    """structured-merge-diff's compareWalker: a side that is absent adds or removes the path; a null list
+    or map is an empty one, and two empty (or null) ones are compared as a leaf, so that null and empty
+    stay apart; an atomic value is a leaf; a granular one is compared item by item."""
     if old is _ABSENT:
         changed.add(path)
     elif new is _ABSENT:
         removed.add(path)
     elif old == new:
         return  # compared in C: an update leaves most of an object as it was
-    value = new if new is not _ABSENT else old
+    # A null (or absent) side takes the form of the other (deduceAtom's wildcard).
+    value = new if isinstance(new, (dict, list)) else old
     if not isinstance(value, (dict, list)) or not granular(value, field):
         if old is not _ABSENT and new is not _ABSENT and old != new:
             changed.add(path)
         return
-    # A granular map or list is compared element by element; null counts as empty.
-    if not isinstance(old, list) and not isinstance(new, list):
-        # Keys whose values are equal are passed over before their schema is looked up.
+    if isinstance(value, list):
+        olds = old if isinstance(old, list) else []
+        news = new if isinstance(new, list) else []
+    else:
         olds = old if isinstance(old, dict) else {}
         news = new if isinstance(new, dict) else {}
+    if not olds and not news:
+        # Both empty or null: a leaf, which keeps an empty value apart from a null one.
+        if old is not _ABSENT and new is not _ABSENT and old != new:
+            changed.add(path)
+        return
+    if isinstance(value, dict):
+        # Keys whose values are equal are passed over before their schema is looked up.
         for key in olds.keys() | news.keys():
             o = olds.get(key, _ABSENT)
             n = news.get(key, _ABSENT)
             if o is _ABSENT or n is _ABSENT or o != n:
                 _walk(o, n, schemas.child_schema(field, key), path + ("f:" + key,), changed, removed)
         return
-    old_items = {name: (v, f) for name, v, f in
-                 _children(old if isinstance(old, (dict, list)) else _empty(value), field)}
-    new_items = {name: (v, f) for name, v, f in
-                 _children(new if isinstance(new, (dict, list)) else _empty(value), field)}
+    _walk_items(olds, news, field, path, changed, removed)
+
+
+def _walk_items(olds: list[Any], news: list[Any], field: schemas.Schema | None, path: Path,
+                changed: set[Path], removed: set[Path]) -> None:
+    """A granular list item by item (visitListItems); an item named twice is compared as a whole."""
+    kind, keys = list_keys(field)
+    item = schemas.child_schema(field, None)
+    old_items: dict[str, list[Any]] = {}
+    for element in olds:
+        old_items.setdefault(item_element(element, kind, keys, item), []).append(element)
+    new_items: dict[str, list[Any]] = {}
+    for element in news:
+        new_items.setdefault(item_element(element, kind, keys, item), []).append(element)
     for name in old_items.keys() | new_items.keys():
-        o, f = old_items.get(name, (_ABSENT, None))
-        n, g = new_items.get(name, (_ABSENT, None))
-        _walk(o, n, g if g is not None else f, path + (name,), changed, removed)
-
-
-def _empty(like: Any) -> Any:
-    return [] if isinstance(like, list) else {}
+        lefts, rights = old_items.get(name, []), new_items.get(name, [])
+        here = path + (name,)
+        if len(lefts) <= 1 and len(rights) <= 1:
+            _walk(lefts[0] if lefts else _ABSENT, rights[0] if rights else _ABSENT, item, here, changed, removed)
+        elif len(lefts) >= 2 and len(rights) >= 2:
+            if lefts != rights:
+                changed.add(here)
+        elif len(lefts) >= 2:
+            if rights:
+                _walk(_ABSENT, rights[0], item, here, changed, removed)
+            removed.add(here)
+        else:
+            if lefts:
+                _walk(lefts[0], _ABSENT, item, here, changed, removed)
+            changed.add(here)
 
 
 # -- FieldsV1 and managedFields entries -------------------------------------------------------------
@@ -342,9 +409,12 @@ def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema:
     if kept or owned:
         # A client without fieldManager or User-Agent is an unnamed manager; the name is then omitted.
         entry = {"manager": manager} if manager else {}
-        entry.update({"operation": "Update", "apiVersion": api_version,
-                      "time": mine["time"] if mine is not None and unchanged else now,
-                      "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned) if owned else mine_fields})
+        entry.update({"operation": "Update", "apiVersion": api_version})
+        # An entry recorded without a time (an update through /scale) keeps none while unchanged.
+        time = mine.get("time") if mine is not None and unchanged else now
+        if time:
+            entry["time"] = time
+        entry.update({"fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned) if owned else mine_fields})
         if subresource:
             entry["subresource"] = subresource
         out.append(entry)

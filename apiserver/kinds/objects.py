@@ -290,11 +290,14 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     if rt.custom is not None:
         rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
     strategy.default(new)
-    # Compared as stored, so that fields Go always writes do not count as changes.
-    new = shaping.shaped_object(new)
+    # Compared as Go holds it, so that fields Go always writes do not count as changes, while an empty
+    # list or map the client sent does (it becomes null only in storage).
+    emptied: shaping.Emptied = []
+    new = shaping.shaped_object(new, emptied)
     meta = new["metadata"]
     _record(rt, new, old, manager, subresource if subresource == ephemeralcontainers.SUBRESOURCE else None, now,
             applied, given, shaped=True)
+    shaping.as_stored(emptied)
     strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1

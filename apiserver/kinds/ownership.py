@@ -57,18 +57,51 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
         return
     if entries is None:
         entries = [] if old is None else list(old["metadata"].get("managedFields") or ())
+    if old is not None and not entries:
+        # An object whose managedFields are empty is not tracked by updates: only a create or a
+        # server-side apply starts its record (upstream's skipNonAppliedManager).
+        obj["metadata"].pop("managedFields", None)
+        return
+    if subresource == "scale" and not _replicas_owned(rt, entries):
+        # The Scale's own managedFields are the entries owning the replicas (ScaleHandler.ToSubresource):
+        # none, and the Scale's update is not tracked either; the object's entries stay as they were.
+        obj["metadata"]["managedFields"] = entries
+        return
     request = fieldmanager.Request(manager, rt.api_version, subresource, now)
     views = conversion.converted_views(obj) if rt.custom is None else {}
     if views:
         updated = _record_versioned(entries, old, obj, views, request, reset_fields(rt, subresource))
     else:
+        # The new object as decoded: an empty list or map a client sent is not yet the null storage makes it.
         updated = fieldmanager.record_update(entries, None if old is None else shaping.shaped_object(json_copy(old)),
-                                             obj if shaped else shaping.shaped_object(json_copy(obj), True), schema,
+                                             obj if shaped else shaping.shaped_object(json_copy(obj), []), schema,
                                              request, reset_fields(rt, subresource))
+    if subresource == "scale":
+        updated = fieldmanager.sorted_entries([_untimed_scale_update(entry, manager) for entry in updated])
     if updated:
         obj["metadata"]["managedFields"] = updated
     else:
         obj["metadata"].pop("managedFields", None)
+
+
+def _replicas_path(rt: ResourceType) -> managedfields.Path:
+    paths = rt.custom.scale_paths if rt.custom is not None else None
+    path = (paths or {}).get("specReplicasPath") or ".spec.replicas"
+    return tuple("f:" + part for part in path.split(".") if part)
+
+
+def _replicas_owned(rt: ResourceType, entries: list[dict[str, Any]]) -> bool:
+    replicas = _replicas_path(rt)
+    return any(replicas in managedfields.from_fields_v1(entry.get("fieldsV1") or {}) for entry in entries)
+
+
+def _untimed_scale_update(entry: dict[str, Any], manager: str) -> dict[str, Any]:
+    """An update through /scale is recorded without a time: ScaleHandler.ToParent takes each entry's time
+    from the object's entries, where the Scale's manager (named with autoscaling/v1) never is."""
+    if entry.get("manager", "") == manager and entry.get("operation") == "Update" \
+            and entry.get("subresource") == "scale" and "time" in entry:
+        return {k: v for k, v in entry.items() if k != "time"}
+    return entry
 
 
 def _record_versioned(entries: list[dict[str, Any]], old: Obj | None, new: Obj,
@@ -86,7 +119,7 @@ def _record_versioned(entries: list[dict[str, Any]], old: Obj | None, new: Obj,
     for version, group in by_version.items():
         view = views.get(version, _as_stored)
         seen_old = None if old is None else shaping.shaped_object(json_copy(view(old)))
-        seen_new = shaping.shaped_object(json_copy(view(new)))
+        seen_new = shaping.shaped_object(json_copy(view(new)), [])
         schema = shaping.kind_schema(seen_new)
         if schema is None:
             out += group

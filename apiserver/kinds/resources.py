@@ -36,6 +36,7 @@ class CustomVersion(Protocol):
     created: str  # the CRD's creationTimestamp
     deprecation_warning: str | None  # the Warning of every request to a deprecated version
     conversion: WebhookConversion | None  # the CRD's conversion webhook; None for strategy None
+    scale_paths: dict[str, str] | None  # the scale subresource's paths (specReplicasPath, ...), if served
 
     @property
     def codec(self) -> Codec: ...

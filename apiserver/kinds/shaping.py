@@ -18,13 +18,14 @@ from apiserver.kinds import goshape, quantity, schemas
 # Kept in etcd as JSON rather than protobuf, so an empty list stays one.
 _JSON_STORED = "io.k8s.apiextensions-apiserver."
 _QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 
 class _Node:
     """What shaping a value at one schema node takes; None stands for a node that changes nothing."""
 
     __slots__ = ("schema", "zeros", "nulls_empty", "sorts_keys", "order", "properties", "extra", "items",
-                 "omitted", "quantity", "_children")
+                 "omitted", "scalars_omitted", "quantity", "_children")
 
     def __init__(self, schema: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
@@ -32,8 +33,10 @@ class _Node:
         self.quantity = name == _QUANTITY
         resolved = schemas.resolve(schema) or {}
         self.zeros = tuple(goshape.always_written(name).items())
-        # Empty lists and maps tagged omitempty are not written (decoding kept them, and validation saw them).
+        # Empty fields tagged omitempty are not written (decoding kept them, and validation saw them). An
+        # object's metadata keeps its empty scalars: resourceVersion "" holds the revision's place.
         self.omitted = goshape.omitted_when_empty(name)
+        self.scalars_omitted = name != _OBJECT_META
         self.nulls_empty = not name.startswith(_JSON_STORED)
         self.properties: dict[str, Any] = resolved.get("properties") or {}
         extra = resolved.get("additionalProperties")
@@ -79,11 +82,15 @@ def compiled(schema: schemas.Schema | None) -> _Node | None:
     return node
 
 
-def shaped(value: Any, node: _Node | None, as_decoded: bool = False) -> Any:
+Emptied = list[tuple[dict[str, Any], str]]
+
+
+def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None) -> Any:
     """The value with Go's always-written fields added (in place) and every object's keys in Go's order.
 
     Objects and lists on the way to a node that changes something are new; what lies below a node that
-    changes nothing is the value's own."""
+    changes nothing is the value's own. With `emptied`, an empty list or map that storage would turn into
+    null stays as decoded, and where it sits is added to `emptied` (see `as_stored`)."""
     if node is None:
         return value
     if node.quantity:
@@ -93,15 +100,19 @@ def shaped(value: Any, node: _Node | None, as_decoded: bool = False) -> Any:
             return value  # refused when decoded; kept for the error that names it
     if isinstance(value, list):
         item = node.child(None)
-        return [shaped(v, item, as_decoded) for v in value] if item is not None else list(value)
+        return [shaped(v, item, emptied) for v in value] if item is not None else list(value)
     if not isinstance(value, dict):
         return value
+    kept: list[str] | None = None
     for key, zero in node.zeros:
         if key not in value:
             value[key] = {} if zero == {} else zero
-        elif zero is None and node.nulls_empty and not as_decoded and value[key] in ([], {}):
+        elif zero is None and node.nulls_empty and value[key] in ([], {}):
             # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
-            value[key] = None
+            if emptied is None:
+                value[key] = None
+            else:
+                kept = [*(kept or ()), key]
     if node.sorts_keys:
         keys: Any = sorted(value)
     elif node.order:
@@ -114,8 +125,26 @@ def shaped(value: Any, node: _Node | None, as_decoded: bool = False) -> Any:
     child = node.child
     if node.omitted:
         omitted = node.omitted
-        keys = [k for k in keys if k not in omitted or value[k] not in ([], {})]
-    return {k: value[k] if (c := child(k)) is None else shaped(value[k], c, as_decoded) for k in keys}
+        if node.scalars_omitted:
+            keys = [k for k in keys if k not in omitted or not _empty(value[k])]
+        else:
+            keys = [k for k in keys if k not in omitted or value[k] not in ([], {})]
+    out = {k: value[k] if (c := child(k)) is None else shaped(value[k], c, emptied) for k in keys}
+    if kept:
+        assert emptied is not None
+        emptied.extend((out, key) for key in kept)
+    return out
+
+
+def _empty(value: Any) -> bool:
+    """What encoding/json's omitempty leaves out of a string, number, bool, slice or map field."""
+    return value in ([], {}) or value is False or (value == 0 and value is not True) or value == ""
+
+
+def as_stored(emptied: Emptied) -> None:
+    """Turns the empty lists and maps a shaping kept (`emptied`) into the nulls storage reads back."""
+    for holder, key in emptied:
+        holder[key] = None
 
 
 def kind_schema(obj: dict[str, Any]) -> schemas.Schema | None:
@@ -124,11 +153,11 @@ def kind_schema(obj: dict[str, Any]) -> schemas.Schema | None:
     return schemas.kind_ref(group, version, str(obj.get("kind") or ""))
 
 
-def shaped_object(obj: dict[str, Any], as_decoded: bool = False) -> dict[str, Any]:
+def shaped_object(obj: dict[str, Any], emptied: Emptied | None = None) -> dict[str, Any]:
     """A built-in object as kube-apiserver serializes it; kinds without a 1.36 definition pass as they are.
-    `as_decoded`: as the field manager sees a request's object, before storage reads an empty list back
-    as null (an empty `ports: []` is owned, a null one is not)."""
+
+    With `emptied`, as Go holds it once decoded, before storage: empty lists and maps stay (see `shaped`)."""
     ref = kind_schema(obj)
     if ref is None:
         return obj
-    return shaped(obj, compiled(ref), as_decoded)  # type: ignore[no-any-return]
+    return shaped(obj, compiled(ref), emptied)  # type: ignore[no-any-return]

@@ -17,27 +17,11 @@ Path = managedfields.Path
 Schema = schemas.Schema | None
 ABSENT: Any = object()
 
-# Key fields that upstream's published schemas default when an item omits them.
-_KEY_DEFAULTS = {"protocol": "TCP"}
+item_element = managedfields.item_element
 
 
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
-
-
-def item_element(item: Any, kind: str, keys: list[str], item_schema: Schema) -> str:
-    """The path element naming one item of a set or keyed list; an omitted key field takes its default."""
-    if kind == "set":
-        return "v:" + _json(item)
-    key: dict[str, Any] = {}
-    for name in sorted(keys):
-        if isinstance(item, dict) and name in item:
-            key[name] = item[name]
-            continue
-        default = (schemas.property_schema(item_schema, name) or {}).get("default", _KEY_DEFAULTS.get(name))
-        if default is not None:
-            key[name] = default
-    return "k:" + _json(key)
 
 
 def _granular_map(value: Any, field: Schema) -> bool:
@@ -148,8 +132,8 @@ def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
         return "associative list with keys may not have a null element"
     if not isinstance(item, dict):
         return "associative list with keys may not have non-map elements"
-    named = [name for name in keys if name in item or (schemas.property_schema(item_schema, name) or {}).get(
-        "default", _KEY_DEFAULTS.get(name)) is not None]
+    named = [name for name in keys
+             if name in item or managedfields.key_default(item_schema, name) is not managedfields.NO_DEFAULT]
     if keys and not named:
         quoted = " ".join(f'"{name}"' for name in keys)
         return (f"associative list with keys has an element that omits all key fields [{quoted}] "
@@ -214,8 +198,12 @@ def merge(live: Any, config: Any, field: Schema) -> Any:
     """The configuration laid over the live value: granular maps by key, sets and keyed lists by item."""
     if config is ABSENT:
         return live
-    if live is ABSENT or live is None or config is None:
+    if live is ABSENT or live is None:
         return config
+    if config is None:
+        # A null is an empty list or map to the merge: a granular one with items keeps them.
+        keeps = isinstance(live, (dict, list)) and bool(live) and managedfields.granular(live, field)
+        return live if keeps else config
     if isinstance(live, dict) and isinstance(config, dict) and _granular_map(config, field):
         out = dict(live)
         for key, value in config.items():

@@ -57,7 +57,16 @@ def _merge_map(original: dict[str, Any], patch: dict[str, Any], schema: schemas.
         if value is None or (isinstance(value, dict) and value.get(_PATCH) == "delete"):
             original.pop(key, None)
             continue
-        original[key] = _merge_value(original.get(key), value, _child(schema, key), _field(schema, key))
+        if key not in original or _kind(original[key]) != _kind(value):
+            # Not in the original, or of another type: the patch's value stands, its nulls and
+            # directives left out (mergeMap: discardNullValuesFromPatch, removeDirectives).
+            kept = _without_directives(_without_nulls(value))
+            if kept is _DROPPED:
+                original.pop(key, None)
+            else:
+                original[key] = kept
+            continue
+        original[key] = _merge_value(original[key], value, _child(schema, key), _field(schema, key))
     for field, order in orders.items():
         if isinstance(original.get(field), list):
             before = live.get(field)
@@ -70,6 +79,34 @@ def _merge_map(original: dict[str, Any], patch: dict[str, Any], schema: schemas.
     return original
 
 
+_DROPPED: Any = object()
+
+
+def _kind(value: Any) -> type:
+    """What mergeMap compares the types of an original and a patch value by (reflect.TypeOf)."""
+    return dict if isinstance(value, dict) else list if isinstance(value, list) else \
+        type(None) if value is None else object
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
+def _without_directives(value: Any) -> Any:
+    """A value new to the object without its `$patch` maps (_DROPPED: it is one), as removeDirectives."""
+    if isinstance(value, dict):
+        if _PATCH in value:
+            return _DROPPED
+        return {k: v for k, v in ((k, _without_directives(v)) for k, v in value.items()) if v is not _DROPPED}
+    if isinstance(value, list):
+        return [v for v in (_without_directives(v) for v in value) if v is not _DROPPED]
+    return value
+
+
 def _field(schema: schemas.Schema | None, key: str) -> schemas.Schema | None:
     """The field's own schema as written (where x-kubernetes-patch-strategy lives), not its type's."""
     resolved = schemas.resolve(schema)
@@ -80,6 +117,8 @@ def _field(schema: schemas.Schema | None, key: str) -> schemas.Schema | None:
 
 def _merge_value(original: Any, patch: Any, schema: schemas.Schema | None, field: schemas.Schema | None) -> Any:
     if isinstance(patch, dict):
+        if "replace" in schemas.patch_strategy(field)[0]:
+            return patch  # a map whose field's strategy is replace is the patch's (mergeMapHandler)
         if not isinstance(original, dict):
             original = {}
         merged = _merge_map(original, patch, schema)
@@ -97,11 +136,12 @@ def _merge_list(original: list[Any], patch: list[Any], field: schemas.Schema | N
     if any(isinstance(v, dict) and v.get(_PATCH) == "replace" for v in patch):
         return [_strip(v, items) for v in patch if not (isinstance(v, dict) and _PATCH in v)]
     if merge_key is None:
-        merged = []
-        for v in original + patch:
-            if v not in merged:
-                merged.append(v)
-        return _reorder(merged, patch, original, field)
+        # Scalars: the union, each once (deduplicateScalars), in the order mergeSlice enforces.
+        union: list[Any] = []
+        for value in original + patch:
+            if value not in union:
+                union.append(value)
+        return _reorder(union, patch, original, field)
     merged = list(original)
     for element in patch:
         if not isinstance(element, dict) or merge_key not in element:
@@ -116,9 +156,9 @@ def _merge_list(original: list[Any], patch: list[Any], field: schemas.Schema | N
             merged.append(_strip(element, items))
         else:
             merged[at] = _merge_map(merged[at], element, items) or {}
-    # Upstream's mergeSlice ends in normalizeElementOrder even without $setElementOrder: the patch's
-    # elements in the patch's order, the server's others slotted in where the server had them.
-    return _reorder(merged, patch, original, field)
+    # The patch's items in its order, the others where the original had them (mergeSlice's
+    # normalizeElementOrder).
+    return _reorder(merged, [v for v in patch if not (isinstance(v, dict) and _PATCH in v)], original, field)
 
 
 def _reorder(merged: list[Any], order: list[Any], live: list[Any], field: schemas.Schema | None) -> list[Any]:

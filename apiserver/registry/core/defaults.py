@@ -258,8 +258,11 @@ def persistent_volume(obj: Obj) -> None:
 
 
 def namespace(obj: Obj) -> None:
-    # A namespace can always be selected by its name.
-    obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = obj["metadata"].get("name", "")
+    # A namespace can always be selected by its name; one named by generateName gets the label from its
+    # create strategy, once named (so its creator's managedFields do not own it).
+    name = obj["metadata"].get("name")
+    if name:
+        obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
     obj.setdefault("status", {}).setdefault("phase", "Active")
 
 
