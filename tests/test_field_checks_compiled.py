@@ -61,14 +61,15 @@ def _reference_fits(value: Any, resolved: schemas.Schema) -> bool:
     return "object" in kinds
 
 
+RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
 _JSON_KIND = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
 
 
 def _reference_type_error(obj: Any, schema: schemas.Schema | None, owner: str = "",
                           path: str = "", go_type: str | None = None) -> str | None:
     resolved = schemas.resolve(schema)
-    if resolved is None:
-        return None
+    if resolved is None or (schema is not None and schemas.ref_name(schema) == RAW_EXTENSION):
+        return None  # RawExtension.UnmarshalJSON keeps any JSON value, whatever it holds
     # The Go type as upstream's Go types give it (go_type, passed down) or else as the schema says.
     shown_type = go_type or fieldvalidation._go_type(schema)
     if not _reference_fits(obj, resolved):
