@@ -386,17 +386,28 @@ class Endpoint:
         subresource = t.rt.subresource(t.subresource or "")
         if subresource is None or subresource.kind != "Binding":
             raise errors.method_not_allowed(f"create is not supported on {t.rt.plural}/{t.subresource}")
-        return await self._bind(t, bodies.decode_object(raw, content_type), t.name or "", t)
+        body, warnings = self._decoded_binding(t, raw, content_type)
+        return await self._bind(t, body, t.name or "", t, warnings)
 
     async def _bind_legacy(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         """POST .../bindings: pods/binding for the pod the Binding names (upstream's LegacyBindingREST)."""
         pods = self._registry.lookup("", "v1", "pods")
         if pods is None:
             raise errors.resource_not_found()
-        body = decode_body(t, raw, content_type)
-        meta = body.get("metadata") if isinstance(body, dict) else None
-        name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
-        return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t)
+        body, warnings = self._decoded_binding(t, raw, content_type)
+        name = str(body["metadata"].get("name") or "")
+        return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t, warnings)
+
+    def _decoded_binding(self, t: Target, raw: bytes, content_type: str | None
+                         ) -> tuple[dict[str, Any], dict[str, str]]:
+        """A Binding body as upstream's create handler decodes it before the pod is looked at: its kind and
+        apiVersion, its fields' types, and the unknown or duplicate fields fieldValidation asks about."""
+        rt = t.rt if strategy_for(t.rt).creates_binding else self._registry.lookup("", "v1", "bindings")
+        if rt is None:
+            raise errors.resource_not_found()
+        body = objects.check_identity(rt, decode_body(Target(rt, t.namespace, None, None, t.query), raw,
+                                                      content_type), t.namespace, None)
+        return body, fieldvalidation.validate(body, raw, t.query)
 
     async def admit_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
         """A create that stores nothing itself (a Binding, an Eviction): admitted whole, before it acts."""
@@ -405,8 +416,9 @@ class Endpoint:
         await admitting.validate(self.admission, t, "CREATE", obj, None, options)
         return obj
 
-    async def _bind(self, pods: Target, body: Any, name: str, asked: Target) -> Reply:
-        """`asked` is the request as the client made it: pods/binding, or the legacy bindings resource."""
+    async def _bind(self, pods: Target, body: Any, name: str, asked: Target, warnings: dict[str, str]) -> Reply:
+        """`asked` is the request as the client made it: pods/binding, or the legacy bindings resource;
+        `warnings` are its decoding's."""
         if isinstance(body, dict) and not self.admission.empty:
             body = await self.admit_create(asked, body)
         request = binding.check(body, name, pods.namespace)
@@ -418,7 +430,7 @@ class Endpoint:
         if not target.dry_run:
             await self._write(target, target.key(), bound, current)
         return Reply(201, _encode({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                                   "code": 201}), headers=admitting.headers(asked, {}))
+                                   "code": 201}), headers=admitting.headers(asked, warnings))
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         creates = strategy_for(t.rt).creates_on_update and t.subresource is None
