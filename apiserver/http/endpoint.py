@@ -340,8 +340,7 @@ class Endpoint:
             objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt,
                                              str(obj["metadata"].get("name") or ""))
         obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, create_options(t.query))
-        obj = objects.prepare_create(t.rt, obj)
-        warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
+        obj = objects.named_for_create(t.rt, obj)
         attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
@@ -357,13 +356,17 @@ class Endpoint:
     async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str], versioned: bool = False
                       ) -> Reply:
         """`versioned`: the body named a resourceVersion, which storage refuses (dry-run never asks it)."""
+        strategy = strategy_for(t.rt)
+        cluster = _StoreCluster(self)
+        # BeginCreate comes before the strategy prepares and judges the object, as upstream's store calls
+        # them: what it allocates is judged with the rest, and what it refuses is the whole answer.
+        decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
+        obj = objects.prepare_create(t.rt, obj)
+        warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
         name = obj["metadata"]["name"]
         key = t.key(name)
         if self.store.latest(key) is not None:
             raise _taken(t, name)
-        strategy = strategy_for(t.rt)
-        cluster = _StoreCluster(self)
-        decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
         admission.admit_create(t.rt.kind, obj, self._decoded)
         strategy.decorate(obj, None, cluster, objects.now_rfc3339())
         obj = objects.reshaped(obj)
@@ -554,7 +557,7 @@ class Endpoint:
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
         strategy = strategy_for(t.rt)
         if t.subresource is None:
-            strategy.begin_update(new, old)
+            strategy.begin_update(new, old, Request(t.requester, t.dry_run), _StoreCluster(self))
         if not self.admission.empty:
             # Mutating admission sees the object as decoded and defaulted, before the update strategy.
             tracked: list[ManagedFields] = []

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from apiserver.errors import FieldError
-from apiserver.registry.hooks import AfterWrite, BeginCreate, Cluster, Decorate, Request
+from apiserver.registry.hooks import AfterWrite, BeginCreate, BeginUpdate, Cluster, Decorate, Request
 from apiserver.registry.meta import NameRule, subdomain_name
 
 Obj = dict[str, Any]
@@ -104,8 +104,8 @@ class Strategy(Protocol):
         """Before admission; returns the revision what it read was read at (None: read nothing)."""
 
     @property
-    def begin_update(self) -> UpdateChange:
-        """Before the update strategy, on the main resource: what the storage keeps from old."""
+    def begin_update(self) -> BeginUpdate:
+        """Before the update strategy, on the main resource: what the storage keeps from old or allocates."""
 
     @property
     def decorate(self) -> Decorate:
@@ -164,6 +164,10 @@ def _begin_nothing(obj: Obj, request: Request, cluster: Cluster) -> int | None:
     return None
 
 
+def _begin_update_nothing(new: Obj, old: Obj, request: Request, cluster: Cluster) -> None:
+    return None
+
+
 def _decorate_nothing(obj: Obj, old: Obj | None, cluster: Cluster, now: str) -> None:
     return None
 
@@ -209,7 +213,7 @@ class KindStrategy:
     after_status_update: StatusChange = _nothing_on_status
     deletion_grace: Callable[[Obj, int | None], int] = _no_grace
     begin_create: BeginCreate = _begin_nothing
-    begin_update: UpdateChange = _nothing_on_update
+    begin_update: BeginUpdate = _begin_update_nothing
     decorate: Decorate = _decorate_nothing
     before_create_write: AfterWrite = _write_nothing
     after_create: AfterWrite = _write_nothing

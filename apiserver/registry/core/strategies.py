@@ -28,6 +28,7 @@ from apiserver.registry.core import (
     quota_validation,
     service_allocation,
     service_strategy,
+    service_validation,
     validation,
 )
 from apiserver.registry.hooks import Cluster, Request
@@ -203,12 +204,12 @@ STRATEGIES: dict[str, Strategy] = {
                                           validate=validation.replication_controller, scale_selector_is_map=True,
                                           checks_generate_name=False, orphans_by_default=True),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.
-    "Service": KindStrategy(default=defaults.service, validate=validation.service,
+    "Service": KindStrategy(default=defaults.service, validate=service_validation.service_create,
                             warnings_on_create=object_warnings.service, warnings_on_update=object_warnings.service,
-                            validate_update=validation.service_update, returns_deleted_object=True,
+                            validate_update=service_validation.service_update, returns_deleted_object=True,
                             name_rule=meta.label_name,
                             begin_create=service_allocation.begin_create,
-                            begin_update=service_allocation.prepare_update,
+                            begin_update=service_allocation.begin_update,
                             prepare_for_update=service_strategy.drop_type_dependent_fields,
                             before_create_write=service_allocation.hold_cluster_ips,
                             after_delete=service_allocation.release_cluster_ips, allocation_attempts=5,
