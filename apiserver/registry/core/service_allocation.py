@@ -161,9 +161,10 @@ def allocate(svc: Obj, ips: set[str], ports: set[int], service_range: ServiceRan
 
 
 def _unnamed(cluster_ips: list[str], what: str, ip: str) -> errors.FieldError:
-    """The allocator's IPAddress names the Service as its parent: a Service without a name fails its validation."""
+    """The allocator's IPAddress names the Service as its parent: without a name it fails validation."""
+    shown = field.go_json(cluster_ips)
     return errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
-                             f"Invalid value: {field.go_json(cluster_ips)}: {what}: IPAddress.networking.k8s.io "
+                             f"Invalid value: {shown}: {what}: IPAddress.networking.k8s.io "
                              f'"{ip}" is invalid: spec.parentRef.name: Required value')
 
 
@@ -209,19 +210,20 @@ def keep_allocated(new: Obj, old: Obj) -> None:
 
 def _check_ip(ip: str, cluster_ips: list[str], ips: set[str], service_range: ServiceRange, name: str,
               dry_run: bool) -> list[errors.FieldError]:
-    shown = field.go_json(cluster_ips)
+    def refused(why: str) -> list[errors.FieldError]:
+        shown = field.go_json(cluster_ips)
+        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
+                                  f"Invalid value: {shown}: failed to allocate IP {ip}: {why}")]
     address = ipaddress.ip_address(ip)  # validated by initIPFamilyFields
     if not service_range.usable(address):
-        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
-                                  f"Invalid value: {shown}: failed to allocate IP {ip}: the provided IP ({ip}) "
-                                  f"is not in the valid range. The range of valid IPs is {service_range.cidr}")]
+        return refused(f"the provided IP ({ip}) is not in the valid range. The range of valid IPs is "
+                       f"{service_range.cidr}")
     if dry_run:
         return []  # nor is the address held by an IPAddress, which is what a held one would clash with
     if not name:
         return [_unnamed(cluster_ips, f"failed to allocate IP {ip}", ip)]
     if ip in ips:
-        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
-                                  f"Invalid value: {shown}: failed to allocate IP {ip}: provided IP is already allocated")]
+        return refused("provided IP is already allocated")
     ips.add(ip)
     return []
 

@@ -18,6 +18,9 @@ from apiserver.registry.core.service_validation import cluster_ips_related_field
 
 Obj = dict[str, Any]
 
+_RELEASE = "must be 'SingleStack' to release the secondary "
+_NOT_SINGLE = "must be 'RequireDualStack' or 'PreferDualStack' when multiple "
+
 
 def _list(spec: Obj, key: str) -> list[Any]:
     value = spec.get(key)
@@ -55,7 +58,8 @@ def _matching_prefer_dual_stack(spec: Obj, old_spec: Obj | None) -> bool:
         return False
     if spec.get("type") not in ("ClusterIP", "NodePort", "LoadBalancer"):
         return False
-    if spec.get("ipFamilyPolicy") != "PreferDualStack" or old_spec.get("ipFamilyPolicy") not in (None, "PreferDualStack"):
+    if spec.get("ipFamilyPolicy") != "PreferDualStack" or \
+            old_spec.get("ipFamilyPolicy") not in (None, "PreferDualStack"):
         return False
     return _list(spec, "clusterIPs") == _list(old_spec, "clusterIPs") and \
         _list(spec, "ipFamilies") == _list(old_spec, "ipFamilies")
@@ -95,17 +99,17 @@ def init_ip_family_fields(svc: Obj, old: Obj | None, configured: tuple[str, ...]
         else:
             if ips and len(ips) < len(old_ips):
                 problems.append(field.invalid_shown("spec.ipFamilyPolicy", shown_policy,
-                                                    "must be 'SingleStack' to release the secondary cluster IP"))
+                                                    _RELEASE + "cluster IP"))
             if families and len(families) < len(old_families):
                 problems.append(field.invalid_shown("spec.ipFamilyPolicy", shown_policy,
-                                                    "must be 'SingleStack' to release the secondary IP family"))
+                                                    _RELEASE + "IP family"))
     if policy == "SingleStack":
         if len(_list(spec, "clusterIPs")) == 2:
-            problems.append(field.invalid_shown("spec.ipFamilyPolicy", shown_policy, "must be 'RequireDualStack' or "
-                                                "'PreferDualStack' when multiple cluster IPs are specified"))
+            problems.append(field.invalid_shown("spec.ipFamilyPolicy", shown_policy,
+                                                _NOT_SINGLE + "cluster IPs are specified"))
         if len(_list(spec, "ipFamilies")) == 2:
-            problems.append(field.invalid_shown("spec.ipFamilyPolicy", shown_policy, "must be 'RequireDualStack' or "
-                                                "'PreferDualStack' when multiple IP families are specified"))
+            problems.append(field.invalid_shown("spec.ipFamilyPolicy", shown_policy,
+                                                _NOT_SINGLE + "IP families are specified"))
     ips = _list(spec, "clusterIPs")
     for i, ip in enumerate(ips):
         if ip == "None":
@@ -113,7 +117,8 @@ def init_ip_family_fields(svc: Obj, old: Obj | None, configured: tuple[str, ...]
         family = _family_of(str(ip))
         if i >= len(_list(spec, "ipFamilies")):
             if family not in configured:
-                problems.append(field.invalid(f"spec.clusterIPs[{i}]", ips, f"{family} is not configured on this cluster"))
+                problems.append(field.invalid(f"spec.clusterIPs[{i}]", ips,
+                                              f"{family} is not configured on this cluster"))
             else:
                 spec["ipFamilies"] = [*_list(spec, "ipFamilies"), family]
     _refuse(name, problems)

@@ -30,7 +30,8 @@ def needs_health_check(spec: Obj) -> bool:
 def allocates(spec: Obj) -> bool:
     """shouldAllocateNodePorts."""
     kind = spec.get("type")
-    return kind == "NodePort" or (kind == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False)
+    return kind == "NodePort" or \
+        (kind == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False)
 
 
 def held(spec: Obj) -> set[int]:
@@ -85,7 +86,8 @@ def _health_check(spec: Obj, operation: _Operation) -> None:
         try:
             operation.take(int(requested))
         except _Taken as why:
-            raise errors.internal(f"failed to allocate requested HealthCheck NodePort {requested}: {why}") from None
+            raise errors.internal(
+                f"failed to allocate requested HealthCheck NodePort {requested}: {why}") from None
     else:
         spec["healthCheckNodePort"] = operation.next()
 

@@ -90,7 +90,8 @@ def _service_port(port: Obj, require_name: bool, names: set[str], at: str) -> li
         found += field.port_number(f"{at}.targetPort", target or 0)
     app_protocol = port.get("appProtocol")
     if app_protocol is not None:
-        found += [field.invalid(f"{at}.appProtocol", app_protocol, msg) for msg in qualified_name(app_protocol)]
+        found += [field.invalid(f"{at}.appProtocol", app_protocol, msg)
+                  for msg in qualified_name(app_protocol)]
     return found
 
 
@@ -130,7 +131,8 @@ def cluster_ips_related_fields(spec: Obj, old_spec: Obj | None) -> list[FieldErr
         elif ips[0] != cluster_ip:
             found.append(field.invalid_shown("spec.clusterIPs", shown, "first value must match `clusterIP`"))
     elif ips:
-        found.append(field.invalid_shown("spec.clusterIPs", shown, "must be empty when `clusterIP` is not specified"))
+        found.append(field.invalid_shown("spec.clusterIPs", shown,
+                                         "must be empty when `clusterIP` is not specified"))
     families = _list(spec, "ipFamilies")
     seen: set[Any] = set()
     for i, family in enumerate(families):
@@ -148,7 +150,8 @@ def cluster_ips_related_fields(spec: Obj, old_spec: Obj | None) -> list[FieldErr
         if i == 0 and ip == "None":
             if len(ips) > 1:
                 invalid_ips = True
-                found.append(field.invalid_shown("spec.clusterIPs", shown, "'None' must be the first and only value"))
+                found.append(field.invalid_shown("spec.clusterIPs", shown,
+                                                 "'None' must be the first and only value"))
             continue
         problems = ip_validation.legacy_ip(str(ip), f"spec.clusterIPs[{i}]", existing)
         invalid_ips = invalid_ips or bool(problems)
@@ -159,7 +162,8 @@ def cluster_ips_related_fields(spec: Obj, old_spec: Obj | None) -> list[FieldErr
         return found
     # netutils.IsDualStackIPStrings: some IP of each family.
     if len(ips) > 1 and len({_is_ipv6(str(ip)) for ip in ips}) < 2:
-        found.append(field.invalid_shown("spec.clusterIPs", shown, "may specify no more than one IP for each IP family"))
+        found.append(field.invalid_shown("spec.clusterIPs", shown,
+                                         "may specify no more than one IP for each IP family"))
     if not is_headless(spec) and ips and families:
         for i, ip in enumerate(ips[:len(families)]):
             if families[i] == "IPv4" and _is_ipv6(ip):
@@ -181,9 +185,11 @@ def _load_balancer_class(spec: Obj, old_spec: Obj | None) -> list[FieldError]:
         found.append(field.invalid("spec.loadBalancerClass", lb_class, "may not change once set"))
     if balanced:
         if lb_class is not None:
-            found += [field.invalid("spec.loadBalancerClass", lb_class, msg) for msg in qualified_name(lb_class)]
+            found += [field.invalid("spec.loadBalancerClass", lb_class, msg)
+                      for msg in qualified_name(lb_class)]
     elif lb_class is not None:
-        found.append(field.forbidden("spec.loadBalancerClass", "may only be used when `type` is 'LoadBalancer'"))
+        found.append(field.forbidden("spec.loadBalancerClass",
+                                     "may only be used when `type` is 'LoadBalancer'"))
     return found
 
 
@@ -203,8 +209,8 @@ def _external_traffic_policy(spec: Obj) -> list[FieldError]:
     if not _needs_health_check(spec):
         if port:
             found.append(field.invalid("spec.healthCheckNodePort", port,
-                                       "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` "
-                                       "is 'Local'"))
+                                       "may only be set when `type` is 'LoadBalancer' and "
+                                       "`externalTrafficPolicy` is 'Local'"))
     elif not port:
         found.append(field.required("spec.healthCheckNodePort"))
     else:
@@ -213,7 +219,7 @@ def _external_traffic_policy(spec: Obj) -> list[FieldError]:
 
 
 def _source_ranges(obj: Obj, spec: Obj, old: Obj | None) -> list[FieldError]:
-    """The load balancer source ranges, of the field (at upstream's capitalized path) or else the annotation."""
+    """The source ranges: the field's (at upstream's capitalized path), else the annotation's."""
     found: list[FieldError] = []
     ranges = _list(spec, "loadBalancerSourceRanges")
     balanced = spec.get("type") == "LoadBalancer"
@@ -247,7 +253,8 @@ def _ports_and_selector(spec: Obj) -> list[FieldError]:
     ports = _list(spec, "ports")
     names: set[str] = set()
     for i, port in enumerate(ports):
-        found += _service_port(port if isinstance(port, dict) else {}, len(ports) > 1, names, f"spec.ports[{i}]")
+        port = port if isinstance(port, dict) else {}
+        found += _service_port(port, len(ports) > 1, names, f"spec.ports[{i}]")
     if spec.get("selector") is not None:
         found += labels(spec.get("selector"), "spec.selector")
     return found
@@ -258,7 +265,8 @@ def _by_type(spec: Obj) -> list[FieldError]:
     kind = spec.get("type")
     if kind in ("LoadBalancer", "NodePort"):
         if is_headless(spec):
-            return [field.invalid("spec.clusterIPs[0]", "None", f"may not be set to 'None' for {kind} services")]
+            return [field.invalid("spec.clusterIPs[0]", "None",
+                                  f"may not be set to 'None' for {kind} services")]
         return []
     if kind != "ExternalName":
         return []
@@ -322,7 +330,8 @@ def _service(obj: Obj, old: Obj | None) -> list[FieldError]:
     if affinity == "ClientIP":
         found += _client_ip_affinity(spec.get("sessionAffinityConfig"), "spec.sessionAffinityConfig")
     elif affinity == "None" and spec.get("sessionAffinityConfig") is not None:
-        found.append(field.forbidden("spec.sessionAffinityConfig", "must not be set when session affinity is None"))
+        found.append(field.forbidden("spec.sessionAffinityConfig",
+                                     "must not be set when session affinity is None"))
     found += cluster_ips_related_fields(spec, _spec(old) if old is not None else None)
     existing = tuple(_list(_spec(old), "externalIPs")) if old is not None else ()
     for i, ip in enumerate(_list(spec, "externalIPs")):
@@ -355,7 +364,8 @@ def _service(obj: Obj, old: Obj | None) -> list[FieldError]:
 
 def _upgrade_downgrade_cluster_ips(spec: Obj, old_spec: Obj) -> list[FieldError]:
     """validateUpgradeDowngradeClusterIPs."""
-    if "ExternalName" in (spec.get("type"), old_spec.get("type")) or (is_headless(spec) and is_headless(old_spec)):
+    if "ExternalName" in (spec.get("type"), old_spec.get("type")) or \
+            (is_headless(spec) and is_headless(old_spec)):
         return []
     ips, old_ips = _list(spec, "clusterIPs"), _list(old_spec, "clusterIPs")
     shown = field.go_json(ips) if ips else "null"
@@ -365,7 +375,8 @@ def _upgrade_downgrade_cluster_ips(spec: Obj, old_spec: Obj) -> list[FieldError]
                   for i, ip in enumerate(old_ips) if ip != ips[i]]
     elif len(old_ips) > len(ips):
         if not ips:
-            found.append(field.invalid_shown("spec.clusterIPs[0]", shown, "primary clusterIP can not be unset"))
+            found.append(field.invalid_shown("spec.clusterIPs[0]", shown,
+                                             "primary clusterIP can not be unset"))
         if old_ips and ips and ips[0] != old_ips[0]:
             found.append(field.invalid_shown("spec.clusterIPs[0]", shown, "may not change once set"))
         if len(ips) == 1 and spec.get("ipFamilyPolicy") != "SingleStack":
@@ -378,7 +389,9 @@ def _upgrade_downgrade_cluster_ips(spec: Obj, old_spec: Obj) -> list[FieldError]
 
 def _upgrade_downgrade_ip_families(spec: Obj, old_spec: Obj) -> list[FieldError]:
     """validateUpgradeDowngradeIPFamilies (upstream shows the cluster IPs where a primary family changes)."""
-    if "ExternalName" in (spec.get("type"), old_spec.get("type")) or is_headless(spec) or is_headless(old_spec):
+    # Changed to or from headless, or headless on both sides: the families may change.
+    if "ExternalName" in (spec.get("type"), old_spec.get("type")) or is_headless(spec) or \
+            is_headless(old_spec):
         return []
     families, old_families = _list(spec, "ipFamilies"), _list(old_spec, "ipFamilies")
     shown_families = field.go_json(families) if families else "null"
@@ -390,7 +403,8 @@ def _upgrade_downgrade_ip_families(spec: Obj, old_spec: Obj) -> list[FieldError]
                   for i, family in enumerate(old_families) if family != families[i]]
     elif len(old_families) > len(families):
         if not ips:
-            found.append(field.invalid_shown("spec.ipFamilies[0]", shown_families, "primary ipFamily can not be unset"))
+            found.append(field.invalid_shown("spec.ipFamilies[0]", shown_families,
+                                             "primary ipFamily can not be unset"))
         if families and families[0] != old_families[0]:
             found.append(field.invalid_shown("spec.ipFamilies[0]", shown_ips, "may not change once set"))
         if len(families) == 1 and spec.get("ipFamilyPolicy") != "SingleStack":
