@@ -1,8 +1,8 @@
 """pods/binding: a Binding sets a pending pod's node once, as the scheduler asks (upstream's BindingREST).
 
 The pod is written as the binding leaves it, without the update strategy or managedFields, as
-upstream writes it straight to storage. Invalid bindings fail as upstream's do: an aggregate of
-field errors (a 500 with the errors as its message), a name that differs from the URL's (400), and
+upstream writes it straight to storage. Invalid bindings fail as upstream's do: a name that differs from
+the URL's (400), an aggregate of field errors (a 500 with the errors as its message), and
 a pod that is being deleted or already bound (409 on `pods/binding`).
 """
 
@@ -21,13 +21,10 @@ def check(binding: Any, name: str, namespace: str) -> dict[str, Any]:
     if not isinstance(binding, dict):
         raise errors.bad_request("the body of a binding must be a Binding object")
     meta = binding.get("metadata") or {}
-    given = meta.get("name") or name
-    if given != name:
-        raise errors.bad_request(f"the name of the object ({given}) does not match the name on the URL ({name})")
-    given_namespace = meta.get("namespace")
-    if given_namespace and given_namespace != namespace:
-        raise errors.bad_request("the namespace of the provided object does not match the namespace sent on the "
-                                 "request")
+    # BindingREST.Create: an unnamed Binding does not name the URL's pod either. (Its namespace was
+    # checked as the body was decoded.)
+    if str(meta.get("name") or "") != name:
+        raise errors.bad_request("name in URL does not match name in Binding object")
     target = binding.get("target") or {}
     problems: list[str] = []
     kind = target.get("kind") or ""
