@@ -346,6 +346,17 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
     "service-update-release-family": ("services", _meta(_service(clusterIP="10.96.0.77"), name="svc-fam"),
                                       {"spec": {"ipFamilyPolicy": "PreferDualStack",
                                                 "ipFamilies": ["IPv6"]}}),
+    "service-status-ingress-invalid": ("services", _meta(_service(type="LoadBalancer"), name="svc-st"), (
+        "status", {"status": {"loadBalancer": {"ingress": [
+            {"ip": "01.2.3.4", "ipMode": "Bogus"}, {"hostname": "1.2.3.4", "ipMode": "VIP"},
+            {"hostname": "Bad_Name"}]}}})),
+    "service-status-ingress-not-load-balancer": ("services", _meta(_service(), name="svc-st2"), (
+        "status", {"status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}})),
+    # A status write is judged with its strategy's own update rule: ValidateLoadBalancerStatus.
+    # Refused without the ipMode SetDefaults_Service gives a load balancer's ingress IPs.
+    "service-status-ingress-ip-mode-defaulted": ("services", _meta(_service(type="LoadBalancer"),
+                                                                   name="svc-st3"), (
+        "status", {"status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}})),
     "service-update-headless": ("services", _meta(_service(), name="svc-hl"),
                                 {"spec": {"clusterIP": "None", "clusterIPs": ["None"]}}),
     # -- PersistentVolumeClaims ----------------------------------------------------------------------

@@ -419,7 +419,8 @@ class Endpoint:
         await admitting.validate(self.admission, t, "CREATE", obj, None, options)
         return obj
 
-    async def _bind(self, pods: Target, body: Any, name: str, asked: Target, warnings: dict[str, str]) -> Reply:
+    async def _bind(self, pods: Target, body: Any, name: str, asked: Target,
+                    warnings: dict[str, str]) -> Reply:
         """`asked` is the request as the client made it: pods/binding, or the legacy bindings resource;
         `warnings` are its decoding's."""
         if isinstance(body, dict) and not self.admission.empty:
@@ -583,6 +584,9 @@ class Endpoint:
             headers = _with_warnings(headers, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
             prepared = objects.reshaped(prepared)
+        else:
+            headers = _with_warnings(headers,
+                                     strategy.warnings_on_subresource_update(t.subresource, prepared, old))
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if t.admit is not None:
             t.admit(prepared)

@@ -140,6 +140,10 @@ class Strategy(Protocol):
         """WarningsOnUpdate (new, old)."""
 
     @property
+    def warnings_on_subresource_update(self) -> Callable[[str, Obj, Obj], list[str]]:
+        """The /status (or other subresource) strategy's WarningsOnUpdate (subresource, new, old)."""
+
+    @property
     def warnings_on_delete(self) -> Callable[[Obj], list[str]]:
         """What the kind's storage warns of a delete, from its DeleteOptions (found or not)."""
 
@@ -188,6 +192,10 @@ def _no_update_warnings(new: Obj, old: Obj) -> list[str]:
     return []
 
 
+def _no_subresource_warnings(subresource: str, new: Obj, old: Obj) -> list[str]:
+    return []
+
+
 def _no_subresource_errors(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
     return []
 
@@ -222,6 +230,7 @@ class KindStrategy:
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_update_warnings
+    warnings_on_subresource_update: Callable[[str, Obj, Obj], list[str]] = _no_subresource_warnings
     warnings_on_delete: Callable[[Obj], list[str]] = _no_warnings
     validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
     keeps_status_on_create: bool = False

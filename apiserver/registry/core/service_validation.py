@@ -430,3 +430,41 @@ def service_update(new: Obj, old: Obj) -> list[FieldError]:
             and spec.get("healthCheckNodePort") != old_spec.get("healthCheckNodePort"):
         found.append(field.forbidden("spec.healthCheckNodePort", "field is immutable"))
     return found + _service(new, old)
+
+
+_IP_MODES = ("Proxy", "VIP")
+
+
+def _load_balancer_status(status: Obj, old_status: Obj, spec: Obj) -> list[FieldError]:
+    """ValidateLoadBalancerStatus."""
+    at = "status.loadBalancer.ingress"
+    ingress = [p if isinstance(p, dict) else {} for p in _list(status, "ingress")]
+    if spec.get("type") != "LoadBalancer" and ingress:
+        return [field.forbidden(at, "may only be used when `spec.type` is 'LoadBalancer'")]
+    existing = tuple(p["ip"] for p in _list(old_status, "ingress") if isinstance(p, dict) and p.get("ip"))
+    found: list[FieldError] = []
+    for i, point in enumerate(ingress):
+        ip, mode, hostname = point.get("ip") or "", point.get("ipMode"), point.get("hostname") or ""
+        if ip:
+            found += ip_validation.legacy_ip(ip, f"{at}[{i}].ip", existing)
+        if mode is None:
+            if ip:
+                found.append(field.required(f"{at}[{i}].ipMode", "must be specified when `ip` is set"))
+        elif not ip:
+            found.append(field.forbidden(f"{at}[{i}].ipMode", "may not be specified when `ip` is not set"))
+        elif mode not in _IP_MODES:
+            found.append(field.not_supported(f"{at}[{i}].ipMode", mode, _IP_MODES))
+        if hostname:
+            found += [field.invalid(f"{at}[{i}].hostname", hostname, msg)
+                      for msg in dns1123_subdomain(hostname)]
+            if ip_validation.parse_ip_sloppy(hostname) is not None:
+                found.append(field.invalid(f"{at}[{i}].hostname", hostname,
+                                           "must be a DNS name, not an IP address"))
+    return found
+
+
+def service_status_update(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+    """ValidateServiceStatusUpdate, after its ObjectMetaUpdate: the load balancer's status."""
+    status, old_status = new.get("status") or {}, old.get("status") or {}
+    return _load_balancer_status(status.get("loadBalancer") or {}, old_status.get("loadBalancer") or {},
+                                 _spec(new))

@@ -207,6 +207,8 @@ STRATEGIES: dict[str, Strategy] = {
     "Service": KindStrategy(default=defaults.service, validate=service_validation.service_create,
                             warnings_on_create=object_warnings.service, warnings_on_update=object_warnings.service,
                             validate_update=service_validation.service_update, returns_deleted_object=True,
+                            validate_subresource_update=service_validation.service_status_update,
+                            warnings_on_subresource_update=object_warnings.service_status,
                             name_rule=meta.label_name,
                             begin_create=service_allocation.begin_create,
                             begin_update=service_allocation.begin_update,
