@@ -430,6 +430,9 @@ class Endpoint:
             raise errors.bad_request("Name parameter required.")
         target = Target(pods.rt, pods.namespace, name, "binding", pods.query)
         current = self._require(target)
+        if asked.rt is pods.rt:
+            node_name = str((request.get("target") or {}).get("name") or "")
+            binding.admit_topology(request, _StoreCluster(self).get("nodes", "", node_name))
         bound = binding.bind(_load(current), request)
         if not target.dry_run:
             await self._write(target, target.key(), bound, current)

@@ -12,6 +12,7 @@ from typing import Any
 
 from apiserver import errors
 from apiserver.kinds.objects import now_rfc3339, reshaped
+from apiserver.registry import admission_plugins
 
 RESOURCE = "pods/binding"
 
@@ -38,8 +39,32 @@ def check(binding: Any, name: str, namespace: str) -> dict[str, Any]:
     return binding
 
 
+def admit_topology(binding: dict[str, Any], node: dict[str, Any] | None) -> None:
+    """PodTopologyLabels admission of pods/binding (not of the legacy bindings resource): a Binding that
+    names a Node carries that node's topology labels, which the bind then copies onto the pod."""
+    if (binding.get("target") or {}).get("kind") != "Node":
+        return
+    labels = admission_plugins.topology_labels(node)
+    if labels:
+        binding["metadata"].setdefault("labels", {}).update(labels)
+
+
+def _check_preconditions(pod: dict[str, Any], binding: dict[str, Any]) -> None:
+    """The Binding's uid and resourceVersion are preconditions of the pod's update, refused as the
+    storage's GuaranteedUpdate refuses them."""
+    meta, asked = pod["metadata"], binding.get("metadata") or {}
+    for key, what in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        if asked.get(key) and asked[key] != meta.get(key):
+            raise errors.conflict("pods", "", meta["name"], (
+                f"StorageError: invalid object, Code: 4, Key: /registry/pods/{meta.get('namespace', '')}/"
+                f"{meta['name']}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {what} in "
+                f"precondition: {asked[key]}, {what} in object meta: {meta.get(key)}"))
+
+
 def bind(pod: dict[str, Any], binding: dict[str, Any]) -> dict[str, Any]:
-    """The pod bound to the binding's node, with its annotations merged and PodScheduled true."""
+    """The pod bound to the binding's node, with its annotations and labels (PodTopologyLabelsAdmission,
+    on at 1.36) merged and PodScheduled true."""
+    _check_preconditions(pod, binding)
     meta = pod["metadata"]
     name = meta["name"]
     if meta.get("deletionTimestamp"):
@@ -50,9 +75,10 @@ def bind(pod: dict[str, Any], binding: dict[str, Any]) -> dict[str, Any]:
     if spec.get("schedulingGates"):
         raise errors.conflict(RESOURCE, "", name, f"pod {name} has non-empty .spec.schedulingGates")
     spec["nodeName"] = binding["target"]["name"]
-    annotations = (binding.get("metadata") or {}).get("annotations") or {}
-    if annotations:
-        meta.setdefault("annotations", {}).update(annotations)
+    for key in ("annotations", "labels"):
+        given = (binding.get("metadata") or {}).get(key) or {}
+        if given:
+            meta.setdefault(key, {}).update(given)
     status = pod.setdefault("status", {})
     status.pop("nominatedNodeName", None)
     set_condition(status, {"type": "PodScheduled", "status": "True"})

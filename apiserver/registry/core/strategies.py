@@ -109,18 +109,12 @@ def _pod_deletion_grace(pod: Obj, requested: int | None) -> int:
     return int(grace) if isinstance(grace, int) else 30
 
 
-_TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
-
-
 def _copy_node_topology(pod: Obj, request: Request, cluster: Cluster) -> int | None:
     """PodTopologyLabels admission: a pod bound to a node at create carries the node's zone and region."""
     node_name = (pod.get("spec") or {}).get("nodeName")
-    node = cluster.get("nodes", "", node_name) if node_name else None
-    if node is not None:
-        node_labels = node["metadata"].get("labels") or {}
-        for key in _TOPOLOGY_LABELS:
-            if key in node_labels:
-                pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
+    labels = admission_plugins.topology_labels(cluster.get("nodes", "", node_name) if node_name else None)
+    if labels:
+        pod["metadata"].setdefault("labels", {}).update(labels)
     return None
 
 
