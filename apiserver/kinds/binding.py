@@ -12,7 +12,7 @@ from typing import Any
 
 from apiserver import errors
 from apiserver.kinds.objects import now_rfc3339, reshaped
-from apiserver.registry import admission_plugins
+from apiserver.registry import admission_plugins, field
 
 RESOURCE = "pods/binding"
 
@@ -27,15 +27,15 @@ def check(binding: Any, name: str, namespace: str) -> dict[str, Any]:
     if str(meta.get("name") or "") != name:
         raise errors.bad_request("name in URL does not match name in Binding object")
     target = binding.get("target") or {}
-    problems: list[str] = []
+    # ValidatePodBinding, whose ErrorList BindingREST returns as a plain error: a 500 saying it.
+    problems: list[errors.FieldError] = []
     kind = target.get("kind") or ""
     if kind and kind != "Node":
-        problems.append(f'target.kind: Unsupported value: "{kind}": supported values: "Node", "<empty>"')
+        problems.append(field.not_supported("target.kind", kind, ("Node", "<empty>")))
     if not target.get("name"):
-        problems.append("target.name: Required value")
+        problems.append(field.required("target.name"))
     if problems:
-        message = problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
-        raise errors.ApiError(500, "", message)
+        raise errors.ApiError(500, "", errors.aggregate([f"{e.path}: {e.message}" for e in problems]))
     return binding
 
 
