@@ -398,6 +398,8 @@ class Endpoint:
         if pods is None:
             raise errors.resource_not_found()
         body, warnings = self._decoded_binding(t, raw, content_type)
+        # Only pods/binding keeps the uid (PreserveRequestObjectMetaSystemFieldsOnSubresourceCreate).
+        objects.wipe_system_fields(body["metadata"])
         name = str(body["metadata"].get("name") or "")
         return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t, warnings)
 
