@@ -132,3 +132,19 @@ def test_a_dry_run_allocates_placeholders(shared_server: ServerProcess) -> None:
     spec = json.loads(out.stdout)["spec"]
     assert spec["clusterIPs"] == ["10.96.0.0"]
     assert [port["nodePort"] for port in spec["ports"]] == [32769, 32770]
+
+
+def test_an_external_name_service_turned_cluster_ip_gets_an_address(shared_server: ServerProcess) -> None:
+    """updateClusterIPs' first case, and the storage's Decorator hiding internalTrafficPolicy from an
+    ExternalName Service (kube-apiserver 1.36.2 answers these patches with the same spec keys)."""
+    run_kubectl(shared_server, "create", "service", "clusterip", "turning", "--tcp=80")
+    out = run_kubectl(shared_server, "patch", "service", "turning", "-o", "json", "-p", json.dumps(
+        {"spec": {"type": "ExternalName", "externalName": "x.example.com"}}))
+    assert sorted(json.loads(out.stdout)["spec"]) == ["externalName", "ports", "selector", "sessionAffinity", "type"]
+    out = run_kubectl(shared_server, "patch", "service", "turning", "-o", "json", "-p", json.dumps(
+        {"spec": {"type": "ClusterIP", "externalName": None}}))
+    spec = json.loads(out.stdout)["spec"]
+    assert spec["clusterIPs"] == [spec["clusterIP"]]
+    assert ipaddress.ip_address(spec["clusterIP"]) in ipaddress.ip_network("10.96.0.0/12")
+    assert (spec["ipFamilies"], spec["ipFamilyPolicy"]) == (["IPv4"], "SingleStack")
+    run_kubectl(shared_server, "delete", "service", "turning")

@@ -131,33 +131,40 @@ def allocate(svc: Obj, ips: set[str], ports: set[int], service_range: ServiceRan
     spec = svc.setdefault("spec", {})
     service_ip_families.normalize_cluster_ips(spec, None)
     service_ip_families.init_ip_family_fields(svc, None, (service_range.family,))
+    _allocate_cluster_ips(svc, ips, service_range, dry_run)
+    service_node_ports.allocate_create(svc, ports, dry_run)
+
+
+def _allocate_cluster_ips(svc: Obj, ips: set[str], service_range: ServiceRange, dry_run: bool) -> None:
+    """allocClusterIPs: an address for each family, a requested one checked (single-stack here: the
+    range's family); none for ExternalName or headless Services."""
+    spec = svc["spec"]
     name = str(svc["metadata"].get("name") or "")
     problems: list[errors.FieldError] = []
     cluster_ips = list(spec.get("clusterIPs") or [])
-    if spec.get("type") != "ExternalName" and cluster_ips[:1] != ["None"]:
-        # One address per family; "" marks one to allocate (single-stack here: the range's family).
-        cluster_ips += [""] * (len(spec.get("ipFamilies") or ()) - len(cluster_ips))
-        spec["clusterIPs"] = cluster_ips
-        ip = cluster_ips[0]
-        if ip == "" and dry_run:
-            # A dry run draws nothing: upstream's dry-run allocator answers the range's own address.
-            ip = str(service_range.cidr.network_address)
-        elif ip == "":
-            free = service_range.free_ip(ips)
-            if free is None:
-                raise errors.internal(f'failed to allocate a serviceIP for Service "{name}": range is full')
-            if not name:
-                problems.append(_unnamed(cluster_ips, "failed to allocate IP", free))
-            ips.add(free)
-            ip = free
-        else:
-            problems.extend(_check_ip(ip, cluster_ips, ips, service_range, name, dry_run))
-        if not problems:
-            spec["clusterIP"] = ip
-            spec["clusterIPs"] = [ip]
+    if spec.get("type") == "ExternalName" or cluster_ips[:1] == ["None"]:
+        return
+    # "" marks an address to allocate.
+    cluster_ips += [""] * (len(spec.get("ipFamilies") or ()) - len(cluster_ips))
+    spec["clusterIPs"] = cluster_ips
+    ip = cluster_ips[0]
+    if ip == "" and dry_run:
+        # A dry run draws nothing: upstream's dry-run allocator answers the range's own address.
+        ip = str(service_range.cidr.network_address)
+    elif ip == "":
+        free = service_range.free_ip(ips)
+        if free is None:
+            raise errors.internal(f'failed to allocate a serviceIP for Service "{name}": range is full')
+        if not name:
+            problems.append(_unnamed(cluster_ips, "failed to allocate IP", free))
+        ips.add(free)
+        ip = free
+    else:
+        problems.extend(_check_ip(ip, cluster_ips, ips, service_range, name, dry_run))
     if problems:
         raise errors.invalid("Service", "", name, problems)
-    service_node_ports.allocate_create(svc, ports, dry_run)
+    spec["clusterIP"] = ip
+    spec["clusterIPs"] = [ip]
 
 
 def _unnamed(cluster_ips: list[str], what: str, ip: str) -> errors.FieldError:
@@ -181,7 +188,13 @@ def begin_update(new: Obj, old: Obj, request: Request, cluster: Cluster) -> None
     this = (old["metadata"].get("namespace"), old["metadata"].get("name"))
     others = [svc for svc in cluster.listed("services")[1]
               if (svc["metadata"].get("namespace"), svc["metadata"].get("name")) != this]
-    service_node_ports.allocate_update(new, old, taken(others)[1], request.dry_run)
+    ips, ports = taken(others)
+    if old_spec.get("type") == "ExternalName" and spec.get("type") != "ExternalName":
+        # updateClusterIPs' case A: a Service that needed no address now does (the only case a
+        # single-stack cluster allocates on update; releasing is the delete's and the type change's).
+        ips.update(cluster.names(IP_ADDRESSES))
+        _allocate_cluster_ips(new, ips, cluster.service_range, request.dry_run)
+    service_node_ports.allocate_update(new, old, ports, request.dry_run)
 
 
 def keep_allocated(new: Obj, old: Obj) -> None:

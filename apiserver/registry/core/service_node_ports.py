@@ -154,8 +154,8 @@ def allocate_update(svc: Obj, old: Obj, ports: set[int], dry_run: bool) -> None:
                 port["nodePort"] = number = operation.next()
             key = (str(port.get("protocol") or ""), number)
             if key in named:
-                # Not a field error upstream: a plain error, which the server answers as internal.
-                raise errors.internal(f"duplicate nodePort: {{{key[0]} {key[1]}}}")
+                # Not a field error upstream: a plain error, which the server answers as a bare 500.
+                raise errors.ApiError(500, "", f"duplicate nodePort: {{{key[0]} {key[1]}}}")
             named.append(key)
     if not needs_health_check(old_spec) and needs_health_check(spec):
         _health_check(spec, operation)

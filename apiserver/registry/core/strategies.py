@@ -207,6 +207,7 @@ STRATEGIES: dict[str, Strategy] = {
                             begin_create=service_allocation.begin_create,
                             begin_update=service_allocation.begin_update,
                             prepare_for_update=service_strategy.drop_type_dependent_fields,
+                            decorate=service_strategy.default_on_read,
                             before_create_write=service_allocation.hold_cluster_ips,
                             after_delete=service_allocation.release_cluster_ips, allocation_attempts=5,
                             creates_on_update=True),
