@@ -140,7 +140,8 @@ def test_an_external_name_service_turned_cluster_ip_gets_an_address(shared_serve
     run_kubectl(shared_server, "create", "service", "clusterip", "turning", "--tcp=80")
     out = run_kubectl(shared_server, "patch", "service", "turning", "-o", "json", "-p", json.dumps(
         {"spec": {"type": "ExternalName", "externalName": "x.example.com"}}))
-    assert sorted(json.loads(out.stdout)["spec"]) == ["externalName", "ports", "selector", "sessionAffinity", "type"]
+    assert sorted(json.loads(out.stdout)["spec"]) == ["externalName", "ports", "selector", "sessionAffinity",
+                                                      "type"]
     out = run_kubectl(shared_server, "patch", "service", "turning", "-o", "json", "-p", json.dumps(
         {"spec": {"type": "ClusterIP", "externalName": None}}))
     spec = json.loads(out.stdout)["spec"]
