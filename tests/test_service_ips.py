@@ -148,4 +148,8 @@ def test_an_external_name_service_turned_cluster_ip_gets_an_address(shared_serve
     assert spec["clusterIPs"] == [spec["clusterIP"]]
     assert ipaddress.ip_address(spec["clusterIP"]) in ipaddress.ip_network("10.96.0.0/12")
     assert (spec["ipFamilies"], spec["ipFamilyPolicy"]) == (["IPv4"], "SingleStack")
+    # The allocator's transaction holds the new address by an IPAddress, as on create.
+    status, address = shared_server.json("GET", f"{IPS}/{spec['clusterIP']}")
+    assert status == 200 and address["spec"]["parentRef"]["name"] == "turning"
     run_kubectl(shared_server, "delete", "service", "turning")
+    assert shared_server.json("GET", f"{IPS}/{spec['clusterIP']}")[0] == 404

@@ -606,6 +606,8 @@ class Endpoint:
             if converts(t.rt):
                 prepared = await self._through_storage(t, prepared)
             return Reply(200, orjson.dumps(t.codec.served(prepared)), headers=headers)
+        if t.subresource is None:
+            await strategy.before_update_write(prepared, old, _StoreCluster(self), objects.now_rfc3339())
         meta = prepared["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
             stored = await self._write(t, t.key(), prepared, current, delete=True)

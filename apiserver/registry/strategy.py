@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from apiserver.errors import FieldError
-from apiserver.registry.hooks import AfterWrite, BeginCreate, BeginUpdate, Cluster, Decorate, Request
+from apiserver.registry.hooks import (
+    AfterWrite,
+    BeginCreate,
+    BeginUpdate,
+    Cluster,
+    Decorate,
+    Request,
+    UpdateWrite,
+)
 from apiserver.registry.meta import NameRule, subdomain_name
 
 Obj = dict[str, Any]
@@ -116,6 +124,10 @@ class Strategy(Protocol):
         """Writes other objects the created one needs first (not on a dry run)."""
 
     @property
+    def before_update_write(self) -> UpdateWrite:
+        """Writes (and removes) other objects an updated one needs first (new, old; not on a dry run)."""
+
+    @property
     def after_create(self) -> AfterWrite:
         """AfterCreate: what follows the object's creation in other objects."""
 
@@ -180,6 +192,10 @@ async def _write_nothing(obj: Obj, cluster: Cluster, now: str) -> None:
     return None
 
 
+async def _update_write_nothing(new: Obj, old: Obj, cluster: Cluster, now: str) -> None:
+    return None
+
+
 def _no_errors(obj: Obj) -> list[FieldError]:
     return []
 
@@ -224,6 +240,7 @@ class KindStrategy:
     begin_update: BeginUpdate = _begin_update_nothing
     decorate: Decorate = _decorate_nothing
     before_create_write: AfterWrite = _write_nothing
+    before_update_write: UpdateWrite = _update_write_nothing
     after_create: AfterWrite = _write_nothing
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors

@@ -259,6 +259,18 @@ async def hold_cluster_ips(svc: Obj, cluster: Cluster, now: str) -> None:
         await cluster.create(IP_ADDRESSES, ip_address(ip, svc), KUBE_APISERVER)
 
 
+async def rehold_cluster_ips(svc: Obj, old: Obj, cluster: Cluster, now: str) -> None:
+    """An update's allocator transaction: IPAddresses for the addresses it allocated (a Service turned
+    from ExternalName), and none any more for those it released (one turned into ExternalName)."""
+    new_ips, old_ips = cluster_ips(svc), cluster_ips(old)
+    for ip in new_ips:
+        if ip not in old_ips:
+            await cluster.create(IP_ADDRESSES, ip_address(ip, svc), KUBE_APISERVER)
+    for ip in old_ips:
+        if ip not in new_ips:
+            await cluster.delete(IP_ADDRESSES, ip, lambda address: held_by(address, old))
+
+
 async def release_cluster_ips(svc: Obj, cluster: Cluster, now: str) -> None:
     for ip in cluster_ips(svc):
         await cluster.delete(IP_ADDRESSES, ip, lambda address: held_by(address, svc))

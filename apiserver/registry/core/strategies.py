@@ -209,6 +209,7 @@ STRATEGIES: dict[str, Strategy] = {
                             prepare_for_update=service_strategy.drop_type_dependent_fields,
                             decorate=service_strategy.default_on_read,
                             before_create_write=service_allocation.hold_cluster_ips,
+                            before_update_write=service_allocation.rehold_cluster_ips,
                             after_delete=service_allocation.release_cluster_ips, allocation_attempts=5,
                             creates_on_update=True),
     "Endpoints": KindStrategy(default=defaults.endpoints, validate=endpoints_validation.endpoints,
