@@ -256,15 +256,16 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
                         limits.max_object_bytes, options.service_range)
     assert enabled_admission_plugins  # imported for the plugins it registers
+    authorizer = access.Authorizer(store, options.authorization_modes)
     try:
         endpoint.admission = build_chain(PluginContext(store, endpoint, registry,
-                                                       options.admission_control_config_file))
+                                                       options.admission_control_config_file, authorizer))
     except ConfigError as exc:
         raise SystemExit(f"cannot start: --admission-control-config-file: {exc}") from None
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)
     discovery = Discovery(registry, address, synthetic.external_versions)
     state = ServerState(registry, store, discovery, endpoint, synthetic, authenticator,
-                        access.Authorizer(store, options.authorization_modes),
+                        authorizer,
                         _service_account_tokens(options, store),
                         ClientCertificates(),
                         limits, WatchSlots(limits.max_watches_per_user, limits.max_watches), ReadPlans(registry),

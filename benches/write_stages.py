@@ -29,7 +29,7 @@ LOG = "log append + fsync (thread)"
 
 # (stage, owner, attribute): the owner's attribute is replaced for the run.
 STAGES: list[tuple[str, Any, str]] = [
-    ("decode", endpoint, "_decode_body"),
+    ("decode", endpoint, "decode_body"),
     ("decode", bodies, "decode_object"),
     ("decode", apply, "decode_configuration"),
     ("patch", patch, "apply_patch"),

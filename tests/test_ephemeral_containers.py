@@ -75,8 +75,9 @@ def test_what_the_subresource_refuses(shared_server: ServerProcess, change: obje
 
 
 def test_a_static_pod_takes_no_ephemeral_containers(shared_server: ServerProcess) -> None:
+    # A mirror pod names its node (ValidatePodSpecificAnnotations refuses one without).
     run_kubectl(shared_server, "run", "mirror", "--image=registry.example/app:1",
-                "--annotations=kubernetes.io/config.mirror=abc")
+                "--annotations=kubernetes.io/config.mirror=abc", '--overrides={"spec": {"nodeName": "node-a"}}')
     out = run_kubectl(shared_server, "debug", "mirror", "--image=registry.example/busybox:1", check=False)
     assert out.returncode == 1
     assert "static pods do not support ephemeral containers" in out.stderr

@@ -978,6 +978,139 @@ CASES.update({
 })
 
 
+# -- ValidatePodSpec's pod-wide rules (pod_spec_rules.py, resource_requirements.py) --------------------
+_CLAIM_TEMPLATE = {"resourceClaimTemplateName": "gpu"}
+_ZONE_A = {"key": "zone", "operator": "In", "values": ["a"]}
+_GATED_AFFINITY = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchExpressions": [_ZONE_A]}, {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}]}}}
+CASES.update({
+    "pod-resource-claim-both-and-neither": ("pods", _pod(resourceClaims=[
+        {"name": "a", "resourceClaimName": "x", "resourceClaimTemplateName": "y"}, {"name": "a"}, {"name": "B_"}]),
+        None),
+    "pod-resource-claim-static-pod": ("pods", _meta(_pod(resourceClaims=[{"name": "a", **_CLAIM_TEMPLATE}]),
+                                                    annotations={"kubernetes.io/config.mirror": "x"}), None),
+    "pod-container-claims-unknown-and-duplicate": ("pods", _pod(
+        resourceClaims=[{"name": "gpu", **_CLAIM_TEMPLATE}, {"name": "fpga", **_CLAIM_TEMPLATE}],
+        containers=[_container(resources={"claims": [
+            {"name": "gpu", "request": "one"}, {"name": "gpu"}, {"name": "gpu", "request": "Bad_"}, {"name": "tpu"},
+            {"name": ""}]})]), None),
+    "pod-resize-policy-never-restart": ("pods", _pod(restartPolicy="Never", containers=[_container(resizePolicy=[
+        {"resourceName": "cpu", "restartPolicy": "RestartContainer"}, {"resourceName": "cpu", "restartPolicy": ""},
+        {"resourceName": "", "restartPolicy": "NotRequired"}])]), None),
+    "pod-env-from-sources": ("pods", _pod(containers=[_container(envFrom=[
+        {"prefix": "1=x"}, {"configMapRef": {"name": "Bad"}, "secretRef": {"name": "ok-"}}, {"secretRef": {}}])]),
+        None),
+    "pod-host-port-conflict": ("pods", _pod(containers=[
+        _container(ports=[{"containerPort": 80, "hostPort": 8080}]),
+        _container(name="side", ports=[{"containerPort": 81, "hostPort": 8080}])],
+        initContainers=[_container(name="init", ports=[{"containerPort": 80, "hostPort": 8080},
+                                                       {"containerPort": 81, "hostPort": 8080}])]), None),
+    "pod-hugepages-without-cpu-indivisible": ("pods", _pod(containers=[_container(resources={
+        "limits": {"hugepages-2Mi": "3Mi"}, "requests": {"hugepages-2Mi": "3Mi"}})]), None),
+    # Go walks resource maps in a random order: each case's maps hold one name that draws an error.
+    "pod-level-resources-claims-and-name": ("pods", _pod(resources={"requests": {"storage": "1"},
+                                                                     "claims": [{"name": "a"}]}), None),
+    "pod-level-resources-below-containers": ("pods", _pod(
+        resources={"requests": {"cpu": "100m"}, "limits": {"memory": "1Gi"}},
+        containers=[_container(resources={"requests": {"cpu": "200m"}})],
+        initContainers=[_container(name="init", resources={"requests": {"cpu": "500m"}})]), None),
+    "pod-level-limits-below-container-limits": ("pods", _pod(
+        resources={"limits": {"cpu": "1"}}, containers=[_container(resources={"limits": {"cpu": "2"}})]), None),
+    "pod-level-resources-windows": ("pods", _pod(os={"name": "windows"}, resources={"requests": {"cpu": "1"}}),
+                                    None),
+    "pod-dns-config-limits": ("pods", _pod(dnsPolicy="None", dnsConfig={
+        "nameservers": ["1.1.1.1", "bad", "10.0.0.1", "10.0.0.2"], "searches": ["_srv.example.com.", ".", "Bad"],
+        "options": [{"name": "ndots"}, {"value": "2"}]}), None),
+    "pod-dns-none-without-nameservers": ("pods", _pod(dnsPolicy="None", dnsConfig={"searches": ["a"]}), None),
+    "pod-scheduling-gates-invalid": ("pods", _pod(schedulingGates=[{"name": "a"}, {"name": "a"},
+                                                                   {"name": "bad name"}]), None),
+    "pod-host-users-false-host-namespaces": ("pods", _pod(hostUsers=False, hostNetwork=True, hostPID=True,
+                                                          hostIPC=True), None),
+    "pod-hostname-override-fqdn-host-network": ("pods", _pod(hostnameOverride="Node_1", setHostnameAsFQDN=True,
+                                                             hostNetwork=True), None),
+    "pod-host-aliases-hostnames": ("pods", _pod(hostAliases=[{"ip": "10.0.0.1", "hostnames": ["ok", "Bad_"]},
+                                                            {"ip": "010.0.0.1"}]), None),
+    "pod-node-name-invalid": ("pods", _pod(nodeName="Bad_Node"), None),
+    "pod-os-linux-windows-options": ("pods", _pod(os={"name": "linux"}, securityContext={"windowsOptions": {}},
+                                                  containers=[_container(securityContext={"windowsOptions": {}})]),
+                                     None),
+    "pod-os-windows-linux-fields": ("pods", _pod(os={"name": "windows"}, hostPID=True, shareProcessNamespace=False,
+                                                 securityContext={"runAsUser": 1, "fsGroup": 2, "sysctls": [
+                                                     {"name": "kernel.msgmax", "value": "1"}]},
+                                                 containers=[_container(securityContext={
+                                                     "privileged": False, "capabilities": {}, "procMount": "Default"})]),
+                                    None),
+    "pod-os-name-empty": ("pods", _pod(os={"name": ""}), None),
+    "pod-host-process-mixed": ("pods", _pod(securityContext={"windowsOptions": {"hostProcess": True}},
+                                            containers=[_container(securityContext={"windowsOptions": {
+                                                "hostProcess": False}}), _container(name="side")]), None),
+    "pod-file-key-ref-volumes": ("pods", _pod(volumes=[{"name": "cfg", "configMap": {"name": "c"}}], containers=[
+        _container(env=[{"name": "A", "valueFrom": {"fileKeyRef": {"volumeName": "cfg", "path": "a", "key": "A"}}},
+                        {"name": "B", "valueFrom": {"fileKeyRef": {"volumeName": "none", "path": "b", "key": "B"}}}])]),
+        None),
+    "pod-selinux-change-policy-mount-option": ("pods", _pod(securityContext={"seLinuxChangePolicy": "MountOption"}),
+                                               None),
+    "deployment-overhead-hugepages": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "overhead": {"hugepages-2Mi": "3Mi"}}}), None),
+    "deployment-overhead-fraction-of-extended": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "overhead": {"example.com/dongle": "1500m"}}}), None),
+    "pod-volume-invalid-then-mounted": ("pods", _pod(volumes=[{"name": "Data", "emptyDir": {}},
+                                                             {"name": "cfg", "configMap": {}}],
+                                                    containers=[_container(volumeMounts=[
+                                                        {"name": "Data", "mountPath": "/a"},
+                                                        {"name": "cfg", "mountPath": "/b"}])]), None),
+    "pod-volume-claims-own-ephemeral-claim": ("pods", _pod(volumes=[
+        {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}},
+        {"name": "data", "persistentVolumeClaim": {"claimName": "p-scratch"}}]), None),
+    "pod-gated-node-selector-addition": ("pods", _meta(_pod(schedulingGates=[{"name": "example.com/gate"}],
+                                                            nodeSelector={"a": "1"}), name="p-gated-add"),
+                                         {"spec": {"nodeSelector": {"b": "2"}}}),
+    "pod-gated-node-selector-mutation": ("pods", _meta(_pod(schedulingGates=[{"name": "example.com/gate"}],
+                                                            nodeSelector={"a": "1"}), name="p-gated-mut"),
+                                         {"spec": {"nodeSelector": {"a": "2"}}}),
+    "pod-gated-affinity-requirement-added-and-changed": ("pods", _meta(_pod(
+        schedulingGates=[{"name": "example.com/gate"}], affinity=_GATED_AFFINITY), name="p-gated-aff"),
+        {"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [_ZONE_A, {"key": "disk", "operator": "Exists"}]},
+                                  {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["c"]}]}]}}}}}),
+    "pod-gated-affinity-term-added": ("pods", _meta(_pod(
+        schedulingGates=[{"name": "example.com/gate"}], affinity=_GATED_AFFINITY), name="p-gated-terms"),
+        {"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [_ZONE_A]}, {"matchExpressions": [_ZONE_A]},
+                                  {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n"]}]}]}}}}}),
+    "pod-ungated-node-selector-addition": ("pods", _meta(_pod(nodeSelector={"a": "1"}), name="p-ungated"),
+                                           {"spec": {"nodeSelector": {"b": "2"}}}),
+    "pod-specific-annotations": ("pods", _meta(_pod(), annotations={
+        "kubernetes.io/config.mirror": "x", "controller.kubernetes.io/pod-deletion-cost": "+1",
+        "seccomp.security.alpha.kubernetes.io/pod": "bad", "container.seccomp.security.alpha.kubernetes.io/app":
+            "localhost/../x", "container.apparmor.security.beta.kubernetes.io/nope": "bad"}), None),
+    "pod-tolerations-annotation": ("pods", _meta(_pod(), annotations={
+        "scheduler.alpha.kubernetes.io/tolerations": '[{"key": "bad key", "operator": "Exists"}]'}), None),
+    "pod-seccomp-annotation-field-mismatch": ("pods", _meta(_pod(
+        securityContext={"seccompProfile": {"type": "Unconfined"}},
+        containers=[_container(securityContext={"seccompProfile": {"type": "Localhost", "localhostProfile": "b"}})]),
+        annotations={"seccomp.security.alpha.kubernetes.io/pod": "runtime/default",
+                     "container.seccomp.security.alpha.kubernetes.io/app": "localhost/a"}), None),
+    "pod-apparmor-annotation-field-mismatch": ("pods", _meta(_pod(
+        securityContext={"appArmorProfile": {"type": "RuntimeDefault"}},
+        containers=[_container(), _container(name="side", securityContext={
+            "appArmorProfile": {"type": "Localhost", "localhostProfile": "b"}})]),
+        annotations={"container.apparmor.security.beta.kubernetes.io/app": "unconfined",
+                     "container.apparmor.security.beta.kubernetes.io/side": "localhost/a"}), None),
+    "pod-update-adds-mirror-annotation": ("pods", _meta(_pod(), name="p-mirror"), {"metadata": {"annotations": {
+        "kubernetes.io/config.mirror": "x"}}}),
+    "pod-update-adds-apparmor-annotation": ("pods", _meta(_pod(), name="p-apparmor"), {"metadata": {"annotations": {
+        "container.apparmor.security.beta.kubernetes.io/app": "unconfined"}}}),
+    "deployment-template-pod-annotations": ("deployments", _deployment(template={
+        "metadata": {"labels": _LABELS, "annotations": {"kubernetes.io/config.mirror": "x",
+                                                        "seccomp.security.alpha.kubernetes.io/pod": "unconfined"}},
+        "spec": {**_TEMPLATE["spec"], "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}}}}), None),
+    "deployment-template-preemption-runtime-class": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "preemptionPolicy": "", "runtimeClassName": "Bad_", "priorityClassName": "Bad_"}}),
+        None),
+})
+
 def _collection(where: str, obj: Obj) -> str:
     if where.startswith("/"):
         return where

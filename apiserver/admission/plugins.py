@@ -74,6 +74,8 @@ class PluginContext:
     # kube-apiserver's --admission-control-config-file: an AdmissionConfiguration, each plugin's part of it
     # read by that plugin
     admission_config_file: str | None = None
+    # The server's authorizer (apiserver.auth.access.Authorizer), which CEL's `authorizer` asks.
+    authorizer: Any = None
 
 
 # A factory answers the plugin (mutating, validating, or both at once), or None when it has nothing to

@@ -79,7 +79,7 @@ def _literal(constant: Fields) -> Any:
     return 1  # numbers, bools, null, durations and timestamps all count as size 1
 
 
-def _expr(data: bytes) -> Expr:
+def expression(data: bytes) -> Expr:
     message = fields(data)
     node = Expr(int(_one(message, 2, 0)), "literal")
     if 3 in message:
@@ -89,33 +89,33 @@ def _expr(data: bytes) -> Expr:
     elif 5 in message:
         select = fields(_one(message, 5))
         node.kind = "select"
-        node.target = _expr(_one(select, 1, b""))
+        node.target = expression(_one(select, 1, b""))
         node.name = bytes(_one(select, 2, b"")).decode()
         node.test_only = bool(_one(select, 3, 0))
     elif 6 in message:
         call = fields(_one(message, 6))
         node.kind, node.name = "call", bytes(_one(call, 2, b"")).decode()
-        node.target = _expr(_one(call, 1)) if 1 in call else None
-        node.args = [_expr(arg) for arg in call.get(3, [])]
+        node.target = expression(_one(call, 1)) if 1 in call else None
+        node.args = [expression(arg) for arg in call.get(3, [])]
     elif 7 in message:
-        node.kind, node.args = "list", [_expr(e) for e in fields(_one(message, 7)).get(1, [])]
+        node.kind, node.args = "list", [expression(e) for e in fields(_one(message, 7)).get(1, [])]
     elif 8 in message:
         struct = fields(_one(message, 8))
         node.kind = "map" if not _one(struct, 1) else "struct"
         for entry in struct.get(2, []):
             parts = fields(entry)
             if 3 in parts:
-                node.args.append(_expr(_one(parts, 3)))
-            node.args.append(_expr(_one(parts, 4, b"")))
+                node.args.append(expression(_one(parts, 3)))
+            node.args.append(expression(_one(parts, 4, b"")))
     elif 9 in message:
         comp = fields(_one(message, 9))
         node.kind = "comprehension"
         node.iter_var = bytes(_one(comp, 1, b"")).decode()
         node.iter_var2 = bytes(_one(comp, 8, b"")).decode()
         node.accu_var = bytes(_one(comp, 3, b"")).decode()
-        node.iter_range, node.accu_init = _expr(_one(comp, 2, b"")), _expr(_one(comp, 4, b""))
-        node.loop_condition, node.loop_step = _expr(_one(comp, 5, b"")), _expr(_one(comp, 6, b""))
-        node.result = _expr(_one(comp, 7, b""))
+        node.iter_range, node.accu_init = expression(_one(comp, 2, b"")), expression(_one(comp, 4, b""))
+        node.loop_condition, node.loop_step = expression(_one(comp, 5, b"")), expression(_one(comp, 6, b""))
+        node.result = expression(_one(comp, 7, b""))
     return node
 
 
@@ -132,7 +132,7 @@ def _type_kind(data: bytes) -> str:
     if 7 in message:
         return "map"
     if 9 in message:
-        return "struct"
+        return "struct:" + bytes(_one(message, 9)).decode()
     if 10 in message:
         return "type_param"
     if 14 in message:
@@ -166,4 +166,4 @@ def parse(serialized: bytes) -> Checked:
     for key, reference in _map_entries(checked.get(2, [])):
         overloads[key] = [bytes(o).decode() for o in fields(reference).get(3, [])]
     types = {key: _type_kind(kind) for key, kind in _map_entries(checked.get(3, []))}
-    return Checked(_expr(bytes(_one(checked, 4, b""))), overloads, types)
+    return Checked(expression(bytes(_one(checked, 4, b""))), overloads, types)

@@ -7,11 +7,14 @@ startsWith, `in`), comprehensions their range's size times their loop. Sizes com
 (`maxLength`, `maxItems`, `maxProperties`, else what a 3 MiB request could hold, as upstream's
 `SchemaDeclType` estimates them); a value of unknown size (a function's string result) is unbounded,
 which is why `'x' + string(self.n)` is refused as costing "more than 100x" the budget.
-Kubernetes' own library overloads are estimated at their default (1 plus arguments).
+Kubernetes' own library functions are estimated as its CostEstimator does where that matters (the
+format library's `validate`, the authorizer's `check` and selectors, equality of its opaque types),
+the rest at the default (1 plus arguments).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -160,6 +163,7 @@ class _Coster:
         self.paths: dict[int, list[str]] = {}
         self.sizes: dict[int, Size] = {}
         self.locals: dict[str, list[tuple[list[str], Size | None]]] = {}
+        self.entry_sizes: dict[int, Size] = {}
 
     def type_of(self, e: Expr) -> str:
         return self.checked.types.get(e.id, "dyn")
@@ -202,7 +206,7 @@ class _Coster:
             if e.test_only:
                 return self.cost(e.target)  # Kubernetes: presence tests cost nothing
             total = self.cost(e.target)
-            if self.type_of(e.target) in ("map", "struct", "type_param"):
+            if self.type_of(e.target).partition(":")[0] in ("map", "struct", "type_param"):
                 total = total.add(ONE)
             self.paths[e.id] = self.path(e.target) + [e.name]
             return total
@@ -212,6 +216,9 @@ class _Coster:
             total = ZERO
             for element in e.args:
                 total = total.add(self.cost(element))
+            sizes = [size for size in (self.size(element) for element in e.args) if size is not None]
+            if sizes and len(sizes) == len(e.args):  # cel-go remembers a literal's entry sizes
+                self.entry_sizes[e.id] = functools.reduce(Size.union, sizes)
             return total.add(Cost(10, 10))
         if e.kind == "map":
             total = ZERO
@@ -231,7 +238,8 @@ class _Coster:
         range_path = self.path(e.iter_range)
         element = "@keys" if self.type_of(e.iter_range) == "map" else "@items"
         self.locals.setdefault(e.accu_var, []).append(([], None))
-        self.locals.setdefault(e.iter_var, []).append((range_path + [element] if range_path else [], None))
+        self.locals.setdefault(e.iter_var, []).append((range_path + [element] if range_path else [],
+                                                       self.entry_sizes.get(e.iter_range.id)))
         loop = self.cost(e.loop_condition).add(self.cost(e.loop_step))
         self.locals[e.iter_var].pop()
         total = total.add(self.cost(e.result))
@@ -270,6 +278,12 @@ class _Coster:
         for cost in arg_costs:
             args_sum = args_sum.add(cost)
         target, args = e.target, e.args
+        if e.name == "join" and target is not None:
+            size = self.joined_size(target, args)
+            return size.times(STRING_TRAVERSAL).add(args_sum), size
+        kubernetes = self.kubernetes_function(e)
+        if kubernetes is not None:
+            return kubernetes.add(args_sum), None
         if overload in ("starts_with_string", "ends_with_string") and len(args) == 1:
             return self.size_or_unknown(args[0]).times(STRING_TRAVERSAL).add(args_sum), None
         if overload == "in_list" and len(args) == 2:
@@ -297,6 +311,60 @@ class _Coster:
             smallest = min(self.size_or_unknown(args[0]).max, self.size_or_unknown(args[1]).max)
             return Size(1 if smallest > 0 else 0, smallest).times(STRING_TRAVERSAL).add(args_sum), None
         return ONE.add(args_sum), None
+
+
+    def joined_size(self, target: Expr, args: list[Expr]) -> Size:
+        """The length `list.join(sep)` can reach: the elements' when the list is the schema's (else none
+        counted, as upstream), plus a separator between each two."""
+        count = self.size_or_unknown(target)
+        path = self.path(target)
+        size = Size(0, 0)
+        if path and not path[0].startswith("@"):
+            element = self.sizer([*path, "@items"]) or UNKNOWN
+            size = Size(_mul(count.min, element.min), _mul(count.max, element.max))
+        if args:
+            separator = self.size_or_unknown(args[0])
+            size = size.add(Size(_mul(separator.min, max(count.min - 1, 0)), _mul(separator.max, max(count.max - 1, 0))))
+        return size
+
+    def kubernetes_function(self, e: Expr) -> Cost | None:
+        """Kubernetes' own estimates (its library's CostEstimator.EstimateCallCost), before its arguments."""
+        args = e.args
+        if e.name == "check":
+            return Cost(AUTHZ_CHECK, AUTHZ_CHECK)
+        if e.name in ("fieldSelector", "labelSelector") and len(args) == 1:
+            size = self.size_or_unknown(args[0])
+            requirements = _cost_factor(size.times(SELECTOR_REQUIREMENTS), SELECTOR_REQUIREMENT_COST)
+            return Cost(LIST_CREATE, LIST_CREATE).add(size.times(STRING_TRAVERSAL)).add(requirements)
+        if e.name == "validate" and e.target is not None and len(args) == 1:
+            return _cost_factor(self.size_or_unknown(args[0]).times(STRING_TRAVERSAL), FORMAT_REGEX * REGEX_LENGTH)
+        if e.name == "_?._" and len(args) == 2 and args[0].kind == "call" and args[0].name in CARRIERS:
+            return ZERO  # the select apiserver/cel/optionals.py adds: no part of the expression as written
+        if e.name == "_==_" and len(args) == 2:
+            kind = self.type_of(args[0])
+            if kind == self.type_of(args[1]) and kind.startswith("struct:"):
+                if kind.removeprefix("struct:") in UNIT_EQUALITY:
+                    return ONE
+                if kind == "struct:kubernetes.NamedFormat":
+                    return Cost(1, _factor(MAX_FORMAT_NAME, STRING_TRAVERSAL))
+        return None
+
+
+def _cost_factor(cost: Cost, factor: float) -> Cost:
+    return Cost(_factor(cost.min, factor), _factor(cost.max, factor))
+
+
+AUTHZ_CHECK = 350_000  # "set to allow for only two authorization checks per expression"
+LIST_CREATE, STRUCT_CREATE = 10, 40
+SELECTOR_REQUIREMENTS = 0.5  # the shortest repeatable requirement ("k,") is two characters
+SELECTOR_REQUIREMENT_COST = LIST_CREATE + STRUCT_CREATE
+FORMAT_REGEX = 128  # cel.MaxNameFormatRegexSize
+MAX_FORMAT_NAME = 64  # cel.MaxFormatSize
+CARRIERS = ("validate", "format.named")
+UNIT_EQUALITY = frozenset({
+    "kubernetes.Quantity", "kubernetes.URL", "net.IP", "net.CIDR", "kubernetes.authorization.Authorizer",
+    "kubernetes.authorization.PathCheck", "kubernetes.authorization.GroupCheck",
+    "kubernetes.authorization.ResourceCheck", "kubernetes.authorization.Decision"})
 
 
 def estimate(checked: Checked, sizer: Callable[[Sequence[str]], Size | None]) -> int:

@@ -29,7 +29,7 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional, ext_strings
 
-from apiserver.cel import checkedexpr, cost, library
+from apiserver.cel import authz, checkedexpr, cost, formats, library, optionals
 from apiserver.cel.opaque import POOL
 
 _LOCK = threading.Lock()
@@ -65,21 +65,27 @@ class Program:
         result = self.executable.eval(activation(data) if isinstance(data, dict) else data)
         kind = result.type()
         if kind == cel.Type.ERROR:
-            return Outcome(None, runtime_message(str(result.value())))
+            try:
+                return Outcome(None, runtime_message(str(result.value())))
+            except TypeError:
+                # An optional (its kind reads as ERROR): cel-expr-python cannot hand it to Python.
+                return Outcome(None, "an optional value cannot leave the expression here")
         return Outcome(result.plain_value() if kind in _COMPOSITE else result.value(), None)
 
 
 _COMPOSITE = (cel.Type.LIST, cel.Type.MAP)
 
 
-def _extensions() -> list[Any]:
-    return [ext_optional.ExtOptional(), ext_strings.ExtStrings(), cel.CelExtension("k8s", library.declarations())]
+def _extensions(as_written: bool, checking: bool) -> list[Any]:
+    functions = library.declarations() + formats.declarations(as_written) + authz.declarations(checking)
+    return [ext_optional.ExtOptional(), ext_strings.ExtStrings(), cel.CelExtension("k8s", functions)]
 
 
 @lru_cache(maxsize=64)
-def _checking_env(variables: tuple[tuple[str, str], ...]) -> Any:
+def _checking_env(variables: tuple[tuple[str, str], ...], as_written: bool = True) -> Any:
     with _LOCK:
-        return cel.NewEnv(POOL, variables={name: _type(sig) for name, sig in variables}, extensions=_extensions())
+        return cel.NewEnv(POOL, variables={name: _type(sig) for name, sig in variables},
+                          extensions=_extensions(as_written, True))
 
 
 _TYPES: dict[str, Any] = {}
@@ -96,7 +102,7 @@ def type_key(cel_type: Any) -> str:
     return name
 
 
-_EVAL_ENV = cel.NewEnv(POOL, extensions=_extensions())
+_EVAL_ENV = cel.NewEnv(POOL, extensions=_extensions(False, False))
 
 
 def activation(data: dict[str, Any]) -> Any:
@@ -107,9 +113,24 @@ def activation(data: dict[str, Any]) -> Any:
 
 
 @lru_cache(maxsize=4096)
-def _executable(source: str) -> Any:
+def _runnable(source: str) -> str:
+    """The text that is run: `source` with the library's optional-answering calls rewritten
+    (apiserver/cel/optionals.py)."""
+    if not any(marker in source for marker in optionals.MARKERS):
+        return source
     with _LOCK:
-        return _EVAL_ENV.compile(source, disable_check=True)
+        try:
+            parsed = _EVAL_ENV.compile(source, disable_check=True).serialize()
+        except RuntimeError:
+            return source  # does not parse: checking it reports why
+    return optionals.rewrite(source, parsed) or source
+
+
+@lru_cache(maxsize=4096)
+def _executable(source: str) -> Any:
+    runnable = _runnable(source)
+    with _LOCK:
+        return _EVAL_ENV.compile(runnable, disable_check=True)
 
 
 def compile_checked(source: str, variables: dict[str, Any]) -> Program:
@@ -133,13 +154,25 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
             # checker does not, so such an expression is checked again with its variables dyn.
             return _compile(source, tuple((name, dyn) for name, _ in variables))
         raise CompileError(_without_numeric_comparisons(message)) from None
+    runnable = _runnable(source)
+    if runnable != source:  # checked again as it runs, for the optional types the text as written hides
+        try:
+            checked = _checking_env(variables, False).compile(runnable)
+        except RuntimeError as error:
+            raise CompileError(compile_message(str(error))) from None
     output = _type_name(checked.return_type())
     used = frozenset(name for name, _ in variables if re.search(rf"\b{re.escape(name)}\b", source))
     return Program(source, output, used, _executable(source), checked)
 
 
 def _type_name(cel_type: Any) -> str:
-    name = str(cel_type.name()).lower()
+    name = str(cel_type.name())
+    if "optional_type<" in name:
+        # cel-go's spelling, as "must evaluate to bool but got optional_type(list(string))" shows it: type
+        # parameters in parentheses, CEL's own type names in lower case, messages' as declared.
+        name = re.sub(r"\b[A-Z_]+\b", lambda found: found.group(0).lower(), name)
+        return name.replace("<", "(").replace(">", ")")
+    name = name.lower()
     return {"list<dyn>": "list(dyn)"}.get(name, name)
 
 
@@ -234,14 +267,15 @@ def compile_message(text: str) -> str:
     return "\n".join(_qualified_references(_member_calls(text.split("\n"))))
 
 
-_KEY_NOT_FOUND = re.compile(r'Key not found in map : "?(.*?)"?$')
+# cel-cpp quotes a string key with double quotes, or single ones when it holds a double quote.
+_KEY_NOT_FOUND = re.compile(r"""Key not found in map : (?:"(.*)"|'(.*)'|(.*))$""", re.DOTALL)
 
 
 def runtime_message(text: str) -> str:
     """cel-cpp's evaluation error in cel-go's words (what a rule's failure message quotes)."""
     text = _SUFFIX.sub("", _PREFIX.sub("", text.strip()))
     if (missing := _KEY_NOT_FOUND.search(text)) is not None:
-        return f"no such key: {missing.group(1)}"
+        return "no such key: " + next(group for group in missing.groups() if group is not None)
     if text.startswith("No matching overloads found"):
         return "no such overload"
     if text == "divide by zero":

@@ -4,11 +4,12 @@ Upstream's base environment (`k8s.io/apiserver/pkg/cel/environment/base.go`) add
 library and cel-go's strings extension (v2, here cel-expr-python's own): url, regex (`find`,
 `findAll`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), quantity, sets, ip,
 cidr, `jsonpatch.escapeKey`, and cel-go's lists extension (`lists.range`, `flatten`, `distinct`,
-`reverse`, `slice`, `sort`). Left out, because cel-expr-python cannot return an optional from Python
-nor add a two-variable macro: the format library (`format.dns1123Label().validate(s)`), the lists
-extension's `first`/`last`/`sortBy`, two-variable comprehensions and semver; and `string(cidr)`,
-because its runtime tells messages apart only as messages, so one `string` overload for a message can
-exist (`string(ip)`). The authorizer library needs the server's authorizer in the admission seam.
+`reverse`, `slice`, `sort`). The format library is apiserver/cel/formats.py (its optional results run
+through apiserver/cel/optionals.py), the authorizer library apiserver/cel/authz.py. Left out, because
+cel-expr-python cannot add a two-variable macro: the lists extension's `sortBy`, two-variable
+comprehensions; not yet ported: the lists extension's `first`/`last` (optional results, which
+optionals.py could now carry) and semver; and `string(cidr)`, because its runtime tells messages apart
+only as messages, so one `string` overload for a message can exist (`string(ip)`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Kubernetes' CEL url, ip and cidr libraries (`k8s.io/apiserver/pkg/cel/library/{urls,ip,cidr}.go`).
 
-Go parses with `url.ParseRequestURI` and `netip`; Python's `urllib.parse` and `ipaddress` accept a
-little more, so the refusals upstream makes that Python would not (zones, IPv4-mapped IPv6 addresses,
-URLs neither absolute nor rooted) are made here first, with upstream's wording.
+Go parses with `url.ParseRequestURI` (whose refusals apiserver/cel/requesturi.py ports) and `netip`;
+Python's `ipaddress` accepts a little more, so the refusals upstream makes that Python would not
+(zones, IPv4-mapped IPv6 addresses) are made here first, with upstream's wording. A URL's parts are
+read with Python's urlsplit.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import ipaddress
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from apiserver.cel import requesturi
 from apiserver.cel.opaque import CIDR, IP, URL
 
 
@@ -18,24 +20,15 @@ class NetError(ValueError):
     pass
 
 
-def _parse_url(text: str) -> Any:
-    parts = urlsplit(text)
-    if not parts.scheme and not text.startswith("/"):
-        raise NetError(f'URL parse error during conversion from string: parse "{text}": invalid URI for request')
-    return parts
-
-
 def url(text: str) -> Any:
-    _parse_url(text)
+    problem = requesturi.error(text)
+    if problem is not None:
+        raise NetError(f"URL parse error during conversion from string: {problem}")
     return URL(value=text)
 
 
 def is_url(text: str) -> bool:
-    try:
-        _parse_url(text)
-    except (NetError, ValueError):
-        return False
-    return True
+    return requesturi.error(text) is None
 
 
 def get_scheme(u: Any) -> str:

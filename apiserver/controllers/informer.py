@@ -39,6 +39,7 @@ class Informer:
         self._endpoint = endpoint
         self._objects: dict[str, dict[str, Obj]] = {}  # namespace -> name -> object
         self._handlers: list[Handler] = []
+        self._watcher: Watcher | None = None
         # Shown at zero from the start, so that /metrics proves the absence of resyncs.
         metrics.CONTROLLER_RELISTS.labels(rt.storage_key)
         metrics.CONTROLLER_CATCHUPS.labels(rt.storage_key)
@@ -68,7 +69,7 @@ class Informer:
     async def run(self) -> None:
         self.prime()
         while True:
-            watcher = self._follow()
+            watcher = self._watcher = self._follow()
             try:
                 while not watcher.closed.is_set():
                     while watcher.queue:
@@ -80,6 +81,10 @@ class Informer:
             metrics.CONTROLLER_CATCHUPS.labels(self.rt.storage_key).inc()
             log.warning("informer of %s fell behind; catching up from revision %d", self.rt.storage_key,
                         self.revision)
+
+    def backlog(self) -> int:
+        """Changes the fan-out has handed this informer that its handlers have not yet seen."""
+        return 0 if self._watcher is None else len(self._watcher.queue)
 
     def _follow(self) -> Watcher:
         try:
@@ -150,6 +155,9 @@ class Informers:
         if informer is None:
             informer = self._informers[rt.storage_key] = Informer(self._endpoint, rt)
         return informer
+
+    def backlogs(self) -> dict[str, int]:
+        return {key: informer.backlog() for key, informer in self._informers.items()}
 
     def start(self) -> None:
         self._started = True

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from apiserver import metrics
 from apiserver.controllers.base import Context, Controller
 from apiserver.controllers.cronjob import CronJobController
 from apiserver.controllers.csrsigning import CSRSigner
@@ -147,9 +148,15 @@ class ControllerManager:
         self.ctx.informers.start()
         for controller in self.controllers:
             self._tasks.append(asyncio.create_task(controller.run(), name=controller.name))
+        metrics.CONTROLLER_BACKLOG.source = self.backlog
         log.info("controllers running: %s", ", ".join(c.name for c in self.controllers))
 
+    def backlog(self) -> metrics.Backlog:
+        return {c.name: c.queue.unfinished() for c in self.controllers}, self.ctx.informers.backlogs()
+
     async def stop(self) -> None:
+        if metrics.CONTROLLER_BACKLOG.source == self.backlog:
+            metrics.CONTROLLER_BACKLOG.source = None
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -30,6 +30,10 @@ class WorkQueue(Generic[K]):
     def __len__(self) -> int:
         return len(self._queue)
 
+    def unfinished(self) -> int:
+        """Keys waiting or being synced; keys due later (`add_after`, retries) are not counted until due."""
+        return len(self._dirty | self._processing)
+
     def add(self, key: K) -> None:
         if key in self._dirty:
             return

@@ -108,9 +108,9 @@ class CustomVersion:
         """The schema's x-kubernetes-validations, compiled once for this version of the CRD."""
         return crvalidations.build(self.schema)
 
-    def problems(self, obj: dict[str, Any], old: dict[str, Any] | None = None,
-                 status: bool = False) -> list[FieldError]:
-        return crvalidation.problems(obj, old, self.schema, self.scale_paths, self.rules, status)
+    def problems(self, obj: dict[str, Any], old: dict[str, Any] | None = None, status: bool = False,
+                 ratcheted: list[FieldError] | None = None) -> list[FieldError]:
+        return crvalidation.problems(obj, old, self.schema, self.scale_paths, self.rules, status, ratcheted)
 
     def generation_fields(self, obj: dict[str, Any]) -> dict[str, Any]:
         """What a change to bumps metadata.generation: all but metadata (and status, if a subresource)."""

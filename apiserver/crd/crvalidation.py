@@ -151,6 +151,7 @@ def problems(
     scale: dict[str, str] | None,
     rules: crvalidations.RuleValidator | None,
     status: bool = False,
+    ratcheted: list[FieldError] | None = None,
 ) -> list[FieldError]:
     """Validate, ValidateUpdate or (`status`) the status strategy's ValidateUpdate, less the metadata."""
     if status:
@@ -169,5 +170,5 @@ def problems(
         if any(problem.kind in _BLOCKING for problem in found):
             found.append(_NOT_CHECKED)
         else:
-            found += rules.validate(obj, old, "")
+            found += rules.validate(obj, old, "", ratcheted)
     return found

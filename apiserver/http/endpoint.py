@@ -583,8 +583,10 @@ class Endpoint:
             if tracked:
                 applied = tracked[0]
         # The main resource's update is shaped once, below, after the strategy's last changes.
+        ratcheted: list[str] = []  # a custom resource's rule failures that ratcheting let through
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
-                                          shape=t.subresource is not None)
+                                          shape=t.subresource is not None, warnings=ratcheted)
+        headers = _with_warnings(headers, ratcheted)
         if t.subresource is None:
             headers = _with_warnings(headers, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())

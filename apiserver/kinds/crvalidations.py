@@ -6,7 +6,7 @@ compiled once per CRD version against that level's declared type (apiserver/cel/
 `self` and, for transition rules, `oldSelf`. On a write, a rule runs where the object has a value;
 a rule using `oldSelf` runs only on an update whose old object has a correlating value at that path
 (map keys, list items of `x-kubernetes-list-type: map` by their keys), unless `optionalOldSelf` makes
-`oldSelf` an optional. An unchanged value's failures are dropped (upstream's ratcheting, on by default)
+`oldSelf` an optional. An unchanged value's failures are warnings, not errors (upstream's ratcheting, on by default)
 unless the rule uses `oldSelf`. Failures carry the rule's `reason`, `fieldPath`, `message` or the value
 of `messageExpression`, worded as kube-apiserver words them. What a CRD's rules must meet when the
 CRD is written is apiserver/kinds/crrulechecks.py.
@@ -139,26 +139,29 @@ class RuleValidator:
     items: RuleValidator | None = None
     additional: RuleValidator | None = None
 
-    def validate(self, value: Any, old: Any, path: str) -> list[FieldError]:
+    def validate(self, value: Any, old: Any, path: str,
+                 ratcheted: list[FieldError] | None = None) -> list[FieldError]:
+        """The rules' failures; those of unchanged values are ratcheted, added to `ratcheted` (upstream
+        sends them as warnings) instead."""
         if value is None:
             return []
-        problems = self._run_rules(value, old, path) if self.rules else []
+        problems = self._run_rules(value, old, path, ratcheted) if self.rules else []
         if isinstance(value, dict):
             old_map = old if isinstance(old, dict) and self.schema.get("x-kubernetes-map-type") != "atomic" \
                 else {}
             for key, item in value.items():
                 sub = self.properties.get(key) if self.properties else None
                 if sub is not None:
-                    problems += sub.validate(item, old_map.get(key), _child(path, key))
+                    problems += sub.validate(item, old_map.get(key), _child(path, key), ratcheted)
                 elif self.additional is not None:
-                    problems += self.additional.validate(item, old_map.get(key), f"{path}[{key}]")
+                    problems += self.additional.validate(item, old_map.get(key), f"{path}[{key}]", ratcheted)
         elif isinstance(value, list) and self.items is not None:
             correlate = _correlator(self.schema, old)
             for index, item in enumerate(value):
-                problems += self.items.validate(item, correlate(item), f"{path}[{index}]")
+                problems += self.items.validate(item, correlate(item), f"{path}[{index}]", ratcheted)
         return problems
 
-    def _run_rules(self, value: Any, old: Any, path: str) -> list[FieldError]:
+    def _run_rules(self, value: Any, old: Any, path: str, ratcheted: list[FieldError] | None) -> list[FieldError]:
         problems: list[FieldError] = []
         bound = self.bind(value) if self.bind else value
         bound_old = (self.bind(old) if self.bind else old) if old is not None else None
@@ -190,7 +193,8 @@ class RuleValidator:
                 continue
             if outcome.value is True:
                 continue
-            if not compiled.uses_old_self and old is not None and old == value:
+            unchanged = not compiled.uses_old_self and old is not None and old == value
+            if unchanged and ratcheted is None:
                 continue  # ratcheting: an unchanged value keeps passing
             at = path
             if compiled.field_path:
@@ -198,7 +202,8 @@ class RuleValidator:
                     path + compiled.field_path if compiled.field_path.startswith("[") else
                     f"{path}.{compiled.field_path}")
             detail = self._message(compiled, shared)
-            problems.append(_for_reason(at, value, kind, detail, rule.get("reason")))
+            (ratcheted if unchanged and ratcheted is not None else problems).append(
+                _for_reason(at, value, kind, detail, rule.get("reason")))
         return problems
 
     @staticmethod

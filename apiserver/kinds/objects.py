@@ -203,9 +203,9 @@ def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None,
-             status: bool = False) -> None:
+             status: bool = False, warnings: list[str] | None = None) -> None:
     """The object's metadata and then its kind's rules (`status`: its status strategy's), in one 422 as
-    upstream's Validate returns them."""
+    upstream's Validate returns them; a custom resource's ratcheted rule failures go to `warnings`."""
     strategy = strategy_for(rt)
     if old is None:
         name_rule = strategy.name_rule if strategy.name_rule_of is None else strategy.name_rule_of(obj)
@@ -214,7 +214,10 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
     else:
         problems = object_meta.validate_update(obj["metadata"], old["metadata"], strategy.kube_finalizers)
     if rt.custom is not None:
-        problems += rt.custom.problems(obj, old, status)
+        ratcheted: list[errors.FieldError] = []
+        problems += rt.custom.problems(obj, old, status, ratcheted)
+        if warnings is not None:
+            warnings += [f"{problem.path}: {problem.message}" for problem in ratcheted]
     elif old is None:
         problems += strategy.validate(obj)
     else:
@@ -226,7 +229,8 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
 
 def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
                    subresource: str | None, manager: str | None = None,
-                   applied: list[dict[str, Any]] | None = None, shape: bool = True) -> dict[str, Any]:
+                   applied: list[dict[str, Any]] | None = None, shape: bool = True,
+                   warnings: list[str] | None = None) -> dict[str, Any]:
     """Carries over what a client cannot change and applies the subresource's view of the update.
 
     `applied` are the managedFields a server-side apply computed, which stand instead of tracking.
@@ -261,7 +265,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             merged = ordered(merged)
         if rt.custom is not None:
             rt.custom.prepare(merged)
-            validate(rt, merged, old, status=True)
+            validate(rt, merged, old, status=True, warnings=warnings)
         strategy.prepare_for_status_update(merged, old, now)
         _check_subresource(rt, strategy, subresource, merged, old)
         _record(rt, merged, old, manager, subresource, now, applied)
@@ -300,7 +304,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
-    validate(rt, new, old)
+    validate(rt, new, old, warnings=warnings)
     if subresource == ephemeralcontainers.SUBRESOURCE:
         problems = ephemeralcontainers.validate_update(new, old)
         if problems:

@@ -19,11 +19,12 @@ _NOT_READY_TOLERATIONS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/un
 
 
 def default_toleration_seconds(spec: Obj) -> None:
-    """Tolerate a not-ready or unreachable node for 300s, unless the pod spec says otherwise."""
+    """Tolerate a not-ready or unreachable node for 300s, unless the pod spec says otherwise: a toleration
+    without a key tolerates every taint, and one without an effect every effect."""
     tolerations = spec.setdefault("tolerations", [])
     for key in _NOT_READY_TOLERATIONS:
-        if not any(isinstance(t, dict) and t.get("key") == key and t.get("effect") in ("NoExecute", None)
-                   for t in tolerations):
+        if not any(isinstance(t, dict) and (t.get("key") or key) == key
+                   and (t.get("effect") or "NoExecute") == "NoExecute" for t in tolerations):
             tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300})
 
 

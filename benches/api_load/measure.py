@@ -22,11 +22,12 @@ import psutil
 from apiserver.server import DEFAULT_EVENT_LOOP
 from benches import objects
 from benches.api_load import scenarios as sc
-from benches.api_load import schedule, watch, wrk
+from benches.api_load import controllers, schedule, watch, wrk
 from benches.api_load.client import MERGE_PATCH, Client, seed_configmaps, seed_pods
 from benches.api_load.servers import Floor, Target, floor_credentials, free_port
 
 _MARKER = "@@UNIQUE@@"
+_WRITES = frozenset({"create", "patch", "update", "apply"})
 APPLY_PATCH = "application/apply-patch+yaml"
 
 
@@ -236,7 +237,12 @@ class Measurement:
         entry = self.entries[s.name]
         if entry.get("http_status", 200) != 200 or "skipped" in entry:
             return  # not answered, or not applicable: nothing to load; compare.py reports either one that a branch lost
+        before = controllers.backlog(self.client) if s.driver in _WRITES else None
         entry.setdefault("runs", []).append(self.cpu.measure(lambda: self._load_once(s, run)))
+        if before is not None:
+            caught_up = controllers.drain(self.client, before[1])
+            if caught_up is not None:
+                entry.setdefault("controller_runs", []).append(caught_up)
         floor_url = self.floor_urls.get(s.name)
         if floor_url is not None:
             entry.setdefault("floor", {"runs": []})["runs"].append(self.floor_cpu.measure(
@@ -281,6 +287,8 @@ class Measurement:
             return
         entry["median"] = medians(runs)
         entry["failed"] = sum(r["failed"] for r in runs)
+        if entry.get("controller_runs"):
+            entry["controllers"] = controllers.summary(entry["controller_runs"])
         loaded = statistics.median(r["bytes_per_response"] for r in runs)
         if s.driver == "schedule":
             entry["pods"] = sc.SCHEDULE_REPLICAS

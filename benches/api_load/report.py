@@ -30,6 +30,12 @@ def _f(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
+def _controllers(c: dict[str, Any]) -> str:
+    drained = "never drained" if c["drain_s_max"] is None else f"drained within {c['drain_s_max']:.2f} s"
+    return (f"controllers: at most {c['unfinished_at_end_max']:,} keys and changes left when the load ended, "
+            f"{drained}; {c['relists']} relists")
+
+
 def markdown(results: dict[str, Any]) -> str:
     lines = [f"Measured {results['when_utc']} at {results['url']} "
              f"(wrk -t{results['load']['threads']} -c{results['load']['connections']} "
@@ -40,7 +46,8 @@ def markdown(results: dict[str, Any]) -> str:
              "| CPU µs/req | floor CPU µs/req | ÷ floor by CPU | kube ÷ floor | ÷ kube (by share of floor) | notes |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name, e in results["scenarios"].items():
-        notes = "; ".join(([f"skipped: {e['skipped']}"] if "skipped" in e else []) + e.get("notes", []))
+        notes = "; ".join(([f"skipped: {e['skipped']}"] if "skipped" in e else []) + e.get("notes", [])
+                          + ([_controllers(e["controllers"])] if "controllers" in e else []))
         if "median" not in e:
             lines.append(f"| {name} |" + " - |" * 14 + f" {notes} |")
             continue

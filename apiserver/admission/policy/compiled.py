@@ -22,6 +22,8 @@ from apiserver.cel.environment import CompileError, Program, activation, compile
 
 VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer")
 _DYN = {name: cel.Type.DYN for name in VARIABLES}
+# A messageExpression is compiled and run without the authorizer (upstream: HasAuthorizer false).
+_DYN_WITHOUT_AUTHORIZER = {name: cel.Type.DYN for name in VARIABLES if name != "authorizer"}
 _MAX_MESSAGE = 5 * 1024
 
 Action = Literal["admit", "deny", "error"]
@@ -42,10 +44,10 @@ class Expression:
         return outcome.value, None
 
 
-def compile_expression(source: str, want: tuple[str, ...] | None = None) -> Expression:
+def compile_expression(source: str, want: tuple[str, ...] | None = None, authorizer: bool = True) -> Expression:
     """`source` compiled against the policy variables, with upstream's error when it does not compile."""
     try:
-        program = compile_checked(source, _DYN)
+        program = compile_checked(source, _DYN if authorizer else _DYN_WITHOUT_AUTHORIZER)
     except CompileError as error:
         return Expression(source, None, f"compilation failed: {error}")
     if want is not None and program.output not in (*want, "dyn"):
@@ -96,7 +98,7 @@ class CompiledPolicy:
             compiled.validations.append(Validation(
                 compile_expression(str(validation.get("expression", "")), ("bool",)),
                 str(validation.get("message") or ""),
-                compile_expression(message_source, ("string",)) if message_source else None,
+                compile_expression(message_source, ("string",), authorizer=False) if message_source else None,
                 str(validation.get("reason") or "Invalid")))
         for mutation in spec.get("mutations") or ():
             kind = str(mutation.get("patchType") or "")
@@ -144,16 +146,30 @@ class CompiledPolicy:
             if error is None:
                 values[name] = value
 
-    def decide(self, bound: Any) -> list[Decision]:
-        """The validations' decisions, on the activation of the request's values and variables."""
+    def decide(self, bound: Any, data: dict[str, Any]) -> list[Decision]:
+        """The validations' decisions, on the activation of the request's values and variables (`data`)."""
         decisions = []
+        messages: Any = None
         for validation in self.validations:
             value, error = validation.expression.run(bound)
             if error is not None:
                 decisions.append(self._for_error(error))
             elif value is not True:
-                decisions.append(Decision("deny", self._message(validation, bound), validation.reason))
+                if messages is None and validation.message_expression is not None:
+                    messages = activation(self._without_authorizer(data))
+                decisions.append(Decision("deny", self._message(validation, messages), validation.reason))
         return decisions
+
+    def _without_authorizer(self, data: dict[str, Any]) -> dict[str, Any]:
+        """What a messageExpression sees: no authorizer, and so none of the variables that read it (upstream
+        evaluates a variable when it is read, in the message's own activation, where it fails)."""
+        tainted: set[str] = set()
+        for name, expression in self.variables:
+            used = expression.program.variables if expression.program is not None else frozenset()
+            if "authorizer" in used or any(f"variables.{other}" in expression.source for other in tainted):
+                tainted.add(name)
+        variables = {k: v for k, v in (data.get("variables") or {}).items() if k not in tainted}
+        return {**{k: v for k, v in data.items() if k != "authorizer"}, "variables": variables}
 
     @staticmethod
     def _message(validation: Validation, data: Any) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from apiserver.admission import authorization
 from apiserver.admission.attributes import Attributes
 from apiserver.admission.plugins import PluginContext
 from apiserver.admission.policy import matching
@@ -46,6 +47,7 @@ class PolicySource:
         self._hooks: list[Hook] = []
         self._by_resource: dict[tuple[str, str], list[Hook]] = {}
         self._unsubscribe: list[Any] = []
+        self._decider = authorization.register(context.authorizer)
 
     def _storage_key(self, plural: str) -> str:
         rt = self._registry.lookup(GROUP, "v1", plural)
@@ -189,8 +191,11 @@ class PolicySource:
                 meta = found.get("metadata") or {}
                 namespace = {"metadata": {k: meta[k] for k in _NAMESPACE_META if k in meta},
                              "spec": found.get("spec") or {}, "status": found.get("status") or {}}
-        return {"object": attributes.object, "oldObject": attributes.old_object, "request": request,
+        data = {"object": attributes.object, "oldObject": attributes.old_object, "request": request,
                 "namespaceObject": namespace}
+        if self._decider is not None:
+            data["authorizer"] = authorization.request_authorizer(self._decider, attributes)
+        return data
 
 
     def matching_bindings(self, attributes: Attributes) -> list[tuple[CompiledPolicy, list[dict[str, Any]]]]:

@@ -66,7 +66,7 @@ class ValidatingAdmissionPolicyPlugin(PolicySource):
         bound = activation(data)  # the validations, their messages and the annotations share it
         actions = (binding.get("spec") or {}).get("validationActions") or []
         binding_name = binding["metadata"]["name"]
-        for index, decision in enumerate(policy.decide(bound)):
+        for index, decision in enumerate(policy.decide(bound, data)):
             if decision.action != "deny":
                 continue
             if "Deny" in actions:

@@ -8,6 +8,7 @@ puts those together for one webhook, and `mutating` / `validating` are the two p
 
 from __future__ import annotations
 
+from apiserver.admission import authorization
 from apiserver.admission.attributes import GroupVersionKind, GroupVersionResource
 from apiserver.admission.plugins import PluginContext, register
 from apiserver.admission.webhook import mutating, validating
@@ -51,7 +52,8 @@ def _kind_for(rt: ResourceType, subresource: str) -> GroupVersionKind | None:
 def _parts(context: PluginContext, storage_key: str, mutates: bool) -> tuple[WebhookSource, Matcher, Caller]:
     caller = Caller(WebhookClient(context.store), context.registry, getattr(context.endpoint, "conversion", None))
     return (WebhookSource(context.store, storage_key, mutates),
-            Matcher(context.store, equivalents_in(context.registry), caller.shown), caller)
+            Matcher(context.store, equivalents_in(context.registry), caller.shown,
+                    authorization.register(context.authorizer)), caller)
 
 
 register(mutating.NAME, lambda context: mutating.MutatingWebhooks(*_parts(context, MUTATING, True)))

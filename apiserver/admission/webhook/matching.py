@@ -14,6 +14,7 @@ from typing import Any, Callable, NamedTuple
 import orjson
 
 from apiserver import errors
+from apiserver.admission import authorization
 from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource
 from apiserver.admission.webhook.configurations import GROUP, Rule, Webhook
 from apiserver.cel.environment import activation
@@ -109,13 +110,16 @@ def _request_variable(a: Attributes, invocation: Invocation) -> dict[str, Any]:
 Shown = Callable[[Attributes, Invocation, dict[str, Any] | None], dict[str, Any] | None]
 
 
-def conditions_match(hook: Webhook, a: Attributes, invocation: Invocation, shown: Shown) -> bool:
+def conditions_match(hook: Webhook, a: Attributes, invocation: Invocation, shown: Shown,
+                     decider: int | None = None) -> bool:
     """The webhook's matchConditions (upstream's matchconditions.Matcher): all are evaluated; any false
     skips the webhook; errors without a false skip it under failurePolicy Ignore and refuse the
     request (403) under Fail."""
-    bound = activation({"object": shown(a, invocation, a.object),
-                        "oldObject": shown(a, invocation, a.old_object),
-                        "request": _request_variable(a, invocation)})
+    data = {"object": shown(a, invocation, a.object), "oldObject": shown(a, invocation, a.old_object),
+            "request": _request_variable(a, invocation)}
+    if decider is not None:
+        data["authorizer"] = authorization.request_authorizer(decider, a)
+    bound = activation(data)
     failures = []
     for condition in hook.match_conditions:
         value, error = condition.expression.run(bound)
@@ -134,10 +138,11 @@ def conditions_match(hook: Webhook, a: Attributes, invocation: Invocation, shown
 class Matcher:
     """Decides which webhooks one request calls; reads namespaces' labels from the store."""
 
-    def __init__(self, store: Store, equivalents: Equivalents, shown: Shown) -> None:
+    def __init__(self, store: Store, equivalents: Equivalents, shown: Shown, decider: int | None = None) -> None:
         self._shown = shown
         self._store = store
         self._equivalents = equivalents
+        self._decider = decider  # the server's authorizer, as match conditions' `authorizer` asks it
 
     def _namespace_labels(self, a: Attributes) -> dict[str, str]:
         if a.resource.resource == "namespaces" and not a.subresource and a.operation in ("CREATE", "UPDATE"):
@@ -187,7 +192,7 @@ class Matcher:
         if object_error is not None:
             raise object_error
         invocation = Invocation(hook, found[0], found[1])
-        if hook.match_conditions and not conditions_match(hook, a, invocation, self._shown):
+        if hook.match_conditions and not conditions_match(hook, a, invocation, self._shown, self._decider):
             return None
         return invocation
 

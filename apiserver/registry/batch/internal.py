@@ -65,12 +65,12 @@ def pod_template_json(template: Obj) -> str:
     """json.Marshal of the internal PodTemplateSpec: ObjectMeta embedded (every field omitempty), then Spec."""
     meta = _dict(template.get("metadata"))
     shown: Obj = {k: meta[k] for k in _OBJECT_META if meta.get(k) not in (None, "", 0, [], {})}
-    shown["Spec"] = go_structs.struct("PodSpec", _dict(template.get("spec")))
+    shown["Spec"] = go_structs.pod_spec(_dict(template.get("spec")))
     return field.go_json(shown)
 
 
 def pod_spec_json(pod: Obj) -> str:
-    return field.go_json(go_structs.struct("PodSpec", pod))
+    return field.go_json(go_structs.pod_spec(pod))
 
 
 def _condition_true(status: Obj, kind: str) -> bool:

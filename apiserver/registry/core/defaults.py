@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from apiserver.registry.core.resource_requirements import aggregate
+
 Obj = dict[str, Any]
 
 
@@ -70,12 +72,6 @@ def _container(c: Obj) -> None:
             field_ref.setdefault("apiVersion", "v1")
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
         _probe(c.get(probe))
-    resources = c.get("resources")
-    if isinstance(resources, dict) and isinstance(resources.get("limits"), dict):
-        # Requests default to the limits they are missing from.
-        requests = resources.setdefault("requests", {})
-        for name, amount in resources["limits"].items():
-            requests.setdefault(name, amount)
 
 
 def volume_source(v: Obj) -> None:
@@ -125,19 +121,82 @@ def pod_spec(spec: Obj) -> None:
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("securityContext", {})
     spec.setdefault("schedulerName", "default-scheduler")
+    # serviceAccount is the deprecated alias of serviceAccountName, which wins when both are set: decoding
+    # keeps one internal field (Convert_v1_PodSpec_To_core_PodSpec), encoding writes it to both.
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if account:
+        spec["serviceAccountName"] = spec["serviceAccount"] = account
 
 
 def template_of(owner: Obj) -> None:
     """The pod template under an owner's spec (a workload's)."""
     template = (owner.get("spec") or {}).get("template")
-    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
-        pod_spec(template["spec"])
+    if isinstance(template, dict):
+        # A null pod spec decodes as Go's zero PodSpec, which defaulting then fills.
+        if template.get("spec") is None:
+            template["spec"] = {}
+        if isinstance(template["spec"], dict):
+            pod_spec(template["spec"])
 
 
 def pod(obj: Obj) -> None:
+    """SetDefaults_Pod: only a pod (not a template) has its requests defaulted from its limits, then the
+    pod-level ones (PodLevelResources is on at 1.36), and with the host's network its host ports."""
     spec = spec_of(obj)
     pod_spec(spec)
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or ():
+            resources = c.get("resources") if isinstance(c, dict) else None
+            if isinstance(resources, dict) and isinstance(resources.get("limits"), dict):
+                requests = resources.get("requests")
+                requests = resources["requests"] = requests if isinstance(requests, dict) else {}
+                for name, amount in resources["limits"].items():
+                    requests.setdefault(name, amount)
+    resources = spec.get("resources")
+    if isinstance(resources, dict):
+        _huge_page_pod_limits(spec, resources)
+        _pod_requests(spec, resources)
     spec.setdefault("enableServiceLinks", True)
+    if spec.get("hostNetwork"):
+        for key in ("containers", "initContainers"):
+            for c in spec.get(key) or ():
+                for port in (c.get("ports") or ()) if isinstance(c, dict) else ():
+                    if isinstance(port, dict) and not port.get("hostPort"):
+                        port["hostPort"] = port.get("containerPort")
+
+
+def _pod_level(name: str) -> bool:
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def _huge_page_pod_limits(spec: Obj, resources: Obj) -> None:
+    """defaultHugePagePodLimits: a pod-level huge page limit defaults to its containers' sum, unless the pod
+    requests that size."""
+    limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
+    if not limits and not requests:
+        return
+    for name, amount in aggregate(spec, "limits").items():
+        if name.startswith("hugepages-") and name not in requests and name not in limits:
+            limits[name] = str(amount)
+    if limits:
+        resources["limits"] = limits
+
+
+def _pod_requests(spec: Obj, resources: Obj) -> None:
+    """defaultPodRequests: pod-level requests default to the containers' effective requests (of resources
+    that may be overcommitted), then to the pod-level limits."""
+    limits = resources.get("limits") or {}
+    if not limits:
+        return
+    requests = resources.get("requests") or {}
+    for name, amount in aggregate(spec, "requests").items():
+        if name not in requests and _pod_level(name) and not name.startswith("hugepages-"):
+            requests[name] = str(amount)
+    for name, amount in limits.items():
+        if name not in requests and _pod_level(name):
+            requests[name] = amount
+    if requests:
+        resources["requests"] = requests
 
 
 def pod_template(obj: Obj) -> None:

@@ -22,6 +22,8 @@ _INTS = frozenset({"int", "int8", "int16", "int32", "int64", "uint", "uint8", "u
 _STRINGS = frozenset({"string", "types.UID", "metav1.Time", "metav1.MicroTime"})
 # Types from outside core whose own json tags (with omitempty) decide what they write.
 _TAGGED_OUTSIDE = ("metav1.", "intstr.")
+# The v1 PodSpec fields the internal type keeps in its security context.
+_POD_HOST_FIELDS = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
 
 
 @functools.cache
@@ -103,6 +105,23 @@ def struct(name: str, value: Obj) -> Obj:
             continue
         out[go_name] = rendered(go_type, value.get(json_name))
     return out
+
+
+def pod_spec(spec: Obj) -> Obj:
+    """The internal core.PodSpec of a v1 pod's spec (Convert_v1_Pod_To_core_Pod), as json.Marshal writes it:
+    the host namespace fields live in the security context, serviceAccount is an alias, and a negative
+    grace period reads 1."""
+    converted = dict(spec)
+    context = dict(spec.get("securityContext") or {})
+    for key in _POD_HOST_FIELDS:
+        context[key] = spec.get(key)
+    converted["securityContext"] = context
+    if not spec.get("serviceAccountName"):
+        converted["serviceAccountName"] = spec.get("serviceAccount")
+    grace = spec.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and grace < 0:
+        converted["terminationGracePeriodSeconds"] = 1
+    return struct("PodSpec", converted)
 
 
 def marshal_indent(value: Any) -> str:

@@ -5,22 +5,21 @@ volume mounts, resources, security context, probes and handlers), for the fields
 
 from __future__ import annotations
 
-import functools
 import re
-from fractions import Fraction
+from dataclasses import dataclass
 from typing import Any
 
 from apiserver.errors import FieldError
-from apiserver.kinds import capabilities
 from apiserver.kinds.validation import (
     dns1123_label,
+    dns1123_subdomain,
     inclusive_range_error,
     port_name,
-    qualified_name,
     relaxed_env_var_name,
 )
 from apiserver.registry import field
 from apiserver.registry.core import container_handlers as handlers
+from apiserver.registry.core.resource_requirements import container_resource_requirements
 from apiserver.registry.core.security_contexts import container_security_context
 
 Obj = dict[str, Any]
@@ -32,34 +31,21 @@ _FIELD_PATHS = frozenset({"metadata.name", "metadata.namespace", "metadata.uid",
                           "metadata.annotations", "spec.nodeName", "spec.serviceAccountName", "status.hostIP",
                           "status.hostIPs", "status.podIP", "status.podIPs"})
 _SUBSCRIPTED = re.compile(r"metadata\.(labels|annotations)\['[^']*'\]")
-_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
-_STANDARD_RESOURCES = frozenset({
-    *_CONTAINER_RESOURCES, "pods", "services", "replicationcontrollers", "resourcequotas", "secrets",
-    "configmaps", "persistentvolumeclaims", "storage", "requests.cpu", "requests.memory", "requests.storage",
-    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage"})
-_QUANTITY = re.compile(r"([+-]?[0-9.]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?")
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1, "k": 10**3,
-            "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_RESIZE_RESOURCES = ("cpu", "memory")
+_RESIZE_POLICIES = ("NotRequired", "RestartContainer")
 
 
-def quantity(value: Any) -> Fraction | None:
-    """A resource.Quantity's value, exactly; None when it is not one (decoding refuses those)."""
-    return _quantity(str(value))
+@dataclass(frozen=True)
+class PodContext:
+    """What ValidatePodSpec hands each container's validation: the pod's volumes and claim names, grace
+    period, OS, user namespace and restart policy."""
 
-
-@functools.lru_cache(maxsize=1024)
-def _quantity(text: str) -> Fraction | None:
-    # Writes repeat a few amounts ("100m", "1Gi"): each is parsed once.
-    match = _QUANTITY.fullmatch(text.strip())
-    if match is None:
-        return None
-    number, suffix = Fraction(match.group(1)), match.group(2) or ""
-    if suffix in _BINARY:
-        return number * _BINARY[suffix]
-    if suffix[:1] in ("e", "E"):
-        return number * Fraction(10) ** int(suffix[1:])
-    return number * _DECIMAL[suffix]
+    volumes: dict[str, Obj]
+    claim_names: set[str]
+    grace: int | None
+    os_name: str | None
+    host_users: bool
+    restart_policy: str
 
 
 def dns_label(path: str, value: str) -> list[FieldError]:
@@ -108,6 +94,36 @@ def _env(items: Any, path: str) -> list[FieldError]:
             found += [field.invalid(f"{at}.name", name, msg) for msg in relaxed_env_var_name(name)]
         found += _env_value_from(env, f"{at}.valueFrom")
     return found
+
+
+def _env_from(items: Any, path: str) -> list[FieldError]:
+    """ValidateEnvFrom (relaxed prefixes, RelaxedEnvironmentVariableValidation being GA)."""
+    found: list[FieldError] = []
+    for i, source in enumerate(items or ()):
+        at = f"{path}[{i}]"
+        source = source if isinstance(source, dict) else {}
+        prefix = str(source.get("prefix") or "")
+        if prefix:
+            found += [field.invalid(f"{at}.prefix", prefix, msg) for msg in relaxed_env_var_name(prefix)]
+        given = 0
+        for key in ("configMapRef", "secretRef"):
+            if source.get(key) is not None:
+                given += 1
+                found += _env_source_name(source[key], f"{at}.{key}")
+        if not given:
+            found.append(field.invalid(path, "", "must specify one of: `configMapRef` or `secretRef`"))
+        elif given > 1:
+            found.append(field.invalid(path, "", "may not have more than one field specified at a time"))
+    return found
+
+
+def _env_source_name(ref: Any, path: str) -> list[FieldError]:
+    """validateConfigMapEnvSource and validateSecretEnvSource: names as a prefix (a trailing dash is taken)."""
+    name = str((ref if isinstance(ref, dict) else {}).get("name") or "")
+    if not name:
+        return [field.required(f"{path}.name")]
+    masked = name[:-1] + "a" if name.endswith("-") else name
+    return [field.invalid(f"{path}.name", name, msg) for msg in dns1123_subdomain(masked)]
 
 
 def _env_value_from(env: Obj, path: str) -> list[FieldError]:
@@ -164,54 +180,6 @@ def _volume_mounts(mounts: Any, names: dict[str, Obj], path: str) -> list[FieldE
     return found
 
 
-def _resource_name(name: str, path: str) -> list[FieldError]:
-    found = [field.invalid(path, name, msg) for msg in qualified_name(name)]
-    if found:
-        return found
-    if "/" not in name:
-        if name not in _STANDARD_RESOURCES and not name.startswith("hugepages-"):
-            found.append(field.invalid(path, name, "must be a standard resource type or fully qualified"))
-        if name not in _CONTAINER_RESOURCES and not name.startswith("hugepages-"):
-            found.append(field.invalid(path, name, "must be a standard resource for containers"))
-    return found
-
-
-def _overcommit_allowed(name: str) -> bool:
-    # Native resources (no domain, or kubernetes.io's) and huge pages may be requested below their limit.
-    return ("/" not in name or name.split("/")[0].endswith("kubernetes.io")) and not name.startswith("hugepages-")
-
-
-def _resources(resources: Any, path: str) -> list[FieldError]:
-    resources = resources if isinstance(resources, dict) else {}
-    limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
-    found: list[FieldError] = []
-    for name, amount in limits.items():
-        at = f"{path}.limits[{name}]"
-        found += _resource_name(name, at)
-        value = quantity(amount)
-        if value is not None and value < 0:
-            found.append(field.invalid(at, str(amount), "must be greater than or equal to 0"))
-    for name, amount in requests.items():
-        at = f"{path}.requests[{name}]"
-        found += _resource_name(name, at)
-        value = quantity(amount)
-        if value is not None and value < 0:
-            found.append(field.invalid(at, str(amount), "must be greater than or equal to 0"))
-        if name in limits:
-            limit = quantity(limits[name])
-            if value is None or limit is None:
-                continue
-            if value != limit and not _overcommit_allowed(name):
-                found.append(field.invalid(f"{path}.requests", str(amount),
-                                           f"must be equal to {name} limit of {limits[name]}"))
-            elif value > limit:
-                found.append(field.invalid(f"{path}.requests", str(amount),
-                                           f"must be less than or equal to {name} limit of {limits[name]}"))
-        elif not _overcommit_allowed(name):
-            found.append(field.required(f"{path}.limits", "Limit must be set for non overcommitable resources"))
-    return found
-
-
 def _volume_devices(c: Obj, volumes: dict[str, Obj], path: str) -> list[FieldError]:
     """ValidateVolumeDevices: block devices of claims, each named and placed once, apart from the mounts."""
     mounts = {(m or {}).get("name") or "": (m or {}).get("mountPath") or "" for m in c.get("volumeMounts") or []
@@ -250,41 +218,58 @@ def _volume_devices(c: Obj, volumes: dict[str, Obj], path: str) -> list[FieldErr
     return found
 
 
-def _container_common(c: Obj, names: dict[str, Obj], host_users: bool, path: str) -> list[FieldError]:
+def _resize_policy(policies: Any, restart_policy: str, path: str) -> list[FieldError]:
+    """validateResizePolicy: cpu and memory, once each, with a known policy (NotRequired only in a pod that
+    never restarts)."""
+    found: list[FieldError] = []
+    seen: set[str] = set()
+    for i, policy in enumerate(policies or ()):
+        policy = policy if isinstance(policy, dict) else {}
+        resource, restart = str(policy.get("resourceName") or ""), str(policy.get("restartPolicy") or "")
+        if resource in seen:
+            found.append(field.duplicate(f"{path}[{i}]", resource))
+        seen.add(resource)
+        found += field.required_choice(resource, path, _RESIZE_RESOURCES)
+        found += field.required_choice(restart, path, _RESIZE_POLICIES)
+        if restart_policy == "Never" and restart != "NotRequired":
+            found.append(field.invalid(path, restart, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"))
+    return found
+
+
+def _container_common(c: Obj, pod: PodContext, path: str) -> list[FieldError]:
+    """validateContainerCommon."""
     found: list[FieldError] = []
     name = c.get("name") or ""
     found += [field.required(f"{path}.name")] if not name else dns_label(f"{path}.name", name)
     if not c.get("image"):
         found.append(field.required(f"{path}.image"))
-    policy = c.get("terminationMessagePolicy") or ""
-    if not policy:
-        found.append(field.required(f"{path}.terminationMessagePolicy"))
-    elif policy not in ("File", "FallbackToLogsOnError"):
-        found.append(field.not_supported(f"{path}.terminationMessagePolicy", policy, ("File", "FallbackToLogsOnError")))
+    found += field.required_choice(c.get("terminationMessagePolicy"), f"{path}.terminationMessagePolicy",
+                                   ("File", "FallbackToLogsOnError"))
     found += _container_ports(c.get("ports"), f"{path}.ports")
     found += _env(c.get("env"), f"{path}.env")
-    found += _volume_mounts(c.get("volumeMounts"), names, f"{path}.volumeMounts")
-    found += _volume_devices(c, names, f"{path}.volumeDevices")
-    pull = c.get("imagePullPolicy") or ""
-    if not pull:
-        found.append(field.required(f"{path}.imagePullPolicy"))
-    elif pull not in _PULL_POLICIES:
-        found.append(field.not_supported(f"{path}.imagePullPolicy", pull, _PULL_POLICIES))
-    found += _resources(c.get("resources"), f"{path}.resources")
-    return found + container_security_context(c.get("securityContext"), f"{path}.securityContext", host_users)
+    found += _env_from(c.get("envFrom"), f"{path}.envFrom")
+    found += _volume_mounts(c.get("volumeMounts"), pod.volumes, f"{path}.volumeMounts")
+    found += _volume_devices(c, pod.volumes, f"{path}.volumeDevices")
+    found += field.required_choice(c.get("imagePullPolicy"), f"{path}.imagePullPolicy", _PULL_POLICIES)
+    found += container_resource_requirements(c.get("resources"), pod.claim_names, f"{path}.resources")
+    found += _resize_policy(c.get("resizePolicy"), pod.restart_policy, f"{path}.resizePolicy")
+    return found + container_security_context(c.get("securityContext"), f"{path}.securityContext", pod.host_users)
 
 
-def host_process(spec: Obj, path: str) -> list[FieldError]:
-    """validateWindowsHostProcessPod, as far as --allow-privileged=false refuses any hostProcess container."""
-    if capabilities.allow_privileged():
-        return []
-    pod_level = ((spec.get("securityContext") or {}).get("windowsOptions") or {}).get("hostProcess")
-    for key in ("containers", "initContainers", "ephemeralContainers"):
-        for c in spec.get(key) or ():
-            own = (((c or {}).get("securityContext") or {}).get("windowsOptions") or {}).get("hostProcess")
-            if own is True or (own is None and pod_level is True):
-                return [field.forbidden(path, "hostProcess containers are disallowed by cluster policy")]
-    return []
+def host_port_conflicts(items: Any, path: str) -> list[FieldError]:
+    """checkHostPortConflicts: a host port is taken once per protocol and host IP."""
+    found: list[FieldError] = []
+    taken: set[str] = set()
+    for i, c in enumerate(items or ()):
+        for j, port in enumerate((c if isinstance(c, dict) else {}).get("ports") or ()):
+            port = port if isinstance(port, dict) else {}
+            if not port.get("hostPort"):
+                continue
+            key = f"{port.get('protocol') or ''}/{port.get('hostIP') or ''}/{port['hostPort']}"
+            if key in taken:
+                found.append(field.duplicate(f"{path}[{i}].ports[{j}].hostPort", key))
+            taken.add(key)
+    return found
 
 
 _RESTART_POLICIES = ("Always", "Never", "OnFailure")
@@ -334,9 +319,8 @@ def _sidecar_rules(c: Obj, grace: int | None, os_name: str | None, path: str) ->
     return found + handlers.liveness_probe(c.get("startupProbe"), grace, f"{path}.startupProbe")
 
 
-def containers(items: Any, names: dict[str, Obj], grace: int | None, os_name: str | None, host_users: bool,
-               path: str) -> list[FieldError]:
-    """validateContainers (host ports are the spec's to check)."""
+def containers(items: Any, pod: PodContext, path: str) -> list[FieldError]:
+    """validateContainers."""
     if not items:
         return [field.required(path)]
     found: list[FieldError] = []
@@ -344,24 +328,24 @@ def containers(items: Any, names: dict[str, Obj], grace: int | None, os_name: st
     for i, c in enumerate(items):
         at = f"{path}[{i}]"
         c = c if isinstance(c, dict) else {}
-        found += _container_common(c, names, host_users, at)
+        found += _container_common(c, pod, at)
         name = c.get("name") or ""
         if name in seen:
             found.append(field.duplicate(f"{at}.name", name))
         seen.add(name)
-        found += _sidecar_rules(c, grace, os_name, at) + _restart_rules(c, at)
-    return found
+        found += _sidecar_rules(c, pod.grace, pod.os_name, at) + _restart_rules(c, at)
+    return found + host_port_conflicts(items, path)
 
 
-def init_containers(items: Any, regular: Any, names: dict[str, Obj], grace: int | None, os_name: str | None,
-                    host_users: bool, path: str) -> list[FieldError]:
-    """validateInitContainers: probes and hooks only for restartable (sidecar) init containers."""
+def init_containers(items: Any, regular: Any, pod: PodContext, path: str) -> list[FieldError]:
+    """validateInitContainers: probes and hooks only for restartable (sidecar) init containers, host ports
+    judged one container at a time (they run one by one)."""
     found: list[FieldError] = []
     seen = {c.get("name") for c in regular or () if isinstance(c, dict)}
     for i, c in enumerate(items or ()):
         at = f"{path}[{i}]"
         c = c if isinstance(c, dict) else {}
-        found += _container_common(c, names, host_users, at)
+        found += _container_common(c, pod, at)
         policy = c.get("restartPolicy")
         if policy is None:
             if c.get("restartPolicyRules"):
@@ -373,19 +357,19 @@ def init_containers(items: Any, regular: Any, names: dict[str, Obj], grace: int 
             found.append(field.duplicate(f"{at}.name", name))
         elif name:
             seen.add(name)
+        found += host_port_conflicts([c], path)
         if policy == "Always":
-            found += _sidecar_rules(c, grace, os_name, at)
+            found += _sidecar_rules(c, pod.grace, pod.os_name, at)
         else:
             found += [field.forbidden(f"{at}.{key}", _NOT_INIT)
                       for key in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe") if c.get(key) is not None]
-        if policy != "Always":
             found += [field.invalid(f"{at}.resizePolicy[{j}].restartPolicy", "RestartContainer",
                                     "must not be set to 'RestartContainer' for non-sidecar initContainers")
                       for j, p in enumerate(c.get("resizePolicy") or []) if (p or {}).get("restartPolicy") == "RestartContainer"]
     return found
 
 
-def ephemeral_containers(spec: Obj, names: dict[str, Obj], host_users: bool, path: str) -> list[FieldError]:
+def ephemeral_containers(spec: Obj, pod: PodContext, path: str) -> list[FieldError]:
     """validateEphemeralContainers: each also judged as a pod's container, named uniquely among all, targeting
     a regular or init container, and setting only what an ephemeral container may."""
     found: list[FieldError] = []
@@ -395,7 +379,7 @@ def ephemeral_containers(spec: Obj, names: dict[str, Obj], host_users: bool, pat
     for i, c in enumerate(spec.get("ephemeralContainers") or ()):
         at = f"{path}[{i}]"
         c = c if isinstance(c, dict) else {}
-        found += _container_common(c, names, host_users, at) + image_whitespace(c, at)
+        found += _container_common(c, pod, at) + image_whitespace(c, at)
         name = c.get("name") or ""
         if name in seen:
             found.append(field.duplicate(f"{at}.name", name))

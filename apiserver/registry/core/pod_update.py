@@ -2,8 +2,7 @@
 images, deadline, tolerations (additions), scheduling gates (removals) and a negative grace period may
 have changed; anything else is refused with upstream's diff.Diff of the two internal specs.
 
-Not ported: ValidatePodSpecificAnnotationUpdates and the node selector and affinity mutations a gated
-pod may make.
+A pod still gated from scheduling may also add to its node selector and node affinity requirements.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import inclusive_range_error
 from apiserver.registry import field
-from apiserver.registry.core import go_structs
+from apiserver.registry.core import go_structs, pod_annotations
 from apiserver.registry.core.pod_validation import pod, tolerations
 
 Obj = dict[str, Any]
@@ -24,24 +23,6 @@ _UPDATABLE = (
     "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
     "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)")
-_HOST_FIELDS = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
-
-
-def internal_pod_spec(spec: Obj) -> Obj:
-    """The internal core.PodSpec of a v1 pod's spec (Convert_v1_Pod_To_core_Pod), as json.Marshal writes it:
-    the host namespace fields live in the security context, serviceAccount is an alias, and a negative
-    grace period reads 1."""
-    converted = dict(spec)
-    context = dict(spec.get("securityContext") or {})
-    for key in _HOST_FIELDS:
-        context[key] = spec.get(key)
-    converted["securityContext"] = context
-    if not spec.get("serviceAccountName"):
-        converted["serviceAccountName"] = spec.get("serviceAccount")
-    grace = spec.get("terminationGracePeriodSeconds")
-    if isinstance(grace, int) and grace < 0:
-        converted["terminationGracePeriodSeconds"] = 1
-    return go_structs.struct("PodSpec", converted)
 
 
 def _containers(new: list[Any], old: list[Any], path: str) -> tuple[list[FieldError], bool]:
@@ -91,10 +72,79 @@ def _only_deleted_gates(new: list[Any], old: list[Any]) -> list[FieldError]:
             for name, i in added.items() if name not in old_names]
 
 
+def _semantic(value: Any) -> Any:
+    """A rendered internal value as equality.Semantic.DeepEqual sees it: empty and nil slices and maps alike."""
+    if isinstance(value, dict):
+        return {k: _semantic(v) for k, v in value.items()} or None
+    if isinstance(value, list):
+        return [_semantic(v) for v in value] or None
+    return value
+
+
+def _same(go_type: str, a: Any, b: Any) -> bool:
+    return bool(_semantic(go_structs.rendered(go_type, a)) == _semantic(go_structs.rendered(go_type, b)))
+
+
+def _only_added_requirements(new: Obj, old: Obj) -> bool:
+    """validateNodeSelectorTermHasOnlyAdditions."""
+    if not old.get("matchExpressions") and not old.get("matchFields") and \
+            (new.get("matchExpressions") or new.get("matchFields")):
+        return False
+    for key in ("matchExpressions", "matchFields"):
+        was, now = old.get(key) or [], new.get(key) or []
+        if was and (len(now) < len(was) or not _same("[]NodeSelectorRequirement", now[:len(was)], was)):
+            return False
+    return True
+
+
+def _node_affinity_mutation(new: Any, old: Any, path: str) -> list[FieldError]:
+    """validateNodeAffinityMutation: a gated pod's required node selector terms may only gain requirements."""
+    required = (old or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not isinstance(required, dict):
+        return []
+    old_terms = required.get("nodeSelectorTerms") or []
+    new_terms = ((new or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms")
+    new_terms = new_terms or []
+    at = f"{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+    if old_terms and len(old_terms) != len(new_terms):
+        shown = field.go_json(go_structs.rendered("[]NodeSelectorTerm", new_terms or None))
+        return [field.invalid_shown(at, shown, "no additions/deletions to non-empty NodeSelectorTerms list are allowed")]
+    return [field.invalid_shown(f"{at}[{i}]", field.go_json(go_structs.struct("NodeSelectorTerm", now or {})),
+                                "only additions are allowed (no mutations or deletions)")
+            for i, (now, was) in enumerate(zip(new_terms, old_terms)) if not _only_added_requirements(now or {}, was or {})]
+
+
+def _gated_pod_mutations(munged: Obj, old_spec: Obj) -> list[FieldError]:
+    """What a pod still gated from scheduling may change: add to its node selector and to the requirements of
+    its required node affinity terms. The munged spec takes the old values of both, as upstream's does."""
+    found: list[FieldError] = []
+    selector, old_selector = munged.get("nodeSelector") or {}, old_spec.get("nodeSelector") or {}
+    if selector != old_selector:
+        if any(k not in selector or selector[k] != v for k, v in old_selector.items()):
+            found.append(field.invalid("spec.nodeSelector", munged.get("nodeSelector"),
+                                       "only additions to spec.nodeSelector are allowed (no mutations or deletions)"))
+        munged["nodeSelector"] = old_spec.get("nodeSelector")
+    affinity, old_affinity = munged.get("affinity"), old_spec.get("affinity")
+    node_affinity = (affinity or {}).get("nodeAffinity") if isinstance(affinity, dict) else None
+    old_node_affinity = (old_affinity or {}).get("nodeAffinity") if isinstance(old_affinity, dict) else None
+    if not _same("*NodeAffinity", node_affinity, old_node_affinity):
+        found += _node_affinity_mutation(node_affinity, old_node_affinity, "spec.affinity.nodeAffinity")
+        if affinity is None:
+            if old_node_affinity is not None:
+                munged["affinity"] = {"nodeAffinity": old_node_affinity}
+        elif old_affinity is None and affinity.get("podAffinity") is None and affinity.get("podAntiAffinity") is None:
+            munged["affinity"] = None
+        else:
+            munged["affinity"] = {**affinity, "nodeAffinity": old_node_affinity}
+    return found
+
+
 def pod_update(new: Obj, old: Obj) -> list[FieldError]:
     """ValidatePodUpdate (its metadata aside)."""
     spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
-    found = pod(new)
+    found = pod(new, old)
+    found += pod_annotations.pod_specific_annotation_updates(new.get("metadata") or {}, old.get("metadata") or {}, spec,
+                                                             "metadata.annotations")
     for key in ("containers", "initContainers"):
         errors, stop = _containers(spec.get(key) or [], old_spec.get(key) or [], f"spec.{key}")
         found += errors
@@ -106,7 +156,7 @@ def pod_update(new: Obj, old: Obj) -> list[FieldError]:
         return found
     found += _only_added_tolerations(spec.get("tolerations") or [], old_spec.get("tolerations") or [])
     found += _only_deleted_gates(spec.get("schedulingGates") or [], old_spec.get("schedulingGates") or [])
-    old_shown = internal_pod_spec(old_spec)
+    old_shown = go_structs.pod_spec(old_spec)
     munged = copy.deepcopy(spec)
     for key in ("containers", "initContainers"):
         for container, was in zip(munged.get(key) or [], old_spec.get(key) or []):
@@ -119,7 +169,9 @@ def pod_update(new: Obj, old: Obj) -> list[FieldError]:
     old_grace = old_spec.get("terminationGracePeriodSeconds")
     if isinstance(old_grace, int) and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
         munged["terminationGracePeriodSeconds"] = old_grace
-    munged_shown = internal_pod_spec(munged)
+    if old_spec.get("schedulingGates"):
+        found += _gated_pod_mutations(munged, old_spec)
+    munged_shown = go_structs.pod_spec(munged)
     if munged_shown != old_shown:
         found.append(field.forbidden("spec", _UPDATABLE + "\n" + go_structs.diff(old_shown, munged_shown)))
     return found

@@ -1,9 +1,10 @@
 """Pod spec validation: ValidatePodSpec of pkg/apis/core/validation/validation.go and the functions it
-calls, in its order, for the fields ported so far (see the registry README for what is not).
+calls, in its order, at 1.36's feature gates.
 
-Volumes, containers (`pod_containers.py`), host network ports, restart and DNS policies, node selector,
-security context user and group ids, DNS config, active deadline, tolerations and OS. Pod templates
-(workloads) are judged the same, without the pod-only checks.
+Volumes (`pod_volumes.py`), containers (`pod_containers.py`), resources (`resource_requirements.py`),
+security contexts (`security_contexts.py`), affinity and topology spread (`scheduling_constraints.py`)
+and the pod-wide rules (`pod_spec_rules.py`). Pod templates (workloads) are judged the same, without the
+pod-only checks.
 """
 
 from __future__ import annotations
@@ -14,21 +15,22 @@ from apiserver.errors import FieldError
 from apiserver.kinds.validation import (
     dns1123_subdomain,
     inclusive_range_error,
-    label_value,
-    qualified_name,
 )
 from apiserver.registry import field
-from apiserver.registry.core import scheduling_constraints
+from apiserver.registry.core import pod_annotations, scheduling_constraints
+from apiserver.registry.core import pod_spec_rules as rules
 from apiserver.registry.core.pod_containers import (
     MAX_INT32,
+    PodContext,
     containers,
     dns_label,
     ephemeral_containers,
-    host_process,
     image_whitespace,
     init_containers,
 )
+from apiserver.registry.core.pod_spec_rules import tolerations
 from apiserver.registry.core.pod_volumes import volumes
+from apiserver.registry.core.resource_requirements import overhead, pod_resources
 from apiserver.registry.core.security_contexts import pod_security_context
 from apiserver.registry.meta import annotations, labels
 
@@ -38,93 +40,45 @@ _RESTART_POLICIES = ("Always", "OnFailure", "Never")
 _DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
 
 
-# -- containers ----------------------------------------------------------------------------------
-
-
-def _host_network_ports(spec: Obj, path: str, is_pod: bool) -> list[FieldError]:
-    if not spec.get("hostNetwork"):
-        return []
-    found: list[FieldError] = []
-    for i, c in enumerate(spec.get("containers") or ()):
-        for j, port in enumerate((c or {}).get("ports") or ()):
-            host, container = port.get("hostPort") or 0, port.get("containerPort") or 0
-            if (is_pod or host) and host != container:
-                found.append(field.invalid(f"{path}.containers[{i}].ports[{j}].hostPort", host,
-                                           "must match `containerPort` when `hostNetwork` is true"))
-    return found
-
-
-_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-
-
-def tolerations(items: Any, path: str) -> list[FieldError]:
-    """ValidateTolerations (the comparison operators' option off, as their feature gate is at 1.36)."""
-    found: list[FieldError] = []
-    for i, toleration in enumerate(items or ()):
-        at = f"{path}[{i}]"
-        toleration = toleration if isinstance(toleration, dict) else {}
-        key, operator = str(toleration.get("key") or ""), str(toleration.get("operator") or "")
-        value, effect = str(toleration.get("value") or ""), str(toleration.get("effect") or "")
-        if key:
-            found += [field.invalid(f"{at}.key", key, msg) for msg in qualified_name(key)]
-        if not key and operator != "Exists":
-            found.append(field.invalid(f"{at}.operator", operator, 'operator must be Exists when `key` is empty, '
-                                                                    'which means "match all values and all keys"'))
-        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
-            found.append(field.invalid(f"{at}.effect", effect,
-                                       "effect must be 'NoExecute' when `tolerationSeconds` is set"))
-        if operator in ("Equal", ""):
-            messages = label_value(value)
-            if messages:
-                found.append(field.invalid(f"{at}.operator", value, ";".join(messages)))
-        elif operator == "Exists":
-            if value:
-                found.append(field.invalid(f"{at}.operator", value, "value must be empty when `operator` is 'Exists'"))
-        elif operator in ("Lt", "Gt"):
-            found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists", "Lt", "Gt")))
-        else:
-            found.append(field.not_supported(f"{at}.operator", operator, ("Equal", "Exists")))
-        if effect and effect not in _TAINT_EFFECTS:
-            found.append(field.not_supported(f"{at}.effect", effect, _TAINT_EFFECTS))
-    return found
-
-
-def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
-    """ValidatePodSpec (and, for a Pod, its pod-only container checks)."""
+def pod_spec(spec: Any, path: str, is_pod: bool = False, meta: Obj | None = None,
+             old_spec: Obj | None = None) -> list[FieldError]:
+    """ValidatePodSpec (and, for a Pod, its pod-only container checks); the old spec of an update gives the
+    options upstream reads from it."""
     if not isinstance(spec, dict):
-        return [field.required(path)]
+        spec = {}
     found: list[FieldError] = []
     if spec.get("terminationGracePeriodSeconds") is None:
         found.append(field.required(f"{path}.terminationGracePeriodSeconds"))
-    names, problems = volumes(spec.get("volumes"), f"{path}.volumes", is_pod)
-    found += problems
     grace = spec.get("terminationGracePeriodSeconds")
-    grace = grace if isinstance(grace, int) else None
-    os_name = (spec.get("os") or {}).get("name") if isinstance(spec.get("os"), dict) else None
-    # The default for hostUsers is true.
-    host_users = spec.get("hostUsers") is not False
-    found += containers(spec.get("containers"), names, grace, os_name, host_users, f"{path}.containers")
-    found += init_containers(spec.get("initContainers"), spec.get("containers"), names, grace, os_name, host_users,
-                             f"{path}.initContainers")
-    found += ephemeral_containers(spec, names, host_users, f"{path}.ephemeralContainers")
-    found += _host_network_ports(spec, path, is_pod)
+    volume_names, problems = volumes(spec.get("volumes"), f"{path}.volumes", is_pod, str(_dict(meta).get("name") or ""))
+    found += problems
+    claims = rules.claim_names(spec.get("resourceClaims"))
+    found += rules.pod_resource_claims(meta, spec.get("resourceClaims"), f"{path}.resourceClaims")
+    context = PodContext(volumes=volume_names, claim_names=claims, grace=grace if isinstance(grace, int) else None,
+                         os_name=_dict(spec.get("os")).get("name"), host_users=spec.get("hostUsers") is not False,
+                         restart_policy=str(spec.get("restartPolicy") or ""))
+    found += containers(spec.get("containers"), context, f"{path}.containers")
+    found += init_containers(spec.get("initContainers"), spec.get("containers"), context, f"{path}.initContainers")
+    found += ephemeral_containers(spec, context, f"{path}.ephemeralContainers")
+    found += pod_resources(spec, claims, path)
+    found += rules.host_network_deps(spec, path, is_pod)
     found += field.required_choice(spec.get("restartPolicy"), f"{path}.restartPolicy", _RESTART_POLICIES)
     found += field.required_choice(spec.get("dnsPolicy"), f"{path}.dnsPolicy", _DNS_POLICIES)
     found += labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
-    found += pod_security_context(spec.get("securityContext"), spec, f"{path}.securityContext")
+    found += pod_security_context(spec.get("securityContext"), spec, f"{path}.securityContext", old_spec)
+    found += rules.image_pull_secrets(spec.get("imagePullSecrets"), f"{path}.imagePullSecrets")
     found += scheduling_constraints.affinity(spec.get("affinity"), f"{path}.affinity")
-    if spec.get("dnsPolicy") == "None" and not isinstance(spec.get("dnsConfig"), dict):
-        found.append(field.required(f"{path}.dnsConfig", "must provide `dnsConfig` when `dnsPolicy` is None"))
-    for i, gate in enumerate(spec.get("readinessGates") or []):
-        condition = (gate or {}).get("conditionType") or ""
-        found += [field.invalid(f"{path}.readinessGates[{i}].conditionType", condition, m)
-                  for m in qualified_name(condition)]
+    found += rules.dns_config(spec.get("dnsConfig"), spec.get("dnsPolicy"), f"{path}.dnsConfig")
+    found += rules.readiness_gates(spec.get("readinessGates"), f"{path}.readinessGates")
+    found += rules.scheduling_gates(spec.get("schedulingGates"), f"{path}.schedulingGates")
     found += scheduling_constraints.topology_spread_constraints(spec.get("topologySpreadConstraints") or [],
                                                                 f"{path}.topologySpreadConstraints")
-    found += host_process(spec, path)
-    if spec.get("serviceAccountName"):
-        found += [field.invalid(f"{path}.serviceAccountName", spec["serviceAccountName"], msg)
-                  for msg in dns1123_subdomain(spec["serviceAccountName"])]
+    found += rules.windows_host_process_pod(spec, path)
+    found += rules.host_users(spec, path, old_spec)
+    found += rules.pod_host_name(spec, path)
+    for key in ("serviceAccountName", "nodeName"):
+        if spec.get(key):
+            found += _subdomain(spec[key], f"{path}.{key}")
     deadline = spec.get("activeDeadlineSeconds")
     if isinstance(deadline, int) and not 1 <= deadline <= MAX_INT32:
         found.append(field.invalid(f"{path}.activeDeadlineSeconds", deadline, inclusive_range_error(1, MAX_INT32)))
@@ -132,47 +86,70 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False) -> list[FieldError]:
         if spec.get(key):
             found += dns_label(f"{path}.{key}", spec[key])
     found += tolerations(spec.get("tolerations"), f"{path}.tolerations")
-    found += _os(spec.get("os"), f"{path}.os")
-    if is_pod:
-        for key in ("containers", "initContainers"):
-            for i, c in enumerate(spec.get(key) or ()):
-                found += image_whitespace(c if isinstance(c, dict) else {}, f"{path}.{key}[{i}]")
+    found += rules.host_aliases(spec.get("hostAliases"), f"{path}.hostAliases")
+    if spec.get("priorityClassName"):
+        found += _subdomain(spec["priorityClassName"], f"{path}.priorityClassName")
+    if spec.get("runtimeClassName") is not None:
+        found += _subdomain(spec["runtimeClassName"], f"{path}.runtimeClassName")
+    found += rules.preemption_policy(spec, path)
+    if spec.get("overhead") is not None:
+        found += overhead(spec["overhead"], f"{path}.overhead")
+    found += rules.os_rules(spec, path)
+    found += rules.file_key_ref_volumes(spec, path)
     return found
 
 
-def _os(os: Any, path: str) -> list[FieldError]:
-    """validateOS (the Linux and Windows rules that follow a valid OS are not ported)."""
-    if not isinstance(os, dict):
-        return []
-    name = os.get("name") or ""
-    if not name:
-        return [field.required(f"{path}.name")]
-    return [] if name in ("linux", "windows") else [field.not_supported(path, name, ("linux", "windows"))]
+def _dict(value: Any) -> Obj:
+    return value if isinstance(value, dict) else {}
 
 
-def pod(obj: Obj) -> list[FieldError]:
-    return pod_spec(obj.get("spec"), "spec", is_pod=True)
+def _subdomain(value: Any, path: str) -> list[FieldError]:
+    return [field.invalid(path, value, msg) for msg in dns1123_subdomain(str(value))]
+
+
+def pod(obj: Obj, old: Obj | None = None) -> list[FieldError]:
+    """validatePodMetadataAndSpec (its ObjectMeta aside, judged before): the pod's annotations, its spec,
+    and what only a pod's spec is refused for."""
+    meta, spec = _dict(obj.get("metadata")), _dict(obj.get("spec"))
+    old_spec = _dict(old.get("spec")) if old is not None else None
+    tolerated = old is not None and pod_annotations.deletion_cost_tolerated(_dict(old.get("metadata")).get("annotations"))
+    found = pod_annotations.pod_specific_annotations(meta.get("annotations"), spec, "metadata.annotations", tolerated)
+    found += pod_spec(obj.get("spec"), "spec", is_pod=True, meta=meta, old_spec=old_spec)
+    if not spec.get("serviceAccountName"):
+        for i, volume in enumerate(spec.get("volumes") or ()):
+            sources = _dict(_dict(volume).get("projected")).get("sources") or ()
+            found += [field.forbidden(f"spec.volumes[{i}].projected.sources[{j}].serviceAccountToken",
+                                      "must not be specified when serviceAccountName is not set")
+                      for j, source in enumerate(sources) if _dict(source).get("serviceAccountToken") is not None]
+    for key in ("containers", "initContainers"):
+        for i, c in enumerate(spec.get(key) or ()):
+            found += image_whitespace(_dict(c), f"spec.{key}[{i}]")
+    return found
 
 
 def pod_create(obj: Obj) -> list[FieldError]:
-    """ValidatePodCreate: ephemeral containers come only through their subresource, and a pod is bound to a
-    node only once its scheduling gates are gone."""
+    """ValidatePodCreate: ephemeral containers come only through their subresource, a pod is bound to a
+    node only once its scheduling gates are gone, and deprecated profile annotations agree with fields."""
     found = pod(obj)
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    meta, spec = _dict(obj.get("metadata")), _dict(obj.get("spec"))
     if spec.get("ephemeralContainers"):
         found.append(field.forbidden("spec.ephemeralContainers", "cannot be set on create"))
     if spec.get("nodeName") and spec.get("schedulingGates"):
         found.append(field.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
-    return found
+    found += pod_annotations.seccomp_annotations_and_fields(meta, spec, "spec")
+    return found + pod_annotations.app_armor_annotations_and_fields(meta, spec, "spec")
 
 
 def pod_template_spec(template: Obj, path: str) -> list[FieldError]:
     """ValidatePodTemplateSpec (its labels' path is upstream's: `template.labels`)."""
-    meta = template.get("metadata") or {}
+    meta, spec = _dict(template.get("metadata")), _dict(template.get("spec"))
     found = labels(meta.get("labels"), f"{path}.labels")
     found += annotations(meta.get("annotations"), f"{path}.annotations")
+    found += pod_annotations.pod_specific_annotations(meta.get("annotations"), spec, f"{path}.annotations")
     found += pod_spec(template.get("spec"), f"{path}.spec")
-    if isinstance(template.get("spec"), dict) and template["spec"].get("ephemeralContainers"):
+    found += pod_annotations.seccomp_annotations_and_fields(meta, spec, f"{path}.spec")
+    found += pod_annotations.app_armor_annotations_and_fields(meta, spec, f"{path}.spec")
+    if spec.get("ephemeralContainers"):
         found.append(field.forbidden(f"{path}.spec.ephemeralContainers", "ephemeral containers not allowed in pod template"))
     return found
 

@@ -196,21 +196,29 @@ def _volume_source(volume: Obj, name: str, is_pod: bool, at: str) -> list[FieldE
     return found
 
 
-def volumes(items: Any, path: str, is_pod: bool) -> tuple[dict[str, Obj], list[FieldError]]:
-    """ValidateVolumes: the volumes the containers may mount, by name, and what is wrong."""
+def volumes(items: Any, path: str, is_pod: bool, pod_name: str = "") -> tuple[dict[str, Obj], list[FieldError]]:
+    """ValidateVolumes: the volumes the containers may mount (only those without a problem), by name, and
+    what is wrong. A pod's (named) claim may not be one its own ephemeral volumes create."""
     found: list[FieldError] = []
     names: dict[str, Obj] = {}
-    for i, volume in enumerate(items or ()):
+    items = [volume if isinstance(volume, dict) else {} for volume in items or ()]
+    created = {f"{pod_name}-{v.get('name') or ''}" for v in items if pod_name and v.get("ephemeral") is not None}
+    for i, volume in enumerate(items):
         at = f"{path}[{i}]"
-        volume = volume if isinstance(volume, dict) else {}
         name = volume.get("name") or ""
+        problems = _volume_source(volume, name, is_pod, at)
         if not name:
-            found.append(field.required(f"{at}.name"))
+            problems.append(field.required(f"{at}.name"))
         else:
-            found += [field.invalid(f"{at}.name", name, m) for m in dns1123_label(name)]
+            problems += [field.invalid(f"{at}.name", name, m) for m in dns1123_label(name)]
         if name in names:
-            found.append(field.duplicate(f"{at}.name", name))
+            problems.append(field.duplicate(f"{at}.name", name))
+        if problems:
+            found += problems
         else:
             names[name] = volume
-        found += _volume_source(volume, name, is_pod, at)
+        claim = volume.get("persistentVolumeClaim")
+        if isinstance(claim, dict) and claim.get("claimName") in created:
+            found.append(field.invalid(f"{at}.persistentVolumeClaim.claimName", claim["claimName"],
+                                       "must not reference a PVC that gets created for an ephemeral volume"))
     return names, found

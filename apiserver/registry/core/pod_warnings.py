@@ -11,6 +11,7 @@ from typing import Any
 
 from apiserver.kinds.validation import dns1123_label
 from apiserver.registry.core import resource_names
+from apiserver.registry.core.pod_annotations import app_armor_field
 from apiserver.registry.node.warnings import deprecated_label_message  # pkg/api/node, as upstream imports it
 
 Obj = dict[str, Any]
@@ -34,6 +35,7 @@ _DEPRECATED_VOLUMES = (
 )
 _SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod"
 _SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/"
+_APP_ARMOR_CONTAINER = "container.apparmor.security.beta.kubernetes.io/"
 
 
 def _containers(spec: Obj, at: str) -> Iterator[tuple[Obj, str]]:
@@ -49,12 +51,18 @@ def _fractional(amount: Any) -> str | None:
     return str(value) if value is not None and value.milli_value() % 1000 != 0 else None
 
 
-def _container_warnings(c: Obj, path: str, annotations: Obj, meta_at: str) -> list[str]:
+def _container_warnings(c: Obj, path: str, annotations: Obj, meta_at: str, pod_app_armor: Any | None) -> list[str]:
+    """The per-container warnings; `pod_app_armor` is the pod's AppArmor profile, for a template only (a pod
+    is warned of its AppArmor annotations by the strategy that copies them into fields)."""
     found: list[str] = []
     name = c.get("name") or ""
     if not (c.get("securityContext") or {}).get("seccompProfile") and _SECCOMP_CONTAINER + name in annotations:
         found.append(f'{meta_at}.annotations[{_SECCOMP_CONTAINER}{name}]: non-functional in v1.27+; '
                      'use the "seccompProfile" field instead')
+    key = _APP_ARMOR_CONTAINER + name
+    if pod_app_armor is not None and not (c.get("securityContext") or {}).get("appArmorProfile") \
+            and key in annotations and (not pod_app_armor or pod_app_armor != app_armor_field(str(annotations[key]))):
+        found.append(f'{meta_at}.annotations[{key}]: deprecated since v1.30; use the "appArmorProfile" field instead')
     resources = c.get("resources") or {}
     for kind, name_ in (("limits", "memory"), ("requests", "memory"), ("limits", "ephemeral-storage"),
                         ("requests", "ephemeral-storage")):
@@ -135,8 +143,10 @@ def spec_warnings(spec: Any, meta: Any, prefix: str = "") -> list[str]:
     if not (spec.get("securityContext") or {}).get("seccompProfile") and _SECCOMP_POD in annotations:
         found.append(f'{meta_at}.annotations[{_SECCOMP_POD}]: non-functional in v1.27+; use the "seccompProfile" '
                      "field instead")
+    # A template's pod-level AppArmor profile, {} for none; None for a pod.
+    pod_app_armor = ((spec.get("securityContext") or {}).get("appArmorProfile") or {}) if prefix else None
     for c, path in _containers(spec, at):
-        found += _container_warnings(c, path, annotations, meta_at)
+        found += _container_warnings(c, path, annotations, meta_at, pod_app_armor)
     grace = spec.get("terminationGracePeriodSeconds")
     if isinstance(grace, int) and grace < 0:
         found.append(f"{at}.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be "

@@ -163,8 +163,9 @@ def _choice(value: Any, path: str, choices: tuple[str, ...]) -> list[FieldError]
     return [] if value is None or value in choices else [field.not_supported(path, value, choices)]
 
 
-def pod_security_context(context: Any, spec: Obj, path: str) -> list[FieldError]:
-    """validatePodSpecSecurityContext (the host namespace fields read from the v1 spec)."""
+def pod_security_context(context: Any, spec: Obj, path: str, old_spec: Obj | None = None) -> list[FieldError]:
+    """validatePodSpecSecurityContext (the host namespace fields read from the v1 spec). With SELinuxMount
+    off (1.36), a SELinux change policy may only be Recursive, unless the old spec already set one."""
     if not isinstance(context, dict):
         return []
     found = _ids(context, path, ("fsGroup", "runAsUser", "runAsGroup"))
@@ -181,7 +182,10 @@ def pod_security_context(context: Any, spec: Obj, path: str) -> list[FieldError]
     found += app_armor_profile(context.get("appArmorProfile"), f"{path}.appArmorProfile")
     found += _choice(context.get("supplementalGroupsPolicy"), f"{path}.supplementalGroupsPolicy",
                      _SUPPLEMENTAL_POLICIES)
-    return found + _choice(context.get("seLinuxChangePolicy"), f"{path}.seLinuxChangePolicy", _SELINUX_CHANGE_POLICIES)
+    old_context = (old_spec or {}).get("securityContext")
+    in_use = isinstance(old_context, dict) and old_context.get("seLinuxChangePolicy") is not None
+    policies = _SELINUX_CHANGE_POLICIES if in_use else ("Recursive",)
+    return found + _choice(context.get("seLinuxChangePolicy"), f"{path}.seLinuxChangePolicy", policies)
 
 
 def container_security_context(context: Any, path: str, host_users: bool) -> list[FieldError]:

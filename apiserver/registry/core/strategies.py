@@ -19,6 +19,7 @@ from apiserver.registry.core import (
     event_validation,
     node_validation,
     object_warnings,
+    pod_annotations,
     pod_fields,
     pod_update,
     pod_validation,
@@ -58,6 +59,7 @@ def _pod_create(obj: Obj) -> None:
     spec = defaults.spec_of(obj)
     pod_fields.drop_disabled_pod_fields(spec)
     admission_plugins.default_toleration_seconds(spec)
+    pod_annotations.app_armor_version_skew(obj)
     # The pod strategy starts every pod Pending, in the QoS class its resources give it.
     status = obj.setdefault("status", {})
     status.setdefault("phase", "Pending")

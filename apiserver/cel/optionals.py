@@ -1,0 +1,113 @@
+"""Library calls that answer an optional, made to run on cel-expr-python, which cannot return one from
+Python nor declare a function's result optional to its type checker (an optional result type is
+taken as `dyn`).
+
+Such a function is declared to answer a message that carries the value in one field, and every call
+of it in the expression's text is followed by a presence-testing select of that field, which CEL itself
+turns into an optional: `format.dns1123Label().validate(s)` runs (and is type-checked, for its output
+type and cost) as `format.dns1123Label().validate(s).?errors`, where `validate` answers a
+`kubernetes.FormatErrors` whose `errors` are set only when there are some. So `.hasValue()`, `.value()`,
+`.orValue()`, `== optional.none()` and `.?` answer as upstream's, on the types upstream's checker
+infers. Only suffixes are inserted, found from the parsed expression (each call's position is its
+opening parenthesis), so errors in the text as written are reported where they are written, against
+the functions as upstream declares them (apiserver/cel/environment.py checks that first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from apiserver.cel import checkedexpr
+from apiserver.cel.checkedexpr import Expr
+
+# Words whose absence from an expression's text means it has nothing to rewrite.
+MARKERS = ("validate", "named")
+_OPENING, _CLOSING = "([{", ")]}"
+
+
+def _suffix(e: Expr) -> str | None:
+    """The select that makes this call's carrier an optional, for the library calls that answer one."""
+    if e.kind != "call" or e.target is None or len(e.args) != 1:
+        return None
+    if e.name == "validate":
+        return ".?errors"
+    if e.name == "named" and e.target.kind == "ident" and e.target.name == "format":
+        return ".?format"
+    return None
+
+
+def _calls(e: Expr | None) -> Iterator[Expr]:
+    if e is None:
+        return
+    yield e
+    for child in (e.target, *e.args, e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result):
+        yield from _calls(child)
+
+
+def _positions(source_info: bytes) -> dict[int, int]:
+    found = {}
+    for entry in checkedexpr.fields(source_info).get(4, []):
+        parts = checkedexpr.fields(entry)
+        found[int(parts.get(1, [0])[-1])] = int(parts.get(2, [0])[-1])
+    return found
+
+
+def _string_end(source: str, start: int) -> int:
+    """The index just past the string literal whose opening quote is at `start`."""
+    quote = source[start]
+    raw = source[start - 1:start] in ("r", "R") or (source[start - 1:start] in ("b", "B")
+                                                     and source[start - 2:start - 1] in ("r", "R"))
+    closer = quote * 3 if source.startswith(quote * 3, start) else quote
+    at = start + len(closer)
+    while at < len(source):
+        if not raw and source[at] == "\\":
+            at += 2
+            continue
+        if source.startswith(closer, at):
+            return at + len(closer)
+        at += 1
+    return len(source)
+
+
+def _closing(source: str, opening: int) -> int | None:
+    """The index of the parenthesis that closes the one at `opening`, skipping strings and comments."""
+    depth, at = 0, opening
+    while at < len(source):
+        char = source[at]
+        if char in "'\"":
+            at = _string_end(source, at)
+            continue
+        if source.startswith("//", at):
+            newline = source.find("\n", at)
+            at = len(source) if newline < 0 else newline
+            continue
+        if char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth -= 1
+            if depth == 0:
+                return at
+        at += 1
+    return None
+
+
+def rewrite(source: str, parsed: bytes) -> str | None:
+    """`source` with each optional-answering library call followed by its select, from `parsed` (a
+    serialized google.protobuf.Any holding its cel.expr.ParsedExpr); None when it has none."""
+    expression = checkedexpr.fields(bytes(checkedexpr.fields(parsed).get(2, [b""])[-1]))
+    root = checkedexpr.expression(bytes(expression.get(2, [b""])[-1]))
+    positions = _positions(bytes(expression.get(3, [b""])[-1]))
+    inserts: list[tuple[int, str]] = []
+    for call in _calls(root):
+        suffix = _suffix(call)
+        opening = positions.get(call.id)
+        if suffix is None or opening is None or source[opening:opening + 1] != "(":
+            continue
+        closing = _closing(source, opening)
+        if closing is not None:
+            inserts.append((closing + 1, suffix))
+    if not inserts:
+        return None
+    for at, suffix in sorted(inserts, reverse=True):
+        source = source[:at] + suffix + source[at:]
+    return source
