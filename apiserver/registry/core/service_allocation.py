@@ -182,7 +182,7 @@ def begin_update(new: Obj, old: Obj, request: Request, cluster: Cluster) -> None
     defaults.service(new)  # upstream's decoding defaulted the body before the storage sees it
     keep_allocated(new, old)
     spec = new.setdefault("spec", {})
-    old_spec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
+    old_spec: Obj = old["spec"] if isinstance(old.get("spec"), dict) else {}
     service_ip_families.normalize_cluster_ips(spec, old_spec)
     service_ip_families.init_ip_family_fields(new, old, (cluster.service_range.family,))
     this = (old["metadata"].get("namespace"), old["metadata"].get("name"))

@@ -73,8 +73,9 @@ def _refuse(name: str, problems: list[FieldError]) -> None:
 def init_ip_family_fields(svc: Obj, old: Obj | None, configured: tuple[str, ...]) -> None:
     """initIPFamilyFields: defaults the policy and families, refusing what the cluster cannot serve."""
     spec = svc.setdefault("spec", {})
-    old_spec = (old or {}).get("spec") if old is not None else None
-    old_spec = old_spec if isinstance(old_spec, dict) or old is None else {}
+    old_spec: Obj | None = None
+    if old is not None:
+        old_spec = old["spec"] if isinstance(old.get("spec"), dict) else {}
     name = str(svc["metadata"].get("name") or "")
     if spec.get("type") == "ExternalName" or _matching_prefer_dual_stack(spec, old_spec):
         return
