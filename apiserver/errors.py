@@ -201,4 +201,5 @@ def unknown(message: str) -> ApiError:
 
 
 def internal(message: str) -> ApiError:
-    return ApiError(500, "InternalError", f"Internal error occurred: {message}")
+    """NewInternalError: the error's text is also the one cause."""
+    return ApiError(500, "InternalError", f"Internal error occurred: {message}", {"causes": [{"message": message}]})

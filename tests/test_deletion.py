@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from support import ServerProcess, run_kubectl
 
 
@@ -69,6 +71,27 @@ def test_unscheduled_pod_is_deleted_at_once_and_answers_the_object(shared_server
     status, deleted = shared_server.json("DELETE", "/api/v1/namespaces/default/pods/unscheduled")
     assert status == 200 and deleted["kind"] == "Pod" and deleted["metadata"]["name"] == "unscheduled"
     assert shared_server.json("GET", "/api/v1/namespaces/default/pods/unscheduled")[0] == 404
+
+
+def _grace_and_generation(answer: dict[str, Any]) -> tuple[Any, Any]:
+    return answer["metadata"].get("deletionGracePeriodSeconds"), answer["metadata"].get("generation")
+
+
+def test_a_graceful_deletion_may_only_be_shortened(shared_server: ServerProcess) -> None:
+    """rest.BeforeDelete, each answer as kube-apiserver 1.36.2 gives it: a negative grace period is one
+    second, a later delete may shorten the period but not lengthen it, and the first one is a new
+    generation; at zero the pod goes, answering as marked."""
+    pods = "/api/v1/namespaces/default/pods"
+    for name in ("negative", "shortened"):
+        create(shared_server, pods, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                                     "spec": {"nodeName": "node-x", "containers": [{"name": "c", "image": "i"}]}})
+    status, deleting = shared_server.json("DELETE", f"{pods}/negative?gracePeriodSeconds=-1")
+    assert status == 200 and _grace_and_generation(deleting) == (1, 2)
+    answers = [shared_server.json("DELETE", f"{pods}/shortened{query}")[1]
+               for query in ("", "", "?gracePeriodSeconds=10", "?gracePeriodSeconds=20", "?gracePeriodSeconds=0")]
+    assert [_grace_and_generation(a) for a in answers] == [(30, 2), (30, 2), (10, 2), (10, 2), (0, 2)]
+    assert shared_server.json("GET", f"{pods}/shortened")[0] == 404
+    assert shared_server.json("GET", f"{pods}/negative")[0] == 200
 
 
 def test_delete_collection_honours_the_field_selector(shared_server: ServerProcess) -> None:

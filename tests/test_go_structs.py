@@ -10,7 +10,6 @@ import os
 import pytest
 
 from apiserver.registry.core import go_structs
-from apiserver.registry.core.pod_update import internal_pod_spec
 
 pytestmark = pytest.mark.store_once
 
@@ -36,7 +35,7 @@ def test_claim_spec_diff_is_upstreams() -> None:
 
 
 def test_pod_spec_keeps_host_namespaces_in_the_security_context() -> None:
-    shown = internal_pod_spec({"hostNetwork": True, "containers": [], "securityContext": {"runAsUser": 5}})
+    shown = go_structs.pod_spec({"hostNetwork": True, "containers": [], "securityContext": {"runAsUser": 5}})
     assert shown["SecurityContext"]["HostNetwork"] is True
     assert shown["SecurityContext"]["RunAsUser"] == 5
     assert list(shown)[:3] == ["Volumes", "InitContainers", "Containers"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+import time
 from typing import Any, Callable
 
 Obj = dict[str, Any]
@@ -167,7 +168,8 @@ _OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6b7e
 
 # name -> (collection path under the namespace, or a cluster path starting with /, object, merge patch or None)
 # A patch is merged into the object itself, or with a name into that subresource ("status", "approval").
-Patch = Obj | tuple[str, Obj] | None
+# A merge patch of the object, or of a subresource; with a third element "PUT", the subresource's body.
+Patch = Obj | tuple[str, Obj] | tuple[str, Obj, str] | None
 
 # (collection, object to create, patch); without an object, the first is the path of one the server made.
 CASES: dict[str, tuple[str, Obj | None, Patch]] = {
@@ -417,6 +419,11 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         dataSourceRef={"kind": "PersistentVolumeClaim", "name": "b"}), None),
     "pvc-update-access-modes": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd-modes"),
                                 {"spec": {"accessModes": ["ReadWriteMany"]}}),
+    # The diff prints metav1's LabelSelector by its json tags: sorted labels, key and operator always.
+    "pvc-update-selector-shown": ("persistentvolumeclaims", _meta(_claim(), name="pvc-upd-selector"),
+                                  {"spec": {"selector": {"matchLabels": {"b": "2", "a": "1"}, "matchExpressions": [
+                                      {"operator": "In", "key": "tier", "values": ["x"]},
+                                      {"key": "zone", "operator": "Exists"}]}}}),
     "limitrange-default-above-max": ("limitranges", _limits(
         {"type": "Container", "max": {"cpu": "1"}, "default": {"cpu": "2"}}), None),
     "limitrange-claim-without-storage": ("limitranges", _limits({"type": "PersistentVolumeClaim"}), None),
@@ -477,6 +484,10 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         "metadata": {"labels": _LABELS}, "spec": {"restartPolicy": "Never",
                                                   "containers": [{"name": "app", "image": "nginx:1.27"}]}}), None),
     "daemonset-update-strategy-invalid": ("daemonsets", _daemon_set(updateStrategy={"type": "Sometimes"}), None),
+    # A template and its pod spec are Go structs: null or left out, they are zero values and defaulted.
+    "daemonset-template-spec-null": ("daemonsets", _daemon_set(template={"metadata": {"labels": _LABELS},
+                                                                         "spec": None}), None),
+    "statefulset-template-null": ("statefulsets", _stateful_set(template=None), None),
     # -- batch ---------------------------------------------------------------------------------------
     "job-parallelism-negative": ("jobs", _job(parallelism=-1), None),
     "job-completions-negative": ("jobs", _job(completions=-1), None),
@@ -486,7 +497,19 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         {"name": "app", "image": "busybox:1.36"}]}}), None),
     "job-completion-mode-invalid": ("jobs", _job(completionMode="Sometimes"), None),
     "job-update-completions": ("jobs", _meta(_job(), name="j-upd"), {"spec": {"completions": 3}}),
+    # The immutable template shows as the internal struct: the host namespaces in its security context,
+    # the deprecated serviceAccount as serviceAccountName.
+    # (A selector of its own: the generated one would put the job's uid in the message.)
+    "job-update-template-shown-internal": ("jobs", _meta(_job(manualSelector=True, selector={"matchLabels": _LABELS},
+                                                              template={"metadata": {"labels": _LABELS}, "spec": {
+                                                                  "restartPolicy": "Never", "containers": [
+                                                                      _container()]}}), name="j-upd-internal"),
+                                           {"spec": {"template": {"spec": {"hostPID": True,
+                                                                           "serviceAccount": "robot"}}}}),
     "cronjob-schedule-invalid": ("cronjobs", _cron_job(schedule="not a schedule"), None),
+    "cronjob-job-template-null": ("cronjobs", _cron_job(jobTemplate=None), None),
+    "job-template-left-out": ("jobs", {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+                                       "spec": {}}, None),
     "cronjob-time-zone-invalid": ("cronjobs", _cron_job(timeZone="Mars/Olympus"), None),
     "cronjob-concurrency-invalid": ("cronjobs", _cron_job(concurrencyPolicy="Sometimes"), None),
     "cronjob-name-too-long": ("cronjobs", _meta(_cron_job(), name="c" * 53), None),
@@ -977,6 +1000,60 @@ CASES.update({
         "subjects": [{"kind": "User"}, {"kind": "ServiceAccount", "name": "Robot", "apiGroup": "x"}]}, None),
 })
 
+# A custom resource whose scale's replicas are optional: ScaleREST judges a scale update by the
+# resource's own validation, and refuses to start from replicas it did not find. Its size is judged by
+# CEL's quantity library, which reads a quantity as resource.ParseQuantity does.
+_GADGETS = f"/apis/validation.example.com/v1/namespaces/{NAMESPACE}/gadgets"
+_GADGET_CRD: Obj = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "gadgets.validation.example.com"},
+    "spec": {"group": "validation.example.com", "scope": "Namespaced",
+             "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                 "type": "object", "properties": {
+                     "spec": {"type": "object", "properties": {
+                         "replicas": {"type": "integer", "minimum": 0}, "size": {"type": "string", "maxLength": 16}},
+                         "x-kubernetes-validations": [
+                             {"rule": "!has(self.size) || isQuantity(self.size)", "message": "size must be a quantity"},
+                             {"rule": "!has(self.size) || !isQuantity(self.size) || "
+                                      "quantity(self.size).compareTo(quantity('2n')) != 0",
+                              "message": "size may not be 2n"}]},
+                     "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}},
+                 "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                          "statusReplicasPath": ".status.replicas"}}}]}}
+
+
+def _gadget(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "validation.example.com/v1", "kind": "Gadget", "metadata": {"name": name}, "spec": spec}
+
+
+CASES.update({
+    "cr-scale-patch-without-replicas": (_GADGETS, _gadget("v-unset"), ("scale", {"metadata": {"labels": {"a": "b"}}})),
+    "cr-scale-patch-stand-in-replicas": (_GADGETS, _gadget("v-stand-in", replicas=1), (
+        "scale", {"spec": {"replicas": -2147483648}})),
+    "cr-scale-patch-negative": (_GADGETS, _gadget("v-negative", replicas=1), ("scale", {"spec": {"replicas": -3}})),
+    "cr-scale-patch-kept": (_GADGETS, _gadget("v-kept", replicas=1), ("scale", {"spec": {"replicas": 4}})),
+    # The Scale is decoded as autoscaling/v1's, for a custom resource too: its replicas are an int32.
+    "cr-scale-put-replicas-beyond-int32": (_GADGETS, _gadget("v-int32", replicas=1), ("scale", {
+        "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "v-int32"},
+        "spec": {"replicas": 3000000000}}, "PUT")),
+    "deployment-scale-put-replicas-beyond-int32": ("deployments", _deployment(), ("scale", {
+        "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d"},
+        "spec": {"replicas": 3000000000}}, "PUT")),
+    "cel-quantity-bare-point": (_GADGETS, _gadget("v-point", size="."), None),
+    "cel-quantity-exponent-without-number": (_GADGETS, _gadget("v-exponent", size="e3"), None),
+    "cel-quantity-rounded-to-nano": (_GADGETS, _gadget("v-nano", size="1.5n"), None),
+    "cel-quantity-unknown-suffix": (_GADGETS, _gadget("v-suffix", size="1K"), None),
+    # A name's length is counted in bytes (Go's len), whichever word the message uses for it.
+    "configmap-name-multibyte-length": ("configmaps", _config_map(metadata={"name": "\u00e9" * 127}), None),
+    "deviceclass-name-multibyte-length": (f"{_RESOURCE}/deviceclasses", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "\u00e9" * 127}, "spec": {}},
+                                          None),
+    "replicationcontroller-name-too-long": ("replicationcontrollers", {
+        "apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "r" * 254},
+        "spec": {"selector": {"app": "web"}, "template": _TEMPLATE}}, None),
+})
+
 
 # -- ValidatePodSpec's pod-wide rules (pod_spec_rules.py, resource_requirements.py) --------------------
 _CLAIM_TEMPLATE = {"resourceClaimTemplateName": "gpu"}
@@ -1147,10 +1224,13 @@ def run_case(send: Send, name: str) -> Obj:
     if status != 201:
         return {"setup": answer(status, body)}
     item = f"{collection}/{obj['metadata']['name']}"
-    subresource, changes = patch if isinstance(patch, tuple) else ("", patch)
+    subresource, changes, method = ("", patch, "PATCH")
+    if isinstance(patch, tuple):
+        subresource, changes = patch[0], patch[1]
+        method = patch[2] if len(patch) == 3 else "PATCH"
     try:
-        status, body = send("PATCH", item + (f"/{subresource}" if subresource else "") + "?dryRun=All", changes,
-                            "application/merge-patch+json")
+        status, body = send(method, item + (f"/{subresource}" if subresource else "") + "?dryRun=All", changes,
+                            "application/merge-patch+json" if method == "PATCH" else "application/json")
         return answer(status, body)
     finally:
         # Finalizers (a claim's protection, a job's orphaning) would keep it, and its name, for the next run.
@@ -1161,3 +1241,12 @@ def run_case(send: Send, name: str) -> Obj:
 def prepare(send: Send) -> None:
     send("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
          "application/json")
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    send("POST", crds, _GADGET_CRD, "application/json")
+    for _ in range(100):  # served once established
+        _, crd = send("GET", f"{crds}/{_GADGET_CRD['metadata']['name']}", None, "application/json")
+        conditions = ((crd or {}).get("status") or {}).get("conditions") or ()
+        if any(c.get("type") == "Established" and c.get("status") == "True" for c in conditions):
+            break
+        time.sleep(0.1)
+    time.sleep(1)  # the group's discovery and handler follow the condition

@@ -18,6 +18,7 @@ from apiserver.auth.access import Attributes, Authorizer, Decision
 from apiserver.auth.tokens import User
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import invalid_value, label_value, qualified_name
+from apiserver.query import fields, labels
 from apiserver.registry import meta
 
 AUTHORIZATION = "authorization.k8s.io"
@@ -98,21 +99,43 @@ def _spec_problems(spec: dict[str, Any], subject: bool) -> list[FieldError]:
 
 
 def _selector_errors(resource: Any) -> list[str]:
-    """BuildEvaluationError's words for selectors the authorizer was asked without: requirements it
-    could not turn into a selector (helpers.go labelSelectorAsSelector, fieldSelectorAsSelector)."""
+    """BuildEvaluationError's words for selectors the authorizer was asked without (helpers.go
+    ResourceAttributesFrom, AuthorizeWithSelectors on at 1.36): a rawSelector labels.Parse or
+    fields.ParseSelector refuses, or requirements labelSelectorAsSelector or fieldSelectorAsSelector
+    could not turn into a selector; requirements, when given, are what is asked."""
     if not isinstance(resource, dict):
         return []
     found = []
-    for selector, judge in (("fieldSelector", _field_requirement_error), ("labelSelector", _label_requirement_error)):
+    for selector, judge, parses in (("fieldSelector", _field_requirement_error, _field_selector_parses),
+                                    ("labelSelector", _label_requirement_error, _label_selector_parses)):
         given = resource.get(selector)
-        requirements = given.get("requirements") if isinstance(given, dict) else None
-        if not requirements:
+        if not isinstance(given, dict):
             continue
-        kept = [r for r in requirements if not judge(r if isinstance(r, dict) else {})]
-        if len(kept) < len(requirements):
-            partly = "partially " if kept else ""
-            found.append(f"spec.resourceAttributes.{selector} {partly}ignored due to parse error")
+        requirements, raw = given.get("requirements"), given.get("rawSelector")
+        if requirements:
+            kept = [r for r in requirements if not judge(r if isinstance(r, dict) else {})]
+            if len(kept) < len(requirements):
+                partly = "partially " if kept else ""
+                found.append(f"spec.resourceAttributes.{selector} {partly}ignored due to parse error")
+        elif isinstance(raw, str) and raw and not parses(raw):
+            found.append(f"spec.resourceAttributes.{selector} ignored due to parse error")
     return found
+
+
+def _field_selector_parses(raw: str) -> bool:
+    try:
+        fields.parse_field_terms(raw)
+    except fields.FieldSelectorError:
+        return False
+    return True
+
+
+def _label_selector_parses(raw: str) -> bool:
+    try:
+        labels.parse_label_selector(raw)
+    except labels.SelectorError:
+        return False
+    return True
 
 
 def _field_requirement_error(requirement: dict[str, Any]) -> bool:

@@ -8,20 +8,12 @@ written differently ('1' and '1000m') are equal values, as `resource.Quantity.Eq
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from typing import Any
 
 from apiserver.cel.opaque import Quantity
+from apiserver.kinds import quantity as resource_quantity
 
-_FORMAT = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
-_QUANTITY = re.compile(_FORMAT)
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": Fraction(1),
-            "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
-            "P": Fraction(10**15), "E": Fraction(10**18)}
-_EXPONENT = re.compile(r"[eE]([-+]?\d+)")
 _MAX_INT64 = 2**63 - 1
 
 
@@ -30,21 +22,12 @@ class QuantityError(ValueError):
 
 
 def parse_amount(text: str) -> Fraction:
-    """The exact amount `text` denotes; raises with resource.ParseQuantity's message when it is not one."""
-    match = _QUANTITY.match(text)
-    number = _NUMBER.match(text)
-    if not text or match is None or number is None or number.end() != len(match.group(1)):
-        raise QuantityError("quantities must match the regular expression " + repr(_FORMAT))
-    suffix = match.group(2)
-    if suffix in _BINARY:
-        scale: Fraction = Fraction(_BINARY[suffix])
-    elif suffix in _DECIMAL:
-        scale = _DECIMAL[suffix]
-    elif (exponent := _EXPONENT.fullmatch(suffix)) is not None:
-        scale = Fraction(10) ** int(exponent.group(1))
-    else:
-        raise QuantityError("unable to parse quantity's suffix")
-    return Fraction(match.group(1)) * scale
+    """The amount resource.ParseQuantity reads from `text` (rounded up to nano units, a binary amount
+    capped at int64); raises with its message when it is not a quantity."""
+    try:
+        return resource_quantity.parse_quantity(text).value
+    except resource_quantity.QuantityError as exc:
+        raise QuantityError(str(exc)) from None
 
 
 def _amount(q: Any) -> Fraction:

@@ -3,8 +3,9 @@
 The part of apiextensions-apiserver's controllers a client can observe, done as the store applies
 each CRD change (before the writer hears back): the CRD's resource types join or leave the
 registry, discovery is rebuilt, status gets NamesAccepted and Established with the accepted names
-and stored versions, and a deleted CRD's objects are deleted with it. At start-up the stored CRDs
-are served again the same way.
+and stored versions, and a CRD being deleted has its objects deleted and its cleanup finalizer taken
+off (the finalizer controller's sync), which lets it go. At start-up the stored CRDs are served again
+the same way.
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ from apiserver.discovery.documents import Discovery
 from apiserver.kinds import managedfields, objects
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.registry import apiextensions
+from apiserver.registry.apiextensions import deletion
 from apiserver.storage.interface import Change, Key, PreconditionFailed, Store
 
 log = logging.getLogger("apiserver.crd.crds")
 
 STORAGE_KEY = f"{apiextensions.GROUP}/customresourcedefinitions"
+# Upstream's finalizer starts from an informer event through its work queue, after the DELETE has been
+# answered: a client reading right after its DELETE finds the CRD still Terminating. Ours waits as long,
+# with room for a busy server's next request to be answered first.
+FINALIZER_DELAY = 0.5
 
 
 def _condition(kind: str, accepted: bool, reason: str, message: str, since: str) -> dict[str, str]:
@@ -61,7 +67,9 @@ def crd_status(crd: dict[str, Any], now: str, conflict: str | None = None) -> di
     storage = crdspec.storage_version(crd)
     if storage and storage not in stored:
         stored.append(storage)
-    status: dict[str, Any] = {"conditions": [accepted, established]}
+    # Other controllers' conditions (the finalizer's Terminating) stay as they are.
+    others = [c for c in old.get("conditions") or () if c.get("type") not in ("NamesAccepted", "Established")]
+    status: dict[str, Any] = {"conditions": [accepted, established, *others]}
     accepted_names = old.get("acceptedNames") if conflict is not None else dict(names)
     status["acceptedNames"] = accepted_names or {"plural": "", "kind": ""}
     status["storedVersions"] = stored
@@ -86,19 +94,21 @@ class CustomResourceDefinitions:
         stored = [(key, orjson.loads(obj.data), obj.rv) for key, obj in items]
         # In the order they were created, as they were first served (status writes follow that order).
         stored.sort(key=lambda entry: (entry[1]["metadata"].get("creationTimestamp", ""), entry[2]))
-        for key, crd, _ in stored:
+        for key, crd, rv in stored:
             self._established(key, crd)
+            self._queue_finalize(key, crd, rv)
         self._store.subscribe(STORAGE_KEY, self._changed, self.resync)
 
     def resync(self) -> None:
         """Serves what is stored now: after changes were lost (etcd compacted them before the watch cache
         saw them), or on becoming the leader, which owes the status writes it left to another."""
         _, items = self._store.list(STORAGE_KEY, None)
-        current = {key[2]: (key, orjson.loads(obj.data)) for key, obj in items}
+        current = {key[2]: (key, orjson.loads(obj.data), obj.rv) for key, obj in items}
         for name in [name for name in self._served if name not in current]:
             self._withdraw(name, delete_objects=True)
-        for key, crd in current.values():
+        for key, crd, rv in current.values():
             self._established(key, crd)
+            self._queue_finalize(key, crd, rv)
 
     def _changed(self, change: Change) -> None:
         # Called from inside the store's commit: a CRD this code cannot serve must not stop other writes.
@@ -108,6 +118,7 @@ class CustomResourceDefinitions:
                 self._withdraw(crd["metadata"]["name"], delete_objects=True)
             else:
                 self._established(change.key, crd)
+                self._queue_finalize(change.key, crd, change.rv)
         except Exception:
             log.exception("could not follow the change of CRD %s", change.key[2])
 
@@ -135,6 +146,48 @@ class CustomResourceDefinitions:
             if crd_type is not None:  # recorded in managedFields as upstream's controllers are
                 updated = objects.prepare_update(crd_type, updated, crd, "status", managedfields.KUBE_APISERVER)
             self._submit(key, updated)
+
+    def _queue_finalize(self, key: Key, crd: dict[str, Any], rv: int) -> None:
+        if deletion.awaits_cleanup(crd):
+            asyncio.get_running_loop().call_later(FINALIZER_DELAY, self._finalize_logged, key, rv)
+
+    def _finalize_logged(self, key: Key, rv: int) -> None:
+        try:
+            self._finalize(key, rv)
+        except Exception:
+            log.exception("could not finalize the deletion of CRD %s", key[2])
+
+    def _finalize(self, key: Key, rv: int) -> None:
+        """CRDFinalizer.sync on the CRD as it is now (a later change of it brings its own turn): Terminating
+        in progress, the objects deleted, then the finalizer off, which deletes the CRD if it was the last."""
+        latest = self._store.latest(key)
+        if latest is None or latest.rv != rv or not self._leading():
+            return
+        crd = orjson.loads(latest.data)
+        if not deletion.awaits_cleanup(crd):
+            return
+        crd_type = self._registry.lookup(apiextensions.GROUP, "v1", "customresourcedefinitions")
+        if crd_type is None:
+            return
+        progressing = orjson.loads(latest.data)
+        deletion.in_progress(progressing, objects.now_rfc3339())
+        progressing = objects.prepare_update(crd_type, progressing, crd, "status", managedfields.KUBE_APISERVER)
+        self._submit(key, progressing)
+        served = self._served.get(crd["metadata"]["name"])
+        if deletion.deletes_instances(crd) and served is not None and served[1]:
+            _, items = self._store.list(served[1][0].storage_key, None)
+            for item_key, stored in items:
+                self._submit(item_key, orjson.loads(stored.data), delete=True)
+        done = orjson.loads(orjson.dumps(progressing))
+        deletion.cleaned_up(done, objects.now_rfc3339())
+        # The CRD status strategy leaves metadata to the writer: the finalizer comes off through /status.
+        finalizers = done["metadata"].get("finalizers")
+        done = objects.prepare_update(crd_type, done, progressing, "status", managedfields.KUBE_APISERVER)
+        if finalizers:
+            done["metadata"]["finalizers"] = finalizers
+        else:
+            done["metadata"].pop("finalizers", None)
+        self._submit(key, done, delete=not finalizers)
 
     def _withdraw(self, name: str, delete_objects: bool) -> None:
         served = self._served.pop(name, None)

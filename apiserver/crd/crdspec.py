@@ -125,7 +125,18 @@ class CustomVersion:
             value = value.get(key)
         return value
 
+    @property
+    def spec_replicas_path(self) -> str:
+        assert self.scale_paths is not None
+        return str(self.scale_paths.get("specReplicasPath", ""))
+
+    def has_spec_replicas(self, obj: dict[str, Any]) -> bool:
+        """Whether specReplicasPath holds a number (scaleFromCustomResource's replicasFound)."""
+        value = self._get(obj, self.spec_replicas_path)
+        return isinstance(value, int) and not isinstance(value, bool)
+
     def scale_of(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """scaleFromCustomResource: replicas not found read as 0."""
         assert self.scale_paths is not None
         meta = obj["metadata"]
         spec_replicas = self._get(obj, self.scale_paths.get("specReplicasPath", ""))

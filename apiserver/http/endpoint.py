@@ -29,6 +29,7 @@ from apiserver.kinds import (
     binding,
     fieldmanager,
     fieldvalidation,
+    gracefuldelete,
     managedfields,
     namespacelifecycle,
     objects,
@@ -247,7 +248,7 @@ class Endpoint:
         if stored is None:
             raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
         if t.subresource == "scale":
-            return _json(200, objects.scale_of(t.rt, _load(stored)))
+            return _json(200, objects.scale_for_read(t.rt, _load(stored)))
         return Reply(200, shape.object_body(t.rt, stored), shape.content_type)
 
     def selection(self, t: Target) -> Selection:
@@ -446,8 +447,17 @@ class Endpoint:
         if not creates:
             self._require(t)  # a missing object answers 404 before its body is judged
         body = decode_body(t, raw, content_type)
-        warnings = fieldvalidation.validate(body, raw, t.query, t.rt.custom, (t.rt.kind, t.rt.api_version)) \
-            if isinstance(body, dict) and t.subresource != "scale" else {}
+        # A Scale is decoded as autoscaling/v1's, for a custom resource too (its replicas an int32).
+        scale = t.subresource == "scale"
+        try:
+            warnings = fieldvalidation.validate(body, raw, t.query, None if scale else t.rt.custom,
+                                                _SCALE_TYPE if scale else (t.rt.kind, t.rt.api_version)) \
+                if isinstance(body, dict) else {}
+        except errors.ApiError as refused:
+            if scale and t.rt.custom is not None and refused.code == 400:
+                # The custom resource handler's scheme, asked to name the Scale it could not decode, fails.
+                raise errors.bad_request(_CUSTOM_SCALE_UNDECODABLE) from None
+            raise
 
         unused = [body]
 
@@ -473,8 +483,9 @@ class Endpoint:
 
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
-                scale = objects.scale_of(t.rt, _load(current))
-                return await self._scale(t, current, patch.apply_patch(scale, raw, content_type))
+                patched_scale = patch.apply_patch(objects.scale_to_patch(t.rt, _load(current)), raw, content_type)
+                patch.undecodable(patched_scale, raw, content_type, _SCALE_TYPE)
+                return await self._scale(t, current, patched_scale)
             served = t.codec.served(_load(current))
             patched = patch.apply_patch(served, raw, content_type)
             if t.rt.custom is None:
@@ -654,20 +665,36 @@ class Endpoint:
             await admitting.admit_delete(self.admission, t, _load(current), delete_options(options, t.query),
                                          "" if collection else None)
         strategy = strategy_for(t.rt)
-        grace = strategy.deletion_grace(obj, options.get("gracePeriodSeconds"))
         if strategy.deletes_contents:
-            return await self._delete_namespace(t, key, current, obj)
+            return await self._delete_namespace(t, key, current, obj, options)
+        if strategy.marks_on_delete is not None and not obj["metadata"].get("deletionTimestamp"):
+            strategy.marks_on_delete(obj, objects.now_rfc3339())
+            marked = objects.ordered(obj)
+            if t.dry_run:
+                return Reply(200, orjson.dumps(t.codec.served(marked)))
+            current = await self._write(t, key, marked, current)
+            return Reply(200, t.codec.served_bytes(current.data))
+        # The generic store's Delete: BeforeDelete, the finalizers the options ask for, then either an
+        # update that marks the object (graceful, or held by finalizers) or its removal.
+        decision = gracefuldelete.before_delete(obj, options.get("gracePeriodSeconds"), strategy.deletion_grace)
+        if decision.pending:
+            return self._deleted_reply(t, current, obj)
         finalizers = propagation.finalizers_after_delete(obj["metadata"], options, strategy.orphans_by_default)
         if finalizers is not None:
             obj["metadata"]["finalizers"] = finalizers
-        if obj["metadata"].get("finalizers") or grace > 0:
-            marked = objects.mark_deleting(obj, grace)
-            if marked is None and finalizers is not None:
-                marked = objects.ordered(obj)
-            if marked is not None and not t.dry_run:
+        held = bool(obj["metadata"].get("finalizers"))
+        if held and not decision.graceful:
+            gracefuldelete.mark_as_deleting(obj)
+        if held or decision.graceful:
+            marked = objects.ordered(obj)
+            if t.dry_run:
+                return Reply(200, orjson.dumps(t.codec.served(marked)))
+            if marked != _load(current):
                 current = await self._write(t, key, marked, current)
-            return Reply(200, t.codec.served_bytes(current.data) if marked is None or not t.dry_run
-                         else orjson.dumps(t.codec.served(marked)))
+            if held or decision.grace > 0:
+                return Reply(200, t.codec.served_bytes(current.data))
+            # Marked with no grace period left: it goes now, and answers as marked.
+            obj = _load(current)
         if not t.dry_run:
             current = await self._write(t, key, obj, current, delete=True)
             await self._finalize_namespace_if_empty(t)
@@ -707,19 +734,22 @@ class Endpoint:
 
     # -- namespaces: the namespace controller's part, done at once -----------------------------
 
-    async def _delete_namespace(self, t: Target, key: Key, current: StoredObject, obj: dict[str, Any]) -> Reply:
+    async def _delete_namespace(self, t: Target, key: Key, current: StoredObject, obj: dict[str, Any],
+                                options: dict[str, Any]) -> Reply:
+        """The namespace storage's Delete: the first one only marks it (deletionTimestamp, no grace
+        period, Terminating, the propagation finalizers), then the namespace controller's part follows."""
         namespacelifecycle.admit_namespace_delete(key[2])
         meta = obj["metadata"]
-        if t.dry_run:  # a namespace already terminating is not emptied by a dry run either
-            if not meta.get("deletionTimestamp"):
-                meta["deletionTimestamp"] = objects.now_rfc3339()
-                meta["deletionGracePeriodSeconds"] = 0
-                obj.setdefault("status", {})["phase"] = "Terminating"
-            return _json(200, obj)
-        if not meta.get("deletionTimestamp"):
+        first = not meta.get("deletionTimestamp")
+        if first:
             meta["deletionTimestamp"] = objects.now_rfc3339()
-            meta["deletionGracePeriodSeconds"] = 0
             obj.setdefault("status", {})["phase"] = "Terminating"
+            finalizers = propagation.namespace_finalizers_after_delete(meta, options)
+            if finalizers is not None:
+                meta["finalizers"] = finalizers
+        if t.dry_run:  # a namespace already terminating is not emptied by a dry run either
+            return _json(200, objects.ordered(obj))
+        if first:
             current = await self._write(t, key, objects.ordered(obj), current)
         await self._empty_namespace(t, key[2])
         await self._finalize_namespace(t, key[2])
@@ -735,9 +765,9 @@ class Endpoint:
                     continue
                 obj = _load(current)
                 if obj["metadata"].get("finalizers"):
-                    marked = objects.mark_deleting(obj, 0)
-                    if marked is not None:
-                        await self._write(held, key, marked, current)
+                    if not obj["metadata"].get("deletionTimestamp"):
+                        gracefuldelete.mark_as_deleting(obj)
+                        await self._write(held, key, objects.ordered(obj), current)
                 else:
                     await self._write(held, key, obj, current, delete=True)
 
@@ -928,6 +958,11 @@ def _page(snapshot: Snapshot, selection: Selection,
     if more is None:
         return items, None, None
     return items, more, None if selection.filtered else snapshot.count(more)
+
+
+_SCALE_TYPE = ("Scale", "autoscaling/v1")
+_CUSTOM_SCALE_UNDECODABLE = ('no kind is registered for the type v1.Scale in scheme '
+                             '"k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go:781"')
 
 
 def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:

@@ -27,6 +27,9 @@ def directive(query: Mapping[str, str]) -> str:
     return value
 
 
+_RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+
+
 class _Node:
     """What checking a value against one schema node (as written, a `$ref` or inline) takes, compiled once.
 
@@ -40,8 +43,9 @@ class _Node:
     def __init__(self, schema: schemas.Schema, resolved: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
         self.resolved = resolved
-        self.kinds = schemas.types_of(resolved)
         name = schemas.ref_name(schema)
+        # RawExtension.UnmarshalJSON keeps any JSON value as it is; validation judges what it holds.
+        self.kinds = set() if name == _RAW_EXTENSION else schemas.types_of(resolved)
         self.struct = name.rsplit(".", 1)[-1] if name and "properties" in resolved else None
         properties = resolved.get("properties")
         self.properties: dict[str, Any] = properties or {}

@@ -95,6 +95,8 @@ _GO_ZERO.update({
     "io.k8s.api.node.v1.RuntimeClass": {"handler": ""},
     "io.k8s.api.storage.v1.VolumeAttachmentStatus": {"attached": False},
     "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": {"desiredReplicas": 0, "currentMetrics": None},
+    # Neither list is tagged omitempty: unset or empty (read back from protobuf), each is written null.
+    "io.k8s.api.discovery.v1.EndpointSlice": {"endpoints": None, "ports": None},
     # Endpoint.conditions is a plain struct; ForZone/ForNode.name lack omitempty.
     "io.k8s.api.discovery.v1.Endpoint": {"conditions": {}},
     "io.k8s.api.discovery.v1.ForZone": {"name": ""},

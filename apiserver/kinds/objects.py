@@ -337,22 +337,6 @@ def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
     return obj.get(strategy_for(rt).generation_field)
 
 
-def mark_deleting(obj: dict[str, Any], grace: int) -> dict[str, Any] | None:
-    """The object as it stays while finalizers or a grace period hold it, or None if nothing changes."""
-    meta = obj["metadata"]
-    if meta.get("deletionTimestamp"):
-        if grace and grace < int(meta.get("deletionGracePeriodSeconds") or 0):
-            meta["deletionGracePeriodSeconds"] = grace
-            meta["deletionTimestamp"] = now_rfc3339(grace)
-            return ordered(obj)
-        return None
-    meta["deletionTimestamp"] = now_rfc3339(grace)
-    meta["deletionGracePeriodSeconds"] = grace
-    if meta.get("generation"):
-        meta["generation"] = int(meta["generation"]) + 1
-    return ordered(obj)
-
-
 def check_preconditions(rt: ResourceType, obj: dict[str, Any], preconditions: dict[str, Any] | None) -> None:
     if not preconditions:
         return
@@ -397,6 +381,31 @@ def scale_of(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# ScaleREST's stand-in (the smallest int32) for replicas an update started from without finding them.
+_UNSET_REPLICAS = -2147483648
+
+
+def scale_for_read(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """GET /scale: a custom resource without replicas at its specReplicasPath has no Scale (ScaleREST.Get)."""
+    if rt.custom is not None and not rt.custom.has_spec_replicas(obj):
+        raise errors.internal(f"the spec replicas field {_spec_replicas_path(rt)} does not exist")
+    return scale_of(rt, obj)
+
+
+def scale_to_patch(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """The Scale a patch of /scale applies to: a custom resource's missing replicas are the stand-in,
+    which the patch must replace (scaleUpdatedObjectInfo.UpdatedObject)."""
+    scale = scale_of(rt, obj)
+    if rt.custom is not None and not rt.custom.has_spec_replicas(obj):
+        scale["spec"] = {"replicas": _UNSET_REPLICAS}
+    return scale
+
+
+def _spec_replicas_path(rt: ResourceType) -> str:
+    assert rt.custom is not None
+    return f'"{rt.custom.spec_replicas_path}"'
+
+
 def _selector_string(selector: dict[str, Any]) -> str:
     parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
     for expr in selector.get("matchExpressions") or ():
@@ -432,7 +441,10 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str 
     if not isinstance(scale, dict):
         raise errors.bad_request("the object provided is unrecognized (must be of type Scale)")
     replicas = (scale.get("spec") or {}).get("replicas", 0)
-    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+    if rt.custom is not None and replicas == _UNSET_REPLICAS:
+        raise errors.bad_request(f"the spec replicas field {_spec_replicas_path(rt)} cannot be empty")
+    # A custom resource's ScaleREST runs no ValidateScale: the resource's own validation judges the replicas.
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or (replicas < 0 and rt.custom is None):
         raise errors.invalid("Scale", "autoscaling", obj["metadata"].get("name", ""), [
             errors.FieldError("FieldValueInvalid", "spec.replicas",
                               f"Invalid value: {replicas}: must be greater than or equal to 0")])
@@ -448,5 +460,7 @@ def apply_scale(rt: ResourceType, obj: dict[str, Any], scale: Any, manager: str 
         spec["replicas"] = replicas
     if changed and obj["metadata"].get("generation"):
         obj["metadata"]["generation"] = int(obj["metadata"]["generation"]) + 1
+    if rt.custom is not None:
+        validate(rt, obj, old)  # ScaleREST updates through the resource's own store and strategy
     ownership.track(rt, obj, old, manager, "scale", now_rfc3339())
     return ordered(obj)

@@ -63,7 +63,7 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
         updated = _record_versioned(entries, old, obj, views, request, reset_fields(rt, subresource))
     else:
         updated = fieldmanager.record_update(entries, None if old is None else shaping.shaped_object(json_copy(old)),
-                                             obj if shaped else shaping.shaped_object(json_copy(obj)), schema,
+                                             obj if shaped else shaping.shaped_object(json_copy(obj), True), schema,
                                              request, reset_fields(rt, subresource))
     if updated:
         obj["metadata"]["managedFields"] = updated

@@ -61,3 +61,22 @@ def finalizers_after_delete(meta: dict[str, Any], options: dict[str, Any],
     if foreground:
         wanted.append(FOREGROUND)
     return None if set(wanted) == set(current) else wanted
+
+
+def namespace_finalizers_after_delete(meta: dict[str, Any], options: dict[str, Any]) -> list[str] | None:
+    """The namespace storage's own rule (shouldHaveOrphanFinalizer, shouldHaveDeleteDependentsFinalizer):
+    orphanDependents decides before propagationPolicy, and without either the finalizers stay."""
+    current: list[str] = list(meta.get("finalizers") or ())
+    orphan_flag, policy = options.get("orphanDependents"), options.get("propagationPolicy")
+    if orphan_flag is not None:
+        orphan, foreground = bool(orphan_flag), not orphan_flag
+    elif policy is not None:
+        orphan, foreground = policy == "Orphan", policy == "Foreground"
+    else:
+        return None
+    wanted = [f for f in current if f not in (ORPHAN, FOREGROUND)]
+    if orphan:
+        wanted.append(ORPHAN)
+    if foreground:
+        wanted.append(FOREGROUND)
+    return None if set(wanted) == set(current) else wanted

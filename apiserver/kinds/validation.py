@@ -81,8 +81,14 @@ def dns1123_subdomain(value: str) -> tuple[str, ...]:
     return tuple(_subdomain(value, max_len_error))
 
 
+@functools.lru_cache(maxsize=4096)
+def long_name(value: str) -> tuple[str, ...]:
+    """validate/content's IsDNS1123Subdomain (validate.LongName): as dns1123_subdomain, its length in bytes."""
+    return tuple(_subdomain(value, _max_bytes_error))
+
+
 def _subdomain(value: str, too_long: Callable[[int], str]) -> list[str]:
-    errors = [too_long(253)] if len(value) > 253 else []
+    errors = [too_long(253)] if len(value.encode()) > 253 else []
     if not _SUBDOMAIN_RE.fullmatch(value):
         errors.append(regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
     return errors

@@ -97,7 +97,11 @@ def _merge_list(original: list[Any], patch: list[Any], field: schemas.Schema | N
     if any(isinstance(v, dict) and v.get(_PATCH) == "replace" for v in patch):
         return [_strip(v, items) for v in patch if not (isinstance(v, dict) and _PATCH in v)]
     if merge_key is None:
-        return original + [v for v in patch if v not in original]
+        merged = []
+        for v in original + patch:
+            if v not in merged:
+                merged.append(v)
+        return _reorder(merged, patch, original, field)
     merged = list(original)
     for element in patch:
         if not isinstance(element, dict) or merge_key not in element:
@@ -112,7 +116,9 @@ def _merge_list(original: list[Any], patch: list[Any], field: schemas.Schema | N
             merged.append(_strip(element, items))
         else:
             merged[at] = _merge_map(merged[at], element, items) or {}
-    return merged
+    # Upstream's mergeSlice ends in normalizeElementOrder even without $setElementOrder: the patch's
+    # elements in the patch's order, the server's others slotted in where the server had them.
+    return _reorder(merged, patch, original, field)
 
 
 def _reorder(merged: list[Any], order: list[Any], live: list[Any], field: schemas.Schema | None) -> list[Any]:

@@ -106,6 +106,19 @@ def supported(group: str, kind: str) -> tuple[str, ...]:
 
 def parse_field_selector(text: str, group: str, kind: str) -> tuple[FieldTerm, ...]:
     """Parses like fields.ParseSelector, then checks each field the way the kind's conversion does."""
+    terms = parse_field_terms(text)
+    known = supported(group, kind)
+    for term in terms:
+        if term.field not in known:
+            if (group, kind) in _KIND_FIELDS:
+                raise FieldSelectorError(f"field label not supported: {term.field}")
+            raise FieldSelectorError(f'"{term.field}" is not a known field selector: only '
+                                     + ", ".join(f'"{f}"' for f in known))
+    return terms
+
+
+def parse_field_terms(text: str) -> tuple[FieldTerm, ...]:
+    """fields.ParseSelector: terms split at unescaped commas and sorted, each at its first operator."""
     terms: list[FieldTerm] = []
     for part in sorted(_split_unescaped(text, ",")):
         if not part:
@@ -120,13 +133,6 @@ def parse_field_selector(text: str, group: str, kind: str) -> tuple[FieldTerm, .
         if not field and not value:
             continue  # upstream turns `==` into "everything"
         terms.append(FieldTerm(field, value, op != "!="))
-    known = supported(group, kind)
-    for term in terms:
-        if term.field not in known:
-            if (group, kind) in _KIND_FIELDS:
-                raise FieldSelectorError(f"field label not supported: {term.field}")
-            raise FieldSelectorError(f'"{term.field}" is not a known field selector: only '
-                                     + ", ".join(f'"{f}"' for f in known))
     return tuple(terms)
 
 

@@ -16,6 +16,7 @@ from apiserver.kinds.validation import (
     dns1123_label,
     dns1123_subdomain,
     label_value,
+    long_name as content_long_name,
     path_segment_name,
     qualified_name,
 )
@@ -35,6 +36,11 @@ def _mask_trailing_dash(name: str) -> str:
 def subdomain_name(name: str, prefix: bool) -> list[str]:
     """NameIsDNSSubdomain: most kinds' names."""
     return list(dns1123_subdomain(_mask_trailing_dash(name) if prefix else name))
+
+
+def long_name(name: str, prefix: bool) -> list[str]:
+    """validate.LongName: ReplicationControllers' and DeviceClasses' names (declarative validation's)."""
+    return list(content_long_name(_mask_trailing_dash(name) if prefix else name))
 
 
 def label_name(name: str, prefix: bool) -> list[str]:

@@ -103,8 +103,15 @@ class Strategy(Protocol):
         """The /status (or /approval) strategy's ValidateUpdate (subresource, new, old), after its prepare."""
 
     @property
-    def deletion_grace(self) -> Callable[[Obj, int | None], int]:
-        """CheckGracefulDelete: seconds a deletion waits (obj, the grace period asked for)."""
+    def deletion_grace(self) -> Callable[[Obj, int | None], int] | None:
+        """CheckGracefulDelete: seconds a deletion waits (obj, the grace period asked for); None where the
+        kind's strategy is no RESTGracefulDeleteStrategy (its deletions are never graceful)."""
+
+    @property
+    def marks_on_delete(self) -> Callable[[Obj, str], None] | None:
+        """A storage's own Delete whose first request only marks the object (obj, now: a CRD's deletion
+        timestamp, cleanup finalizer and Terminating condition), leaving the rest to a controller; None:
+        the generic delete."""
 
     # The storage hooks (see `hooks.py`), which read and write other objects through a Cluster.
     @property
@@ -172,10 +179,6 @@ def _nothing_on_status(new: Obj, old: Obj, now: str) -> None:
     return None
 
 
-def _no_grace(obj: Obj, requested: int | None) -> int:
-    return 0
-
-
 def _begin_nothing(obj: Obj, request: Request, cluster: Cluster) -> int | None:
     return None
 
@@ -235,7 +238,8 @@ class KindStrategy:
     prepare_for_update: UpdateChange = _nothing_on_update
     prepare_for_status_update: StatusChange = _nothing_on_status
     after_status_update: StatusChange = _nothing_on_status
-    deletion_grace: Callable[[Obj, int | None], int] = _no_grace
+    deletion_grace: Callable[[Obj, int | None], int] | None = None
+    marks_on_delete: Callable[[Obj, str], None] | None = None
     begin_create: BeginCreate = _begin_nothing
     begin_update: BeginUpdate = _begin_update_nothing
     decorate: Decorate = _decorate_nothing

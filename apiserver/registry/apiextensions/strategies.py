@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from apiserver.registry.apiextensions import defaults, validation
+from apiserver.registry.apiextensions import defaults, deletion, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
@@ -53,6 +53,7 @@ STRATEGIES: dict[str, Strategy] = {
         validate=validation.validate_crd,
         validate_update=validation.validate_crd_update,
         returns_deleted_object=True,
+        marks_on_delete=deletion.mark_for_cleanup,
         name_rule=_named_by_validate,
         kube_finalizers=False,
     ),

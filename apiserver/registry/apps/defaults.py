@@ -9,6 +9,18 @@ from apiserver.registry.core import defaults as core
 Obj = dict[str, Any]
 
 
+def pod_template(holder: Obj) -> Obj:
+    """holder's template: a PodTemplateSpec and its PodSpec are Go structs, not pointers, so left out or
+    null each decodes as its zero value, which the pod defaults then fill (a template without a spec is
+    told its containers are missing, not its spec)."""
+    template = holder.get("template")
+    if not isinstance(template, dict):
+        template = holder["template"] = {}
+    if not isinstance(template.get("spec"), dict):
+        template["spec"] = {}
+    return template
+
+
 def deployment(obj: Obj) -> None:
     spec = core.spec_of(obj)
     spec.setdefault("replicas", 1)
@@ -20,11 +32,13 @@ def deployment(obj: Obj) -> None:
         rolling.setdefault("maxSurge", "25%")
     spec.setdefault("revisionHistoryLimit", 10)
     spec.setdefault("progressDeadlineSeconds", 600)
+    pod_template(core.spec_of(obj))
     core.template_of(obj)
 
 
 def replica_set(obj: Obj) -> None:
     core.spec_of(obj).setdefault("replicas", 1)
+    pod_template(core.spec_of(obj))
     core.template_of(obj)
 
 
@@ -45,6 +59,7 @@ def stateful_set(obj: Obj) -> None:
             claim.setdefault("apiVersion", "v1")
             claim.setdefault("kind", "PersistentVolumeClaim")
             core.persistent_volume_claim(claim)
+    pod_template(core.spec_of(obj))
     core.template_of(obj)
 
 
@@ -62,4 +77,5 @@ def daemon_set(obj: Obj) -> None:
         rolling.setdefault("maxUnavailable", 0)
         rolling.setdefault("maxSurge", 0)
     spec.setdefault("revisionHistoryLimit", 10)
+    pod_template(core.spec_of(obj))
     core.template_of(obj)

@@ -99,7 +99,7 @@ def _positive(value: Any) -> bool:
 
 def _shown_quantity(value: Any) -> str:
     try:
-        return field.go_json(quantity.canonical(quantity.parse(value)))
+        return field.go_json(str(quantity.parse(value)))
     except quantity.QuantityError:
         return field.go_json(value)
 
@@ -309,7 +309,7 @@ def _scaling_rules(rules: Any, path: str) -> list[FieldError]:
         except quantity.QuantityError:
             return found
         if parsed.value < 0:
-            found.append(field.invalid(f"{path}.tolerance", quantity.canonical(parsed),
+            found.append(field.invalid(f"{path}.tolerance", str(parsed),
                                        "must be greater than or equal to 0"))
     return found
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.registry.apps.defaults import pod_template
 from apiserver.registry.core import defaults as core
 
 Obj = dict[str, Any]
@@ -23,8 +24,8 @@ def job(obj: Obj) -> None:
         spec["parallelism"] = 1
     if _unset(spec, "backoffLimit"):
         spec["backoffLimit"] = 6 if spec.get("backoffLimitPerIndex") is None else 2147483647
-    template = spec.get("template")
-    template_meta = template.get("metadata") if isinstance(template, dict) else None
+    template = pod_template(spec)
+    template_meta = template.get("metadata")
     template_labels = template_meta.get("labels") if isinstance(template_meta, dict) else None
     if isinstance(template_labels, dict) and not obj["metadata"].get("labels"):
         # Go assigns the template's map itself: labels the create strategy adds to the template later
@@ -40,8 +41,7 @@ def job(obj: Obj) -> None:
     _pod_failure_policy(spec.get("podFailurePolicy"))
     if _unset(spec, "manualSelector"):
         spec["manualSelector"] = False
-    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
-        core.pod_spec(template["spec"])
+    core.pod_spec(template["spec"])
 
 
 def _pod_failure_policy(policy: Any) -> None:
@@ -60,9 +60,13 @@ def cron_job(obj: Obj) -> None:
     spec.setdefault("suspend", False)
     spec.setdefault("successfulJobsHistoryLimit", 3)
     spec.setdefault("failedJobsHistoryLimit", 1)
-    template = (spec.get("jobTemplate") or {}).get("spec")
-    if isinstance(template, dict):
-        _pod_failure_policy(template.get("podFailurePolicy"))
-        pod = (template.get("template") or {}).get("spec")
-        if isinstance(pod, dict):
-            core.pod_spec(pod)
+    # The job template, its spec, its pod template and that one's spec are all Go structs: zero values
+    # where left out or null.
+    job_template = spec.get("jobTemplate")
+    if not isinstance(job_template, dict):
+        job_template = spec["jobTemplate"] = {}
+    job_spec = job_template.get("spec")
+    if not isinstance(job_spec, dict):
+        job_spec = job_template["spec"] = {}
+    _pod_failure_policy(job_spec.get("podFailurePolicy"))
+    core.pod_spec(pod_template(job_spec)["spec"])

@@ -61,16 +61,24 @@ def success_policy_json(policy: Any) -> str:
         for r in rules]})
 
 
+def _internal_pod_spec(spec: Obj) -> Obj:
+    """Convert_v1_PodSpec_To_core_PodSpec as json.Marshal writes it: go_structs.pod_spec's conversion but
+    for the pod's own rule (Convert_v1_Pod_To_core_Pod's): a template's negative grace period stays."""
+    shown = go_structs.pod_spec(spec)
+    shown["TerminationGracePeriodSeconds"] = go_structs.rendered("*int64", spec.get("terminationGracePeriodSeconds"))
+    return shown
+
+
 def pod_template_json(template: Obj) -> str:
     """json.Marshal of the internal PodTemplateSpec: ObjectMeta embedded (every field omitempty), then Spec."""
     meta = _dict(template.get("metadata"))
     shown: Obj = {k: meta[k] for k in _OBJECT_META if meta.get(k) not in (None, "", 0, [], {})}
-    shown["Spec"] = go_structs.pod_spec(_dict(template.get("spec")))
+    shown["Spec"] = _internal_pod_spec(_dict(template.get("spec")))
     return field.go_json(shown)
 
 
 def pod_spec_json(pod: Obj) -> str:
-    return field.go_json(go_structs.pod_spec(pod))
+    return field.go_json(_internal_pod_spec(pod))
 
 
 def _condition_true(status: Obj, kind: str) -> bool:

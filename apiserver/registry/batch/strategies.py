@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.apps import warnings
+from apiserver.registry.apps import template_fields, warnings
 from apiserver.registry.batch import cronjob_validation, defaults, job_status_validation, validation
 from apiserver.registry.hooks import Cluster
 from apiserver.registry.strategy import KindStrategy, Strategy
@@ -14,6 +14,8 @@ Obj = dict[str, Any]
 # Upstream's order: the legacy key, then the batch.kubernetes.io one.
 _JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
 _JOB_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
+_JOB_TEMPLATE = ("spec", "template")
+_CRON_JOB_TEMPLATE = ("spec", "jobTemplate", "spec", "template")
 
 
 def _job_written(obj: Obj, old: Obj | None, cluster: Cluster, now: str) -> None:
@@ -64,6 +66,23 @@ def _generate_selector(obj: Obj) -> None:
     spec["selector"]["matchLabels"].setdefault("batch.kubernetes.io/controller-uid", meta["uid"])
 
 
+def _job_create(obj: Obj) -> None:
+    _generate_selector(obj)
+    template_fields.drop_on_create(obj, _JOB_TEMPLATE)
+
+
+def _job_update(new: Obj, old: Obj) -> None:
+    template_fields.drop_on_update(new, old, _JOB_TEMPLATE)
+
+
+def _cron_job_create(obj: Obj) -> None:
+    template_fields.drop_on_create(obj, _CRON_JOB_TEMPLATE)
+
+
+def _cron_job_update(new: Obj, old: Obj) -> None:
+    template_fields.drop_on_update(new, old, _CRON_JOB_TEMPLATE)
+
+
 def _delete_warnings(options: Obj) -> list[str]:
     """The job storage's warning: batch/v1 orphans a job's pods unless the delete says otherwise."""
     if options.get("propagationPolicy") is None and options.get("orphanDependents") is None:
@@ -73,12 +92,14 @@ def _delete_warnings(options: Obj) -> list[str]:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "Job": KindStrategy(default=defaults.job, prepare_for_create=_generate_selector, decorate=_job_written,
+    "Job": KindStrategy(default=defaults.job, prepare_for_create=_job_create, prepare_for_update=_job_update,
+                        decorate=_job_written,
                         after_status_update=_job_status, validate=validation.job,
                         validate_update=validation.job_update, warnings_on_create=warnings.job_on_create,
                         warnings_on_update=warnings.job_on_update, warnings_on_delete=_delete_warnings,
                         orphans_by_default=True, validate_subresource_update=job_status_validation.job_status_update),
-    "CronJob": KindStrategy(default=defaults.cron_job, validate=cronjob_validation.cron_job,
+    "CronJob": KindStrategy(default=defaults.cron_job, prepare_for_create=_cron_job_create,
+                            prepare_for_update=_cron_job_update, validate=cronjob_validation.cron_job,
                             validate_update=cronjob_validation.cron_job_update,
                             warnings_on_create=warnings.cron_job_on_create,
                             warnings_on_update=warnings.cron_job_on_update),

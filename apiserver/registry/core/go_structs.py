@@ -22,6 +22,14 @@ _INTS = frozenset({"int", "int8", "int16", "int32", "int64", "uint", "uint8", "u
 _STRINGS = frozenset({"string", "types.UID", "metav1.Time", "metav1.MicroTime"})
 # Types from outside core whose own json tags (with omitempty) decide what they write.
 _TAGGED_OUTSIDE = ("metav1.", "intstr.")
+# The metav1 structs with fields that are not omitempty: (json name, Go type, omitempty) in
+# declaration order, as staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go tags them.
+_METAV1_STRUCTS: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    "metav1.LabelSelector": (("matchLabels", "map[string]string", True),
+                             ("matchExpressions", "[]metav1.LabelSelectorRequirement", True)),
+    "metav1.LabelSelectorRequirement": (("key", "string", False), ("operator", "string", False),
+                                        ("values", "[]string", True)),
+}
 # The v1 PodSpec fields the internal type keeps in its security context.
 _POD_HOST_FIELDS = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
 
@@ -87,11 +95,24 @@ def rendered(go_type: str, value: Any) -> Any:
             return quantities.canonical(quantities.parse(value if value is not None else "0"))
         except quantities.QuantityError:
             return value
+    if go_type in _METAV1_STRUCTS:
+        return _tagged_struct(go_type, value if isinstance(value, dict) else {})
     if go_type.startswith(_TAGGED_OUTSIDE):
         return _without_empty(value) if value is not None else ({} if go_type.startswith("metav1.") else 0)
     if go_type in _facts()["structs"]:
         return struct(go_type, value if isinstance(value, dict) else {})
     return value
+
+
+def _tagged_struct(name: str, value: Obj) -> Obj:
+    """A metav1 struct as its json tags write it: empty omitempty fields left out, the others always."""
+    out: Obj = {}
+    for json_name, go_type, omitempty in _METAV1_STRUCTS[name]:
+        field_value = value.get(json_name)
+        if omitempty and field_value in (None, "", [], {}):
+            continue
+        out[json_name] = rendered(go_type, field_value)
+    return out
 
 
 def struct(name: str, value: Obj) -> Obj:

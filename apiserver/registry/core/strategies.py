@@ -198,7 +198,7 @@ STRATEGIES: dict[str, Strategy] = {
                                           warnings_on_create=pod_warnings.controller_create,
                                           warnings_on_update=pod_warnings.controller_update,
                                           validate=validation.replication_controller, scale_selector_is_map=True,
-                                          checks_generate_name=False, orphans_by_default=True),
+                                          checks_generate_name=False, orphans_by_default=True, name_rule=meta.long_name),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.
     "Service": KindStrategy(default=defaults.service, validate=service_validation.service_create,
                             warnings_on_create=object_warnings.service, warnings_on_update=object_warnings.service,

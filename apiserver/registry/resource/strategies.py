@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.registry import meta
 from apiserver.registry.resource import slice_validation, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
@@ -75,7 +76,8 @@ STRATEGIES: dict[str, Strategy] = {
         validate_update=validation.resource_claim_template_update,
     ),
     "DeviceClass": KindStrategy(
-        checks_generate_name=False, returns_deleted_object=True, validate=validation.device_class
+        checks_generate_name=False, returns_deleted_object=True, validate=validation.device_class,
+        name_rule=meta.long_name,
     ),
     "ResourceSlice": KindStrategy(
         prepare_for_create=lambda obj: _drop_disabled_slice_fields(obj, None),
