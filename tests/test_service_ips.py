@@ -103,3 +103,53 @@ def test_leaving_load_balancer_drops_what_only_it_used(shared_server: ServerProc
     assert [sorted(port) for port in svc["spec"]["ports"]] == [["name", "port", "protocol", "targetPort"]]
     assert svc["status"] == {"loadBalancer": {}}
     run_kubectl(shared_server, "delete", "service", "shop")
+
+
+def test_a_load_balancer_gets_its_health_check_port_and_its_status_is_warned_of(
+        shared_server: ServerProcess) -> None:
+    """allocateUpdate's health-check node port when a LoadBalancer turns to Local traffic, and the status
+    strategy's WarningsOnUpdate for ingress IPs (the warning as kube-apiserver 1.36.2 words it)."""
+    run_kubectl(shared_server, "create", "service", "loadbalancer", "edge", "--tcp=80")
+    run_kubectl(shared_server, "patch", "service", "edge", "-p",
+                json.dumps({"spec": {"externalTrafficPolicy": "Local"}}))
+    spec = shared_server.json("GET", f"{SERVICES}/edge")[1]["spec"]
+    assert 30000 <= spec["healthCheckNodePort"] <= 32767
+    assert spec["healthCheckNodePort"] != spec["ports"][0]["nodePort"]
+    out = run_kubectl(shared_server, "patch", "service", "edge", "--subresource=status", "-p",
+                      json.dumps({"status": {"loadBalancer": {"ingress": [{"ip": "2001:0db8::1"}]}}}))
+    assert ('Warning: status.loadBalancer.ingress[0]: IPv6 address "2001:0db8::1" should be in RFC 5952 '
+            'canonical format ("2001:db8::1")') in out.stderr
+    status = shared_server.json("GET", f"{SERVICES}/edge")[1]["status"]
+    assert status == {"loadBalancer": {"ingress": [{"ip": "2001:0db8::1", "ipMode": "VIP"}]}}
+    run_kubectl(shared_server, "delete", "service", "edge")
+
+
+def test_a_dry_run_allocates_placeholders(shared_server: ServerProcess) -> None:
+    """Upstream's dry-run allocators draw nothing: the range's own address, and node ports above the range
+    (kube-apiserver 1.36.2 answers this create with the same values)."""
+    out = run_kubectl(shared_server, "create", "service", "nodeport", "rehearsal", "--tcp=80", "--tcp=81",
+                      "--dry-run=server", "-o", "json")
+    spec = json.loads(out.stdout)["spec"]
+    assert spec["clusterIPs"] == ["10.96.0.0"]
+    assert [port["nodePort"] for port in spec["ports"]] == [32769, 32770]
+
+
+def test_an_external_name_service_turned_cluster_ip_gets_an_address(shared_server: ServerProcess) -> None:
+    """updateClusterIPs' first case, and the storage's Decorator hiding internalTrafficPolicy from an
+    ExternalName Service (kube-apiserver 1.36.2 answers these patches with the same spec keys)."""
+    run_kubectl(shared_server, "create", "service", "clusterip", "turning", "--tcp=80")
+    out = run_kubectl(shared_server, "patch", "service", "turning", "-o", "json", "-p", json.dumps(
+        {"spec": {"type": "ExternalName", "externalName": "x.example.com"}}))
+    assert sorted(json.loads(out.stdout)["spec"]) == ["externalName", "ports", "selector", "sessionAffinity",
+                                                      "type"]
+    out = run_kubectl(shared_server, "patch", "service", "turning", "-o", "json", "-p", json.dumps(
+        {"spec": {"type": "ClusterIP", "externalName": None}}))
+    spec = json.loads(out.stdout)["spec"]
+    assert spec["clusterIPs"] == [spec["clusterIP"]]
+    assert ipaddress.ip_address(spec["clusterIP"]) in ipaddress.ip_network("10.96.0.0/12")
+    assert (spec["ipFamilies"], spec["ipFamilyPolicy"]) == (["IPv4"], "SingleStack")
+    # The allocator's transaction holds the new address by an IPAddress, as on create.
+    status, address = shared_server.json("GET", f"{IPS}/{spec['clusterIP']}")
+    assert status == 200 and address["spec"]["parentRef"]["name"] == "turning"
+    run_kubectl(shared_server, "delete", "service", "turning")
+    assert shared_server.json("GET", f"{IPS}/{spec['clusterIP']}")[0] == 404

@@ -298,6 +298,69 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
     "service-external-traffic-policy-on-cluster-ip": ("services", _service(externalTrafficPolicy="Local"), None),
     "service-update-cluster-ip": ("services", _meta(_service(), name="svc-upd"), {"spec": {"clusterIP": "10.96.0.99",
                                                                                           "clusterIPs": ["10.96.0.99"]}}),
+    "service-headless-load-balancer": ("services", _service(type="LoadBalancer", clusterIP="None"), None),
+    "service-lb-class-invalid": ("services", _service(type="LoadBalancer", loadBalancerClass="Not Valid"),
+                                 None),
+    "service-topology-annotations-differ": ("services", _meta(_service(), annotations={
+        "service.kubernetes.io/topology-mode": "Auto",
+        "service.kubernetes.io/topology-aware-hints": "Disabled"}), None),
+    "service-source-ranges-annotation": ("services", _meta(_service(), annotations={
+        "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8, 10.1.2.3/8,bad"}), None),
+    "service-external-ip-loopback": ("services", _service(externalIPs=["127.0.0.1", "010.1.2.3"]), None),
+    "service-client-ip-timeout": ("services", _service(sessionAffinity="ClientIP", sessionAffinityConfig={
+        "clientIP": {"timeoutSeconds": 86401}}), None),
+    "service-ip-family-policy-unknown": ("services", _service(ipFamilyPolicy="Triple",
+                                                              ipFamilies=["IPv4", "IPv4"]), None),
+    "service-ip-family-not-configured": ("services", _service(ipFamilies=["IPv6"]), None),
+    "service-require-dual-stack": ("services", _service(ipFamilyPolicy="RequireDualStack"), None),
+    "service-cluster-ips-first-differs": ("services", _service(clusterIP="10.96.0.50",
+                                                               clusterIPs=["10.96.0.51"]), None),
+    "service-cluster-ips-one-family": ("services", _service(
+        clusterIP="10.96.0.50", clusterIPs=["10.96.0.50", "10.96.0.51", "::1"]), None),
+    "service-cluster-ips-single-stack-two": ("services", _service(
+        clusterIP="10.96.0.50", clusterIPs=["10.96.0.50", "fd00::50"]), None),
+    "service-cluster-ip-family-mismatch": ("services", _service(clusterIP="10.96.0.50", ipFamilies=["IPv6"]),
+                                           None),
+    "service-health-check-on-cluster-ip": ("services", _service(healthCheckNodePort=30500), None),
+    "service-app-protocol-invalid": ("services", _service(ports=[{"port": 80, "appProtocol": "a/b/c"}]),
+                                     None),
+    "service-internal-traffic-policy-unknown": ("services", _service(internalTrafficPolicy="Node"), None),
+    "service-external-name-with-families": ("services", _service(
+        type="ExternalName", externalName="db.example.com", ipFamilies=["IPv4"],
+        ipFamilyPolicy="SingleStack"), None),
+    "service-node-port-taken-twice": ("services", _service(type="NodePort", ports=[
+        {"name": "a", "port": 80, "nodePort": 30990}, {"name": "b", "port": 81, "nodePort": 30990}]), None),
+    # A dry run's port allocator checks no range (nor draws from it: it hands out 32769 and up).
+    "service-node-port-out-of-range": ("services", _service(type="NodePort",
+                                                            ports=[{"port": 80, "nodePort": 20000}]), None),
+    "service-node-port-local-traffic": ("services", _service(
+        type="NodePort", ports=[{"port": 80, "nodePort": 30993}], externalTrafficPolicy="Local"), None),
+    "service-update-lb-class": ("services", _meta(_service(
+        type="LoadBalancer", loadBalancerClass="example.com/a"), name="svc-lbc"),
+        {"spec": {"loadBalancerClass": "example.com/b"}}),
+    "service-update-health-check-port": ("services", _meta(_service(
+        type="LoadBalancer", externalTrafficPolicy="Local", healthCheckNodePort=30991), name="svc-hc"),
+        {"spec": {"healthCheckNodePort": 30992}}),
+    "service-update-to-local-traffic": ("services", _meta(_service(type="LoadBalancer"), name="svc-local"),
+                                        {"spec": {"externalTrafficPolicy": "Local"}}),
+    "service-update-to-node-port": ("services", _meta(_service(), name="svc-np"),
+                                    {"spec": {"type": "NodePort"}}),
+    "service-update-release-family": ("services", _meta(_service(clusterIP="10.96.0.77"), name="svc-fam"),
+                                      {"spec": {"ipFamilyPolicy": "PreferDualStack",
+                                                "ipFamilies": ["IPv6"]}}),
+    "service-status-ingress-invalid": ("services", _meta(_service(type="LoadBalancer"), name="svc-st"), (
+        "status", {"status": {"loadBalancer": {"ingress": [
+            {"ip": "01.2.3.4", "ipMode": "Bogus"}, {"hostname": "1.2.3.4", "ipMode": "VIP"},
+            {"hostname": "Bad_Name"}]}}})),
+    "service-status-ingress-not-load-balancer": ("services", _meta(_service(), name="svc-st2"), (
+        "status", {"status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}})),
+    # A status write is judged with its strategy's own update rule: ValidateLoadBalancerStatus.
+    # Refused without the ipMode SetDefaults_Service gives a load balancer's ingress IPs.
+    "service-status-ingress-ip-mode-defaulted": ("services", _meta(_service(type="LoadBalancer"),
+                                                                   name="svc-st3"), (
+        "status", {"status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}})),
+    "service-update-headless": ("services", _meta(_service(), name="svc-hl"),
+                                {"spec": {"clusterIP": "None", "clusterIPs": ["None"]}}),
     # -- PersistentVolumeClaims ----------------------------------------------------------------------
     "pvc-no-access-modes": ("persistentvolumeclaims", _claim(accessModes=[]), None),
     "pvc-no-storage-request": ("persistentvolumeclaims", _claim(resources={}), None),

@@ -19,6 +19,9 @@ class Component:
     port: int  # 0: nothing to probe
 
 
+# Upstream's componentstatus REST answers a missing name with NotFound of api.Resource("componentstatus").
+RESOURCE_IN_ERRORS = "componentstatus"
+
 COMPONENTS = (Component("controller-manager", 10257), Component("scheduler", 10259), Component("etcd-0", 0))
 
 

@@ -36,4 +36,7 @@ def add(scope: Scope, response: Response) -> None:
         return
     text = deprecation.warning_text(rt) if rt.custom is None else rt.custom.deprecation_warning
     if text is not None:
-        response.raw_headers.append((b"warning", deprecation.warning_header(text).encode()))
+        # Recorded as the handler starts, before decoding and the strategy add theirs: the first warning.
+        first = next((i for i, (name, _) in enumerate(response.raw_headers) if name == b"warning"),
+                     len(response.raw_headers))
+        response.raw_headers.insert(first, (b"warning", deprecation.warning_header(text).encode()))

@@ -341,8 +341,7 @@ class Endpoint:
             objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt,
                                              str(obj["metadata"].get("name") or ""))
         obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, create_options(t.query))
-        obj = objects.prepare_create(t.rt, obj)
-        warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
+        obj = objects.named_for_create(t.rt, obj)
         attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
@@ -358,13 +357,17 @@ class Endpoint:
     async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str], versioned: bool = False
                       ) -> Reply:
         """`versioned`: the body named a resourceVersion, which storage refuses (dry-run never asks it)."""
+        strategy = strategy_for(t.rt)
+        cluster = _StoreCluster(self)
+        # BeginCreate comes before the strategy prepares and judges the object, as upstream's store calls
+        # them: what it allocates is judged with the rest, and what it refuses is the whole answer.
+        decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
+        obj = objects.prepare_create(t.rt, obj)
+        warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
         name = obj["metadata"]["name"]
         key = t.key(name)
         if self.store.latest(key) is not None:
             raise _taken(t, name)
-        strategy = strategy_for(t.rt)
-        cluster = _StoreCluster(self)
-        decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
         admission.admit_create(t.rt.kind, obj, self._decoded)
         strategy.decorate(obj, None, cluster, objects.now_rfc3339())
         obj = objects.reshaped(obj)
@@ -387,17 +390,30 @@ class Endpoint:
         subresource = t.rt.subresource(t.subresource or "")
         if subresource is None or subresource.kind != "Binding":
             raise errors.method_not_allowed(f"create is not supported on {t.rt.plural}/{t.subresource}")
-        return await self._bind(t, bodies.decode_object(raw, content_type), t.name or "", t)
+        body, warnings = self._decoded_binding(t, raw, content_type)
+        return await self._bind(t, body, t.name or "", t, warnings)
 
     async def _bind_legacy(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         """POST .../bindings: pods/binding for the pod the Binding names (upstream's LegacyBindingREST)."""
         pods = self._registry.lookup("", "v1", "pods")
         if pods is None:
             raise errors.resource_not_found()
-        body = decode_body(t, raw, content_type)
-        meta = body.get("metadata") if isinstance(body, dict) else None
-        name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
-        return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t)
+        body, warnings = self._decoded_binding(t, raw, content_type)
+        # Only pods/binding keeps the uid (PreserveRequestObjectMetaSystemFieldsOnSubresourceCreate).
+        objects.wipe_system_fields(body["metadata"])
+        name = str(body["metadata"].get("name") or "")
+        return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t, warnings)
+
+    def _decoded_binding(self, t: Target, raw: bytes, content_type: str | None
+                         ) -> tuple[dict[str, Any], dict[str, str]]:
+        """A Binding body as upstream's create handler decodes it before the pod is looked at: its kind and
+        apiVersion, its fields' types, and the unknown or duplicate fields fieldValidation asks about."""
+        rt = t.rt if strategy_for(t.rt).creates_binding else self._registry.lookup("", "v1", "bindings")
+        if rt is None:
+            raise errors.resource_not_found()
+        body = objects.check_identity(rt, decode_body(Target(rt, t.namespace, None, None, t.query), raw,
+                                                      content_type), t.namespace, None)
+        return body, fieldvalidation.validate(body, raw, t.query)
 
     async def admit_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
         """A create that stores nothing itself (a Binding, an Eviction): admitted whole, before it acts."""
@@ -406,8 +422,10 @@ class Endpoint:
         await admitting.validate(self.admission, t, "CREATE", obj, None, options)
         return obj
 
-    async def _bind(self, pods: Target, body: Any, name: str, asked: Target) -> Reply:
-        """`asked` is the request as the client made it: pods/binding, or the legacy bindings resource."""
+    async def _bind(self, pods: Target, body: Any, name: str, asked: Target,
+                    warnings: dict[str, str]) -> Reply:
+        """`asked` is the request as the client made it: pods/binding, or the legacy bindings resource;
+        `warnings` are its decoding's."""
         if isinstance(body, dict) and not self.admission.empty:
             body = await self.admit_create(asked, body)
         request = binding.check(body, name, pods.namespace)
@@ -415,11 +433,14 @@ class Endpoint:
             raise errors.bad_request("Name parameter required.")
         target = Target(pods.rt, pods.namespace, name, "binding", pods.query)
         current = self._require(target)
+        if asked.rt is pods.rt:
+            node_name = str((request.get("target") or {}).get("name") or "")
+            binding.admit_topology(request, _StoreCluster(self).get("nodes", "", node_name))
         bound = binding.bind(_load(current), request)
         if not target.dry_run:
             await self._write(target, target.key(), bound, current)
         return Reply(201, _encode({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                                   "code": 201}), headers=admitting.headers(asked, {}))
+                                   "code": 201}), headers=admitting.headers(asked, warnings))
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         creates = strategy_for(t.rt).creates_on_update and t.subresource is None
@@ -553,7 +574,7 @@ class Endpoint:
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
         strategy = strategy_for(t.rt)
         if t.subresource is None:
-            strategy.begin_update(new, old)
+            strategy.begin_update(new, old, Request(t.requester, t.dry_run), _StoreCluster(self))
         if not self.admission.empty:
             # Mutating admission sees the object as decoded and defaulted, before the update strategy.
             tracked: list[ManagedFields] = []
@@ -581,6 +602,9 @@ class Endpoint:
             headers = _with_warnings(headers, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
             prepared = objects.reshaped(prepared)
+        else:
+            headers = _with_warnings(headers,
+                                     strategy.warnings_on_subresource_update(t.subresource, prepared, old))
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if t.admit is not None:
             t.admit(prepared)
@@ -595,6 +619,8 @@ class Endpoint:
             if converts(t.rt):
                 prepared = await self._through_storage(t, prepared)
             return Reply(200, orjson.dumps(t.codec.served(prepared)), headers=headers)
+        if t.subresource is None:
+            await strategy.before_update_write(prepared, old, _StoreCluster(self), objects.now_rfc3339())
         meta = prepared["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
             stored = await self._write(t, t.key(), prepared, current, delete=True)

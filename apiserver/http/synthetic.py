@@ -170,7 +170,7 @@ class SyntheticResources:
             revision = self._store.revision
             found = await asyncio.gather(*(components.probe(c) for c in components.COMPONENTS))
             items = [(t.key(o["metadata"]["name"]), StoredObject(revision, orjson.dumps(o))) for o in found]
-            return _read(t, verb, shape, revision, items)
+            return _read(t, verb, shape, revision, items, components.RESOURCE_IN_ERRORS)
         raise errors.method_not_allowed(f"{verb} is not supported on {t.rt.qualified_name} by this server")
 
 
@@ -185,12 +185,14 @@ def _ready_endpoint(endpoint_slice: dict[str, Any], port_name: str) -> bool:
 
 
 def _read(t: Target, verb: str, shape: Shape, revision: int,
-          items: list[tuple[tuple[str, str, str], StoredObject]]) -> Reply:
+          items: list[tuple[tuple[str, str, str], StoredObject]], resource_in_errors: str | None = None) -> Reply:
+    """`resource_in_errors`: the resource a missing object's 404 names, where its REST names another
+    than the plural."""
     if verb == "get":
         for key, stored in items:
             if key[2] == t.name:
                 return Reply(200, shape.object_body(t.rt, stored), shape.content_type)
-        raise errors.not_found(t.rt.plural, t.rt.group, t.name or "")
+        raise errors.not_found(resource_in_errors or t.rt.plural, t.rt.group, t.name or "")
     selection = selection_for(t.rt, None, t.query.get("labelSelector", ""), t.query.get("fieldSelector", ""))
     items = [(key, stored) for key, stored in items if selection.matches(key, stored.data)]
     return Reply(200, shape.list_body(t.rt, Listing(revision, items)), shape.content_type)

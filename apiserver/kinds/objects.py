@@ -160,9 +160,9 @@ def decoded_for_create(rt: ResourceType, obj: dict[str, Any], manager: str | Non
     return obj
 
 
-def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-    """The object as it will be stored, after mutating admission: named, given what the server sets
-    (upstream's BeforeCreate), the create strategy's changes made, and validated."""
+def named_for_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """A created object after mutating admission, as the store first sees it: named (a generated name
+    drawn), given what the server sets (FillObjectMetaSystemFields)."""
     meta = obj["metadata"]
     strategy = strategy_for(rt)
     if not meta.get("name") and meta.get("generateName"):
@@ -177,7 +177,13 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1
-    strategy.prepare_for_create(obj)
+    return obj
+
+
+def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """The object as it will be stored (upstream's BeforeCreate, after the storage's BeginCreate): the
+    create strategy's changes made, and validated."""
+    strategy_for(rt).prepare_for_create(obj)
     validate(rt, obj)
     return ordered(shaping.shaped_object(obj))
 

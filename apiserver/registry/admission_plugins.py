@@ -1,8 +1,9 @@
 """The default admission plugins that read nothing but the object they admit, on create.
 
 DefaultTolerationSeconds (plugin/pkg/admission/defaulttolerationseconds), TaintNodesByCondition
-(plugin/pkg/admission/nodetaint) and StorageObjectInUseProtection
-(plugin/pkg/admission/storage/storageobjectinuseprotection). They run after managed fields are taken,
+(plugin/pkg/admission/nodetaint), StorageObjectInUseProtection
+(plugin/pkg/admission/storage/storageobjectinuseprotection), and the labels PodTopologyLabels
+(plugin/pkg/admission/podtopologylabels) copies from the node its caller read. They run after managed fields are taken,
 so their fields are nobody's. Those that read other objects are in `apiserver/kinds/admission.py`.
 """
 
@@ -12,6 +13,8 @@ from typing import Any
 
 Obj = dict[str, Any]
 
+# PodTopologyLabels' default set of node labels a pod bound to the node carries.
+_TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
 _NOT_READY_TOLERATIONS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
 
@@ -42,3 +45,9 @@ def storage_object_in_use_protection(obj: Obj, finalizer: str) -> None:
     finalizers = obj["metadata"].setdefault("finalizers", [])
     if finalizer not in finalizers:
         finalizers.append(finalizer)
+
+
+def topology_labels(node: Obj | None) -> dict[str, str]:
+    """topologyLabelsForNodeName: the node's topology labels (none for a node that is not there)."""
+    node_labels = ((node or {}).get("metadata") or {}).get("labels") or {}
+    return {key: node_labels[key] for key in _TOPOLOGY_LABELS if key in node_labels}

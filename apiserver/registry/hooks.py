@@ -62,5 +62,7 @@ class Request:
 
 # The hooks' types: what KindStrategy declares, the endpoint calls.
 BeginCreate = Callable[[Obj, Request, Cluster], int | None]
+BeginUpdate = Callable[[Obj, Obj, Request, Cluster], None]
 Decorate = Callable[[Obj, Obj | None, Cluster, str], None]
 AfterWrite = Callable[[Obj, Cluster, str], Awaitable[None]]
+UpdateWrite = Callable[[Obj, Obj, Cluster, str], Awaitable[None]]

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from apiserver.errors import FieldError
-from apiserver.registry.hooks import AfterWrite, BeginCreate, Cluster, Decorate, Request
+from apiserver.registry.hooks import (
+    AfterWrite,
+    BeginCreate,
+    BeginUpdate,
+    Cluster,
+    Decorate,
+    Request,
+    UpdateWrite,
+)
 from apiserver.registry.meta import NameRule, subdomain_name
 
 Obj = dict[str, Any]
@@ -111,8 +119,8 @@ class Strategy(Protocol):
         """Before admission; returns the revision what it read was read at (None: read nothing)."""
 
     @property
-    def begin_update(self) -> UpdateChange:
-        """Before the update strategy, on the main resource: what the storage keeps from old."""
+    def begin_update(self) -> BeginUpdate:
+        """Before the update strategy, on the main resource: what the storage keeps from old or allocates."""
 
     @property
     def decorate(self) -> Decorate:
@@ -121,6 +129,10 @@ class Strategy(Protocol):
     @property
     def before_create_write(self) -> AfterWrite:
         """Writes other objects the created one needs first (not on a dry run)."""
+
+    @property
+    def before_update_write(self) -> UpdateWrite:
+        """Writes (and removes) other objects an updated one needs first (new, old; not on a dry run)."""
 
     @property
     def after_create(self) -> AfterWrite:
@@ -147,6 +159,10 @@ class Strategy(Protocol):
         """WarningsOnUpdate (new, old)."""
 
     @property
+    def warnings_on_subresource_update(self) -> Callable[[str, Obj, Obj], list[str]]:
+        """The /status (or other subresource) strategy's WarningsOnUpdate (subresource, new, old)."""
+
+    @property
     def warnings_on_delete(self) -> Callable[[Obj], list[str]]:
         """What the kind's storage warns of a delete, from its DeleteOptions (found or not)."""
 
@@ -167,11 +183,19 @@ def _begin_nothing(obj: Obj, request: Request, cluster: Cluster) -> int | None:
     return None
 
 
+def _begin_update_nothing(new: Obj, old: Obj, request: Request, cluster: Cluster) -> None:
+    return None
+
+
 def _decorate_nothing(obj: Obj, old: Obj | None, cluster: Cluster, now: str) -> None:
     return None
 
 
 async def _write_nothing(obj: Obj, cluster: Cluster, now: str) -> None:
+    return None
+
+
+async def _update_write_nothing(new: Obj, old: Obj, cluster: Cluster, now: str) -> None:
     return None
 
 
@@ -184,6 +208,10 @@ def _no_warnings(obj: Obj) -> list[str]:
 
 
 def _no_update_warnings(new: Obj, old: Obj) -> list[str]:
+    return []
+
+
+def _no_subresource_warnings(subresource: str, new: Obj, old: Obj) -> list[str]:
     return []
 
 
@@ -213,15 +241,17 @@ class KindStrategy:
     deletion_grace: Callable[[Obj, int | None], int] | None = None
     marks_on_delete: Callable[[Obj, str], None] | None = None
     begin_create: BeginCreate = _begin_nothing
-    begin_update: UpdateChange = _nothing_on_update
+    begin_update: BeginUpdate = _begin_update_nothing
     decorate: Decorate = _decorate_nothing
     before_create_write: AfterWrite = _write_nothing
+    before_update_write: UpdateWrite = _update_write_nothing
     after_create: AfterWrite = _write_nothing
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_update_warnings
+    warnings_on_subresource_update: Callable[[str, Obj, Obj], list[str]] = _no_subresource_warnings
     warnings_on_delete: Callable[[Obj], list[str]] = _no_warnings
     validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
     keeps_status_on_create: bool = False

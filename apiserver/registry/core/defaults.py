@@ -236,12 +236,18 @@ def service(obj: Obj) -> None:
             port.setdefault("protocol", "TCP")
             if port.get("targetPort") in (None, 0, ""):
                 port["targetPort"] = port.get("port")
-    if (kind in ("NodePort", "LoadBalancer") or spec.get("externalIPs")) and not spec.get("externalTrafficPolicy"):
+    externally_accessible = kind in ("NodePort", "LoadBalancer") or \
+        (kind == "ClusterIP" and bool(spec.get("externalIPs")))
+    if externally_accessible and not spec.get("externalTrafficPolicy"):
         spec["externalTrafficPolicy"] = "Cluster"
     if spec.get("internalTrafficPolicy") is None and kind in ("NodePort", "LoadBalancer", "ClusterIP"):
         spec["internalTrafficPolicy"] = "Cluster"
     if kind == "LoadBalancer":
         spec.setdefault("allocateLoadBalancerNodePorts", True)
+        status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
+        for point in (status.get("loadBalancer") or {}).get("ingress") or ():
+            if isinstance(point, dict) and point.get("ip") and point.get("ipMode") is None:
+                point["ipMode"] = "VIP"
 
 
 def persistent_volume_claim(obj: Obj) -> None:

@@ -71,6 +71,17 @@ def service(obj: Obj, old: Obj | None = None) -> list[str]:
     return found
 
 
+
+def service_status(subresource: str, new: Obj, old: Obj) -> list[str]:
+    """The service status strategy's WarningsOnUpdate: its load balancer's ingress IPs."""
+    ingress = ((new.get("status") or {}).get("loadBalancer") or {}).get("ingress") or ()
+    found: list[str] = []
+    for i, point in enumerate(ingress):
+        if isinstance(point, dict) and point.get("ip"):
+            found += ip_validation.ip_warnings(point["ip"], f"status.loadBalancer.ingress[{i}]")
+    return found
+
+
 def node(obj: Obj, old: Obj | None = None) -> list[str]:
     """The node strategy's nodeWarnings."""
     spec = obj.get("spec") or {}

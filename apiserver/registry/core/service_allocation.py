@@ -11,16 +11,15 @@ of the pool.
 from __future__ import annotations
 
 import ipaddress
-import json
 import random
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from apiserver import errors
 from apiserver.kinds.managedfields import KUBE_APISERVER
+from apiserver.registry import field
+from apiserver.registry.core import defaults, service_ip_families, service_node_ports
 from apiserver.registry.hooks import Cluster, Request
-
-NODE_PORTS = range(30000, 32768)
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,7 @@ def taken(services: Iterable[Obj]) -> tuple[set[str], set[int]]:
     for svc in services:
         spec = svc.get("spec") or {}
         ips.update(ip for ip in spec.get("clusterIPs") or () if ip != "None")
-        ports.update(int(p["nodePort"]) for p in spec.get("ports") or () if p.get("nodePort"))
+        ports.update(service_node_ports.held(spec))
     return ips, ports
 
 
@@ -125,139 +124,121 @@ def held_by(address: Obj, svc: Obj) -> bool:
             and ref.get("name") == meta.get("name"))
 
 
-def _needs_node_ports(spec: Obj) -> bool:
-    kind = spec.get("type")
-    return kind == "NodePort" or (kind == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts", True))
-
-
-def allocate(svc: Obj, ips: set[str], ports: set[int], service_range: ServiceRange = DEFAULT_SERVICE_RANGE) -> None:
-    """Fills in a new Service's IP families, cluster IP and node ports; 422 for ones already held."""
+def allocate(svc: Obj, ips: set[str], ports: set[int], service_range: ServiceRange = DEFAULT_SERVICE_RANGE,
+             dry_run: bool = False) -> None:
+    """Fills in a new Service's IP families, cluster IP and node ports (allocateCreate); 422 for ones
+    already held or out of range, and for cluster-IP fields initIPFamilyFields refuses."""
     spec = svc.setdefault("spec", {})
+    service_ip_families.normalize_cluster_ips(spec, None)
+    service_ip_families.init_ip_family_fields(svc, None, (service_range.family,))
+    _allocate_cluster_ips(svc, ips, service_range, dry_run)
+    service_node_ports.allocate_create(svc, ports, dry_run)
+
+
+def _allocate_cluster_ips(svc: Obj, ips: set[str], service_range: ServiceRange, dry_run: bool) -> None:
+    """allocClusterIPs: an address for each family, a requested one checked (single-stack here: the
+    range's family); none for ExternalName or headless Services."""
+    spec = svc["spec"]
+    name = str(svc["metadata"].get("name") or "")
     problems: list[errors.FieldError] = []
-    if spec.get("type") != "ExternalName":
-        ip = spec.get("clusterIP") or (spec.get("clusterIPs") or [None])[0]
-        if ip is None or ip == "":
-            ip = service_range.free_ip(ips)
-            if ip is None:
-                name = svc["metadata"].get("name") or ""
-                raise errors.internal(f'failed to allocate a serviceIP for Service "{name}": range is full')
-            ips.add(ip)
-        elif ip != "None":
-            problems.extend(_check_ip(ip, ips, service_range))
-        spec["clusterIP"] = ip
-        spec["clusterIPs"] = [ip]
-        spec.setdefault("ipFamilies", [service_range.family])
-        spec.setdefault("ipFamilyPolicy", "SingleStack")
-    if _needs_node_ports(spec):
-        for i, port in enumerate(spec.get("ports") or ()):
-            requested = port.get("nodePort")
-            if requested:
-                problems.extend(_check_port(i, int(requested), ports))
-                ports.add(int(requested))
-            else:
-                port["nodePort"] = _free_port(ports)
+    cluster_ips = list(spec.get("clusterIPs") or [])
+    if spec.get("type") == "ExternalName" or cluster_ips[:1] == ["None"]:
+        return
+    # "" marks an address to allocate.
+    cluster_ips += [""] * (len(spec.get("ipFamilies") or ()) - len(cluster_ips))
+    spec["clusterIPs"] = cluster_ips
+    ip = cluster_ips[0]
+    if ip == "" and dry_run:
+        # A dry run draws nothing: upstream's dry-run allocator answers the range's own address.
+        ip = str(service_range.cidr.network_address)
+    elif ip == "":
+        free = service_range.free_ip(ips)
+        if free is None:
+            raise errors.internal(f'failed to allocate a serviceIP for Service "{name}": range is full')
+        if not name:
+            problems.append(_unnamed(cluster_ips, "failed to allocate IP", free))
+        ips.add(free)
+        ip = free
+    else:
+        problems.extend(_check_ip(ip, cluster_ips, ips, service_range, name, dry_run))
     if problems:
-        raise errors.invalid("Service", "", str(svc["metadata"].get("name") or ""), problems)
+        raise errors.invalid("Service", "", name, problems)
+    spec["clusterIP"] = ip
+    spec["clusterIPs"] = [ip]
 
 
-def prepare_update(new: Obj, old: Obj) -> None:
-    """An update's cluster IPs as upstream's service storage reads them (normalizeClusterIPs, then
-    patchAllocatedValues); 422 when the primary one would change."""
-    _normalize_cluster_ips(new.setdefault("spec", {}), old.get("spec") or {})
+def _unnamed(cluster_ips: list[str], what: str, ip: str) -> errors.FieldError:
+    """The allocator's IPAddress names the Service as its parent: without a name it fails validation."""
+    shown = field.go_json(cluster_ips)
+    return errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
+                             f"Invalid value: {shown}: {what}: IPAddress.networking.k8s.io "
+                             f'"{ip}" is invalid: spec.parentRef.name: Required value')
+
+
+def begin_update(new: Obj, old: Obj, request: Request, cluster: Cluster) -> None:
+    """An update's allocated fields as upstream's service storage settles them (patchAllocatedValues,
+    normalizeClusterIPs, then allocateUpdate's initIPFamilyFields and node ports); a changed primary IP is
+    validation's to refuse."""
+    defaults.service(new)  # upstream's decoding defaulted the body before the storage sees it
     keep_allocated(new, old)
-    problems = _cluster_ip_changes(new["spec"], old.get("spec") or {})
-    if problems:
-        raise errors.invalid("Service", "", str(new["metadata"].get("name") or ""), problems)
-
-
-def _normalize_cluster_ips(spec: Obj, old_spec: Obj) -> None:
-    """What a client that sets only the singular clusterIP meant for the plural clusterIPs."""
-    ip, old_ip = spec.get("clusterIP") or "", old_spec.get("clusterIP") or ""
-    ips, old_ips = spec.get("clusterIPs") or [], old_spec.get("clusterIPs") or []
-    if old_ips and not ips and old_ip == ip:
-        spec["clusterIPs"] = ips = old_ips
-    if old_ip != ip and ips == old_ips:
-        if old_ip and not ip:
-            spec.pop("clusterIPs", None)
-        else:
-            spec["clusterIPs"] = [ip]
-
-
-def _headless(spec: Obj) -> bool:
-    return spec.get("type", "ClusterIP") == "ClusterIP" and spec.get("clusterIPs") == ["None"]
-
-
-def _cluster_ip_changes(spec: Obj, old_spec: Obj) -> list[errors.FieldError]:
-    """validateUpgradeDowngradeClusterIPs: assigned cluster IPs may not change, unless to or from
-    ExternalName (a second family's address may come and go: dual-stack is not served here)."""
-    if "ExternalName" in (spec.get("type"), old_spec.get("type")) or (_headless(spec) and _headless(old_spec)):
-        return []
-    ips, old_ips = spec.get("clusterIPs") or [], old_spec.get("clusterIPs") or []
-    shown = json.dumps(ips, separators=(",", ":"))
-    if len(old_ips) == len(ips):
-        return [errors.FieldError("FieldValueInvalid", f"spec.clusterIPs[{i}]",
-                                  f"Invalid value: {shown}: may not change once set")
-                for i, ip in enumerate(old_ips) if ip != ips[i]]
-    if len(old_ips) > len(ips):
-        if not ips:
-            return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
-                                      f"Invalid value: {shown}: primary clusterIP can not be unset")]
-        if ips[0] != old_ips[0]:
-            return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
-                                      f"Invalid value: {shown}: may not change once set")]
-    return []
+    spec = new.setdefault("spec", {})
+    old_spec: Obj = old["spec"] if isinstance(old.get("spec"), dict) else {}
+    service_ip_families.normalize_cluster_ips(spec, old_spec)
+    service_ip_families.init_ip_family_fields(new, old, (cluster.service_range.family,))
+    this = (old["metadata"].get("namespace"), old["metadata"].get("name"))
+    others = [svc for svc in cluster.listed("services")[1]
+              if (svc["metadata"].get("namespace"), svc["metadata"].get("name")) != this]
+    ips, ports = taken(others)
+    if old_spec.get("type") == "ExternalName" and spec.get("type") != "ExternalName":
+        # updateClusterIPs' case A: a Service that needed no address now does (the only case a
+        # single-stack cluster allocates on update; releasing is the delete's and the type change's).
+        ips.update(cluster.names(IP_ADDRESSES))
+        _allocate_cluster_ips(new, ips, cluster.service_range, request.dry_run)
+    service_node_ports.allocate_update(new, old, ports, request.dry_run)
 
 
 def keep_allocated(new: Obj, old: Obj) -> None:
-    """An update that leaves allocated values out keeps them (upstream's patchAllocatedValues)."""
+    """patchAllocatedValues: an update that leaves allocated values out keeps them, so a client may send
+    back what it created. Node ports are matched by port name, unless another port now uses one."""
     spec, old_spec = new.setdefault("spec", {}), old.get("spec") or {}
-    if spec.get("type") == "ExternalName":
-        return
-    for key in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
-        if key not in spec and key in old_spec:
-            spec[key] = old_spec[key]
-    if _needs_node_ports(spec):
-        held = {(p.get("port"), p.get("protocol", "TCP")): p.get("nodePort") for p in old_spec.get("ports") or ()}
-        for port in spec.get("ports") or ():
-            previous = held.get((port.get("port"), port.get("protocol", "TCP")))
-            if not port.get("nodePort") and previous:
+    if old_spec.get("type") != "ExternalName" and spec.get("type") != "ExternalName":
+        if not spec.get("clusterIP") and old_spec.get("clusterIP"):
+            spec["clusterIP"] = old_spec["clusterIP"]
+        if not spec.get("clusterIPs") and old_spec.get("clusterIPs"):
+            spec["clusterIPs"] = old_spec["clusterIPs"]
+    if service_node_ports.allocates(old_spec) and service_node_ports.allocates(spec):
+        ports = [p for p in spec.get("ports") or () if isinstance(p, dict)]
+        old_ports = [p for p in old_spec.get("ports") or () if isinstance(p, dict)]
+        used = {p.get("nodePort") for p in old_ports if p.get("nodePort")} & \
+            {p.get("nodePort") for p in ports if p.get("nodePort")}
+        by_name = {p.get("name") or "": p.get("nodePort") or 0 for p in old_ports}
+        for port in ports:
+            previous = by_name.get(port.get("name") or "", 0)
+            if not port.get("nodePort") and previous not in used and previous:
                 port["nodePort"] = previous
+    if service_node_ports.needs_health_check(old_spec) and service_node_ports.needs_health_check(spec) \
+            and not spec.get("healthCheckNodePort") and old_spec.get("healthCheckNodePort"):
+        spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"]
 
 
-def _check_ip(ip: str, ips: set[str], service_range: ServiceRange) -> list[errors.FieldError]:
-    shown = f'[]string{{"{ip}"}}'
-    try:
-        address = ipaddress.ip_address(ip)
-    except ValueError:
-        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
-                                  f'Invalid value: "{ip}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')]
+def _check_ip(ip: str, cluster_ips: list[str], ips: set[str], service_range: ServiceRange, name: str,
+              dry_run: bool) -> list[errors.FieldError]:
+    def refused(why: str) -> list[errors.FieldError]:
+        shown = field.go_json(cluster_ips)
+        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
+                                  f"Invalid value: {shown}: failed to allocate IP {ip}: {why}")]
+    address = ipaddress.ip_address(ip)  # validated by initIPFamilyFields
     if not service_range.usable(address):
-        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
-                                  f"Invalid value: {shown}: failed to allocate IP {ip}: the provided IP ({ip}) "
-                                  f"is not in the valid range. The range of valid IPs is {service_range.cidr}")]
+        return refused(f"the provided IP ({ip}) is not in the valid range. The range of valid IPs is "
+                       f"{service_range.cidr}")
+    if dry_run:
+        return []  # nor is the address held by an IPAddress, which is what a held one would clash with
+    if not name:
+        return [_unnamed(cluster_ips, f"failed to allocate IP {ip}", ip)]
     if ip in ips:
-        return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
-                                  f"Invalid value: {shown}: failed to allocate IP {ip}: provided IP is already allocated")]
+        return refused("provided IP is already allocated")
     ips.add(ip)
     return []
-
-
-def _check_port(i: int, port: int, ports: set[int]) -> list[errors.FieldError]:
-    path = f"spec.ports[{i}].nodePort"
-    if port not in NODE_PORTS:
-        return [errors.FieldError("FieldValueInvalid", path,
-                                  f"Invalid value: {port}: provided port is not in the valid range. "
-                                  f"The range of valid ports is {NODE_PORTS.start}-{NODE_PORTS.stop - 1}")]
-    if port in ports:
-        return [errors.FieldError("FieldValueInvalid", path, f"Invalid value: {port}: provided port is already allocated")]
-    return []
-
-
-def _free_port(ports: set[int]) -> int:
-    free = [p for p in NODE_PORTS if p not in ports]
-    port = random.choice(free)
-    ports.add(port)
-    return port
 
 
 # -- the storage hooks ---------------------------------------------------------------------------
@@ -268,7 +249,7 @@ def begin_create(svc: Obj, request: Request, cluster: Cluster) -> int | None:
     decided_at, held = cluster.listed("services")
     ips, ports = taken(held)
     ips.update(cluster.names(IP_ADDRESSES))
-    allocate(svc, ips, ports, cluster.service_range)
+    allocate(svc, ips, ports, cluster.service_range, request.dry_run)
     return decided_at
 
 
@@ -276,6 +257,18 @@ async def hold_cluster_ips(svc: Obj, cluster: Cluster, now: str) -> None:
     """The allocator's IPAddress objects, written before the Service as upstream's are."""
     for ip in cluster_ips(svc):
         await cluster.create(IP_ADDRESSES, ip_address(ip, svc), KUBE_APISERVER)
+
+
+async def rehold_cluster_ips(svc: Obj, old: Obj, cluster: Cluster, now: str) -> None:
+    """An update's allocator transaction: IPAddresses for the addresses it allocated (a Service turned
+    from ExternalName), and none any more for those it released (one turned into ExternalName)."""
+    new_ips, old_ips = cluster_ips(svc), cluster_ips(old)
+    for ip in new_ips:
+        if ip not in old_ips:
+            await cluster.create(IP_ADDRESSES, ip_address(ip, svc), KUBE_APISERVER)
+    for ip in old_ips:
+        if ip not in new_ips:
+            await cluster.delete(IP_ADDRESSES, ip, lambda address: held_by(address, old))
 
 
 async def release_cluster_ips(svc: Obj, cluster: Cluster, now: str) -> None:

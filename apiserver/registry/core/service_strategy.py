@@ -4,7 +4,8 @@
 that no longer uses a field the server may have filled in (cluster IPs, node ports, the health-check
 node port, allocateLoadBalancerNodePorts, loadBalancerClass, externalTrafficPolicy), and the client
 left that field as it was, the field is wiped, to be released later; a field the client changed is
-left for validation to judge. Only updates: a create keeps whatever it was given.
+left for validation to judge. Only updates: a create keeps whatever it was given. And the storage's
+Decorator, which hides what an ExternalName Service does not use.
 """
 
 from __future__ import annotations
@@ -67,3 +68,12 @@ def drop_type_dependent_fields(new: Obj, old: Obj) -> None:
         spec.pop("externalTrafficPolicy", None)
     if spec.get("type") != "LoadBalancer" and isinstance(new.get("status"), dict):
         new["status"]["loadBalancer"] = {}
+
+
+def default_on_read(svc: Obj, old: Obj | None, cluster: Any, now: str) -> None:
+    """The service storage's Decorator (defaultOnReadInternalTrafficPolicy): an ExternalName Service shows
+    no internalTrafficPolicy, which an older defaulting gave it. Upstream drops it from every read and
+    answer; here it is dropped once, after validation judged it, before the object is stored."""
+    spec = svc.get("spec")
+    if isinstance(spec, dict) and spec.get("type") == "ExternalName":
+        spec.pop("internalTrafficPolicy", None)

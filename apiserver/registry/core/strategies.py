@@ -29,6 +29,7 @@ from apiserver.registry.core import (
     quota_validation,
     service_allocation,
     service_strategy,
+    service_validation,
     validation,
 )
 from apiserver.registry.hooks import Cluster, Request
@@ -110,18 +111,12 @@ def _pod_deletion_grace(pod: Obj, requested: int | None) -> int:
     return int(grace) if isinstance(grace, int) else 30
 
 
-_TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
-
-
 def _copy_node_topology(pod: Obj, request: Request, cluster: Cluster) -> int | None:
     """PodTopologyLabels admission: a pod bound to a node at create carries the node's zone and region."""
     node_name = (pod.get("spec") or {}).get("nodeName")
-    node = cluster.get("nodes", "", node_name) if node_name else None
-    if node is not None:
-        node_labels = node["metadata"].get("labels") or {}
-        for key in _TOPOLOGY_LABELS:
-            if key in node_labels:
-                pod["metadata"].setdefault("labels", {})[key] = node_labels[key]
+    labels = admission_plugins.topology_labels(cluster.get("nodes", "", node_name) if node_name else None)
+    if labels:
+        pod["metadata"].setdefault("labels", {}).update(labels)
     return None
 
 
@@ -205,18 +200,24 @@ STRATEGIES: dict[str, Strategy] = {
                                           validate=validation.replication_controller, scale_selector_is_map=True,
                                           checks_generate_name=False, orphans_by_default=True, name_rule=meta.long_name),
     # Services creates racing another server's for the same IP and port ranges, before the client gets a 409.
-    "Service": KindStrategy(default=defaults.service, validate=validation.service,
+    "Service": KindStrategy(default=defaults.service, validate=service_validation.service_create,
                             warnings_on_create=object_warnings.service, warnings_on_update=object_warnings.service,
-                            validate_update=validation.service_update, returns_deleted_object=True,
+                            validate_update=service_validation.service_update, returns_deleted_object=True,
+                            validate_subresource_update=service_validation.service_status_update,
+                            warnings_on_subresource_update=object_warnings.service_status,
                             name_rule=meta.label_name,
                             begin_create=service_allocation.begin_create,
-                            begin_update=service_allocation.prepare_update,
+                            begin_update=service_allocation.begin_update,
                             prepare_for_update=service_strategy.drop_type_dependent_fields,
+                            decorate=service_strategy.default_on_read,
                             before_create_write=service_allocation.hold_cluster_ips,
-                            after_delete=service_allocation.release_cluster_ips, allocation_attempts=5),
+                            before_update_write=service_allocation.rehold_cluster_ips,
+                            after_delete=service_allocation.release_cluster_ips, allocation_attempts=5,
+                            creates_on_update=True),
     "Endpoints": KindStrategy(default=defaults.endpoints, validate=endpoints_validation.endpoints,
                               validate_update=endpoints_validation.endpoints_update,
-                              warnings_on_create=object_warnings.endpoints, warnings_on_update=object_warnings.endpoints),
+                              warnings_on_create=object_warnings.endpoints, warnings_on_update=object_warnings.endpoints,
+                              creates_on_update=True),
     "Node": KindStrategy(decode=node_validation.convert_pod_cidrs, prepare_for_create=_node_create, prepare_for_update=node_validation.prepare_for_update,
                          validate=node_validation.node, validate_update=node_validation.node_update,
                          keeps_status_on_create=True, warnings_on_create=object_warnings.node,
@@ -246,10 +247,10 @@ STRATEGIES: dict[str, Strategy] = {
                                    warnings_on_update=object_warnings.service_account,
                                    prepare_for_update=lambda new, old: _clean_secret_references(new)),
     "LimitRange": KindStrategy(default=defaults.limit_range, validate=quota_validation.limit_range,
-                               prepare_for_create=_limit_range_create),
+                               prepare_for_create=_limit_range_create, creates_on_update=True),
     # Names need only be usable in a URL: the event strategy judges no metadata of its own.
     "Event": KindStrategy(validate=event_validation.core_event, validate_update=event_validation.core_event_update,
-                          name_rule=meta.path_segment, kube_finalizers=False),
+                          name_rule=meta.path_segment, kube_finalizers=False, creates_on_update=True),
     "ResourceQuota": KindStrategy(validate=quota_validation.resource_quota,
                                   validate_update=quota_validation.resource_quota_update, returns_deleted_object=True),
     # Never stored: a create binds the pod the Binding names.
