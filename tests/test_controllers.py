@@ -175,7 +175,8 @@ def test_metrics_show_the_controllers_unfinished_work_until_it_is_done(cluster: 
     assert {'controller="serviceaccount-controller"', 'controller="root-ca-certificate-publisher-controller"'} <= set(keys)
     assert 'resource="namespaces"' in metric(cluster, "apiserver_controller_informer_backlog")
     for i in range(10):
-        wait_for(f"backlog-{i}", lambda: get(cluster, f"/api/v1/namespaces/backlog-{i}/configmaps/kube-root-ca.crt"))
+        path = f"/api/v1/namespaces/backlog-{i}/configmaps/kube-root-ca.crt"
+        wait_for(path, lambda path=path: get(cluster, path))
     wait_for("no unfinished work", lambda: sum(metric(cluster, "apiserver_controller_queue_keys").values())
              + sum(metric(cluster, "apiserver_controller_informer_backlog").values()) == 0)
 

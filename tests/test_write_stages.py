@@ -22,12 +22,12 @@ def test_every_timed_function_still_exists() -> None:
 
 def test_the_stage_report_charges_every_write_to_its_stages() -> None:
     run = subprocess.run([sys.executable, "-m", "benches.request_cost", "--writes", "--stages", "--requests", "20",
-                          "--rounds", "1"], cwd=REPO, capture_output=True, text=True, timeout=300)
+                          "--rounds", "1"], cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
     assert run.returncode == 0, run.stderr[-2000:]
     rows = {line.split("|")[1].strip(): [float(cell) for cell in line.split("|")[2:-1]]
             for line in run.stdout.splitlines() if line.startswith("| ") and not line.startswith("| stage")}
     assert set(rows) >= {stage for stage, _, _ in STAGES} | {"total"}
-    create, patch, update, apply, delete = zip(*rows.values())
-    for column in (create, patch, update, apply):
+    columns = list(zip(*rows.values()))
+    for column in columns[:4]:  # create, patch, update, apply
         assert sum(column[:-1]) == pytest.approx(column[-1], abs=1.0)
     assert rows["managed fields"][0] > 0 and rows["kind validation"][0] > 0

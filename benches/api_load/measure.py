@@ -13,16 +13,17 @@ import os
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 import psutil
 
 from apiserver.server import DEFAULT_EVENT_LOOP
 from benches import objects
-from benches.api_load import scenarios as sc
 from benches.api_load import controllers, schedule, watch, wrk
+from benches.api_load import scenarios as sc
 from benches.api_load.client import MERGE_PATCH, Client, seed_configmaps, seed_pods
 from benches.api_load.servers import Floor, Target, floor_credentials, free_port
 
