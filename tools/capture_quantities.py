@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import ssl
 import sys
-import urllib.error
-import urllib.request
 from typing import Any
-
-import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(os.path.dirname(HERE), "tests")
 sys.path.insert(0, TESTS)
+sys.path.insert(0, HERE)
 
+import capture_validation
 from quantity_spellings import SPELLINGS
 
 _PATH = "/apis/storage.k8s.io/v1/namespaces/default/csistoragecapacities?dryRun=All"
@@ -29,26 +26,16 @@ _PREFIX = 'CSIStorageCapacity in version "v1" cannot be handled as a CSIStorageC
 
 
 def main(kubeconfig: str) -> None:
-    with open(kubeconfig) as f:
-        config = yaml.safe_load(f)
-    server = config["clusters"][0]["cluster"]["server"]
-    token = config["users"][0]["user"]["token"]
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
+    send = capture_validation.sender(kubeconfig)
     answers: dict[str, Any] = {}
     for raw in SPELLINGS:
         body = ('{"apiVersion":"storage.k8s.io/v1","kind":"CSIStorageCapacity","metadata":{"name":"q"},'
                 '"storageClassName":"s","maximumVolumeSize":' + raw + "}").encode()
-        request = urllib.request.Request(server + _PATH, data=body, method="POST")
-        request.add_header("Authorization", f"Bearer {token}")
-        request.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(request, context=context, timeout=30) as response:
-                answers[raw] = {"written": json.loads(response.read()).get("maximumVolumeSize")}
-        except urllib.error.HTTPError as err:
-            answer = json.loads(err.read())
-            answers[raw] = {"code": err.code, "error": str(answer.get("message", "")).removeprefix(_PREFIX)}
+        status, answer = send("POST", _PATH, body, "application/json")
+        if status < 300:
+            answers[raw] = {"written": answer.get("maximumVolumeSize")}
+        else:
+            answers[raw] = {"code": status, "error": str(answer.get("message", "")).removeprefix(_PREFIX)}
     with open(os.path.join(TESTS, "quantity_answers.json"), "w") as f:
         json.dump(answers, f, indent=1)
         f.write("\n")

@@ -55,12 +55,7 @@ def finalizers_after_delete(meta: dict[str, Any], options: dict[str, Any],
     else:
         orphan = ORPHAN in current or (orphans_by_default and FOREGROUND not in current)
         foreground = not orphan and FOREGROUND in current
-    wanted = [f for f in current if f not in (ORPHAN, FOREGROUND)]
-    if orphan:
-        wanted.append(ORPHAN)
-    if foreground:
-        wanted.append(FOREGROUND)
-    return None if set(wanted) == set(current) else wanted
+    return _with_propagation(current, orphan, foreground)
 
 
 def namespace_finalizers_after_delete(meta: dict[str, Any], options: dict[str, Any]) -> list[str] | None:
@@ -74,6 +69,11 @@ def namespace_finalizers_after_delete(meta: dict[str, Any], options: dict[str, A
         orphan, foreground = policy == "Orphan", policy == "Foreground"
     else:
         return None
+    return _with_propagation(current, orphan, foreground)
+
+
+def _with_propagation(current: list[str], orphan: bool, foreground: bool) -> list[str] | None:
+    """The finalizers with the orphan and foreground ones as decided; None when that changes nothing."""
     wanted = [f for f in current if f not in (ORPHAN, FOREGROUND)]
     if orphan:
         wanted.append(ORPHAN)
