@@ -32,7 +32,7 @@ from apiserver.crd.converting import converts
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import admitting, audit, deprecated, eviction, kubelet, pretty, requestinfo, tls
+from apiserver.http import admitting, audit, deprecated, eviction, kubelet, pretty, requestinfo, tls, warning_limits
 from apiserver.http.answers import NO_CACHE, AnswerResponse
 from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
@@ -361,6 +361,7 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
         except Exception as exc:  # what the site's error middleware would catch: answered alike
             response = await internal(request, exc)
         deprecated.add(scope, response)
+        warning_limits.limit(response)
         await response(scope, receive, send)
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
