@@ -813,6 +813,26 @@ CASES.update({
                  "variables": [{"name": "in", "expression": "1"}],
                  "auditAnnotations": [{"key": "k", "valueExpression": "1"}, {"key": "k", "valueExpression": "'x'"}]}},
         None),
+    # Output types are compared exactly, as upstream's compiler does: a dyn answer is no bool or string.
+    "policy-expressions-answering-dyn": (f"{_ADMISSION}/validatingadmissionpolicies", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "vc-policy-dyn"},
+        "spec": {"matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                         "apiVersions": ["v1"], "resources": ["pods"]}]},
+                 "matchConditions": [{"name": "flag", "expression": "object.spec.flag"}],
+                 "validations": [{"expression": "{}['a']", "messageExpression": "object.metadata.name"},
+                                 {"expression": "object.metadata.name == 'x'"}],
+                 "auditAnnotations": [{"key": "k", "valueExpression": "object.metadata.name"}]}}, None),
+    "policy-validation-reading-a-bool-variable": (f"{_ADMISSION}/validatingadmissionpolicies", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "vc-policy-bool-variable"},
+        "spec": {"matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                         "apiVersions": ["v1"], "resources": ["pods"]}]},
+                 "variables": [{"name": "named", "expression": "object.metadata.name == 'x'"}],
+                 "validations": [{"expression": "variables.named"}]}}, None),
+    "webhook-match-condition-answering-dyn": (f"{_ADMISSION}/validatingwebhookconfigurations",
+                                              _webhooks("vc-hook-dyn", matchConditions=[
+                                                  {"name": "flag", "expression": "object.spec.flag"}]), None),
     "mutating-policy-patch-types": (f"{_ADMISSION}/mutatingadmissionpolicies", {
         "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
         "metadata": {"name": "vc-mpolicy"},

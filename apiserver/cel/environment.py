@@ -55,6 +55,14 @@ class Program:
     executable: Any
     checked: Any = None  # the type-checked expression, for the cost estimate
 
+    def returns(self, wanted: tuple[str, ...], output: str | None = None) -> bool:
+        """Whether the output type (or `output`, as the caller spells it) is one of `wanted`: upstream
+        compares types exactly, so `object.spec.flag` (dyn) is no bool. But `variables`, which upstream
+        types field by field from each variable's expression, is declared dyn here, so an expression
+        that reads it may answer dyn."""
+        found = self.output if output is None else output
+        return found in wanted or (found == "dyn" and "variables" in self.variables)
+
     def max_cost(self, sizer: Any) -> int:
         """cel-go's estimate of the most this expression can cost (apiserver/cel/cost.py)."""
         return cost.estimate(checkedexpr.parse(self.checked.serialize()), sizer)

@@ -50,7 +50,7 @@ def compile_expression(source: str, want: tuple[str, ...] | None = None, authori
         program = compile_checked(source, _DYN if authorizer else _DYN_WITHOUT_AUTHORIZER)
     except CompileError as error:
         return Expression(source, None, f"compilation failed: {error}")
-    if want is not None and program.output not in (*want, "dyn"):
+    if want is not None and not program.returns(want):
         expected = want[0] if len(want) == 1 else "one of [" + " ".join(want) + "]"
         return Expression(source, None, f"must evaluate to {expected} but got {program.output}")
     return Expression(source, program, None)

@@ -285,7 +285,7 @@ def cel_error(
     else:
         # cel-cpp names the patch type as it declares it; cel-go as cel.ListType(JSONPatch) prints.
         output = {"list<jsonpatch>": "list(JSONPatch)"}.get(program.output, program.output)
-        if want is None or output in (*want, "dyn"):
+        if want is None or program.returns(want, output):
             return []
         expected = want[0] if len(want) == 1 else "one of [" + " ".join(want) + "]"
         detail = f"must evaluate to {expected} but got {output}"
