@@ -124,6 +124,17 @@ def test_a_load_balancer_gets_its_health_check_port_and_its_status_is_warned_of(
     run_kubectl(shared_server, "delete", "service", "edge")
 
 
+def test_an_ingress_status_is_warned_of_as_a_services(shared_server: ServerProcess) -> None:
+    """The Ingress status strategy's WarningsOnUpdate is the Service's: the same words from kube-apiserver
+    1.36.2 for `kubectl patch ingress --subresource=status`."""
+    run_kubectl(shared_server, "create", "ingress", "front", "--default-backend=web:80")
+    out = run_kubectl(shared_server, "patch", "ingress", "front", "--subresource=status", "--type=merge", "-p",
+                      json.dumps({"status": {"loadBalancer": {"ingress": [{"ip": "2001:DB8:0::1"}, {"ip": "1.2.3.4"}]}}}))
+    assert out.stderr.splitlines() == ['Warning: status.loadBalancer.ingress[0]: IPv6 address "2001:DB8:0::1" '
+                                       'should be in RFC 5952 canonical format ("2001:db8::1")']
+    run_kubectl(shared_server, "delete", "ingress", "front")
+
+
 def test_a_dry_run_allocates_placeholders(shared_server: ServerProcess) -> None:
     """Upstream's dry-run allocators draw nothing: the range's own address, and node ports above the range
     (kube-apiserver 1.36.2 answers this create with the same values)."""

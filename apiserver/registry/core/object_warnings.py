@@ -72,8 +72,8 @@ def service(obj: Obj, old: Obj | None = None) -> list[str]:
 
 
 
-def service_status(subresource: str, new: Obj, old: Obj) -> list[str]:
-    """The service status strategy's WarningsOnUpdate: its load balancer's ingress IPs."""
+def load_balancer_status(subresource: str, new: Obj, old: Obj) -> list[str]:
+    """The Service and Ingress status strategies' WarningsOnUpdate: their load balancer's ingress IPs."""
     ingress = ((new.get("status") or {}).get("loadBalancer") or {}).get("ingress") or ()
     found: list[str] = []
     for i, point in enumerate(ingress):

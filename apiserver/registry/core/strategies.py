@@ -204,7 +204,7 @@ STRATEGIES: dict[str, Strategy] = {
                             warnings_on_create=object_warnings.service, warnings_on_update=object_warnings.service,
                             validate_update=service_validation.service_update, returns_deleted_object=True,
                             validate_subresource_update=service_validation.service_status_update,
-                            warnings_on_subresource_update=object_warnings.service_status,
+                            warnings_on_subresource_update=object_warnings.load_balancer_status,
                             name_rule=meta.label_name,
                             begin_create=service_allocation.begin_create,
                             begin_update=service_allocation.begin_update,

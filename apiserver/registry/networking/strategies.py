@@ -7,6 +7,7 @@ from the resource facts.
 
 from __future__ import annotations
 
+from apiserver.registry.core import object_warnings
 from apiserver.registry.networking import defaults, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
@@ -18,7 +19,8 @@ STRATEGIES: dict[str, Strategy] = {
         warnings_on_update=lambda new, old: validation.network_policy_warnings(new)),
     "Ingress": KindStrategy(validate=validation.ingress, validate_update=validation.ingress_update,
                             warnings_on_create=validation.ingress_warnings,
-                            validate_subresource_update=lambda _, new, old: validation.ingress_status_update(new, old)),
+                            validate_subresource_update=lambda _, new, old: validation.ingress_status_update(new, old),
+                            warnings_on_subresource_update=object_warnings.load_balancer_status),
     "IngressClass": KindStrategy(default=defaults.ingress_class, validate=validation.ingress_class,
                                  validate_update=validation.ingress_class_update),
     "IPAddress": KindStrategy(name_rule=validation.ip_address_name, suffixes_generated_names=False,
