@@ -77,21 +77,28 @@ def label_selector(selector: Any, path: str, allow_invalid_label_value: bool = F
     return found
 
 
+def _operator_and_values(operator: str, values: list[Any], path: str, allow_unknown_operator: bool
+                         ) -> list[FieldError]:
+    """What label and field selector requirements share: In and NotIn need values, Exists and
+    DoesNotExist take none, and any other operator is refused unless the caller allows it."""
+    if operator in ("In", "NotIn"):
+        if not values:
+            return [field.required(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'")]
+    elif operator in ("Exists", "DoesNotExist"):
+        if values:
+            return [field.forbidden(f"{path}.values", "may not be specified when `operator` is 'Exists' or "
+                                                     "'DoesNotExist'")]
+    elif not allow_unknown_operator:
+        return [field.invalid(f"{path}.operator", operator, "not a valid selector operator")]
+    return []
+
+
 def label_selector_requirement(requirement: Any, path: str, allow_invalid_label_value: bool = False,
                                allow_unknown_operator: bool = False) -> list[FieldError]:
     """metav1validation.ValidateLabelSelectorRequirement."""
     requirement = requirement if isinstance(requirement, dict) else {}
     operator, values = requirement.get("operator") or "", requirement.get("values") or []
-    found: list[FieldError] = []
-    if operator in ("In", "NotIn"):
-        if not values:
-            found.append(field.required(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-    elif operator in ("Exists", "DoesNotExist"):
-        if values:
-            found.append(field.forbidden(f"{path}.values", "may not be specified when `operator` is 'Exists' or "
-                                                          "'DoesNotExist'"))
-    elif not allow_unknown_operator:
-        found.append(field.invalid(f"{path}.operator", operator, "not a valid selector operator"))
+    found = _operator_and_values(operator, values, path, allow_unknown_operator)
     key = str(requirement.get("key") or "")
     found += [field.invalid(f"{path}.key", key, msg) for msg in qualified_name(key)]
     if not allow_invalid_label_value:
@@ -108,15 +115,7 @@ def field_selector_requirement(requirement: Any, path: str, allow_unknown_operat
     found: list[FieldError] = []
     if not requirement.get("key"):
         found.append(field.required(f"{path}.key", "must be specified"))
-    if operator in ("In", "NotIn"):
-        if not values:
-            found.append(field.required(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-    elif operator in ("Exists", "DoesNotExist"):
-        if values:
-            found.append(field.forbidden(f"{path}.values", "may not be specified when `operator` is 'Exists' or "
-                                                          "'DoesNotExist'"))
-    elif not allow_unknown_operator:
-        found.append(field.invalid(f"{path}.operator", operator, "not a valid selector operator"))
+    found += _operator_and_values(operator, values, path, allow_unknown_operator)
     return found
 
 
