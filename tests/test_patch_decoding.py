@@ -50,7 +50,8 @@ def send(shared_server: ServerProcess) -> capture.Send:
 @pytest.mark.parametrize(("name", "kind", "directive", "body"), capture.cases(), ids=[c[0] for c in capture.cases()])
 def test_patch_is_decoded_as_kube_apiserver_does(send: capture.Send, name: str, kind: str, directive: str,
                                                  body: bytes) -> None:
-    assert _comparable(capture.answer(send, kind, directive, body)) == _comparable(RECORDED[name])
+    answer = capture.answer(send, kind, directive, body, name.startswith("custom"))
+    assert _comparable(answer) == _comparable(RECORDED[name])
 
 
 def test_the_recorded_answers_cover_each_step() -> None:

@@ -14,6 +14,7 @@ import json
 import os
 import ssl
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -68,13 +69,31 @@ _MERGES = [
 ]
 BODIES = _SHAPES + _OPERATIONS + _MERGES
 
+# A custom resource: its handler takes no strategic merge, and its unknown fields are what its schema prunes.
+CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "widgets.patching.example.io"},
+       "spec": {"group": "patching.example.io", "scope": "Namespaced",
+                "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                    "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                        "size": {"type": "integer"}, "name": {"type": "string"}}}}}}}]}}
+CUSTOM_TARGET = {"apiVersion": "patching.example.io/v1", "kind": "Widget", "metadata": {"name": "w1"},
+                 "spec": {"size": 1, "name": "first"}}
+CUSTOM_BODIES = [b'{"spec":{"size":3}}', b'{"spec":{"extra":1}}', b'{"unknownTop":1}', b'{"spec":{"size":"x"}}',
+                 b'{"spec":{"size":1,"size":2}}', b'[{"op":"add","path":"/spec/extra","value":1}]',
+                 b'[{"op":"replace","path":"/spec/size","value":"x"}]', b"null", b"[]",
+                 b'{"metadata":{"name":"other"}}', b'{"metadata":{"labels":{"a":"1"},"unknownMeta":1}}']
+
 Send = Callable[[str, str, bytes | None, str], tuple[int, Any, list[str]]]
 
 
 def cases() -> list[tuple[str, str, str, bytes]]:
-    """(case name, patch type, directive, body), every type with every directive and body."""
+    """(case name, patch type, directive, body), every type with every directive and body; a name that
+    starts with "custom" patches the custom resource."""
     return [(f"{kind} {directive or '-'} {body.decode()}", kind, directive, body)
-            for kind in TYPES for directive in DIRECTIVES for body in BODIES]
+            for kind in TYPES for directive in DIRECTIVES for body in BODIES] + [
+        (f"custom {kind} {directive or '-'} {body.decode()}", kind, directive, body)
+        for kind in TYPES for directive in DIRECTIVES for body in CUSTOM_BODIES]
 
 
 def sender(kubeconfig: str) -> Send:
@@ -105,15 +124,27 @@ def prepare(send: Send) -> None:
     status, body, _ = send("POST", f"/api/v1/namespaces/{NAMESPACE}/configmaps", json.dumps(TARGET).encode(),
                            "application/json")
     assert status in (201, 409), body
+    status, body, _ = send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                           json.dumps(CRD).encode(), "application/json")
+    assert status in (201, 409), body
+    deadline = time.monotonic() + 60
+    while True:  # served once the CRD is established and its handler installed
+        status, body, _ = send("POST", f"/apis/patching.example.io/v1/namespaces/{NAMESPACE}/widgets",
+                               json.dumps(CUSTOM_TARGET).encode(), "application/json")
+        if status in (201, 409) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert status in (201, 409), body
 
 
-def answer(send: Send, kind: str, directive: str, body: bytes) -> dict[str, Any]:
+def answer(send: Send, kind: str, directive: str, body: bytes, custom: bool = False) -> dict[str, Any]:
     """The answer to one case, without what differs between servers and runs (uid, times, versions)."""
     query = {"dryRun": "All", **({"fieldValidation": directive} if directive else {})}
-    path = f"/api/v1/namespaces/{NAMESPACE}/configmaps/probe?" + urllib.parse.urlencode(query)
-    status, reply, warnings = send("PATCH", path, body, TYPES[kind])
+    target = f"/apis/patching.example.io/v1/namespaces/{NAMESPACE}/widgets/w1" if custom else \
+        f"/api/v1/namespaces/{NAMESPACE}/configmaps/probe"
+    status, reply, warnings = send("PATCH", target + "?" + urllib.parse.urlencode(query), body, TYPES[kind])
     if status == 200 and isinstance(reply, dict):
-        kept: Any = {"data": reply.get("data"), "labels": reply.get("metadata", {}).get("labels")}
+        kept: Any = {"data": reply.get("data") or reply.get("spec"), "labels": reply.get("metadata", {}).get("labels")}
     else:
         kept = reply
     return {"status": status, "body": kept, "warnings": warnings}
@@ -122,7 +153,8 @@ def answer(send: Send, kind: str, directive: str, body: bytes) -> dict[str, Any]
 def main(kubeconfig: str) -> None:
     send = sender(kubeconfig)
     prepare(send)
-    answers = {name: answer(send, kind, directive, body) for name, kind, directive, body in cases()}
+    answers = {name: answer(send, kind, directive, body, name.startswith("custom"))
+               for name, kind, directive, body in cases()}
     with open(FIXTURE, "w") as f:
         json.dump(answers, f, indent=1, sort_keys=True)
         f.write("\n")
