@@ -70,9 +70,20 @@ def evaluate(source: str, data: Any) -> Any:
     ("size(self.sortBy(x, x)) == 3 && self.sortBy(x, string(x)) == [1, 2, 3]", True),
     ("self.sortBy(x, ')' + string(x) + '(')", [1, 2, 3]),
     ("self.exists_one(i, v, v == 1) && self.transformMap(i, v, i == 0, v) == {0: 3}", True),
+    ("self.transformMap(i, v, [v].transformMap(j, w, (w + i)))", {0: {0: 3}, 1: {0: 2}, 2: {0: 4}}),
+    ("self.transformMapEntry(i, v, v > 1, {v: i}).transformMap(k, v, k > 2, v)", {3: 0}),
 ])
 def test_sort_by_finds_its_target_past_nesting_and_strings(source: str, expected: Any) -> None:
     assert evaluate(source, [3, 1, 2]) == expected
+
+
+@pytest.mark.parametrize(("source", "key"), [
+    ("self.transformMapEntry(i, v, {v: i})", 1),
+    ("self.transformMap(i, v, 0).transformMapEntry(k, v, {v: k})", 0),
+])
+def test_a_duplicate_key_is_refused_with_cel_gos_words(source: str, key: int) -> None:
+    outcome = compile_checked(source, {"self": cel.Type.DYN}).evaluate({"self": [1, 1]})
+    assert outcome.error == f"insert failed: key {key} already exists"
 
 
 def test_errors_are_placed_in_the_text_as_written() -> None:

@@ -166,6 +166,9 @@ def _runnable(source: str) -> str:
 def _executable(source: str) -> Any:
     runnable = _runnable(source)
     with _LOCK:
+        if "transformMap" in runnable:
+            parsed = _PARSE_ENV.compile(runnable, disable_check=True).serialize()
+            runnable = macros.evaluation_text(runnable, parsed) or runnable
         if not any(marker in runnable for marker in macros.MARKERS):
             return _EVAL_ENV.compile(runnable, disable_check=True)
         return _EVAL_ENV.deserialize(_MACRO_PARSE_ENV.compile(runnable, disable_check=True).serialize())
