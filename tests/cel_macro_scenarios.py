@@ -82,6 +82,12 @@ BAD_RULES: list[str] = [
     "{}.sortBy(e, e) == []",
     "self.items.transformList(i, v, v.score > 1, v.name + string(i)) == ['b0', 'a1']",
     "message:self.tags.transformList(i, v, v)",
+    # Estimated between once and a hundred times the budget: upstream names the factor.
+    "self.free.exists(i, v, self.tags.exists(j, w, v == w))",
+    "self.mid.sortBy(e, e).size() > 0",
+    "self.mid.sortBy(e, e.size()).size() > 0",
+    "self.mid.transformMapEntry(i, v, {v: self.mid.transformList(j, w, w + v)}).size() > 0",
+    "self.labels.transformMap(k, v, self.free.filter(f, f == v + k)).size() > 0",
 ]
 
 _STRING = {"type": "string", "maxLength": 20}
@@ -91,6 +97,7 @@ _PROBE_PROPERTIES: dict[str, Any] = {
     "labels": {"type": "object", "maxProperties": 10, "additionalProperties": _STRING},
     "tags": {"type": "array", "maxItems": 10, "items": _STRING},
     "free": {"type": "array", "items": {"type": "string"}},
+    "mid": {"type": "array", "maxItems": 2000, "items": {"type": "string", "maxLength": 5}},
 }
 
 
