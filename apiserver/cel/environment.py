@@ -189,7 +189,7 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
     except RuntimeError as error:
         message = compile_message(str(error))
         if prepared is not None:
-            message = macros.restore_positions(message, prepared)
+            message = by_location(macros.restore_positions(message, prepared))
         if not source:
             # cel-go places the end of an empty expression at column 0, cel-cpp at column 1.
             message = message.replace("<input>:1:1:", "<input>:1:0:", 1)
@@ -306,12 +306,30 @@ def _qualified_references(lines: list[str]) -> list[str]:
     return out
 
 
+_LOCATION = re.compile(r"^[A-Z]+: <input>:(\d+):(\d+): ")
+
+
+def by_location(message: str) -> str:
+    """The errors in the order cel-go's Errors.ToDisplayString gives them: by line, then column."""
+    blocks: list[list[str]] = []
+    for line in message.split("\n"):
+        if blocks and not _LOCATION.match(line):
+            blocks[-1].append(line)  # an error's source line and caret
+        else:
+            blocks.append([line])
+
+    def location(block: list[str]) -> tuple[int, int]:
+        found = _LOCATION.match(block[0])
+        return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+    return "\n".join(line for block in sorted(blocks, key=location) for line in block)
+
+
 def compile_message(text: str) -> str:
     """cel-cpp's compile error in cel-go's words."""
     text = _SUFFIX.sub("", _PREFIX.sub("", text.strip()))
     text = _UNDEFINED_FIELD.sub(r"undefined field '\1'", text)
     text = _NO_SELECTION.sub(r"type '\1' does not support field selection", text)
-    return "\n".join(_qualified_references(_member_calls(text.split("\n"))))
+    return by_location("\n".join(_qualified_references(_member_calls(text.split("\n")))))
 
 
 # cel-cpp quotes a string key with double quotes, or single ones when it holds a double quote.
