@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from apiserver.cel import macros
+from apiserver.cel import macroruntime, macros
 from apiserver.cel.checkedexpr import Checked, Expr
 
 MAX = 2**64 - 1
@@ -321,7 +321,7 @@ class _Coster:
         if e.name == "join" and target is not None:
             size = self.joined_size(target, args)
             return size.times(STRING_TRAVERSAL).add(args_sum), size
-        if e.name == macros.SORT_INDICES and target is not None and len(args) == 1:
+        if e.name == macroruntime.SORT_INDICES and target is not None and len(args) == 1:
             cost, size = self.sort_keys_cost(args[0])
             return cost.add(args_sum), size
         kubernetes = self.kubernetes_function(e)

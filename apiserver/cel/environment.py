@@ -29,7 +29,7 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional, ext_strings
 
-from apiserver.cel import authz, checkedexpr, cost, formats, library, macros, optionals
+from apiserver.cel import authz, checkedexpr, cost, formats, library, macroruntime, macros, optionals
 from apiserver.cel.opaque import POOL
 
 _LOCK = threading.Lock()
@@ -86,7 +86,7 @@ _COMPOSITE = (cel.Type.LIST, cel.Type.MAP)
 
 def _extensions(as_written: bool, checking: bool) -> list[Any]:
     functions = library.declarations() + formats.declarations(as_written) + authz.declarations(checking)
-    rewritten = [] if as_written else macros.extensions(checking)  # apiserver/cel/macros.py's sortBy
+    rewritten = [] if as_written else macroruntime.extensions(checking)  # what macros.py rewrites call
     return [ext_optional.ExtOptional(), ext_strings.ExtStrings(), cel.CelExtension("k8s", functions), *rewritten]
 
 
