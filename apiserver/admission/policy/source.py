@@ -131,13 +131,34 @@ class PolicySource:
         namespace = self._namespace(name)
         return None if namespace is None else (namespace.get("metadata") or {}).get("labels") or {}
 
+    def _param_type(self, policy: CompiledPolicy) -> Any:
+        kind = policy.spec.get("paramKind") or {}
+        group, _, version = str(kind.get("apiVersion") or "").rpartition("/")
+        return next((t for t in self._registry.in_group_version(group, version) if t.kind == kind.get("kind")), None)
+
+    def configuration_error(self, policy: CompiledPolicy) -> str | None:
+        """Why the policy cannot run at all (upstream's hook ConfigurationError): a paramKind not served."""
+        kind = policy.spec.get("paramKind")
+        if not kind or self._param_type(policy) is not None:
+            return None
+        group, _, version = str(kind.get("apiVersion") or "").rpartition("/")
+        return (f"failed to configure policy: failed to find resource referenced by paramKind: "
+                f"'{group}/{version}, Kind={kind.get('kind')}'")
+
+    @staticmethod
+    def params_namespace(attributes: Attributes) -> str:
+        """The namespace a binding's params are looked up in: a Namespace's request carries its own name
+        as its namespace upstream."""
+        if not attributes.namespace and attributes.kind == ("", "v1", "Namespace"):
+            return attributes.name
+        return attributes.namespace
+
     def _params(self, policy: CompiledPolicy, ref: Any, namespace: str) -> list[Any]:
         """The params a binding evaluates with: [None] when the policy or binding names none."""
         kind = policy.spec.get("paramKind")
         if not kind or not isinstance(ref, dict):
             return [None]
-        group, _, version = str(kind.get("apiVersion") or "").rpartition("/")
-        rt = next((t for t in self._registry.in_group_version(group, version) if t.kind == kind.get("kind")), None)
+        rt = self._param_type(policy)
         if rt is None:
             raise ValueError(f"paramKind kind `{kind.get('apiVersion')}, Kind={kind.get('kind')}` not known")
         where: str | None = None
@@ -199,12 +220,16 @@ class PolicySource:
 
 
     def matching_bindings(self, attributes: Attributes) -> list[tuple[CompiledPolicy, list[dict[str, Any]]]]:
-        """The policies whose constraints select the request, each with its bindings that select it too."""
+        """The policies whose constraints select the request, each with its bindings that select it too
+        (none for a policy that cannot run: its configuration_error)."""
         namespaced = self._namespaced(attributes)
         found = []
         for policy, bindings in self._candidates(attributes):
             if not matching.matches(policy.spec.get("matchConstraints"), attributes, namespaced,
                                     self._namespace_labels):
+                continue
+            if self.configuration_error(policy) is not None:
+                found.append((policy, []))  # refused (or ignored) whichever bindings select the request
                 continue
             selected = [b for b in bindings if matching.matches((b.get("spec") or {}).get("matchResources"),
                                                                  attributes, namespaced, self._namespace_labels)]

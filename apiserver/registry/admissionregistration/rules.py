@@ -285,6 +285,7 @@ def cel_error(
     else:
         # cel-cpp names the patch type as it declares it; cel-go as cel.ListType(JSONPatch) prints.
         output = {"list<jsonpatch>": "list(JSONPatch)"}.get(program.output, program.output)
+        output = output.replace("<", "(").replace(">", ")")  # cel-go's spelling: map(string, int)
         if want is None or program.returns(want, output):
             return []
         expected = want[0] if len(want) == 1 else "one of [" + " ".join(want) + "]"
