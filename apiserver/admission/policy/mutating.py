@@ -91,7 +91,7 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
         seen: dict[str, Any] = attributes.state.setdefault(self.name, {})
         # Upstream's PolicyErrors: (message, reason); each policy's under its failurePolicy.
         refusals: list[tuple[str, str]] = []
-        for policy, bindings in self.matching_bindings(attributes):
+        for policy, bindings, matched in self.matching_bindings(attributes):
             if attributes.reinvoking and (policy.spec.get("reinvocationPolicy") != "IfNeeded"
                                           or seen.get(policy.name) == attributes.object):
                 continue

@@ -33,8 +33,8 @@ class ValidatingAdmissionPolicyPlugin(PolicySource):
         denied: list[tuple[CompiledPolicy, dict[str, Any] | None, Decision]] = []
         warnings: list[str] = []
         annotations: dict[str, str] = {}
-        data: dict[str, Any] | None = None
-        for policy, bindings in self.matching_bindings(attributes):
+        activations: dict[Any, dict[str, Any]] = {}  # by the resource and kind a policy matched as
+        for policy, bindings, matched in self.matching_bindings(attributes):
             configuration = self.configuration_error(policy)
             if configuration is not None and policy.failure_policy == "Fail":
                 denied.append((policy, None, Decision("deny", configuration)))
@@ -46,8 +46,9 @@ class ValidatingAdmissionPolicyPlugin(PolicySource):
                     if policy.failure_policy == "Fail":
                         denied.append((policy, binding, Decision("deny", f"failed to configure binding: {error}")))
                     continue
+                data = activations.get(matched)
                 if data is None:
-                    data = self._activation(attributes)
+                    data = activations[matched] = self._activation(attributes, matched)
                 for param in params:
                     self._evaluate(policy, binding, {**data, "params": param}, denied, warnings, annotations)
         if denied:
