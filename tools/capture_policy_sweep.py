@@ -16,8 +16,8 @@ import sys
 TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
 sys.path.insert(0, TESTS)
 
-from admission_replay import api_client, run  # noqa: E402
-from policy_sweep_scenarios import SCENARIOS, normalized  # noqa: E402
+from admission_replay import api_client, run
+from policy_sweep_scenarios import SCENARIOS, normalized
 
 FIXTURES = os.path.join(TESTS, "fixtures", "policy_sweep")
 

@@ -9,9 +9,9 @@ upstream's code and message.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol, Sequence
+from typing import NamedTuple, Protocol
 
 from apiserver import errors
 from apiserver.admission.attributes import Attributes

@@ -18,8 +18,8 @@ from typing import Any
 import jsonpatch  # type: ignore[import-untyped]
 from google.protobuf.json_format import MessageToDict
 
-from apiserver.admission.attributes import Attributes
 from apiserver import errors
+from apiserver.admission.attributes import Attributes
 from apiserver.admission.chain import ALLOWED, Verdict, forbidden
 from apiserver.admission.plugins import register
 from apiserver.admission.policy import applyconfiguration

@@ -21,8 +21,8 @@ from apiserver.admission.plugins import PluginContext
 from apiserver.admission.policy import matching
 from apiserver.admission.policy.compiled import CompiledPolicy
 from apiserver.admission.webhook import equivalents_in
-from apiserver.kinds.conversion import codec_for
 from apiserver.controllers.selectors import label_selector_matches
+from apiserver.kinds.conversion import codec_for
 from apiserver.storage.interface import Change
 
 log = logging.getLogger(__name__)
@@ -241,7 +241,7 @@ class PolicySource:
         (none for a policy that cannot run: its configuration_error) and the resource and kind it
         matched as."""
         namespaced = self._namespaced(attributes)
-        found = []
+        found: list[tuple[CompiledPolicy, list[dict[str, Any]], matching.Matched]] = []
         for policy, bindings in self._candidates(attributes):
             matched = matching.matched(policy.spec.get("matchConstraints"), attributes, namespaced,
                                        self._namespace_labels, self._equivalents)
