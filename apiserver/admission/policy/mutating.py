@@ -15,14 +15,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import jsonpatch  # type: ignore[import-untyped]
 from google.protobuf.json_format import MessageToDict
 
 from apiserver import errors
 from apiserver.admission.attributes import Attributes
 from apiserver.admission.chain import ALLOWED, Verdict, forbidden
 from apiserver.admission.plugins import register
-from apiserver.admission.policy import applyconfiguration
+from apiserver.admission.policy import applyconfiguration, jsonpatch
 from apiserver.admission.policy.compiled import CompiledPolicy, Expression
 from apiserver.admission.policy.source import PolicySource
 from apiserver.cel.environment import activation
@@ -72,10 +71,10 @@ def apply_patch(obj: dict[str, Any], expression: Expression, data: Any,
     if error is not None:
         raise PatchError(error)
     try:
-        return dict(jsonpatch.JsonPatch(_operations(value)).apply(obj))
-    except jsonpatch.JsonPatchTestFailed:
-        return obj
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as failure:
+        return jsonpatch.apply(obj, _operations(value))
+    except jsonpatch.TestFailed:
+        return obj  # a failed test leaves the object as it was
+    except jsonpatch.PatchFailed as failure:
         raise PatchError(f"JSON Patch: {failure}") from None
 
 
