@@ -21,12 +21,13 @@ from apiserver import errors
 from apiserver.admission.attributes import Attributes
 from apiserver.admission.chain import ALLOWED, Verdict, forbidden
 from apiserver.admission.plugins import register
-from apiserver.admission.policy import applyconfiguration, jsonpatch
+from apiserver.admission.policy import applyconfiguration
 from apiserver.admission.policy.compiled import CompiledPolicy, Expression
 from apiserver.admission.policy.source import PolicySource
 from apiserver.cel.environment import activation
 from apiserver.errors import ApiError
 from apiserver.kinds import fieldvalidation, ownership
+from apiserver.patching import gojsonpatch
 from apiserver.registry.lookup import strategy_for
 
 
@@ -71,10 +72,10 @@ def apply_patch(obj: dict[str, Any], expression: Expression, data: Any,
     if error is not None:
         raise PatchError(error)
     try:
-        return jsonpatch.apply(obj, _operations(value))
-    except jsonpatch.TestFailed:
+        return dict(gojsonpatch.apply(obj, _operations(value)))
+    except gojsonpatch.TestFailed:
         return obj  # a failed test leaves the object as it was
-    except jsonpatch.PatchFailed as failure:
+    except gojsonpatch.PatchError as failure:
         raise PatchError(f"JSON Patch: {failure}") from None
 
 
