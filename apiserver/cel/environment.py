@@ -345,4 +345,26 @@ def runtime_message(text: str) -> str:
         return "no such overload"
     if text == "divide by zero":
         return "division by zero"
+    if (index := _INDEX_ERROR.fullmatch(text)) is not None:
+        return f"index out of bounds: {index.group(1)}"
+    if (conversion := _CONVERSION_ERROR.fullmatch(text)) is not None:
+        return f"type conversion error from '{conversion.group(1)}' to '{conversion.group(2)}'"
+    if (regex := _REGEX_ERROR.fullmatch(text)) is not None:
+        code = _RE2_TO_GO_REGEX_ERRORS.get(regex.group(1), regex.group(1))
+        return f"error parsing regexp: {code}: `{regex.group(2)}`"
     return text
+
+
+_INDEX_ERROR = re.compile(r"Index error: index=(-?\d+) size=\d+")
+_CONVERSION_ERROR = re.compile(r"cannot convert (string|int|uint|double|bytes) to (int|uint|double|string|bytes)")
+_REGEX_ERROR = re.compile(r"invalid regular expression: ([^:]+): (.*)", re.DOTALL)
+# RE2's (C++) error texts as Go's regexp/syntax names the same errors.
+_RE2_TO_GO_REGEX_ERRORS = {
+    "missing ]": "missing closing ]", "missing )": "missing closing )", "unexpected )": "unexpected )",
+    "trailing \\": "trailing backslash at end of expression", "bad repetition operator":
+    "invalid nested repetition operator", "missing argument to repetition operator":
+    "missing argument to repetition operator", "bad character class range": "invalid character class range",
+    "bad repetition count": "invalid repeat count", "invalid escape sequence": "invalid escape sequence",
+    "invalid named capture group": "invalid named capture", "invalid perl operator":
+    "invalid or unsupported Perl syntax", "invalid UTF-8": "invalid UTF-8", "bad character class":
+    "invalid character class"}
