@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apiserver.cel.checkedexpr import Checked, Expr
+from apiserver.cel.declared import escape
 
 MAX = 2**64 - 1
 MAX_REQUEST_BYTES = 3 * 1024 * 1024
@@ -83,10 +84,11 @@ def _factor(x: int, factor: float) -> int:
 
 
 def max_elements(schema: Schema) -> int:
-    """How many characters, items or properties a value of `schema` can have in one request."""
+    """How many characters, items or properties a value of `schema` can have in one request: its
+    declared type's MaxElements (upstream's SchemaDeclType), 0 for objects and scalars."""
     kind = schema.get("type")
     if schema.get("x-kubernetes-int-or-string"):
-        return MAX_REQUEST_BYTES - 2
+        return int(schema["maxLength"]) * 4 if "maxLength" in schema else MAX_REQUEST_BYTES - 2
     if kind == "string":
         formatted = {"duration": 32, "date": 12, "date-time": 32}.get(schema.get("format", ""))
         if formatted is not None:
@@ -106,8 +108,6 @@ def max_elements(schema: Schema) -> int:
         if "maxProperties" in schema:
             return int(schema["maxProperties"])
         return (MAX_REQUEST_BYTES - 2) // (min_serialized_size(schema["additionalProperties"]) + 6)
-    if kind == "object" and "maxProperties" in schema:
-        return int(schema["maxProperties"])
     return 0
 
 
@@ -125,28 +125,38 @@ def min_serialized_size(schema: Schema) -> int:
     return 2
 
 
+_KEYS: Schema = {"type": "string", "maxLength": 0}  # a map's key type, StringType: MaxElements 0
+
+
 def _child(schema: Schema, step: str) -> Schema | None:
-    if step in ("@items",):
-        items = schema.get("items")
-        return items if isinstance(items, dict) else None
-    if step == "@values":
-        values = schema.get("additionalProperties") or schema.get("items")
-        return values if isinstance(values, dict) else None
+    """One step of upstream's sizeEstimator down the declared types: a list's or map's element, a map's
+    keys, or an object's field by its CEL name."""
+    extra = schema.get("additionalProperties")
+    is_map = schema.get("type") == "object" and isinstance(extra, dict)
+    if step in ("@items", "@values"):
+        element = schema.get("items") if schema.get("type") == "array" else extra if is_map else None
+        return element if isinstance(element, dict) else None
     if step == "@keys":
-        return {"type": "string"}
+        return _KEYS if is_map else None
     properties = schema.get("properties") or {}
     if step in ("apiVersion", "kind") and not properties.get(step):
         return {"type": "string"}
-    found = properties.get(step)
-    return found if isinstance(found, dict) else None
+    for name, found in properties.items():
+        if isinstance(found, dict) and escape(name) == step:
+            return found
+    return None
 
 
 def schema_sizer(roots: dict[str, Schema]) -> Callable[[Sequence[str]], Size | None]:
-    """Sizes of values reached from the root variables along a path of fields, `@items`, `@values`, `@keys`."""
+    """Sizes of values along a path of fields, `@items`, `@values`, `@keys`, as upstream's CRD
+    sizeEstimator finds them: it starts every path at the rule's own level whatever its first name
+    (`oldSelf`, a type such as `int`, a loop over a literal list), so each of those is sized as `self`."""
+    root = next(iter(roots.values()))
+
     def size(path: Sequence[str]) -> Size | None:
-        if not path or path[0] not in roots:
+        if not path:
             return None
-        schema: Schema = roots[path[0]]
+        schema: Schema = root
         for step in path[1:]:
             found = _child(schema, step)
             if found is None:
@@ -182,7 +192,7 @@ class _Coster:
             count = len(e.args) if e.kind == "list" else len(e.args) // 2
             return Size(count, count)
         path = self.path(e)
-        if path and not path[0].startswith("@"):
+        if path:
             found = self.sizer(path)
             if found is not None:
                 return found
@@ -236,9 +246,10 @@ class _Coster:
         assert e.iter_range is not None
         total = self.cost(e.iter_range).add(self.cost(e.accu_init))
         range_path = self.path(e.iter_range)
-        element = "@keys" if self.type_of(e.iter_range) == "map" else "@items"
-        self.locals.setdefault(e.accu_var, []).append(([], None))
-        self.locals.setdefault(e.iter_var, []).append((range_path + [element] if range_path else [],
+        element = "@items" if self.type_of(e.iter_range) == "list" else "@keys"
+        self.locals.setdefault(e.accu_var, []).append((self.path(e.accu_init) if e.accu_init else [],
+                                                       self.size(e.accu_init) if e.accu_init else None))
+        self.locals.setdefault(e.iter_var, []).append((range_path + [element],
                                                        self.entry_sizes.get(e.iter_range.id)))
         loop = self.cost(e.loop_condition).add(self.cost(e.loop_step))
         self.locals[e.iter_var].pop()
