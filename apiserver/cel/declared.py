@@ -31,6 +31,7 @@ from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, duration_pb2, timestamp_pb2
 
 from apiserver.cel.opaque import POOL, add_file, unique_file_name
+from apiserver.crd import durations
 
 Schema = dict[str, Any]
 Binder = Callable[[Any], Any]
@@ -218,17 +219,12 @@ def _to_timestamp(value: Any) -> Any:
     return stamp
 
 
-_DURATION = re.compile(r"(-?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+")
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
 def _to_duration(value: Any) -> Any:
-    if not isinstance(value, str) or not _DURATION.fullmatch(value):
+    seconds = durations.parse_duration(value) if isinstance(value, str) else None
+    if seconds is None:
         return value
-    seconds = sum(float(n) * _UNITS[u] for n, u in _DURATION_PART.findall(value))
     duration = duration_pb2.Duration()
-    duration.FromTimedelta(datetime.timedelta(seconds=-seconds if value.startswith("-") else seconds))
+    duration.FromTimedelta(datetime.timedelta(seconds=seconds))
     return duration
 
 

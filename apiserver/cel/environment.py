@@ -288,4 +288,11 @@ def runtime_message(text: str) -> str:
         return "no such overload"
     if text == "divide by zero":
         return "division by zero"
-    return text
+    return _CONVERSIONS.get(text, text)
+
+
+# cel-cpp's words for a string that is no duration or timestamp, and cel-go's.
+_CONVERSIONS = {"String to Duration conversion failed": "type conversion error from 'string' to "
+                                                        "'google.protobuf.Duration'",
+                "String to Timestamp conversion failed": "type conversion error from 'string' to "
+                                                         "'google.protobuf.Timestamp'"}

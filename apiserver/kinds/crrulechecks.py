@@ -83,10 +83,13 @@ def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | No
     rules = schema.get("x-kubernetes-validations")
     if isinstance(rules, list) and rules:
         _check_rules(schema, rules, path, root, uncorrelatable, cardinality, walk)
+    # An atomic struct's properties have no old values; an atomic map's values still do (upstream
+    # forbids oldSelf by MapIsCorrelatable for properties only).
+    atomic = uncorrelatable or (path if schema.get("x-kubernetes-map-type") == "atomic" else None)
     for key, sub in (schema.get("properties") or {}).items():
         if isinstance(sub, dict):
             _check_level(sub, f"{path}.properties[{key}]", bool(sub.get("x-kubernetes-embedded-resource")),
-                         uncorrelatable, cardinality, walk)
+                         atomic, cardinality, walk)
     items = schema.get("items")
     if isinstance(items, dict):
         at = f"{path}.items"
@@ -96,8 +99,7 @@ def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | No
     additional = schema.get("additionalProperties")
     if isinstance(additional, dict):
         at = f"{path}.additionalProperties"
-        lost = uncorrelatable or (path if schema.get("x-kubernetes-map-type") == "atomic" else None)
-        _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), lost,
+        _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), uncorrelatable,
                      _times(cardinality, schema.get("maxProperties")), walk)
 
 
