@@ -54,7 +54,6 @@ def setup_steps() -> list[Step]:
                           "body": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
                           "keep": ["metadata.name"]}]
     for crd in CRDS:
-        _, plural, kind, _ = _served(crd)
         steps.append({"name": f"crd {crd['metadata']['name']}", "method": "POST", "path": _CRD_PATH, "body": crd,
                       "keep": ["metadata.name"]})
     return steps

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import cel_crd_sweep as sweep  # noqa: E402
-from admission_replay import api_client  # noqa: E402
+import cel_crd_sweep as sweep
+from admission_replay import api_client
 
 
 def main(kubeconfig: str) -> None:

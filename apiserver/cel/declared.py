@@ -239,7 +239,11 @@ def _object_binder(schema: Schema) -> Binder | None:
         if name is None or not isinstance(sub, dict):
             continue
         fields[key] = (name, declare_binder(sub))
-    if all(name == key and bind is None for key, (name, bind) in fields.items()):
+    # A nullable property set to null is absent to CEL (`has()` is false), as upstream's object values
+    # answer IsSet for null.
+    nullable = frozenset(key for key, sub in (schema.get("properties") or {}).items()
+                         if isinstance(sub, dict) and sub.get("nullable") is True)
+    if not nullable and all(name == key and bind is None for key, (name, bind) in fields.items()):
         return None
 
     def bind(value: Any) -> Any:
@@ -247,6 +251,8 @@ def _object_binder(schema: Schema) -> Binder | None:
             return value
         bound = {}
         for key, item in value.items():
+            if item is None and key in nullable:
+                continue
             name, inner = fields.get(key, (key, None))
             bound[name] = inner(item) if inner is not None and item is not None else item
         return bound

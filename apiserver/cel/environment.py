@@ -295,4 +295,7 @@ def runtime_message(text: str) -> str:
 _CONVERSIONS = {"String to Duration conversion failed": "type conversion error from 'string' to "
                                                         "'google.protobuf.Duration'",
                 "String to Timestamp conversion failed": "type conversion error from 'string' to "
-                                                         "'google.protobuf.Timestamp'"}
+                                                         "'google.protobuf.Timestamp'",
+                "cannot convert string to int": "type conversion error from 'string' to 'int'",
+                "cannot convert string to uint": "type conversion error from 'string' to 'uint'",
+                "cannot convert string to double": "type conversion error from 'string' to 'double'"}
