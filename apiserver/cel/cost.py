@@ -289,12 +289,17 @@ class _Coster:
         for cost in arg_costs:
             args_sum = args_sum.add(cost)
         target, args = e.target, e.args
-        if e.name == "join" and target is not None:
-            size = self.joined_size(target, args)
-            return size.times(STRING_TRAVERSAL).add(args_sum), size
-        kubernetes = self.kubernetes_function(e)
+        kubernetes = self.kubernetes_function(e, overload)
         if kubernetes is not None:
-            return kubernetes.add(args_sum), None
+            return kubernetes[0].add(args_sum), kubernetes[1]
+        if overload in ("string_to_bytes", "bytes_to_string", "strings_quote") and len(args) == 1:
+            size = self.size_or_unknown(args[0])
+            result = {"string_to_bytes": Size(size.min, _mul(size.max, 4)),
+                      "bytes_to_string": Size(size.min // 4, size.max),
+                      "strings_quote": Size(_add(size.min, 2), _add(_mul(size.max, 2), 2))}[overload]
+            return size.times(STRING_TRAVERSAL).add(args_sum), result
+        if overload == "string_format" and target is not None:
+            return self.size_or_unknown(target).times(STRING_TRAVERSAL).add(args_sum), None
         if overload in ("starts_with_string", "ends_with_string") and len(args) == 1:
             return self.size_or_unknown(args[0]).times(STRING_TRAVERSAL).add(args_sum), None
         if overload == "in_list" and len(args) == 2:
@@ -324,41 +329,113 @@ class _Coster:
         return ONE.add(args_sum), None
 
 
-    def joined_size(self, target: Expr, args: list[Expr]) -> Size:
-        """The length `list.join(sep)` can reach: the elements' when the list is the schema's (else none
-        counted, as upstream), plus a separator between each two."""
-        count = self.size_or_unknown(target)
+    def element_size(self, target: Expr) -> Size:
+        """listElementNode's size: the schema's items where the list has a path, else unknown."""
         path = self.path(target)
+        return (self.sizer([*path, "@items"]) if path else None) or UNKNOWN
+
+    def kubernetes_function(self, e: Expr, overload: str) -> tuple[Cost, Size | None] | None:
+        """Kubernetes' own estimates (its library's CostEstimator.EstimateCallCost), before the
+        arguments' costs, with the result's size where it gives one."""
+        args, target, name = e.args, e.target, e.name
+        fixed = (ONE, None)
+        if name == "check":
+            return Cost(AUTHZ_CHECK, AUTHZ_CHECK), None
+        if name in _NOMINAL:
+            return fixed
+        if name in ("fieldSelector", "labelSelector") and len(args) == 1:
+            size = self.size_or_unknown(args[0])
+            requirements = _cost_factor(size.times(SELECTOR_REQUIREMENTS), SELECTOR_REQUIREMENT_COST)
+            return Cost(LIST_CREATE, LIST_CREATE).add(size.times(STRING_TRAVERSAL)).add(requirements), None
+        if name in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf") and target is not None:
+            element = self.checked.elements.get(target.id)
+            if element is None:  # a string's indexOf
+                return self.size_or_unknown(target).times(STRING_TRAVERSAL), None
+            each = ONE
+            if element in ("string", "bytes"):
+                each = each.add(self.element_size(target).times(STRING_TRAVERSAL))
+            return self.size_or_unknown(target).times_cost(each), None
+        if name in ("url", "jsonpatch.escapeKey") and len(args) == 1:
+            size = self.size_or_unknown(args[0])
+            return size.times(STRING_TRAVERSAL), size
+        if name in ("lowerAscii", "upperAscii", "substring", "trim") and target is not None:
+            size = self.size_or_unknown(target)
+            return size.times(STRING_TRAVERSAL), size
+        if name == "replace" and target is not None and len(args) >= 2:
+            return self.replaced(target, args)
+        if name == "split" and target is not None:
+            size = self.size_or_unknown(target)
+            most = size.max
+            if len(args) > 1 and args[1].kind == "literal" and isinstance(args[1].literal, int):
+                most = args[1].literal
+            return size.times(2 * STRING_TRAVERSAL), Size(0, most)
+        if name == "join" and target is not None:
+            return self.joined(target, args)
+        if name in ("find", "findAll") and target is not None and args:
+            size = self.size_or_unknown(target)
+            text = size.add(Size(1, 1)).times(STRING_TRAVERSAL)
+            return text.times(self.size_or_unknown(args[0]).times(REGEX_LENGTH)), Size(0, size.max)
+        if name in ("cidr", "isIP", "isCIDR", "quantity", "isQuantity", "semver", "isSemver") and args:
+            return self.size_or_unknown(args[0]).times(STRING_TRAVERSAL), None
+        if name == "ip":
+            if overload == "cidr_ip":
+                return fixed
+            if args:
+                return self.size_or_unknown(args[0]).times(STRING_TRAVERSAL), None
+        if name == "ip.isCanonical" and args:
+            return self.size_or_unknown(args[0]).times(2 * STRING_TRAVERSAL), None
+        if name in ("containsIP", "containsCIDR") and args:
+            address = Size(4, 16)
+            compared = address.add(address).times(STRING_TRAVERSAL)
+            if name == "containsCIDR":
+                compared = compared.add(address.times(STRING_TRAVERSAL)).add(ONE)
+            if overload in ("cidr_contains_ip_string", "cidr_contains_cidr_string"):
+                compared = compared.add(self.size_or_unknown(args[0]).times(STRING_TRAVERSAL))
+            return compared, None
+        if name == "validate" and args:
+            return _cost_factor(self.size_or_unknown(args[0]).times(STRING_TRAVERSAL), FORMAT_REGEX * REGEX_LENGTH), None
+        if name == "_?._" and len(args) == 2 and args[0].kind == "call" and args[0].name in CARRIERS:
+            return ZERO, None  # the select apiserver/cel/optionals.py adds: no part of the expression as written
+        if name == "_==_" and len(args) == 2:
+            kind = self.type_of(args[0])
+            if kind == self.type_of(args[1]) and kind.startswith("struct:"):
+                if kind.removeprefix("struct:") in UNIT_EQUALITY:
+                    return fixed
+                if kind == "struct:kubernetes.NamedFormat":
+                    return Cost(1, _factor(MAX_FORMAT_NAME, STRING_TRAVERSAL)), None
+        return None
+
+    def replaced(self, target: Expr, args: list[Expr]) -> tuple[Cost, Size]:
+        """replace: the traversal and the result's construction; the result as long as the most and
+        fewest replacements make it."""
+        size, old, new = self.size_or_unknown(target), self.size_or_unknown(args[0]), self.size_or_unknown(args[1])
+        if old.min == 0:
+            count_max, kept_max = (size.max + 1 if size.max < MAX else size.max), size.max
+        elif new.max <= old.min:
+            count_max, kept_max = 0, size.max
+        else:
+            count_max, kept_max = math.ceil(size.max / old.min), 0
+        if old.max == 0:
+            count_min, kept_min = (size.min + 1 if size.min < MAX else size.min), size.min
+        elif old.max <= new.min:
+            count_min, kept_min = 0, size.min
+        else:
+            count_min, kept_min = math.ceil(size.min / old.max), 0
+        result = Size(_mul(count_min, new.min), _mul(count_max, new.max)).add(Size(kept_min, kept_max))
+        return size.times(2 * STRING_TRAVERSAL), result
+
+    def joined(self, target: Expr, args: list[Expr]) -> tuple[Cost, Size]:
+        """join: the list's size times its elements' (unknown unless the list is the schema's), plus a
+        separator between each two."""
+        count = self.size_or_unknown(target)
         size = Size(0, 0)
-        if path and not path[0].startswith("@"):
-            element = self.sizer([*path, "@items"]) or UNKNOWN
+        if target.id in self.checked.elements:
+            element = self.element_size(target)
             size = Size(_mul(count.min, element.min), _mul(count.max, element.max))
         if args:
             separator = self.size_or_unknown(args[0])
             size = size.add(Size(_mul(separator.min, max(count.min - 1, 0)), _mul(separator.max, max(count.max - 1, 0))))
-        return size
-
-    def kubernetes_function(self, e: Expr) -> Cost | None:
-        """Kubernetes' own estimates (its library's CostEstimator.EstimateCallCost), before its arguments."""
-        args = e.args
-        if e.name == "check":
-            return Cost(AUTHZ_CHECK, AUTHZ_CHECK)
-        if e.name in ("fieldSelector", "labelSelector") and len(args) == 1:
-            size = self.size_or_unknown(args[0])
-            requirements = _cost_factor(size.times(SELECTOR_REQUIREMENTS), SELECTOR_REQUIREMENT_COST)
-            return Cost(LIST_CREATE, LIST_CREATE).add(size.times(STRING_TRAVERSAL)).add(requirements)
-        if e.name == "validate" and e.target is not None and len(args) == 1:
-            return _cost_factor(self.size_or_unknown(args[0]).times(STRING_TRAVERSAL), FORMAT_REGEX * REGEX_LENGTH)
-        if e.name == "_?._" and len(args) == 2 and args[0].kind == "call" and args[0].name in CARRIERS:
-            return ZERO  # the select apiserver/cel/optionals.py adds: no part of the expression as written
-        if e.name == "_==_" and len(args) == 2:
-            kind = self.type_of(args[0])
-            if kind == self.type_of(args[1]) and kind.startswith("struct:"):
-                if kind.removeprefix("struct:") in UNIT_EQUALITY:
-                    return ONE
-                if kind == "struct:kubernetes.NamedFormat":
-                    return Cost(1, _factor(MAX_FORMAT_NAME, STRING_TRAVERSAL))
-        return None
+        return size.times(STRING_TRAVERSAL), size
 
 
 def _cost_factor(cost: Cost, factor: float) -> Cost:
@@ -372,8 +449,16 @@ SELECTOR_REQUIREMENT_COST = LIST_CREATE + STRUCT_CREATE
 FORMAT_REGEX = 128  # cel.MaxNameFormatRegexSize
 MAX_FORMAT_NAME = 64  # cel.MaxFormatSize
 CARRIERS = ("validate", "format.named")
+# Functions Kubernetes' estimator charges 1: authorizer builders and accessors, quantity, semver,
+# URL, IP and CIDR accessors, and format.named.
+_NOMINAL = frozenset({
+    "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason", "error",
+    "errored", "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
+    "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger", "asApproximateFloat",
+    "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor", "patch", "getScheme", "getHostname",
+    "getHost", "getPort", "getEscapedPath", "getQuery"})
 UNIT_EQUALITY = frozenset({
-    "kubernetes.Quantity", "kubernetes.URL", "net.IP", "net.CIDR", "kubernetes.authorization.Authorizer",
+    "kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL", "net.IP", "net.CIDR", "kubernetes.authorization.Authorizer",
     "kubernetes.authorization.PathCheck", "kubernetes.authorization.GroupCheck",
     "kubernetes.authorization.ResourceCheck", "kubernetes.authorization.Decision"})
 

@@ -85,7 +85,7 @@ _COMPOSITE = (cel.Type.LIST, cel.Type.MAP)
 
 
 def _extensions(as_written: bool, checking: bool) -> list[Any]:
-    functions = library.declarations() + formats.declarations(as_written) + authz.declarations(checking)
+    functions = library.declarations(checking) + formats.declarations(as_written) + authz.declarations(checking)
     return [ext_optional.ExtOptional(), ext_strings.ExtStrings(), cel.CelExtension("k8s", functions)]
 
 

@@ -4,11 +4,11 @@ Upstream's base environment (`k8s.io/apiserver/pkg/cel/environment/base.go`) add
 library and cel-go's strings extension (v2, here cel-expr-python's own): url, regex (`find`,
 `findAll`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), quantity, sets, ip,
 cidr, `jsonpatch.escapeKey`, and cel-go's lists extension (`lists.range`, `flatten`, `distinct`,
-`reverse`, `slice`, `sort`). The format library is apiserver/cel/formats.py (its optional results run
+`reverse`, `slice`, `sort`), semver (apiserver/cel/semver.py). The format library is apiserver/cel/formats.py (its optional results run
 through apiserver/cel/optionals.py), the authorizer library apiserver/cel/authz.py. Left out, because
 cel-expr-python cannot add a two-variable macro: the lists extension's `sortBy`, two-variable
 comprehensions; not yet ported: the lists extension's `first`/`last` (optional results, which
-optionals.py could now carry) and semver; and `string(cidr)`, because its runtime tells messages apart
+optionals.py could now carry); and `string(cidr)`, because its runtime tells messages apart
 only as messages, so one `string` overload for a message can exist (`string(ip)`).
 """
 
@@ -24,9 +24,11 @@ from cel_expr_python import cel
 
 from apiserver.cel import netlib
 from apiserver.cel import quantity as q
+from apiserver.cel import semver as sv
 
 T = cel.Type
 QUANTITY = T("kubernetes.Quantity")
+SEMVER = T("kubernetes.Semver")
 URL = T("kubernetes.URL")
 IP = T("net.IP")
 CIDR = T("net.CIDR")
@@ -124,13 +126,26 @@ def _overload(name: str, ret: Any, params: list[Any], impl: Callable[..., Any], 
     return cel.Overload(name, ret, params, is_member=member, impl=impl)
 
 
+def _by_type(on_quantity: Callable[[Any, Any], Any], on_semver: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """A comparison whose body picks the quantity's or the version's by the message it is given."""
+    def compare(value: Any, other: Any) -> Any:
+        semver = value.DESCRIPTOR.full_name == "kubernetes.Semver"
+        return (on_semver if semver else on_quantity)(value, other)
+    return compare
+
+
 def _function(name: str, *overloads: Any) -> Any:
     return cel.FunctionDecl(name, list(overloads))
 
 
-def declarations() -> list[Any]:
-    """Every function the libraries add, ready for `cel.NewEnv(functions=...)`."""
+def declarations(checking: bool = True) -> list[Any]:
+    """Every function the libraries add, ready for `cel.NewEnv(functions=...)`. The runtime tells
+    messages apart only as messages, so where a quantity's and a version's overloads share a name, the
+    environment that runs unchecked programs has one overload whose body picks by the message."""
     S, I, B, D = T.STRING, T.INT, T.BOOL, T.DOUBLE
+
+    def semver_twin(overload: Any) -> list[Any]:
+        return [overload] if checking else []
     return [
         _function("find", _overload("string_find_string", S, [S, S], _find, True)),
         _function("findAll", _overload("string_find_all_string", STRINGS, [S, S], _find_all, True),
@@ -166,11 +181,24 @@ def declarations() -> list[Any]:
                   _overload("quantity_add_int", QUANTITY, [QUANTITY, I], q.add, True)),
         _function("sub", _overload("quantity_sub", QUANTITY, [QUANTITY, QUANTITY], q.sub, True),
                   _overload("quantity_sub_int", QUANTITY, [QUANTITY, I], q.sub, True)),
-        _function("compareTo", _overload("quantity_compare_to", I, [QUANTITY, QUANTITY], q.compare_to, True)),
+        _function("compareTo", _overload("quantity_compare_to", I, [QUANTITY, QUANTITY],
+                                         _by_type(q.compare_to, sv.compare_to), True),
+                  *semver_twin(_overload("semver_compare_to", I, [SEMVER, SEMVER], sv.compare_to, True))),
         _function("isGreaterThan",
-                  _overload("quantity_is_greater_than", B, [QUANTITY, QUANTITY], q.is_greater_than, True)),
+                  _overload("quantity_is_greater_than", B, [QUANTITY, QUANTITY],
+                            _by_type(q.is_greater_than, sv.is_greater_than), True),
+                  *semver_twin(_overload("semver_is_greater_than", B, [SEMVER, SEMVER], sv.is_greater_than, True))),
         _function("isLessThan",
-                  _overload("quantity_is_less_than", B, [QUANTITY, QUANTITY], q.is_less_than, True)),
+                  _overload("quantity_is_less_than", B, [QUANTITY, QUANTITY],
+                            _by_type(q.is_less_than, sv.is_less_than), True),
+                  *semver_twin(_overload("semver_is_less_than", B, [SEMVER, SEMVER], sv.is_less_than, True))),
+        _function("semver", _overload("string_to_semver", SEMVER, [S], sv.semver),
+                  _overload("string_bool_to_semver", SEMVER, [S, B], sv.semver)),
+        _function("isSemver", _overload("is_semver_string", B, [S], sv.is_semver),
+                  _overload("is_semver_string_bool", B, [S, B], sv.is_semver)),
+        _function("major", _overload("semver_major", I, [SEMVER], sv.major, True)),
+        _function("minor", _overload("semver_minor", I, [SEMVER], sv.minor, True)),
+        _function("patch", _overload("semver_patch", I, [SEMVER], sv.patch, True)),
         _function("url", _overload("string_to_url", URL, [S], netlib.url)),
         _function("isURL", _overload("is_url_string", B, [S], netlib.is_url)),
         _function("getScheme", _overload("url_get_scheme", S, [URL], netlib.get_scheme, True)),
