@@ -168,7 +168,8 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
                                                                     STATIC_COST_LIMIT)))
         walk.observe(f"{at}.rule", rule_cost)
         if compiled.message is not None and compiled.message_error is None:
-            message_cost = min(compiled.message.max_cost(sizer) * runs, cost.MAX)
+            # Upstream holds a messageExpression to its own cost, not times how often it may run.
+            message_cost = min(compiled.message.max_cost(sizer), cost.MAX)
             if message_cost > STATIC_COST_LIMIT:
                 problems.append(FieldError("FieldValueForbidden", f"{at}.messageExpression", "Forbidden: " + cost_message(
                     "estimated messageExpression cost", message_cost, STATIC_COST_LIMIT)))
