@@ -172,7 +172,7 @@ def declarations(checking: bool = True) -> list[Any]:
                                                    lambda key: key.replace("~", "~0").replace("/", "~1"))),
         _function("quantity", _overload("string_to_quantity", QUANTITY, [S], q.quantity)),
         _function("isQuantity", _overload("is_quantity_string", B, [S], q.is_quantity)),
-        _function("sign", _overload("quantity_sign", I, [QUANTITY], q.sign, True)),
+        _function("sign", _overload("quantity_sign", I, [QUANTITY], q.sign)),  # a global function upstream
         _function("isInteger", _overload("quantity_is_integer", B, [QUANTITY], q.is_integer, True)),
         _function("asInteger", _overload("quantity_get_integer", I, [QUANTITY], q.as_integer, True)),
         _function("asApproximateFloat",
