@@ -76,7 +76,9 @@ def _kind(schema: Schema) -> str:
             return "object"
         if isinstance(schema.get("additionalProperties"), dict):
             return "map"
-        return "dyn" if schema.get("x-kubernetes-preserve-unknown-fields") else "object"
+        # SchemaDeclType ignores x-kubernetes-preserve-unknown-fields: an object without properties
+        # declares no fields, so a rule naming an unknown one does not compile.
+        return "object"
     if kind == "array":
         return "list" if isinstance(schema.get("items"), dict) else "dyn"
     return kind if kind in _SCALARS else "dyn"

@@ -187,6 +187,7 @@ def _type_name(cel_type: Any) -> str:
 _PREFIX = re.compile(r"^[A-Z_]+: ")
 _SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 _UNDEFINED_FIELD = re.compile(r"undefined field '([^']*)' not found in struct '[^']*'")
+_NOT_SELECTABLE = re.compile(r"expression of type '([^']*)' cannot be the operand of a select operation")
 
 
 _NO_OVERLOAD = re.compile(r"^ERROR: <input>:\d+:(\d+): found no matching overload for '([^']*)' applied to '\((.*)\)'$")
@@ -272,6 +273,7 @@ def compile_message(text: str) -> str:
     """cel-cpp's compile error in cel-go's words."""
     text = _SUFFIX.sub("", _PREFIX.sub("", text.strip()))
     text = _UNDEFINED_FIELD.sub(r"undefined field '\1'", text)
+    text = _NOT_SELECTABLE.sub(r"type '\1' does not support field selection", text)
     return "\n".join(_qualified_references(_member_calls(text.split("\n"))))
 
 
