@@ -133,7 +133,9 @@ def _child(schema: Schema, step: str) -> Schema | None:
     keys, or an object's field by its CEL name."""
     extra = schema.get("additionalProperties")
     is_map = schema.get("type") == "object" and isinstance(extra, dict)
-    if step in ("@items", "@values"):
+    # A loop over a list checked with dyn variables (apiserver/cel/environment.py's second check of
+    # cross-type numeric comparisons) walks "@keys": the schema says it is the list's items.
+    if step in ("@items", "@values") or (step == "@keys" and schema.get("type") == "array"):
         element = schema.get("items") if schema.get("type") == "array" else extra if is_map else None
         return element if isinstance(element, dict) else None
     if step == "@keys":

@@ -8,8 +8,10 @@ embedded resource) also declares `apiVersion`, `kind` and `metadata.{name,genera
 cel-expr-python type-checks against protobuf messages, so the declared type is a message built from the
 schema into the shared pool (proto2, so `has()` means presence); lists and maps nested directly in a
 list or map, which a message cannot hold, become `google.protobuf.Value` (dyn), as does `dyn` itself.
-So do numbers: cel-go checks `self.ratio >= 0` (double against int) with Kubernetes' cross-type numeric
-comparisons, which cel-expr-python's checker does not offer, while its runtime compares them.
+Numbers are doubles, as upstream declares them (`self.ratio == 1` does not compile); cel-go also
+checks `self.ratio >= 0` with Kubernetes' cross-type numeric comparisons, which cel-expr-python's
+checker does not offer, so apiserver/cel/environment.py checks such an expression again with dyn
+variables.
 Evaluation binds plain Python values (the runtime reads maps as objects); `bind` converts only what
 the declared type changes (numbers declared `number`, formatted strings, escaped names), and is `None`
 when the whole subtree needs nothing.
@@ -112,7 +114,7 @@ class _Builder:
         if formatted is not None:
             return Declared(formatted[2], _FORMAT_BINDERS[schema["format"]])
         if kind == "number":
-            return Declared(cel.Type.DYN, _to_float)
+            return Declared(cel.Type.DOUBLE, _to_float)
         return Declared(_SCALARS[kind][1], None)
 
     def message(self, schema: Schema, root: bool) -> str:
@@ -159,8 +161,6 @@ class _Builder:
                 added = message.field.add(name=name, number=number, type=formatted[0], label=label)
                 if formatted[1]:
                     added.type_name = formatted[1]
-            elif kind == "number":
-                message.field.add(name=name, number=number, type=F.TYPE_MESSAGE, label=label, type_name=_DYN)
             else:
                 message.field.add(name=name, number=number, type=_SCALARS[kind][0], label=label)
 
