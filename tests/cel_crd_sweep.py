@@ -419,4 +419,44 @@ PROBE_STEPS: list[Step] = [
     merge("probe counter goes up", "probes", "good", {"spec": {"counter": 5}}),
 ]
 
-STEPS: list[Step] = [*ROUTE_STEPS, *CERT_STEPS, *CLUSTER_STEPS, *POOL_STEPS, *XPG_STEPS, *PROBE_STEPS]
+_PROBES_CRD = f"{_CRD_PATH}/probes.lab.sweep.example.io"
+_COUNTER_RULES = "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/counter/x-kubernetes-validations"
+
+MORE_PROBE_STEPS: list[Step] = [
+    create("probe release not semver", "probes", "release", {"release": "latest"}),
+    create("probe release short", "probes", "release-short", {"release": "v0.9"}),
+    create("probe duplicate tags", "probes", "tags", {"tags": ["a", "b", "a"]}),
+    create("probe quota message expression fails", "probes", "quota", {"quota": {"limit": 1, "used": 2}}),
+    create("probe quota message expression", "probes", "quota-unit", {"quota": {"limit": 1, "used": 2, "unit": "GiB"}}),
+    create("probe empty message expression", "probes", "quota-empty", {"quota": {"limit": 1, "used": -1}}),
+    create("probe message expression with line break", "probes", "quota-lines", {"quota": {"limit": 5000}}),
+    create("probe field path into map", "probes", "size-a", {"sizes": {"a": 200}}),
+    create("probe embedded-free generate name", "probes", "", {"mode": "RO"}, metadata={"generateName": "probe-"}),
+    create("ratchet base", "probes", "ratchet", {"counter": 50, "mode": "ro"}),
+    {"name": "crd gains a stricter rule", "method": "PATCH", "path": _PROBES_CRD,
+     "content_type": "application/json-patch+json", "keep": ["metadata.name"],
+     "body": [{"op": "add", "path": f"{_COUNTER_RULES}/-", "value": {"rule": "self <= 10",
+                                                                     "message": "counter must be at most 10"}}]},
+    {**create("stricter rule in force", "probes", "strict", {"counter": 20}, dry_run=True), "until": {"code": 422}},
+    merge("ratchet unchanged value", "probes", "ratchet", {"spec": {"mode": "rw"}}),
+    merge("ratchet changed value", "probes", "ratchet", {"spec": {"counter": 60}}),
+    {"name": "crd gains a rule that does not compile", "method": "PATCH", "path": _PROBES_CRD,
+     "content_type": "application/json-patch+json", "keep": ["metadata.name"],
+     "body": [{"op": "add", "path": f"{_COUNTER_RULES}/-", "value": {"rule": "self.nope"}}]},
+]
+
+_EMBEDDED = {"apiVersion": "infrastructure.example.io/v1", "kind": "DockerCluster"}
+
+MORE_CLUSTER_STEPS: list[Step] = [
+    create("embedded api version", "clusters", "embedded-version", {"infrastructureRef": {
+        **_EMBEDDED, "apiVersion": "a/b/c"}}),
+    create("embedded kind", "clusters", "embedded-kind", {"infrastructureRef": {**_EMBEDDED, "kind": "Docker_Cluster"}}),
+    create("embedded empty kind", "clusters", "embedded-empty", {"infrastructureRef": {**_EMBEDDED, "kind": ""}}),
+    create("embedded kind not a string", "clusters", "embedded-number", {"infrastructureRef": {**_EMBEDDED,
+                                                                                             "kind": 5}}),
+    create("embedded metadata", "clusters", "embedded-meta", {"infrastructureRef": {**_EMBEDDED, "metadata": {
+        "name": "a/b", "labels": {"bad key!": "x"}, "namespace": "Not_A_Namespace"}}}),
+]
+
+STEPS: list[Step] = [*ROUTE_STEPS, *CERT_STEPS, *CLUSTER_STEPS, *POOL_STEPS, *XPG_STEPS, *PROBE_STEPS,
+                     *MORE_CLUSTER_STEPS, *MORE_PROBE_STEPS]

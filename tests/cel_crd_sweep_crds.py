@@ -405,7 +405,18 @@ PROBES = crd("probes", "Probe", "lab.sweep.example.io", obj({
     "labels": {"type": "object", "maxProperties": 8, "additionalProperties": string(63),
                "x-kubernetes-validations": [rule("'team' in self", "a team label is required",
                                                  reason="FieldValueRequired")]},
-}, rule("!has(self.blob) || !has(self.ratio) || self.ratio < 0.5", "a blob needs a ratio under 0.5")))
+    "release": string(32, **{"x-kubernetes-validations": [
+        rule("semver(self, true).major() >= 1", "releases start at 1.0.0")]}),
+    "tags": array(string(16), 8, rule("self.all(t, self.exists_one(u, u == t))", "tags must be unique",
+                                      reason="FieldValueDuplicate")),
+    "quota": obj({"limit": integer(), "used": integer(), "unit": string(8), "note": string(64)},
+                 rule("!has(self.used) || self.used <= self.limit", "quota exceeded",
+                      messageExpression="self.unit + ' over quota'"),
+                 rule("!has(self.used) || self.used >= 0", messageExpression="has(self.note) ? self.note : ''"),
+                 rule("!has(self.limit) || self.limit < 1000", messageExpression="'limit\\nis too high'")),
+}, rule("!has(self.blob) || !has(self.ratio) || self.ratio < 0.5", "a blob needs a ratio under 0.5"),
+    rule("!has(self.sizes) || !('a' in self.sizes) || self.sizes['a'] < 100", "size a must be under 100",
+         fieldPath=".sizes['a']")))
 
 
 def _renamed(source: Obj, group: str) -> Obj:
@@ -539,6 +550,19 @@ BROKEN: list[tuple[str, Obj]] = [
     _refused("cost-factor-large", obj({"hosts": _TEN_K}, rule("self.hosts.all(a, self.hosts.exists(b, a < b))"))),
     _refused("cost-message-expression", obj({"names": array(string(None), None)}, rule(
         "true", messageExpression="self.names.map(n, n + n).join(', ')"))),
+    _refused("rule-on-metadata", {"type": "object", "properties": {"name": string(8)}},
+             (rule("self.metadata.name.size() < 10"),)),
+    _refused("field-path-duplicate-reason", obj({"names": array(string(8), 4)},
+                                                rule("true", reason="FieldValueDuplicate", fieldPath=".names[0]"))),
+    _refused("message-expression-bool", obj({"size": integer()}, rule("true", messageExpression="self.size > 1"))),
+    _refused("optional-old-self-wrong-default", obj({"size": integer(**{"x-kubernetes-validations": [
+        rule("oldSelf.orValue('none') == self", optionalOldSelf=True)]})})),
+    _refused("old-self-in-list-items", obj({"ports": array(obj({"port": integer()}, rule(
+        "self.port == oldSelf.port")), 4, **{"x-kubernetes-list-type": "atomic"})})),
+    _refused("embedded-kind-size", obj({"template": {"type": "object", "x-kubernetes-embedded-resource": True,
+                                                     "x-kubernetes-preserve-unknown-fields": True,
+                                                     "x-kubernetes-validations": [rule(
+                                                         "self.kind.size() < 10 && self.metadata.generateName == ''")]}})),
     _refused("several-levels", obj({
         "size": integer(**{"x-kubernetes-validations": [rule("self.nope")]}),
         "items": array(obj({"name": string(8)}, rule("self.name == oldSelf.name"), rule("self.name > 2")), 4),

@@ -180,11 +180,14 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
         if compiled.message_error is not None:
             problems.append(FieldError("FieldValueInvalid", f"{at}.messageExpression",
                                        f"Invalid value: {_rule_value(rule)}: {compiled.message_error}"))
-        if compiled.error is None and compiled.uses_old_self and uncorrelatable is not None:
-            problems.append(_invalid_at(f"{at}.rule", rule.get("rule"),
-                                        f"oldSelf cannot be used on the uncorrelatable portion of the schema "
-                                        f"within {uncorrelatable}"))
-        elif compiled.error is None and not compiled.uses_old_self and "optionalOldSelf" in rule:
+        # A rule that does not compile uses no oldSelf, upstream's compileRule finds: its optionalOldSelf
+        # is refused as well.
+        if compiled.error is None and compiled.uses_old_self:
+            if uncorrelatable is not None:
+                problems.append(_invalid_at(f"{at}.rule", rule.get("rule"),
+                                            f"oldSelf cannot be used on the uncorrelatable portion of the schema "
+                                            f"within {uncorrelatable}"))
+        elif rule.get("optionalOldSelf") is not None:
             problems.append(FieldError("FieldValueInvalid", f"{at}.optionalOldSelf",
                                        f"Invalid value: {shown(rule['optionalOldSelf'])}: may not be set if "
                                        "oldSelf is not used in rule"))
