@@ -458,5 +458,37 @@ MORE_CLUSTER_STEPS: list[Step] = [
         "name": "a/b", "labels": {"bad key!": "x"}, "namespace": "Not_A_Namespace"}}}),
 ]
 
+EDGE_STEPS: list[Step] = [
+    create("edge many rules fail", "edges", "many", {"divisor": 7, "factor": 0, "ports": [80, 443, 8080],
+                                          "ratio": "0.5", "pattern": "^a", "at": "2026-03-04T05:06:07Z",
+                                          "word": "hello", "words": ["alpha", "beta"], "nested": {"inner": {
+                                              "value": "ok"}}, "flags": {"required": True, "optional-x": False},
+                                          "levels": {"a": 1}}),
+    create("edge division by zero", "edges", "div", {"divisor": 0}),
+    create("edge quotient", "edges", "quotient", {"divisor": 200}),
+    create("edge overflow", "edges", "overflow", {"factor": 4}),
+    create("edge index out of range", "edges", "index", {"ports": [80, 443]}),
+    create("edge min of empty list", "edges", "empty", {"ports": []}),
+    create("edge error absorbed by or", "edges", "absorbed", {"ports": [0, 1, 2, 3]}),
+    create("edge error not absorbed", "edges", "not-absorbed", {"ports": [0, 1, 2]}),
+    create("edge error absorbed by and", "edges", "and", {"ports": [1, 0, 5]}),
+    create("edge double conversion", "edges", "double", {"ratio": "half"}),
+    create("edge uint conversion", "edges", "uint", {"ratio": "-1"}),
+    create("edge bad regex", "edges", "regex", {"pattern": "a("}),
+    create("edge regex no match", "edges", "regex-miss", {"pattern": "^b"}),
+    create("edge time zones", "edges", "zones", {"at": "2026-01-01T01:30:00Z"}),
+    create("edge late in new york", "edges", "late", {"at": "2026-06-01T23:30:00Z"}),
+    create("edge strings", "edges", "strings", {"word": "xbzcq"}),
+    create("edge short word", "edges", "short", {"word": "a"}),
+    create("edge empty word", "edges", "empty-word", {"word": ""}),
+    create("edge words", "edges", "words", {"words": ["stop", "stop", "a-very-long-word", "b"]}),
+    create("edge nested optional", "edges", "nested", {"nested": {"inner": {"value": "bad"}}}),
+    create("edge nested empty inner", "edges", "inner", {"nested": {"inner": {}}}),
+    create("edge flags", "edges", "flags", {"flags": {"debug": False, "optional-y": False}}),
+    create("edge levels base", "edges", "levels", {"levels": {"a": 5, "b": 5}}),
+    merge("edge levels go down", "edges", "levels", {"spec": {"levels": {"a": 4, "c": 1}}}),
+    merge("edge levels removed and added", "edges", "levels", {"spec": {"levels": {"a": None, "d": 0}}}),
+]
+
 STEPS: list[Step] = [*ROUTE_STEPS, *CERT_STEPS, *CLUSTER_STEPS, *POOL_STEPS, *XPG_STEPS, *PROBE_STEPS,
-                     *MORE_CLUSTER_STEPS, *MORE_PROBE_STEPS]
+                     *MORE_CLUSTER_STEPS, *MORE_PROBE_STEPS, *EDGE_STEPS]

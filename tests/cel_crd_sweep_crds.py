@@ -442,6 +442,47 @@ def _tamed(source: Obj, replacements: dict[str, str | None]) -> Obj:
 
 
 _FIRST_DRAFTS = [HTTPROUTES, CERTIFICATES, CLUSTERS, NODEPOOLS, XPOSTGRES, PROBES]
+# Runtime edges of CEL itself, each rule on a field of its own: errors (division by zero, overflow,
+# indexes, conversions, empty lists, bad regular expressions), error absorption by && and ||, time
+# zones, the strings and lists extensions, optional selection.
+EDGES = crd("edges", "Edge", "edge.sweep.example.io", obj({
+    "divisor": integer(**{"x-kubernetes-validations": [rule("100 / self > 1", "quotient must exceed 1")]}),
+    "factor": integer(**{"x-kubernetes-validations": [
+        rule("self * 4611686018427387904 != 0", "product must not be zero")]}),
+    "ports": array(integer(), 8,
+                   rule("self[2] > 0", "the third port must be positive"),
+                   rule("self.min() > 0", "ports must be positive"),
+                   rule("self.all(p, 10 / p > 0) || self.size() > 3", "ports must divide 10"),
+                   rule("self.exists(p, p == 80) && self.all(p, 100 / p > 0)", "port 80 and no zero port")),
+    "ratio": string(16, **{"x-kubernetes-validations": [
+        rule("double(self) < 1.0", "ratio must be under one"),
+        rule("uint(self) >= 0u || true", "ratio must convert")]}),
+    "pattern": string(16, **{"x-kubernetes-validations": [rule("'abc'.matches(self)", "must match abc")]}),
+    "at": string(None, format="date-time", **{"x-kubernetes-validations": [
+        rule("self.getHours('America/New_York') < 20", "too late in New York"),
+        rule("self.getDayOfMonth('+02:00') != 0", "first day of the month east of UTC"),
+        rule("self + duration('24h') > timestamp('2026-01-02T00:00:00Z')", "must be after new year's day")]}),
+    "word": string(16, **{"x-kubernetes-validations": [
+        rule("self.charAt(0) != 'x'", "must not start with x"),
+        rule("self.indexOf('z') != 2", "no z third"),
+        rule("self.substring(1, 3) != 'bc'", "no bc second"),
+        rule("self.lastIndexOf('q') < 5", "no late q")]}),
+    "words": array(string(16), 8,
+                   rule("self.join('-').size() < 20", "joined too long"),
+                   rule("self.distinct().size() == self.size()", "words repeat"),
+                   rule("self.sort() == self", "words must be sorted"),
+                   rule("self.slice(0, 1) != ['stop']", "must not start with stop")),
+    "nested": obj({"inner": obj({"value": string(16)})}, rule(
+        "self.?inner.?value.orValue('none') != 'bad'", "inner value must not be bad"), rule(
+        "!has(self.inner) || self.inner.value.size() > 0", "inner value required when inner is set")),
+    "flags": {"type": "object", "maxProperties": 8, "additionalProperties": {"type": "boolean"},
+              "x-kubernetes-validations": [rule("self.all(k, self[k] || k.startsWith('opt'))",
+                                                "only optional flags may be false"),
+                                           rule("self['required']", "the required flag must be set")]},
+    "levels": {"type": "object", "maxProperties": 8, "additionalProperties": integer(**{
+        "x-kubernetes-validations": [rule("self >= oldSelf", "levels must not go down")]})},
+}))
+
 CRDS = [
     _tamed(HTTPROUTES, {
         "self.all(p1, self.exists_one(p2, p1.name == p2.name && p1.?sectionName.orValue('') == "
@@ -490,6 +531,7 @@ CRDS = [
         "'highest port ' + string(self.max()) + ' is out of range'": None,
         "'ratio ' + string(self) + ' must be within [0, 1]'": None,
         "'window ' + string(self) + ' is a day or longer'": None}),
+    EDGES,
 ]
 
 
@@ -563,6 +605,9 @@ BROKEN: list[tuple[str, Obj]] = [
                                                      "x-kubernetes-preserve-unknown-fields": True,
                                                      "x-kubernetes-validations": [rule(
                                                          "self.kind.size() < 10 && self.metadata.generateName == ''")]}})),
+    _refused("string-reverse", obj({"word": string(16)}, rule("self.word.reverse() != self.word"))),
+    _refused("lists-range-index", obj({"words": array(string(16), 8, rule(
+        "lists.range(self.size()).all(i, self[i].size() > i)"))})),
     _refused("several-levels", obj({
         "size": integer(**{"x-kubernetes-validations": [rule("self.nope")]}),
         "items": array(obj({"name": string(8)}, rule("self.name == oldSelf.name"), rule("self.name > 2")), 4),
