@@ -86,7 +86,8 @@ _COMPOSITE = (cel.Type.LIST, cel.Type.MAP)
 
 def _extensions(as_written: bool, checking: bool) -> list[Any]:
     functions = library.declarations(checking) + formats.declarations(as_written) + authz.declarations(checking)
-    return [ext_optional.ExtOptional(), ext_strings.ExtStrings(), cel.CelExtension("k8s", functions)]
+    # version 2, as upstream's base environment has it (no string reverse())
+    return [ext_optional.ExtOptional(), ext_strings.ExtStrings(2), cel.CelExtension("k8s", functions)]
 
 
 @lru_cache(maxsize=64)
@@ -290,7 +291,25 @@ def runtime_message(text: str) -> str:
         return "no such overload"
     if text == "divide by zero":
         return "division by zero"
+    if (index := _INDEX_ERROR.fullmatch(text)) is not None:
+        return f"index out of bounds: {index.group(1)}"
+    if (regex := _REGEX_ERROR.fullmatch(text)) is not None:
+        code = _RE2_TO_GO.get(regex.group(1), regex.group(1))
+        return f"error parsing regexp: {code}: `{regex.group(2) or ''}`"
     return _CONVERSIONS.get(text, text)
+
+
+# cel-cpp's list index error, and cel-go's for an index of a variable's list (its attribute's).
+_INDEX_ERROR = re.compile(r"Index error: index=(-?\d+) size=\d+")
+# RE2's words for a regular expression that does not parse, and Go's regexp/syntax's.
+_REGEX_ERROR = re.compile(r"invalid regular expression: ([^:]+)(?:: (.*))?", re.DOTALL)
+_RE2_TO_GO = {"missing )": "missing closing )", "missing ]": "missing closing ]",
+              "trailing \\": "trailing backslash at end of expression",
+              "no argument for repetition operator": "missing argument to repetition operator",
+              "bad repetition operator": "invalid nested repetition operator",
+              "invalid repetition size": "invalid repeat count",
+              "invalid perl operator": "invalid or unsupported Perl syntax",
+              "invalid named capture group": "invalid named capture"}
 
 
 # cel-cpp's words for a string that is no duration or timestamp, and cel-go's.

@@ -65,13 +65,13 @@ def _sum(items: list[Any]) -> Any:
 
 def _min(items: list[Any]) -> Any:
     if not items:
-        raise ListError("min(list) called on empty list")
+        raise ListError("min called on empty list")
     return min(items)
 
 
 def _max(items: list[Any]) -> Any:
     if not items:
-        raise ListError("max(list) called on empty list")
+        raise ListError("max called on empty list")
     return max(items)
 
 
