@@ -490,5 +490,35 @@ EDGE_STEPS: list[Step] = [
     merge("edge levels removed and added", "edges", "levels", {"spec": {"levels": {"a": None, "d": 0}}}),
 ]
 
+_CANARY = {"canary": {"steps": [{"setWeight": 20}, {"pause": {"duration": "1h"}}]}}
+
+ROLLOUT_STEPS: list[Step] = [
+    create("rollout good", "rollouts", "web", {"replicas": 0, "strategy": _CANARY, "ports": [
+        {"name": "http", "containerPort": 80}, {"name": "dns", "containerPort": 53, "protocol": "UDP"}]}),
+    create("rollout both strategies", "rollouts", "both", {"strategy": {**_CANARY, "blueGreen": {
+        "activeService": "a"}}}),
+    create("rollout no strategy", "rollouts", "none", {"strategy": {}}),
+    create("rollout weight too high", "rollouts", "weight", {"strategy": {"canary": {"steps": [{"setWeight": 150}]}}}),
+    create("rollout same services", "rollouts", "services", {"strategy": {"blueGreen": {
+        "activeService": "a", "previewService": "a"}}}),
+    create("rollout duplicate ports", "rollouts", "ports", {"ports": [{"name": "a", "containerPort": 80},
+                                                                     {"name": "b", "containerPort": 80,
+                                                                      "protocol": "TCP"}]}),
+    create("rollout null notes", "rollouts", "null-notes", {"notes": None}),
+    create("rollout empty notes", "rollouts", "empty-notes", {"notes": ""}),
+    create("rollout long banner", "rollouts", "banner", {"banner": "b" * 6000}),
+    create("rollout banner with a line break", "rollouts", "banner-lines", {"banner": "first line\nsecond"}),
+    create("rollout banner shown", "rollouts", "banner-shown", {"banner": "a short but failing one"}),
+    json_patch("rollout port renamed", "rollouts", "web", [
+        {"op": "replace", "path": "/spec/ports/0/name", "value": "web"}]),
+    json_patch("rollout port protocol changed", "rollouts", "web", [
+        {"op": "replace", "path": "/spec/ports/1/protocol", "value": "TCP"},
+        {"op": "replace", "path": "/spec/ports/1/name", "value": "dns-tcp"}]),
+    merge("rollout degraded without replicas", "rollouts", "web", {"status": {"phase": "Degraded"}}, "/status"),
+    merge("rollout healthy", "rollouts", "web", {"status": {"phase": "Healthy"}}, "/status"),
+    merge("rollout status on main resource", "rollouts", "web", {"status": {"phase": "Degraded"},
+                                                                 "spec": {"replicas": 0}}),
+]
+
 STEPS: list[Step] = [*ROUTE_STEPS, *CERT_STEPS, *CLUSTER_STEPS, *POOL_STEPS, *XPG_STEPS, *PROBE_STEPS,
-                     *MORE_CLUSTER_STEPS, *MORE_PROBE_STEPS, *EDGE_STEPS]
+                     *MORE_CLUSTER_STEPS, *MORE_PROBE_STEPS, *EDGE_STEPS, *ROLLOUT_STEPS]

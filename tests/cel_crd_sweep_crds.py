@@ -483,6 +483,30 @@ EDGES = crd("edges", "Edge", "edge.sweep.example.io", obj({
         "x-kubernetes-validations": [rule("self >= oldSelf", "levels must not go down")]})},
 }))
 
+# An Argo Rollouts-like CRD: a list-type map keyed by two fields (one defaulted), a nullable field with
+# a default, a messageExpression too long to show, and a root rule reading the status.
+ROLLOUTS = crd("rollouts", "Rollout", "rollouts.sweep.example.io", obj({
+    "replicas": integer(default=1, minimum=0),
+    "strategy": obj({
+        "canary": obj({"steps": array(obj({"setWeight": integer(), "pause": obj({"duration": string(16)})}), 20,
+                                      rule("self.all(s, !has(s.setWeight) || (s.setWeight >= 0 && s.setWeight <= 100))",
+                                           "setWeight must be between 0 and 100")),
+                       "maxSurge": {"x-kubernetes-int-or-string": True, "maxLength": 8, "default": "25%"}}),
+        "blueGreen": obj({"activeService": string(63), "previewService": string(63)},
+                         rule("!has(self.previewService) || self.previewService != self.activeService",
+                              "the preview service must differ from the active one", fieldPath=".previewService")),
+    }, rule("has(self.canary) != has(self.blueGreen)", "exactly one of canary or blueGreen must be set")),
+    "ports": array(obj({"name": string(15), "containerPort": integer(), "protocol": string(8, default="TCP")},
+                       rule("self.name == oldSelf.name", "a port's name is immutable"),
+                       required=["containerPort"]), 16,
+                   **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["containerPort", "protocol"]}),
+    "notes": string(64, nullable=True, default="none", **{"x-kubernetes-validations": [
+        rule("self != ''", "notes must not be empty")]}),
+    "banner": string(8000, **{"x-kubernetes-validations": [rule("self.size() < 10", messageExpression="self")]}),
+}), rule("!has(self.status) || !has(self.status.phase) || self.status.phase != 'Degraded' || self.spec.replicas > 0",
+         "a degraded rollout needs replicas", fieldPath=".spec.replicas"),
+    status=obj({"phase": string(16, enum=["Progressing", "Healthy", "Degraded", "Paused"])}))
+
 CRDS = [
     _tamed(HTTPROUTES, {
         "self.all(p1, self.exists_one(p2, p1.name == p2.name && p1.?sectionName.orValue('') == "
@@ -532,6 +556,7 @@ CRDS = [
         "'ratio ' + string(self) + ' must be within [0, 1]'": None,
         "'window ' + string(self) + ' is a day or longer'": None}),
     EDGES,
+    ROLLOUTS,
 ]
 
 
