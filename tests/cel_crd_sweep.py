@@ -520,5 +520,25 @@ ROLLOUT_STEPS: list[Step] = [
                                                                  "spec": {"replicas": 0}}),
 ]
 
+def _issuer(version: str, name: str, spec: Obj) -> Step:
+    body = {"apiVersion": f"issuers.sweep.example.io/{version}", "kind": "Issuer", "metadata": {"name": name},
+            "spec": spec}
+    return {"name": f"issuer {version} {name}", "method": "POST",
+            "path": f"/apis/issuers.sweep.example.io/{version}/namespaces/{NAMESPACE}/issuers", "body": body,
+            "keep": ["apiVersion", "spec"]}
+
+
+_ACME = {"server": "https://acme.example.com/directory", "email": "ops@example.com"}
+
+ISSUER_STEPS: list[Step] = [
+    _issuer("v1", "acme", {"acme": _ACME}),
+    _issuer("v1", "both", {"acme": _ACME, "ca": {"secretName": "ca"}}),
+    _issuer("v1", "http", {"acme": {**_ACME, "server": "http://acme.example.com"}}),
+    _issuer("v1beta1", "both", {"acme": _ACME, "ca": {"secretName": "ca"}}),
+    _issuer("v1beta1", "email", {"acme": {**_ACME, "email": "ops"}}),
+    _issuer("v1beta1", "http", {"acme": {**_ACME, "server": "http://acme.example.com"}}),
+]
+
 STEPS: list[Step] = [*ROUTE_STEPS, *CERT_STEPS, *CLUSTER_STEPS, *POOL_STEPS, *XPG_STEPS, *PROBE_STEPS,
-                     *MORE_CLUSTER_STEPS, *MORE_PROBE_STEPS, *EDGE_STEPS, *ROLLOUT_STEPS]
+                     *MORE_CLUSTER_STEPS, *MORE_PROBE_STEPS, *EDGE_STEPS, *ROLLOUT_STEPS,
+                     *ISSUER_STEPS]

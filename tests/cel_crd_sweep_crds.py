@@ -507,6 +507,28 @@ ROLLOUTS = crd("rollouts", "Rollout", "rollouts.sweep.example.io", obj({
          "a degraded rollout needs replicas", fieldPath=".spec.replicas"),
     status=obj({"phase": string(16, enum=["Progressing", "Healthy", "Degraded", "Paused"])}))
 
+def _versioned(plural: str, kind: str, group: str, schemas: dict[str, Obj]) -> Obj:
+    """A CRD served at several versions, each with a schema of its own (v1 stored)."""
+    base = crd(plural, kind, group, obj({}))
+    base["spec"]["versions"] = [{"name": name, "served": True, "storage": name == "v1",
+                                 "schema": {"openAPIV3Schema": obj({"spec": spec})}}
+                                for name, spec in schemas.items()]
+    return base
+
+
+# A cert-manager-like Issuer served at v1 and v1beta1, each version with rules of its own.
+ISSUERS = _versioned("issuers", "Issuer", "issuers.sweep.example.io", {
+    "v1": obj({"acme": obj({"server": string(256), "email": string(256)}),
+               "ca": obj({"secretName": string(253)})},
+              rule("has(self.acme) != has(self.ca)", "exactly one of acme or ca must be set"),
+              rule("!has(self.acme) || self.acme.server.startsWith('https://')", "the ACME server must use https",
+                   fieldPath=".acme.server")),
+    "v1beta1": obj({"acme": obj({"server": string(256), "email": string(256)}),
+                    "ca": obj({"secretName": string(253)})},
+                   rule("!has(self.acme) || self.acme.email.contains('@')", "the ACME email must be an address",
+                        fieldPath=".acme.email")),
+})
+
 CRDS = [
     _tamed(HTTPROUTES, {
         "self.all(p1, self.exists_one(p2, p1.name == p2.name && p1.?sectionName.orValue('') == "
@@ -557,6 +579,7 @@ CRDS = [
         "'window ' + string(self) + ' is a day or longer'": None}),
     EDGES,
     ROLLOUTS,
+    ISSUERS,
 ]
 
 
@@ -633,6 +656,9 @@ BROKEN: list[tuple[str, Obj]] = [
     _refused("string-reverse", obj({"word": string(16)}, rule("self.word.reverse() != self.word"))),
     _refused("lists-range-index", obj({"words": array(string(16), 8, rule(
         "lists.range(self.size()).all(i, self[i].size() > i)"))})),
+    ("versions-differ", _versioned("refuseds", "Refused", "versions-differ.refused.sweep.example.io", {
+        "v1": obj({"size": integer()}, rule("self.size > 'a'")),
+        "v2": obj({"size": integer()}, rule("self.size", reason="FieldValueUnknown"))})),
     _refused("several-levels", obj({
         "size": integer(**{"x-kubernetes-validations": [rule("self.nope")]}),
         "items": array(obj({"name": string(8)}, rule("self.name == oldSelf.name"), rule("self.name > 2")), 4),
