@@ -24,8 +24,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "refused draft probes.lab.sweep.example.io": "a member call of a global function (quantity(x).sign()): cel-cpp "
                                                  "reports an undeclared reference, cel-go no matching overload with "
                                                  "the operand's type",
-    "refused optional-old-self-wrong-default": "an optional oldSelf is declared dyn here: cel-expr-python cannot "
-                                               "declare a variable of optional type, so orValue('none') type-checks",
     "edge short word": "cel-cpp's substring error names no index (cel-go: index out of range: 3)",
     "edge empty word": "cel-cpp's substring error names no index (cel-go: index out of range: 1)",
 }
