@@ -659,6 +659,31 @@ BROKEN: list[tuple[str, Obj]] = [
     ("versions-differ", _versioned("refuseds", "Refused", "versions-differ.refused.sweep.example.io", {
         "v1": obj({"size": integer()}, rule("self.size > 'a'")),
         "v2": obj({"size": integer()}, rule("self.size", reason="FieldValueUnknown"))})),
+    _refused("message-and-expression", obj({"size": integer()}, rule("self.size > 0", "plain message",
+                                                                      messageExpression="'size ' + 'too small'"))),
+    _refused("message-expression-blank", obj({"size": integer()}, rule("self.size > 0", messageExpression="  "))),
+    _refused("message-expression-undefined", obj({"size": integer()}, rule(
+        "self.size > 0", messageExpression="'size ' + self.count"))),
+    _refused("rule-whitespace", obj({"size": integer()}, rule("   "))),
+    _refused("field-path-blank", obj({"size": integer()}, rule("self.size > 0", fieldPath="  "))),
+    _refused("field-path-line-break", obj({"size": integer()}, rule("self.size > 0", fieldPath=".size\n"))),
+    _refused("field-path-quoted-key", obj({"labels": {"type": "object", "additionalProperties": string(8)}},
+                                          rule("true", fieldPath=".labels['app.kubernetes.io/name']"))),
+    _refused("untyped-preserved", obj({"blob": {"x-kubernetes-preserve-unknown-fields": True,
+                                                "x-kubernetes-validations": [rule("self.size() > 0")]}})),
+    _refused("int-or-string-ops", obj({"port": {"x-kubernetes-int-or-string": True, "maxLength": 8,
+                                                "x-kubernetes-validations": [rule("self > 0 || self.startsWith('p')")]}})),
+    _refused("escaped-names", obj({"x-name": string(8), "namespace": string(8), "a.b": string(8)},
+                                  rule("self.x__dash__name == self.__namespace__ && self.a__dot__b != ''"))),
+    _refused("unescaped-reserved", obj({"namespace": string(8)}, rule("self.namespace != ''"))),
+    _refused("timestamp-duration-types", obj({"at": string(None, format="date-time"), "every": string(
+        None, format="duration")}, rule("self.at + self.every > self.at && self.at < '2026-01-01'"))),
+    _refused("bytes-size", obj({"blob": string(16, format="byte")}, rule("size(self.blob) > 0 && self.blob != ''"))),
+    _refused("list-of-lists", obj({"matrix": array(array(integer(), 4), 4)},
+                                  rule("self.matrix.all(row, row.all(x, x >= 0))"),
+                                  rule("self.matrix[0].size() == 'two'"))),
+    _refused("map-of-objects", obj({"pools": {"type": "object", "maxProperties": 4, "additionalProperties": obj(
+        {"size": integer()})}}, rule("self.pools.all(k, self.pools[k].size > 0 && self.pools[k].nope)"))),
     _refused("several-levels", obj({
         "size": integer(**{"x-kubernetes-validations": [rule("self.nope")]}),
         "items": array(obj({"name": string(8)}, rule("self.name == oldSelf.name"), rule("self.name > 2")), 4),
