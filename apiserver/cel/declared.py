@@ -44,6 +44,8 @@ _RESERVED = {"true", "false", "null", "in", "as", "break", "const", "continue", 
 _ESCAPES = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}
 _ESCAPABLE = re.compile(r"[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*")
 _TO_ESCAPE = re.compile(r"__|[./-]")
+# reserved words that still parse after a dot (`self.namespace`), unlike `in`, `true`, `false`, `null`
+_KEYWORD_FIELD = re.compile(r"(?!(?:in|true|false|null)$)[a-z]+")
 _SCALARS = {"integer": (F.TYPE_INT64, cel.Type.INT), "number": (F.TYPE_DOUBLE, cel.Type.DOUBLE),
             "boolean": (F.TYPE_BOOL, cel.Type.BOOL), "string": (F.TYPE_STRING, cel.Type.STRING)}
 _FORMATTED = {"byte": (F.TYPE_BYTES, None, cel.Type.BYTES),
@@ -131,6 +133,10 @@ class _Builder:
             if field_name is None or not isinstance(sub, dict):
                 continue
             self.field(message, field_name, number, sub)
+            if _KEYWORD_FIELD.fullmatch(key) and key in _RESERVED:
+                # upstream's type provider finds `self.namespace` as `self.__namespace__` too
+                # (recognizeKeywordAsFieldName); numbered past every property's own
+                self.field(message, key, len(properties) + number, sub)
         return f"{self.package}.{message.name}"
 
     def field(self, message: Any, name: str, number: int, schema: Schema) -> None:
@@ -257,6 +263,8 @@ def _object_binder(schema: Schema) -> Binder | None:
                 continue
             name, inner = fields.get(key, (key, None))
             bound[name] = inner(item) if inner is not None and item is not None else item
+            if name != key and key in _RESERVED:
+                bound[key] = bound[name]
         return bound
     return bind
 

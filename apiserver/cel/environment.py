@@ -188,6 +188,8 @@ def _type_name(cel_type: Any) -> str:
 _PREFIX = re.compile(r"^[A-Z_]+: ")
 _SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 _UNDEFINED_FIELD = re.compile(r"undefined field '([^']*)' not found in struct '[^']*'")
+# cel-go names the well-known timestamp and duration types as CEL does in an overload's operands
+_WELL_KNOWN_OPERANDS = re.compile(r"applied to '[^'\n]*'")
 _NOT_SELECTABLE = re.compile(r"expression of type '([^']*)' cannot be the operand of a select operation")
 
 
@@ -275,6 +277,8 @@ def compile_message(text: str) -> str:
     text = _SUFFIX.sub("", _PREFIX.sub("", text.strip()))
     text = _UNDEFINED_FIELD.sub(r"undefined field '\1'", text)
     text = _NOT_SELECTABLE.sub(r"type '\1' does not support field selection", text)
+    text = _WELL_KNOWN_OPERANDS.sub(lambda found: found.group(0).replace("google.protobuf.Timestamp", "timestamp")
+                                    .replace("google.protobuf.Duration", "duration"), text)
     return "\n".join(_qualified_references(_member_calls(text.split("\n"))))
 
 

@@ -144,11 +144,16 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
                 level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be non-empty if specified"))
             if "\n" in field_path:
                 level.append(_invalid_at(f"{at}.fieldPath", field_path, "must not contain line breaks"))
-            elif normalized_field_path(field_path, schema) is None:
+            if normalized_field_path(field_path, schema) is None:
                 level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be a valid path"))
     problems += level
     if level:
         return  # upstream compiles only a level whose rules are well-formed
+    if not _declarable(schema):
+        problems.append(FieldError("InternalError", f"{path}.x-kubernetes-validations", (
+            "Internal error: internal error: failed to construct type information for x-kubernetes-validations "
+            "rules: unable to convert structural schema to CEL declarations")))
+        return
     self_type = declared.declare(schema, root).cel_type
     sizing = _sizing_schema(schema, root)
     sizer = cost.schema_sizer({"self": sizing, "oldSelf": sizing})
@@ -191,6 +196,19 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
             problems.append(FieldError("FieldValueInvalid", f"{at}.optionalOldSelf",
                                        f"Invalid value: {shown(rule['optionalOldSelf'])}: may not be set if "
                                        "oldSelf is not used in rule"))
+
+
+def _declarable(schema: Schema) -> bool:
+    """Whether SchemaDeclType gives the level a type: not without one (an untyped preserved field), nor
+    a list or map of what has none."""
+    if schema.get("x-kubernetes-int-or-string"):
+        return True
+    kind = schema.get("type")
+    if kind == "array":
+        return isinstance(schema.get("items"), dict) and _declarable(schema["items"])
+    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+        return _declarable(schema["additionalProperties"])
+    return kind in ("object", "string", "integer", "number", "boolean")
 
 
 def _invalid_at(path: str, value: Any, detail: str) -> FieldError:
