@@ -488,6 +488,8 @@ EDGE_STEPS: list[Step] = [
     create("edge levels base", "edges", "levels", {"levels": {"a": 5, "b": 5}}),
     merge("edge levels go down", "edges", "levels", {"spec": {"levels": {"a": 4, "c": 1}}}),
     merge("edge levels removed and added", "edges", "levels", {"spec": {"levels": {"a": None, "d": 0}}}),
+    create("edge runtime cost within limit", "edges", "grid-small", {"grid": list(range(10))}),
+    create("edge runtime cost limit", "edges", "grid-large", {"grid": list(range(400))}),
 ]
 
 _CANARY = {"canary": {"steps": [{"setWeight": 20}, {"pause": {"duration": "1h"}}]}}

@@ -481,6 +481,8 @@ EDGES = crd("edges", "Edge", "edge.sweep.example.io", obj({
                                            rule("self['required']", "the required flag must be set")]},
     "levels": {"type": "object", "maxProperties": 8, "additionalProperties": integer(**{
         "x-kubernetes-validations": [rule("self >= oldSelf", "levels must not go down")]})},
+    # within the static budget, but a long list costs more than one call may spend
+    "grid": array(integer(), 1000, rule("self.all(a, self.all(b, a <= b || a > b))", "the grid is inconsistent")),
 }))
 
 # An Argo Rollouts-like CRD: a list-type map keyed by two fields (one defaulted), a nullable field with
