@@ -520,6 +520,17 @@ ROLLOUT_STEPS: list[Step] = [
     merge("rollout healthy", "rollouts", "web", {"status": {"phase": "Healthy"}}, "/status"),
     merge("rollout status on main resource", "rollouts", "web", {"status": {"phase": "Degraded"},
                                                                  "spec": {"replicas": 0}}),
+    {"name": "rollout crd gains a replicas rule", "method": "PATCH",
+     "path": f"{_CRD_PATH}/rollouts.rollouts.sweep.example.io", "content_type": "application/json-patch+json",
+     "keep": ["metadata.name"],
+     "body": [{"op": "add", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/replicas/"
+                                    "x-kubernetes-validations",
+               "value": [{"rule": "self > 0", "message": "replicas must be positive"}]}]},
+    {**create("rollout replicas rule in force", "rollouts", "strict", {"replicas": 0, "strategy": _CANARY},
+              dry_run=True), "until": {"code": 422}},
+    merge("rollout status write ratchets the spec", "rollouts", "web", {"status": {"phase": "Paused"}}, "/status"),
+    merge("rollout dry-run spec write ratchets", "rollouts", "web", {"spec": {"notes": "paused"}}, dry_run=True),
+    merge("rollout replicas stay invalid", "rollouts", "web", {"spec": {"replicas": 0, "notes": "again"}}),
 ]
 
 def _issuer(version: str, name: str, spec: Obj) -> Step:
