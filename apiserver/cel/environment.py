@@ -84,17 +84,18 @@ class Program:
 _COMPOSITE = (cel.Type.LIST, cel.Type.MAP)
 
 
-def _extensions(as_written: bool, checking: bool) -> list[Any]:
-    functions = library.declarations(checking) + formats.declarations(as_written) + authz.declarations(checking)
+def _extensions(as_written: bool, checking: bool, probing: bool = False) -> list[Any]:
+    functions = library.declarations(checking, probing) + formats.declarations(as_written) + \
+        authz.declarations(checking)
     # version 2, as upstream's base environment has it (no string reverse())
     return [ext_optional.ExtOptional(), ext_strings.ExtStrings(2), cel.CelExtension("k8s", functions)]
 
 
 @lru_cache(maxsize=64)
-def _checking_env(variables: tuple[tuple[str, str], ...], as_written: bool = True) -> Any:
+def _checking_env(variables: tuple[tuple[str, str], ...], as_written: bool = True, probing: bool = False) -> Any:
     with _LOCK:
         return cel.NewEnv(POOL, variables={name: _type(sig) for name, sig in variables},
-                          extensions=_extensions(as_written, True))
+                          extensions=_extensions(as_written, True, probing))
 
 
 _TYPES: dict[str, Any] = {}
@@ -153,7 +154,7 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
     try:
         checked = env.compile(source)
     except RuntimeError as error:
-        message = compile_message(str(error))
+        message = compile_message(_member_call_error(source, variables, str(error)))
         if not source:
             # cel-go places the end of an empty expression at column 0, cel-cpp at column 1.
             message = message.replace("<input>:1:1:", "<input>:1:0:", 1)
@@ -172,6 +173,18 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
     output = _type_name(checked.return_type())
     used = frozenset(name for name, _ in variables if re.search(rf"\b{re.escape(name)}\b", source))
     return Program(source, output, used, _executable(source), checked)
+
+
+def _member_call_error(source: str, variables: tuple[tuple[str, str], ...], error: str) -> str:
+    """cel-cpp finds no such function where a global-only one is called as a member; cel-go names the
+    overload that does not match and its operands: the check is made again with such calls probed."""
+    if not any(f"undeclared reference to '{name}'" in error for name in library.GLOBAL_ONLY):
+        return error
+    try:
+        _checking_env(variables, True, True).compile(source)
+    except RuntimeError as probed:
+        return str(probed)
+    return error
 
 
 def _type_name(cel_type: Any) -> str:

@@ -134,11 +134,15 @@ def _by_type(on_quantity: Callable[[Any, Any], Any], on_semver: Callable[[Any, A
     return compare
 
 
-def _function(name: str, *overloads: Any) -> Any:
-    return cel.FunctionDecl(name, list(overloads))
 
 
-def declarations(checking: bool = True) -> list[Any]:
+# Functions upstream declares global only, which a member call (`quantity(x).sign()`) does not find.
+_NEVER = T.List(T.List(T.BYTES))  # what a probe's member overload takes: no operand of these functions is one
+GLOBAL_ONLY = ("quantity", "isQuantity", "sign", "semver", "isSemver", "url", "isURL", "isIP", "cidr", "isCIDR",
+                "jsonpatch.escapeKey")
+
+
+def declarations(checking: bool = True, probing: bool = False) -> list[Any]:
     """Every function the libraries add, ready for `cel.NewEnv(functions=...)`. The runtime tells
     messages apart only as messages, so where a quantity's and a version's overloads share a name, the
     environment that runs unchecked programs has one overload whose body picks by the message."""
@@ -146,6 +150,13 @@ def declarations(checking: bool = True) -> list[Any]:
 
     def semver_twin(overload: Any) -> list[Any]:
         return [overload] if checking else []
+
+    def _function(name: str, *overloads: Any) -> Any:
+        # Probing, a member call of a global-only function finds an overload that never matches, so that
+        # the checker names the call's operand types as cel-go's "no matching overload" does.
+        probe = [_overload(f"{name}_member_probe", T.BOOL, [_NEVER], lambda _: False, True)] \
+            if probing and name in GLOBAL_ONLY else []
+        return cel.FunctionDecl(name, [*overloads, *probe])
     return [
         _function("find", _overload("string_find_string", S, [S, S], _find, True)),
         _function("findAll", _overload("string_find_all_string", STRINGS, [S, S], _find_all, True),
