@@ -2,14 +2,14 @@
 
 Upstream's base environment (`k8s.io/apiserver/pkg/cel/environment/base.go`) adds to CEL's standard
 library and cel-go's strings extension (v2, here cel-expr-python's own): url, regex (`find`,
-`findAll`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), quantity, sets, ip,
-cidr, `jsonpatch.escapeKey`, and cel-go's lists extension (`lists.range`, `flatten`, `distinct`,
-`reverse`, `slice`, `sort`), semver (apiserver/cel/semver.py). The format library is apiserver/cel/formats.py (its optional results run
-through apiserver/cel/optionals.py), the authorizer library apiserver/cel/authz.py. Left out, because
-cel-expr-python cannot add a two-variable macro: the lists extension's `sortBy`, two-variable
-comprehensions; not yet ported: the lists extension's `first`/`last` (optional results, which
-optionals.py could now carry); and `string(cidr)`, because its runtime tells messages apart
-only as messages, so one `string` overload for a message can exist (`string(ip)`).
+`findAll`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), quantity, semver
+(apiserver/cel/semver.py), sets, ip, cidr, `jsonpatch.escapeKey`, and cel-go's lists extension
+(`lists.range`, `flatten`, `distinct`, `reverse`, `slice`, `sort`; `sortBy` and two-variable
+comprehensions are apiserver/cel/macros.py's). The format library is apiserver/cel/formats.py (its
+optional results run through apiserver/cel/optionals.py), the authorizer library apiserver/cel/authz.py.
+Not yet ported: the lists extension's `first`/`last` (optional results, which optionals.py could now
+carry); and `string(cidr)`, because its runtime tells messages apart only as messages, so one `string`
+overload for a message can exist (`string(ip)`).
 """
 
 from __future__ import annotations

@@ -90,7 +90,9 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
         raise errors.bad_request("the name of the object (" + str(meta["name"]) + ") does not match the name on "
                                  "the URL (" + name + ")")
     if name is not None and not meta.get("name"):
-        meta["name"] = name
+        # checkName: an update or patch must name its object, though the URL does.
+        raise errors.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be "
+                                 "provided")
     return obj
 
 
