@@ -114,7 +114,11 @@ def sender(kubeconfig: str) -> Send:
                 status, raw, headers = response.status, response.read(), response.headers
         except urllib.error.HTTPError as err:
             status, raw, headers = err.code, err.read(), err.headers
-        return status, json.loads(raw) if raw else None, list(headers.get_all("Warning") or [])
+        try:
+            decoded = json.loads(raw) if raw else None
+        except ValueError:
+            decoded = raw.decode("utf-8", "replace")  # an answer that is not JSON (a table, a watch stream)
+        return status, decoded, list(headers.get_all("Warning") or [])
     return send
 
 

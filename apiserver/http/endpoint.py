@@ -478,7 +478,7 @@ class Endpoint:
         return await self._on_latest(t, write, create if creates else None)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        if apply.check_options(t.query, content_type):
+        if apply.is_apply(content_type):
             return await self._apply(t, raw)
 
         how = fieldvalidation.directive(t.query)
@@ -977,6 +977,8 @@ def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
             raise errors.bad_request(
                 f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
                 f"json parse error: {gojson.syntax_error(raw)} ({gojson.summary(raw)})") from None
+        if decoded is None and t.rt.custom is None:
+            return {}  # json.Unmarshal of null into the kind's struct leaves it empty
         problem = scheme.unreadable_type_meta(kind, decoded, raw)
         if problem is not None:
             raise problem
