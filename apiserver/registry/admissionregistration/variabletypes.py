@@ -15,7 +15,8 @@ from typing import Any
 
 from apiserver.cel import declared
 
-_DYN: dict[str, Any] = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+# A schema that names no type declares dyn (a free-form object declares an object of no fields).
+_DYN: dict[str, Any] = {}
 _SCALARS: dict[str, dict[str, Any]] = {
     "bool": {"type": "boolean"}, "int": {"type": "integer"}, "string": {"type": "string"},
     "bytes": {"type": "string", "format": "byte"}, "duration": {"type": "string", "format": "duration"},
