@@ -649,6 +649,9 @@ class Endpoint:
         t = _as_options_ask(t, options)
         # The storage's own warnings come first, whether or not the object is found.
         warned = strategy_for(t.rt).warnings_on_delete(options)
+        refusal = strategy_for(t.rt).refuses_delete(t.name or "")
+        if refusal is not None:
+            raise errors.forbidden_object(t.rt.plural, t.rt.group, t.name or "", refusal)
         try:
             reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
         except errors.ApiError as refusal:

@@ -1,0 +1,649 @@
+"""A sweep of the default admission plugins at their edges: quotas that require what a pod must state,
+updates that change usage, object counts, LimitRanges defaulted and combined, PodSecurity levels and
+versions on workloads and namespaces, NamespaceLifecycle, Priority, the default classes and
+tolerations, StorageObjectInUseProtection, PodResizeValidator and the certificate plugins. Replayed like
+admission_scenarios.py (see admission_replay.py); every namespace and cluster-scoped name starts with
+"sw-" so that the sweep runs beside the other scenarios on one server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from admission_scenarios import (
+    IMAGE,
+    RESTRICTED_CONTEXT,
+    Step,
+    _admin_csr,
+    claim,
+    container,
+    create,
+    deployment,
+    label,
+    ns,
+    pod,
+    quota,
+    quota_status,
+    resources,
+)
+
+
+def patch(path: str, body: dict[str, Any], step: str, keep: tuple[str, ...] = (), strategic: bool = False,
+          query: dict[str, str] | None = None, headers: dict[str, str] | None = None) -> Step:
+    kind = "strategic-merge-patch" if strategic else "merge-patch"
+    return {"name": step, "method": "PATCH", "path": path, "content_type": f"application/{kind}+json",
+            "body": body, "keep": list(keep), "query": query or {}, "headers": headers or {}}
+
+
+def delete(path: str, step: str, query: dict[str, str] | None = None) -> Step:
+    return {"name": step, "method": "DELETE", "path": path, "body": {"gracePeriodSeconds": 0},
+            "query": query or {}, "keep": ["metadata.name"]}
+
+
+def get(path: str, step: str, keep: tuple[str, ...], until: dict[str, Any] | None = None) -> Step:
+    return {"name": step, "method": "GET", "path": path, "keep": list(keep), "until": until or {}}
+
+
+def cluster(api: str, plural: str, body: dict[str, Any], step: str, keep: tuple[str, ...] = ()) -> Step:
+    return {"name": step, "method": "POST", "path": f"{api}/{plural}", "body": body, "keep": list(keep)}
+
+
+def workload(namespace: str, api: str, plural: str, kind: str, name: str, spec: dict[str, Any], step: str,
+             template_meta: dict[str, Any] | None = None) -> Step:
+    """A pod controller whose pod template has `spec`."""
+    template = {"metadata": {"labels": {"app": name}, **(template_meta or {})}, "spec": spec}
+    selector = {"matchLabels": {"app": name}}
+    shapes: dict[str, dict[str, Any]] = {
+        "DaemonSet": {"selector": selector, "template": template},
+        "StatefulSet": {"selector": selector, "serviceName": name, "template": template},
+        "ReplicaSet": {"replicas": 0, "selector": selector, "template": template},
+        "ReplicationController": {"replicas": 0, "selector": {"app": name}, "template": template},
+        "Job": {"template": {**template, "spec": {"restartPolicy": "Never", **spec}}},
+        "CronJob": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {
+            **template, "spec": {"restartPolicy": "OnFailure", **spec}}}}},
+    }
+    body = {"apiVersion": api.removeprefix("/apis/").removeprefix("/api/"), "kind": kind,
+            "metadata": {"name": name}, "spec": shapes[kind]}
+    return create(namespace, plural, body, step, api=api)
+
+
+def _idle(step: Step) -> Step:
+    """A workload of no replicas: its pods' generated names would differ between servers."""
+    step["body"]["spec"]["replicas"] = 0
+    return step
+
+
+def _pods(namespace: str) -> str:
+    return f"/api/v1/namespaces/{namespace}/pods"
+
+
+_CPU_MEMORY = resources({"cpu": "100m", "memory": "64Mi"}, {"cpu": "200m", "memory": "128Mi"})
+
+# -- ResourceQuota ---------------------------------------------------------------------------------------
+
+QUOTA_COMPUTE: list[Step] = [
+    ns("sw-compute"),
+    quota("sw-compute", "compute", {"requests.cpu": "1", "requests.memory": "1Gi", "limits.cpu": "2",
+                                    "limits.memory": "2Gi", "count/pods": "4", "requests.ephemeral-storage": "1Gi"}),
+    quota_status("sw-compute", "compute", {"count/pods": "0", "limits.cpu": "0", "limits.memory": "0",
+                                           "requests.cpu": "0", "requests.ephemeral-storage": "0",
+                                           "requests.memory": "0"}),
+    pod("sw-compute", "bare", [container("web"), container("log")], "every container must state what the quota limits",
+        initContainers=[container("migrate")]),
+    pod("sw-compute", "init-bare", [container("web", **_CPU_MEMORY)], "only the init container states nothing",
+        initContainers=[container("migrate", **resources({"cpu": "100m"}))]),
+    pod("sw-compute", "greedy", [container("web", **resources({"cpu": "2", "memory": "2Gi"},
+                                                               {"cpu": "3", "memory": "3Gi"}))],
+        "four resources over the quota are listed by name"),
+    pod("sw-compute", "pod-level", [container("web"), container("log")],
+        "pod-level resources stand for the containers", keep=("spec.resources",),
+        resources={"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"cpu": "400m", "memory": "512Mi"}}),
+    pod("sw-compute", "sidecar", [container("web", **_CPU_MEMORY)], "a sidecar adds to the pod's usage",
+        initContainers=[container("proxy", restartPolicy="Always", **_CPU_MEMORY),
+                        container("migrate", **resources({"cpu": "500m", "memory": "64Mi"},
+                                                         {"cpu": "500m", "memory": "128Mi"}))]),
+    quota_status("sw-compute", "compute", {"count/pods": "2", "limits.cpu": "1100m", "limits.memory": "768Mi",
+                                           "requests.cpu": "800m", "requests.memory": "384Mi",
+                                           "requests.ephemeral-storage": "0"}, "the pod-level pod and the sidecar"),
+    pod("sw-compute", "dry-big", [container("web", **resources({"cpu": "900m", "memory": "64Mi"},
+                                                                {"cpu": "900m", "memory": "64Mi"}))],
+        "a dry run over the quota is refused too", query={"dryRun": "All"}),
+    pod("sw-compute", "scratch", [container("web", **resources({"cpu": "10m", "memory": "8Mi",
+                                                                "ephemeral-storage": "2Gi"},
+                                                               {"cpu": "10m", "memory": "8Mi"}))],
+        "ephemeral storage over the quota"),
+    pod("sw-compute", "dry-ok", [container("web", **_CPU_MEMORY)], "a dry run that fits", query={"dryRun": "All"},
+        keep=("metadata.name",)),
+    quota_status("sw-compute", "compute", {"count/pods": "2", "limits.cpu": "1100m", "limits.memory": "768Mi",
+                                           "requests.cpu": "800m", "requests.memory": "384Mi",
+                                           "requests.ephemeral-storage": "0"}, "the dry run charged nothing"),
+    patch(f"{_pods('sw-compute')}/sidecar/status", {"status": {"phase": "Succeeded"}}, "the sidecar pod finishes",
+          keep=("status.phase",)),
+    quota_status("sw-compute", "compute", {"count/pods": "2", "limits.cpu": "400m", "limits.memory": "512Mi",
+                                           "requests.cpu": "200m", "requests.memory": "256Mi",
+                                           "requests.ephemeral-storage": "0"}, "a finished pod uses only its count"),
+]
+
+QUOTA_COUNTS: list[Step] = [
+    ns("sw-counts"),
+    quota("sw-counts", "objects", {"count/jobs.batch": "1", "count/cronjobs.batch": "0", "replicationcontrollers": "0",
+                                   "resourcequotas": "2", "count/persistentvolumeclaims": "1",
+                                   "services.nodeports": "2", "count/services": "3",
+                                   "count/roles.rbac.authorization.k8s.io": "1"}),
+    quota_status("sw-counts", "objects", {"count/cronjobs.batch": "0", "count/jobs.batch": "0",
+                                          "count/persistentvolumeclaims": "0", "count/roles.rbac.authorization.k8s.io": "0",
+                                          "count/services": "0", "replicationcontrollers": "0", "resourcequotas": "1",
+                                          "services.nodeports": "0"}),
+    workload("sw-counts", "/apis/batch/v1", "jobs", "Job", "nightly", {"containers": [container()]}, "a job"),
+    workload("sw-counts", "/apis/batch/v1", "jobs", "Job", "hourly", {"containers": [container()]},
+             "a second job is over count/jobs.batch"),
+    workload("sw-counts", "/apis/batch/v1", "cronjobs", "CronJob", "backup", {"containers": [container()]},
+             "a cron job where none may be"),
+    workload("sw-counts", "/api/v1", "replicationcontrollers", "ReplicationController", "legacy",
+             {"containers": [container()]}, "a replication controller where none may be"),
+    quota("sw-counts", "second", {"pods": "10"}),
+    quota("sw-counts", "third", {"pods": "10"}),
+    create("sw-counts", "roles", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                                  "metadata": {"name": "reader"}, "rules": []}, "a role",
+           api="/apis/rbac.authorization.k8s.io/v1"),
+    create("sw-counts", "roles", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                                  "metadata": {"name": "writer"}, "rules": []}, "a second role",
+           api="/apis/rbac.authorization.k8s.io/v1"),
+    create("sw-counts", "services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "wide"},
+                                     "spec": {"type": "NodePort", "ports": [{"name": p, "port": n} for p, n in
+                                                                          (("a", 80), ("b", 81), ("c", 82))]}},
+           "three node ports where two may be"),
+    create("sw-counts", "services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "edge"},
+                                     "spec": {"type": "NodePort", "ports": [{"port": 80}]}}, "one node port"),
+    create("sw-counts", "services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "inner"},
+                                     "spec": {"ports": [{"name": "a", "port": 80}, {"name": "b", "port": 81}]}},
+           "a cluster IP service"),
+    patch("/api/v1/namespaces/sw-counts/services/inner", {"spec": {"type": "NodePort"}},
+          "a service that becomes a node port service is charged its ports", keep=("spec.type",)),
+    create("sw-counts", "services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "lb"},
+                                     "spec": {"type": "LoadBalancer", "allocateLoadBalancerNodePorts": False,
+                                              "ports": [{"port": 80}]}},
+           "a load balancer without node ports", keep=("spec.type",)),
+    create("sw-counts", "services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "fourth"},
+                                     "spec": {"ports": [{"port": 80}]}}, "a fourth service is over count/services"),
+    claim("sw-counts", "first", "1Gi"),
+    claim("sw-counts", "second", "1Gi"),
+    quota_status("sw-counts", "objects", {"count/cronjobs.batch": "0", "count/jobs.batch": "1",
+                                          "count/persistentvolumeclaims": "1", "count/roles.rbac.authorization.k8s.io": "1",
+                                          "count/services": "3", "replicationcontrollers": "0", "resourcequotas": "2",
+                                          "services.nodeports": "1"}, "what the counts came to"),
+]
+
+_EXPANDABLE = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "sw-expandable"},
+               "provisioner": "example.com/disks", "allowVolumeExpansion": True}
+
+QUOTA_UPDATES: list[Step] = [
+    ns("sw-updates"),
+    cluster("/apis/storage.k8s.io/v1", "storageclasses", _EXPANDABLE, "an expandable storage class",
+            keep=("allowVolumeExpansion",)),
+    quota("sw-updates", "jobs", {"pods": "0"}, scopes=["Terminating"]),
+    quota("sw-updates", "disks", {"requests.storage": "2Gi", "sw-expandable.storageclass.storage.k8s.io/requests.storage":
+                                  "3Gi"}),
+    quota_status("sw-updates", "jobs", {"pods": "0"}),
+    quota_status("sw-updates", "disks", {"requests.storage": "0",
+                                         "sw-expandable.storageclass.storage.k8s.io/requests.storage": "0"}),
+    pod("sw-updates", "server", [container(**_CPU_MEMORY)], "a long-running pod is out of the Terminating scope"),
+    patch(f"{_pods('sw-updates')}/server", {"spec": {"activeDeadlineSeconds": 600}},
+          "a deadline makes it terminating, which the quota refuses", keep=("spec.activeDeadlineSeconds",)),
+    patch(f"{_pods('sw-updates')}/server", {"spec": {"activeDeadlineSeconds": 600}},
+          "the same deadline as a dry run", keep=("spec.activeDeadlineSeconds",), query={"dryRun": "All"}),
+    claim("sw-updates", "data", "1Gi", "sw-expandable"),
+    patch("/api/v1/namespaces/sw-updates/persistentvolumeclaims/data/status", {"status": {"phase": "Bound"}},
+          "the claim is bound", keep=("status.phase",)),
+    patch("/api/v1/namespaces/sw-updates/persistentvolumeclaims/data",
+          {"spec": {"resources": {"requests": {"storage": "3Gi"}}}}, "growing past the quota",
+          keep=("spec.resources",)),
+    patch("/api/v1/namespaces/sw-updates/persistentvolumeclaims/data",
+          {"spec": {"resources": {"requests": {"storage": "2Gi"}}}}, "growing to the quota",
+          keep=("spec.resources",)),
+    quota_status("sw-updates", "disks", {"requests.storage": "2Gi",
+                                         "sw-expandable.storageclass.storage.k8s.io/requests.storage": "2Gi"},
+                 "the growth is charged"),
+    patch("/api/v1/namespaces/sw-updates/persistentvolumeclaims/data",
+          {"spec": {"resources": {"requests": {"storage": "1Gi"}}}}, "a claim without a capacity may shrink"),
+    {"name": "delete the storage class", "method": "DELETE", "path": "/apis/storage.k8s.io/v1/storageclasses/sw-expandable",
+     "keep": ["metadata.name"]},
+]
+
+QUOTA_SCOPES: list[Step] = [
+    ns("sw-scopes"),
+    quota("sw-scopes", "unclassed", {"pods": "1"}, scopeSelector={"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "DoesNotExist"}]}),
+    quota("sw-scopes", "not-critical", {"pods": "2"}, scopeSelector={"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "NotIn", "values": ["system-node-critical"]}]}),
+    quota("sw-scopes", "gold-claims", {"persistentvolumeclaims": "1", "requests.storage": "1Gi"},
+          scopeSelector={"matchExpressions": [{"scopeName": "VolumeAttributesClass", "operator": "In",
+                                                "values": ["sw-gold"]}]}),
+    quota_status("sw-scopes", "unclassed", {"pods": "0"}),
+    quota_status("sw-scopes", "not-critical", {"pods": "0"}),
+    quota_status("sw-scopes", "gold-claims", {"persistentvolumeclaims": "0", "requests.storage": "0"}),
+    pod("sw-scopes", "plain", [container()], "a pod without a priority class"),
+    pod("sw-scopes", "plain-2", [container()], "a second pod without one is over the DoesNotExist quota"),
+    pod("sw-scopes", "node-critical", [container()], "a node-critical pod is in neither",
+        priorityClassName="system-node-critical"),
+    pod("sw-scopes", "cluster-critical", [container()], "a cluster-critical pod is in NotIn",
+        priorityClassName="system-cluster-critical"),
+    pod("sw-scopes", "cluster-critical-2", [container()], "a second one is over it",
+        priorityClassName="system-cluster-critical"),
+    create("sw-scopes", "persistentvolumeclaims", {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "gold-big"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "volumeAttributesClassName": "sw-gold",
+                 "resources": {"requests": {"storage": "2Gi"}}}}, "a claim of the attributes class, too big"),
+    create("sw-scopes", "persistentvolumeclaims", {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "plain-big"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "volumeAttributesClassName": "sw-silver",
+                 "resources": {"requests": {"storage": "2Gi"}}}}, "a claim of another attributes class"),
+    create("sw-scopes", "resourcequotas", {
+        "apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "bad"},
+        "spec": {"hard": {"requests.cpu": "1"}, "scopes": ["BestEffort"]}},
+        "a best-effort quota cannot limit cpu"),
+    create("sw-scopes", "resourcequotas", {
+        "apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "bad-selector"},
+        "spec": {"hard": {"pods": "1"}, "scopeSelector": {"matchExpressions": [
+            {"scopeName": "PriorityClass", "operator": "In"}]}}},
+        "an In selector without values"),
+]
+
+# -- LimitRanger -----------------------------------------------------------------------------------------
+
+_BOUNDS_ONLY = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "bounds"}, "spec": {"limits": [
+    {"type": "Container", "max": {"cpu": "2", "memory": "1Gi"}, "min": {"cpu": "50m", "memory": "32Mi"},
+     "maxLimitRequestRatio": {"cpu": "4"}},
+]}}
+# Pod items only: a second LimitRange with Container defaults would race the first, as upstream takes a
+# namespace's LimitRanges in its informer's (unordered) order, and the first to default or refuse wins.
+_POD_BOUNDS = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "pods"}, "spec": {"limits": [
+    {"type": "Pod", "min": {"cpu": "100m"}, "max": {"ephemeral-storage": "3Gi"}},
+]}}
+
+
+def _scratch(name: str = "app", requests: dict[str, str] | None = None, limits: dict[str, str] | None = None,
+             disk: str = "1Gi") -> dict[str, Any]:
+    """A container stating its ephemeral storage limit, which the Pod items bound."""
+    return container(name, **resources(requests, {**(limits or {}), "ephemeral-storage": disk}))
+
+
+LIMITS: list[Step] = [
+    ns("sw-limits"),
+    create("sw-limits", "limitranges", _BOUNDS_ONLY, "bounds alone default the limits to max and requests to min",
+           keep=("spec.limits",)),
+    pod("sw-limits", "defaulted", [container()], "a pod takes max as its limit and max as its request",
+        keep=("metadata.annotations", "spec.containers.0.resources")),
+    create("sw-limits", "limitranges", _POD_BOUNDS, "a second limit range, of pod bounds", keep=("spec.limits",)),
+    pod("sw-limits", "no-scratch-limit", [container("web", **resources({"memory": "64Mi"}))],
+        "a pod maximum needs a limit in the pod"),
+    pod("sw-limits", "ratio", [_scratch(requests={"cpu": "300m", "memory": "64Mi"},
+                                        limits={"cpu": "1300m", "memory": "64Mi"})], "a ratio with decimals"),
+    pod("sw-limits", "over-request", [_scratch(requests={"cpu": "3"}, limits={"cpu": "3"})],
+        "request and limit over max"),
+    pod("sw-limits", "request-over-default", [container(**resources({"cpu": "2500m", "memory": "64Mi"}))],
+        "a request over the defaulted limit"),
+    pod("sw-limits", "min-only", [_scratch(requests={"cpu": "10m", "memory": "16Mi"},
+                                           limits={"cpu": "10m", "memory": "16Mi"})], "two requests under min"),
+    pod("sw-limits", "init", [_scratch(requests={"cpu": "100m", "memory": "64Mi"}, limits={"cpu": "200m"})],
+        "an init container is defaulted and named as one",
+        keep=("metadata.annotations", "spec.containers.0.resources", "spec.initContainers.0.resources"),
+        initContainers=[container("setup")]),
+    pod("sw-limits", "scratch", [_scratch("a", {"cpu": "100m"}, {"cpu": "200m"}, "2Gi"),
+                                 _scratch("b", {"cpu": "100m"}, {"cpu": "200m"}, "2Gi")],
+        "the pod's ephemeral storage over its max"),
+    pod("sw-limits", "tiny-pod", [_scratch(requests={"cpu": "50m", "memory": "32Mi"},
+                                           limits={"cpu": "50m", "memory": "32Mi"})], "a pod under its min"),
+    pod("sw-limits", "sidecars", [_scratch(requests={"cpu": "50m"}, limits={"cpu": "50m"})],
+        "a sidecar counts toward the pod's minimum", keep=("metadata.annotations",),
+        initContainers=[_scratch("proxy", {"cpu": "50m"}, {"cpu": "50m"}) | {"restartPolicy": "Always"}]),
+    create("sw-limits", "limitranges", {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "bad"},
+                                        "spec": {"limits": [{"type": "Pod", "default": {"cpu": "1"}},
+                                                            {"type": "Container", "default": {"cpu": "100m"},
+                                                             "defaultRequest": {"cpu": "200m"}}]}},
+           "an invalid limit range"),
+    patch(f"{_pods('sw-limits')}/defaulted", {"metadata": {"labels": {"tier": "web"}}},
+          "a pod update is not judged", keep=("metadata.labels",)),
+]
+
+_CLAIM_LIMITS = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "claims"}, "spec": {"limits": [
+    {"type": "PersistentVolumeClaim", "max": {"storage": "2Gi"}},
+]}}
+
+CLAIM_LIMITS: list[Step] = [
+    ns("sw-claims"),
+    cluster("/apis/storage.k8s.io/v1", "storageclasses", {**_EXPANDABLE, "metadata": {"name": "sw-grow"}},
+            "a second expandable class", keep=("allowVolumeExpansion",)),
+    create("sw-claims", "limitranges", _CLAIM_LIMITS, "claim limits", keep=("spec.limits",)),
+    claim("sw-claims", "data", "1Gi", "sw-grow"),
+    patch("/api/v1/namespaces/sw-claims/persistentvolumeclaims/data/status", {"status": {"phase": "Bound"}},
+          "the claim is bound", keep=("status.phase",)),
+    patch("/api/v1/namespaces/sw-claims/persistentvolumeclaims/data",
+          {"spec": {"resources": {"requests": {"storage": "4Gi"}}}}, "an update is held to max too"),
+    patch("/api/v1/namespaces/sw-claims/persistentvolumeclaims/data",
+          {"spec": {"resources": {"requests": {"storage": "2Gi"}}}}, "growing to max", keep=("spec.resources",)),
+    {"name": "delete the class", "method": "DELETE", "path": "/apis/storage.k8s.io/v1/storageclasses/sw-grow",
+     "keep": ["metadata.name"]},
+]
+
+# -- PodSecurity -----------------------------------------------------------------------------------------
+
+_ROOT = [container(securityContext={"runAsUser": 0})]
+
+POD_SECURITY: list[Step] = [
+    ns("sw-psa", {"pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version":
+                  "latest"}),
+    pod("sw-psa", "net-bind", [container(securityContext={**RESTRICTED_CONTEXT,
+                                                          "capabilities": {"drop": ["ALL"],
+                                                                           "add": ["NET_BIND_SERVICE"]}})],
+        "restricted lets NET_BIND_SERVICE be added"),
+    pod("sw-psa", "raw", [container(securityContext={**RESTRICTED_CONTEXT,
+                                                     "capabilities": {"drop": ["ALL"], "add": ["NET_RAW", "CHOWN"]}})],
+        "other capabilities are not"),
+    pod("sw-psa", "pod-level", [container(securityContext={"allowPrivilegeEscalation": False,
+                                                           "capabilities": {"drop": ["ALL"]}})],
+        "pod-level runAsNonRoot and seccomp stand for the containers",
+        securityContext={"runAsNonRoot": True, "runAsUser": 1000, "seccompProfile": {"type": "Localhost",
+                                                                                     "localhostProfile": "p.json"}}),
+    pod("sw-psa", "pod-root", [container(securityContext=RESTRICTED_CONTEXT)], "runAsUser 0 at the pod level",
+        securityContext={"runAsUser": 0}),
+    pod("sw-psa", "volumes", [container(securityContext=RESTRICTED_CONTEXT)], "allowed and refused volume types",
+        volumes=[{"name": "cfg", "configMap": {"name": "x"}}, {"name": "tok", "projected": {"sources": []}},
+                 {"name": "data", "persistentVolumeClaim": {"claimName": "x"}},
+                 {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+                     "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}},
+                 {"name": "share", "nfs": {"server": "nas", "path": "/"}},
+                 {"name": "iscsi", "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2001-04.com.example:x",
+                                             "lun": 0}},
+                 {"name": "root", "hostPath": {"path": "/"}}]),
+    pod("sw-psa", "windows", [container()], "a Windows pod is spared the Linux-only checks",
+        os={"name": "windows"}, securityContext={"runAsNonRoot": True}),
+    pod("sw-psa", "unconfined", [container(securityContext={**RESTRICTED_CONTEXT,
+                                                            "seccompProfile": {"type": "Unconfined"}})],
+        "an unconfined seccomp profile", securityContext={"seccompProfile": {"type": "RuntimeDefault"}}),
+    pod("sw-psa", "escalating", [container(securityContext={**RESTRICTED_CONTEXT, "allowPrivilegeEscalation": True}),
+                                 container("side", securityContext={**RESTRICTED_CONTEXT,
+                                                                    "allowPrivilegeEscalation": True})],
+        "two containers that may escalate"),
+    pod("sw-psa", "unmasked", [container(securityContext={**RESTRICTED_CONTEXT, "procMount": "Unmasked"})],
+        "an unmasked proc mount", hostUsers=False),
+    pod("sw-psa", "sysctls", [container(securityContext=RESTRICTED_CONTEXT)], "allowed and refused sysctls",
+        securityContext={"sysctls": [{"name": "net.ipv4.ip_unprivileged_port_start", "value": "0"},
+                                     {"name": "net.ipv4.tcp_keepalive_time", "value": "60"},
+                                     {"name": "kernel.shm_rmid_forced", "value": "0"},
+                                     {"name": "net.core.somaxconn", "value": "1024"}]}),
+    pod("sw-psa", "ok", [container(securityContext=RESTRICTED_CONTEXT)], "a restricted pod to debug"),
+    patch(f"{_pods('sw-psa')}/ok/ephemeralcontainers", {"spec": {"ephemeralContainers": [
+        {"name": "debug", "image": IMAGE, "targetContainerName": "app"}]}},
+          "an ephemeral container is held to the policy", strategic=True),
+    patch(f"{_pods('sw-psa')}/ok/ephemeralcontainers", {"spec": {"ephemeralContainers": [
+        {"name": "debug", "image": IMAGE, "targetContainerName": "app", "securityContext": RESTRICTED_CONTEXT}]}},
+          "a restricted ephemeral container", strategic=True, keep=("spec.ephemeralContainers.0.name",)),
+    workload("sw-psa", "/apis/batch/v1", "jobs", "Job", "report", {"containers": [container()]},
+             "a job's template is warned about"),
+    workload("sw-psa", "/apis/batch/v1", "cronjobs", "CronJob", "cleanup", {"containers": [container()]},
+             "so is a cron job's"),
+    workload("sw-psa", "/apis/apps/v1", "daemonsets", "DaemonSet", "agent",
+             {"hostNetwork": True, "containers": [container()]}, "a daemon set's"),
+    workload("sw-psa", "/apis/apps/v1", "statefulsets", "StatefulSet", "db", {"containers": [container()]},
+             "a stateful set's"),
+    workload("sw-psa", "/apis/apps/v1", "replicasets", "ReplicaSet", "rs",
+             {"containers": [container(securityContext=RESTRICTED_CONTEXT)]}, "a restricted replica set: none"),
+    workload("sw-psa", "/api/v1", "replicationcontrollers", "ReplicationController", "rc",
+             {"containers": [container()]}, "a replication controller's"),
+
+    ns("sw-psa-warn", {"pod-security.kubernetes.io/warn": "baseline", "pod-security.kubernetes.io/warn-version":
+                       "v1.36", "pod-security.kubernetes.io/audit": "restricted"}),
+    pod("sw-psa-warn", "host", [container()], "warned, not refused", hostPID=True,
+        volumes=[{"name": "root", "hostPath": {"path": "/"}}]),
+    pod("sw-psa-warn", "root", _ROOT, "audit only: no warning"),
+    pod("sw-psa-warn", "priv", [container(securityContext={"privileged": False,
+                                                          "capabilities": {"add": ["SYS_ADMIN"]}})],
+        "a capability baseline refuses"),
+    _idle(deployment("sw-psa-warn", "web", {"hostIPC": True, "containers": [container()]})),
+    label("sw-psa-warn", {"pod-security.kubernetes.io/warn": "restricted"},
+          "a new warn level says nothing about existing pods"),
+    label("sw-psa-warn", {"pod-security.kubernetes.io/enforce": "privileged"}, "enforce privileged: nothing to say"),
+    label("sw-psa-warn", {"pod-security.kubernetes.io/enforce": "baseline"},
+          "enforce baseline over pods that break it"),
+    label("sw-psa-warn", {"pod-security.kubernetes.io/enforce-version": "v1.99"}, "a future version"),
+    label("sw-psa-warn", {"pod-security.kubernetes.io/audit-version": "1.2.3"}, "a bad audit version"),
+    label("sw-psa-warn", {"pod-security.kubernetes.io/enforce": "Restricted",
+                          "pod-security.kubernetes.io/warn-version": "v2"}, "a capitalised level and a bad version"),
+    ns("sw-psa-enforce-only", {"pod-security.kubernetes.io/enforce": "baseline"}),
+    deployment("sw-psa-enforce-only", "api", {"hostNetwork": True, "containers": [container()]}),
+    pod("sw-psa-enforce-only", "root", _ROOT, "baseline allows root"),
+    {"name": "a bad label on a new namespace", "method": "POST", "path": "/api/v1/namespaces",
+     "body": {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+         "name": "sw-psa-bad", "labels": {"pod-security.kubernetes.io/enforce": "strict"}}}},
+]
+
+# -- privileged ------------------------------------------------------------------------------------------
+
+_PRIVILEGED = [container(securityContext={"privileged": True})]
+
+PRIVILEGED: list[Step] = [
+    ns("sw-priv"),
+    workload("sw-priv", "/apis/apps/v1", "daemonsets", "DaemonSet", "agent", {"containers": _PRIVILEGED},
+             "a privileged daemon set"),
+    workload("sw-priv", "/apis/batch/v1", "cronjobs", "CronJob", "tidy", {"containers": _PRIVILEGED},
+             "a privileged cron job"),
+    workload("sw-priv", "/apis/apps/v1", "statefulsets", "StatefulSet", "db", {"containers": [container()],
+             "initContainers": _PRIVILEGED}, "a privileged init container in a stateful set"),
+    pod("sw-priv", "target", [container()], "a pod to debug"),
+    patch(f"{_pods('sw-priv')}/target/ephemeralcontainers", {"spec": {"ephemeralContainers": [
+        {"name": "debug", "image": IMAGE, "securityContext": {"privileged": True}}]}},
+          "a privileged ephemeral container", strategic=True),
+]
+
+# -- NamespaceLifecycle ----------------------------------------------------------------------------------
+
+LIFECYCLE: list[Step] = [
+    ns("sw-ending"),
+    create("sw-ending", "configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
+                                       "metadata": {"name": "held", "finalizers": ["example.com/hold"]}},
+           "a config map that holds the namespace", keep=("metadata.finalizers",)),
+    {"name": "delete the namespace", "method": "DELETE", "path": "/api/v1/namespaces/sw-ending",
+     "keep": ["status.phase"]},
+    get("/api/v1/namespaces/sw-ending/configmaps/held", "the controller asked the config map to go",
+        ("metadata.finalizers",), until={"metadata.finalizers": ["example.com/hold"]}),
+    create("sw-ending", "configmaps", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "late"}},
+           "nothing new in a terminating namespace"),
+    pod("sw-ending", "late", [container()], "no pod either", query={"dryRun": "All"}),
+    create("sw-ending", "localsubjectaccessreviews", {
+        "apiVersion": "authorization.k8s.io/v1", "kind": "LocalSubjectAccessReview",
+        "metadata": {"namespace": "sw-ending"},
+        "spec": {"user": "admin", "resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "sw-ending"}}},
+        "an access review is still answered", keep=("status.allowed",), api="/apis/authorization.k8s.io/v1"),
+    patch("/api/v1/namespaces/sw-ending/configmaps/held", {"data": {"k": "v"}}, "an update still goes through",
+          keep=("data",)),
+    create("sw-nowhere", "configmaps", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}},
+           "a namespace that does not exist"),
+    create("sw-nowhere", "pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
+                                  "spec": {"containers": [container()]}}, "a pod in one", ),
+    delete("/api/v1/namespaces/kube-system", "kube-system may not be deleted", query={"dryRun": "All"}),
+    delete("/api/v1/namespaces/kube-public", "nor kube-public", query={"dryRun": "All"}),
+    patch("/api/v1/namespaces/sw-ending/configmaps/held", {"metadata": {"finalizers": None}},
+          "let the namespace go", keep=("metadata.finalizers",)),
+]
+
+# -- Priority, default classes and tolerations, in-use protection ----------------------------------------
+
+_LOW = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "sw-batch-low"},
+        "value": 1000, "preemptionPolicy": "Never"}
+_DEFAULT = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "sw-default"},
+            "value": 10, "globalDefault": True}
+_FAST = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {
+    "name": "sw-fast", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+    "provisioner": "example.com/disks"}
+_SCHEDULING = "/apis/scheduling.k8s.io/v1"
+
+DEFAULTS: list[Step] = [
+    ns("sw-defaults"),
+    cluster(_SCHEDULING, "priorityclasses", _LOW, "a low priority class", keep=("preemptionPolicy",)),
+    cluster(_SCHEDULING, "priorityclasses", _DEFAULT, "a default priority class", keep=("globalDefault",)),
+    cluster(_SCHEDULING, "priorityclasses", {**_DEFAULT, "metadata": {"name": "sw-default-2"}, "value": 20},
+            "a second default"),
+    pod("sw-defaults", "batch", [container()], "a pod of the low class", priorityClassName="sw-batch-low",
+        keep=("spec.priority", "spec.preemptionPolicy", "spec.priorityClassName")),
+    pod("sw-defaults", "unnamed", [container()], "a pod that names no class gets the default",
+        keep=("spec.priority", "spec.preemptionPolicy", "spec.priorityClassName")),
+    pod("sw-defaults", "stated", [container()], "a pod that states another priority", priority=5),
+    pod("sw-defaults", "agreeing", [container()], "a pod that states the same priority", priority=1000,
+        priorityClassName="sw-batch-low", keep=("spec.priority",)),
+    pod("sw-defaults", "preempting", [container()], "a preemption policy the class contradicts",
+        priorityClassName="sw-batch-low", preemptionPolicy="PreemptLowerPriority"),
+    pod("sw-defaults", "missing", [container()], "a class that does not exist", priorityClassName="sw-missing"),
+    pod("sw-defaults", "system", [container()], "a system class outside kube-system",
+        priorityClassName="system-node-critical", keep=("spec.priority",)),
+    {"name": "a system class may not be deleted", "method": "DELETE",
+     "path": f"{_SCHEDULING}/priorityclasses/system-node-critical", "query": {"dryRun": "All"}, "keep": []},
+    {"name": "delete the default class", "method": "DELETE", "path": f"{_SCHEDULING}/priorityclasses/sw-default",
+     "keep": ["metadata.name"]},
+    cluster("/apis/storage.k8s.io/v1", "storageclasses", _FAST, "a default storage class", keep=("metadata.annotations",)),
+    create("sw-defaults", "persistentvolumeclaims", {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "classless"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+        "a claim without a class gets the default", keep=("spec.storageClassName", "metadata.finalizers")),
+    create("sw-defaults", "persistentvolumeclaims", {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "no-class"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "",
+                 "resources": {"requests": {"storage": "1Gi"}}}},
+        "an empty class is a choice", keep=("spec.storageClassName",)),
+    create("sw-defaults", "persistentvolumeclaims", {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "beta", "annotations": {"volume.beta.kubernetes.io/storage-class": "slow"}},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+        "the beta annotation is a choice too", keep=("spec.storageClassName",)),
+    {"name": "delete the default storage class", "method": "DELETE",
+     "path": "/apis/storage.k8s.io/v1/storageclasses/sw-fast", "keep": ["metadata.name"]},
+    cluster("/api/v1", "persistentvolumes", {
+        "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "sw-volume"},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/x"}}},
+        "a volume is protected", keep=("metadata.finalizers",)),
+    cluster("/apis/storage.k8s.io/v1", "volumeattributesclasses", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttributesClass", "metadata": {"name": "sw-gold"},
+        "driverName": "example.com/disks", "parameters": {"iops": "1000"}},
+        "an attributes class is protected", keep=("metadata.finalizers",)),
+    pod("sw-defaults", "tolerant", [container()], "a toleration of every taint",
+        keep=("spec.tolerations",), tolerations=[{"operator": "Exists"}]),
+    pod("sw-defaults", "short", [container()], "a shorter not-ready toleration",
+        keep=("spec.tolerations",), tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                                                  "effect": "NoExecute", "tolerationSeconds": 30}]),
+    pod("sw-defaults", "no-schedule", [container()], "a not-ready toleration of another effect",
+        keep=("spec.tolerations",), tolerations=[{"key": "node.kubernetes.io/unreachable", "operator": "Exists",
+                                                  "effect": "NoSchedule"}]),
+    pod("sw-defaults", "any-effect", [container()], "a not-ready toleration of every effect",
+        keep=("spec.tolerations",), tolerations=[{"key": "node.kubernetes.io/unreachable", "operator": "Exists"}]),
+    {"name": "delete the volume", "method": "DELETE", "path": "/api/v1/persistentvolumes/sw-volume",
+     "keep": ["metadata.finalizers"]},
+]
+
+# -- nodes: TaintNodesByCondition, PodResizeValidator ----------------------------------------------------
+
+def _node(name: str, labels: dict[str, str], **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": spec}
+
+
+_RESIZABLE = container(**resources({"cpu": "100m", "memory": "64Mi"}, {"cpu": "200m", "memory": "128Mi"}))
+
+
+def _resize(node_pod: str, cpu: str, step: str, keep: tuple[str, ...] = ()) -> Step:
+    return patch(f"{_pods('sw-nodes')}/{node_pod}/resize", {"spec": {"containers": [
+        {"name": "app", "resources": {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}}}]}}, step,
+        strategic=True, keep=keep)
+
+
+NODES: list[Step] = [
+    ns("sw-nodes"),
+    cluster("/api/v1", "nodes", _node("sw-node-a", {"kubernetes.io/os": "linux"}), "a new node is not ready",
+            keep=("spec.taints",)),
+    cluster("/api/v1", "nodes", _node("sw-node-b", {"kubernetes.io/os": "windows"},
+                                      taints=[{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"},
+                                              {"key": "dedicated", "value": "win", "effect": "NoSchedule"}]),
+            "a node that says so already", keep=("spec.taints",)),
+    patch("/api/v1/nodes/sw-node-a/status", {"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+                                                         "capacity": {"cpu": "2", "memory": "4Gi", "pods": "110"}}},
+          "the node's allocatable", keep=("status.allocatable",)),
+    pod("sw-nodes", "on-a", [_RESIZABLE], "a pod on the node", nodeName="sw-node-a",
+        tolerations=[{"operator": "Exists"}]),
+    pod("sw-nodes", "on-b", [_RESIZABLE], "a pod on the Windows node", nodeName="sw-node-b",
+        tolerations=[{"operator": "Exists"}]),
+    pod("sw-nodes", "on-gone", [_RESIZABLE], "a pod on a node that does not exist", nodeName="sw-node-gone",
+        tolerations=[{"operator": "Exists"}]),
+    pod("sw-nodes", "unbound", [_RESIZABLE], "a pod on no node", schedulerName="sw-none"),
+    _resize("on-a", "1500m", "a resize that fits the node", keep=("spec.containers.0.resources",)),
+    _resize("on-a", "3", "a resize past the node's allocatable"),
+    _resize("on-b", "300m", "a resize on a Windows node"),
+    _resize("on-gone", "300m", "a resize on a missing node"),
+    _resize("unbound", "8", "a resize of an unbound pod", keep=("spec.containers.0.resources",)),
+    {"name": "delete node a", "method": "DELETE", "path": "/api/v1/nodes/sw-node-a", "keep": ["metadata.name"]},
+    {"name": "delete node b", "method": "DELETE", "path": "/api/v1/nodes/sw-node-b", "keep": ["metadata.name"]},
+]
+
+# -- CertificateApproval, CertificateSigning -------------------------------------------------------------
+
+_ALICE = {"Impersonate-User": "sw-alice"}
+_CSR = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+_APPROVER = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "sw-approver"},
+             "rules": [{"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests",
+                                                                            "certificatesigningrequests/approval",
+                                                                            "certificatesigningrequests/status"],
+                        "verbs": ["get", "list", "update", "patch"]},
+                       {"apiGroups": ["certificates.k8s.io"], "resources": ["signers"], "verbs": ["approve"],
+                        "resourceNames": ["example.com/*"]}]}
+_BINDING = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": "sw-approver"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "sw-approver"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "sw-alice"}]}
+
+
+def _csr(name: str, signer: str) -> dict[str, Any]:
+    return {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": name},
+            "spec": {"request": _admin_csr(), "signerName": signer, "usages": ["client auth"]}}
+
+
+def _certificate() -> str:
+    """A self-signed client certificate, base64 PEM as status.certificate carries it."""
+    import base64
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sw-ci")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
+            .sign(key, hashes.SHA256()))
+    return base64.b64encode(cert.public_bytes(serialization.Encoding.PEM)).decode()
+
+
+_APPROVED = {"status": {"conditions": [{"type": "Approved", "status": "True", "reason": "Checked",
+                                        "message": "looks fine"}]}}
+
+CERTIFICATES: list[Step] = [
+    cluster("/apis/rbac.authorization.k8s.io/v1", "clusterroles", _APPROVER, "an approver role"),
+    cluster("/apis/rbac.authorization.k8s.io/v1", "clusterrolebindings", _BINDING, "bound to alice"),
+    cluster("/apis/certificates.k8s.io/v1", "certificatesigningrequests", _csr("sw-builtin", "example.net/ci"),
+            "a request to a signer alice may not approve"),
+    cluster("/apis/certificates.k8s.io/v1", "certificatesigningrequests", _csr("sw-own", "example.com/ci"),
+            "a request to a signer she may approve"),
+    patch(f"{_CSR}/sw-builtin/approval", _APPROVED, "alice may not approve for that signer", headers=_ALICE),
+    patch(f"{_CSR}/sw-own/approval", _APPROVED, "she may for hers", headers=_ALICE,
+          keep=("status.conditions.0.type",)),
+    patch(f"{_CSR}/sw-own/status", {"status": {"certificate": _certificate()}},
+          "but may not sign without the sign verb", headers=_ALICE),
+    {"name": "clean up the binding", "method": "DELETE",
+     "path": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/sw-approver", "keep": ["metadata.name"]},
+]
+
+SCENARIOS: dict[str, list[Step]] = {
+    "sweep_quota_compute": QUOTA_COMPUTE, "sweep_quota_counts": QUOTA_COUNTS, "sweep_quota_updates": QUOTA_UPDATES,
+    "sweep_quota_scopes": QUOTA_SCOPES, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
+    "sweep_podsecurity": POD_SECURITY, "sweep_privileged": PRIVILEGED, "sweep_lifecycle": LIFECYCLE,
+    "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_certificates": CERTIFICATES,
+}
