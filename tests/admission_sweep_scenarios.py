@@ -249,6 +249,41 @@ QUOTA_SCOPES: list[Step] = [
         "an In selector without values"),
 ]
 
+QUOTA_MORE: list[Step] = [
+    ns("sw-more"),
+    quota("sw-more", "accelerators", {"requests.example.com/gpu": "1", "hugepages-2Mi": "4Mi",
+                                      "requests.hugepages-2Mi": "4Mi"}),
+    quota("sw-more", "balancers", {"services.loadbalancers": "0", "count/deployments.apps": "0"}),
+    quota("sw-more", "cpu-a", {"requests.cpu": "100m"}),
+    quota("sw-more", "cpu-b", {"requests.cpu": "50m"}),
+    quota_status("sw-more", "accelerators", {"hugepages-2Mi": "0", "requests.example.com/gpu": "0",
+                                             "requests.hugepages-2Mi": "0"}),
+    quota_status("sw-more", "balancers", {"count/deployments.apps": "0", "services.loadbalancers": "0"}),
+    quota_status("sw-more", "cpu-a", {"requests.cpu": "0"}),
+    quota_status("sw-more", "cpu-b", {"requests.cpu": "0"}),
+    pod("sw-more", "gpus", [container(**resources({"cpu": "10m", "example.com/gpu": "2"}, {"example.com/gpu": "2"}))],
+        "two GPUs where one may be"),
+    pod("sw-more", "pages", [container(**resources({"cpu": "10m", "memory": "64Mi", "hugepages-2Mi": "8Mi"},
+                                                   {"memory": "64Mi", "hugepages-2Mi": "8Mi"}))],
+        "huge pages over the quota"),
+    pod("sw-more", "two-quotas", [container(**resources({"cpu": "200m"}))], "over two quotas: the first is named"),
+    pod("sw-more", "under-a", [container(**resources({"cpu": "80m"}))], "over the second quota only"),
+    pod("sw-more", "no-cpu", [container(**resources({"memory": "64Mi"}))],
+        "a pod that states no cpu where cpu is limited"),
+    create("sw-more", "services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+                                   "spec": {"ports": [{"port": 80}]}}, "a cluster IP service"),
+    patch("/api/v1/namespaces/sw-more/services/web", {"spec": {"type": "LoadBalancer"}},
+          "becoming a load balancer is refused"),
+    _idle(deployment("sw-more", "api", {"containers": [container()]})) | {"query": {"dryRun": "All"}},
+    patch("/api/v1/namespaces/sw-more/resourcequotas/cpu-b", {"spec": {"hard": {"requests.cpu": "10m"}}},
+          "a quota may be lowered under its usage", keep=("spec.hard",)),
+    {**quota_status("sw-more", "cpu-b", {"requests.cpu": "0"}, "the lowered quota"),
+     "until": {"status.hard": {"requests.cpu": "10m"}, "status.used": {"requests.cpu": "0"}}},
+    patch("/api/v1/namespaces/sw-more/resourcequotas/cpu-b/status",
+          {"status": {"used": {"requests.cpu": "5m"}}}, "status written by hand", keep=("status.used",)),
+    pod("sw-more", "small", [container(**resources({"cpu": "6m"}))], "the hand-written usage is what counts"),
+]
+
 # -- LimitRanger -----------------------------------------------------------------------------------------
 
 _BOUNDS_ONLY = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "bounds"}, "spec": {"limits": [
@@ -297,6 +332,9 @@ LIMITS: list[Step] = [
     pod("sw-limits", "sidecars", [_scratch(requests={"cpu": "50m"}, limits={"cpu": "50m"})],
         "a sidecar counts toward the pod's minimum", keep=("metadata.annotations",),
         initContainers=[_scratch("proxy", {"cpu": "50m"}, {"cpu": "50m"}) | {"restartPolicy": "Always"}]),
+    pod("sw-limits", "pod-level", [_scratch("web"), _scratch("log")], "pod-level cpu beside container defaults (one resource: upstream checks them in map order)",
+        keep=("metadata.annotations", "spec.containers.0.resources", "spec.resources"),
+        resources={"requests": {"cpu": "200m"}, "limits": {"cpu": "1"}}),
     create("sw-limits", "limitranges", {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "bad"},
                                         "spec": {"limits": [{"type": "Pod", "default": {"cpu": "1"}},
                                                             {"type": "Container", "default": {"cpu": "100m"},
@@ -392,6 +430,23 @@ POD_SECURITY: list[Step] = [
     workload("sw-psa", "/api/v1", "replicationcontrollers", "ReplicationController", "rc",
              {"containers": [container()]}, "a replication controller's"),
 
+    pod("sw-psa", "selinux", [container(securityContext={**RESTRICTED_CONTEXT, "seLinuxOptions": {
+        "type": "container_init_t", "level": "s0:c1,c2"}}), container("side", securityContext={
+            **RESTRICTED_CONTEXT, "seLinuxOptions": {"type": "container_engine_t", "role": "sysadm_r"}})],
+        "SELinux: allowed types, no role"),
+    pod("sw-psa", "apparmor", [container(securityContext={**RESTRICTED_CONTEXT, "appArmorProfile": {
+        "type": "Localhost", "localhostProfile": "k8s-nginx"}})], "a localhost AppArmor profile",
+        securityContext={"appArmorProfile": {"type": "Unconfined"}}),
+    pod("sw-psa", "non-root-override", [container(securityContext={**RESTRICTED_CONTEXT, "runAsNonRoot": None})],
+        "the pod says runAsNonRoot false, the container nothing", securityContext={"runAsNonRoot": False}),
+    pod("sw-psa", "host-port", [container(securityContext=RESTRICTED_CONTEXT, ports=[
+        {"containerPort": 80, "hostPort": 0}, {"containerPort": 81, "hostPort": 8081, "name": "alt"}])],
+        "host ports"),
+    ns("sw-psa-old", {"pod-security.kubernetes.io/enforce": "restricted",
+                      "pod-security.kubernetes.io/enforce-version": "v1.22"}),
+    pod("sw-psa-old", "root", [container(securityContext={**RESTRICTED_CONTEXT, "runAsNonRoot": None,
+                                                          "runAsUser": 0})],
+        "as of v1.22 runAsUser 0 is not yet refused, runAsNonRoot is"),
     ns("sw-psa-warn", {"pod-security.kubernetes.io/warn": "baseline", "pod-security.kubernetes.io/warn-version":
                        "v1.36", "pod-security.kubernetes.io/audit": "restricted"}),
     pod("sw-psa-warn", "host", [container()], "warned, not refused", hostPID=True,
@@ -478,6 +533,11 @@ _FAST = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": 
     "provisioner": "example.com/disks"}
 _SCHEDULING = "/apis/scheduling.k8s.io/v1"
 
+def _ingress(name: str, annotations: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": name, "annotations": annotations},
+            "spec": {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}}
+
+
 DEFAULTS: list[Step] = [
     ns("sw-defaults"),
     cluster(_SCHEDULING, "priorityclasses", _LOW, "a low priority class", keep=("preemptionPolicy",)),
@@ -537,9 +597,19 @@ DEFAULTS: list[Step] = [
         keep=("spec.tolerations",), tolerations=[{"key": "node.kubernetes.io/unreachable", "operator": "Exists"}]),
     {"name": "delete the volume", "method": "DELETE", "path": "/api/v1/persistentvolumes/sw-volume",
      "keep": ["metadata.finalizers"]},
+    cluster("/apis/networking.k8s.io/v1", "ingressclasses", {
+        "apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",
+        "metadata": {"name": "sw-nginx", "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}},
+        "spec": {"controller": "example.com/ingress"}}, "a default ingress class"),
+    create("sw-defaults", "ingresses", _ingress("plain", {}), "an ingress without a class gets the default",
+           keep=("spec.ingressClassName",), api="/apis/networking.k8s.io/v1"),
+    create("sw-defaults", "ingresses", _ingress("legacy", {"kubernetes.io/ingress.class": "haproxy"}),
+           "the legacy annotation is a choice", keep=("spec.ingressClassName",), api="/apis/networking.k8s.io/v1"),
+    {"name": "delete the ingress class", "method": "DELETE",
+     "path": "/apis/networking.k8s.io/v1/ingressclasses/sw-nginx", "keep": []},
 ]
 
-# -- nodes: TaintNodesByCondition, PodResizeValidator ----------------------------------------------------
+# -- nodes: TaintNodesByCondition, PodTopologyLabels, PodResizeValidator ----------------------------------------------------
 
 def _node(name: str, labels: dict[str, str], **spec: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": spec}
@@ -549,7 +619,7 @@ _RESIZABLE = container(**resources({"cpu": "100m", "memory": "64Mi"}, {"cpu": "2
 
 
 def _resize(node_pod: str, cpu: str, step: str, keep: tuple[str, ...] = ()) -> Step:
-    return patch(f"{_pods('sw-nodes')}/{node_pod}/resize", {"spec": {"containers": [
+    return patch(f"{_pods('sw-resize')}/{node_pod}/resize", {"spec": {"containers": [
         {"name": "app", "resources": {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}}}]}}, step,
         strategic=True, keep=keep)
 
@@ -562,23 +632,43 @@ NODES: list[Step] = [
                                       taints=[{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"},
                                               {"key": "dedicated", "value": "win", "effect": "NoSchedule"}]),
             "a node that says so already", keep=("spec.taints",)),
-    patch("/api/v1/nodes/sw-node-a/status", {"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
-                                                         "capacity": {"cpu": "2", "memory": "4Gi", "pods": "110"}}},
-          "the node's allocatable", keep=("status.allocatable",)),
-    pod("sw-nodes", "on-a", [_RESIZABLE], "a pod on the node", nodeName="sw-node-a",
-        tolerations=[{"operator": "Exists"}]),
-    pod("sw-nodes", "on-b", [_RESIZABLE], "a pod on the Windows node", nodeName="sw-node-b",
-        tolerations=[{"operator": "Exists"}]),
-    pod("sw-nodes", "on-gone", [_RESIZABLE], "a pod on a node that does not exist", nodeName="sw-node-gone",
-        tolerations=[{"operator": "Exists"}]),
-    pod("sw-nodes", "unbound", [_RESIZABLE], "a pod on no node", schedulerName="sw-none"),
-    _resize("on-a", "1500m", "a resize that fits the node", keep=("spec.containers.0.resources",)),
-    _resize("on-a", "3", "a resize past the node's allocatable"),
-    _resize("on-b", "300m", "a resize on a Windows node"),
-    _resize("on-gone", "300m", "a resize on a missing node"),
-    _resize("unbound", "8", "a resize of an unbound pod", keep=("spec.containers.0.resources",)),
+    cluster("/api/v1", "nodes", _node("sw-node-z", {"topology.kubernetes.io/zone": "eu-1a",
+                                                    "topology.kubernetes.io/region": "eu-1",
+                                                    "kubernetes.io/hostname": "z"}),
+            "a node in a zone", keep=("metadata.labels",)),
+    pod("sw-nodes", "zoned", [container()], "a pod no scheduler will bind", schedulerName="sw-none"),
+    create("sw-nodes", "pods/zoned/binding", {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "zoned"},
+                                              "target": {"apiVersion": "v1", "kind": "Node", "name": "sw-node-z"}},
+           "bound to the zoned node"),
+    get(f"{_pods('sw-nodes')}/zoned", "the pod carries its node's topology labels", ("metadata.labels", "spec.nodeName")),
+    pod("sw-nodes", "no-account", [container()], "a service account that does not exist (ServiceAccount is off)",
+        keep=("spec.serviceAccountName", "spec.volumes"), serviceAccountName="sw-missing"),
     {"name": "delete node a", "method": "DELETE", "path": "/api/v1/nodes/sw-node-a", "keep": ["metadata.name"]},
     {"name": "delete node b", "method": "DELETE", "path": "/api/v1/nodes/sw-node-b", "keep": ["metadata.name"]},
+    {"name": "delete node z", "method": "DELETE", "path": "/api/v1/nodes/sw-node-z", "keep": ["metadata.name"]},
+]
+
+RESIZE: list[Step] = [
+    ns("sw-resize"),
+    cluster("/api/v1", "nodes", _node("sw-node-r", {"kubernetes.io/os": "linux"}), "a node", keep=("spec.taints",)),
+    cluster("/api/v1", "nodes", _node("sw-node-w", {"kubernetes.io/os": "windows"}), "a Windows node"),
+    patch("/api/v1/nodes/sw-node-r/status", {"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+                                                         "capacity": {"cpu": "2", "memory": "4Gi", "pods": "110"}}},
+          "the node's allocatable", keep=("status.allocatable",)),
+    pod("sw-resize", "on-r", [_RESIZABLE], "a pod on the node", nodeName="sw-node-r",
+        tolerations=[{"operator": "Exists"}]),
+    pod("sw-resize", "on-w", [_RESIZABLE], "a pod on the Windows node", nodeName="sw-node-w",
+        tolerations=[{"operator": "Exists"}]),
+    pod("sw-resize", "on-gone", [_RESIZABLE], "a pod on a node that does not exist", nodeName="sw-node-gone",
+        tolerations=[{"operator": "Exists"}]),
+    pod("sw-resize", "unbound", [_RESIZABLE], "a pod on no node", schedulerName="sw-none"),
+    _resize("on-r", "1500m", "a resize that fits the node", keep=("spec.containers.0.resources",)),
+    _resize("on-r", "3", "a resize past the node's allocatable"),
+    _resize("on-w", "300m", "a resize on a Windows node"),
+    _resize("on-gone", "300m", "a resize on a missing node"),
+    _resize("unbound", "8", "a resize of an unbound pod", keep=("spec.containers.0.resources",)),
+    {"name": "delete node r", "method": "DELETE", "path": "/api/v1/nodes/sw-node-r", "keep": ["metadata.name"]},
+    {"name": "delete node w", "method": "DELETE", "path": "/api/v1/nodes/sw-node-w", "keep": ["metadata.name"]},
 ]
 
 # -- CertificateApproval, CertificateSigning -------------------------------------------------------------
@@ -643,7 +733,7 @@ CERTIFICATES: list[Step] = [
 
 SCENARIOS: dict[str, list[Step]] = {
     "sweep_quota_compute": QUOTA_COMPUTE, "sweep_quota_counts": QUOTA_COUNTS, "sweep_quota_updates": QUOTA_UPDATES,
-    "sweep_quota_scopes": QUOTA_SCOPES, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
+    "sweep_quota_scopes": QUOTA_SCOPES, "sweep_quota_more": QUOTA_MORE, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
     "sweep_podsecurity": POD_SECURITY, "sweep_privileged": PRIVILEGED, "sweep_lifecycle": LIFECYCLE,
-    "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_certificates": CERTIFICATES,
+    "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_certificates": CERTIFICATES,
 }
