@@ -35,17 +35,7 @@ def controlled_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serv
         proc.stop_all()
 
 
-# Scenarios this server is known to answer differently, and why; strict, so that the day they agree the
-# mark must go.
-NOT_YET = {
-    "sweep_resize": "pods/resize is not served (404): its strategy (ValidatePodResize) and PodResizeValidator "
-                    "are not ported",
-}
-
-
-@pytest.mark.parametrize("scenario", [
-    pytest.param(name, marks=pytest.mark.xfail(reason=NOT_YET[name], strict=True)) if name in NOT_YET else name
-    for name in sorted(SCENARIOS)])
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_answers_as_the_reference(controlled_server: ServerProcess, scenario: str) -> None:
     with open(os.path.join(FIXTURES, f"{scenario}.json")) as f:
         expected = json.load(f)

@@ -25,6 +25,7 @@ from apiserver.admissionplugins import (
     certificates,
     limitranger,
     objectrules,
+    podresize,
     podsecurity,
     resourcequota,
     runtimeclass,
@@ -201,6 +202,20 @@ class CertificateSigning:
         return ALLOWED
 
 
+class PodResizeValidator:
+    name = "PodResizeValidator"
+
+    def __init__(self, context: PluginContext) -> None:
+        self.node = StoreView(context).named("nodes")
+
+    def handles(self, attributes: Attributes) -> bool:
+        return podresize.applies(request_of(attributes))
+
+    async def validate(self, attributes: Attributes) -> Verdict:
+        podresize.validate(request_of(attributes), self.node)
+        return ALLOWED
+
+
 class ResourceQuota:
     name = "ResourceQuota"
 
@@ -254,4 +269,5 @@ register(RuntimeClass.name, RuntimeClass)
 register(CertificateApproval.name, CertificateApproval)
 register(CertificateSigning.name, CertificateSigning)
 register(CertificateSubjectRestriction.name, CertificateSubjectRestriction)
+register(PodResizeValidator.name, PodResizeValidator)
 register(ResourceQuota.name, ResourceQuota)
