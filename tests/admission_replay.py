@@ -78,7 +78,8 @@ def run_step(api: client.ApiClient, step: dict[str, Any]) -> Answer:
 
 def _without_generated_suffix(answer: Answer, step: dict[str, Any]) -> Answer:
     """A generated name's random five characters as "xxxxx", so that answers can be compared."""
-    prefix = (((step.get("body") or {}).get("metadata") or {}).get("generateName")) or ""
+    body = step.get("body")
+    prefix = ((body.get("metadata") or {}).get("generateName") or "") if isinstance(body, dict) else ""
     if not prefix:
         return answer
     pattern = re.compile(re.escape(prefix) + "[a-z0-9]{5}")

@@ -722,6 +722,59 @@ RESIZE: list[Step] = [
     quota_status("sw-resize-bounds", "cpu", {"requests.cpu": "1"}, "a shrink is not given back at once"),
 ]
 
+# -- updates, dry runs and subresources across the plugins -----------------------------------------------
+
+def json_patch(path: str, operations: list[dict[str, Any]], step: str, keep: tuple[str, ...] = ()) -> Step:
+    return {"name": step, "method": "PATCH", "path": path, "content_type": "application/json-patch+json",
+            "body": operations, "keep": list(keep)}
+
+
+UPDATES: list[Step] = [
+    ns("sw-upd", {"pod-security.kubernetes.io/enforce": "baseline", "pod-security.kubernetes.io/warn": "restricted"}),
+    quota("sw-upd", "pods", {"count/pods": "3"}),
+    quota_status("sw-upd", "pods", {"count/pods": "0"}),
+    pod("sw-upd", "batch-", [container()], "a generated name is what a refusal names", keep=("spec.tolerations",),
+        query={"dryRun": "All"}, hostNetwork=True),
+    pod("sw-upd", "web", [container()], "a pod, warned of restricted"),
+    json_patch(f"{_pods('sw-upd')}/web", [{"op": "remove", "path": "/spec/tolerations"}],
+               "its default tolerations come back when an update drops them", keep=("spec.tolerations",)),
+    json_patch(f"{_pods('sw-upd')}/web", [{"op": "remove", "path": "/spec/priority"}],
+               "so does its priority", keep=("spec.priority",)),
+    patch(f"{_pods('sw-upd')}/web/status", {"status": {"phase": "Running"}},
+          "a status update is not judged by PodSecurity", keep=("status.phase",)),
+    patch(f"{_pods('sw-upd')}/web", {"spec": {"containers": [{"name": "app", "image": "registry.example/web:2"}]}},
+          "an image update is judged, and warned", strategic=True, keep=("spec.containers.0.image",)),
+    pod("sw-upd", "proc", [container(securityContext={"windowsOptions": {"hostProcess": True}, "runAsNonRoot": True})],
+        "a Windows host process", hostNetwork=True, os={"name": "windows"}),
+    pod("sw-upd", "dry-host", [container()], "a dry run is judged too", hostPID=True, query={"dryRun": "All"}),
+    {**label("sw-upd", {"pod-security.kubernetes.io/enforce": "restricted"},
+             "a dry-run label change warns of existing pods too"), "query": {"dryRun": "All"}},
+    get("/api/v1/namespaces/sw-upd", "the dry run changed nothing", ("metadata.labels",)),
+    _idle(deployment("sw-upd", "api", {"containers": [container()]})),
+    patch("/apis/apps/v1/namespaces/sw-upd/deployments/api",
+          {"spec": {"template": {"spec": {"containers": [{"name": "app", "image": "registry.example/api:2"}]}}}},
+          "a template update is warned again", strategic=True),
+    patch("/apis/apps/v1/namespaces/sw-upd/deployments/api/scale", {"spec": {"replicas": 0}},
+          "a scale is not", keep=("spec.replicas",)),
+    pod("sw-upd", "two", [container()], "a second pod"),
+    pod("sw-upd", "three", [container()], "a third (dry run) still fits count/pods", query={"dryRun": "All"}),
+    create("sw-upd", "limitranges", {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "ratio"},
+                                     "spec": {"limits": [{"type": "Container", "maxLimitRequestRatio": {"memory": "2"}},
+                                                         {"type": "Pod", "maxLimitRequestRatio": {"cpu": "3"}}]}},
+           "ratios alone", keep=("spec.limits",)),
+    pod("sw-upd", "no-memory", [container()], "a ratio with nothing stated", query={"dryRun": "All"}),
+    pod("sw-upd", "limit-only", [container(**resources(None, {"memory": "64Mi", "cpu": "1"}))],
+        "a limit alone: the request defaults to it", query={"dryRun": "All"}, keep=("spec.containers.0.resources",)),
+    pod("sw-upd", "pod-ratio", [container("a", **resources({"cpu": "100m", "memory": "64Mi"},
+                                                           {"cpu": "200m", "memory": "64Mi"})),
+                                container("b", **resources({"cpu": "100m", "memory": "64Mi"},
+                                                           {"cpu": "500m", "memory": "64Mi"}))],
+        "a pod ratio over its max", query={"dryRun": "All"}),
+    claim("sw-upd", "unbound", "1Gi"),
+    patch("/api/v1/namespaces/sw-upd/persistentvolumeclaims/unbound",
+          {"spec": {"resources": {"requests": {"storage": "2Gi"}}}}, "an unbound claim cannot grow"),
+]
+
 # -- CertificateApproval, CertificateSigning -------------------------------------------------------------
 
 _ALICE = {"Impersonate-User": "sw-alice"}
@@ -786,5 +839,5 @@ SCENARIOS: dict[str, list[Step]] = {
     "sweep_quota_compute": QUOTA_COMPUTE, "sweep_quota_counts": QUOTA_COUNTS, "sweep_quota_updates": QUOTA_UPDATES,
     "sweep_quota_scopes": QUOTA_SCOPES, "sweep_quota_more": QUOTA_MORE, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
     "sweep_podsecurity": POD_SECURITY, "sweep_privileged": PRIVILEGED, "sweep_lifecycle": LIFECYCLE,
-    "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_certificates": CERTIFICATES,
+    "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_updates": UPDATES, "sweep_certificates": CERTIFICATES,
 }
