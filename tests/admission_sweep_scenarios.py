@@ -775,6 +775,68 @@ UPDATES: list[Step] = [
           {"spec": {"resources": {"requests": {"storage": "2Gi"}}}}, "an unbound claim cannot grow"),
 ]
 
+# -- overhead, object validation, node and binding edges -------------------------------------------------
+
+_KATA = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "sw-kata"}, "handler": "kata",
+         "overhead": {"podFixed": {"cpu": "250m", "memory": "64Mi"}}}
+
+
+def _invalid_quota(name: str, spec: dict[str, Any], step: str) -> Step:
+    return create("sw-edges", "resourcequotas", {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name},
+                                                 "spec": spec}, step)
+
+
+def _invalid_limits(name: str, limits: list[dict[str, Any]], step: str) -> Step:
+    return create("sw-edges", "limitranges", {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": name},
+                                              "spec": {"limits": limits}}, step)
+
+
+EDGES: list[Step] = [
+    ns("sw-edges"),
+    cluster("/apis/node.k8s.io/v1", "runtimeclasses", _KATA, "a runtime class with overhead"),
+    quota("sw-edges", "cpu", {"requests.cpu": "1", "limits.memory": "1Gi"}),
+    quota_status("sw-edges", "cpu", {"limits.memory": "0", "requests.cpu": "0"}),
+    create("sw-edges", "limitranges", {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "pod"},
+                                       "spec": {"limits": [{"type": "Pod", "max": {"cpu": "300m"}}]}},
+           "a pod cpu max"),
+    pod("sw-edges", "sandboxed", [container(**resources({"cpu": "100m"}, {"cpu": "200m", "memory": "128Mi"}))],
+        "the overhead counts for the quota, not for the limit range", runtimeClassName="sw-kata",
+        keep=("spec.overhead",)),
+    quota_status("sw-edges", "cpu", {"limits.memory": "192Mi", "requests.cpu": "350m"}, "charged with its overhead"),
+    _invalid_quota("bare-extended", {"hard": {"example.com/gpu": "1"}}, "an extended resource without requests."),
+    _invalid_quota("negative", {"hard": {"pods": "-1", "requests.cpu": "abc"}}, "a negative and a malformed value"),
+    _invalid_quota("both", {"hard": {"pods": "1"}, "scopes": ["Terminating", "NotTerminating"]},
+                   "contradicting scopes"),
+    _invalid_quota("unknown", {"hard": {"pods": "1"}, "scopes": ["Sometimes"]}, "an unknown scope"),
+    _invalid_quota("selector", {"hard": {"pods": "1"}, "scopeSelector": {"matchExpressions": [
+        {"scopeName": "Terminating", "operator": "In", "values": ["x"]}]}}, "In on a scope that takes none"),
+    _invalid_quota("cross", {"hard": {"requests.cpu": "1"}, "scopes": ["CrossNamespacePodAffinity"]},
+                   "cross-namespace affinity limits only pods"),
+    _invalid_limits("inverted", [{"type": "Container", "min": {"cpu": "1"}, "max": {"cpu": "500m"}}],
+                    "min over max"),
+    _invalid_limits("outside", [{"type": "Container", "min": {"cpu": "100m"}, "max": {"cpu": "1"},
+                                 "default": {"cpu": "2"}, "defaultRequest": {"cpu": "50m"}}],
+                    "defaults outside min and max"),
+    _invalid_limits("ratio", [{"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}}],
+                    "a ratio under one"),
+    _invalid_limits("claims", [{"type": "PersistentVolumeClaim", "default": {"storage": "1Gi"},
+                                "min": {"storage": "2Gi"}}], "a claim default"),
+    cluster("/api/v1", "nodes", _node("sw-node-e", {}, taints=[
+        {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}]),
+        "a node not ready for execution gets the scheduling taint too", keep=("spec.taints",)),
+    patch("/api/v1/nodes/sw-node-e", {"spec": {"taints": None}}, "an update keeps none", keep=("spec.taints",)),
+    cluster("/api/v1", "nodes", _node("sw-node-f", {"topology.kubernetes.io/zone": "eu-1b"}), "a zoned node"),
+    pod("sw-edges", "legacy-bound", [container(**_CPU_MEMORY)], "a pod bound the legacy way", schedulerName="sw-none"),
+    create("sw-edges", "bindings", {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "legacy-bound"},
+                                    "target": {"apiVersion": "v1", "kind": "Node", "name": "sw-node-f"}},
+           "through the bindings resource"),
+    get(f"{_pods('sw-edges')}/legacy-bound", "no topology labels through it", ("metadata.labels", "spec.nodeName")),
+    {"name": "delete node e", "method": "DELETE", "path": "/api/v1/nodes/sw-node-e", "keep": ["metadata.name"]},
+    {"name": "delete node f", "method": "DELETE", "path": "/api/v1/nodes/sw-node-f", "keep": ["metadata.name"]},
+    {"name": "delete the runtime class", "method": "DELETE", "path": "/apis/node.k8s.io/v1/runtimeclasses/sw-kata",
+     "keep": []},
+]
+
 # -- CertificateApproval, CertificateSigning -------------------------------------------------------------
 
 _ALICE = {"Impersonate-User": "sw-alice"}
@@ -839,5 +901,5 @@ SCENARIOS: dict[str, list[Step]] = {
     "sweep_quota_compute": QUOTA_COMPUTE, "sweep_quota_counts": QUOTA_COUNTS, "sweep_quota_updates": QUOTA_UPDATES,
     "sweep_quota_scopes": QUOTA_SCOPES, "sweep_quota_more": QUOTA_MORE, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
     "sweep_podsecurity": POD_SECURITY, "sweep_privileged": PRIVILEGED, "sweep_lifecycle": LIFECYCLE,
-    "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_updates": UPDATES, "sweep_certificates": CERTIFICATES,
+    "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_updates": UPDATES, "sweep_edges": EDGES, "sweep_certificates": CERTIFICATES,
 }
