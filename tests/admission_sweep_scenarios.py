@@ -695,6 +695,24 @@ RESIZE: list[Step] = [
         {"name": "setup", "resources": {"requests": {"cpu": "150m"}, "limits": {"cpu": "300m"}}}]}},
           "so may an init container", strategic=True, keep=("spec.initContainers.1.resources",)),
     {**get(f"{_pods('sw-resize')}/sidecars/resize", "the resize subresource reads the pod", ("metadata.name",))},
+    pod("sw-resize", "init-on-r", [_RESIZABLE], "a bound pod with an init container", nodeName="sw-node-r",
+        tolerations=[{"operator": "Exists"}], initContainers=[container("setup", **_CPU_MEMORY)]),
+    patch(f"{_pods('sw-resize')}/init-on-r/resize", {"spec": {"initContainers": [
+        {"name": "setup", "resources": {"requests": {"cpu": "150m"}, "limits": {"cpu": "300m"}}}]}},
+          "resizing its init container needs a node that declares it can", strategic=True),
+    pod("sw-resize", "pod-level-on-r", [container()], "a bound pod with pod-level resources", nodeName="sw-node-r",
+        tolerations=[{"operator": "Exists"}], resources={"requests": {"cpu": "200m", "memory": "128Mi"},
+                                                          "limits": {"cpu": "400m", "memory": "256Mi"}}),
+    patch(f"{_pods('sw-resize')}/pod-level-on-r/resize", {"spec": {"resources": {"requests": {"cpu": "300m"}}}},
+          "so does resizing pod-level resources", strategic=True),
+    patch("/api/v1/nodes/sw-node-r/status", {"status": {"declaredFeatures": [
+        "InPlacePodLevelResourcesVerticalScaling", "InPlacePodVerticalScalingInitContainers"]}},
+          "the node declares both", keep=("status.declaredFeatures",)),
+    patch(f"{_pods('sw-resize')}/init-on-r/resize", {"spec": {"initContainers": [
+        {"name": "setup", "resources": {"requests": {"cpu": "150m"}, "limits": {"cpu": "300m"}}}]}},
+          "now the init container may be resized", strategic=True, keep=("spec.initContainers.0.resources",)),
+    patch(f"{_pods('sw-resize')}/pod-level-on-r/resize", {"spec": {"resources": {"requests": {"cpu": "300m"}}}},
+          "and the pod-level resources", strategic=True, keep=("spec.resources",)),
     {"name": "delete node r", "method": "DELETE", "path": "/api/v1/nodes/sw-node-r", "keep": ["metadata.name"]},
     {"name": "delete node w", "method": "DELETE", "path": "/api/v1/nodes/sw-node-w", "keep": ["metadata.name"]},
     ns("sw-resize-bounds"),
@@ -719,7 +737,8 @@ RESIZE: list[Step] = [
           "a resize within both", strategic=True, keep=("spec.containers.0.resources",)),
     # upstream's controller recounts a pod on update only when its kubelet reports other running resources,
     # so the room a shrink frees comes back at its next full sync (five minutes), not now
-    quota_status("sw-resize-bounds", "cpu", {"requests.cpu": "1"}, "a shrink is not given back at once"),
+    {**quota_status("sw-resize-bounds", "cpu", {"requests.cpu": "1"}, "a shrink is not given back at once"),
+     "until": {}},
 ]
 
 # -- updates, dry runs and subresources across the plugins -----------------------------------------------

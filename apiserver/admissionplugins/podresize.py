@@ -1,9 +1,16 @@
-"""PodResizeValidator (plugin/pkg/admission/podresize): a resize of a pod bound to a node must fit the node.
+"""A resize of a pod bound to a node must fit the node: PodResizeValidator (plugin/pkg/admission/podresize)
+and NodeDeclaredFeatureValidator (plugin/pkg/admission/nodedeclaredfeatures, beta in 1.36).
 
-On an update of pods/resize that changed the spec (a new generation) of a pod with a nodeName: the node
+PodResizeValidator, on an update of pods/resize that changed the spec (a new generation) of a pod with a nodeName: the node
 must exist, be a Linux node (or not say), and have at least the pod's new cpu and memory requests
 (upstream's PodRequests: containers, sidecars, the largest init container, pod-level resources and
 overhead) allocatable. A refusal for the platform or the capacity names it as a cause.
+
+NodeDeclaredFeatureValidator, on an update of a bound pod (or of its pods/resize) that changed the
+spec: what the update needs of its node, as the node-declared-features framework infers it (resizing
+pod-level resources needs InPlacePodLevelResourcesVerticalScaling, resizing a non-sidecar init
+container InPlacePodVerticalScalingInitContainers; no other feature is inferred for updates), must
+be among the node's status.declaredFeatures.
 """
 
 from __future__ import annotations
@@ -15,6 +22,62 @@ from apiserver.admissionplugins.request import Obj, Request
 from apiserver.errors import ApiError
 from apiserver.kinds import quantity
 
+# The features upstream's framework can infer for an update, by name (the order it reports them in).
+_POD_LEVEL_RESIZE = "InPlacePodLevelResourcesVerticalScaling"
+_INIT_CONTAINER_RESIZE = "InPlacePodVerticalScalingInitContainers"
+
+
+def declared_features_apply(request: Request) -> bool:
+    return request.operation == "UPDATE" and not request.group and request.resource == "pods" \
+        and request.subresource in ("", "resize")
+
+
+def validate_declared_features(request: Request, node_named: Callable[[str], Obj | None]) -> None:
+    if not declared_features_apply(request) or request.obj is None or request.old is None:
+        return
+    node_name = (request.obj.get("spec") or {}).get("nodeName")
+    if not node_name or _same_generation(request):
+        return
+    needed = _inferred_features(request.old.get("spec") or {}, request.obj.get("spec") or {})
+    if not needed:
+        return
+    node = node_named(node_name)
+    if node is None:
+        raise request.forbidden(f'node "{node_name}" not found')
+    declared = set((node.get("status") or {}).get("declaredFeatures") or ())
+    missing = [name for name in needed if name not in declared]
+    if missing:
+        raise request.forbidden(f"pod update requires features {', '.join(missing)} which are not available on "
+                                f'node "{node_name}"')
+
+
+def _inferred_features(old: Obj, new: Obj) -> list[str]:
+    """InferForPodUpdate over the registry's features, in name order."""
+    found = []
+    if (old.get("resources") is not None or new.get("resources") is not None) and \
+            _semantic(old.get("resources")) != _semantic(new.get("resources")):
+        found.append(_POD_LEVEL_RESIZE)
+    after = new.get("initContainers") or []
+    for i, before in enumerate(old.get("initContainers") or ()):
+        if before.get("restartPolicy") != "Always" and i < len(after) and \
+                (before.get("resources") or {}) != ((after[i] or {}).get("resources") or {}):
+            found.append(_INIT_CONTAINER_RESIZE)
+            break
+    return found
+
+
+def _semantic(value: object) -> object:
+    """apiequality.Semantic: an empty list or map is none."""
+    if isinstance(value, dict):
+        return {k: _semantic(v) for k, v in value.items() if v not in (None, {}, [])} or None
+    return value
+
+
+def _same_generation(request: Request) -> bool:
+    """Generation moves only with the spec, so an update that kept it changed nothing either judges."""
+    assert request.obj is not None and request.old is not None
+    return (request.old.get("metadata") or {}).get("generation") == (request.obj.get("metadata") or {}).get("generation")
+
 
 def applies(request: Request) -> bool:
     return request.operation == "UPDATE" and not request.group and request.resource == "pods" \
@@ -25,9 +88,7 @@ def validate(request: Request, node_named: Callable[[str], Obj | None]) -> None:
     if not applies(request) or request.obj is None or request.old is None:
         return
     node_name = (request.obj.get("spec") or {}).get("nodeName")
-    if not node_name:
-        return
-    if (request.old.get("metadata") or {}).get("generation") == (request.obj.get("metadata") or {}).get("generation"):
+    if not node_name or _same_generation(request):
         return
     node = node_named(node_name)
     if node is None:

@@ -202,6 +202,20 @@ class CertificateSigning:
         return ALLOWED
 
 
+class NodeDeclaredFeatureValidator:
+    name = "NodeDeclaredFeatureValidator"
+
+    def __init__(self, context: PluginContext) -> None:
+        self.node = StoreView(context).named("nodes")
+
+    def handles(self, attributes: Attributes) -> bool:
+        return podresize.declared_features_apply(request_of(attributes))
+
+    async def validate(self, attributes: Attributes) -> Verdict:
+        podresize.validate_declared_features(request_of(attributes), self.node)
+        return ALLOWED
+
+
 class PodResizeValidator:
     name = "PodResizeValidator"
 
@@ -269,5 +283,6 @@ register(RuntimeClass.name, RuntimeClass)
 register(CertificateApproval.name, CertificateApproval)
 register(CertificateSigning.name, CertificateSigning)
 register(CertificateSubjectRestriction.name, CertificateSubjectRestriction)
+register(NodeDeclaredFeatureValidator.name, NodeDeclaredFeatureValidator)
 register(PodResizeValidator.name, PodResizeValidator)
 register(ResourceQuota.name, ResourceQuota)
