@@ -856,6 +856,43 @@ EDGES: list[Step] = [
      "keep": []},
 ]
 
+# -- retroactive and update-time decisions --------------------------------------------------------------
+
+_VAC_CLAIM = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "tiered"},
+              "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "", "volumeAttributesClassName": "sw-silver",
+                       "resources": {"requests": {"storage": "1Gi"}}}}
+
+LATE: list[Step] = [
+    ns("sw-late"),
+    quota("sw-late", "gold", {"persistentvolumeclaims": "1", "requests.storage": "500Mi"},
+          scopeSelector={"matchExpressions": [{"scopeName": "VolumeAttributesClass", "operator": "In",
+                                                "values": ["sw-gold"]}]}),
+    quota("sw-late", "both-counts", {"pods": "1", "count/pods": "2"}),
+    quota_status("sw-late", "gold", {"persistentvolumeclaims": "0", "requests.storage": "0"}),
+    quota_status("sw-late", "both-counts", {"count/pods": "0", "pods": "0"}),
+    create("sw-late", "persistentvolumeclaims", _VAC_CLAIM, "a claim of the silver attributes class"),
+    patch("/api/v1/namespaces/sw-late/persistentvolumeclaims/tiered/status", {"status": {"phase": "Bound"}},
+          "the claim is bound", keep=("status.phase",)),
+    patch("/api/v1/namespaces/sw-late/persistentvolumeclaims/tiered", {"spec": {"volumeAttributesClassName": "sw-gold"}},
+          "moving it to gold charges all of it to the gold quota"),
+    pod("sw-late", "first", [container()], "a pod"),
+    patch(f"{_pods('sw-late')}/first/status", {"status": {"phase": "Failed"}}, "it fails", keep=("status.phase",)),
+    quota_status("sw-late", "both-counts", {"count/pods": "1", "pods": "0"},
+                 "a failed pod keeps its count/pods, not its pods"),
+    pod("sw-late", "second", [container()], "a second pod fits pods"),
+    pod("sw-late", "third", [container()], "a third is over both"),
+    cluster(_SCHEDULING, "priorityclasses", {**_DEFAULT, "metadata": {"name": "sw-late-default"}, "value": 7},
+            "a default priority class", keep=("globalDefault",)),
+    cluster(_SCHEDULING, "priorityclasses", {**_LOW, "metadata": {"name": "sw-late-other"}, "value": 8},
+            "another class"),
+    patch(f"{_SCHEDULING}/priorityclasses/sw-late-other", {"globalDefault": True},
+          "made the default while another is"),
+    patch(f"{_SCHEDULING}/priorityclasses/sw-late-default", {"description": "the usual"},
+          "the default itself may be updated", keep=("description", "globalDefault")),
+    {"name": "delete the default class", "method": "DELETE", "path": f"{_SCHEDULING}/priorityclasses/sw-late-default",
+     "keep": []},
+]
+
 # -- CertificateApproval, CertificateSigning -------------------------------------------------------------
 
 _ALICE = {"Impersonate-User": "sw-alice"}
@@ -920,5 +957,5 @@ SCENARIOS: dict[str, list[Step]] = {
     "sweep_quota_compute": QUOTA_COMPUTE, "sweep_quota_counts": QUOTA_COUNTS, "sweep_quota_updates": QUOTA_UPDATES,
     "sweep_quota_scopes": QUOTA_SCOPES, "sweep_quota_more": QUOTA_MORE, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
     "sweep_podsecurity": POD_SECURITY, "sweep_privileged": PRIVILEGED, "sweep_lifecycle": LIFECYCLE,
-    "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_updates": UPDATES, "sweep_edges": EDGES, "sweep_certificates": CERTIFICATES,
+    "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_updates": UPDATES, "sweep_edges": EDGES, "sweep_late": LATE, "sweep_certificates": CERTIFICATES,
 }
