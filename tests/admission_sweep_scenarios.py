@@ -860,6 +860,7 @@ EDGES: list[Step] = [
 
 _VAC_CLAIM = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "tiered"},
               "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "", "volumeAttributesClassName": "sw-silver",
+                       "volumeName": "sw-late-volume",
                        "resources": {"requests": {"storage": "1Gi"}}}}
 
 LATE: list[Step] = [
@@ -870,9 +871,14 @@ LATE: list[Step] = [
     quota("sw-late", "both-counts", {"pods": "1", "count/pods": "2"}),
     quota_status("sw-late", "gold", {"persistentvolumeclaims": "0", "requests.storage": "0"}),
     quota_status("sw-late", "both-counts", {"count/pods": "0", "pods": "0"}),
+    cluster("/api/v1", "persistentvolumes", {
+        "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "sw-late-volume"},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "",
+                 "claimRef": {"namespace": "sw-late", "name": "tiered"}, "hostPath": {"path": "/tmp/sw-late"}}},
+        "a volume kept for the claim"),
     create("sw-late", "persistentvolumeclaims", _VAC_CLAIM, "a claim of the silver attributes class"),
-    patch("/api/v1/namespaces/sw-late/persistentvolumeclaims/tiered/status", {"status": {"phase": "Bound"}},
-          "the claim is bound", keep=("status.phase",)),
+    get("/api/v1/namespaces/sw-late/persistentvolumeclaims/tiered", "the binder binds them", ("status.phase",),
+        until={"status.phase": "Bound"}),
     patch("/api/v1/namespaces/sw-late/persistentvolumeclaims/tiered", {"spec": {"volumeAttributesClassName": "sw-gold"}},
           "moving it to gold charges all of it to the gold quota"),
     pod("sw-late", "first", [container()], "a pod"),
@@ -891,6 +897,18 @@ LATE: list[Step] = [
           "the default itself may be updated", keep=("description", "globalDefault")),
     {"name": "delete the default class", "method": "DELETE", "path": f"{_SCHEDULING}/priorityclasses/sw-late-default",
      "keep": []},
+    ns("sw-qos"),
+    pod("sw-qos", "pod-level", [container("web"), container("log")], "pod-level resources decide the QoS class",
+        keep=("status.qosClass",), resources={"requests": {"cpu": "200m", "memory": "256Mi"},
+                                              "limits": {"cpu": "400m", "memory": "512Mi"}}),
+    pod("sw-qos", "pod-level-guaranteed", [container("web")], "pod-level requests equal to limits",
+        keep=("status.qosClass",), resources={"requests": {"cpu": "200m", "memory": "256Mi"},
+                                              "limits": {"cpu": "200m", "memory": "256Mi"}}),
+    pod("sw-qos", "zero", [container("web", **resources({"cpu": "0", "memory": "0"}))],
+        "zero requests are no requests", keep=("status.qosClass",)),
+    pod("sw-qos", "equal-spellings", [container("web", **resources({"cpu": "0.5", "memory": "1Gi"},
+                                                                    {"cpu": "500m", "memory": "1024Mi"}))],
+        "equal quantities spelled apart", keep=("status.qosClass",)),
 ]
 
 # -- CertificateApproval, CertificateSigning -------------------------------------------------------------
