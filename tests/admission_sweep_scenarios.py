@@ -473,6 +473,46 @@ POD_SECURITY: list[Step] = [
          "name": "sw-psa-bad", "labels": {"pod-security.kubernetes.io/enforce": "strict"}}}},
 ]
 
+def _annotated(step: Step, annotations: dict[str, str]) -> Step:
+    step["body"]["metadata"]["annotations"] = annotations
+    return step
+
+
+def _restricted(**changes: Any) -> dict[str, Any]:
+    """The restricted security context with `changes` (None removes a field)."""
+    found = {**RESTRICTED_CONTEXT, **changes}
+    return {k: v for k, v in found.items() if v is not None}
+
+
+POD_SECURITY_MORE: list[Step] = [
+    ns("sw-psa-more", {"pod-security.kubernetes.io/enforce": "restricted"}),
+    pod("sw-psa-more", "override", [container(securityContext=_restricted())],
+        "a container's runAsNonRoot true does not excuse the pod's false", securityContext={"runAsNonRoot": False}),
+    pod("sw-psa-more", "user-zero", [container(securityContext=_restricted(runAsUser=0))],
+        "a container's runAsUser 0 under a pod's 1000", securityContext={"runAsUser": 1000}),
+    pod("sw-psa-more", "pod-unconfined", [container(securityContext=_restricted())],
+        "a pod-level Unconfined seccomp profile under containers' RuntimeDefault",
+        securityContext={"seccompProfile": {"type": "Unconfined"}}),
+    pod("sw-psa-more", "lowercase", [container(securityContext=_restricted(capabilities={"drop": ["all"]}))],
+        "drop [all] in lower case"),
+    pod("sw-psa-more", "prefixed", [container(securityContext=_restricted(capabilities={
+        "drop": ["ALL"], "add": ["CAP_NET_BIND_SERVICE"]}))], "a capability spelled with CAP_"),
+    pod("sw-psa-more", "spc", [container(securityContext=_restricted(seLinuxOptions={"type": "spc_t"}))],
+        "an SELinux type baseline refuses"),
+    _annotated(pod("sw-psa-more", "annotated", [container(securityContext=_restricted())],
+                   "an unconfined AppArmor annotation"),
+               {"container.apparmor.security.beta.kubernetes.io/app": "unconfined"}),
+    pod("sw-psa-more", "init-escalates", [container(securityContext=_restricted())],
+        "an init container that may escalate",
+        initContainers=[container("setup", securityContext=_restricted(allowPrivilegeEscalation=True))]),
+    pod("sw-psa-more", "no-context", [container("a", securityContext=_restricted()), container("b")],
+        "one container with no security context at all"),
+    pod("sw-psa-more", "host-ports", [container(securityContext=_restricted(), ports=[
+        {"containerPort": 80, "hostPort": 80}, {"containerPort": 443, "hostPort": 443}]),
+        container("side", securityContext=_restricted(), ports=[{"containerPort": 9090, "hostPort": 9090}])],
+        "host ports across containers", hostNetwork=True),
+]
+
 # -- privileged ------------------------------------------------------------------------------------------
 
 _PRIVILEGED = [container(securityContext={"privileged": True})]
@@ -974,6 +1014,6 @@ CERTIFICATES: list[Step] = [
 SCENARIOS: dict[str, list[Step]] = {
     "sweep_quota_compute": QUOTA_COMPUTE, "sweep_quota_counts": QUOTA_COUNTS, "sweep_quota_updates": QUOTA_UPDATES,
     "sweep_quota_scopes": QUOTA_SCOPES, "sweep_quota_more": QUOTA_MORE, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
-    "sweep_podsecurity": POD_SECURITY, "sweep_privileged": PRIVILEGED, "sweep_lifecycle": LIFECYCLE,
+    "sweep_podsecurity": POD_SECURITY, "sweep_podsecurity_more": POD_SECURITY_MORE, "sweep_privileged": PRIVILEGED, "sweep_lifecycle": LIFECYCLE,
     "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_updates": UPDATES, "sweep_edges": EDGES, "sweep_late": LATE, "sweep_certificates": CERTIFICATES,
 }

@@ -362,6 +362,7 @@ class Endpoint:
         # BeginCreate comes before the strategy prepares and judges the object, as upstream's store calls
         # them: what it allocates is judged with the rest, and what it refuses is the whole answer.
         decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
+        warnings = _with_warnings(warnings, strategy.warnings_on_prepare_create(obj))
         obj = objects.prepare_create(t.rt, obj)
         warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
         name = obj["metadata"]["name"]
@@ -373,7 +374,10 @@ class Endpoint:
         obj = objects.reshaped(obj)
         if t.admit is not None:
             t.admit(obj)
-        await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
+        try:
+            await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
+        except errors.ApiError as refusal:
+            raise _with_header_warnings(refusal, warnings) from None
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             if converts(t.rt):
@@ -608,7 +612,10 @@ class Endpoint:
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if t.admit is not None:
             t.admit(prepared)
-        await admitting.validate(self.admission, t, "UPDATE", prepared, old, update_options(t.query))
+        try:
+            await admitting.validate(self.admission, t, "UPDATE", prepared, old, update_options(t.query))
+        except errors.ApiError as refusal:
+            raise _with_header_warnings(refusal, headers) from None
         headers = admitting.headers(t, headers)
         if _same_but_managed_fields(prepared, old) and fieldmanager.same_but_times(
                 prepared["metadata"].get("managedFields") or [], old["metadata"].get("managedFields") or []):
@@ -1038,6 +1045,16 @@ def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
     if options.get("dryRun"):
         query["dryRun"] = "All"
     return dataclasses.replace(t, query=query)
+
+
+def _with_header_warnings(refusal: errors.ApiError, headers: dict[str, str]) -> errors.ApiError:
+    """A validating plugin's refusal answering with the warnings decoding and the strategy gave before it,
+    as upstream's recorder writes every warning a request collected, whatever its outcome."""
+    given = headers.get("Warning")
+    if given:
+        carried = refusal.headers.get("Warning")
+        refusal.headers = {**refusal.headers, "Warning": f"{given}, {carried}" if carried else given}
+    return refusal
 
 
 def _with_warnings(headers: dict[str, str], texts: list[str]) -> dict[str, str]:

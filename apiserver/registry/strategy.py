@@ -151,6 +151,10 @@ class Strategy(Protocol):
         """ValidateUpdate (new, old): the object's own rules and the update's."""
 
     @property
+    def warnings_on_prepare_create(self) -> Callable[[Obj], list[str]]:
+        """What PrepareForCreate warns of itself, from the object before it is prepared."""
+
+    @property
     def warnings_on_create(self) -> Callable[[Obj], list[str]]:
         """WarningsOnCreate: what a valid object is told about itself (the texts of 299 Warning headers)."""
 
@@ -257,6 +261,7 @@ class KindStrategy:
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
+    warnings_on_prepare_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_update_warnings
     warnings_on_subresource_update: Callable[[str, Obj, Obj], list[str]] = _no_subresource_warnings

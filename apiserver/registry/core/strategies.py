@@ -167,7 +167,9 @@ def _volume_status(new: Obj, old: Obj, now: str) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, prepare_for_update=_pod_update,
-                        validate=pod_validation.pod_create, warnings_on_create=pod_warnings.pod_create,
+                        validate=pod_validation.pod_create,
+                        warnings_on_prepare_create=pod_annotations.app_armor_skew_warnings,
+                        warnings_on_create=pod_warnings.pod_create,
                         validate_update=pod_update.pod_update,
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),
