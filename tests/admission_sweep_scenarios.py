@@ -538,6 +538,8 @@ LIFECYCLE: list[Step] = [
     create("sw-ending", "configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
                                        "metadata": {"name": "held", "finalizers": ["example.com/hold"]}},
            "a config map that holds the namespace", keep=("metadata.finalizers",)),
+    create("sw-ending", "serviceaccounts", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {
+        "name": "robot", "finalizers": ["example.com/hold"]}}, "a service account held too"),
     {"name": "delete the namespace", "method": "DELETE", "path": "/api/v1/namespaces/sw-ending",
      "keep": ["status.phase"]},
     get("/api/v1/namespaces/sw-ending/configmaps/held", "the controller asked the config map to go",
@@ -552,6 +554,15 @@ LIFECYCLE: list[Step] = [
         "an access review is still answered", keep=("status.allowed",), api="/apis/authorization.k8s.io/v1"),
     patch("/api/v1/namespaces/sw-ending/configmaps/held", {"data": {"k": "v"}}, "an update still goes through",
           keep=("data",)),
+    create("sw-ending", "serviceaccounts/robot/token", {"apiVersion": "authentication.k8s.io/v1",
+                                                        "kind": "TokenRequest", "spec": {"audiences": ["x"]}},
+           "nor a token (a subresource create)"),
+    create("sw-nowhere", "localsubjectaccessreviews", {
+        "apiVersion": "authorization.k8s.io/v1", "kind": "LocalSubjectAccessReview",
+        "metadata": {"namespace": "sw-nowhere"},
+        "spec": {"user": "admin", "resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "sw-nowhere"}}},
+        "an access review in a namespace that does not exist", keep=("status.allowed",),
+        api="/apis/authorization.k8s.io/v1"),
     create("sw-nowhere", "configmaps", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}},
            "a namespace that does not exist"),
     create("sw-nowhere", "pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
@@ -560,6 +571,8 @@ LIFECYCLE: list[Step] = [
     delete("/api/v1/namespaces/kube-public", "nor kube-public", query={"dryRun": "All"}),
     patch("/api/v1/namespaces/sw-ending/configmaps/held", {"metadata": {"finalizers": None}},
           "let the namespace go", keep=("metadata.finalizers",)),
+    patch("/api/v1/namespaces/sw-ending/serviceaccounts/robot", {"metadata": {"finalizers": None}},
+          "and the service account", keep=("metadata.finalizers",)),
 ]
 
 # -- Priority, default classes and tolerations, in-use protection ----------------------------------------

@@ -420,7 +420,12 @@ class Endpoint:
         return body, fieldvalidation.validate(body, raw, t.query)
 
     async def admit_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
-        """A create that stores nothing itself (a Binding, an Eviction): admitted whole, before it acts."""
+        """A create that stores nothing itself (a Binding, an Eviction, a TokenRequest): admitted whole,
+        before it acts, NamespaceLifecycle first."""
+        if t.rt.namespaced:
+            ns = self.store.latest((_NAMESPACES, "", t.namespace))
+            objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt,
+                                             t.name or str((obj.get("metadata") or {}).get("name") or ""))
         options = create_options(t.query)
         obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, options)
         await admitting.validate(self.admission, t, "CREATE", obj, None, options)
