@@ -73,6 +73,12 @@ def _idle(step: Step) -> Step:
     return step
 
 
+def _held(step: Step) -> Step:
+    """An object a finalizer keeps while its namespace is deleted."""
+    step["body"]["metadata"]["finalizers"] = ["example.com/hold"]
+    return step
+
+
 def _pods(namespace: str) -> str:
     return f"/api/v1/namespaces/{namespace}/pods"
 
@@ -540,6 +546,7 @@ LIFECYCLE: list[Step] = [
            "a config map that holds the namespace", keep=("metadata.finalizers",)),
     create("sw-ending", "serviceaccounts", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {
         "name": "robot", "finalizers": ["example.com/hold"]}}, "a service account held too"),
+    _held(pod("sw-ending", "held", [container()], "a pod held by a finalizer", schedulerName="sw-none")),
     {"name": "delete the namespace", "method": "DELETE", "path": "/api/v1/namespaces/sw-ending",
      "keep": ["status.phase"]},
     get("/api/v1/namespaces/sw-ending/configmaps/held", "the controller asked the config map to go",
@@ -557,6 +564,12 @@ LIFECYCLE: list[Step] = [
     create("sw-ending", "serviceaccounts/robot/token", {"apiVersion": "authentication.k8s.io/v1",
                                                         "kind": "TokenRequest", "spec": {"audiences": ["x"]}},
            "nor a token (a subresource create)"),
+    create("sw-ending", "pods/held/eviction", {"apiVersion": "policy/v1", "kind": "Eviction",
+                                               "metadata": {"name": "held", "namespace": "sw-ending"}},
+           "nor an eviction"),
+    create("sw-ending", "pods/held/binding", {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "held"},
+                                              "target": {"apiVersion": "v1", "kind": "Node", "name": "n"}},
+           "nor a binding"),
     create("sw-nowhere", "localsubjectaccessreviews", {
         "apiVersion": "authorization.k8s.io/v1", "kind": "LocalSubjectAccessReview",
         "metadata": {"namespace": "sw-nowhere"},
@@ -573,6 +586,8 @@ LIFECYCLE: list[Step] = [
           "let the namespace go", keep=("metadata.finalizers",)),
     patch("/api/v1/namespaces/sw-ending/serviceaccounts/robot", {"metadata": {"finalizers": None}},
           "and the service account", keep=("metadata.finalizers",)),
+    patch(f"{_pods('sw-ending')}/held", {"metadata": {"finalizers": None}}, "and the pod",
+          keep=("metadata.finalizers",)),
 ]
 
 # -- Priority, default classes and tolerations, in-use protection ----------------------------------------
