@@ -407,10 +407,23 @@ class EtcdStore(MemoryReads):
         revision = answer.header.revision
         obj["metadata"]["resourceVersion"] = str(revision)
         try:
-            await asyncio.wait_for(self._reach(revision), _FRESH_WAIT)
-        except (TimeoutError, StoreUnreachable):  # written all the same: etcd said so
+            await self._shown(revision)
+        except TimeoutError:  # written all the same: etcd said so
             log.warning("the watch cache has not shown revision %d yet", revision)
+        shown = self._state.get(key)
+        if shown is not None and shown.rv == revision:
+            return shown  # the bytes the watch event brought: the same object, encoded once
         return StoredObject(revision, orjson.dumps(obj))
+
+    async def _shown(self, revision: int) -> None:
+        """Waits until the cache shows this server's own write at `revision`. Its event is on its way
+        (the key is under the watched prefix), so unlike `_reach` no confirmation is ever asked for, and
+        the wait is one future, not a task per write."""
+        if self._state.revision >= revision:
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append((revision, future))
+        await asyncio.wait_for(future, _FRESH_WAIT)
 
     async def _lease_id(self, ttl: float) -> int:
         now = time.monotonic()
