@@ -290,6 +290,37 @@ QUOTA_MORE: list[Step] = [
     pod("sw-more", "small", [container(**resources({"cpu": "6m"}))], "the hand-written usage is what counts"),
 ]
 
+def _service(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name}, "spec": spec}
+
+
+QUOTA_SERVICES: list[Step] = [
+    ns("sw-svc"),
+    quota("sw-svc", "edge", {"services.nodeports": "1", "services.loadbalancers": "1", "services": "4"}),
+    quota_status("sw-svc", "edge", {"services": "0", "services.loadbalancers": "0", "services.nodeports": "0"}),
+    create("sw-svc", "services", _service("lb", {
+        "type": "LoadBalancer", "allocateLoadBalancerNodePorts": False,
+        "ports": [{"name": "http", "port": 80, "nodePort": 30480}, {"name": "https", "port": 443}]}),
+        "a load balancer charged only the node port it names", keep=("spec.ports",)),
+    quota_status("sw-svc", "edge", {"services": "1", "services.loadbalancers": "1", "services.nodeports": "1"},
+                 "one load balancer, one node port"),
+    create("sw-svc", "services", _service("lb-2", {"type": "LoadBalancer", "ports": [{"port": 80}]}),
+           "a second load balancer"),
+    create("sw-svc", "services", _service("alias", {"type": "ExternalName", "externalName": "db.example.com"}),
+           "an external name is a service without ports to charge"),
+    create("sw-svc", "services", _service("plain", {"ports": [{"port": 80}]}), "a cluster IP service"),
+    patch("/api/v1/namespaces/sw-svc/services/lb", {"spec": {"type": "ClusterIP",
+                                                             "allocateLoadBalancerNodePorts": None,
+                                                             "ports": [{"name": "http", "port": 80, "nodePort": None},
+                                                                       {"name": "https", "port": 443}]}},
+          "the load balancer becomes a cluster IP service", keep=("spec.type",)),
+    quota_status("sw-svc", "edge", {"services": "3", "services.loadbalancers": "0", "services.nodeports": "0"},
+                 "its room comes back"),
+    create("sw-svc", "services", _service("lb-3", {"type": "LoadBalancer", "ports": [{"port": 80}]}),
+           "now a load balancer fits", keep=("spec.type",)),
+    create("sw-svc", "services", _service("fifth", {"ports": [{"port": 80}]}), "a fifth service is over services"),
+]
+
 # -- LimitRanger -----------------------------------------------------------------------------------------
 
 _BOUNDS_ONLY = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "bounds"}, "spec": {"limits": [
@@ -1041,7 +1072,8 @@ CERTIFICATES: list[Step] = [
 
 SCENARIOS: dict[str, list[Step]] = {
     "sweep_quota_compute": QUOTA_COMPUTE, "sweep_quota_counts": QUOTA_COUNTS, "sweep_quota_updates": QUOTA_UPDATES,
-    "sweep_quota_scopes": QUOTA_SCOPES, "sweep_quota_more": QUOTA_MORE, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
+    "sweep_quota_scopes": QUOTA_SCOPES, "sweep_quota_more": QUOTA_MORE,
+    "sweep_quota_services": QUOTA_SERVICES, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
     "sweep_podsecurity": POD_SECURITY, "sweep_podsecurity_more": POD_SECURITY_MORE, "sweep_privileged": PRIVILEGED, "sweep_lifecycle": LIFECYCLE,
     "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_updates": UPDATES, "sweep_edges": EDGES, "sweep_late": LATE, "sweep_certificates": CERTIFICATES,
 }
