@@ -73,6 +73,11 @@ def _idle(step: Step) -> Step:
     return step
 
 
+def _annotated(step: Step, annotations: dict[str, str]) -> Step:
+    step["body"]["metadata"]["annotations"] = annotations
+    return step
+
+
 def _held(step: Step) -> Step:
     """An object a finalizer keeps while its namespace is deleted."""
     step["body"]["metadata"]["finalizers"] = ["example.com/hold"]
@@ -321,6 +326,28 @@ QUOTA_SERVICES: list[Step] = [
     create("sw-svc", "services", _service("fifth", {"ports": [{"port": 80}]}), "a fifth service is over services"),
 ]
 
+_APPARMOR = {"container.apparmor.security.beta.kubernetes.io/app": "runtime/default"}
+
+REFUSAL_WARNINGS: list[Step] = [
+    ns("sw-warned"),
+    quota("sw-warned", "none", {"count/persistentvolumeclaims": "0", "requests.cpu": "100m"}),
+    quota_status("sw-warned", "none", {"count/persistentvolumeclaims": "0", "requests.cpu": "0"}),
+    create("sw-warned", "limitranges", {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "cap"},
+                                        "spec": {"limits": [{"type": "Container", "max": {"memory": "1Gi"}}]}},
+           "a memory max"),
+    _annotated(pod("sw-warned", "greedy", [container(**resources({"cpu": "200m"}, {"memory": "512Mi"}))],
+                   "a quota's refusal still carries the strategy's warnings"), dict(_APPARMOR)),
+    _annotated(pod("sw-warned", "big", [container(**resources({"cpu": "50m"}, {"memory": "2Gi"}))],
+                   "so does a limit range's"), dict(_APPARMOR)),
+    create("sw-warned", "persistentvolumeclaims", {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "beta", "annotations": {"volume.beta.kubernetes.io/storage-class": "slow"}},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+        "a claim over count/persistentvolumeclaims, with a deprecated annotation"),
+    _annotated(pod("sw-warned", "fits", [container(**resources({"cpu": "50m"}, {"memory": "64Mi"}))],
+                   "and a dry run that fits"), dict(_APPARMOR)) | {"query": {"dryRun": "All"}},
+]
+
 # -- LimitRanger -----------------------------------------------------------------------------------------
 
 _BOUNDS_ONLY = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "bounds"}, "spec": {"limits": [
@@ -509,11 +536,6 @@ POD_SECURITY: list[Step] = [
      "body": {"apiVersion": "v1", "kind": "Namespace", "metadata": {
          "name": "sw-psa-bad", "labels": {"pod-security.kubernetes.io/enforce": "strict"}}}},
 ]
-
-def _annotated(step: Step, annotations: dict[str, str]) -> Step:
-    step["body"]["metadata"]["annotations"] = annotations
-    return step
-
 
 def _restricted(**changes: Any) -> dict[str, Any]:
     """The restricted security context with `changes` (None removes a field)."""
@@ -1073,7 +1095,7 @@ CERTIFICATES: list[Step] = [
 SCENARIOS: dict[str, list[Step]] = {
     "sweep_quota_compute": QUOTA_COMPUTE, "sweep_quota_counts": QUOTA_COUNTS, "sweep_quota_updates": QUOTA_UPDATES,
     "sweep_quota_scopes": QUOTA_SCOPES, "sweep_quota_more": QUOTA_MORE,
-    "sweep_quota_services": QUOTA_SERVICES, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
+    "sweep_quota_services": QUOTA_SERVICES, "sweep_refusal_warnings": REFUSAL_WARNINGS, "sweep_limits": LIMITS, "sweep_claim_limits": CLAIM_LIMITS,
     "sweep_podsecurity": POD_SECURITY, "sweep_podsecurity_more": POD_SECURITY_MORE, "sweep_privileged": PRIVILEGED, "sweep_lifecycle": LIFECYCLE,
     "sweep_defaults": DEFAULTS, "sweep_nodes": NODES, "sweep_resize": RESIZE, "sweep_updates": UPDATES, "sweep_edges": EDGES, "sweep_late": LATE, "sweep_certificates": CERTIFICATES,
 }
