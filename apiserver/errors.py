@@ -197,7 +197,9 @@ def namespace_terminating(namespace: str, resource: str, group: str, name: str) 
     return ApiError(403, "Forbidden",
                     f'{qualified(resource, group)} "{name}" is forbidden: unable to create new content in namespace '
                     f'{namespace} because it is being terminated',
-                    _details(name, group, resource))
+                    {**_details(name, group, resource),
+                     "causes": [{"reason": "NamespaceTerminating", "message": f"namespace {namespace} is being terminated",
+                                 "field": "metadata.namespace"}]})
 
 
 def unknown(message: str) -> ApiError:

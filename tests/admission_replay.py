@@ -47,7 +47,8 @@ def _at(obj: Any, path: str) -> Any:
 
 def call(api: client.ApiClient, step: dict[str, Any]) -> Answer:
     query = list((step.get("query") or {}).items())
-    headers = {"Content-Type": step.get("content_type", "application/json"), "Accept": "application/json"}
+    headers = {"Content-Type": step.get("content_type", "application/json"), "Accept": "application/json",
+               **(step.get("headers") or {})}
     request = api.param_serialize(step["method"], step["path"], query_params=query, header_params=headers,
                                   body=step.get("body"), auth_settings=["BearerToken"])
     response = api.call_api(*request)
@@ -56,6 +57,9 @@ def call(api: client.ApiClient, step: dict[str, Any]) -> Answer:
     answer: Answer = {"status": status, "warnings": _warnings(got)}
     if isinstance(body, dict) and body.get("kind") == "Status":
         answer["body"] = {k: body.get(k) for k in ("reason", "message", "code", "details") if k in body}
+        if isinstance(answer["body"].get("details"), dict):
+            # a deleted object's uid, which each server makes anew
+            answer["body"]["details"].pop("uid", None)
     else:
         answer["body"] = {path: _at(body, path) for path in step.get("keep", ())}
     return answer
@@ -84,7 +88,8 @@ def _seen(answer: Answer, path: str) -> Any:
 
 def _without_generated_suffix(answer: Answer, step: dict[str, Any]) -> Answer:
     """A generated name's random five characters as "xxxxx", so that answers can be compared."""
-    prefix = (((step.get("body") or {}).get("metadata") or {}).get("generateName")) or ""
+    body = step.get("body")
+    prefix = ((body.get("metadata") or {}).get("generateName") or "") if isinstance(body, dict) else ""
     if not prefix:
         return answer
     pattern = re.compile(re.escape(prefix) + "[a-z0-9]{5}")

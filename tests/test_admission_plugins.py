@@ -1,5 +1,5 @@
 """The default admission plugins that decide on stored state, and the privileged-container check, answer
-as kube-apiserver 1.36.2 did: each scenario of admission_scenarios.py is replayed against this server
+as kube-apiserver 1.36.2 did: each scenario of admission_scenarios.py and admission_sweep_scenarios.py is replayed against this server
 through the official Python client and compared, answer by answer (code, message, warnings, the kept
 parts of objects), with the reference's answers that tools/capture_admission_plugins.py recorded.
 """
@@ -12,12 +12,14 @@ from collections.abc import Iterator
 
 import pytest
 from admission_replay import api_client, run
-from admission_scenarios import SCENARIOS
+from admission_scenarios import SCENARIOS as FIRST
+from admission_sweep_scenarios import SCENARIOS as SWEEP
 from support import ServerProcess, run_kubectl, wait_for
 
 # Once, on the embedded store: admission is decided before the store.
 pytestmark = pytest.mark.store_once
 
+SCENARIOS = {**FIRST, **SWEEP}
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "admission_fixtures")
 
 

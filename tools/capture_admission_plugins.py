@@ -3,7 +3,7 @@
     /work/shared/reference/start.sh ~/k8s-ref/bin ~/ref-run-plugins --controllers
     python tools/capture_admission_plugins.py ~/ref-run-plugins/kubeconfig [scenario ...]
 
-Each scenario (tests/admission_scenarios.py) is replayed in its own namespaces on a fresh reference
+Each scenario (tests/admission_scenarios.py, tests/admission_sweep_scenarios.py) is replayed in its own namespaces on a fresh reference
 (the controllers are needed: quotas limit nothing until the resourcequota controller fills their
 status) and its answers are written to tests/admission_fixtures/<scenario>.json.
 """
@@ -18,7 +18,10 @@ TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, TESTS)
 
 from admission_replay import api_client, run  # noqa: E402
-from admission_scenarios import SCENARIOS  # noqa: E402
+from admission_scenarios import SCENARIOS as FIRST  # noqa: E402
+from admission_sweep_scenarios import SCENARIOS as SWEEP  # noqa: E402
+
+SCENARIOS = {**FIRST, **SWEEP}
 
 
 def main() -> None:

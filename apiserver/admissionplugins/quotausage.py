@@ -322,6 +322,39 @@ def claim_usage(claim: Obj) -> Usage:
     return found
 
 
+# -- what an update makes the controller recount -------------------------------------------------------
+
+def replenishes(group: str, resource: str, old: Obj, new: Obj) -> bool:
+    """install.DefaultUpdateFilter: a pod whose running resources (as its kubelet reports them), whose
+    Terminating scope, or whose counting changed; a service whose quota type (NodePort, LoadBalancer,
+    other) changed; any claim (upstream compares two fresh pointers to the allocated storage, which never
+    agree); no other update."""
+    if group:
+        return False
+    if resource == "pods":
+        return _status_resources_changed(old, new) or is_terminating(old) != is_terminating(new) or \
+            (pod_counts(old) and not pod_counts(new))
+    if resource == "services":
+        return _service_quota_type(old) != _service_quota_type(new)
+    return resource == "persistentvolumeclaims"
+
+
+def _status_resources_changed(old: Obj, new: Obj) -> bool:
+    """hasResourcesChanged: a container (or init container) status, matched by name, with other resources."""
+    for key in ("containerStatuses", "initContainerStatuses"):
+        after = {s.get("name"): s for s in (new.get("status") or {}).get(key) or () if isinstance(s, dict)}
+        for before in (old.get("status") or {}).get(key) or ():
+            found = after.get((before or {}).get("name"))
+            if found is not None and (found.get("resources") or None) != (before.get("resources") or None):
+                return True
+    return False
+
+
+def _service_quota_type(service: Obj) -> str:
+    kind = (service.get("spec") or {}).get("type")
+    return str(kind) if kind in ("NodePort", "LoadBalancer") else ""
+
+
 # -- resource lists ----------------------------------------------------------------------------------
 
 def _count(n: int) -> Quantity:

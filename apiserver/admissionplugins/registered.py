@@ -22,8 +22,10 @@ from apiserver.admission.chain import ALLOWED, Verdict
 from apiserver.admission.plugins import PluginContext, register
 from apiserver.admissionplugins import (
     admissionconfig,
+    certificates,
     limitranger,
     objectrules,
+    podresize,
     podsecurity,
     resourcequota,
     runtimeclass,
@@ -99,6 +101,24 @@ class PodSecurity:
         return Verdict(decision.warnings, decision.annotations) if decision != podsecurity.NOTHING else ALLOWED
 
 
+class Priority:
+    """The validating half; a pod's priority is resolved with the create strategy (kinds/admission.py)."""
+
+    name = "Priority"
+
+    def __init__(self, context: PluginContext) -> None:
+        self.stored = StoreView(context)
+
+    def handles(self, attributes: Attributes) -> bool:
+        return attributes.operation in ("CREATE", "UPDATE") and not attributes.subresource \
+            and (attributes.resource.group, attributes.resource.resource) == ("scheduling.k8s.io", "priorityclasses")
+
+    async def validate(self, attributes: Attributes) -> Verdict:
+        objectrules.check_single_default(request_of(attributes),
+                                         self.stored.objects("scheduling.k8s.io/priorityclasses", ""))
+        return ALLOWED
+
+
 class PersistentVolumeClaimResize:
     name = "PersistentVolumeClaimResize"
 
@@ -152,6 +172,64 @@ class CertificateSubjectRestriction:
         return ALLOWED
 
 
+class CertificateApproval:
+    name = "CertificateApproval"
+
+    def __init__(self, context: PluginContext) -> None:
+        self.authorizer = context.authorizer
+
+    def handles(self, attributes: Attributes) -> bool:
+        return attributes.operation == "UPDATE" and attributes.subresource == "approval" \
+            and attributes.resource.resource == "certificatesigningrequests"
+
+    async def validate(self, attributes: Attributes) -> Verdict:
+        certificates.check_approval(request_of(attributes), attributes.user, self.authorizer)
+        return ALLOWED
+
+
+class CertificateSigning:
+    name = "CertificateSigning"
+
+    def __init__(self, context: PluginContext) -> None:
+        self.authorizer = context.authorizer
+
+    def handles(self, attributes: Attributes) -> bool:
+        return attributes.operation == "UPDATE" and attributes.subresource == "status" \
+            and attributes.resource.resource == "certificatesigningrequests"
+
+    async def validate(self, attributes: Attributes) -> Verdict:
+        certificates.check_signing(request_of(attributes), attributes.user, self.authorizer)
+        return ALLOWED
+
+
+class NodeDeclaredFeatureValidator:
+    name = "NodeDeclaredFeatureValidator"
+
+    def __init__(self, context: PluginContext) -> None:
+        self.node = StoreView(context).named("nodes")
+
+    def handles(self, attributes: Attributes) -> bool:
+        return podresize.declared_features_apply(request_of(attributes))
+
+    async def validate(self, attributes: Attributes) -> Verdict:
+        podresize.validate_declared_features(request_of(attributes), self.node)
+        return ALLOWED
+
+
+class PodResizeValidator:
+    name = "PodResizeValidator"
+
+    def __init__(self, context: PluginContext) -> None:
+        self.node = StoreView(context).named("nodes")
+
+    def handles(self, attributes: Attributes) -> bool:
+        return podresize.applies(request_of(attributes))
+
+    async def validate(self, attributes: Attributes) -> Verdict:
+        podresize.validate(request_of(attributes), self.node)
+        return ALLOWED
+
+
 class ResourceQuota:
     name = "ResourceQuota"
 
@@ -199,7 +277,12 @@ class _QuotaChanged(Exception):
 
 register(LimitRanger.name, LimitRanger)
 register(PodSecurity.name, PodSecurity)
+register(Priority.name, Priority)
 register(PersistentVolumeClaimResize.name, PersistentVolumeClaimResize)
 register(RuntimeClass.name, RuntimeClass)
+register(CertificateApproval.name, CertificateApproval)
+register(CertificateSigning.name, CertificateSigning)
 register(CertificateSubjectRestriction.name, CertificateSubjectRestriction)
+register(NodeDeclaredFeatureValidator.name, NodeDeclaredFeatureValidator)
+register(PodResizeValidator.name, PodResizeValidator)
 register(ResourceQuota.name, ResourceQuota)

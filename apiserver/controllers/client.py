@@ -26,6 +26,10 @@ SCHEDULER = f"kube-scheduler/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
 KUBELET = f"kubelet/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
 # kube-apiserver's writes to itself (its identity Lease) name the binary it ran as, as the goldens show.
 KUBE_APISERVER = f"{managedfields.KUBE_APISERVER}/{KUBE_VERSION} (linux/amd64) kubernetes/fastkube"
+# The CSR signer writes certificates as its own service account, as kube-controller-manager does with
+# --use-service-account-credentials (kubeadm's setting): CertificateSigning lets only a user the RBAC
+# bootstrap policy allows `sign` on the signer write them, and system:kube-controller-manager is not one.
+CERTIFICATE_CONTROLLER = f"{CONTROLLER_MANAGER}/system:serviceaccount:kube-system:certificate-controller"
 
 # Who admission is told writes, per component: the users a kubeadm cluster's components authenticate
 # as, so webhooks and admission plugins see the controllers' writes as upstream's do. The simulated
@@ -34,6 +38,9 @@ _USERS = {
     CONTROLLER_MANAGER: User("system:kube-controller-manager", "", ("system:authenticated",)),
     SCHEDULER: User("system:kube-scheduler", "", ("system:authenticated",)),
     KUBE_APISERVER: User("system:apiserver", "", ("system:authenticated", "system:masters")),
+    CERTIFICATE_CONTROLLER: User("system:serviceaccount:kube-system:certificate-controller", "",
+                                 ("system:serviceaccounts", "system:serviceaccounts:kube-system",
+                                  "system:authenticated")),
 }
 
 MERGE_PATCH = "application/merge-patch+json"

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from apiserver.controllers.base import Context, Controller, Obj
+from apiserver.controllers.client import CERTIFICATE_CONTROLLER
 from apiserver.kinds.objects import now_rfc3339
 
 CLIENT = "kubernetes.io/kube-apiserver-client"
@@ -157,6 +158,7 @@ class CSRSigner(Controller):
         self.csrs_type = ctx.resource("certificates.k8s.io", "v1", "certificatesigningrequests")
         self.csrs = ctx.informer("certificates.k8s.io", "v1", "certificatesigningrequests")
         self.pki = os.path.join(ctx.settings.data_dir, "pki")
+        self.client = ctx.client.with_agent(CERTIFICATE_CONTROLLER)
         self.csrs.add_handler(self.enqueue_changed)
 
     def _ca(self) -> tuple[x509.Certificate, CAKey]:

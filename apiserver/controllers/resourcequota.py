@@ -52,8 +52,7 @@ class ResourceQuotaController(Controller):
         def changed(old: Obj | None, new: Obj | None) -> None:
             if old is None:
                 return  # admission charged the create
-            if new is not None and evaluator.usage(old) == evaluator.usage(new) and \
-                    _in_scopes_of(old) == _in_scopes_of(new):
+            if new is not None and not quotausage.replenishes(evaluator.group, evaluator.resource, old, new):
                 return
             namespace = str(either(old, new)["metadata"].get("namespace", ""))
             for quota in self.quotas.items(namespace):
@@ -112,9 +111,3 @@ class ResourceQuotaController(Controller):
             count = 0 if selectors else len(self.client.endpoint.store.list(rt.storage_key, namespace)[1])
             found[name] = Quantity(Fraction(count))
         return found
-
-
-def _in_scopes_of(obj: Obj) -> tuple[bool, ...]:
-    """What decides a pod's scopes besides its usage: terminating, and its priority class."""
-    spec = obj.get("spec") or {}
-    return (quotausage.is_terminating(obj), bool(spec.get("priorityClassName")))

@@ -462,6 +462,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         request_body = bodies.decode_object(body, request.headers.get("content-type"))
         if not isinstance(request_body, dict):
             raise errors.bad_request("the body of a TokenRequest must be an object")
+        request_body = await state.endpoint.admit_create(target, request_body)
         return _reply_response(Reply(201, orjson.dumps(
             state.service_accounts.token_request(namespace, name, request_body))))
     if rt.group in reviews.GROUPS:

@@ -362,6 +362,7 @@ class Endpoint:
         # BeginCreate comes before the strategy prepares and judges the object, as upstream's store calls
         # them: what it allocates is judged with the rest, and what it refuses is the whole answer.
         decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
+        warnings = _with_warnings(warnings, strategy.warnings_on_prepare_create(obj))
         obj = objects.prepare_create(t.rt, obj)
         warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
         name = obj["metadata"]["name"]
@@ -373,7 +374,10 @@ class Endpoint:
         obj = objects.reshaped(obj)
         if t.admit is not None:
             t.admit(obj)
-        await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
+        try:
+            await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
+        except errors.ApiError as refusal:
+            raise _with_header_warnings(refusal, warnings) from None
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             if converts(t.rt):
@@ -416,7 +420,12 @@ class Endpoint:
         return body, fieldvalidation.validate(body, raw, t.query)
 
     async def admit_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
-        """A create that stores nothing itself (a Binding, an Eviction): admitted whole, before it acts."""
+        """A create that stores nothing itself (a Binding, an Eviction, a TokenRequest): admitted whole,
+        before it acts, NamespaceLifecycle first."""
+        if t.rt.namespaced:
+            ns = self.store.latest((_NAMESPACES, "", t.namespace))
+            objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt,
+                                             t.name or str((obj.get("metadata") or {}).get("name") or ""))
         options = create_options(t.query)
         obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, options)
         await admitting.validate(self.admission, t, "CREATE", obj, None, options)
@@ -606,7 +615,10 @@ class Endpoint:
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if t.admit is not None:
             t.admit(prepared)
-        await admitting.validate(self.admission, t, "UPDATE", prepared, old, update_options(t.query))
+        try:
+            await admitting.validate(self.admission, t, "UPDATE", prepared, old, update_options(t.query))
+        except errors.ApiError as refusal:
+            raise _with_header_warnings(refusal, headers) from None
         headers = admitting.headers(t, headers)
         if _same_but_managed_fields(prepared, old) and fieldmanager.same_but_times(
                 prepared["metadata"].get("managedFields") or [], old["metadata"].get("managedFields") or []):
@@ -647,6 +659,9 @@ class Endpoint:
         t = _as_options_ask(t, options)
         # The storage's own warnings come first, whether or not the object is found.
         warned = strategy_for(t.rt).warnings_on_delete(options)
+        refusal = strategy_for(t.rt).refuses_delete(t.name or "")
+        if refusal is not None:
+            raise errors.forbidden_object(t.rt.plural, t.rt.group, t.name or "", refusal)
         try:
             reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
         except errors.ApiError as refusal:
@@ -1035,6 +1050,16 @@ def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
     if options.get("dryRun"):
         query["dryRun"] = "All"
     return dataclasses.replace(t, query=query)
+
+
+def _with_header_warnings(refusal: errors.ApiError, headers: dict[str, str]) -> errors.ApiError:
+    """A validating plugin's refusal answering with the warnings decoding and the strategy gave before it,
+    as upstream's recorder writes every warning a request collected, whatever its outcome."""
+    given = headers.get("Warning")
+    if given:
+        carried = refusal.headers.get("Warning")
+        refusal.headers = {**refusal.headers, "Warning": f"{given}, {carried}" if carried else given}
+    return refusal
 
 
 def _with_warnings(headers: dict[str, str], texts: list[str]) -> dict[str, str]:

@@ -17,6 +17,7 @@ from apiserver.kinds.resources import ResourceType
 from apiserver.kinds.scheme import json_type
 from apiserver.registry import meta as object_meta
 from apiserver.registry.certificates import strategies as certificates
+from apiserver.registry.core import pod_resize
 from apiserver.registry.lookup import strategy_for
 from apiserver.registry.strategy import Strategy
 
@@ -247,6 +248,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     old_meta = old["metadata"]
     if subresource == ephemeralcontainers.SUBRESOURCE:
         new = ephemeralcontainers.prepare_update(new, old)
+    if subresource == pod_resize.SUBRESOURCE:
+        return _resized(rt, strategy, new, old, manager, now, applied)
     if subresource == "approval":
         approved = certificates.approval_update(new, old, now)
         _check_subresource(rt, strategy, subresource, approved, old)
@@ -319,6 +322,22 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         if problems:
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
     return ordered(shaping.shaped_object(new)) if shape else new
+
+
+def _resized(rt: ResourceType, strategy: Strategy, new: dict[str, Any], old: dict[str, Any], manager: str | None,
+             now: str, applied: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """pods/resize: the decoded pod defaulted, then podResizeStrategy's PrepareForUpdate (its resources only,
+    a new generation when the spec changed) and ValidateUpdate."""
+    strategy.default(new)
+    resized = shaping.shaped_object(pod_resize.prepare_update(new, old))
+    if resized.get("spec") != old.get("spec"):
+        resized["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+    _record(rt, resized, old, manager, pod_resize.SUBRESOURCE, now, applied)
+    problems = object_meta.validate_update(resized["metadata"], old["metadata"], strategy.kube_finalizers)
+    problems += pod_resize.validate_update(resized, old)
+    if problems:
+        raise errors.invalid(rt.kind, rt.group, str(resized["metadata"].get("name") or ""), problems)
+    return ordered(shaping.shaped_object(resized))
 
 
 def _check_subresource(rt: ResourceType, strategy: Strategy, subresource: str, new: dict[str, Any],

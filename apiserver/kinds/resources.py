@@ -125,7 +125,7 @@ class ResourceType:
 # The subresources whose verbs this server carries out (the kubelet's ones answer as kube-apiserver
 # does when no kubelet can be reached: apiserver.http.kubelet); a request for any other is answered 404.
 SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize", "approval", "binding", "eviction", "token",
-                                 "ephemeralcontainers",
+                                 "ephemeralcontainers", "resize",
                                  "log", "exec", "attach", "portforward", "proxy"})
 # Resources never stored: componentstatuses are probed when read; the others are write-only requests
 # answered at once (the reviews by their authorizers and authenticators; a binding binds its pod).

@@ -151,6 +151,10 @@ class Strategy(Protocol):
         """ValidateUpdate (new, old): the object's own rules and the update's."""
 
     @property
+    def warnings_on_prepare_create(self) -> Callable[[Obj], list[str]]:
+        """What PrepareForCreate warns of itself, from the object before it is prepared."""
+
+    @property
     def warnings_on_create(self) -> Callable[[Obj], list[str]]:
         """WarningsOnCreate: what a valid object is told about itself (the texts of 299 Warning headers)."""
 
@@ -165,6 +169,10 @@ class Strategy(Protocol):
     @property
     def warnings_on_delete(self) -> Callable[[Obj], list[str]]:
         """What the kind's storage warns of a delete, from its DeleteOptions (found or not)."""
+
+    @property
+    def refuses_delete(self) -> Callable[[str], str | None]:
+        """The kind's storage refusing to delete an object by its name (found or not): why, or None."""
 
 
 def _nothing(obj: Obj) -> None:
@@ -205,6 +213,10 @@ def _no_errors(obj: Obj) -> list[FieldError]:
 
 def _no_warnings(obj: Obj) -> list[str]:
     return []
+
+
+def _deletable(name: str) -> str | None:
+    return None
 
 
 def _no_update_warnings(new: Obj, old: Obj) -> list[str]:
@@ -249,10 +261,12 @@ class KindStrategy:
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
+    warnings_on_prepare_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_update: Callable[[Obj, Obj], list[str]] = _no_update_warnings
     warnings_on_subresource_update: Callable[[str, Obj, Obj], list[str]] = _no_subresource_warnings
     warnings_on_delete: Callable[[Obj], list[str]] = _no_warnings
+    refuses_delete: Callable[[str], str | None] = _deletable
     validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False

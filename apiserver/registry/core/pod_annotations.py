@@ -143,22 +143,39 @@ def app_armor_field(annotation: str) -> Obj | None:
     return None
 
 
-def app_armor_version_skew(pod: Obj) -> None:
-    """The pod strategy's applyAppArmorVersionSkew on create: a container's deprecated AppArmor annotation
-    becomes its field, unless it has one or the pod's own profile says the same."""
+def _app_armor_skew(pod: Obj) -> list[tuple[Obj, str, Obj | None, bool]]:
+    """applyAppArmorVersionSkew's decisions: per container with a deprecated AppArmor annotation and no
+    field, (container, annotation key, the field to set or None, whether it is warned of): an annotation
+    that makes no valid field is only warned of, one the pod's own profile says already is neither."""
     spec = _dict(pod.get("spec"))
     if _dict(spec.get("os")).get("name") == "windows":
-        return
+        return []
     annotations = _dict(_dict(pod.get("metadata")).get("annotations"))
     pod_profile = _dict(spec.get("securityContext")).get("appArmorProfile")
+    found: list[tuple[Obj, str, Obj | None, bool]] = []
     for c, _ in visit_containers(spec, "spec"):
         key = _APPARMOR_CONTAINER + str(c.get("name") or "")
         context = c.get("securityContext")
         if key not in annotations or (isinstance(context, dict) and context.get("appArmorProfile") is not None):
             continue
         profile = app_armor_field(str(annotations[key]))
-        if profile is not None and profile != pod_profile:
-            c["securityContext"] = {**_dict(context), "appArmorProfile": profile}
+        copied = profile is not None and profile != pod_profile
+        found.append((c, key, profile if copied else None, profile is None or copied))
+    return found
+
+
+def app_armor_version_skew(pod: Obj) -> None:
+    """The pod strategy's applyAppArmorVersionSkew on create: a container's deprecated AppArmor annotation
+    becomes its field, unless it has one or the pod's own profile says the same."""
+    for c, _, profile, _ in _app_armor_skew(pod):
+        if profile is not None:
+            c["securityContext"] = {**_dict(c.get("securityContext")), "appArmorProfile": profile}
+
+
+def app_armor_skew_warnings(pod: Obj) -> list[str]:
+    """What applyAppArmorVersionSkew warns of while it prepares a created pod (before WarningsOnCreate)."""
+    return [f'metadata.annotations[{key}]: deprecated since v1.30; use the "appArmorProfile" field instead'
+            for _, key, _, warned in _app_armor_skew(pod) if warned]
 
 
 def _seccomp_match(annotation: str, profile: Obj, path: str) -> list[FieldError]:

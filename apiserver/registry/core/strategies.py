@@ -21,6 +21,7 @@ from apiserver.registry.core import (
     object_warnings,
     pod_annotations,
     pod_fields,
+    pod_resize,
     pod_update,
     pod_validation,
     pod_warnings,
@@ -38,23 +39,6 @@ from apiserver.registry.strategy import KindStrategy, Strategy
 Obj = dict[str, Any]
 
 
-def _qos_class(spec: Obj) -> str:
-    containers = [c for key in ("initContainers", "containers") for c in spec.get(key) or () if isinstance(c, dict)]
-    requests_seen = limits_seen = False
-    guaranteed = True
-    for c in containers:
-        resources = c.get("resources") or {}
-        requests = {k: v for k, v in (resources.get("requests") or {}).items() if k in ("cpu", "memory")}
-        limits = {k: v for k, v in (resources.get("limits") or {}).items() if k in ("cpu", "memory")}
-        requests_seen = requests_seen or bool(requests)
-        limits_seen = limits_seen or bool(limits)
-        if set(limits) != {"cpu", "memory"} or any(requests.get(k, limits[k]) != limits[k] for k in limits):
-            guaranteed = False
-    if not requests_seen and not limits_seen:
-        return "BestEffort"
-    return "Guaranteed" if guaranteed else "Burstable"
-
-
 def _pod_create(obj: Obj) -> None:
     spec = defaults.spec_of(obj)
     pod_fields.drop_disabled_pod_fields(spec)
@@ -63,7 +47,7 @@ def _pod_create(obj: Obj) -> None:
     # The pod strategy starts every pod Pending, in the QoS class its resources give it.
     status = obj.setdefault("status", {})
     status.setdefault("phase", "Pending")
-    status.setdefault("qosClass", _qos_class(spec))
+    status.setdefault("qosClass", pod_resize.compute_qos(spec))
 
 
 def _pod_update(new: Obj, old: Obj) -> None:
@@ -183,7 +167,9 @@ def _volume_status(new: Obj, old: Obj, now: str) -> None:
 
 STRATEGIES: dict[str, Strategy] = {
     "Pod": KindStrategy(default=defaults.pod, prepare_for_create=_pod_create, prepare_for_update=_pod_update,
-                        validate=pod_validation.pod_create, warnings_on_create=pod_warnings.pod_create,
+                        validate=pod_validation.pod_create,
+                        warnings_on_prepare_create=pod_annotations.app_armor_skew_warnings,
+                        warnings_on_create=pod_warnings.pod_create,
                         validate_update=pod_update.pod_update,
                         begin_create=_copy_node_topology, deletion_grace=_pod_deletion_grace,
                         returns_deleted_object=True),

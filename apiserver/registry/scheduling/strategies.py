@@ -16,7 +16,12 @@ def _default_priority_class(obj: Obj) -> None:
         obj["preemptionPolicy"] = "PreemptLowerPriority"
 
 
+def _system_class(name: str) -> str | None:
+    """The PriorityClass storage's Delete: the system classes stay, even when asked for by a dry run."""
+    return "this is a system priority class and cannot be deleted" if name in validation.SYSTEM_CLASSES else None
+
+
 STRATEGIES: dict[str, Strategy] = {
     "PriorityClass": KindStrategy(default=_default_priority_class, validate=validation.priority_class,
-                                  validate_update=validation.priority_class_update),
+                                  validate_update=validation.priority_class_update, refuses_delete=_system_class),
 }

@@ -14,16 +14,16 @@ SYSTEM_PREFIX = "system-"
 _HIGHEST_USER_DEFINABLE = 1_000_000_000
 _SYSTEM_CRITICAL = 2 * _HIGHEST_USER_DEFINABLE
 # pkg/apis/scheduling/v1/helpers.go's systemPriorityClasses: name -> (value, globalDefault).
-_SYSTEM_CLASSES = {"system-node-critical": (_SYSTEM_CRITICAL + 1000, False),
+SYSTEM_CLASSES = {"system-node-critical": (_SYSTEM_CRITICAL + 1000, False),
                    "system-cluster-critical": (_SYSTEM_CRITICAL, False)}
 _PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 
 
 def _system_class_error(name: str, value: Any, global_default: bool) -> str | None:
     """IsKnownSystemPriorityClass's complaint, None for a known system class as it must be."""
-    if name not in _SYSTEM_CLASSES:
+    if name not in SYSTEM_CLASSES:
         return f"{name} is not a known system priority class"
-    expected_value, expected_default = _SYSTEM_CLASSES[name]
+    expected_value, expected_default = SYSTEM_CLASSES[name]
     if value != expected_value:
         return f"value of {name} PriorityClass must be {expected_value}"
     if global_default != expected_default:
