@@ -2,7 +2,8 @@
 
 Field validation judges types and drops unknown fields in one walk (fieldvalidation._typed_and_known)
 where it took two; managed fields compare two objects through schema nodes compiled once
-(managedfields.compare) and build FieldsV1 from the paths sorted once (to_fields_v1); a create is not
+(managedfields.compare) and build FieldsV1 from the paths sorted once (to_fields_v1); the check for
+objects the field manager cannot type stops where no schema is (structuredmerge.untypable); a create is not
 shaped a third time when nothing changed it since it was shaped (objects.reshaped). The plain walks
 are kept here as the reference. The objects: the schema corpus (fixtures, manifests, the goldens'
 objects, all again with their keys reversed), every body the differential cases send, and each of
@@ -23,7 +24,7 @@ import orjson
 import pytest
 import schema_corpus
 
-from apiserver.kinds import fieldvalidation, managedfields, objects, schemas, shaping
+from apiserver.kinds import fieldvalidation, managedfields, objects, schemas, shaping, structuredmerge
 from apiserver.kinds.managedfields import Path
 
 pytestmark = pytest.mark.store_once
@@ -231,6 +232,34 @@ def test_fields_v1_from_sorted_paths_is_the_tidied_tree(seed: int) -> None:
     paths = {tuple(rng.choice(elements) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 15))}
     assert _ordered(managedfields.to_fields_v1(paths)) == _ordered(_reference_fields_v1(paths))
     assert _ordered(managedfields.to_fields_v1(iter(sorted(paths)))) == _ordered(_reference_fields_v1(paths))
+
+
+def _reference_untypable(value: Any, field: schemas.Schema | None) -> bool:
+    """structuredmerge.untypable as it was, descending below nodes without a schema too."""
+    if isinstance(value, dict):
+        return any(isinstance(child, (dict, list)) and _reference_untypable(child, schemas.child_schema(field, key))
+                   for key, child in value.items())
+    if not isinstance(value, list) or field is None:
+        return False
+    kind, keys = structuredmerge._list_kind(field)
+    item_schema = schemas.child_schema(field, None)
+    for item in value:
+        if kind == "map" and structuredmerge._unkeyed(item, keys, item_schema):
+            return True
+        if isinstance(item, (dict, list)) and _reference_untypable(item, item_schema):
+            return True
+    return False
+
+
+def test_untypable_objects_are_found_without_descending_where_no_schema_is() -> None:
+    untypable = 0
+    for obj in _CORPUS + _MUTATED:
+        ref = schema_corpus.ref(obj)
+        assert ref is not None
+        found = structuredmerge.untypable(obj, ref)
+        assert found == _reference_untypable(obj, ref), obj
+        untypable += found
+    assert untypable > 20, untypable
 
 
 # -- shaping ---------------------------------------------------------------------------------------
