@@ -24,7 +24,15 @@ import orjson
 import pytest
 import schema_corpus
 
-from apiserver.kinds import fieldvalidation, managedfields, objects, schemas, shaping, structuredmerge
+from apiserver.kinds import (
+    fieldvalidation,
+    godecode,
+    managedfields,
+    objects,
+    schemas,
+    shaping,
+    structuredmerge,
+)
 from apiserver.kinds.managedfields import Path
 
 pytestmark = pytest.mark.store_once
@@ -278,3 +286,28 @@ def test_a_shaped_object_shapes_to_itself(part: int) -> None:
         assert objects.reshaped(once, text) is once
         assert orjson.dumps(once) == text
     assert shaped > 5000
+
+
+# -- remembered decoding errors --------------------------------------------------------------------
+
+_TEXTS = ["2026-12-02T07:20:00Z", "2026-13-02T07:20:00Z", "2026-12-02T07:20:00.123456Z", "2026-12-02 07:20:00",
+          "2026-12-02T07:20:00+01:00", "1.5Gi", "1536Mi", "1.5.5", "", "aGVsbG8=", "aGVsbG8", "x\n=", "12e3",
+          "٢٠٢٦-12-02T07:20:00Z", "2026-12-02T07:20:00.1234567Z"]
+_JUDGED = [("io.k8s.apimachinery.pkg.apis.meta.v1.Time", None), ("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
+           None), ("io.k8s.apimachinery.pkg.api.resource.Quantity", None), (None, "byte"), (None, "int32")]
+
+
+@pytest.mark.parametrize("definition,fmt", _JUDGED)
+def test_a_remembered_text_error_is_the_one_decoding_gives(definition: str | None, fmt: str | None) -> None:
+    schema: schemas.Schema = {"type": "string"}
+    if definition is not None:
+        schema = {"$ref": "#/$defs/" + definition}
+    elif fmt is not None:
+        schema = {"type": "string", "format": fmt}
+    node = fieldvalidation._compiled(schema)
+    assert node is not None and node.judged
+    for unstructured in (False, True):
+        for _ in range(2):  # computed, then remembered
+            for text in _TEXTS:
+                assert fieldvalidation._text_error(text, node, unstructured) == godecode.value_error(
+                    text, definition, fmt, "v1.Struct", "Struct.field.path", unstructured), text

@@ -227,6 +227,8 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str, go_type: st
         return (f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type "
                 f"{go_type or node.go_type}")
     if node.judged:
+        if type(obj) is str:
+            return _text_error(obj, node, unstructured)
         return godecode.value_error(obj, node.definition, node.format, go_type or node.go_type, f"{owner}.{path}",
                                     unstructured)
     if isinstance(obj, list):
@@ -333,6 +335,25 @@ def _checked(obj: Any, node: _Node, shape: _Node, owner: str, path: str, go_type
     for key, zero in shape.written:
         obj.setdefault(key, zero)
     return None
+
+
+_TEXT_ERRORS: dict[tuple[str | None, str | None, str, bool], str | None] = {}
+_TEXT_ERRORS_KEPT = 4096
+
+
+def _text_error(text: str, node: _Node, unstructured: bool) -> str | None:
+    """godecode.value_error of a string, whose answer names neither the field nor its Go type (only a
+    number's does): remembered by the text, as a write meets the same times again and again (its
+    object's creation, its managers' writes) and parsing one costs more than the rest of its walk."""
+    key = (node.definition, node.format, text, unstructured)
+    try:
+        return _TEXT_ERRORS[key]
+    except KeyError:
+        pass
+    if len(_TEXT_ERRORS) >= _TEXT_ERRORS_KEPT:
+        _TEXT_ERRORS.clear()
+    found = _TEXT_ERRORS[key] = godecode.value_error(text, node.definition, node.format, "", "", unstructured)
+    return found
 
 
 _WHITESPACE_AFTER_QUOTE = (b'" ', b'"\n', b'"\t', b'"\r')
