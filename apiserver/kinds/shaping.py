@@ -24,7 +24,7 @@ _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 class _Node:
     """What shaping a value at one schema node takes; None stands for a node that changes nothing."""
 
-    __slots__ = ("schema", "zeros", "nulls_empty", "sorts_keys", "order", "properties", "extra", "items",
+    __slots__ = ("schema", "zeros", "nulls_empty", "sorts_keys", "order", "rank", "properties", "extra", "items",
                  "omitted", "scalars_omitted", "quantity", "_children")
 
     def __init__(self, schema: schemas.Schema) -> None:
@@ -45,6 +45,8 @@ class _Node:
         self.items: schemas.Schema | None = items if isinstance(items, dict) else None
         self.sorts_keys = self.extra is not None and "properties" not in resolved
         self.order = tuple(schemas.field_order().get(name, ()))
+        # Where each field comes in Go's order: an object holding only known fields is sorted by it.
+        self.rank = {key: i for i, key in reversed(list(enumerate(self.order)))}
         self._children: dict[str | None, _Node | None] = {}
 
     def child(self, key: str | None) -> _Node | None:
@@ -116,20 +118,28 @@ def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None) -> An
     if node.sorts_keys:
         keys: Any = sorted(value)
     elif node.order:
-        order = node.order
-        keys = [k for k in order if k in value]
-        if len(keys) < len(value):
-            keys += [k for k in value if k not in order]
+        rank = node.rank
+        if value.keys() <= rank.keys():
+            keys = sorted(value, key=rank.__getitem__)
+        else:
+            order = node.order
+            keys = [k for k in order if k in value]
+            keys += [k for k in value if k not in rank]
     else:
         keys = value
-    child = node.child
     if node.omitted:
         omitted = node.omitted
         if node.scalars_omitted:
-            keys = [k for k in keys if k not in omitted or not _empty(value[k])]
+            # A truthy value is never empty: _empty is asked only of the falsy ones.
+            keys = [k for k in keys if k not in omitted or (v := value[k]) or not _empty(v)]
         else:
             keys = [k for k in keys if k not in omitted or value[k] not in ([], {})]
-    out = {k: value[k] if (c := child(k)) is None else shaped(value[k], c, emptied) for k in keys}
+    children = node._children
+    out = {}
+    for k in keys:
+        v = value[k]
+        c = children[k] if k in children else node.child(k)
+        out[k] = v if c is None else shaped(v, c, emptied)
     if kept:
         assert emptied is not None
         emptied.extend((out, key) for key in kept)
