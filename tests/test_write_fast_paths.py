@@ -311,3 +311,13 @@ def test_a_remembered_text_error_is_the_one_decoding_gives(definition: str | Non
             for text in _TEXTS:
                 assert fieldvalidation._text_error(text, node, unstructured) == godecode.value_error(
                     text, definition, fmt, "v1.Struct", "Struct.field.path", unstructured), text
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_paths_below_prefixes_are_left_out_as_by_comparing_each(seed: int) -> None:
+    rng = random.Random(seed)
+    elements = _ELEMENTS[:7]
+    paths = {tuple(rng.choice(elements) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 30))}
+    prefixes = tuple({tuple(rng.choice(elements) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 3))})
+    expected = {p for p in paths if not any(p[:len(i)] == i for i in prefixes)}
+    assert managedfields.without_prefixes(paths, prefixes) == expected

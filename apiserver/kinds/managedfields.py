@@ -445,8 +445,19 @@ def _written(old: Any, new: dict[str, Any], schema: schemas.Schema,
     changed, removed = compare(zero(schema) if old is None else old, new, schema)
     changed -= SERVER_OWNED
     if ignored:
-        changed = {p for p in changed if not any(p[:len(i)] == i for i in ignored)}
+        changed = without_prefixes(changed, ignored)
     return changed, removed
+
+
+def without_prefixes(paths: set[Path], prefixes: tuple[Path, ...]) -> set[Path]:
+    """The paths at none of the prefixes or below them: each path's heads of the prefixes' lengths
+    looked up in a set, rather than each prefix compared with each path."""
+    heads = set(prefixes)
+    lengths = {len(prefix) for prefix in prefixes}
+    if len(lengths) == 1:
+        (length,) = lengths
+        return {p for p in paths if p[:length] not in heads}
+    return {p for p in paths if not any(p[:length] in heads for length in lengths)}
 
 
 def _released(entry: dict[str, Any], changed: set[Path], removed: set[Path]) -> list[dict[str, Any]]:
