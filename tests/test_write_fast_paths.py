@@ -25,6 +25,7 @@ import pytest
 import schema_corpus
 
 from apiserver.kinds import (
+    fieldmanager,
     fieldvalidation,
     godecode,
     managedfields,
@@ -321,3 +322,36 @@ def test_paths_below_prefixes_are_left_out_as_by_comparing_each(seed: int) -> No
     prefixes = tuple({tuple(rng.choice(elements) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 3))})
     expected = {p for p in paths if not any(p[:len(i)] == i for i in prefixes)}
     assert managedfields.without_prefixes(paths, prefixes) == expected
+
+
+# -- a create's managed fields ---------------------------------------------------------------------
+
+_IGNORED: list[tuple[Path, ...]] = [(), (("f:status",),), (("f:spec",), ("f:metadata", "f:labels")),
+                                    (("f:metadata",),), (("f:spec", "f:containers"), ("f:data",))]
+
+
+@pytest.mark.parametrize("part", range(8))
+def test_a_create_owns_in_one_walk_what_the_path_sets_give(part: int) -> None:
+    request = fieldmanager.Request("creator", "v1", None, "2026-01-01T00:00:00Z")
+    owned = 0
+    for index, obj in enumerate((_CORPUS + _MUTATED)[part::8]):
+        ref = schema_corpus.ref(obj)
+        assert ref is not None
+        new = _stored(obj)
+        ignored = _IGNORED[index % len(_IGNORED)]
+        fast = fieldmanager.record_update([], None, new, ref, request, ignored)
+        plain = managedfields.update([], None, new, ref, request.manager, request.api_version, None, request.now,
+                                     ignored)
+        assert orjson.dumps(fast) == orjson.dumps(plain), obj
+        owned += bool(fast)
+    assert owned > 2000
+
+
+def test_no_zero_value_holds_a_list_item() -> None:
+    """What lets a create's walk take every list item as added (createdfields._items)."""
+    def items(value: Any) -> bool:
+        if isinstance(value, dict):
+            return any(items(v) for v in value.values())
+        return isinstance(value, list) and bool(value)
+    zeros = [managedfields.zero({"$ref": "#/$defs/" + name}) for name in schemas.definitions()]
+    assert len(zeros) > 500 and not any(items(z) for z in zeros)

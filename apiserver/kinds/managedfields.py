@@ -139,10 +139,14 @@ def key_default(item: schemas.Schema | None, key: str) -> Any:
     return field.get("default", NO_DEFAULT) if isinstance(field, dict) else NO_DEFAULT
 
 
+# What json.dumps(value, separators=(",", ":")) builds for each call, built once.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def item_element(item: Any, kind: str, keys: list[str], item_schema: schemas.Schema | None) -> str:
     """The path element naming one item of a set or keyed list; an omitted key field takes its default."""
     if kind == "set":
-        return "v:" + json.dumps(item, separators=(",", ":"))
+        return "v:" + _COMPACT.encode(item)
     key: dict[str, Any] = {}
     for name in sorted(keys):
         if isinstance(item, dict) and name in item:
@@ -151,7 +155,7 @@ def item_element(item: Any, kind: str, keys: list[str], item_schema: schemas.Sch
         default = key_default(item_schema, name)
         if default is not NO_DEFAULT:
             key[name] = default
-    return "k:" + json.dumps(key, separators=(",", ":"))
+    return "k:" + _COMPACT.encode(key)
 
 
 def _children(value: Any, field: schemas.Schema | None) -> Iterable[tuple[str, Any, schemas.Schema | None]]:
@@ -514,16 +518,23 @@ def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema:
         owned = (before - removed) | changed
         unchanged = owned == before
     if kept or owned:
-        # A client without fieldManager or User-Agent is an unnamed manager; the name is then omitted.
-        entry = {"manager": manager} if manager else {}
-        entry.update({"operation": "Update", "apiVersion": api_version})
         # An entry recorded without a time (an update through /scale) keeps none while unchanged.
         time = mine.get("time") if mine is not None and unchanged else now
-        if time:
-            entry["time"] = time
-        entry.update({"fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned) if owned else mine_fields})
-        if subresource:
-            entry["subresource"] = subresource
-        out.append(entry)
+        out.append(update_entry(manager, api_version, time, to_fields_v1(owned) if owned else mine_fields,
+                                subresource))
     return sorted(out, key=lambda e: (e.get("operation", ""), e.get("time", ""), e.get("manager", ""),
                                       e.get("apiVersion", ""), e.get("subresource", "")))
+
+
+def update_entry(manager: str, api_version: str, time: str | None, fields: Any,
+                 subresource: str | None) -> dict[str, Any]:
+    """A managedFields entry of an Update, its keys in upstream's order."""
+    # A client without fieldManager or User-Agent is an unnamed manager; the name is then omitted.
+    entry: dict[str, Any] = {"manager": manager} if manager else {}
+    entry.update({"operation": "Update", "apiVersion": api_version})
+    if time:
+        entry["time"] = time
+    entry.update({"fieldsType": "FieldsV1", "fieldsV1": fields})
+    if subresource:
+        entry["subresource"] = subresource
+    return entry
