@@ -4,7 +4,8 @@ Field validation judges types and drops unknown fields in one walk (fieldvalidat
 where it took two; managed fields compare two objects through schema nodes compiled once
 (managedfields.compare) and build FieldsV1 from the paths sorted once (to_fields_v1); the check for
 objects the field manager cannot type stops where no schema is (structuredmerge.untypable); a create is not
-shaped a third time when nothing changed it since it was shaped (objects.reshaped). The plain walks
+shaped a third time when nothing changed it since it was shaped (objects.reshaped), and managed fields
+read shaped views instead of shaped copies (shaping.shaped_view). The plain walks
 are kept here as the reference. The objects: the schema corpus (fixtures, manifests, the goldens'
 objects, all again with their keys reversed), every body the differential cases send, and each of
 them again with wrong types, nulls and unknown fields put in at seeded places.
@@ -355,3 +356,14 @@ def test_no_zero_value_holds_a_list_item() -> None:
         return isinstance(value, list) and bool(value)
     zeros = [managedfields.zero({"$ref": "#/$defs/" + name}) for name in schemas.definitions()]
     assert len(zeros) > 500 and not any(items(z) for z in zeros)
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_a_shaped_view_is_the_shaped_copy_and_leaves_the_object_be(part: int) -> None:
+    """What lets managed fields compare shaped views of the old and new object instead of shaped copies."""
+    for obj in (_CORPUS + _MUTATED)[part::4]:
+        before = orjson.dumps(obj)
+        for emptied in (None, []):
+            copied = shaping.shaped_object(copy.deepcopy(obj), None if emptied is None else [])
+            assert orjson.dumps(shaping.shaped_view(obj, emptied)) == orjson.dumps(copied), obj
+            assert orjson.dumps(obj) == before, obj

@@ -87,12 +87,13 @@ def compiled(schema: schemas.Schema | None) -> _Node | None:
 Emptied = list[tuple[dict[str, Any], str]]
 
 
-def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None) -> Any:
+def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None, copying: bool = False) -> Any:
     """The value with Go's always-written fields added (in place) and every object's keys in Go's order.
 
     Objects and lists on the way to a node that changes something are new; what lies below a node that
     changes nothing is the value's own. With `emptied`, an empty list or map that storage would turn into
-    null stays as decoded, and where it sits is added to `emptied` (see `as_stored`)."""
+    null stays as decoded, and where it sits is added to `emptied` (see `as_stored`). With `copying`, an
+    object gets its always-written fields in a copy of its own, so that the value is left as it was."""
     if node is None:
         return value
     if node.quantity:
@@ -102,16 +103,21 @@ def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None) -> An
             return value  # refused when decoded; kept for the error that names it
     if isinstance(value, list):
         item = node.child(None)
-        return [shaped(v, item, emptied) for v in value] if item is not None else list(value)
+        return [shaped(v, item, emptied, copying) for v in value] if item is not None else list(value)
     if not isinstance(value, dict):
         return value
     kept: list[str] | None = None
+    own = not copying  # whether this object may be changed in place
     for key, zero in node.zeros:
         if key not in value:
+            if not own:
+                value, own = dict(value), True
             value[key] = {} if zero == {} else zero
         elif zero is None and node.nulls_empty and value[key] in ([], {}):
             # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
             if emptied is None:
+                if not own:
+                    value, own = dict(value), True
                 value[key] = None
             else:
                 kept = [*(kept or ()), key]
@@ -139,7 +145,7 @@ def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None) -> An
     for k in keys:
         v = value[k]
         c = children[k] if k in children else node.child(k)
-        out[k] = v if c is None else shaped(v, c, emptied)
+        out[k] = v if c is None else shaped(v, c, emptied, copying)
     if kept:
         assert emptied is not None
         emptied.extend((out, key) for key in kept)
@@ -171,3 +177,12 @@ def shaped_object(obj: dict[str, Any], emptied: Emptied | None = None) -> dict[s
     if ref is None:
         return obj
     return shaped(obj, compiled(ref), emptied)  # type: ignore[no-any-return]
+
+
+def shaped_view(obj: dict[str, Any], emptied: Emptied | None = None) -> dict[str, Any]:
+    """shaped_object of a copy of obj, obj left as it was, for a caller that only reads the answer:
+    what shaping leaves as it is, the answer shares with obj (a kind without a definition, all of it)."""
+    ref = kind_schema(obj)
+    if ref is None:
+        return obj
+    return shaped(obj, compiled(ref), emptied, copying=True)  # type: ignore[no-any-return]
