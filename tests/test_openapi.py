@@ -102,11 +102,13 @@ def test_kubectl_explain_reads_the_served_schemas(shared_server: ServerProcess) 
     assert "rollingUpdate\t<RollingUpdateDeployment>" in out
 
 
-def test_an_unknown_validation_directive_is_a_bad_request(shared_server: ServerProcess) -> None:
+def test_an_unknown_validation_directive_is_an_invalid_create_option(shared_server: ServerProcess) -> None:
+    # As kube-apiserver 1.36.2 answers (tests/fixtures/request_options.json: ValidateCreateOptions).
     status, body = shared_server.json("POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Loud",
                                       {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "loud"}})
-    assert status == 400
-    assert body["message"] == 'fieldValidation: Unsupported value: "Loud": supported values: "Ignore", "Warn", "Strict"'
+    assert (status, body["reason"]) == (422, "Invalid")
+    assert body["message"] == ('CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": '
+                               'supported values: "", "Ignore", "Strict", "Warn"')
 
 
 def test_a_value_of_the_wrong_type_is_refused_whatever_the_directive(shared_server: ServerProcess) -> None:

@@ -98,7 +98,7 @@ def test_a_bad_propagation_policy_is_refused(cluster: ServerProcess) -> None:
                                 {"propagationPolicy": "Sideways"})
     assert (status, body["reason"]) == (422, "Invalid")
     assert body["message"] == ('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: '
-                               '"Sideways": supported values: "Foreground", "Background", "Orphan"')
+                               '"Sideways": supported values: "Foreground", "Background", "Orphan", "nil"')
     assert cluster.json("GET", "/apis/apps/v1/namespaces/default/replicasets/policy")[0] == 200
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from apiserver.cel import macroruntime, macros
 from apiserver.cel.checkedexpr import Checked, Expr
 
 MAX = 2**64 - 1
@@ -133,7 +134,8 @@ def _child(schema: Schema, step: str) -> Schema | None:
         values = schema.get("additionalProperties") or schema.get("items")
         return values if isinstance(values, dict) else None
     if step == "@keys":
-        return {"type": "string"}
+        # A map's keys are upstream's plain StringType, whose MaxElements is 0 (common/schemas.go).
+        return {"type": "string", "maxLength": 0}
     properties = schema.get("properties") or {}
     if step in ("apiVersion", "kind") and not properties.get(step):
         return {"type": "string"}
@@ -234,20 +236,58 @@ class _Coster:
 
     def comprehension(self, e: Expr) -> Cost:
         assert e.iter_range is not None
+        if e.accu_var == macros.SORT_INPUT:
+            return self.bind(e)
+        if e.iter_var == macros.SORT_INDEX:  # picks the sorted elements: no part of upstream's expansion
+            cost = self.cost(e.iter_range)
+            if (size := self.size(e.iter_range)) is not None:
+                self.sizes[e.id] = size
+            return cost
         total = self.cost(e.iter_range).add(self.cost(e.accu_init))
         range_path = self.path(e.iter_range)
-        element = "@keys" if self.type_of(e.iter_range) == "map" else "@items"
+        is_map = self.type_of(e.iter_range) == "map"
+        element = "@keys" if is_map else "@items"
         self.locals.setdefault(e.accu_var, []).append(([], None))
-        self.locals.setdefault(e.iter_var, []).append((range_path + [element] if range_path else [],
-                                                       self.entry_sizes.get(e.iter_range.id)))
+        if e.iter_var2:  # a two-variable comprehension: keys or indices, then values or items
+            self.locals.setdefault(e.iter_var, []).append(
+                (range_path + ["@keys" if is_map else "@indices"] if range_path else [], None))
+            self.locals.setdefault(e.iter_var2, []).append(
+                (range_path + ["@values" if is_map else "@items"] if range_path else [],
+                 None if is_map else self.entry_sizes.get(e.iter_range.id)))
+        else:
+            self.locals.setdefault(e.iter_var, []).append((range_path + [element] if range_path else [],
+                                                           self.entry_sizes.get(e.iter_range.id)))
         loop = self.cost(e.loop_condition).add(self.cost(e.loop_step))
         self.locals[e.iter_var].pop()
+        if e.iter_var2:
+            self.locals[e.iter_var2].pop()
         total = total.add(self.cost(e.result))
         self.locals[e.accu_var].pop()
         count = self.size_or_unknown(e.iter_range)
         if e.accu_init is not None and e.accu_init.kind in ("list", "map"):
             self.sizes[e.id] = count
         return total.add(count.times_cost(loop))
+
+    def bind(self, e: Expr) -> Cost:
+        """cel-go's costBind: the binding (sortBy's target) sized as its expression, the result's size."""
+        assert e.iter_range is not None and e.accu_init is not None and e.result is not None
+        total = self.cost(e.iter_range).add(self.cost(e.accu_init))
+        self.locals.setdefault(e.accu_var, []).append((self.path(e.accu_init), self.size(e.accu_init)))
+        total = total.add(self.cost(e.result))
+        self.locals[e.accu_var].pop()
+        if (size := self.size(e.result)) is not None:
+            self.sizes[e.id] = size
+        return total
+
+    def sort_keys_cost(self, keys: Expr) -> tuple[Cost, Size]:
+        """ext.Lists' estimateListSortBy: n² comparisons of the keys (strings' and bytes' traversed), a
+        call and a list creation; and n² as the result's size, as upstream's estimate has it."""
+        count = self.size_or_unknown(keys)
+        squared = Size(_mul(count.min, count.min), _mul(count.max, count.max))
+        step = keys.loop_step
+        key = step.args[1].args[0] if step is not None and len(step.args) == 2 and step.args[1].args else None
+        factor = 2.0 + (STRING_TRAVERSAL if key is not None and self.type_of(key) in ("string", "bytes") else 0)
+        return squared.times(factor).add(Cost(1 + LIST_CREATE, 1 + LIST_CREATE)), squared
 
     def call(self, e: Expr) -> Cost:
         if e.name == "dyn" and len(e.args) == 1:
@@ -281,6 +321,9 @@ class _Coster:
         if e.name == "join" and target is not None:
             size = self.joined_size(target, args)
             return size.times(STRING_TRAVERSAL).add(args_sum), size
+        if e.name == macroruntime.SORT_INDICES and target is not None and len(args) == 1:
+            cost, size = self.sort_keys_cost(args[0])
+            return cost.add(args_sum), size
         kubernetes = self.kubernetes_function(e)
         if kubernetes is not None:
             return kubernetes.add(args_sum), None

@@ -29,7 +29,7 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional, ext_strings
 
-from apiserver.cel import authz, checkedexpr, cost, formats, library, optionals
+from apiserver.cel import authz, checkedexpr, cost, formats, library, macroruntime, macros, optionals
 from apiserver.cel.opaque import POOL
 
 _LOCK = threading.Lock()
@@ -86,13 +86,14 @@ _COMPOSITE = (cel.Type.LIST, cel.Type.MAP)
 
 def _extensions(as_written: bool, checking: bool) -> list[Any]:
     functions = library.declarations() + formats.declarations(as_written) + authz.declarations(checking)
-    return [ext_optional.ExtOptional(), ext_strings.ExtStrings(), cel.CelExtension("k8s", functions)]
+    rewritten = [] if as_written else macroruntime.extensions(checking)  # what macros.py rewrites call
+    return [ext_optional.ExtOptional(), ext_strings.ExtStrings(), cel.CelExtension("k8s", functions), *rewritten]
 
 
 @lru_cache(maxsize=64)
 def _checking_env(variables: tuple[tuple[str, str], ...], as_written: bool = True) -> Any:
     with _LOCK:
-        return cel.NewEnv(POOL, variables={name: _type(sig) for name, sig in variables},
+        return cel.NewEnv(POOL, config=macros.config(), variables={name: _type(sig) for name, sig in variables},
                           extensions=_extensions(as_written, True))
 
 
@@ -111,6 +112,11 @@ def type_key(cel_type: Any) -> str:
 
 
 _EVAL_ENV = cel.NewEnv(POOL, extensions=_extensions(False, False))
+# Two-variable comprehensions are parsed where cel-expr-python declares their `cel.@mapInsert` and run in
+# _EVAL_ENV, where it is apiserver/cel/macros.py's; texts as written are parsed without them, to find
+# the macro calls upstream refuses.
+_MACRO_PARSE_ENV = cel.NewEnv(POOL, config=macros.config(), extensions=_extensions(False, True))
+_PARSE_ENV = cel.NewEnv(extensions=[ext_optional.ExtOptional(), ext_strings.ExtStrings()])
 
 
 def activation(data: dict[str, Any]) -> Any:
@@ -121,14 +127,36 @@ def activation(data: dict[str, Any]) -> Any:
 
 
 @lru_cache(maxsize=4096)
+def _prepared(source: str) -> macros.Prepared | None:
+    """`source` with apiserver/cel/macros.py's rewrites, or None when it needs none."""
+    if not any(marker in source for marker in macros.MARKERS):
+        return None
+    with _LOCK:
+        try:
+            parsed = _PARSE_ENV.compile(source, disable_check=True).serialize()
+        except RuntimeError:
+            return None  # does not parse: checking it reports why
+    try:
+        return macros.prepare(source, parsed)
+    except macros.MacroError as error:
+        raise CompileError(str(error)) from None
+
+
+def _written(source: str) -> str:
+    prepared = _prepared(source)
+    return source if prepared is None else prepared.text
+
+
+@lru_cache(maxsize=4096)
 def _runnable(source: str) -> str:
-    """The text that is run: `source` with the library's optional-answering calls rewritten
-    (apiserver/cel/optionals.py)."""
+    """The text that is run: `source` with the macros rewritten (apiserver/cel/macros.py) and the
+    library's optional-answering calls (apiserver/cel/optionals.py)."""
+    source = _written(source)
     if not any(marker in source for marker in optionals.MARKERS):
         return source
     with _LOCK:
         try:
-            parsed = _EVAL_ENV.compile(source, disable_check=True).serialize()
+            parsed = _MACRO_PARSE_ENV.compile(source, disable_check=True).serialize()
         except RuntimeError:
             return source  # does not parse: checking it reports why
     return optionals.rewrite(source, parsed) or source
@@ -138,7 +166,12 @@ def _runnable(source: str) -> str:
 def _executable(source: str) -> Any:
     runnable = _runnable(source)
     with _LOCK:
-        return _EVAL_ENV.compile(runnable, disable_check=True)
+        if "transformMap" in runnable:
+            parsed = _PARSE_ENV.compile(runnable, disable_check=True).serialize()
+            runnable = macros.evaluation_text(runnable, parsed) or runnable
+        if not any(marker in runnable for marker in macros.MARKERS):
+            return _EVAL_ENV.compile(runnable, disable_check=True)
+        return _EVAL_ENV.deserialize(_MACRO_PARSE_ENV.compile(runnable, disable_check=True).serialize())
 
 
 def compile_checked(source: str, variables: dict[str, Any]) -> Program:
@@ -148,11 +181,15 @@ def compile_checked(source: str, variables: dict[str, Any]) -> Program:
 
 @lru_cache(maxsize=4096)
 def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
-    env = _checking_env(variables)
+    prepared = _prepared(source)
+    written = source if prepared is None else prepared.text
+    env = _checking_env(variables, prepared is None or not prepared.rewritten)
     try:
-        checked = env.compile(source)
+        checked = env.compile(written)
     except RuntimeError as error:
         message = compile_message(str(error))
+        if prepared is not None:
+            message = by_location(macros.restore_positions(message, prepared))
         if not source:
             # cel-go places the end of an empty expression at column 0, cel-cpp at column 1.
             message = message.replace("<input>:1:1:", "<input>:1:0:", 1)
@@ -163,7 +200,7 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
             return _compile(source, tuple((name, dyn) for name, _ in variables))
         raise CompileError(_without_numeric_comparisons(message)) from None
     runnable = _runnable(source)
-    if runnable != source:  # checked again as it runs, for the optional types the text as written hides
+    if runnable != written:  # checked again as it runs, for the optional types the text as written hides
         try:
             checked = _checking_env(variables, False).compile(runnable)
         except RuntimeError as error:
@@ -187,6 +224,7 @@ def _type_name(cel_type: Any) -> str:
 _PREFIX = re.compile(r"^[A-Z_]+: ")
 _SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 _UNDEFINED_FIELD = re.compile(r"undefined field '([^']*)' not found in struct '[^']*'")
+_NO_SELECTION = re.compile(r"expression of type '([^']*)' cannot be the operand of a select operation")
 
 
 _NO_OVERLOAD = re.compile(r"^ERROR: <input>:\d+:(\d+): found no matching overload for '([^']*)' applied to '\((.*)\)'$")
@@ -268,11 +306,30 @@ def _qualified_references(lines: list[str]) -> list[str]:
     return out
 
 
+_LOCATION = re.compile(r"^[A-Z]+: <input>:(\d+):(\d+): ")
+
+
+def by_location(message: str) -> str:
+    """The errors in the order cel-go's Errors.ToDisplayString gives them: by line, then column."""
+    blocks: list[list[str]] = []
+    for line in message.split("\n"):
+        if blocks and not _LOCATION.match(line):
+            blocks[-1].append(line)  # an error's source line and caret
+        else:
+            blocks.append([line])
+
+    def location(block: list[str]) -> tuple[int, int]:
+        found = _LOCATION.match(block[0])
+        return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+    return "\n".join(line for block in sorted(blocks, key=location) for line in block)
+
+
 def compile_message(text: str) -> str:
     """cel-cpp's compile error in cel-go's words."""
     text = _SUFFIX.sub("", _PREFIX.sub("", text.strip()))
     text = _UNDEFINED_FIELD.sub(r"undefined field '\1'", text)
-    return "\n".join(_qualified_references(_member_calls(text.split("\n"))))
+    text = _NO_SELECTION.sub(r"type '\1' does not support field selection", text)
+    return by_location("\n".join(_qualified_references(_member_calls(text.split("\n")))))
 
 
 # cel-cpp quotes a string key with double quotes, or single ones when it holds a double quote.

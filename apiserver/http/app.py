@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import gzip
 import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
 
 import orjson
 from starlette.applications import Starlette
@@ -32,7 +33,18 @@ from apiserver.crd.converting import converts
 from apiserver.discovery.documents import AGGREGATED_TYPE, Discovery, wants_aggregated
 from apiserver.discovery.openapi import OpenAPI
 from apiserver.errors import ApiError
-from apiserver.http import admitting, audit, deprecated, eviction, kubelet, pretty, requestinfo, tls, warning_limits
+from apiserver.http import (
+    admitting,
+    audit,
+    deprecated,
+    eviction,
+    kubelet,
+    pretty,
+    requestinfo,
+    tls,
+    warning_limits,
+    write_options,
+)
 from apiserver.http.answers import NO_CACHE, AnswerResponse
 from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
@@ -443,6 +455,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource,
                                               query, upgrade, state.simulated_kubelets,
                                               kubelet.proxied_path(path, name or "")))
+    write_options.check(method, query, request.scope["query_string"], request.headers.get("content-type"))
     if rt.plural == "serviceaccounts" and parsed.subresource == "token" and name is not None:
         body = await _read_body(request, state.limits.max_body_bytes)
         request_body = bodies.decode_object(body, request.headers.get("content-type"))

@@ -479,22 +479,20 @@ class Endpoint:
         return await self._on_latest(t, write, create if creates else None)
 
     async def patch(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        if apply.check_options(t.query, content_type):
+        if apply.is_apply(content_type):
             return await self._apply(t, raw)
+
+        how = fieldvalidation.directive(t.query)
 
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
-                patched_scale = patch.apply_patch(objects.scale_to_patch(t.rt, _load(current)), raw, content_type)
-                patch.undecodable(patched_scale, raw, content_type, _SCALE_TYPE)
+                original = objects.scale_to_patch(t.rt, _load(current))
+                patched_scale, problems = patch.apply_patch(original, raw, content_type, how)
+                patch.decoded(patched_scale, raw, content_type, how, problems, None, _SCALE_TYPE)
                 return await self._scale(t, current, patched_scale)
-            served = t.codec.served(_load(current))
-            patched = patch.apply_patch(served, raw, content_type)
-            if t.rt.custom is None:
-                patch.undecodable(patched, raw, content_type, (t.rt.kind, t.rt.api_version))
-            # A built-in kind's patched object had its types checked as the patch was applied.
-            warnings = fieldvalidation.validate(patched, raw, t.query, t.rt.custom,
-                                                (t.rt.kind, t.rt.api_version), types_checked=t.rt.custom is None) \
-                if isinstance(patched, dict) else {}
+            patched, problems = patch.apply_patch(t.codec.served(_load(current)), raw, content_type, how)
+            warnings = patch.decoded(patched, raw, content_type, how, problems, t.rt.custom,
+                                     (t.rt.kind, t.rt.api_version))
             return await self._replace(t, current, patched, check_rv=True, headers=warnings)
         return await self._on_latest(t, write)
 
@@ -980,6 +978,8 @@ def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
             raise errors.bad_request(
                 f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
                 f"json parse error: {gojson.syntax_error(raw)} ({gojson.summary(raw)})") from None
+        if decoded is None and t.rt.custom is None:
+            return {}  # json.Unmarshal of null into the kind's struct leaves it empty
         problem = scheme.unreadable_type_meta(kind, decoded, raw)
         if problem is not None:
             raise problem

@@ -433,6 +433,11 @@ def check(kind: str, api_version: str, how: str, unknown: list[str], duplicates:
         version = api_version.rpartition("/")[2]
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: '
                                  f"strict decoding error: " + ", ".join(problems))
+    return warning_header(problems)
+
+
+def warning_header(problems: list[str]) -> dict[str, str]:
+    """The Warning header naming each strict decoding problem, as upstream's recorder writes them."""
     return {"Warning": ", ".join("299 - " + json.dumps(p) for p in problems)}
 
 
@@ -484,3 +489,14 @@ def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
     if mistyped is not None:
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
     return check(kind, api_version, how, unknown, duplicate_fields(raw) if raw else [])
+
+
+def unknown_paths(obj: dict[str, Any], custom: CustomVersion | None, url_type: tuple[str, str]) -> list[str]:
+    """The fields of a decoded object its type does not know (a custom object's: what its schema prunes),
+    taken out as decoding it into the type takes them out. `url_type` names the type when obj does not."""
+    if custom is not None:
+        return _custom_unknown(obj, custom)
+    api_version = str(obj.get("apiVersion") or url_type[1])
+    group, _, version = api_version.rpartition("/")
+    ref = schemas.kind_ref(group, version, str(obj.get("kind") or url_type[0]))
+    return [] if ref is None else unknown_fields(obj, schemas.resolve(ref), drop=True)

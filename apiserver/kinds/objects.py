@@ -78,7 +78,11 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
     if meta is None:
         meta = obj["metadata"] = {}
     if not isinstance(meta, dict):
-        raise errors.bad_request("metadata must be an object")
+        if rt.custom is not None:
+            raise errors.bad_request("metadata must be an object")
+        raise errors.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: json: cannot '
+                                 f"unmarshal {json_type(meta)} into Go struct field {rt.kind}.metadata of type "
+                                 "v1.ObjectMeta")
     _check_metadata_types(rt, meta)
     if not rt.namespaced:
         meta.pop("namespace", None)  # EnsureObjectNamespaceMatchesRequestNamespace clears it
@@ -92,7 +96,9 @@ def check_identity(rt: ResourceType, obj: Any, namespace: str, name: str | None)
         raise errors.bad_request("the name of the object (" + str(meta["name"]) + ") does not match the name on "
                                  "the URL (" + name + ")")
     if name is not None and not meta.get("name"):
-        meta["name"] = name
+        # checkName: an update or patch must name its object, though the URL does.
+        raise errors.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be "
+                                 "provided")
     return obj
 
 
@@ -356,19 +362,21 @@ def _spec_of(rt: ResourceType, obj: dict[str, Any]) -> Any:
 
 
 def check_preconditions(rt: ResourceType, obj: dict[str, Any], preconditions: dict[str, Any] | None) -> None:
+    """A delete's preconditions, checked as rest.BeforeDelete checks them to fail early (naming the kind)."""
     if not preconditions:
         return
     meta = obj["metadata"]
     name = meta.get("name", "")
     uid = preconditions.get("uid")
-    if uid and uid != meta.get("uid"):
-        raise errors.conflict(rt.plural, rt.group, name,
-                              f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}")
+    if uid is not None and uid != meta.get("uid", ""):
+        raise errors.conflict(rt.kind, rt.group, name,
+                              f"the UID in the precondition ({uid}) does not match the UID in record "
+                              f"({meta.get('uid', '')}). The object might have been deleted and then recreated")
     rv = preconditions.get("resourceVersion")
-    if rv and rv != meta.get("resourceVersion"):
-        raise errors.conflict(rt.plural, rt.group, name,
-                              f"Precondition failed: ResourceVersion in precondition: {rv}, "
-                              f"ResourceVersion in object meta: {meta.get('resourceVersion')}")
+    if rv is not None and rv != meta.get("resourceVersion", ""):
+        raise errors.conflict(rt.kind, rt.group, name,
+                              f"the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion "
+                              f"in record ({meta.get('resourceVersion', '')}). The object might have been modified")
 
 
 def require_namespace_usable(namespace_obj: dict[str, Any] | None, namespace: str, rt: ResourceType,

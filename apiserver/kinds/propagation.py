@@ -28,7 +28,7 @@ def check_options(options: dict[str, Any]) -> None:
                                           f'Invalid value: "{policy}": orphanDependents and deletionPropagation '
                                           f"cannot be both set"))
     if policy is not None and policy not in _POLICIES:
-        supported = ", ".join(f'"{p}"' for p in _POLICIES)
+        supported = ", ".join(f'"{p}"' for p in (*_POLICIES, "nil"))
         problems.append(errors.FieldError("FieldValueNotSupported", "propagationPolicy",
                                           f'Unsupported value: "{policy}": supported values: {supported}'))
     dry_run = options.get("dryRun") or []

@@ -1,4 +1,4 @@
-"""Reading a server-side apply request: its options and its configuration, refused as upstream refuses them.
+"""Reading a server-side apply request: its configuration, refused as upstream refuses it.
 
 The merge itself and field ownership are kinds/fieldmanager's; this module only turns the request
 into (configuration, force) or an error, before anything is read or written.
@@ -6,8 +6,8 @@ into (configuration, force) or an error, before anything is read or written.
 
 from __future__ import annotations
 
-import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import orjson
 import yaml
@@ -15,34 +15,11 @@ import yaml
 from apiserver import errors
 from apiserver.wire import bodies
 
-_MAX_MANAGER_BYTES = 128
 
-
-def _options_invalid(field: str, reason: str, message: str) -> errors.ApiError:
-    # PatchOptions has no name, so its details carry none.
-    return errors.ApiError(422, "Invalid", f'PatchOptions.meta.k8s.io "" is invalid: {field}: {message}', {
-        "group": "meta.k8s.io", "kind": "PatchOptions",
-        "causes": [{"reason": reason, "message": message, "field": field}]})
-
-
-def check_options(query: Mapping[str, str], content_type: str | None) -> bool:
-    """Whether the PATCH is an apply; refuses options that do not go with its patch type."""
-    is_apply = bodies.media_type(content_type) == bodies.APPLY_PATCH
-    manager = query.get("fieldManager", "")
-    if len(manager.encode()) > _MAX_MANAGER_BYTES:
-        raise _options_invalid("fieldManager", "FieldValueTooLong",
-                               f"Too long: may not be more than {_MAX_MANAGER_BYTES} bytes")
-    unprintable = next(((i, c) for i, c in enumerate(manager) if not c.isprintable()), None)
-    if unprintable is not None:
-        position, char = unprintable
-        raise _options_invalid("fieldManager", "FieldValueInvalid",
-                               f"Invalid value: {json.dumps(manager)}: invalid character U+{ord(char):04X} "
-                               f"(at position {position})")
-    if is_apply and not manager:
-        raise _options_invalid("fieldManager", "FieldValueRequired", "Required value: is required for apply patch")
-    if not is_apply and "force" in query:
-        raise _options_invalid("force", "FieldValueForbidden", "Forbidden: may not be specified for non-apply patch")
-    return is_apply
+def is_apply(content_type: str | None) -> bool:
+    """Whether the PATCH is an apply (its options were judged with every write's:
+    apiserver/http/write_options.py)."""
+    return bodies.media_type(content_type) == bodies.APPLY_PATCH
 
 
 def forced(query: Mapping[str, str]) -> bool:

@@ -134,7 +134,8 @@ def _limit(text: str | None) -> int:
     try:
         return max(0, int(text))
     except ValueError:
-        raise errors.bad_request(f'limit: Invalid value: "{text}": must be an integer') from None
+        # The query's conversion into ListOptions, which names the parse that failed.
+        raise errors.bad_request(f'strconv.ParseInt: parsing "{text}": invalid syntax') from None
 
 
 def _validate(rv_text: str, match: str, token: str) -> None:
