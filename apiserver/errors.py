@@ -107,8 +107,13 @@ def bad_request(message: str) -> ApiError:
     return ApiError(400, "BadRequest", message)
 
 
-def method_not_allowed(message: str) -> ApiError:
-    return ApiError(405, "MethodNotAllowed", message)
+_NOT_ALLOWED = "the server does not allow this method on the requested resource"
+
+
+def method_not_allowed(message: str = _NOT_ALLOWED) -> ApiError:
+    """go-restful's answer where no route takes the method (kube-apiserver registers one per verb a
+    resource has); `message` only for this server's own refusals."""
+    return ApiError(405, "MethodNotAllowed", message, {})
 
 
 def unsupported_media_type(accepted: list[str]) -> ApiError:

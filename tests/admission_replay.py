@@ -67,9 +67,19 @@ def run_step(api: client.ApiClient, step: dict[str, Any]) -> Answer:
     while True:
         answer = call(api, step)
         until = step.get("until") or {}
-        if all(answer["body"].get(path) == wanted for path, wanted in until.items()) or time.monotonic() > deadline:
+        if all(_seen(answer, path) == wanted for path, wanted in until.items()) or time.monotonic() > deadline:
             return answer
         time.sleep(0.5)
+
+
+def _seen(answer: Answer, path: str) -> Any:
+    """A kept path of the body, or "@refused" (an error status) and "@warned" (any Warning): a step after
+    an admission policy is written waits for the policy to be enforced."""
+    if path == "@refused":
+        return answer["status"] >= 400
+    if path == "@warned":
+        return bool(answer["warnings"])
+    return answer["body"].get(path)
 
 
 def _without_generated_suffix(answer: Answer, step: dict[str, Any]) -> Answer:

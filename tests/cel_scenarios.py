@@ -171,3 +171,17 @@ def run_mutating_steps(kubeconfig: str) -> list[tuple[str, int, str, list[str]]]
 
 TYPECHECK = MANIFESTS / "typecheck.yaml"
 TYPECHECK_FIXTURE = Path(__file__).parent / "fixtures" / "cel_typechecking.json"
+TYPECHECK_SWEEP = MANIFESTS / "typecheck_sweep.yaml"
+TYPECHECK_SWEEP_FIXTURE = Path(__file__).parent / "fixtures" / "cel_typechecking_sweep.json"
+TYPECHECK_SWEEP_POLICIES = ("tc-variables", "tc-order", "tc-wildcards", "tc-params")
+
+
+def typechecking_statuses(kubeconfig: str) -> dict[str, Any] | None:
+    """Each typecheck_sweep.yaml policy's status, once the status controller has written every one."""
+    result = subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "get", "validatingadmissionpolicies", "-o", "json"],
+                            capture_output=True, text=True, timeout=60, check=True)
+    found = {item["metadata"]["name"]: item.get("status") or {} for item in json.loads(result.stdout)["items"]
+             if item["metadata"]["name"] in TYPECHECK_SWEEP_POLICIES}
+    if len(found) < len(TYPECHECK_SWEEP_POLICIES) or not all(s.get("observedGeneration") for s in found.values()):
+        return None
+    return found

@@ -169,5 +169,10 @@ def test_type_checking_warnings_are_written_to_the_status_as_kube_controller_man
             return got if got.get("observedGeneration") else None
         recorded = json.loads(cel_scenarios.TYPECHECK_FIXTURE.read_text())["status"]
         assert wait_for("status.typeChecking", status) == recorded
+        # variables typed by the kind, kinds in upstream's order, wildcards and subresources skipped
+        run_kubectl(checking, "apply", "-f", str(cel_scenarios.TYPECHECK_SWEEP))
+        statuses = wait_for("every status.typeChecking", lambda: cel_scenarios.typechecking_statuses(
+            checking.kubeconfig))
+        assert statuses == json.loads(cel_scenarios.TYPECHECK_SWEEP_FIXTURE.read_text())
     finally:
         checking.stop()

@@ -5,7 +5,7 @@ Run against the reference (kube-apiserver 1.36.2):
     python3 tools/capture_cel_fixtures.py "$KUBECONFIG_PATH"
     /work/shared/reference/stop.sh ~/ref-run-cel
 With --typechecking (the reference started with --controllers) it records instead the status.typeChecking
-that kube-controller-manager writes for tests/cel_manifests/typecheck.yaml.
+that kube-controller-manager writes for tests/cel_manifests/typecheck.yaml and typecheck_sweep.yaml.
 
 It creates the CRDs, waits for them to be served, runs every step and writes
 tests/fixtures/cel_crd_rules.json, then applies tests/cel_manifests/policies.yaml, runs the policy\nsteps and writes tests/fixtures/cel_policies.json.
@@ -55,6 +55,16 @@ def typechecking(kubeconfig: str) -> None:
         status = json.loads(got.stdout).get("status") or {}
         if status.get("observedGeneration"):
             cel_scenarios.TYPECHECK_FIXTURE.write_text(json.dumps({"status": status}, indent=1))
+            break
+    else:
+        raise SystemExit("no status.typeChecking: was the reference started with --controllers?")
+    subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "apply", "-f", str(cel_scenarios.TYPECHECK_SWEEP)],
+                   check=True, capture_output=True)
+    for _ in range(30):
+        time.sleep(1)
+        statuses = cel_scenarios.typechecking_statuses(kubeconfig)
+        if statuses is not None:
+            cel_scenarios.TYPECHECK_SWEEP_FIXTURE.write_text(json.dumps(statuses, indent=1, sort_keys=True) + "\n")
             return
     raise SystemExit("no status.typeChecking: was the reference started with --controllers?")
 

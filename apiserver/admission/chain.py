@@ -9,9 +9,9 @@ upstream's code and message.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol, Sequence
+from typing import NamedTuple, Protocol
 
 from apiserver import errors
 from apiserver.admission.attributes import Attributes
@@ -125,7 +125,14 @@ class AdmissionChain:
 def warning_header(texts: Sequence[str]) -> str:
     """The Warning header value of warnings, each as kube-apiserver writes one (299 - "text"), each text
     once: upstream's recorder drops a repeat (a write decided again after a conflict admits again)."""
-    return ", ".join("299 - " + json.dumps(text) for text in dict.fromkeys(texts))
+    return ", ".join(warning_line(text) for text in dict.fromkeys(texts))
+
+
+def warning_line(text: str) -> str:
+    """One warning as net.NewWarningHeader writes it: only `"` and `\\` escaped, the text's UTF-8 bytes as
+    they are (carried here as the latin-1 characters of those bytes, as header values are written)."""
+    quoted = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return ("299 - " + quoted).encode("utf-8").decode("latin-1")
 
 
 def with_warnings(refusal: errors.ApiError, texts: Sequence[str]) -> errors.ApiError:
@@ -136,3 +143,21 @@ def with_warnings(refusal: errors.ApiError, texts: Sequence[str]) -> errors.ApiE
         header = warning_header(texts)
         refusal.headers = {**refusal.headers, "Warning": f"{header}, {given}" if given else header}
     return refusal
+
+
+def forbidden(attributes: Attributes, message: str, causes: Sequence[str] = ()) -> errors.ApiError:
+    """admission.NewForbidden: `<resource> "<name>" is forbidden: <message>`, 403 Forbidden, the name being
+    the request's, else the object's name or generateName, else "Unknown" (extractResourceName: a
+    deletecollection names none); `causes` are listed in the details."""
+    name = attributes.name
+    if not name:
+        meta = (attributes.object or {}).get("metadata") or {}
+        name = str(meta.get("name") or meta.get("generateName") or "Unknown")
+    resource, group = attributes.resource.resource, attributes.resource.group
+    details: dict[str, object] = {"name": name, "group": group, "kind": resource}
+    if not group:
+        del details["group"]
+    if causes:
+        details["causes"] = [{"message": cause} for cause in causes]
+    text = f'{errors.qualified(resource, group)} "{name}" is forbidden: {message}'
+    return errors.ApiError(403, "Forbidden", text, details)

@@ -10,8 +10,9 @@ registered here yet.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from apiserver.admission.chain import AdmissionChain, MutatingPlugin, ValidatingPlugin
 

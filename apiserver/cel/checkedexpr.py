@@ -144,11 +144,21 @@ def _type_kind(data: bytes) -> str:
     return "dyn"
 
 
+def _element_kind(data: bytes) -> str | None:
+    """A list type's element kind, which the estimator weighs by (strings cost their traversal)."""
+    message = fields(data)
+    if 6 not in message:
+        return None
+    element = fields(_one(message, 6)).get(1)
+    return _type_kind(element[0]) if element else "dyn"
+
+
 @dataclass
 class Checked:
     expr: Expr
     overloads: dict[int, list[str]]
     types: dict[int, str]
+    elements: dict[int, str]  # the element kind of each list-typed expression
 
 
 def _map_entries(values: list[bytes]) -> list[tuple[int, bytes]]:
@@ -165,5 +175,7 @@ def parse(serialized: bytes) -> Checked:
     overloads = {}
     for key, reference in _map_entries(checked.get(2, [])):
         overloads[key] = [bytes(o).decode() for o in fields(reference).get(3, [])]
-    types = {key: _type_kind(kind) for key, kind in _map_entries(checked.get(3, []))}
-    return Checked(expression(bytes(_one(checked, 4, b""))), overloads, types)
+    entries = _map_entries(checked.get(3, []))
+    types = {key: _type_kind(kind) for key, kind in entries}
+    elements = {key: element for key, kind in entries if (element := _element_kind(kind)) is not None}
+    return Checked(expression(bytes(_one(checked, 4, b""))), overloads, types, elements)

@@ -22,6 +22,7 @@ from typing import Any
 
 from apiserver.cel import macroruntime, macros
 from apiserver.cel.checkedexpr import Checked, Expr
+from apiserver.cel.declared import escape
 
 MAX = 2**64 - 1
 MAX_REQUEST_BYTES = 3 * 1024 * 1024
@@ -84,10 +85,11 @@ def _factor(x: int, factor: float) -> int:
 
 
 def max_elements(schema: Schema) -> int:
-    """How many characters, items or properties a value of `schema` can have in one request."""
+    """How many characters, items or properties a value of `schema` can have in one request: its
+    declared type's MaxElements (upstream's SchemaDeclType), 0 for objects and scalars."""
     kind = schema.get("type")
     if schema.get("x-kubernetes-int-or-string"):
-        return MAX_REQUEST_BYTES - 2
+        return int(schema["maxLength"]) * 4 if "maxLength" in schema else MAX_REQUEST_BYTES - 2
     if kind == "string":
         formatted = {"duration": 32, "date": 12, "date-time": 32}.get(schema.get("format", ""))
         if formatted is not None:
@@ -107,8 +109,6 @@ def max_elements(schema: Schema) -> int:
         if "maxProperties" in schema:
             return int(schema["maxProperties"])
         return (MAX_REQUEST_BYTES - 2) // (min_serialized_size(schema["additionalProperties"]) + 6)
-    if kind == "object" and "maxProperties" in schema:
-        return int(schema["maxProperties"])
     return 0
 
 
@@ -126,29 +126,40 @@ def min_serialized_size(schema: Schema) -> int:
     return 2
 
 
+_KEYS: Schema = {"type": "string", "maxLength": 0}  # a map's key type, StringType: MaxElements 0
+
+
 def _child(schema: Schema, step: str) -> Schema | None:
-    if step in ("@items",):
-        items = schema.get("items")
-        return items if isinstance(items, dict) else None
-    if step == "@values":
-        values = schema.get("additionalProperties") or schema.get("items")
-        return values if isinstance(values, dict) else None
+    """One step of upstream's sizeEstimator down the declared types: a list's or map's element, a map's
+    keys, or an object's field by its CEL name."""
+    extra = schema.get("additionalProperties")
+    is_map = schema.get("type") == "object" and isinstance(extra, dict)
+    # A loop over a list checked with dyn variables (apiserver/cel/environment.py's second check of
+    # cross-type numeric comparisons) walks "@keys": the schema says it is the list's items.
+    if step in ("@items", "@values") or (step == "@keys" and schema.get("type") == "array"):
+        element = schema.get("items") if schema.get("type") == "array" else extra if is_map else None
+        return element if isinstance(element, dict) else None
     if step == "@keys":
-        # A map's keys are upstream's plain StringType, whose MaxElements is 0 (common/schemas.go).
-        return {"type": "string", "maxLength": 0}
+        return _KEYS if is_map else None
     properties = schema.get("properties") or {}
     if step in ("apiVersion", "kind") and not properties.get(step):
         return {"type": "string"}
-    found = properties.get(step)
-    return found if isinstance(found, dict) else None
+    for name, found in properties.items():
+        if isinstance(found, dict) and escape(name) == step:
+            return found
+    return None
 
 
 def schema_sizer(roots: dict[str, Schema]) -> Callable[[Sequence[str]], Size | None]:
-    """Sizes of values reached from the root variables along a path of fields, `@items`, `@values`, `@keys`."""
+    """Sizes of values along a path of fields, `@items`, `@values`, `@keys`, as upstream's CRD
+    sizeEstimator finds them: it starts every path at the rule's own level whatever its first name
+    (`oldSelf`, a type such as `int`, a loop over a literal list), so each of those is sized as `self`."""
+    root = next(iter(roots.values()))
+
     def size(path: Sequence[str]) -> Size | None:
-        if not path or path[0] not in roots:
+        if not path:
             return None
-        schema: Schema = roots[path[0]]
+        schema: Schema = root
         for step in path[1:]:
             found = _child(schema, step)
             if found is None:
@@ -184,7 +195,7 @@ class _Coster:
             count = len(e.args) if e.kind == "list" else len(e.args) // 2
             return Size(count, count)
         path = self.path(e)
-        if path and not path[0].startswith("@"):
+        if path:
             found = self.sizer(path)
             if found is not None:
                 return found
@@ -245,17 +256,17 @@ class _Coster:
             return cost
         total = self.cost(e.iter_range).add(self.cost(e.accu_init))
         range_path = self.path(e.iter_range)
-        is_map = self.type_of(e.iter_range) == "map"
-        element = "@keys" if is_map else "@items"
-        self.locals.setdefault(e.accu_var, []).append(([], None))
-        if e.iter_var2:  # a two-variable comprehension: keys or indices, then values or items
-            self.locals.setdefault(e.iter_var, []).append(
-                (range_path + ["@keys" if is_map else "@indices"] if range_path else [], None))
+        is_list = self.type_of(e.iter_range) == "list"
+        self.locals.setdefault(e.accu_var, []).append((self.path(e.accu_init) if e.accu_init else [],
+                                                       self.size(e.accu_init) if e.accu_init else None))
+        # cel-go's pushIterSingle, pushIterKey and pushIterValue: the range's path and what its entries are
+        if e.iter_var2:  # a two-variable comprehension: indices or keys, then items or values
+            self.locals.setdefault(e.iter_var, []).append((range_path + ["@indices" if is_list else "@keys"], None))
             self.locals.setdefault(e.iter_var2, []).append(
-                (range_path + ["@values" if is_map else "@items"] if range_path else [],
-                 None if is_map else self.entry_sizes.get(e.iter_range.id)))
+                (range_path + ["@items" if is_list else "@values"],
+                 self.entry_sizes.get(e.iter_range.id) if is_list else None))
         else:
-            self.locals.setdefault(e.iter_var, []).append((range_path + [element] if range_path else [],
+            self.locals.setdefault(e.iter_var, []).append((range_path + ["@items" if is_list else "@keys"],
                                                            self.entry_sizes.get(e.iter_range.id)))
         loop = self.cost(e.loop_condition).add(self.cost(e.loop_step))
         self.locals[e.iter_var].pop()
@@ -318,15 +329,20 @@ class _Coster:
         for cost in arg_costs:
             args_sum = args_sum.add(cost)
         target, args = e.target, e.args
-        if e.name == "join" and target is not None:
-            size = self.joined_size(target, args)
-            return size.times(STRING_TRAVERSAL).add(args_sum), size
         if e.name == macroruntime.SORT_INDICES and target is not None and len(args) == 1:
             cost, size = self.sort_keys_cost(args[0])
             return cost.add(args_sum), size
-        kubernetes = self.kubernetes_function(e)
+        kubernetes = self.kubernetes_function(e, overload)
         if kubernetes is not None:
-            return kubernetes.add(args_sum), None
+            return kubernetes[0].add(args_sum), kubernetes[1]
+        if overload in ("string_to_bytes", "bytes_to_string", "strings_quote") and len(args) == 1:
+            size = self.size_or_unknown(args[0])
+            result = {"string_to_bytes": Size(size.min, _mul(size.max, 4)),
+                      "bytes_to_string": Size(size.min // 4, size.max),
+                      "strings_quote": Size(_add(size.min, 2), _add(_mul(size.max, 2), 2))}[overload]
+            return size.times(STRING_TRAVERSAL).add(args_sum), result
+        if overload == "string_format" and target is not None:
+            return self.size_or_unknown(target).times(STRING_TRAVERSAL).add(args_sum), None
         if overload in ("starts_with_string", "ends_with_string") and len(args) == 1:
             return self.size_or_unknown(args[0]).times(STRING_TRAVERSAL).add(args_sum), None
         if overload == "in_list" and len(args) == 2:
@@ -356,41 +372,113 @@ class _Coster:
         return ONE.add(args_sum), None
 
 
-    def joined_size(self, target: Expr, args: list[Expr]) -> Size:
-        """The length `list.join(sep)` can reach: the elements' when the list is the schema's (else none
-        counted, as upstream), plus a separator between each two."""
-        count = self.size_or_unknown(target)
+    def element_size(self, target: Expr) -> Size:
+        """listElementNode's size: the schema's items where the list has a path, else unknown."""
         path = self.path(target)
+        return (self.sizer([*path, "@items"]) if path else None) or UNKNOWN
+
+    def kubernetes_function(self, e: Expr, overload: str) -> tuple[Cost, Size | None] | None:
+        """Kubernetes' own estimates (its library's CostEstimator.EstimateCallCost), before the
+        arguments' costs, with the result's size where it gives one."""
+        args, target, name = e.args, e.target, e.name
+        fixed = (ONE, None)
+        if name == "check":
+            return Cost(AUTHZ_CHECK, AUTHZ_CHECK), None
+        if name in _NOMINAL:
+            return fixed
+        if name in ("fieldSelector", "labelSelector") and len(args) == 1:
+            size = self.size_or_unknown(args[0])
+            requirements = _cost_factor(size.times(SELECTOR_REQUIREMENTS), SELECTOR_REQUIREMENT_COST)
+            return Cost(LIST_CREATE, LIST_CREATE).add(size.times(STRING_TRAVERSAL)).add(requirements), None
+        if name in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf") and target is not None:
+            element = self.checked.elements.get(target.id)
+            if element is None:  # a string's indexOf
+                return self.size_or_unknown(target).times(STRING_TRAVERSAL), None
+            each = ONE
+            if element in ("string", "bytes"):
+                each = each.add(self.element_size(target).times(STRING_TRAVERSAL))
+            return self.size_or_unknown(target).times_cost(each), None
+        if name in ("url", "jsonpatch.escapeKey") and len(args) == 1:
+            size = self.size_or_unknown(args[0])
+            return size.times(STRING_TRAVERSAL), size
+        if name in ("lowerAscii", "upperAscii", "substring", "trim") and target is not None:
+            size = self.size_or_unknown(target)
+            return size.times(STRING_TRAVERSAL), size
+        if name == "replace" and target is not None and len(args) >= 2:
+            return self.replaced(target, args)
+        if name == "split" and target is not None:
+            size = self.size_or_unknown(target)
+            most = size.max
+            if len(args) > 1 and args[1].kind == "literal" and isinstance(args[1].literal, int):
+                most = args[1].literal
+            return size.times(2 * STRING_TRAVERSAL), Size(0, most)
+        if name == "join" and target is not None:
+            return self.joined(target, args)
+        if name in ("find", "findAll") and target is not None and args:
+            size = self.size_or_unknown(target)
+            text = size.add(Size(1, 1)).times(STRING_TRAVERSAL)
+            return text.times(self.size_or_unknown(args[0]).times(REGEX_LENGTH)), Size(0, size.max)
+        if name in ("cidr", "isIP", "isCIDR", "quantity", "isQuantity", "semver", "isSemver") and args:
+            return self.size_or_unknown(args[0]).times(STRING_TRAVERSAL), None
+        if name == "ip":
+            if overload == "cidr_ip":
+                return fixed
+            if args:
+                return self.size_or_unknown(args[0]).times(STRING_TRAVERSAL), None
+        if name == "ip.isCanonical" and args:
+            return self.size_or_unknown(args[0]).times(2 * STRING_TRAVERSAL), None
+        if name in ("containsIP", "containsCIDR") and args:
+            address = Size(4, 16)
+            compared = address.add(address).times(STRING_TRAVERSAL)
+            if name == "containsCIDR":
+                compared = compared.add(address.times(STRING_TRAVERSAL)).add(ONE)
+            if overload in ("cidr_contains_ip_string", "cidr_contains_cidr_string"):
+                compared = compared.add(self.size_or_unknown(args[0]).times(STRING_TRAVERSAL))
+            return compared, None
+        if name == "validate" and args:
+            return _cost_factor(self.size_or_unknown(args[0]).times(STRING_TRAVERSAL), FORMAT_REGEX * REGEX_LENGTH), None
+        if name == "_?._" and len(args) == 2 and args[0].kind == "call" and args[0].name in CARRIERS:
+            return ZERO, None  # the select apiserver/cel/optionals.py adds: no part of the expression as written
+        if name == "_==_" and len(args) == 2:
+            kind = self.type_of(args[0])
+            if kind == self.type_of(args[1]) and kind.startswith("struct:"):
+                if kind.removeprefix("struct:") in UNIT_EQUALITY:
+                    return fixed
+                if kind == "struct:kubernetes.NamedFormat":
+                    return Cost(1, _factor(MAX_FORMAT_NAME, STRING_TRAVERSAL)), None
+        return None
+
+    def replaced(self, target: Expr, args: list[Expr]) -> tuple[Cost, Size]:
+        """replace: the traversal and the result's construction; the result as long as the most and
+        fewest replacements make it."""
+        size, old, new = self.size_or_unknown(target), self.size_or_unknown(args[0]), self.size_or_unknown(args[1])
+        if old.min == 0:
+            count_max, kept_max = (size.max + 1 if size.max < MAX else size.max), size.max
+        elif new.max <= old.min:
+            count_max, kept_max = 0, size.max
+        else:
+            count_max, kept_max = math.ceil(size.max / old.min), 0
+        if old.max == 0:
+            count_min, kept_min = (size.min + 1 if size.min < MAX else size.min), size.min
+        elif old.max <= new.min:
+            count_min, kept_min = 0, size.min
+        else:
+            count_min, kept_min = math.ceil(size.min / old.max), 0
+        result = Size(_mul(count_min, new.min), _mul(count_max, new.max)).add(Size(kept_min, kept_max))
+        return size.times(2 * STRING_TRAVERSAL), result
+
+    def joined(self, target: Expr, args: list[Expr]) -> tuple[Cost, Size]:
+        """join: the list's size times its elements' (unknown unless the list is the schema's), plus a
+        separator between each two."""
+        count = self.size_or_unknown(target)
         size = Size(0, 0)
-        if path and not path[0].startswith("@"):
-            element = self.sizer([*path, "@items"]) or UNKNOWN
+        if target.id in self.checked.elements:
+            element = self.element_size(target)
             size = Size(_mul(count.min, element.min), _mul(count.max, element.max))
         if args:
             separator = self.size_or_unknown(args[0])
             size = size.add(Size(_mul(separator.min, max(count.min - 1, 0)), _mul(separator.max, max(count.max - 1, 0))))
-        return size
-
-    def kubernetes_function(self, e: Expr) -> Cost | None:
-        """Kubernetes' own estimates (its library's CostEstimator.EstimateCallCost), before its arguments."""
-        args = e.args
-        if e.name == "check":
-            return Cost(AUTHZ_CHECK, AUTHZ_CHECK)
-        if e.name in ("fieldSelector", "labelSelector") and len(args) == 1:
-            size = self.size_or_unknown(args[0])
-            requirements = _cost_factor(size.times(SELECTOR_REQUIREMENTS), SELECTOR_REQUIREMENT_COST)
-            return Cost(LIST_CREATE, LIST_CREATE).add(size.times(STRING_TRAVERSAL)).add(requirements)
-        if e.name == "validate" and e.target is not None and len(args) == 1:
-            return _cost_factor(self.size_or_unknown(args[0]).times(STRING_TRAVERSAL), FORMAT_REGEX * REGEX_LENGTH)
-        if e.name == "_?._" and len(args) == 2 and args[0].kind == "call" and args[0].name in CARRIERS:
-            return ZERO  # the select apiserver/cel/optionals.py adds: no part of the expression as written
-        if e.name == "_==_" and len(args) == 2:
-            kind = self.type_of(args[0])
-            if kind == self.type_of(args[1]) and kind.startswith("struct:"):
-                if kind.removeprefix("struct:") in UNIT_EQUALITY:
-                    return ONE
-                if kind == "struct:kubernetes.NamedFormat":
-                    return Cost(1, _factor(MAX_FORMAT_NAME, STRING_TRAVERSAL))
-        return None
+        return size.times(STRING_TRAVERSAL), size
 
 
 def _cost_factor(cost: Cost, factor: float) -> Cost:
@@ -404,8 +492,16 @@ SELECTOR_REQUIREMENT_COST = LIST_CREATE + STRUCT_CREATE
 FORMAT_REGEX = 128  # cel.MaxNameFormatRegexSize
 MAX_FORMAT_NAME = 64  # cel.MaxFormatSize
 CARRIERS = ("validate", "format.named")
+# Functions Kubernetes' estimator charges 1: authorizer builders and accessors, quantity, semver,
+# URL, IP and CIDR accessors, and format.named.
+_NOMINAL = frozenset({
+    "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason", "error",
+    "errored", "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
+    "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger", "asApproximateFloat",
+    "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor", "patch", "getScheme", "getHostname",
+    "getHost", "getPort", "getEscapedPath", "getQuery"})
 UNIT_EQUALITY = frozenset({
-    "kubernetes.Quantity", "kubernetes.URL", "net.IP", "net.CIDR", "kubernetes.authorization.Authorizer",
+    "kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL", "net.IP", "net.CIDR", "kubernetes.authorization.Authorizer",
     "kubernetes.authorization.PathCheck", "kubernetes.authorization.GroupCheck",
     "kubernetes.authorization.ResourceCheck", "kubernetes.authorization.Decision"})
 

@@ -8,8 +8,10 @@ embedded resource) also declares `apiVersion`, `kind` and `metadata.{name,genera
 cel-expr-python type-checks against protobuf messages, so the declared type is a message built from the
 schema into the shared pool (proto2, so `has()` means presence); lists and maps nested directly in a
 list or map, which a message cannot hold, become `google.protobuf.Value` (dyn), as does `dyn` itself.
-So do numbers: cel-go checks `self.ratio >= 0` (double against int) with Kubernetes' cross-type numeric
-comparisons, which cel-expr-python's checker does not offer, while its runtime compares them.
+Numbers are doubles, as upstream declares them (`self.ratio == 1` does not compile); cel-go also
+checks `self.ratio >= 0` with Kubernetes' cross-type numeric comparisons, which cel-expr-python's
+checker does not offer, so apiserver/cel/environment.py checks such an expression again with dyn
+variables.
 Evaluation binds plain Python values (the runtime reads maps as objects); `bind` converts only what
 the declared type changes (numbers declared `number`, formatted strings, escaped names), and is `None`
 when the whole subtree needs nothing.
@@ -31,6 +33,7 @@ from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, duration_pb2, timestamp_pb2
 
 from apiserver.cel.opaque import POOL, add_file, unique_file_name
+from apiserver.crd import durations
 
 Schema = dict[str, Any]
 Binder = Callable[[Any], Any]
@@ -41,6 +44,8 @@ _RESERVED = {"true", "false", "null", "in", "as", "break", "const", "continue", 
 _ESCAPES = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}
 _ESCAPABLE = re.compile(r"[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*")
 _TO_ESCAPE = re.compile(r"__|[./-]")
+# reserved words that still parse after a dot (`self.namespace`), unlike `in`, `true`, `false`, `null`
+_KEYWORD_FIELD = re.compile(r"(?!(?:in|true|false|null)$)[a-z]+")
 _SCALARS = {"integer": (F.TYPE_INT64, cel.Type.INT), "number": (F.TYPE_DOUBLE, cel.Type.DOUBLE),
             "boolean": (F.TYPE_BOOL, cel.Type.BOOL), "string": (F.TYPE_STRING, cel.Type.STRING)}
 _FORMATTED = {"byte": (F.TYPE_BYTES, None, cel.Type.BYTES),
@@ -75,7 +80,9 @@ def _kind(schema: Schema) -> str:
             return "object"
         if isinstance(schema.get("additionalProperties"), dict):
             return "map"
-        return "dyn" if schema.get("x-kubernetes-preserve-unknown-fields") else "object"
+        # SchemaDeclType ignores x-kubernetes-preserve-unknown-fields: an object without properties
+        # declares no fields, so a rule naming an unknown one does not compile.
+        return "object"
     if kind == "array":
         return "list" if isinstance(schema.get("items"), dict) else "dyn"
     return kind if kind in _SCALARS else "dyn"
@@ -109,7 +116,7 @@ class _Builder:
         if formatted is not None:
             return Declared(formatted[2], _FORMAT_BINDERS[schema["format"]])
         if kind == "number":
-            return Declared(cel.Type.DYN, _to_float)
+            return Declared(cel.Type.DOUBLE, _to_float)
         return Declared(_SCALARS[kind][1], None)
 
     def message(self, schema: Schema, root: bool) -> str:
@@ -126,6 +133,10 @@ class _Builder:
             if field_name is None or not isinstance(sub, dict):
                 continue
             self.field(message, field_name, number, sub)
+            if _KEYWORD_FIELD.fullmatch(key) and key in _RESERVED:
+                # upstream's type provider finds `self.namespace` as `self.__namespace__` too
+                # (recognizeKeywordAsFieldName); numbered past every property's own
+                self.field(message, key, len(properties) + number, sub)
         return f"{self.package}.{message.name}"
 
     def field(self, message: Any, name: str, number: int, schema: Schema) -> None:
@@ -156,8 +167,6 @@ class _Builder:
                 added = message.field.add(name=name, number=number, type=formatted[0], label=label)
                 if formatted[1]:
                     added.type_name = formatted[1]
-            elif kind == "number":
-                message.field.add(name=name, number=number, type=F.TYPE_MESSAGE, label=label, type_name=_DYN)
             else:
                 message.field.add(name=name, number=number, type=_SCALARS[kind][0], label=label)
 
@@ -218,17 +227,12 @@ def _to_timestamp(value: Any) -> Any:
     return stamp
 
 
-_DURATION = re.compile(r"(-?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+")
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
 def _to_duration(value: Any) -> Any:
-    if not isinstance(value, str) or not _DURATION.fullmatch(value):
+    seconds = durations.parse_duration(value) if isinstance(value, str) else None
+    if seconds is None:
         return value
-    seconds = sum(float(n) * _UNITS[u] for n, u in _DURATION_PART.findall(value))
     duration = duration_pb2.Duration()
-    duration.FromTimedelta(datetime.timedelta(seconds=-seconds if value.startswith("-") else seconds))
+    duration.FromTimedelta(datetime.timedelta(seconds=seconds))
     return duration
 
 
@@ -243,7 +247,11 @@ def _object_binder(schema: Schema) -> Binder | None:
         if name is None or not isinstance(sub, dict):
             continue
         fields[key] = (name, declare_binder(sub))
-    if all(name == key and bind is None for key, (name, bind) in fields.items()):
+    # A nullable property set to null is absent to CEL (`has()` is false), as upstream's object values
+    # answer IsSet for null.
+    nullable = frozenset(key for key, sub in (schema.get("properties") or {}).items()
+                         if isinstance(sub, dict) and sub.get("nullable") is True)
+    if not nullable and all(name == key and bind is None for key, (name, bind) in fields.items()):
         return None
 
     def bind(value: Any) -> Any:
@@ -251,8 +259,12 @@ def _object_binder(schema: Schema) -> Binder | None:
             return value
         bound = {}
         for key, item in value.items():
+            if item is None and key in nullable:
+                continue
             name, inner = fields.get(key, (key, None))
             bound[name] = inner(item) if inner is not None and item is not None else item
+            if name != key and key in _RESERVED:
+                bound[key] = bound[name]
         return bound
     return bind
 

@@ -84,17 +84,19 @@ class Program:
 _COMPOSITE = (cel.Type.LIST, cel.Type.MAP)
 
 
-def _extensions(as_written: bool, checking: bool) -> list[Any]:
-    functions = library.declarations() + formats.declarations(as_written) + authz.declarations(checking)
+def _extensions(as_written: bool, checking: bool, probing: bool = False) -> list[Any]:
+    functions = library.declarations(checking, probing) + formats.declarations(as_written) + \
+        authz.declarations(checking)
     rewritten = [] if as_written else macroruntime.extensions(checking)  # what macros.py rewrites call
-    return [ext_optional.ExtOptional(), ext_strings.ExtStrings(), cel.CelExtension("k8s", functions), *rewritten]
+    # the strings extension at version 2, as upstream's base environment has it (no string reverse())
+    return [ext_optional.ExtOptional(), ext_strings.ExtStrings(2), cel.CelExtension("k8s", functions), *rewritten]
 
 
 @lru_cache(maxsize=64)
-def _checking_env(variables: tuple[tuple[str, str], ...], as_written: bool = True) -> Any:
+def _checking_env(variables: tuple[tuple[str, str], ...], as_written: bool = True, probing: bool = False) -> Any:
     with _LOCK:
         return cel.NewEnv(POOL, config=macros.config(), variables={name: _type(sig) for name, sig in variables},
-                          extensions=_extensions(as_written, True))
+                          extensions=_extensions(as_written, True, probing))
 
 
 _TYPES: dict[str, Any] = {}
@@ -187,7 +189,8 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
     try:
         checked = env.compile(written)
     except RuntimeError as error:
-        message = compile_message(str(error))
+        as_written = prepared is None or not prepared.rewritten
+        message = compile_message(_member_call_error(written, variables, as_written, str(error)))
         if prepared is not None:
             message = by_location(macros.restore_positions(message, prepared))
         if not source:
@@ -210,6 +213,18 @@ def _compile(source: str, variables: tuple[tuple[str, str], ...]) -> Program:
     return Program(source, output, used, _executable(source), checked)
 
 
+def _member_call_error(source: str, variables: tuple[tuple[str, str], ...], as_written: bool, error: str) -> str:
+    """cel-cpp finds no such function where a global-only one is called as a member; cel-go names the
+    overload that does not match and its operands: the check is made again with such calls probed."""
+    if not any(f"undeclared reference to '{name}'" in error for name in library.GLOBAL_ONLY):
+        return error
+    try:
+        _checking_env(variables, as_written, True).compile(source)
+    except RuntimeError as probed:
+        return str(probed)
+    return error
+
+
 def _type_name(cel_type: Any) -> str:
     name = str(cel_type.name())
     if "optional_type<" in name:
@@ -225,6 +240,8 @@ _PREFIX = re.compile(r"^[A-Z_]+: ")
 _SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 _UNDEFINED_FIELD = re.compile(r"undefined field '([^']*)' not found in struct '[^']*'")
 _NO_SELECTION = re.compile(r"expression of type '([^']*)' cannot be the operand of a select operation")
+# cel-go names the well-known timestamp and duration types as CEL does in an overload's operands
+_WELL_KNOWN_OPERANDS = re.compile(r"applied to '[^'\n]*'")
 
 
 _NO_OVERLOAD = re.compile(r"^ERROR: <input>:\d+:(\d+): found no matching overload for '([^']*)' applied to '\((.*)\)'$")
@@ -329,6 +346,8 @@ def compile_message(text: str) -> str:
     text = _SUFFIX.sub("", _PREFIX.sub("", text.strip()))
     text = _UNDEFINED_FIELD.sub(r"undefined field '\1'", text)
     text = _NO_SELECTION.sub(r"type '\1' does not support field selection", text)
+    text = _WELL_KNOWN_OPERANDS.sub(lambda found: found.group(0).replace("google.protobuf.Timestamp", "timestamp")
+                                    .replace("google.protobuf.Duration", "duration"), text)
     return by_location("\n".join(_qualified_references(_member_calls(text.split("\n")))))
 
 
@@ -345,4 +364,35 @@ def runtime_message(text: str) -> str:
         return "no such overload"
     if text == "divide by zero":
         return "division by zero"
-    return text
+    if (index := _INDEX_ERROR.fullmatch(text)) is not None:
+        return f"index out of bounds: {index.group(1)}"
+    if (conversion := _CONVERSION_ERROR.fullmatch(text)) is not None:
+        return f"type conversion error from '{conversion.group(1)}' to '{conversion.group(2)}'"
+    if (regex := _REGEX_ERROR.fullmatch(text)) is not None:
+        code = _RE2_TO_GO.get(regex.group(1), regex.group(1))
+        return f"error parsing regexp: {code}: `{regex.group(2) or ''}`"
+    return _CONVERSIONS.get(text, text)
+
+
+# cel-cpp's list index error, and cel-go's for an index of a variable's list (its attribute's).
+_INDEX_ERROR = re.compile(r"Index error: index=(-?\d+) size=\d+")
+_CONVERSION_ERROR = re.compile(r"cannot convert (string|int|uint|double|bytes) to (int|uint|double|string|bytes)")
+# RE2's words for a regular expression that does not parse, and Go's regexp/syntax's.
+_REGEX_ERROR = re.compile(r"invalid regular expression: ([^:]+)(?:: (.*))?", re.DOTALL)
+_RE2_TO_GO = {"missing )": "missing closing )", "missing ]": "missing closing ]", "unexpected )": "unexpected )",
+              "trailing \\": "trailing backslash at end of expression",
+              "no argument for repetition operator": "missing argument to repetition operator",
+              "missing argument to repetition operator": "missing argument to repetition operator",
+              "bad repetition operator": "invalid nested repetition operator",
+              "invalid repetition size": "invalid repeat count", "bad repetition count": "invalid repeat count",
+              "bad character class range": "invalid character class range",
+              "bad character class": "invalid character class", "invalid escape sequence": "invalid escape sequence",
+              "invalid perl operator": "invalid or unsupported Perl syntax",
+              "invalid named capture group": "invalid named capture", "invalid UTF-8": "invalid UTF-8"}
+
+
+# cel-cpp's words for a string that is no duration or timestamp, and cel-go's.
+_CONVERSIONS = {"String to Duration conversion failed": "type conversion error from 'string' to "
+                                                        "'google.protobuf.Duration'",
+                "String to Timestamp conversion failed": "type conversion error from 'string' to "
+                                                         "'google.protobuf.Timestamp'"}

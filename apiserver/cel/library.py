@@ -2,14 +2,14 @@
 
 Upstream's base environment (`k8s.io/apiserver/pkg/cel/environment/base.go`) adds to CEL's standard
 library and cel-go's strings extension (v2, here cel-expr-python's own): url, regex (`find`,
-`findAll`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), quantity, sets, ip,
-cidr, `jsonpatch.escapeKey`, and cel-go's lists extension (`lists.range`, `flatten`, `distinct`,
-`reverse`, `slice`, `sort`). The format library is apiserver/cel/formats.py (its optional results run
-through apiserver/cel/optionals.py), the authorizer library apiserver/cel/authz.py. Left out, because
-cel-expr-python cannot add a two-variable macro: the lists extension's `sortBy`, two-variable
-comprehensions; not yet ported: the lists extension's `first`/`last` (optional results, which
-optionals.py could now carry) and semver; and `string(cidr)`, because its runtime tells messages apart
-only as messages, so one `string` overload for a message can exist (`string(ip)`).
+`findAll`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), quantity, semver
+(apiserver/cel/semver.py), sets, ip, cidr, `jsonpatch.escapeKey`, and cel-go's lists extension
+(`lists.range`, `flatten`, `distinct`, `reverse`, `slice`, `sort`; `sortBy` and two-variable
+comprehensions are apiserver/cel/macros.py's). The format library is apiserver/cel/formats.py (its
+optional results run through apiserver/cel/optionals.py), the authorizer library apiserver/cel/authz.py.
+Not yet ported: the lists extension's `first`/`last` (optional results, which optionals.py could now
+carry); and `string(cidr)`, because its runtime tells messages apart only as messages, so one `string`
+overload for a message can exist (`string(ip)`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ from cel_expr_python import cel
 
 from apiserver.cel import netlib
 from apiserver.cel import quantity as q
+from apiserver.cel import semver as sv
 
 T = cel.Type
 QUANTITY = T("kubernetes.Quantity")
+SEMVER = T("kubernetes.Semver")
 URL = T("kubernetes.URL")
 IP = T("net.IP")
 CIDR = T("net.CIDR")
@@ -63,13 +65,13 @@ def _sum(items: list[Any]) -> Any:
 
 def _min(items: list[Any]) -> Any:
     if not items:
-        raise ListError("min(list) called on empty list")
+        raise ListError("min called on empty list")
     return min(items)
 
 
 def _max(items: list[Any]) -> Any:
     if not items:
-        raise ListError("max(list) called on empty list")
+        raise ListError("max called on empty list")
     return max(items)
 
 
@@ -124,13 +126,37 @@ def _overload(name: str, ret: Any, params: list[Any], impl: Callable[..., Any], 
     return cel.Overload(name, ret, params, is_member=member, impl=impl)
 
 
-def _function(name: str, *overloads: Any) -> Any:
-    return cel.FunctionDecl(name, list(overloads))
+def _by_type(on_quantity: Callable[[Any, Any], Any], on_semver: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """A comparison whose body picks the quantity's or the version's by the message it is given."""
+    def compare(value: Any, other: Any) -> Any:
+        semver = value.DESCRIPTOR.full_name == "kubernetes.Semver"
+        return (on_semver if semver else on_quantity)(value, other)
+    return compare
 
 
-def declarations() -> list[Any]:
-    """Every function the libraries add, ready for `cel.NewEnv(functions=...)`."""
+
+
+# Functions upstream declares global only, which a member call (`quantity(x).sign()`) does not find.
+_NEVER = T.List(T.List(T.BYTES))  # what a probe's member overload takes: no operand of these functions is one
+GLOBAL_ONLY = ("quantity", "isQuantity", "sign", "semver", "isSemver", "url", "isURL", "isIP", "cidr", "isCIDR",
+                "jsonpatch.escapeKey")
+
+
+def declarations(checking: bool = True, probing: bool = False) -> list[Any]:
+    """Every function the libraries add, ready for `cel.NewEnv(functions=...)`. The runtime tells
+    messages apart only as messages, so where a quantity's and a version's overloads share a name, the
+    environment that runs unchecked programs has one overload whose body picks by the message."""
     S, I, B, D = T.STRING, T.INT, T.BOOL, T.DOUBLE
+
+    def semver_twin(overload: Any) -> list[Any]:
+        return [overload] if checking else []
+
+    def _function(name: str, *overloads: Any) -> Any:
+        # Probing, a member call of a global-only function finds an overload that never matches, so that
+        # the checker names the call's operand types as cel-go's "no matching overload" does.
+        probe = [_overload(f"{name}_member_probe", T.BOOL, [_NEVER], lambda _: False, True)] \
+            if probing and name in GLOBAL_ONLY else []
+        return cel.FunctionDecl(name, [*overloads, *probe])
     return [
         _function("find", _overload("string_find_string", S, [S, S], _find, True)),
         _function("findAll", _overload("string_find_all_string", STRINGS, [S, S], _find_all, True),
@@ -157,7 +183,7 @@ def declarations() -> list[Any]:
                                                    lambda key: key.replace("~", "~0").replace("/", "~1"))),
         _function("quantity", _overload("string_to_quantity", QUANTITY, [S], q.quantity)),
         _function("isQuantity", _overload("is_quantity_string", B, [S], q.is_quantity)),
-        _function("sign", _overload("quantity_sign", I, [QUANTITY], q.sign, True)),
+        _function("sign", _overload("quantity_sign", I, [QUANTITY], q.sign)),  # a global function upstream
         _function("isInteger", _overload("quantity_is_integer", B, [QUANTITY], q.is_integer, True)),
         _function("asInteger", _overload("quantity_get_integer", I, [QUANTITY], q.as_integer, True)),
         _function("asApproximateFloat",
@@ -166,11 +192,24 @@ def declarations() -> list[Any]:
                   _overload("quantity_add_int", QUANTITY, [QUANTITY, I], q.add, True)),
         _function("sub", _overload("quantity_sub", QUANTITY, [QUANTITY, QUANTITY], q.sub, True),
                   _overload("quantity_sub_int", QUANTITY, [QUANTITY, I], q.sub, True)),
-        _function("compareTo", _overload("quantity_compare_to", I, [QUANTITY, QUANTITY], q.compare_to, True)),
+        _function("compareTo", _overload("quantity_compare_to", I, [QUANTITY, QUANTITY],
+                                         _by_type(q.compare_to, sv.compare_to), True),
+                  *semver_twin(_overload("semver_compare_to", I, [SEMVER, SEMVER], sv.compare_to, True))),
         _function("isGreaterThan",
-                  _overload("quantity_is_greater_than", B, [QUANTITY, QUANTITY], q.is_greater_than, True)),
+                  _overload("quantity_is_greater_than", B, [QUANTITY, QUANTITY],
+                            _by_type(q.is_greater_than, sv.is_greater_than), True),
+                  *semver_twin(_overload("semver_is_greater_than", B, [SEMVER, SEMVER], sv.is_greater_than, True))),
         _function("isLessThan",
-                  _overload("quantity_is_less_than", B, [QUANTITY, QUANTITY], q.is_less_than, True)),
+                  _overload("quantity_is_less_than", B, [QUANTITY, QUANTITY],
+                            _by_type(q.is_less_than, sv.is_less_than), True),
+                  *semver_twin(_overload("semver_is_less_than", B, [SEMVER, SEMVER], sv.is_less_than, True))),
+        _function("semver", _overload("string_to_semver", SEMVER, [S], sv.semver),
+                  _overload("string_bool_to_semver", SEMVER, [S, B], sv.semver)),
+        _function("isSemver", _overload("is_semver_string", B, [S], sv.is_semver),
+                  _overload("is_semver_string_bool", B, [S, B], sv.is_semver)),
+        _function("major", _overload("semver_major", I, [SEMVER], sv.major, True)),
+        _function("minor", _overload("semver_minor", I, [SEMVER], sv.minor, True)),
+        _function("patch", _overload("semver_patch", I, [SEMVER], sv.patch, True)),
         _function("url", _overload("string_to_url", URL, [S], netlib.url)),
         _function("isURL", _overload("is_url_string", B, [S], netlib.is_url)),
         _function("getScheme", _overload("url_get_scheme", S, [URL], netlib.get_scheme, True)),

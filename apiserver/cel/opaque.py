@@ -2,7 +2,8 @@
 
 cel-expr-python runs Python functions whose values must be CEL values; it has no opaque Python types
 at run time ("Unimplemented type"), but it does carry protobuf messages. So each of Kubernetes' opaque
-types (`kubernetes.Quantity`, `kubernetes.URL`, `kubernetes.NamedFormat`, `net.IP`, `net.CIDR`) is a one-field message under the
+types (`kubernetes.Quantity`, `kubernetes.URL`, `kubernetes.NamedFormat`, `kubernetes.Semver`, `net.IP`,
+`net.CIDR`) is a one-field message under the
 same full name upstream gives it, so `type(quantity('1'))` prints as it does there, and the declared
 schemas of custom resources (apiserver/cel/declared.py) are added to the same pool.
 """
@@ -32,8 +33,9 @@ for _well_known in (struct_pb2, timestamp_pb2, duration_pb2):
     POOL.Add(_proto)
 
 # One string field holds what the value is: a quantity's exact amount as a fraction "p/q" (so equal
-# amounts are equal messages), a URL's text, an address's or prefix's canonical text, a format's name.
-_OPAQUE = {"kubernetes": ("Quantity", "URL", "NamedFormat"), "net": ("IP", "CIDR")}
+# amounts are equal messages), a URL's text, an address's or prefix's canonical text, a format's name, a
+# version's text.
+_OPAQUE = {"kubernetes": ("Quantity", "URL", "NamedFormat", "Semver"), "net": ("IP", "CIDR")}
 
 
 def add_file(proto: descriptor_pb2.FileDescriptorProto) -> None:
@@ -75,6 +77,7 @@ def _message_class(full_name: str) -> Any:
 Quantity = _message_class("kubernetes.Quantity")
 URL = _message_class("kubernetes.URL")
 NamedFormat = _message_class("kubernetes.NamedFormat")
+Semver = _message_class("kubernetes.Semver")
 IP = _message_class("net.IP")
 CIDR = _message_class("net.CIDR")
 JSONPatch = _message_class("JSONPatch")

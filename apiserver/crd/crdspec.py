@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from apiserver import errors
 from apiserver.crd import crvalidation
 from apiserver.crd.webhookconversion import WebhookConversion, webhook_conversion
 from apiserver.errors import FieldError
@@ -78,6 +79,7 @@ class CustomVersion:
     def __init__(self, crd: dict[str, Any], version: dict[str, Any], storage_version: str) -> None:
         spec = crd["spec"]
         self.crd_name: str = crd["metadata"]["name"]
+        self.kind: str = spec["names"]["kind"]
         self.created: str = crd["metadata"].get("creationTimestamp", "")
         self.version = version
         self.storage_version = storage_version
@@ -99,8 +101,12 @@ class CustomVersion:
         return crd_printer(self.version)
 
     def prepare(self, obj: dict[str, Any]) -> None:
-        """Prunes unknown fields and fills schema defaults, in place, as upstream does while decoding."""
+        """Prunes unknown fields, coerces embedded resources and fills schema defaults, in place, as
+        upstream does while decoding."""
         crschema.prune(obj, self.schema)
+        if (mistyped := crvalidation.embedded_type_error(obj, self.schema)) is not None:
+            raise errors.bad_request(f'{self.kind} in version "{self.version["name"]}" cannot be handled as a {self.kind}: '
+                                     f"{mistyped.path}: {mistyped.message}")
         crschema.default(obj, self.schema)
 
     @functools.cached_property

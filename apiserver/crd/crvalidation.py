@@ -1,7 +1,8 @@
 """A custom resource's validation after its metadata, in the order upstream's customResourceStrategy
 .Validate runs it (apiextensions-apiserver/pkg/registry/customresource/strategy.go and validator.go):
 the OpenAPI schema (kinds/crschema.py), the scale subresource's replicas and selector
-(ValidateScaleSpec, ValidateScaleStatus), list-type set and map uniqueness (schema/listtype), then the
+(ValidateScaleSpec, ValidateScaleStatus), embedded resources (schema/objectmeta), list-type set and map
+uniqueness (schema/listtype), then the
 x-kubernetes-validations rules, which are not run when an earlier error would make them misleading.
 """
 
@@ -11,7 +12,8 @@ from typing import Any
 
 from apiserver.errors import FieldError
 from apiserver.kinds import crschema, crvalidations
-from apiserver.registry import field
+from apiserver.kinds.validation import dns1035_label
+from apiserver.registry import field, meta
 from columns.gofmt import json_text
 
 Obj = dict[str, Any]
@@ -133,6 +135,80 @@ def list_problems(value: Any, schema: Schema | None, path: str) -> list[FieldErr
     return found
 
 
+def _group_version_error(api_version: str) -> str | None:
+    """schema.ParseGroupVersion's error: more than one slash."""
+    if api_version in ("", "/") or api_version.count("/") <= 1:
+        return None
+    return f"unexpected GroupVersion string: {api_version}"
+
+
+def _embedded_resource(value: Obj, path: str) -> list[FieldError]:
+    """validateEmbeddedResource: apiVersion and kind required and well-formed, metadata as an object's."""
+    found: list[FieldError] = []
+    for key in ("apiVersion", "kind"):
+        if key not in value:
+            found.append(field.required(f"{path}.{key}"))
+    for key, item in value.items():
+        at = f"{path}.{key}"
+        if key in ("apiVersion", "kind") and not isinstance(item, str):
+            found.append(field.invalid(at, item, "must be a string"))
+        elif key in ("apiVersion", "kind") and not item:
+            found.append(field.invalid(at, item, "must not be empty"))
+        elif key == "apiVersion" and (error := _group_version_error(item)) is not None:
+            found.append(field.invalid(at, item, error))
+        elif key == "kind" and (errors := dns1035_label(item.lower())):
+            found.append(field.invalid(at, item, "may have mixed case, but should otherwise match: " + ",".join(errors)))
+        elif key == "metadata" and isinstance(item, dict):
+            # an embedded object needs no name: upstream validates it as "fakename"
+            named = {**item, "name": item.get("name") or "fakename"}
+            found += [FieldError(p.kind, f"{path}.{p.path}", p.message)
+                      for p in meta.validate(named, bool(item.get("namespace")), meta.path_segment, kube=False)]
+    return found
+
+
+def embedded_type_error(value: Any, schema: Schema | None, path: str = "") -> FieldError | None:
+    """The coercion a request's body meets while it is decoded (schemaobjectmeta.Coerce): an embedded
+    resource's apiVersion or kind that is no string fails the decoding, not the validation."""
+    if not isinstance(schema, dict):
+        return None
+    if isinstance(value, dict):
+        properties, extra = schema.get("properties") or {}, schema.get("additionalProperties")
+        for key, item in value.items():
+            if schema.get("x-kubernetes-embedded-resource") and key in ("apiVersion", "kind") \
+                    and not isinstance(item, str):
+                return field.invalid(f"{path}.{key}" if path else key, item, "must be a string")
+            inner = properties.get(key) if key in properties else extra if isinstance(extra, dict) else None
+            child = (f"{path}.{key}" if path else key) if key in properties else f"{path}[{key}]"
+            if (found := embedded_type_error(item, inner, child)) is not None:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            if (found := embedded_type_error(item, schema.get("items"), f"{path}[{i}]")) is not None:
+                return found
+    return None
+
+
+def embedded_problems(value: Any, schema: Schema | None, path: str = "") -> list[FieldError]:
+    """schemaobjectmeta.Validate below a custom resource's root: each x-kubernetes-embedded-resource
+    value is a resource of its own."""
+    if not isinstance(schema, dict):
+        return []
+    found: list[FieldError] = []
+    if isinstance(value, dict):
+        if schema.get("x-kubernetes-embedded-resource"):
+            found += _embedded_resource(value, path)
+        properties, extra = schema.get("properties") or {}, schema.get("additionalProperties")
+        for key, item in value.items():
+            if key in properties:
+                found += embedded_problems(item, properties[key], f"{path}.{key}" if path else key)
+            elif isinstance(extra, dict):
+                found += embedded_problems(item, extra, f"{path}[{key}]")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += embedded_problems(item, schema.get("items"), f"{path}[{i}]")
+    return found
+
+
 def _status_problems(obj: Obj, schema: Schema | None) -> list[FieldError]:
     """ValidateStatusUpdate's schema check: the status against its own schema, so messages name fields
     from there ("replicas in body") while their paths start at the object ("status.replicas")."""
@@ -161,6 +237,7 @@ def problems(
             crschema.validate(obj, schema)
             + scale_spec_problems(obj, scale)
             + scale_status_problems(obj, scale)
+            + embedded_problems(obj, schema)
         )
     listed = list_problems(obj, schema, "")
     # An update is held to list uniqueness only if the old object was (upstream's ratcheting).

@@ -377,8 +377,7 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
         await response(scope, receive, send)
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
-        return _error_response(errors.method_not_allowed(
-            "the server does not allow this method on the requested resource"), request)
+        return _error_response(errors.method_not_allowed(), request)
 
     site = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: internal},
                      lifespan=lifespan)
@@ -441,8 +440,10 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
                     user=user if writes else None)
     if writes:
         request.scope[_WRITE] = target  # what admission adds to the audit record is read from it after
+    if name is not None and subresource is None and not any(rt.allows(v) for v in _NAMED_VERBS):
+        raise errors.resource_not_found()  # a create-only resource (a review) has no route by name at all
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
-        raise errors.method_not_allowed(f"{verb} is not supported on resources of kind {rt.qualified_name!r}")
+        raise errors.method_not_allowed()
     if rt.namespaced and verb in ("create",) and not namespace:
         raise errors.resource_not_found()
     if parsed.subresource is not None and not rt.group and kubelet.handles(rt.plural, parsed.subresource):
@@ -579,6 +580,7 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 
 _OBJECT_VERBS = {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+_NAMED_VERBS = ("get", "update", "patch", "delete")
 
 
 def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) -> str:
@@ -588,15 +590,15 @@ def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) ->
         return "get" if has_name else "list"
     if method == "POST":
         if has_name and not subresource:  # a POST to an object's subresource creates (an eviction, a binding)
-            raise errors.method_not_allowed("POST is not supported on a named resource")
+            raise errors.method_not_allowed()
         return "create"
     if not has_name:
         if method == "DELETE":
             return "deletecollection"
-        raise errors.method_not_allowed(f"{method} is not supported on a collection")
+        raise errors.method_not_allowed()
     verb = _OBJECT_VERBS.get(method)
     if verb is None:  # HEAD, which the router lets through wherever GET goes; kube-apiserver routes no HEAD
-        raise errors.method_not_allowed(f"{method} is not supported on a named resource")
+        raise errors.method_not_allowed()
     return verb
 
 

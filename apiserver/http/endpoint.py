@@ -390,7 +390,7 @@ class Endpoint:
         """POST to a named object's subresource: pods/binding is the one served."""
         subresource = t.rt.subresource(t.subresource or "")
         if subresource is None or subresource.kind != "Binding":
-            raise errors.method_not_allowed(f"create is not supported on {t.rt.plural}/{t.subresource}")
+            raise errors.method_not_allowed()
         body, warnings = self._decoded_binding(t, raw, content_type)
         return await self._bind(t, body, t.name or "", t, warnings)
 

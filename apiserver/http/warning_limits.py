@@ -14,6 +14,8 @@ import json
 
 from starlette.responses import Response
 
+from apiserver.admission.chain import warning_line
+
 TRUNCATE_AT_TOTAL_RUNES = 4 * 1024
 TRUNCATE_ITEM_RUNES = 256
 _PREFIX = b'299 - "'
@@ -59,11 +61,12 @@ def recorded(texts: list[str]) -> list[str]:
 
 
 def _text(value: bytes) -> str:
-    """A warning's text: every line here is `299 - "..."`, its text a JSON-compatible quoted string."""
+    """A warning's text: every line here is `299 - "..."`, its text a quoted string whose escapes are
+    JSON's, its other characters UTF-8 (as upstream writes them)."""
     if not value.startswith(_PREFIX):
-        return value.decode("latin-1")
-    return str(json.loads(value[len(_PREFIX) - 1:].decode("latin-1")))
+        return value.decode("utf-8", "replace")
+    return str(json.loads(value[len(_PREFIX) - 1:].decode("utf-8", "replace"), strict=False))
 
 
 def _line(text: str) -> bytes:
-    return b"299 - " + json.dumps(text).encode("latin-1")
+    return warning_line(text).encode("latin-1")

@@ -83,10 +83,13 @@ def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | No
     rules = schema.get("x-kubernetes-validations")
     if isinstance(rules, list) and rules:
         _check_rules(schema, rules, path, root, uncorrelatable, cardinality, walk)
+    # An atomic struct's properties have no old values; an atomic map's values still do (upstream
+    # forbids oldSelf by MapIsCorrelatable for properties only).
+    atomic = uncorrelatable or (path if schema.get("x-kubernetes-map-type") == "atomic" else None)
     for key, sub in (schema.get("properties") or {}).items():
         if isinstance(sub, dict):
             _check_level(sub, f"{path}.properties[{key}]", bool(sub.get("x-kubernetes-embedded-resource")),
-                         uncorrelatable, cardinality, walk)
+                         atomic, cardinality, walk)
     items = schema.get("items")
     if isinstance(items, dict):
         at = f"{path}.items"
@@ -96,8 +99,7 @@ def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | No
     additional = schema.get("additionalProperties")
     if isinstance(additional, dict):
         at = f"{path}.additionalProperties"
-        lost = uncorrelatable or (path if schema.get("x-kubernetes-map-type") == "atomic" else None)
-        _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), lost,
+        _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), uncorrelatable,
                      _times(cardinality, schema.get("maxProperties")), walk)
 
 
@@ -142,11 +144,16 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
                 level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be non-empty if specified"))
             if "\n" in field_path:
                 level.append(_invalid_at(f"{at}.fieldPath", field_path, "must not contain line breaks"))
-            elif normalized_field_path(field_path, schema) is None:
+            if normalized_field_path(field_path, schema) is None:
                 level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be a valid path"))
     problems += level
     if level:
         return  # upstream compiles only a level whose rules are well-formed
+    if not _declarable(schema):
+        problems.append(FieldError("InternalError", f"{path}.x-kubernetes-validations", (
+            "Internal error: internal error: failed to construct type information for x-kubernetes-validations "
+            "rules: unable to convert structural schema to CEL declarations")))
+        return
     self_type = declared.declare(schema, root).cel_type
     sizing = _sizing_schema(schema, root)
     sizer = cost.schema_sizer({"self": sizing, "oldSelf": sizing})
@@ -166,7 +173,8 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
                                                                     STATIC_COST_LIMIT)))
         walk.observe(f"{at}.rule", rule_cost)
         if compiled.message is not None and compiled.message_error is None:
-            message_cost = min(compiled.message.max_cost(sizer) * runs, cost.MAX)
+            # Upstream holds a messageExpression to its own cost, not times how often it may run.
+            message_cost = min(compiled.message.max_cost(sizer), cost.MAX)
             if message_cost > STATIC_COST_LIMIT:
                 problems.append(FieldError("FieldValueForbidden", f"{at}.messageExpression", "Forbidden: " + cost_message(
                     "estimated messageExpression cost", message_cost, STATIC_COST_LIMIT)))
@@ -177,14 +185,30 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
         if compiled.message_error is not None:
             problems.append(FieldError("FieldValueInvalid", f"{at}.messageExpression",
                                        f"Invalid value: {_rule_value(rule)}: {compiled.message_error}"))
-        if compiled.error is None and compiled.uses_old_self and uncorrelatable is not None:
-            problems.append(_invalid_at(f"{at}.rule", rule.get("rule"),
-                                        f"oldSelf cannot be used on the uncorrelatable portion of the schema "
-                                        f"within {uncorrelatable}"))
-        elif compiled.error is None and not compiled.uses_old_self and "optionalOldSelf" in rule:
+        # A rule that does not compile uses no oldSelf, upstream's compileRule finds: its optionalOldSelf
+        # is refused as well.
+        if compiled.error is None and compiled.uses_old_self:
+            if uncorrelatable is not None:
+                problems.append(_invalid_at(f"{at}.rule", rule.get("rule"),
+                                            f"oldSelf cannot be used on the uncorrelatable portion of the schema "
+                                            f"within {uncorrelatable}"))
+        elif rule.get("optionalOldSelf") is not None:
             problems.append(FieldError("FieldValueInvalid", f"{at}.optionalOldSelf",
                                        f"Invalid value: {shown(rule['optionalOldSelf'])}: may not be set if "
                                        "oldSelf is not used in rule"))
+
+
+def _declarable(schema: Schema) -> bool:
+    """Whether SchemaDeclType gives the level a type: not without one (an untyped preserved field), nor
+    a list or map of what has none."""
+    if schema.get("x-kubernetes-int-or-string"):
+        return True
+    kind = schema.get("type")
+    if kind == "array":
+        return isinstance(schema.get("items"), dict) and _declarable(schema["items"])
+    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+        return _declarable(schema["additionalProperties"])
+    return kind in ("object", "string", "integer", "number", "boolean")
 
 
 def _invalid_at(path: str, value: Any, detail: str) -> FieldError:

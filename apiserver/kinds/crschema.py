@@ -21,6 +21,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from apiserver.crd import durations
 from apiserver.errors import FieldError
 from columns.gofmt import format_float, json_text
 
@@ -270,6 +271,7 @@ _FORMATS: dict[str, Callable[[str], bool]] = {
     "ipv4": lambda text: _is_ip(text, 4, "."),
     "ipv6": lambda text: _is_ip(text, 6, ":"),
     "byte": _is_base64,
+    "duration": lambda text: durations.parse_duration(text) is not None,
 }
 
 

@@ -62,10 +62,17 @@ def compile_rule(rule: dict[str, Any], schema: Schema, self_type: Any) -> Compil
     try:
         program = compile_checked(source, variables)
     except CompileError as error:
-        compiled.error = f"compilation failed: {error}"
+        compiled.error = f"compilation failed: {_optional_error(source, self_type) or error}" \
+            if compiled.optional_old_self else f"compilation failed: {error}"
+        compiled.uses_old_self = False  # upstream's compileRule finds no oldSelf in what does not compile
         return compiled
     if program.output not in ("bool", "dyn"):
         compiled.error = "cel expression must evaluate to a bool"
+        compiled.uses_old_self = False
+        return compiled
+    if compiled.optional_old_self and (wrong := _optional_error(source, self_type)) is not None:
+        compiled.error = f"compilation failed: {wrong}"
+        compiled.uses_old_self = False
         return compiled
     compiled.uses_old_self = "oldSelf" in program.variables
     compiled.checked = program
@@ -88,6 +95,33 @@ def compile_rule(rule: dict[str, Any], schema: Schema, self_type: Any) -> Compil
 
 def _wrapped(self_type: Any) -> dict[str, Any]:
     return {"self": self_type, "__oldSelf": self_type, "__hasOldSelf": cel.Type.BOOL}
+
+
+_WRAP_PREFIX = len(_OPTIONAL_WRAP.split("{}")[0]) + len("all") + len(_OPTIONAL_WRAP.split("{}")[1])
+_ERROR_AT = re.compile(r"^(ERROR: <input>:)(\d+):(\d+)(: .*)$")
+_CARET = re.compile(r"^ \| \.*\^$")
+
+
+def _optional_error(source: str, self_type: Any) -> str | None:
+    """The type error of a rule whose oldSelf is an optional (optionalOldSelf), which only the rule
+    wrapped to bind an optional shows, in the rule's own lines and columns; None if it checks."""
+    try:
+        compile_checked(_OPTIONAL_WRAP.format("all", source), _wrapped(self_type))
+    except CompileError as error:
+        lines, out, row = source.split("\n"), [], 0
+        for line in str(error).split("\n"):
+            if (found := _ERROR_AT.match(line)) is not None:
+                row, column = int(found.group(2)), int(found.group(3))
+                column -= _WRAP_PREFIX if row == 1 else 0
+                out.append(f"{found.group(1)}{row}:{column}{found.group(4)}")
+            elif _CARET.match(line):
+                out.append(" | " + line[3 + _WRAP_PREFIX:] if row == 1 else line)
+            elif line.startswith(" | ") and 0 < row <= len(lines):
+                out.append(" | " + lines[row - 1])
+            else:
+                out.append(line)
+        return "\n".join(out)
+    return None
 
 
 _PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]")

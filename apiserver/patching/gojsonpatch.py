@@ -20,6 +20,11 @@ class PatchError(Exception):
     """A patch that cannot be decoded or applied; the message is Go's."""
 
 
+class TestFailed(PatchError):
+    """A `test` operation that failed (Go's ErrTestFailed): a MutatingAdmissionPolicy's patch is then
+    dropped, where any other failure refuses the request."""
+
+
 def decode(raw: Any) -> list[dict[str, Any]]:
     """The operations of a decoded JSON patch (DecodePatch's json.Unmarshal into []Operation)."""
     if not isinstance(raw, list):
@@ -209,7 +214,7 @@ def _test_step(root: Any, operation: dict[str, Any]) -> None:
     expected = operation.get("value")
     if path == "":
         if root != expected:
-            raise PatchError(f"testing value {path} failed: {_TEST_FAILED}")
+            raise TestFailed(f"testing value {path} failed: {_TEST_FAILED}")
         return
     found = _find(root, path)
     if found is None:
@@ -219,7 +224,7 @@ def _test_step(root: Any, operation: dict[str, Any]) -> None:
     except PatchError as exc:
         raise PatchError(f"error in test for path: '{path}': {exc}") from None
     if actual != expected or (isinstance(actual, bool) != isinstance(expected, bool)):
-        raise PatchError(f"testing value {path} failed: {_TEST_FAILED}")
+        raise TestFailed(f"testing value {path} failed: {_TEST_FAILED}")
 
 
 def _copy_step(root: Any, operation: dict[str, Any]) -> None:

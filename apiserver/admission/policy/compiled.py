@@ -4,7 +4,8 @@ Upstream: `admission/plugin/policy/validating/validator.go` and `admission/plugi
 expression is compiled against `dyn` variables (object, oldObject, request, params, namespaceObject,
 variables), as upstream compiles them when it cannot resolve a type, so a policy that compiles here
 compiles there. `variables` are evaluated in order before the validations and bound as a map; a
-variable whose evaluation fails is left out, so an expression that reads it fails in turn.
+variable whose evaluation fails is left out, and an expression that reads it fails with upstream's
+`composited variable "v" fails to evaluate: <error>`, as its lazily evaluated variables answer.
 Decisions carry upstream's messages: `failed expression: <expr>` when a rule has neither message nor
 messageExpression, `expression '<expr>' resulted in error: <error>` for a failed evaluation,
 `compilation failed: ...` for an expression that does not compile.
@@ -25,6 +26,7 @@ _DYN = {name: cel.Type.DYN for name in VARIABLES}
 # A messageExpression is compiled and run without the authorizer (upstream: HasAuthorizer false).
 _DYN_WITHOUT_AUTHORIZER = {name: cel.Type.DYN for name in VARIABLES if name != "authorizer"}
 _MAX_MESSAGE = 5 * 1024
+_NO_SUCH_KEY = "no such key: "
 
 Action = Literal["admit", "deny", "error"]
 
@@ -35,13 +37,28 @@ class Expression:
     program: Program | None
     error: str | None
 
-    def run(self, data: Any) -> tuple[Any, str | None]:
+    def run(self, data: Any, failed: dict[str, str] | None = None) -> tuple[Any, str | None]:
+        """The value, or upstream's error; `failed`: the errors of the variables that failed to evaluate."""
         if self.program is None:
             return None, f"compilation error: {self.error}"
-        outcome = self.program.evaluate(data)
-        if outcome.error is not None:
-            return None, f"expression '{self.source}' resulted in error: {outcome.error}"
+        value, error = _evaluated(self, data, failed or {})
+        if error is not None:
+            return None, f"expression '{self.source}' resulted in error: {error}"
+        return value, None
+
+
+def _evaluated(expression: Expression, data: Any, failed: dict[str, str]) -> tuple[Any, str | None]:
+    """The value or the evaluation's own error. A variable that failed is absent from `variables`, so
+    reading it fails as a missing key: that error is the variable's, as upstream's lazy map answers it."""
+    if expression.program is None:
+        return None, f"compilation error: {expression.error}"
+    outcome = expression.program.evaluate(data)
+    error = outcome.error
+    if error is None:
         return outcome.value, None
+    if error.startswith(_NO_SUCH_KEY) and error[len(_NO_SUCH_KEY):] in failed:
+        error = failed[error[len(_NO_SUCH_KEY):]]
+    return None, error
 
 
 def compile_expression(source: str, want: tuple[str, ...] | None = None, authorizer: bool = True) -> Expression:
@@ -117,11 +134,12 @@ class CompiledPolicy:
         return Decision("deny" if self.failure_policy == "Fail" else "admit", message)
 
     def conditions_match(self, data: dict[str, Any]) -> Decision | bool:
-        """False when a matchCondition is false; a decision when one failed under failurePolicy Fail."""
+        """False when a matchCondition is false; a decision when one failed under failurePolicy Fail.
+        Upstream's matcher evaluates them without the namespace: namespaceObject is null there."""
         if not self.match_conditions:
             return True
         errors = []
-        bound = activation(data)
+        bound = activation({**data, "namespaceObject": None})
         for _, expression in self.match_conditions:
             value, error = expression.run(bound)
             if error is not None:
@@ -134,24 +152,30 @@ class CompiledPolicy:
             return self._for_error(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
         return True
 
-    def bind_variables(self, data: dict[str, Any]) -> None:
+    def bind_variables(self, data: dict[str, Any]) -> dict[str, str]:
+        """Binds `variables` in `data`; answers the errors of those that failed, by name."""
         values: dict[str, Any] = {}
+        failed: dict[str, str] = {}
         data["variables"] = values
         bound = None
         for name, expression in self.variables:
             # A variable that reads others sees those bound so far; the rest share one activation.
             if bound is None or "variables" in expression.source:
                 bound = activation(data)
-            value, error = expression.run(bound)
+            value, error = _evaluated(expression, bound, failed)
             if error is None:
                 values[name] = value
+            else:
+                failed[name] = f'composited variable "{name}" fails to evaluate: {error}'
+        return failed
 
-    def decide(self, bound: Any, data: dict[str, Any]) -> list[Decision]:
-        """The validations' decisions, on the activation of the request's values and variables (`data`)."""
+    def decide(self, bound: Any, data: dict[str, Any], failed: dict[str, str]) -> list[Decision]:
+        """The validations' decisions, on the activation of the request's values and variables (`data`);
+        `failed`: the variables that failed to evaluate."""
         decisions = []
         messages: Any = None
         for validation in self.validations:
-            value, error = validation.expression.run(bound)
+            value, error = validation.expression.run(bound, failed)
             if error is not None:
                 decisions.append(self._for_error(error))
             elif value is not True:
@@ -183,11 +207,11 @@ class CompiledPolicy:
             return validation.message.strip()
         return f"failed expression: {validation.expression.source.strip()}"
 
-    def annotate(self, bound: Any) -> tuple[dict[str, str], list[Decision]]:
+    def annotate(self, bound: Any, failed: dict[str, str]) -> tuple[dict[str, str], list[Decision]]:
         published: dict[str, str] = {}
         failures: list[Decision] = []
         for key, expression in self.audit_annotations:
-            value, error = expression.run(bound)
+            value, error = expression.run(bound, failed)
             if error is not None:
                 failures.append(self._for_error(error))
             elif isinstance(value, str) and value.strip():

@@ -4,8 +4,9 @@
 `resourceRules` and `excludeResourceRules` (operations, apiGroups, apiVersions, resources with
 subresources such as `pods/status` or `*/scale`, scope, resourceNames), `namespaceSelector` (the
 namespace's labels; a cluster-scoped request other than a Namespace always matches) and
-`objectSelector` (the new or the old object's labels). `matchPolicy: Equivalent` matches only the
-requested resource here: this server serves each resource under one group.
+`objectSelector` (the new or the old object's labels). Under `matchPolicy: Equivalent` (the default)
+rules that do not name the requested resource match the resources served from the same objects
+(autoscaling/v2 for an autoscaling/v1 request), and the policy sees the request as of that resource.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from apiserver.admission.attributes import Attributes
+from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource
 from apiserver.controllers.selectors import label_selector_matches
 
 NamespaceLabels = Callable[[str], Mapping[str, str] | None]
+# The resources served from the same stored objects as the request's, each with the kind it serves.
+Equivalents = Callable[[GroupVersionResource, str], list[tuple[GroupVersionResource, GroupVersionKind]]]
+Matched = tuple[GroupVersionResource, GroupVersionKind]
 
 
 def _listed(values: Any, value: str) -> bool:
@@ -38,15 +42,18 @@ def _resource_listed(resources: Any, resource: str, subresource: str) -> bool:
     return False
 
 
-def rule_matches(rule: Mapping[str, Any], attributes: Attributes, namespaced: bool) -> bool:
-    """One RuleWithOperations against a request (upstream's rules.Matcher)."""
+def rule_matches(rule: Mapping[str, Any], attributes: Attributes, namespaced: bool,
+                 resource: GroupVersionResource | None = None) -> bool:
+    """One RuleWithOperations against a request (upstream's rules.Matcher), as of `resource` (an
+    equivalent of the request's own)."""
+    resource = resource or attributes.resource
     if not _listed(rule.get("operations"), attributes.operation):
         return False
-    if not _listed(rule.get("apiGroups"), attributes.resource.group):
+    if not _listed(rule.get("apiGroups"), resource.group):
         return False
-    if not _listed(rule.get("apiVersions"), attributes.resource.version):
+    if not _listed(rule.get("apiVersions"), resource.version):
         return False
-    if not _resource_listed(rule.get("resources"), attributes.resource.resource, attributes.subresource):
+    if not _resource_listed(rule.get("resources"), resource.resource, attributes.subresource):
         return False
     scope = rule.get("scope") or "*"
     if scope == "Cluster" and namespaced or scope == "Namespaced" and not namespaced:
@@ -87,19 +94,38 @@ def _namespace_selector_matches(selector: Any, attributes: Attributes, namespace
     return label_selector_matches(selector, labels)
 
 
-def matches(constraints: Mapping[str, Any] | None, attributes: Attributes, namespaced: bool,
-            namespace_labels: NamespaceLabels) -> bool:
-    """Whether `constraints` (matchConstraints or matchResources) select the request."""
+def _matched_by_rules(rules: Any, attributes: Attributes, namespaced: bool, exact: bool,
+                      equivalents: Equivalents) -> Matched | None:
+    """upstream's matchesResourceRules: the request's resource, else (not `exact`) an equivalent one."""
+    if _rules_match(rules, attributes, namespaced):
+        return attributes.resource, attributes.kind
+    if exact or not isinstance(rules, list):
+        return None
+    for rule in rules:
+        for resource, kind in equivalents(attributes.resource, attributes.subresource):
+            if resource != attributes.resource and isinstance(rule, dict) and rule_matches(
+                    rule, attributes, namespaced, resource):
+                return resource, kind
+    return None
+
+
+def matched(constraints: Mapping[str, Any] | None, attributes: Attributes, namespaced: bool,
+            namespace_labels: NamespaceLabels, equivalents: Equivalents) -> Matched | None:
+    """The resource and kind as of which `constraints` (matchConstraints or matchResources) select the
+    request, None if they do not."""
     if constraints is None:
-        return True
+        return attributes.resource, attributes.kind
     if not _namespace_selector_matches(constraints.get("namespaceSelector"), attributes, namespace_labels):
-        return False
+        return None
     if not _object_selector_matches(constraints.get("objectSelector"), attributes):
-        return False
-    if _rules_match(constraints.get("excludeResourceRules"), attributes, namespaced):
-        return False
+        return None
+    exact = constraints.get("matchPolicy") == "Exact"
+    if _matched_by_rules(constraints.get("excludeResourceRules"), attributes, namespaced, exact, equivalents):
+        return None
     rules = constraints.get("resourceRules")
-    return not rules or _rules_match(rules, attributes, namespaced)
+    if not rules:
+        return attributes.resource, attributes.kind
+    return _matched_by_rules(rules, attributes, namespaced, exact, equivalents)
 
 
 def may_match(constraints: Mapping[str, Any] | None, group: str, resource: str) -> bool:

@@ -15,23 +15,27 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import jsonpatch  # type: ignore[import-untyped]
 from google.protobuf.json_format import MessageToDict
 
+from apiserver import errors
 from apiserver.admission.attributes import Attributes
-from apiserver.admission.chain import ALLOWED, Verdict
+from apiserver.admission.chain import ALLOWED, Verdict, forbidden
 from apiserver.admission.plugins import register
 from apiserver.admission.policy import applyconfiguration
 from apiserver.admission.policy.compiled import CompiledPolicy, Expression
 from apiserver.admission.policy.source import PolicySource
 from apiserver.cel.environment import activation
 from apiserver.errors import ApiError
-from apiserver.kinds import ownership
+from apiserver.kinds import fieldvalidation, ownership
+from apiserver.patching import gojsonpatch
 from apiserver.registry.lookup import strategy_for
 
 
 class PatchError(Exception):
     pass
+
+
+_MUTATED = "MutatingAdmissionPolicy mutated"  # attributes.state: a policy changed the object
 
 
 def _json(value: Any) -> Any:
@@ -62,15 +66,16 @@ def _operations(value: Any) -> list[dict[str, Any]]:
     return operations
 
 
-def apply_patch(obj: dict[str, Any], expression: Expression, data: Any) -> dict[str, Any]:
-    value, error = expression.run(data)
+def apply_patch(obj: dict[str, Any], expression: Expression, data: Any,
+                failed: dict[str, str] | None = None) -> dict[str, Any]:
+    value, error = expression.run(data, failed)
     if error is not None:
         raise PatchError(error)
     try:
-        return dict(jsonpatch.JsonPatch(_operations(value)).apply(obj))
-    except jsonpatch.JsonPatchTestFailed:
-        return obj
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as failure:
+        return dict(gojsonpatch.apply(obj, _operations(value)))
+    except gojsonpatch.TestFailed:
+        return obj  # a failed test leaves the object as it was
+    except gojsonpatch.PatchError as failure:
         raise PatchError(f"JSON Patch: {failure}") from None
 
 
@@ -84,23 +89,51 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
             return ALLOWED  # nothing to patch (a delete)
         # The object as each IfNeeded policy left it: one changed since is run again on reinvocation.
         seen: dict[str, Any] = attributes.state.setdefault(self.name, {})
-        for policy, bindings in self.matching_bindings(attributes):
+        # Upstream's PolicyErrors: (message, reason); each policy's under its failurePolicy.
+        refusals: list[tuple[str, str]] = []
+        for policy, bindings, matched in self.matching_bindings(attributes):
             if attributes.reinvoking and (policy.spec.get("reinvocationPolicy") != "IfNeeded"
                                           or seen.get(policy.name) == attributes.object):
                 continue
+            failing = policy.failure_policy != "Ignore"
+            configuration = self.configuration_error(policy)
+            if configuration is not None and failing:
+                refusals.append((f'policy "{policy.name}" denied request: {configuration}', "Forbidden"))
             for binding in bindings:
+                said = f"policy '{policy.name}' with binding '{binding['metadata']['name']}' denied request: "
                 try:
-                    params = self._params(policy, (binding.get("spec") or {}).get("paramRef"), attributes.namespace)
-                    for param in params:
+                    params = self._params(policy, (binding.get("spec") or {}).get("paramRef"),
+                                          self.params_namespace(attributes))
+                except ValueError as error:
+                    if failing:
+                        refusals.append((f"{said}failed to configure binding: {error}", "Forbidden"))
+                    continue
+                for param in params:
+                    try:
                         self._mutate(policy, attributes, param)
-                except (PatchError, ValueError) as error:
-                    if policy.failure_policy == "Fail":
-                        raise self._denial(attributes, policy, binding, str(error)) from None
+                    except PatchError as error:
+                        if failing:
+                            refusals.append((f"{said}{error}", "Invalid"))
             if policy.spec.get("reinvocationPolicy") == "IfNeeded":
                 seen[policy.name] = copy.deepcopy(attributes.object)
+        if refusals:
+            raise self._denial(attributes, refusals)
+        self._decodes(attributes)
         if seen and not attributes.reinvoking:
             attributes.reinvoke = True  # the chain runs us again; policies that saw this object skip
         return ALLOWED
+
+    @staticmethod
+    def _decodes(attributes: Attributes) -> None:
+        """A mutated built-in object must decode into its Go type, as upstream converts the patched object
+        back: a value of the wrong type is an internal error in encoding/json's words."""
+        obj = attributes.object
+        if obj is None or not attributes.state.get(_MUTATED):
+            return
+        problem = fieldvalidation.decode_problem(obj, (attributes.kind.kind, str(obj.get("apiVersion") or "")),
+                                                 unstructured=True)
+        if problem is not None:
+            raise errors.internal(problem)
 
     def _mutate(self, policy: CompiledPolicy, attributes: Attributes, param: Any) -> None:
         data = {**self._activation(attributes), "params": param}
@@ -111,19 +144,20 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
             if matched.action == "deny":
                 raise PatchError(matched.message)
             return
-        policy.bind_variables(data)
+        failed = policy.bind_variables(data)
         for kind, expression in policy.mutations:
             current = attributes.object
             assert current is not None  # admit returns before any mutation when there is no object
             data["object"] = current
             if kind == "JSONPatch":
-                patched = apply_patch(copy.deepcopy(current), expression, activation(data))
+                patched = apply_patch(copy.deepcopy(current), expression, activation(data), failed)
             elif kind == "ApplyConfiguration":
-                patched = self._applied(attributes, copy.deepcopy(current), expression, activation(data))
+                patched = self._applied(attributes, copy.deepcopy(current), expression, activation(data), failed)
             else:
                 raise PatchError(f"patchType {kind} is not supported by this server")
             if patched != current:
                 attributes.object = self._defaulted(attributes, patched)
+                attributes.state[_MUTATED] = True
 
     def _defaulted(self, attributes: Attributes, obj: dict[str, Any]) -> dict[str, Any]:
         """What a mutation changed defaulted again, as upstream's dispatcher defaults each patched object."""
@@ -136,8 +170,9 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
                 strategy_for(rt).default(obj)
         return obj
 
-    def _applied(self, attributes: Attributes, obj: dict[str, Any], expression: Expression, data: Any) -> dict[str, Any]:
-        value, error = expression.run(data)
+    def _applied(self, attributes: Attributes, obj: dict[str, Any], expression: Expression, data: Any,
+                 failed: dict[str, str]) -> dict[str, Any]:
+        value, error = expression.run(data, failed)
         if error is not None:
             raise PatchError(error)
         resource = attributes.resource
@@ -149,13 +184,12 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
             raise PatchError(str(failure)) from None
 
     @staticmethod
-    def _denial(attributes: Attributes, policy: CompiledPolicy, binding: dict[str, Any], message: str) -> ApiError:
-        text = f"policy '{policy.name}' with binding '{binding['metadata']['name']}' denied request: {message}"
-        group, resource, name = attributes.resource.group, attributes.resource.resource, attributes.name
-        details: dict[str, Any] = {"name": name, "group": group, "kind": resource, "causes": [{"message": text}]}
-        for empty in [k for k in ("name", "group") if not details[k]]:
-            del details[empty]
-        return ApiError(403, "Invalid", text, details)
+    def _denial(attributes: Attributes, refusals: list[tuple[str, str]]) -> ApiError:
+        """upstream's policyDispatcher: admission.NewForbidden with the first error as its message (and its
+        reason, Forbidden for a configuration error), every error a cause."""
+        refusal = forbidden(attributes, "", [message for message, _ in refusals])
+        message, reason = refusals[0]
+        return ApiError(403, reason, message, refusal.details)
 
 
 register("MutatingAdmissionPolicy", MutatingAdmissionPolicyPlugin)

@@ -20,7 +20,9 @@ from apiserver.admission.attributes import Attributes
 from apiserver.admission.plugins import PluginContext
 from apiserver.admission.policy import matching
 from apiserver.admission.policy.compiled import CompiledPolicy
+from apiserver.admission.webhook import equivalents_in
 from apiserver.controllers.selectors import label_selector_matches
+from apiserver.kinds.conversion import codec_for
 from apiserver.storage.interface import Change
 
 log = logging.getLogger(__name__)
@@ -48,6 +50,7 @@ class PolicySource:
         self._by_resource: dict[tuple[str, str], list[Hook]] = {}
         self._unsubscribe: list[Any] = []
         self._decider = authorization.register(context.authorizer)
+        self._equivalents = equivalents_in(context.registry)
 
     def _storage_key(self, plural: str) -> str:
         rt = self._registry.lookup(GROUP, "v1", plural)
@@ -131,13 +134,34 @@ class PolicySource:
         namespace = self._namespace(name)
         return None if namespace is None else (namespace.get("metadata") or {}).get("labels") or {}
 
+    def _param_type(self, policy: CompiledPolicy) -> Any:
+        kind = policy.spec.get("paramKind") or {}
+        group, _, version = str(kind.get("apiVersion") or "").rpartition("/")
+        return next((t for t in self._registry.in_group_version(group, version) if t.kind == kind.get("kind")), None)
+
+    def configuration_error(self, policy: CompiledPolicy) -> str | None:
+        """Why the policy cannot run at all (upstream's hook ConfigurationError): a paramKind not served."""
+        kind = policy.spec.get("paramKind")
+        if not kind or self._param_type(policy) is not None:
+            return None
+        group, _, version = str(kind.get("apiVersion") or "").rpartition("/")
+        return (f"failed to configure policy: failed to find resource referenced by paramKind: "
+                f"'{group}/{version}, Kind={kind.get('kind')}'")
+
+    @staticmethod
+    def params_namespace(attributes: Attributes) -> str:
+        """The namespace a binding's params are looked up in: a Namespace's request carries its own name
+        as its namespace upstream."""
+        if not attributes.namespace and attributes.kind == ("", "v1", "Namespace"):
+            return attributes.name
+        return attributes.namespace
+
     def _params(self, policy: CompiledPolicy, ref: Any, namespace: str) -> list[Any]:
         """The params a binding evaluates with: [None] when the policy or binding names none."""
         kind = policy.spec.get("paramKind")
         if not kind or not isinstance(ref, dict):
             return [None]
-        group, _, version = str(kind.get("apiVersion") or "").rpartition("/")
-        rt = next((t for t in self._registry.in_group_version(group, version) if t.kind == kind.get("kind")), None)
+        rt = self._param_type(policy)
         if rt is None:
             raise ValueError(f"paramKind kind `{kind.get('apiVersion')}, Kind={kind.get('kind')}` not known")
         where: str | None = None
@@ -163,10 +187,21 @@ class PolicySource:
             raise ValueError("no params found for policy binding with `Deny` parameterNotFoundAction")
         return found
 
-    def _activation(self, attributes: Attributes) -> dict[str, Any]:
-        kind = {"group": attributes.kind.group, "version": attributes.kind.version, "kind": attributes.kind.kind}
-        resource = {"group": attributes.resource.group, "version": attributes.resource.version,
-                    "resource": attributes.resource.resource}
+    def _versioned(self, obj: dict[str, Any] | None, matched: matching.Matched) -> dict[str, Any] | None:
+        """`obj` (stored form) in the version of the resource a policy matched the request as."""
+        rt = self._registry.lookup(*matched[0])
+        if obj is None or rt is None or rt.kind != obj.get("kind") or obj.get("apiVersion") == rt.api_version:
+            return obj
+        return dict(codec_for(rt).served(orjson.loads(orjson.dumps(obj))))
+
+    def _activation(self, attributes: Attributes, matched: matching.Matched | None = None) -> dict[str, Any]:
+        asked_kind = {"group": attributes.kind.group, "version": attributes.kind.version,
+                      "kind": attributes.kind.kind}
+        asked_resource = {"group": attributes.resource.group, "version": attributes.resource.version,
+                          "resource": attributes.resource.resource}
+        matched = matched or (attributes.resource, attributes.kind)
+        kind = {"group": matched[1].group, "version": matched[1].version, "kind": matched[1].kind}
+        resource = {"group": matched[0].group, "version": matched[0].version, "resource": matched[0].resource}
         user = attributes.user
         user_info: dict[str, Any] = {"username": user.name}
         if user.uid:
@@ -176,7 +211,8 @@ class PolicySource:
         if user.extra:
             user_info["extra"] = user.extra_json()
         request: dict[str, Any] = {
-            "uid": "", "kind": kind, "resource": resource, "requestKind": kind, "requestResource": resource,
+            "uid": "", "kind": kind, "resource": resource, "requestKind": asked_kind,
+            "requestResource": asked_resource,
             "name": attributes.name, "namespace": attributes.namespace, "operation": attributes.operation,
             "userInfo": user_info, "dryRun": attributes.dry_run}
         if attributes.subresource:
@@ -191,23 +227,32 @@ class PolicySource:
                 meta = found.get("metadata") or {}
                 namespace = {"metadata": {k: meta[k] for k in _NAMESPACE_META if k in meta},
                              "spec": found.get("spec") or {}, "status": found.get("status") or {}}
-        data = {"object": attributes.object, "oldObject": attributes.old_object, "request": request,
+        data = {"object": self._versioned(attributes.object, matched),
+                "oldObject": self._versioned(attributes.old_object, matched), "request": request,
                 "namespaceObject": namespace}
         if self._decider is not None:
             data["authorizer"] = authorization.request_authorizer(self._decider, attributes)
         return data
 
 
-    def matching_bindings(self, attributes: Attributes) -> list[tuple[CompiledPolicy, list[dict[str, Any]]]]:
-        """The policies whose constraints select the request, each with its bindings that select it too."""
+    def matching_bindings(self, attributes: Attributes) -> list[tuple[CompiledPolicy, list[dict[str, Any]],
+                                                                      matching.Matched]]:
+        """The policies whose constraints select the request, each with its bindings that select it too
+        (none for a policy that cannot run: its configuration_error) and the resource and kind it
+        matched as."""
         namespaced = self._namespaced(attributes)
-        found = []
+        found: list[tuple[CompiledPolicy, list[dict[str, Any]], matching.Matched]] = []
         for policy, bindings in self._candidates(attributes):
-            if not matching.matches(policy.spec.get("matchConstraints"), attributes, namespaced,
-                                    self._namespace_labels):
+            matched = matching.matched(policy.spec.get("matchConstraints"), attributes, namespaced,
+                                       self._namespace_labels, self._equivalents)
+            if matched is None:
                 continue
-            selected = [b for b in bindings if matching.matches((b.get("spec") or {}).get("matchResources"),
-                                                                 attributes, namespaced, self._namespace_labels)]
+            if self.configuration_error(policy) is not None:
+                found.append((policy, [], matched))  # refused (or ignored) whichever bindings select it
+                continue
+            selected = [b for b in bindings if matching.matched(
+                (b.get("spec") or {}).get("matchResources"), attributes, namespaced, self._namespace_labels,
+                self._equivalents) is not None]
             if selected:
-                found.append((policy, selected))
+                found.append((policy, selected, matched))
         return found

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from apiserver.admission.attributes import Attributes
-from apiserver.admission.chain import ALLOWED, Verdict
+from apiserver.admission.chain import ALLOWED, Verdict, forbidden, with_warnings
 from apiserver.admission.plugins import register
 from apiserver.admission.policy.compiled import CompiledPolicy, Decision
 from apiserver.admission.policy.source import PolicySource
@@ -33,22 +33,27 @@ class ValidatingAdmissionPolicyPlugin(PolicySource):
         denied: list[tuple[CompiledPolicy, dict[str, Any] | None, Decision]] = []
         warnings: list[str] = []
         annotations: dict[str, str] = {}
-        data: dict[str, Any] | None = None
-        for policy, bindings in self.matching_bindings(attributes):
+        activations: dict[Any, dict[str, Any]] = {}  # by the resource and kind a policy matched as
+        for policy, bindings, matched in self.matching_bindings(attributes):
+            configuration = self.configuration_error(policy)
+            if configuration is not None and policy.failure_policy == "Fail":
+                denied.append((policy, None, Decision("deny", configuration)))
             for binding in bindings:
                 spec = binding.get("spec") or {}
                 try:
-                    params = self._params(policy, spec.get("paramRef"), attributes.namespace)
+                    params = self._params(policy, spec.get("paramRef"), self.params_namespace(attributes))
                 except ValueError as error:
                     if policy.failure_policy == "Fail":
                         denied.append((policy, binding, Decision("deny", f"failed to configure binding: {error}")))
                     continue
+                data = activations.get(matched)
                 if data is None:
-                    data = self._activation(attributes)
+                    data = activations[matched] = self._activation(attributes, matched)
                 for param in params:
                     self._evaluate(policy, binding, {**data, "params": param}, denied, warnings, annotations)
         if denied:
-            raise self._denial(attributes, *denied[0])
+            # the warnings of the bindings that only warn are written with the refusal, as upstream's are
+            raise with_warnings(self._denial(attributes, *denied[0]), warnings)
         if not warnings and not annotations:
             return ALLOWED
         return Verdict(tuple(warnings), tuple(annotations.items()))
@@ -62,11 +67,11 @@ class ValidatingAdmissionPolicyPlugin(PolicySource):
             if matched.action == "deny":
                 denied.append((policy, binding, matched))
             return
-        policy.bind_variables(data)
+        failed = policy.bind_variables(data)
         bound = activation(data)  # the validations, their messages and the annotations share it
         actions = (binding.get("spec") or {}).get("validationActions") or []
         binding_name = binding["metadata"]["name"]
-        for index, decision in enumerate(policy.decide(bound, data)):
+        for index, decision in enumerate(policy.decide(bound, data, failed)):
             if decision.action != "deny":
                 continue
             if "Deny" in actions:
@@ -78,7 +83,7 @@ class ValidatingAdmissionPolicyPlugin(PolicySource):
                 annotations[_FAILURE_KEY] = json.dumps([{
                     "expressionIndex": index, "message": decision.message, "validationActions": actions,
                     "binding": binding_name, "policy": policy.name}], separators=(",", ":"))
-        published, failures = policy.annotate(bound)
+        published, failures = policy.annotate(bound, failed)
         annotations.update(published)
         denied.extend((policy, binding, failure) for failure in failures if failure.action == "deny")
 
@@ -90,16 +95,9 @@ class ValidatingAdmissionPolicyPlugin(PolicySource):
                        f"denied request: {decision.message}")
         else:
             message = f"ValidatingAdmissionPolicy '{policy.name}' denied request: {decision.message}"
-        group, resource, name = attributes.resource.group, attributes.resource.resource, attributes.name
-        qualified = f"{resource}.{group}" if group else resource
-        text = f'{qualified} "{name}" is forbidden: {message}' if name else f"{qualified} is forbidden: {message}"
-        details: dict[str, Any] = {"name": name, "group": group, "kind": resource, "causes": [{"message": message}]}
-        if not name:
-            del details["name"]
-        if not group:
-            del details["group"]
+        refusal = forbidden(attributes, message, [message])
         reason = decision.reason or "Invalid"
-        return ApiError(_CODES.get(reason, 422), reason, text, details)
+        return ApiError(_CODES.get(reason, 422), reason, refusal.message, refusal.details)
 
 
 register("ValidatingAdmissionPolicy", ValidatingAdmissionPolicyPlugin)

@@ -9,7 +9,8 @@ webhook can lock itself in.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import orjson
 

@@ -15,7 +15,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import qualified_name
 from apiserver.registry import field
-from apiserver.registry.admissionregistration import rules
+from apiserver.registry.admissionregistration import rules, variabletypes
 from apiserver.registry.admissionregistration.rules import as_dict, as_list
 from apiserver.registry.meta import subdomain_name
 
@@ -79,7 +79,24 @@ def _match_constraints(spec: Obj, path: str, mutating: bool) -> list[FieldError]
     return found
 
 
-def _variable(variable: Obj, path: str, params: bool) -> list[FieldError]:
+def _variables(variables: list[Any], path: str, params: bool) -> tuple[list[FieldError], Any]:
+    """The variables' errors, and the type of `variables` they make: each is compiled seeing those before
+    it, then declared with its expression's type (upstream's CompileAndStoreVariable)."""
+    found: list[FieldError] = []
+    outputs: list[tuple[str, str]] = []
+    declared = rules.declarations(params, variables=True)
+    for i, variable in enumerate(variables):
+        variable = as_dict(variable)
+        typed = variabletypes.variables_type(outputs)
+        found += _variable(variable, f"{path}[{i}]", params, typed)
+        name, expression = str(variable.get("name") or ""), str(variable.get("expression") or "")
+        if name.strip():
+            output = rules.checked_output(expression, declared, typed) if expression.strip() else "dyn"
+            outputs = [*(entry for entry in outputs if entry[0] != name), (name, output)]
+    return found, variabletypes.variables_type(outputs)
+
+
+def _variable(variable: Obj, path: str, params: bool, typed: Any) -> list[FieldError]:
     found: list[FieldError] = []
     name = variable.get("name") or ""
     if not str(name).strip():
@@ -91,12 +108,12 @@ def _variable(variable: Obj, path: str, params: bool) -> list[FieldError]:
         found.append(field.required(f"{path}.expression", "expression is not specified"))
     else:
         found += rules.cel_error(
-            f"{path}.expression", expression, None, rules.declarations(params, variables=True)
+            f"{path}.expression", expression, None, rules.declarations(params, variables=True), variables=typed
         )
     return found
 
 
-def _validation(validation: Obj, path: str, params: bool, composed: bool) -> list[FieldError]:
+def _validation(validation: Obj, path: str, params: bool, composed: bool, typed: Any) -> list[FieldError]:
     found: list[FieldError] = []
     expression = str(validation.get("expression") or "")
     message_expression = str(validation.get("messageExpression") or "")
@@ -105,7 +122,8 @@ def _validation(validation: Obj, path: str, params: bool, composed: bool) -> lis
         found.append(field.required(f"{path}.expression", "expression is not specified"))
     else:
         found += rules.cel_error(
-            f"{path}.expression", expression, ("bool",), rules.declarations(params, variables=composed)
+            f"{path}.expression", expression, ("bool",), rules.declarations(params, variables=composed),
+            variables=typed
         )
     if message_expression and not message_expression.strip():
         found.append(
@@ -114,7 +132,8 @@ def _validation(validation: Obj, path: str, params: bool, composed: bool) -> lis
     elif message_expression.strip():
         # A message expression is compiled without the authorizer.
         declared = rules.declarations(params, authorizer=False, variables=composed)
-        found += rules.cel_error(f"{path}.messageExpression", message_expression, ("string",), declared)
+        found += rules.cel_error(f"{path}.messageExpression", message_expression, ("string",), declared,
+                                 variables=typed)
     if message and not message.strip():
         found.append(field.invalid(f"{path}.message", message, "must be non-empty if specified"))
     elif _NEWLINES.search(message.strip()):
@@ -126,7 +145,7 @@ def _validation(validation: Obj, path: str, params: bool, composed: bool) -> lis
 
 
 def _audit_annotation(
-    annotation: Obj, policy_name: str, path: str, params: bool, composed: bool
+    annotation: Obj, policy_name: str, path: str, params: bool, composed: bool, typed: Any
 ) -> list[FieldError]:
     found: list[FieldError] = []
     key = str(annotation.get("key") or "")
@@ -150,7 +169,7 @@ def _audit_annotation(
     else:
         declared = rules.declarations(params, variables=composed)
         found += rules.cel_error(
-            f"{path}.valueExpression", trimmed, ("string", "null_type"), declared, shown=value
+            f"{path}.valueExpression", trimmed, ("string", "null_type"), declared, shown=value, variables=typed
         )
     return found
 
@@ -177,8 +196,9 @@ def validating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldE
         found += rules.match_conditions(conditions, f"{path}.matchConditions", params)
     # Only a policy with variables is compiled by the composition compiler, which declares them.
     composed = bool(as_list(spec.get("variables")))
-    for i, variable in enumerate(as_list(spec.get("variables"))):
-        found += _variable(as_dict(variable), f"{path}.variables[{i}]", params)
+    variable_errors, typed = _variables(as_list(spec.get("variables")), f"{path}.variables", params)
+    found += variable_errors
+    typed = typed if composed else None
     validations, annotations = as_list(spec.get("validations")), as_list(spec.get("auditAnnotations"))
     if not validations and not annotations:
         detail = "validations or auditAnnotations must contain at least one item"
@@ -187,7 +207,7 @@ def validating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldE
             field.required(f"{path}.auditAnnotations", detail),
         ]
     for i, validation in enumerate(validations):
-        found += _validation(as_dict(validation), f"{path}.validations[{i}]", params, composed)
+        found += _validation(as_dict(validation), f"{path}.validations[{i}]", params, composed, typed)
     if len(annotations) > _MAX_AUDIT_ANNOTATIONS:
         found.append(
             field.invalid(
@@ -200,7 +220,8 @@ def validating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldE
     policy_name = str(as_dict(obj.get("metadata")).get("name") or "")
     for i, annotation in enumerate(annotations):
         annotation = as_dict(annotation)
-        found += _audit_annotation(annotation, policy_name, f"{path}.auditAnnotations[{i}]", params, composed)
+        found += _audit_annotation(annotation, policy_name, f"{path}.auditAnnotations[{i}]", params, composed,
+                                   typed)
         key = str(annotation.get("key") or "")
         if key in keys:
             found.append(field.duplicate(f"{path}.auditAnnotations[{i}].key", key))
@@ -253,8 +274,8 @@ def mutating_admission_policy(obj: Obj, old: Obj | None = None) -> list[FieldErr
     if not _match_conditions_unchanged(obj, old):
         conditions = as_list(spec.get("matchConditions"))
         found += rules.match_conditions(conditions, f"{path}.matchConditions", params)
-    for i, variable in enumerate(as_list(spec.get("variables"))):
-        found += _variable(as_dict(variable), f"{path}.variables[{i}]", params)
+    variable_errors, _ = _variables(as_list(spec.get("variables")), f"{path}.variables", params)
+    found += variable_errors
     mutations = as_list(spec.get("mutations"))
     if not mutations:
         found.append(field.required(f"{path}.mutations", "mutations must contain at least one item"))

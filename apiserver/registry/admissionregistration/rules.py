@@ -274,18 +274,36 @@ def declarations(params: bool, authorizer: bool = True, variables: bool = False)
     )
 
 
-def cel_error(
-    path: str, source: str, want: tuple[str, ...] | None, declared: tuple[str, ...], shown: str | None = None
-) -> list[FieldError]:
-    """convertCELErrorToValidationError of a compilation: Invalid, showing the expression (or `shown`)."""
+def _variables(declared: tuple[str, ...], variables: Any) -> dict[str, Any]:
+    found = {name: cel.Type.DYN for name in declared}
+    if variables is not None and "variables" in declared:
+        found["variables"] = variables
+    return found
+
+
+def checked_output(source: str, declared: tuple[str, ...], variables: Any = None) -> str:
+    """The output type of `source` as checked (dyn when it does not compile): a variable's field type."""
     try:
-        program = compile_checked(source, {name: cel.Type.DYN for name in declared})
+        return compile_checked(source, _variables(declared, variables)).output
+    except CompileError:
+        return "dyn"
+
+
+def cel_error(
+    path: str, source: str, want: tuple[str, ...] | None, declared: tuple[str, ...], shown: str | None = None,
+    variables: Any = None,
+) -> list[FieldError]:
+    """convertCELErrorToValidationError of a compilation: Invalid, showing the expression (or `shown`);
+    `variables`: the type of `variables` (admissionregistration/variabletypes.py) when it is declared."""
+    try:
+        program = compile_checked(source, _variables(declared, variables))
     except CompileError as error:
         detail = f"compilation failed: {error}"
     else:
         # cel-cpp names the patch type as it declares it; cel-go as cel.ListType(JSONPatch) prints.
         output = {"list<jsonpatch>": "list(JSONPatch)"}.get(program.output, program.output)
-        if want is None or program.returns(want, output):
+        output = output.replace("<", "(").replace(">", ")")  # cel-go's spelling: map(string, int)
+        if want is None or (output in want if variables is not None else program.returns(want, output)):
             return []
         expected = want[0] if len(want) == 1 else "one of [" + " ".join(want) + "]"
         detail = f"must evaluate to {expected} but got {output}"
