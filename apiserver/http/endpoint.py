@@ -364,6 +364,7 @@ class Endpoint:
         decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
         warnings = _with_warnings(warnings, strategy.warnings_on_prepare_create(obj))
         obj = objects.prepare_create(t.rt, obj)
+        shaped_as = objects.shaped_json(obj)
         warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
         name = obj["metadata"]["name"]
         key = t.key(name)
@@ -371,7 +372,7 @@ class Endpoint:
             raise _taken(t, name)
         admission.admit_create(t.rt.kind, obj, self._decoded)
         strategy.decorate(obj, None, cluster, objects.now_rfc3339())
-        obj = objects.reshaped(obj)
+        obj = objects.reshaped(obj, shaped_as)
         if t.admit is not None:
             t.admit(obj)
         try:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import managedfields, schemas
+from apiserver.kinds import createdfields, managedfields, schemas
 from apiserver.kinds import structuredmerge as sm
 
 Path = managedfields.Path
@@ -93,6 +93,13 @@ def _fields_tree(node: Any) -> bool:
 def record_update(entries: list[Entry], old: Any, new: dict[str, Any], schema: schemas.Schema, request: Request,
                   ignored: tuple[Path, ...]) -> list[Entry]:
     """The managedFields after request.manager turned old (None: created) into new by an Update."""
+    if old is None and not entries:
+        # A create, whose entry is found in one walk (createdfields) instead of as a set of paths.
+        member, fields = createdfields.created_fields(new, schema, ignored)
+        if not (member or fields):
+            return []
+        return [managedfields.update_entry(request.manager, request.api_version, request.now, fields,
+                                           request.subresource)]
     updated = managedfields.update(entries, old, new, schema, request.manager, request.api_version,
                                    request.subresource, request.now, ignored)
     return cap(updated)

@@ -36,9 +36,9 @@ class _Node:
     `struct` is the Go struct a field of this node belongs to, as encoding/json names it in its errors
     (None: the enclosing one's); `closed` says whether a key outside `properties` is unknown."""
 
-    __slots__ = ("schema", "resolved", "kinds", "struct", "properties", "extra", "items", "open", "closed",
-                 "omitted", "written", "definition", "format", "judged", "go_fields", "_go_type",
-                 "_children")
+    __slots__ = ("schema", "resolved", "kinds", "fitting", "plain", "struct", "properties", "extra", "items",
+                 "open", "closed", "omitted", "written", "definition", "format", "judged", "go_fields",
+                 "_go_type", "_children")
 
     def __init__(self, schema: schemas.Schema, resolved: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
@@ -58,6 +58,11 @@ class _Node:
         self.definition = name
         self.format = resolved.get("format")
         self.judged = godecode.judges(name, self.format)
+        # The Python types of the values whose JSON type fits here, whatever the value (a float fits an
+        # integer only when whole, so it is judged one by one unless numbers fit): _fits decided once.
+        self.fitting = frozenset(t for t, sample in _SAMPLES if _fits(sample, self.kinds))
+        # Of those, the scalars the walks have nothing to do with here: no decoding to judge, nothing below.
+        self.plain = frozenset() if self.judged else self.fitting & _SCALARS
         self.omitted = goshape.omitted_when_empty(name or "")
         self.written = goshape.scalars_written(name or "")
         self.go_fields = gotypes.fields(name) if self.properties else {}
@@ -92,6 +97,8 @@ class _Node:
         return self._go_type
 
 
+_SAMPLES: tuple[tuple[type, Any], ...] = ((bool, True), (int, 1), (float, 0.5), (str, ""), (list, []), (dict, {}))
+_SCALARS = frozenset({bool, int, float, str})
 _NODES: dict[object, _Node | None] = {}
 # What Go's omitempty leaves out of a string, number or bool: decoded, it is the same as none. An empty
 # list or map is kept (validation tells it from none), and left out as the object is written (shaping).
@@ -146,7 +153,8 @@ def _unknown(obj: Any, node: _Node | None, path: str, found: list[str], drop: bo
                 else:
                     obj[key] = child.zero
                 continue
-            _unknown(value, child, where, found, drop)
+            if type(value) not in _SCALARS:
+                _unknown(value, child, where, found, drop)
             if drop and key in node.omitted and value in _EMPTY:
                 strangers.append(key)
         elif node.closed and key not in node.properties:
@@ -213,12 +221,14 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str, go_type: st
     """`go_type`: the Go type upstream decodes obj into, as encoding/json names it (None: not known)."""
     if node is None:
         return None
-    if not _fits(obj, node.kinds):
+    if type(obj) not in node.fitting and not _fits(obj, node.kinds):
         kind = _JSON_KIND.get(type(obj), "value")
         shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
         return (f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type "
                 f"{go_type or node.go_type}")
     if node.judged:
+        if type(obj) is str:
+            return _text_error(obj, node, unstructured)
         return godecode.value_error(obj, node.definition, node.format, go_type or node.go_type, f"{owner}.{path}",
                                     unstructured)
     if isinstance(obj, list):
@@ -247,15 +257,121 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str, go_type: st
     return None
 
 
+def _typed_and_known(obj: dict[str, Any], ref: schemas.Schema) -> tuple[str | None, list[str]]:
+    """type_error(obj, ref) and, when there is none, unknown_fields(obj, resolve(ref), drop=True), in one
+    walk. The first mistyped value is found in the same order; a value is judged before dropping
+    changes it (a null, which no type refuses, becomes its zero value), and what is dropped lies below
+    what has been judged, so dropping on the way leaves every judgment as the two walks make it."""
+    node = _compiled(ref)
+    # The walk of unknown fields starts from the resolved definition, whose node writes and omits
+    # nothing of its own: only the root differs, as every child is compiled from the same schema.
+    shape = _compiled(schemas.resolve(ref))
+    if node is None or shape is None:
+        return type_error(obj, ref), unknown_fields(obj, schemas.resolve(ref), drop=True)
+    found: list[str] = []
+    return _checked(obj, node, shape, "", "", None, "", found), found
+
+
+def _checked(obj: Any, node: _Node, shape: _Node, owner: str, path: str, go_type: str | None, where: str,
+             found: list[str]) -> str | None:
+    """_type_error of obj (`owner`, `path`, `go_type` as there) and, while none is found, _unknown with
+    drop (`where`: the path unknown fields are named by); `shape` is node but at the root."""
+    if type(obj) not in node.fitting and not _fits(obj, node.kinds):
+        return _type_error(obj, node, owner, path, go_type, False)
+    if node.judged:
+        mistyped = _type_error(obj, node, owner, path, go_type, False)
+        if mistyped is None:
+            _unknown(obj, shape, where, found, True)
+        return mistyped
+    if shape.open:
+        return _type_error(obj, node, owner, path, go_type, False)
+    if isinstance(obj, list):
+        item = node.child(None)
+        if item is None:
+            return None
+        item_type = gotypes.element(go_type)
+        plain = item.plain
+        for i, v in enumerate(obj):
+            if type(v) in plain:
+                continue
+            if v is None:
+                obj[i] = v = item.zero  # a null is no type's mistake
+                _unknown(v, item, f"{where}[{i}]", found, True)
+                continue
+            mistyped = _checked(v, item, item, owner, path, item_type, f"{where}[{i}]", found)
+            if mistyped:
+                return mistyped
+        return None
+    if not isinstance(obj, dict):
+        return None
+    struct = node.struct or owner
+    fields = node.go_fields
+    value_type = None if fields else gotypes.element(go_type)
+    properties = node.properties
+    strangers = []
+    for key, value in obj.items():
+        child = node.child(key)
+        if child is not None:
+            if value is None:
+                if shape.closed:
+                    strangers.append(key)
+                else:
+                    obj[key] = child.zero
+                continue
+            if type(value) not in child.plain:
+                through, child_type = fields.get(key, gotypes.UNKNOWN) if fields else ("", value_type)
+                go_path = path if not properties else f"{path}.{through}{key}" if path else through + key
+                mistyped = _checked(value, child, child, struct, go_path, child_type,
+                                    f"{where}.{key}" if where else key, found)
+                if mistyped:
+                    return mistyped
+            if key in shape.omitted and value in _EMPTY:
+                strangers.append(key)
+        elif shape.closed and key not in properties:
+            found.append(f"{where}.{key}" if where else key)
+            strangers.append(key)
+    for key in strangers:
+        del obj[key]
+    for key, zero in shape.written:
+        obj.setdefault(key, zero)
+    return None
+
+
+_TEXT_ERRORS: dict[tuple[str | None, str | None, str, bool], str | None] = {}
+_TEXT_ERRORS_KEPT = 4096
+
+
+def _text_error(text: str, node: _Node, unstructured: bool) -> str | None:
+    """godecode.value_error of a string, whose answer names neither the field nor its Go type (only a
+    number's does): remembered by the text, as a write meets the same times again and again (its
+    object's creation, its managers' writes) and parsing one costs more than the rest of its walk."""
+    key = (node.definition, node.format, text, unstructured)
+    try:
+        return _TEXT_ERRORS[key]
+    except KeyError:
+        pass
+    if len(_TEXT_ERRORS) >= _TEXT_ERRORS_KEPT:
+        _TEXT_ERRORS.clear()
+    found = _TEXT_ERRORS[key] = godecode.value_error(text, node.definition, node.format, "", "", unstructured)
+    return found
+
+
 _WHITESPACE_AFTER_QUOTE = (b'" ', b'"\n', b'"\t', b'"\r')
 
 
 def _key_count(value: Any) -> int:
     if isinstance(value, dict):
-        return len(value) + sum(_key_count(v) for v in value.values() if isinstance(v, (dict, list)))
+        count = len(value)
+        for v in value.values():
+            if isinstance(v, (dict, list)):
+                count += _key_count(v)
+        return count
+    count = 0
     if isinstance(value, list):
-        return sum(_key_count(v) for v in value if isinstance(v, (dict, list)))
-    return 0
+        for v in value:
+            if isinstance(v, (dict, list)):
+                count += _key_count(v)
+    return count
 
 
 def _surely_unique(raw: bytes) -> bool:
@@ -366,11 +482,13 @@ def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
     ref = schemas.kind_ref(group, version, kind)
     if ref is None:
         return {}
-    mistyped = None if types_checked else type_error(obj, ref)
+    if types_checked:
+        mistyped, unknown = None, unknown_fields(obj, schemas.resolve(ref), drop=True)
+    else:
+        mistyped, unknown = _typed_and_known(obj, ref)
     if mistyped is not None:
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
-    schema = schemas.resolve(ref)
-    return check(kind, api_version, how, unknown_fields(obj, schema, drop=True), duplicate_fields(raw) if raw else [])
+    return check(kind, api_version, how, unknown, duplicate_fields(raw) if raw else [])
 
 
 def unknown_paths(obj: dict[str, Any], custom: CustomVersion | None, url_type: tuple[str, str]) -> list[str]:

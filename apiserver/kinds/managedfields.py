@@ -139,10 +139,14 @@ def key_default(item: schemas.Schema | None, key: str) -> Any:
     return field.get("default", NO_DEFAULT) if isinstance(field, dict) else NO_DEFAULT
 
 
+# What json.dumps(value, separators=(",", ":")) builds for each call, built once.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def item_element(item: Any, kind: str, keys: list[str], item_schema: schemas.Schema | None) -> str:
     """The path element naming one item of a set or keyed list; an omitted key field takes its default."""
     if kind == "set":
-        return "v:" + json.dumps(item, separators=(",", ":"))
+        return "v:" + _COMPACT.encode(item)
     key: dict[str, Any] = {}
     for name in sorted(keys):
         if isinstance(item, dict) and name in item:
@@ -151,7 +155,7 @@ def item_element(item: Any, kind: str, keys: list[str], item_schema: schemas.Sch
         default = key_default(item_schema, name)
         if default is not NO_DEFAULT:
             key[name] = default
-    return "k:" + json.dumps(key, separators=(",", ":"))
+    return "k:" + _COMPACT.encode(key)
 
 
 def _children(value: Any, field: schemas.Schema | None) -> Iterable[tuple[str, Any, schemas.Schema | None]]:
@@ -173,32 +177,87 @@ def granular(value: Any, field: schemas.Schema | None) -> bool:
     return isinstance(value, dict) and not _atomic(field)
 
 
+
+class _Node:
+    """What comparing values at one schema node (as written, a `$ref` or inline) takes, compiled once:
+    how a list there is keyed, whether a map there is atomic, and the nodes of its fields and items."""
+
+    __slots__ = ("schema", "list_kind", "keys", "atomic", "_children")
+
+    def __init__(self, schema: schemas.Schema) -> None:
+        self.schema = schema  # held, so that the id this node is cached under is never reused
+        self.list_kind, self.keys = list_keys(schema)
+        self.atomic = _atomic_uncached(schema)
+        self._children: dict[str | None, _Node | None] = {}
+
+    def child(self, key: str | None) -> _Node | None:
+        """A field's node (None: a list's items'), compiled on first use; None where there is no schema."""
+        try:
+            return self._children[key]
+        except KeyError:
+            pass
+        node = self._children[key] = _compiled(schemas.child_schema(self.schema, key))
+        return node
+
+
+_NODES: dict[object, _Node] = {}
+
+
+def _compiled(schema: schemas.Schema | None) -> _Node | None:
+    if schema is None:
+        return None
+    cache_key = schemas.node_key(schema)
+    node = _NODES.get(cache_key)
+    if node is None:
+        node = _NODES[cache_key] = _Node(schema)
+    return node
+
+
+def _root(schema: schemas.Schema | None) -> _Node | None:
+    """The node a comparison starts from. A schema made for one write (a custom resource's, with its
+    ObjectMeta added) is compiled for that write alone, so that the cache does not keep every one."""
+    if schema is None:
+        return None
+    if isinstance(schemas.node_key(schema), str):
+        return _compiled(schema)
+    return _Node(schema)
+
+
 # -- comparing two objects -------------------------------------------------------------------------
 
 def compare(old: Any, new: Any, field: schemas.Schema | None, path: Path = ()) -> tuple[set[Path], set[Path]]:
     """(paths added or changed, paths removed) going from old to new."""
     changed: set[Path] = set()
     removed: set[Path] = set()
-    _walk(old, new, field, path, changed, removed)
+    _walk(old, new, _root(field), path, changed, removed)
     return changed, removed
 
 
-def _walk(old: Any, new: Any, field: schemas.Schema | None, path: Path, changed: set[Path], removed: set[Path]) -> None:
+def _walk(old: Any, new: Any, node: _Node | None, path: Path, changed: set[Path], removed: set[Path]) -> None:
     """structured-merge-diff's compareWalker: a side that is absent adds or removes the path; a null list
     or map is an empty one, and two empty (or null) ones are compared as a leaf, so that null and empty
     stay apart; an atomic value is a leaf; a granular one is compared item by item."""
     if old is _ABSENT:
-        changed.add(path)
-    elif new is _ABSENT:
+        _added(new, node, path, changed)
+        return
+    if new is _ABSENT:
         removed.add(path)
     elif old == new:
         return  # compared in C: an update leaves most of an object as it was
     # A null (or absent) side takes the form of the other (deduceAtom's wildcard).
     value = new if isinstance(new, (dict, list)) else old
-    if not isinstance(value, (dict, list)) or not granular(value, field):
-        if old is not _ABSENT and new is not _ABSENT and old != new:
+    if isinstance(value, dict):
+        granular_value = node is None or not node.atomic  # inside an open object: maps key by key
+    elif isinstance(value, list):
+        granular_value = node is not None and node.list_kind != "atomic"  # and lists whole
+    else:
+        granular_value = False
+    if not granular_value:
+        if new is not _ABSENT and old != new:
             changed.add(path)
         return
+    olds: Any
+    news: Any
     if isinstance(value, list):
         olds = old if isinstance(old, list) else []
         news = new if isinstance(new, list) else []
@@ -207,7 +266,7 @@ def _walk(old: Any, new: Any, field: schemas.Schema | None, path: Path, changed:
         news = new if isinstance(new, dict) else {}
     if not olds and not news:
         # Both empty or null: a leaf, which keeps an empty value apart from a null one.
-        if old is not _ABSENT and new is not _ABSENT and old != new:
+        if new is not _ABSENT and old != new:
             changed.add(path)
         return
     if isinstance(value, dict):
@@ -216,16 +275,30 @@ def _walk(old: Any, new: Any, field: schemas.Schema | None, path: Path, changed:
             o = olds.get(key, _ABSENT)
             n = news.get(key, _ABSENT)
             if o is _ABSENT or n is _ABSENT or o != n:
-                _walk(o, n, schemas.child_schema(field, key), path + ("f:" + key,), changed, removed)
+                _walk(o, n, None if node is None else node.child(key), path + ("f:" + key,), changed, removed)
         return
-    _walk_items(olds, news, field, path, changed, removed)
+    assert node is not None
+    _walk_items(olds, news, node, path, changed, removed)
 
 
-def _walk_items(olds: list[Any], news: list[Any], field: schemas.Schema | None, path: Path,
+def _added(new: Any, node: _Node | None, path: Path, changed: set[Path]) -> None:
+    """_walk of a value where there was none (all of a create): the path, and every granular one below."""
+    changed.add(path)
+    if isinstance(new, dict):
+        if not new or (node is not None and node.atomic):
+            return
+        for key, n in new.items():
+            _added(n, None if node is None else node.child(key), path + ("f:" + key,), changed)
+    elif isinstance(new, list) and new and node is not None and node.list_kind != "atomic":
+        _walk_items([], new, node, path, changed, set())
+
+
+def _walk_items(olds: list[Any], news: list[Any], node: _Node, path: Path,
                 changed: set[Path], removed: set[Path]) -> None:
     """A granular list item by item (visitListItems); an item named twice is compared as a whole."""
-    kind, keys = list_keys(field)
-    item = schemas.child_schema(field, None)
+    kind, keys = node.list_kind, node.keys
+    item_node = node.child(None)
+    item = None if item_node is None else item_node.schema
     old_items: dict[str, list[Any]] = {}
     for element in olds:
         old_items.setdefault(item_element(element, kind, keys, item), []).append(element)
@@ -236,23 +309,50 @@ def _walk_items(olds: list[Any], news: list[Any], field: schemas.Schema | None, 
         lefts, rights = old_items.get(name, []), new_items.get(name, [])
         here = path + (name,)
         if len(lefts) <= 1 and len(rights) <= 1:
-            _walk(lefts[0] if lefts else _ABSENT, rights[0] if rights else _ABSENT, item, here, changed, removed)
+            _walk(lefts[0] if lefts else _ABSENT, rights[0] if rights else _ABSENT, item_node, here, changed,
+                  removed)
         elif len(lefts) >= 2 and len(rights) >= 2:
             if lefts != rights:
                 changed.add(here)
         elif len(lefts) >= 2:
             if rights:
-                _walk(_ABSENT, rights[0], item, here, changed, removed)
+                _walk(_ABSENT, rights[0], item_node, here, changed, removed)
             removed.add(here)
         else:
             if lefts:
-                _walk(lefts[0], _ABSENT, item, here, changed, removed)
+                _walk(lefts[0], _ABSENT, item_node, here, changed, removed)
             changed.add(here)
 
 
 # -- FieldsV1 and managedFields entries -------------------------------------------------------------
 
 def to_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
+    """The FieldsV1 tree of a set of paths, in the order _tidy gives.
+
+    Built from the paths sorted once: each level's keys then arrive in order, and a path comes before
+    the paths below it, so its mark goes first. Elements other than f:, k: and v: sort otherwise (_tidy)."""
+    ordered = sorted(paths)
+    root: dict[str, Any] = {}
+    marked: list[dict[str, Any]] = []
+    for path in ordered:
+        node = root
+        for element in path:
+            child = node.get(element)
+            if child is None:
+                if element[:1] not in _PLAIN_ORDER:
+                    return _tidy(_tree(ordered))
+                child = node[element] = {}
+            node = child
+        if path and not node:
+            node["."] = {}
+            marked.append(node)
+    for node in marked:
+        if len(node) == 1:
+            node.clear()  # a leaf needs no mark
+    return root
+
+
+def _tree(paths: Iterable[Path]) -> dict[str, Any]:
     root: dict[str, Any] = {}
     for path in paths:
         node = root
@@ -260,7 +360,7 @@ def to_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
             node = node.setdefault(element, {})
         if path:
             node.setdefault(".", {})
-    return _tidy(root)
+    return root
 
 
 _PLAIN_ORDER = frozenset("fkv")
@@ -349,8 +449,19 @@ def _written(old: Any, new: dict[str, Any], schema: schemas.Schema,
     changed, removed = compare(zero(schema) if old is None else old, new, schema)
     changed -= SERVER_OWNED
     if ignored:
-        changed = {p for p in changed if not any(p[:len(i)] == i for i in ignored)}
+        changed = without_prefixes(changed, ignored)
     return changed, removed
+
+
+def without_prefixes(paths: set[Path], prefixes: tuple[Path, ...]) -> set[Path]:
+    """The paths at none of the prefixes or below them: each path's heads of the prefixes' lengths
+    looked up in a set, rather than each prefix compared with each path."""
+    heads = set(prefixes)
+    lengths = {len(prefix) for prefix in prefixes}
+    if len(lengths) == 1:
+        (length,) = lengths
+        return {p for p in paths if p[:length] not in heads}
+    return {p for p in paths if not any(p[:length] in heads for length in lengths)}
 
 
 def _released(entry: dict[str, Any], changed: set[Path], removed: set[Path]) -> list[dict[str, Any]]:
@@ -407,16 +518,23 @@ def update(entries: list[dict[str, Any]], old: Any, new: dict[str, Any], schema:
         owned = (before - removed) | changed
         unchanged = owned == before
     if kept or owned:
-        # A client without fieldManager or User-Agent is an unnamed manager; the name is then omitted.
-        entry = {"manager": manager} if manager else {}
-        entry.update({"operation": "Update", "apiVersion": api_version})
         # An entry recorded without a time (an update through /scale) keeps none while unchanged.
         time = mine.get("time") if mine is not None and unchanged else now
-        if time:
-            entry["time"] = time
-        entry.update({"fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(owned) if owned else mine_fields})
-        if subresource:
-            entry["subresource"] = subresource
-        out.append(entry)
+        out.append(update_entry(manager, api_version, time, to_fields_v1(owned) if owned else mine_fields,
+                                subresource))
     return sorted(out, key=lambda e: (e.get("operation", ""), e.get("time", ""), e.get("manager", ""),
                                       e.get("apiVersion", ""), e.get("subresource", "")))
+
+
+def update_entry(manager: str, api_version: str, time: str | None, fields: Any,
+                 subresource: str | None) -> dict[str, Any]:
+    """A managedFields entry of an Update, its keys in upstream's order."""
+    # A client without fieldManager or User-Agent is an unnamed manager; the name is then omitted.
+    entry: dict[str, Any] = {"manager": manager} if manager else {}
+    entry.update({"operation": "Update", "apiVersion": api_version})
+    if time:
+        entry["time"] = time
+    entry.update({"fieldsType": "FieldsV1", "fieldsV1": fields})
+    if subresource:
+        entry["subresource"] = subresource
+    return entry

@@ -11,6 +11,8 @@ import time
 import uuid
 from typing import Any
 
+import orjson
+
 from apiserver import errors
 from apiserver.kinds import ephemeralcontainers, fieldmanager, ownership, scheme, shaping
 from apiserver.kinds.resources import ResourceType
@@ -204,9 +206,22 @@ def decoded_for_update(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def reshaped(obj: dict[str, Any]) -> dict[str, Any]:
-    """The object back in upstream's shape after a later step (allocation, namespace setup) changed it."""
+def reshaped(obj: dict[str, Any], shaped_as: bytes | None = None) -> dict[str, Any]:
+    """The object back in upstream's shape after a later step (allocation, namespace setup) changed it.
+
+    `shaped_as`: the object's JSON when last shaped (shaped_json). A step that changed nothing leaves it
+    in shape, as shaping what is shaped changes nothing; then it is not walked again."""
+    if shaped_as is not None and shaped_json(obj) == shaped_as:
+        return obj
     return ordered(shaping.shaped_object(obj))
+
+
+def shaped_json(obj: dict[str, Any]) -> bytes | None:
+    """What `reshaped` tells an unchanged object by: its JSON, keys in order (None: not JSON)."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return None
 
 
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None,

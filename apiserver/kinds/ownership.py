@@ -73,8 +73,9 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
         updated = _record_versioned(entries, old, obj, views, request, reset_fields(rt, subresource))
     else:
         # The new object as decoded: an empty list or map a client sent is not yet the null storage makes it.
-        updated = fieldmanager.record_update(entries, None if old is None else shaping.shaped_object(json_copy(old)),
-                                             obj if shaped else shaping.shaped_object(json_copy(obj), []), schema,
+        # Shaped as views: the comparison only reads them, and old and obj stay as they are.
+        updated = fieldmanager.record_update(entries, None if old is None else shaping.shaped_view(old),
+                                             obj if shaped else shaping.shaped_view(obj, []), schema,
                                              request, reset_fields(rt, subresource))
     if subresource == "scale":
         updated = fieldmanager.sorted_entries([_untimed_scale_update(entry, manager) for entry in updated])
@@ -118,8 +119,8 @@ def _record_versioned(entries: list[dict[str, Any]], old: Obj | None, new: Obj,
     out: list[dict[str, Any]] = []
     for version, group in by_version.items():
         view = views.get(version, _as_stored)
-        seen_old = None if old is None else shaping.shaped_object(json_copy(view(old)))
-        seen_new = shaping.shaped_object(json_copy(view(new)), [])
+        seen_old = None if old is None else shaping.shaped_view(view(old))
+        seen_new = shaping.shaped_view(view(new), [])
         schema = shaping.kind_schema(seen_new)
         if schema is None:
             out += group

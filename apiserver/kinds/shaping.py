@@ -24,7 +24,7 @@ _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 class _Node:
     """What shaping a value at one schema node takes; None stands for a node that changes nothing."""
 
-    __slots__ = ("schema", "zeros", "nulls_empty", "sorts_keys", "order", "properties", "extra", "items",
+    __slots__ = ("schema", "zeros", "nulls_empty", "sorts_keys", "order", "rank", "properties", "extra", "items",
                  "omitted", "scalars_omitted", "quantity", "_children")
 
     def __init__(self, schema: schemas.Schema) -> None:
@@ -45,6 +45,8 @@ class _Node:
         self.items: schemas.Schema | None = items if isinstance(items, dict) else None
         self.sorts_keys = self.extra is not None and "properties" not in resolved
         self.order = tuple(schemas.field_order().get(name, ()))
+        # Where each field comes in Go's order: an object holding only known fields is sorted by it.
+        self.rank = {key: i for i, key in reversed(list(enumerate(self.order)))}
         self._children: dict[str | None, _Node | None] = {}
 
     def child(self, key: str | None) -> _Node | None:
@@ -85,12 +87,13 @@ def compiled(schema: schemas.Schema | None) -> _Node | None:
 Emptied = list[tuple[dict[str, Any], str]]
 
 
-def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None) -> Any:
+def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None, copying: bool = False) -> Any:
     """The value with Go's always-written fields added (in place) and every object's keys in Go's order.
 
     Objects and lists on the way to a node that changes something are new; what lies below a node that
     changes nothing is the value's own. With `emptied`, an empty list or map that storage would turn into
-    null stays as decoded, and where it sits is added to `emptied` (see `as_stored`)."""
+    null stays as decoded, and where it sits is added to `emptied` (see `as_stored`). With `copying`, an
+    object gets its always-written fields in a copy of its own, so that the value is left as it was."""
     if node is None:
         return value
     if node.quantity:
@@ -100,36 +103,49 @@ def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None) -> An
             return value  # refused when decoded; kept for the error that names it
     if isinstance(value, list):
         item = node.child(None)
-        return [shaped(v, item, emptied) for v in value] if item is not None else list(value)
+        return [shaped(v, item, emptied, copying) for v in value] if item is not None else list(value)
     if not isinstance(value, dict):
         return value
     kept: list[str] | None = None
+    own = not copying  # whether this object may be changed in place
     for key, zero in node.zeros:
         if key not in value:
+            if not own:
+                value, own = dict(value), True
             value[key] = {} if zero == {} else zero
         elif zero is None and node.nulls_empty and value[key] in ([], {}):
             # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
             if emptied is None:
+                if not own:
+                    value, own = dict(value), True
                 value[key] = None
             else:
                 kept = [*(kept or ()), key]
     if node.sorts_keys:
         keys: Any = sorted(value)
     elif node.order:
-        order = node.order
-        keys = [k for k in order if k in value]
-        if len(keys) < len(value):
-            keys += [k for k in value if k not in order]
+        rank = node.rank
+        if value.keys() <= rank.keys():
+            keys = sorted(value, key=rank.__getitem__)
+        else:
+            order = node.order
+            keys = [k for k in order if k in value]
+            keys += [k for k in value if k not in rank]
     else:
         keys = value
-    child = node.child
     if node.omitted:
         omitted = node.omitted
         if node.scalars_omitted:
-            keys = [k for k in keys if k not in omitted or not _empty(value[k])]
+            # A truthy value is never empty: _empty is asked only of the falsy ones.
+            keys = [k for k in keys if k not in omitted or (v := value[k]) or not _empty(v)]
         else:
             keys = [k for k in keys if k not in omitted or value[k] not in ([], {})]
-    out = {k: value[k] if (c := child(k)) is None else shaped(value[k], c, emptied) for k in keys}
+    children = node._children
+    out = {}
+    for k in keys:
+        v = value[k]
+        c = children[k] if k in children else node.child(k)
+        out[k] = v if c is None else shaped(v, c, emptied, copying)
     if kept:
         assert emptied is not None
         emptied.extend((out, key) for key in kept)
@@ -161,3 +177,12 @@ def shaped_object(obj: dict[str, Any], emptied: Emptied | None = None) -> dict[s
     if ref is None:
         return obj
     return shaped(obj, compiled(ref), emptied)  # type: ignore[no-any-return]
+
+
+def shaped_view(obj: dict[str, Any], emptied: Emptied | None = None) -> dict[str, Any]:
+    """shaped_object of a copy of obj, obj left as it was, for a caller that only reads the answer:
+    what shaping leaves as it is, the answer shares with obj (a kind without a definition, all of it)."""
+    ref = kind_schema(obj)
+    if ref is None:
+        return obj
+    return shaped(obj, compiled(ref), emptied, copying=True)  # type: ignore[no-any-return]

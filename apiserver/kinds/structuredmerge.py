@@ -107,13 +107,17 @@ def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: boo
 
 def untypable(value: Any, field: Schema) -> bool:
     """Whether an object cannot be typed for a keyed list's item naming none of its keys (or not a
-    map): what fails upstream's field manager on an object. Only maps and lists are descended into."""
+    map): what fails upstream's field manager on an object. Only maps and lists are descended into, and
+    only where a schema says something: below a node without one (a managedFields entry's fieldsV1) no
+    keyed list can be."""
+    if field is None:
+        return False
     if isinstance(value, dict):
         for key, child in value.items():
             if isinstance(child, (dict, list)) and untypable(child, schemas.child_schema(field, key)):
                 return True
         return False
-    if not isinstance(value, list) or field is None:
+    if not isinstance(value, list):
         return False
     kind, keys = _list_kind(field)
     item_schema = schemas.child_schema(field, None)
