@@ -464,14 +464,12 @@ def _custom_unknown(obj: dict[str, Any], custom: CustomVersion) -> list[str]:
 
 
 def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
-             custom: CustomVersion | None = None, url_type: tuple[str, str] = ("", ""),
-             types_checked: bool = False) -> dict[str, str]:
-    """The fields of a create or update body (or a patched object and its patch), checked as asked.
+             custom: CustomVersion | None = None, url_type: tuple[str, str] = ("", "")) -> dict[str, str]:
+    """The fields of a create or update body, checked as asked (a patch's: apiserver/patching/patch.py).
 
     A value of the wrong type is refused whatever the directive, as decoding it fails upstream; a
     custom object's types are its CRD validation's to check. A body that names no kind or apiVersion
     is decoded as the (kind, apiVersion) of the request's URL, `url_type`, as upstream defaults them.
-    `types_checked`: the caller has judged the types already (a patch, as it was applied).
     """
     how = directive(query)
     kind = str(obj.get("kind") or url_type[0])
@@ -482,10 +480,7 @@ def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
     ref = schemas.kind_ref(group, version, kind)
     if ref is None:
         return {}
-    if types_checked:
-        mistyped, unknown = None, unknown_fields(obj, schemas.resolve(ref), drop=True)
-    else:
-        mistyped, unknown = _typed_and_known(obj, ref)
+    mistyped, unknown = _typed_and_known(obj, ref)
     if mistyped is not None:
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
     return check(kind, api_version, how, unknown, duplicate_fields(raw) if raw else [])
