@@ -32,7 +32,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from apiserver.cel import checkedexpr
+from apiserver.cel import checkedexpr, sourcetext
 from apiserver.cel.checkedexpr import Expr
 from apiserver.cel.macroruntime import ENTRIES_TO_MAP, PAIRS_TO_MAP, SORT_INDICES, UPSTREAM_SORT
 
@@ -196,7 +196,7 @@ def prepare(source: str, parsed: bytes) -> Prepared | None:
 def _sort_edits(source: str, call: Expr, positions: dict[int, int]) -> list[Edit]:
     assert call.target is not None
     opening = positions.get(call.id, -1)
-    closing = _closing(source, opening)
+    closing = sourcetext.closing(source, opening)
     dot = source.rfind(".", 0, opening)
     start = _start(source, call.target, positions, dot)
     if closing is None or dot < 0 or start is None or source[dot + 1:opening].strip() != "sortBy":
@@ -220,7 +220,7 @@ def _start(source: str, target: Expr, positions: dict[int, int], end: int) -> in
         return None
     start = min(starts)
     depth = 0
-    for char in _code(source, start, end):
+    for _, char in sourcetext.code(source, start, end):
         depth += {"(": -1, ")": 1}.get(char, 0)
     while depth > 0:
         start = source.rfind("(", 0, start)
@@ -228,58 +228,6 @@ def _start(source: str, target: Expr, positions: dict[int, int], end: int) -> in
             return None
         depth -= 1
     return start
-
-
-def _string_end(source: str, start: int) -> int:
-    """The index just past the string literal whose opening quote is at `start`."""
-    quote = source[start]
-    raw = source[start - 1:start] in ("r", "R") or (source[start - 1:start] in ("b", "B")
-                                                     and source[start - 2:start - 1] in ("r", "R"))
-    closer = quote * 3 if source.startswith(quote * 3, start) else quote
-    at = start + len(closer)
-    while at < len(source):
-        if not raw and source[at] == "\\":
-            at += 2
-            continue
-        if source.startswith(closer, at):
-            return at + len(closer)
-        at += 1
-    return len(source)
-
-
-def _code(source: str, start: int, end: int) -> Iterator[str]:
-    """The characters of source[start:end] outside string literals and comments."""
-    at = start
-    while at < end:
-        char = source[at]
-        if char in "'\"":
-            at = _string_end(source, at)
-            continue
-        if source.startswith("//", at):
-            newline = source.find("\n", at)
-            at = end if newline < 0 else newline
-            continue
-        yield char
-        at += 1
-
-
-def _closing(source: str, opening: int) -> int | None:
-    depth = 0
-    at = opening
-    while at < len(source):
-        char = source[at]
-        if char in "'\"":
-            at = _string_end(source, at)
-            continue
-        if source.startswith("//", at):
-            newline = source.find("\n", at)
-            at = len(source) if newline < 0 else newline
-            continue
-        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(char, 0)
-        if depth == 0:
-            return at
-        at += 1
-    return None
 
 
 _ERROR = re.compile(r"^ERROR: <input>:(\d+):(\d+): (.*)$")
@@ -351,7 +299,7 @@ def evaluation_text(text: str, parsed: bytes) -> str | None:
             continue
         assert e.target is not None
         opening = positions.get(e.id, -1)
-        closing = _closing(text, opening)
+        closing = sourcetext.closing(text, opening)
         named = opening - len(e.name)
         start = _start(text, e.target, positions, named)
         last = _start(text, e.args[-1], positions, closing) if closing is not None else None

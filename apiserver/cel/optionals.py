@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from apiserver.cel import checkedexpr
+from apiserver.cel import checkedexpr, sourcetext
 from apiserver.cel.checkedexpr import Expr
 
 # Words whose absence from an expression's text means it has nothing to rewrite.
 MARKERS = ("validate", "named")
-_OPENING, _CLOSING = "([{", ")]}"
 
 
 def _suffix(e: Expr) -> str | None:
@@ -52,45 +51,6 @@ def _positions(source_info: bytes) -> dict[int, int]:
     return found
 
 
-def _string_end(source: str, start: int) -> int:
-    """The index just past the string literal whose opening quote is at `start`."""
-    quote = source[start]
-    raw = source[start - 1:start] in ("r", "R") or (source[start - 1:start] in ("b", "B")
-                                                     and source[start - 2:start - 1] in ("r", "R"))
-    closer = quote * 3 if source.startswith(quote * 3, start) else quote
-    at = start + len(closer)
-    while at < len(source):
-        if not raw and source[at] == "\\":
-            at += 2
-            continue
-        if source.startswith(closer, at):
-            return at + len(closer)
-        at += 1
-    return len(source)
-
-
-def _closing(source: str, opening: int) -> int | None:
-    """The index of the parenthesis that closes the one at `opening`, skipping strings and comments."""
-    depth, at = 0, opening
-    while at < len(source):
-        char = source[at]
-        if char in "'\"":
-            at = _string_end(source, at)
-            continue
-        if source.startswith("//", at):
-            newline = source.find("\n", at)
-            at = len(source) if newline < 0 else newline
-            continue
-        if char in _OPENING:
-            depth += 1
-        elif char in _CLOSING:
-            depth -= 1
-            if depth == 0:
-                return at
-        at += 1
-    return None
-
-
 def rewrite(source: str, parsed: bytes) -> str | None:
     """`source` with each optional-answering library call followed by its select, from `parsed` (a
     serialized google.protobuf.Any holding its cel.expr.ParsedExpr); None when it has none."""
@@ -103,7 +63,7 @@ def rewrite(source: str, parsed: bytes) -> str | None:
         opening = positions.get(call.id)
         if suffix is None or opening is None or source[opening:opening + 1] != "(":
             continue
-        closing = _closing(source, opening)
+        closing = sourcetext.closing(source, opening)
         if closing is not None:
             inserts.append((closing + 1, suffix))
     if not inserts:
