@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import ssl
 import sys
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-import yaml
+import capture_validation
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "patch_decoding.json")
@@ -97,23 +94,11 @@ def cases() -> list[tuple[str, str, str, bytes]]:
 
 
 def sender(kubeconfig: str) -> Send:
-    with open(kubeconfig) as f:
-        config = yaml.safe_load(f)
-    server = config["clusters"][0]["cluster"]["server"]
-    token = config["users"][0]["user"]["token"]
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
+    """Sends a request with the kubeconfig's credentials: (status, decoded body, Warning lines)."""
+    send_raw = capture_validation.exchange(kubeconfig)
 
     def send(method: str, path: str, data: bytes | None, content_type: str) -> tuple[int, Any, list[str]]:
-        request = urllib.request.Request(server + path, data=data, method=method)
-        request.add_header("Authorization", f"Bearer {token}")
-        request.add_header("Content-Type", content_type)
-        try:
-            with urllib.request.urlopen(request, context=context, timeout=30) as response:
-                status, raw, headers = response.status, response.read(), response.headers
-        except urllib.error.HTTPError as err:
-            status, raw, headers = err.code, err.read(), err.headers
+        status, raw, headers = send_raw(method, path, data, content_type)
         try:
             decoded = json.loads(raw) if raw else None
         except ValueError:

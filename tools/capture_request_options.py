@@ -16,10 +16,9 @@ import os
 import sys
 from typing import Any
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+import capture_patch_decoding as patching  # its sender and namespace serve here too
 
-import capture_patch_decoding as patching  # noqa: E402  (its sender and namespace serve here too)
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 FIXTURE = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "request_options.json")
 COLLECTION = f"/api/v1/namespaces/{patching.NAMESPACE}/configmaps"

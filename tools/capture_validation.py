@@ -12,6 +12,8 @@ import ssl
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable
+from email.message import Message
 from typing import Any
 
 import yaml
@@ -22,8 +24,11 @@ sys.path.insert(0, TESTS)
 
 import validation_cases
 
+Exchange = Callable[[str, str, "bytes | None", str], tuple[int, bytes, Message]]
 
-def sender(kubeconfig: str) -> validation_cases.Send:
+
+def exchange(kubeconfig: str) -> Exchange:
+    """Sends one request to the server a kubeconfig names, with its bearer token: (status, body, headers)."""
     with open(kubeconfig) as f:
         config = yaml.safe_load(f)
     server = config["clusters"][0]["cluster"]["server"]
@@ -32,18 +37,26 @@ def sender(kubeconfig: str) -> validation_cases.Send:
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
 
-    def send(method: str, path: str, body: Any, content_type: str) -> tuple[int, Any]:
-        # bytes go as they are: a value JSON cannot round-trip through Python (a spelled-out number)
-        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    def send(method: str, path: str, data: bytes | None, content_type: str) -> tuple[int, bytes, Message]:
         request = urllib.request.Request(server + path, data=data, method=method)
         request.add_header("Authorization", f"Bearer {token}")
         if data is not None:
             request.add_header("Content-Type", content_type)
         try:
             with urllib.request.urlopen(request, context=context, timeout=30) as response:
-                status, raw = response.status, response.read()
+                return response.status, response.read(), response.headers
         except urllib.error.HTTPError as err:
-            status, raw = err.code, err.read()
+            return err.code, err.read(), err.headers
+    return send
+
+
+def sender(kubeconfig: str) -> validation_cases.Send:
+    send_raw = exchange(kubeconfig)
+
+    def send(method: str, path: str, body: Any, content_type: str) -> tuple[int, Any]:
+        # bytes go as they are: a value JSON cannot round-trip through Python (a spelled-out number)
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+        status, raw, _ = send_raw(method, path, data, content_type)
         return status, json.loads(raw) if raw else None
     return send
 
