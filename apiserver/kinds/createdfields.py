@@ -71,23 +71,9 @@ def _changes(old: Any, new: Any, node: _Node | None, excluded: _Exclusions | Non
         return True, _added(new, node, excluded)
     if new is _ABSENT or old == new:
         return False, {}  # a removal changes nothing a create owns
-    value = new if isinstance(new, (dict, list)) else old
-    if isinstance(value, dict):
-        granular_value = node is None or not node.atomic
-    elif isinstance(value, list):
-        granular_value = node is not None and node.list_kind != "atomic"
-    else:
-        granular_value = False
-    if not granular_value:
+    value, olds, news = managedfields.compared_sides(old, new, node)
+    if value is None:
         return True, {}  # old != new: a changed leaf
-    olds: Any
-    news: Any
-    if isinstance(value, list):
-        olds = old if isinstance(old, list) else []
-        news = new if isinstance(new, list) else []
-    else:
-        olds = old if isinstance(old, dict) else {}
-        news = new if isinstance(new, dict) else {}
     if not olds and not news:
         return True, {}
     if isinstance(value, list):

@@ -233,6 +233,21 @@ def compare(old: Any, new: Any, field: schemas.Schema | None, path: Path = ()) -
     return changed, removed
 
 
+def compared_sides(old: Any, new: Any, node: _Node | None) -> tuple[Any, Any, Any]:
+    """(the value whose form both sides take, old's items, new's items) for compareWalker; the value is
+    None where the two are compared as a leaf (a scalar, an atomic object or list). A null (or absent)
+    side takes the form of the other (deduceAtom's wildcard)."""
+    value = new if isinstance(new, (dict, list)) else old
+    if isinstance(value, dict):
+        if node is not None and node.atomic:
+            return None, None, None
+        # inside an open object: maps key by key
+        return value, old if isinstance(old, dict) else {}, new if isinstance(new, dict) else {}
+    if isinstance(value, list) and node is not None and node.list_kind != "atomic":  # and lists whole
+        return value, old if isinstance(old, list) else [], new if isinstance(new, list) else []
+    return None, None, None
+
+
 def _walk(old: Any, new: Any, node: _Node | None, path: Path, changed: set[Path], removed: set[Path]) -> None:
     """structured-merge-diff's compareWalker: a side that is absent adds or removes the path; a null list
     or map is an empty one, and two empty (or null) ones are compared as a leaf, so that null and empty
@@ -244,26 +259,11 @@ def _walk(old: Any, new: Any, node: _Node | None, path: Path, changed: set[Path]
         removed.add(path)
     elif old == new:
         return  # compared in C: an update leaves most of an object as it was
-    # A null (or absent) side takes the form of the other (deduceAtom's wildcard).
-    value = new if isinstance(new, (dict, list)) else old
-    if isinstance(value, dict):
-        granular_value = node is None or not node.atomic  # inside an open object: maps key by key
-    elif isinstance(value, list):
-        granular_value = node is not None and node.list_kind != "atomic"  # and lists whole
-    else:
-        granular_value = False
-    if not granular_value:
+    value, olds, news = compared_sides(old, new, node)
+    if value is None:
         if new is not _ABSENT and old != new:
             changed.add(path)
         return
-    olds: Any
-    news: Any
-    if isinstance(value, list):
-        olds = old if isinstance(old, list) else []
-        news = new if isinstance(new, list) else []
-    else:
-        olds = old if isinstance(old, dict) else {}
-        news = new if isinstance(new, dict) else {}
     if not olds and not news:
         # Both empty or null: a leaf, which keeps an empty value apart from a null one.
         if new is not _ABSENT and old != new:
