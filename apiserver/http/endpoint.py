@@ -230,13 +230,24 @@ class Endpoint:
             raise errors.unavailable(f"the store is unreachable: {exc}") from None
 
     def get(self, t: Target, shape: Shape) -> Reply:
+        self._fresh_enough(t)
         # Durable state only: a write still waiting for its fsync could be taken back by a crash.
         return self._got(t, shape, self.store.get(t.key()))
+
+    def _fresh_enough(self, t: Target) -> None:
+        """A get naming a resourceVersion the store has not reached (after waiting for it) is answered as
+        the watch cache answers it, before the object is looked up: 504, too large."""
+        rv = t.query.get("resourceVersion")
+        if rv and rv != "0":
+            requested, current = paging.parse_rv(rv), self.store.revision
+            if requested > current:
+                raise paging.too_large(requested, current)
 
     async def converted_read(self, t: Target, shape: Shape, view: View | None) -> Reply:
         """A get (no `view`) or list of a type whose CRD's webhook converts its objects (`crd.converting`):
         the objects read are converted, a list's in one review, and nothing converted is kept."""
         if view is None:
+            self._fresh_enough(t)
             stored = self.store.get(t.key())
             return self._got(t, shape, None if stored is None else await self.conversion.served(t.rt, stored))
         listing = self.select(t, view)

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import orjson
 
 from apiserver import errors
+from apiserver.registry.field import go_quote
 from apiserver.storage.snapshot import ObjectKey
 from apiserver.wire import gojson
 
@@ -52,24 +53,27 @@ def parse_page(query: Mapping[str, str], namespaced: bool, namespace: str | None
                     _object_key(relative, namespaced, namespace), limit, relative)
     if rv_text in ("", "0"):
         return Page(None, False, None, limit)
-    revision = parse_rv(rv_text)
+    try:
+        revision = parse_rv(rv_text)
+    except errors.ApiError as refused:
+        raise errors.bad_request(f"invalid resource version: {refused.message}") from None
     # a legacy (match-less) resourceVersion with a limit pages from exactly that revision, as etcd does
     exact = match == "Exact" or (match == "" and limit > 0)
     return Page(revision, exact, None, limit)
 
 
 def parse_rv(text: str) -> int:
-    try:
-        rv = int(text)
-    except ValueError:
-        raise errors.bad_request(f'resourceVersion: Invalid value: "{text}": must be an integer') from None
-    if rv < 0:
-        raise errors.bad_request(f'resourceVersion: Invalid value: "{text}": must be non-negative')
-    return rv
+    """A resourceVersion as the storage versioner parses it (strconv.ParseUint), refused in its words.
+    Upstream passes a get's or a watch's refusal on as a 500; a client's mistake is a 400 here."""
+    if text.isascii() and text.isdigit() and int(text) < 2**64:
+        return int(text)
+    reason = "value out of range" if text.isascii() and text.isdigit() else "invalid syntax"
+    raise errors.bad_request(f"resourceVersion: Invalid value: {go_quote(text)}: strconv.ParseUint: parsing "
+                             f"{go_quote(text)}: {reason}")
 
 
 def too_large(requested: int, current: int) -> errors.ApiError:
-    return errors.ApiError(504, "Timeout", f"Too large resource version: {requested}, current: {current}",
+    return errors.ApiError(504, "Timeout", f"Timeout: Too large resource version: {requested}, current: {current}",
                            {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
                             "retryAfterSeconds": 1})
 
