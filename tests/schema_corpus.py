@@ -6,9 +6,11 @@ goldens), and all of them again with every object's keys reversed.
 
 from __future__ import annotations
 
+import copy
 import glob
 import json
 import os
+import random
 from typing import Any
 
 import yaml
@@ -51,3 +53,31 @@ def ref(obj: dict[str, Any]) -> schemas.Schema | None:
     return schemas.kind_ref(group, version, str(obj.get("kind") or ""))
 
 
+
+
+def _places(value: Any, found: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """Every (container, key or index) in the value, depth first."""
+    if isinstance(value, dict):
+        for key in list(value):
+            found.append((value, key))
+            _places(value[key], found)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.append((value, index))
+            _places(item, found)
+    return found
+
+
+def mutated(obj: dict[str, Any], seed: int, wrong: tuple[Any, ...], replaced: int, unknown: int) -> dict[str, Any]:
+    """A copy of obj with `replaced` values swapped for one of `wrong` and `unknown` objects given a field
+    nobody declared, at places the seed picks (apiVersion and kind left as they are)."""
+    rng = random.Random(seed)
+    out = copy.deepcopy(obj)
+    places = _places(out, [])
+    for container, key in rng.sample(places, min(replaced, len(places))):
+        if not (container is out and key in ("apiVersion", "kind")):
+            container[key] = copy.deepcopy(rng.choice(wrong))
+    dicts = [c for c, _ in _places(out, []) if isinstance(c, dict)] + [out]
+    for target in rng.sample(dicts, min(unknown, len(dicts))):
+        target[f"unknownField{rng.randrange(100)}"] = "x"
+    return out

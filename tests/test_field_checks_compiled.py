@@ -8,8 +8,6 @@ and with unknown fields put in at seeded places, so that every branch gives an a
 
 from __future__ import annotations
 
-import copy
-import random
 from typing import Any
 
 import pytest
@@ -102,34 +100,11 @@ def _reference_type_error(obj: Any, schema: schemas.Schema | None, owner: str = 
     return None
 
 
-def _places(value: Any, found: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """Every (container, key or index) in the value, depth first."""
-    if isinstance(value, dict):
-        for key in list(value):
-            found.append((value, key))
-            _places(value[key], found)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.append((value, index))
-            _places(item, found)
-    return found
-
-
 _WRONG = (7, 2.5, "text", True, [], {}, ["a"], {"k": "v"})
 
 
 def _mutated(obj: dict[str, Any], seed: int) -> dict[str, Any]:
-    """The object with a few values of another type and a few fields nobody declared, at seeded places."""
-    rng = random.Random(seed)
-    out = copy.deepcopy(obj)
-    places = _places(out, [])
-    for container, key in rng.sample(places, min(3, len(places))):
-        if not (container is out and key in ("apiVersion", "kind")):
-            container[key] = copy.deepcopy(rng.choice(_WRONG))
-    dicts = [c for c, _ in _places(out, []) if isinstance(c, dict)] + [out]
-    for target in rng.sample(dicts, min(3, len(dicts))):
-        target[f"unknownField{rng.randrange(100)}"] = "x"
-    return out
+    return schema_corpus.mutated(obj, seed, _WRONG, replaced=3, unknown=3)
 
 
 _CASES = [(obj, 0) for obj in schema_corpus.objects() if schema_corpus.ref(obj) is not None]

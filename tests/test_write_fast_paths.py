@@ -65,34 +65,11 @@ def _differential_objects() -> list[dict[str, Any]]:
     return list(found.values())
 
 
-def _places(value: Any, found: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """Every (container, key or index) in the value, depth first."""
-    if isinstance(value, dict):
-        for key in list(value):
-            found.append((value, key))
-            _places(value[key], found)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.append((value, index))
-            _places(item, found)
-    return found
-
-
 _WRONG = (None, None, None, 7, 2.5, "text", True, [], {}, ["a"], {"k": "v"}, [None], 0, "", False)
 
 
 def _mutated(obj: dict[str, Any], seed: int) -> dict[str, Any]:
-    """The object with a few values replaced (nulls among them) and fields nobody declared, at seeded places."""
-    rng = random.Random(seed)
-    out = copy.deepcopy(obj)
-    places = _places(out, [])
-    for container, key in rng.sample(places, min(4, len(places))):
-        if not (container is out and key in ("apiVersion", "kind")):
-            container[key] = copy.deepcopy(rng.choice(_WRONG))
-    dicts = [c for c, _ in _places(out, []) if isinstance(c, dict)] + [out]
-    for target in rng.sample(dicts, min(2, len(dicts))):
-        target[f"unknownField{rng.randrange(100)}"] = "x"
-    return out
+    return schema_corpus.mutated(obj, seed, _WRONG, replaced=4, unknown=2)
 
 
 _CORPUS = [obj for obj in schema_corpus.objects() if schema_corpus.ref(obj) is not None] + _differential_objects()
