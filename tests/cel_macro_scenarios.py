@@ -13,9 +13,10 @@ whose matchCondition uses one (nothing answers it, so whether a write fails tell
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
+
+from cel_library_scenarios import kubectl, lines
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cel_macros.json"
 GROUP = "macros.example.io"
@@ -128,22 +129,6 @@ BAD_CRD = _crd("badmacroprobes", "BadMacroProbe", {"type": "object", "properties
 
 PROBE_SPEC = {"items": [{"name": "b", "score": 2}, {"name": "a", "score": 3}, {"name": "c", "score": 1}],
               "labels": {"app": "web", "tier": "db"}, "tags": ["x", "y", "x"], "free": []}
-
-
-def kubectl(kubeconfig: str, args: list[str], stdin: str = "") -> tuple[int, str, str]:
-    result = subprocess.run(["kubectl", "--kubeconfig", kubeconfig, *args], input=stdin, capture_output=True,
-                            text=True, timeout=60, check=False)
-    return result.returncode, result.stdout, result.stderr
-
-
-def lines(stderr: str) -> list[str]:
-    """kubectl's error and warning lines, sorted: causes come in Go's map order upstream."""
-    out = []
-    for line in stderr.strip().splitlines():
-        line = line.removeprefix("* ").strip()
-        head, invalid, cause = line.partition(" is invalid: ")
-        out += [head + " is invalid:", cause] if invalid and cause else [line] if line else []
-    return sorted(out)
 
 
 def create_crds(kubeconfig: str) -> list[tuple[str, int, list[str]]]:
