@@ -128,16 +128,24 @@ def activation(data: dict[str, Any]) -> Any:
     return _EVAL_ENV.Activation(data)
 
 
+def _parsed(env: Any, source: str) -> bytes | None:
+    """The serialized parse of `source`, or None when it does not parse (checking it reports why)."""
+    with _LOCK:
+        try:
+            serialized: bytes = env.compile(source, disable_check=True).serialize()
+            return serialized
+        except RuntimeError:
+            return None
+
+
 @lru_cache(maxsize=4096)
 def _prepared(source: str) -> macros.Prepared | None:
     """`source` with apiserver/cel/macros.py's rewrites, or None when it needs none."""
     if not any(marker in source for marker in macros.MARKERS):
         return None
-    with _LOCK:
-        try:
-            parsed = _PARSE_ENV.compile(source, disable_check=True).serialize()
-        except RuntimeError:
-            return None  # does not parse: checking it reports why
+    parsed = _parsed(_PARSE_ENV, source)
+    if parsed is None:
+        return None
     try:
         return macros.prepare(source, parsed)
     except macros.MacroError as error:
@@ -156,12 +164,8 @@ def _runnable(source: str) -> str:
     source = _written(source)
     if not any(marker in source for marker in optionals.MARKERS):
         return source
-    with _LOCK:
-        try:
-            parsed = _MACRO_PARSE_ENV.compile(source, disable_check=True).serialize()
-        except RuntimeError:
-            return source  # does not parse: checking it reports why
-    return optionals.rewrite(source, parsed) or source
+    parsed = _parsed(_MACRO_PARSE_ENV, source)
+    return source if parsed is None else optionals.rewrite(source, parsed) or source
 
 
 @lru_cache(maxsize=4096)
