@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.kinds import managedfields, schemas
-from apiserver.kinds.managedfields import _ABSENT, Path, _Node, item_element
+from apiserver.kinds.managedfields import _ABSENT, Path, _Node
 
 Fields = dict[str, Any]
 
@@ -122,12 +122,8 @@ def _added(new: Any, node: _Node | None, excluded: _Exclusions | None) -> Fields
 def _items(news: list[Any], node: _Node, excluded: _Exclusions | None) -> Fields:
     """managedfields._walk_items of a list whose items were all added, as a zero value holds none: an
     item named twice is owned whole, as a leaf."""
-    kind, keys = node.list_kind, node.keys
     item_node = node.child(None)
-    item = None if item_node is None else item_node.schema
-    new_items: dict[str, list[Any]] = {}
-    for element in news:
-        new_items.setdefault(item_element(element, kind, keys, item), []).append(element)
+    new_items = managedfields.items_by_name(news, node)
     children: Fields = {}
     for name in sorted(new_items):
         rights = new_items[name]

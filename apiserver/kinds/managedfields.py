@@ -293,18 +293,21 @@ def _added(new: Any, node: _Node | None, path: Path, changed: set[Path]) -> None
         _walk_items([], new, node, path, changed, set())
 
 
+def items_by_name(elements: list[Any], node: _Node) -> dict[str, list[Any]]:
+    """A granular list's items under the path elements that name them, each name's in their order."""
+    item_node = node.child(None)
+    item = None if item_node is None else item_node.schema
+    found: dict[str, list[Any]] = {}
+    for element in elements:
+        found.setdefault(item_element(element, node.list_kind, node.keys, item), []).append(element)
+    return found
+
+
 def _walk_items(olds: list[Any], news: list[Any], node: _Node, path: Path,
                 changed: set[Path], removed: set[Path]) -> None:
     """A granular list item by item (visitListItems); an item named twice is compared as a whole."""
-    kind, keys = node.list_kind, node.keys
     item_node = node.child(None)
-    item = None if item_node is None else item_node.schema
-    old_items: dict[str, list[Any]] = {}
-    for element in olds:
-        old_items.setdefault(item_element(element, kind, keys, item), []).append(element)
-    new_items: dict[str, list[Any]] = {}
-    for element in news:
-        new_items.setdefault(item_element(element, kind, keys, item), []).append(element)
+    old_items, new_items = items_by_name(olds, node), items_by_name(news, node)
     for name in old_items.keys() | new_items.keys():
         lefts, rights = old_items.get(name, []), new_items.get(name, [])
         here = path + (name,)
