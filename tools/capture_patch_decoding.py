@@ -144,7 +144,12 @@ def main(kubeconfig: str) -> None:
     prepare(send)
     answers = {name: answer(send, kind, directive, body, name.startswith("custom"))
                for name, kind, directive, body in cases()}
-    with open(FIXTURE, "w") as f:
+    record(FIXTURE, answers)
+
+
+def record(fixture: str, answers: dict[str, Any]) -> None:
+    """Writes the answers as the tests read them, and says how many there are."""
+    with open(fixture, "w") as f:
         json.dump(answers, f, indent=1, sort_keys=True)
         f.write("\n")
     print(f"{len(answers)} answers")
