@@ -13,12 +13,11 @@ from collections.abc import Mapping
 from starlette.datastructures import QueryParams
 
 from apiserver import errors
-from apiserver.registry import field
+from apiserver.registry import field, options_validation
 from apiserver.wire import bodies
 
 _OPTIONS = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions"}
 _PATCH_TYPES = (bodies.JSON_PATCH, bodies.MERGE_PATCH, bodies.STRATEGIC_PATCH, bodies.APPLY_PATCH)
-_MAX_MANAGER_BYTES = 128
 _FIELD_VALIDATIONS = ("", "Ignore", "Strict", "Warn")  # sorted, as sets.List gives them
 
 
@@ -27,19 +26,20 @@ def check(method: str, query: Mapping[str, str], raw_query: bytes, content_type:
     kind = _OPTIONS.get(method)
     if kind is None:
         return
-    if method == "PATCH" and bodies.media_type(content_type) not in _PATCH_TYPES:
+    patch_type = bodies.media_type(content_type) if method == "PATCH" else None
+    if patch_type is not None and patch_type not in _PATCH_TYPES:
         raise errors.ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {})
     problems: list[errors.FieldError] = []
     manager = query.get("fieldManager", "")
-    if method == "PATCH":
-        if bodies.media_type(content_type) != bodies.APPLY_PATCH:
+    if patch_type is not None:
+        if patch_type != bodies.APPLY_PATCH:
             if "force" in query:
                 problems.append(field.forbidden("force", "may not be specified for non-apply patch"))
         elif not manager:
             # kubectl defaults it; a controller must name itself.
             problems.append(field.required("fieldManager", "is required for apply patch"))
-    problems += field_manager_problems(manager)
-    problems += dry_run_problems(dry_run_values(query, raw_query))
+    problems += options_validation.field_manager(manager)
+    problems += options_validation.dry_run(dry_run_values(query, raw_query))
     validation = query.get("fieldValidation", "")
     if validation not in _FIELD_VALIDATIONS:
         problems.append(field.not_supported("fieldValidation", validation, _FIELD_VALIDATIONS))
@@ -47,27 +47,6 @@ def check(method: str, query: Mapping[str, str], raw_query: bytes, content_type:
         raise errors.invalid(kind, "meta.k8s.io", "", problems)
 
 
-def field_manager_problems(manager: str) -> list[errors.FieldError]:
-    """ValidateFieldManager: at most 128 bytes, and only printable characters, each other one named
-    with its byte position."""
-    problems = [field.too_long("fieldManager", _MAX_MANAGER_BYTES)] \
-        if len(manager.encode()) > _MAX_MANAGER_BYTES else []
-    position = 0
-    for char in manager:
-        if not char.isprintable():
-            problems.append(field.invalid("fieldManager", manager,
-                                          f"invalid character U+{ord(char):04X} (at position {position})"))
-        position += len(char.encode())
-    return problems
-
-
 def dry_run_values(query: Mapping[str, str], raw_query: bytes) -> list[str]:
     """Every dryRun the query names: a list upstream, where the parsed query keeps the first."""
     return QueryParams(raw_query).getlist("dryRun") if "dryRun" in query else []
-
-
-def dry_run_problems(values: list[str]) -> list[errors.FieldError]:
-    """ValidateDryRun: All is the only value there is."""
-    if any(value != "All" for value in values):
-        return [field.not_supported_shown("dryRun", field.go_json(values), ("All",))]
-    return []

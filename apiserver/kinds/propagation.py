@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 
 from apiserver import errors
+from apiserver.registry import options_validation
 
 ORPHAN = "orphan"
 FOREGROUND = "foregroundDeletion"
@@ -31,11 +31,7 @@ def check_options(options: dict[str, Any]) -> None:
         supported = ", ".join(f'"{p}"' for p in (*_POLICIES, "nil"))
         problems.append(errors.FieldError("FieldValueNotSupported", "propagationPolicy",
                                           f'Unsupported value: "{policy}": supported values: {supported}'))
-    dry_run = options.get("dryRun") or []
-    if any(value != "All" for value in dry_run):
-        problems.append(errors.FieldError("FieldValueNotSupported", "dryRun",
-                                          f'Unsupported value: {orjson.dumps(dry_run).decode()}: '
-                                          f'supported values: "All"'))
+    problems += options_validation.dry_run(options.get("dryRun") or [])
     if problems:
         raise errors.invalid("DeleteOptions", "meta.k8s.io", "", problems)
 

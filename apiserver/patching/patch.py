@@ -163,7 +163,7 @@ def decoded(patched: Any, raw: bytes, content_type: str | None, directive: str, 
     # A refusal shows the document as patched; a copy keeps it, as finding the unknown fields takes them
     # out (whatever the directive: the Go type has nowhere to keep them).
     as_patched = orjson.loads(orjson.dumps(patched)) if directive == "Strict" else patched
-    unknown = fieldvalidation.unknown_paths(patched, custom, url_type) if isinstance(patched, dict) else []
+    unknown = fieldvalidation.unknown_paths(patched, custom, url_type)
     if directive == "Ignore":
         return {}
     problems = problems + [f'unknown field "{p}"' for p in unknown]
