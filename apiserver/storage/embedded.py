@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import errno
 import glob
 import logging
 import os
@@ -140,15 +141,10 @@ class EmbeddedStore(MemoryReads):
         while self._batch:
             batch, self._batch = self._batch, []
             frames = [frame(_encode(p.record)) for p in batch]
-            async with self._appending:
-                assert self._log is not None
-                try:
-                    await asyncio.to_thread(self._log.append_and_sync, frames)
-                except OSError as exc:
-                    self._fail_all(batch, exc)
-                    continue
-                if self._carried is not None:
-                    self._carried += frames
+            failure = await self._append(frames)
+            if failure is not None:
+                self._fail_all(batch, failure)
+                continue
             self.stats.syncs += 1
             self.stats.records += len(batch)
             now = time.monotonic()
@@ -161,6 +157,28 @@ class EmbeddedStore(MemoryReads):
             self._records_since_snapshot += len(batch)
             if self._records_since_snapshot >= self._options.snapshot_every and self._carried is None:
                 self._start_snapshot()
+
+    async def _append(self, frames: builtins.list[bytes]) -> OSError | None:
+        """Appends and syncs a batch's frames (kept for the new log while a snapshot is written), or the
+        error that refused them. A full disk while a snapshot is being written is tried once more when
+        the snapshot ends: the space it took comes back if it fails, and a failed append leaves nothing
+        behind (LogWriter truncates it away)."""
+        for last in (False, True):
+            async with self._appending:
+                assert self._log is not None
+                try:
+                    await asyncio.to_thread(self._log.append_and_sync, frames)
+                except OSError as exc:
+                    snapshot = self._snapshotting
+                    if last or exc.errno != errno.ENOSPC or snapshot is None or snapshot.done():
+                        return exc
+                else:
+                    if self._carried is not None:
+                        self._carried += frames
+                    return None
+            # Outside the lock: a snapshot that succeeds takes it to move the log on.
+            await asyncio.wait([snapshot])
+        raise AssertionError("unreachable: the last attempt returns")
 
     def _fail_all(self, batch: builtins.list[_Pending], exc: OSError) -> None:
         # Writes queued behind the failed batch were checked against its pending state: fail them too.
