@@ -9,8 +9,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+from collections.abc import Awaitable, Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Hashable, Iterator, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -35,12 +36,13 @@ from apiserver.kinds import (
     objects,
     ownership,
     propagation,
+    schemas,
     scheme,
     unconditional,
 )
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
-from apiserver.patching import apply, patch
+from apiserver.patching import apply, patch, unstructured
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
 from apiserver.registry.core import service_allocation as services
@@ -554,7 +556,7 @@ class Endpoint:
         schema, _ = ownership.ownership_schema(t.rt, config)
         if schema is None:
             raise errors.unsupported_media_type([bodies.JSON_PATCH, bodies.MERGE_PATCH])
-        problem = fieldmanager.typed_config_error(config, schema, t.rt.api_version, t.rt.kind, t.rt.custom is not None)
+        problem = fieldmanager.typed_config_error(config, schema, t.rt.api_version, t.rt.kind)
         if problem is not None:
             raise problem
         request = fieldmanager.Request(t.query["fieldManager"], t.rt.api_version, t.subresource, objects.now_rfc3339())
@@ -568,7 +570,7 @@ class Endpoint:
             empty = {"apiVersion": t.rt.api_version, "kind": t.rt.kind, "metadata": {}}
             merged, entries = fieldmanager.apply([], empty, copy.deepcopy(named), schema, request, force, ignored,
                                                  custom)
-            _convertible(t, merged)
+            _convertible(t, named, merged)
             return await self.create(t, orjson.dumps(merged), bodies.JSON, applied=entries)
 
         async def update(current: StoredObject) -> Reply:
@@ -576,7 +578,7 @@ class Endpoint:
             entries = list(live["metadata"].pop("managedFields", None) or ())
             merged, entries = fieldmanager.apply(entries, live, copy.deepcopy(config), schema, request, force, ignored,
                                                  custom)
-            _convertible(t, merged)
+            _convertible(t, config, merged)
             reply = await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
             if scale:
                 return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))
@@ -933,15 +935,20 @@ class _StoreCluster:
                     continue  # written meanwhile: that write judged the same store
 
 
-def _convertible(t: Target, merged: dict[str, Any]) -> None:
-    """An applied object its Go type cannot be converted into fails upstream's field manager (500)."""
+def _convertible(t: Target, config: dict[str, Any], merged: dict[str, Any]) -> None:
+    """An applied object its Go type cannot be converted into fails upstream's field manager, which
+    names the configuration (its namespace, often none, and name): answered 422, not upstream's 500,
+    since the configuration is the client's (as typed_config_error's refusals)."""
     if t.rt.custom is not None or t.subresource is not None:
         return
-    problem = fieldvalidation.decode_problem(merged, (t.rt.kind, t.rt.api_version), unstructured=True)
+    group, _, version = t.rt.api_version.rpartition("/")
+    problem = unstructured.restore_error(merged, schemas.kind_ref(group, version, t.rt.kind), own_types=True)
     if problem is not None:
+        meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
         gvk = f"{t.rt.group}/{t.rt.version}, Kind={t.rt.kind}"
-        raise errors.unknown(f"failed to convert new object ({t.namespace}/{t.name}; {gvk}) to proper version: "
-                             f"unable to convert unstructured object to {gvk}: {problem}")
+        raise errors.ApiError(422, "Invalid", f"failed to convert new object ({meta.get('namespace') or ''}/"
+                              f"{meta.get('name') or ''}; {gvk}) to proper version: "
+                              f"unable to convert unstructured object to {gvk}: {problem}")
 
 
 def _storage_api_version(rt: ResourceType) -> str:

@@ -139,9 +139,9 @@ def cap(entries: list[Entry]) -> list[Entry]:
 # -- Apply ---------------------------------------------------------------------------------------
 
 def typed_config_error(config: dict[str, Any], schema: schemas.Schema | None, group_version: str,
-                       kind: str, custom: bool) -> errors.ApiError | None:
+                       kind: str) -> errors.ApiError | None:
     """Upstream's "failed to create typed patch object", answered 422: the configuration is the client's."""
-    problem = sm.typed_errors(config, schema, unknown_fields=not custom)
+    problem = sm.typed_errors(config, schema)
     if problem is None:
         return None
     meta = config.get("metadata") or {}

@@ -137,10 +137,11 @@ def _as_stored(obj: Obj) -> Obj:
 
 
 def _with_object_meta(schema: schemas.Schema) -> schemas.Schema:
-    """A custom resource's schema says nothing of its metadata, which is an ObjectMeta all the same."""
-    meta = schemas.kind_ref("meta.k8s.io", "v1", "ObjectMeta") or {
-        "$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
-    return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
+    """A custom resource's schema as upstream's CRD schema builder completes it: its metadata is an
+    ObjectMeta and its apiVersion and kind strings, whatever the CRD says of them."""
+    meta = schemas.definition_ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+    return {**schema, "properties": {**(schema.get("properties") or {}), "apiVersion": {"type": "string"},
+                                     "kind": {"type": "string"}, "metadata": meta}}
 
 
 def json_copy(obj: Obj) -> Obj:

@@ -125,4 +125,9 @@ def child_schema(schema: Schema | None, field: str | None) -> Schema | None:
 def kind_ref(group: str, version: str, kind: str) -> Schema | None:
     """A reference to a kind's definition, the starting point of shaping."""
     name = definition_name(group, version, kind)
-    return None if name is None else {"$ref": _REF_PREFIX + name}
+    return None if name is None else definition_ref(name)
+
+
+def definition_ref(name: str) -> Schema:
+    """A reference to a definition by its name."""
+    return {"$ref": _REF_PREFIX + name}

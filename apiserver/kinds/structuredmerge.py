@@ -9,9 +9,11 @@ types, and `remove` cuts paths (whole subtrees) out of a value. No storage, no H
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from apiserver.kinds import managedfields, schemas
+from apiserver.kinds import goprint, managedfields, schemas
+from apiserver.registry.field import go_type_name
 
 Path = managedfields.Path
 Schema = schemas.Schema | None
@@ -64,44 +66,92 @@ def path_string(path: Path) -> str:
 
 # -- the typed configuration ---------------------------------------------------------------------
 
-def typed_errors(value: Any, field: Schema, path: Path = (), unknown_fields: bool = True) -> str | None:
-    """Upstream's refusal to type a configuration (an unknown field, a duplicate key), or None.
+def typed_errors(value: Any, field: Schema) -> str | None:
+    """Upstream's refusal to type a configuration (typed/validate.go), or None: every wrong value,
+    undeclared field and duplicate key, one per line under "errors:" when there are several.
 
-    Unknown fields are looked for only where asked: a custom resource's schema is pruned instead."""
-    wrong = _wrong_type(value, field)
-    if wrong is not None:
-        return f"{path_string(path) or '.'}: {wrong}"
-    if isinstance(value, dict):
-        resolved = schemas.resolve(field) or {}
-        props = resolved.get("properties")
-        closed = (unknown_fields and field is not None and props is not None
-                  and not isinstance(resolved.get("additionalProperties"), dict)
-                  and not resolved.get("x-kubernetes-preserve-unknown-fields"))
-        for key, child in value.items():
-            if closed and key not in (props or {}):
-                return f"{path_string(path + ('f:' + key,))}: field not declared in schema"
-            found = typed_errors(child, schemas.child_schema(field, key), path + ("f:" + key,), unknown_fields)
-            if found:
-                return found
-    elif isinstance(value, list) and field is not None:
-        kind, keys = _list_kind(field)
-        item_schema = schemas.child_schema(field, None)
-        seen: set[str] = set()
-        for index, item in enumerate(value):
-            if kind == "map":
-                unkeyed = _unkeyed(item, keys, item_schema)
-                if unkeyed:
-                    return f"{path_string(path)}: element {index}: {unkeyed}"
-            if kind != "atomic":
-                element = item_element(item, kind, keys, item_schema)
-                if element in seen:
-                    return f"{path_string(path)}: duplicate entries for key {path_string((element,))}"
-                seen.add(element)
-                found = typed_errors(item, item_schema, path + (element,), unknown_fields)
-            else:
-                found = typed_errors(item, item_schema, path, unknown_fields)
-            if found:
-                return found
+    A map's fields are visited in the configuration's order (Go visits them in random order)."""
+    found = _validated(value, field, (), False)
+    if not found:
+        return None
+    return found[0] if len(found) == 1 else "errors:\n" + "\n".join("  " + e for e in found)
+
+
+def _validated(value: Any, field: Schema, path: Path, open_fields: bool) -> list[str]:
+    """`open_fields`: below an x-kubernetes-preserve-unknown-fields, which opens every map of the same
+    schema under it to fields it does not declare (a definition referred to keeps its own rules)."""
+    atom = _deduced(_atom(field), value)
+    if atom is None:
+        return []
+    if field is not None and schemas.ref_name(field) is not None:
+        open_fields = False
+    scalar, _, is_map = atom
+    if is_map:
+        return _validated_map(value, field, path, open_fields)
+    if scalar is not None:
+        problem = _scalar_error(scalar, value)
+        return [] if problem is None else [f"{path_string(path)}: {problem}"]
+    return _validated_list(value, field, path, open_fields)
+
+
+# What an embedded resource holds beside its schema's fields, as upstream's CRD schema builder adds them.
+_EMBEDDED = {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+             "metadata": schemas.definition_ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")}
+
+
+def _validated_map(value: Any, field: Schema, path: Path, open_fields: bool) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        return [f"{path_string(path)}: expected map, got &{{{goprint.plain(value)}}}"]
+    resolved = schemas.resolve(field) or {}
+    open_fields = open_fields or bool(resolved.get("x-kubernetes-preserve-unknown-fields"))
+    props = resolved.get("properties") or {}
+    if resolved.get("x-kubernetes-embedded-resource"):
+        props = {**_EMBEDDED, **props}
+    closed = bool(props) and not isinstance(resolved.get("additionalProperties"), dict) and not open_fields
+    found: list[str] = []
+    for key, child in value.items():
+        if closed and key not in props:
+            found.append(f"{path_string(path + ('f:' + key,))}: field not declared in schema")
+            break  # upstream stops visiting the map there
+        child_schema = props[key] if key in props else schemas.child_schema(field, key)
+        found += _validated(child, child_schema, path + ("f:" + key,), open_fields)
+    return found
+
+
+def _validated_list(value: Any, field: Schema, path: Path, open_fields: bool) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        return [f"{path_string(path)}: expected list, got &{{{goprint.plain(value)}}}"]
+    kind, keys = _list_kind(field)
+    item_schema = schemas.child_schema(field, None)
+    found: list[str] = []
+    seen: set[str] = set()
+    for index, item in enumerate(value):
+        if kind == "atomic":
+            element = f"i:{index}"
+        else:
+            unnamed = _unkeyed(item, keys, item_schema) if kind == "map" else _unset(item)
+            if unnamed:
+                return found + [f"{path_string(path)}: element {index}: {unnamed}"]  # and no further items
+            element = item_element(item, kind, keys, item_schema)
+            if element in seen:
+                found.append(f"{path_string(path)}: duplicate entries for key {path_string((element,))}")
+            seen.add(element)
+        found += _validated(item, item_schema, path + (element,), open_fields)
+    return found
+
+
+def _unset(item: Any) -> str | None:
+    """Why an item of a set cannot be named by its value (setItemToPathElement), or None."""
+    if isinstance(item, dict):
+        return "associative list without keys has an element that's a map type"
+    if isinstance(item, list):
+        return "not supported: associative list with lists as elements"
+    if item is None:
+        return "associative list without keys has an element that's an explicit null"
     return None
 
 
@@ -145,19 +195,65 @@ def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
     return None
 
 
-def _wrong_type(value: Any, field: Schema) -> str | None:
-    """A map, list or scalar where the schema wants another of the three (typed/validate.go's check)."""
-    if field is None or value is None:
+# A schema node as structured-merge-diff types it (kube-openapi's schemaconv): the scalar it may be
+# ("numeric", "string", "boolean", "untyped" or None), whether it may be a list, whether a map.
+Atom = tuple[str | None, bool, bool]
+_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+_RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+_ANY: Atom = ("untyped", True, True)
+_SCALARS = {"integer": "numeric", "number": "numeric", "boolean": "boolean"}
+
+
+def _atom(field: Schema) -> Atom | None:
+    """The node's atom; None where anything goes (no schema, or a deduced type: RawExtension)."""
+    if field is None:
         return None
+    name = schemas.ref_name(field)
+    if name == _RAW_EXTENSION:
+        return None
+    if name == _QUANTITY:
+        return ("untyped", False, False)
     resolved = schemas.resolve(field) or {}
     types = schemas.types_of(resolved) - {"null"}
-    if not types or resolved.get("x-kubernetes-preserve-unknown-fields") or resolved.get("x-kubernetes-int-or-string"):
+    if len(types) != 1 or resolved.get("x-kubernetes-int-or-string"):
+        return _ANY
+    kind = next(iter(types))
+    if kind == "object":
+        return (None, False, True)
+    if kind == "array":
+        return (None, True, False)
+    if kind == "string":
+        return ("string" if resolved.get("format") in (None, "", "byte") else "untyped", False, False)
+    return (_SCALARS.get(kind, "untyped"), False, False)
+
+
+def _deduced(atom: Atom | None, value: Any) -> Atom | None:
+    """deduceAtom: the one of the node's types the value is, or the whole atom for a later error."""
+    if atom is None or value is None:
+        return atom
+    scalar, is_list, is_map = atom
+    if isinstance(value, dict):
+        return (None, False, True) if is_map else atom
+    if isinstance(value, list):
+        return (None, True, False) if is_list else atom
+    return (scalar, False, False) if scalar is not None else atom
+
+
+def _scalar_error(scalar: str, value: Any) -> str | None:
+    """validateScalar's error, the value printed as Go prints the value.Value holding it."""
+    if value is None:
         return None
-    wanted = "map" if "object" in types else "list" if "array" in types else "scalar"
-    got = "map" if isinstance(value, dict) else "list" if isinstance(value, list) else "scalar"
-    if wanted == got or len(types) > 1 and got != "scalar":
-        return None
-    return f"expected {wanted}, got {got}"
+    is_scalar = not isinstance(value, (dict, list))
+    if scalar == "numeric":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return None
+        return f"expected numeric (int or float), got {go_type_name(value)}"
+    if scalar == "string":
+        return None if isinstance(value, str) else \
+            f"expected string, got &value.valueUnstructured{{Value:{goprint.sharp(value)}}}"
+    if scalar == "boolean":
+        return None if isinstance(value, bool) else f"expected boolean, got &{{{goprint.plain(value)}}}"
+    return None if is_scalar else f"expected any scalar, got &{{{goprint.plain(value)}}}"
 
 
 # -- the set a value claims (ToFieldSet) ---------------------------------------------------------

@@ -9,41 +9,85 @@ int-or-string, raw extensions) are left to the JSON decoder's check that runs af
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import schemas
+from apiserver.kinds import godecode, goprint, schemas
 
 # The reflect.Kind of each value an unstructured map holds.
 _SOURCE_KIND = {dict: "map", list: "slice", str: "string", bool: "bool", int: "int64", float: "float64"}
 _INTEGER_KINDS = {"int32", "int64"}
+_INT32_RANGE = (-(1 << 31), (1 << 31) - 1)
+_INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 
 
-def restore_error(value: Any, schema: schemas.Schema | None) -> str | None:
-    """The converter's error for the first value that does not fit, or None."""
+def restore_error(value: Any, schema: schemas.Schema | None, own_types: bool = False) -> str | None:
+    """The converter's error for the first value that does not fit, or None.
+
+    `own_types`: judge the types that unmarshal themselves too (times, quantities, int-or-string), as
+    the converter does by handing them their JSON; otherwise they are left to a later decode."""
     resolved = schemas.resolve(schema)
-    if resolved is None or value is None or _custom_unmarshaller(resolved):
+    if resolved is None or value is None:
         return None
+    if _custom_unmarshaller(resolved):
+        return _unmarshal_error(value, schema, resolved) if own_types else None
     kinds = schemas.types_of(resolved) - {"null"}
     source = _SOURCE_KIND.get(type(value), "interface")
     if "properties" in resolved:
         if not isinstance(value, dict):
             return f"cannot restore struct from: {source}"
         props = resolved["properties"]
-        return _first(restore_error(v, props[k]) for k, v in value.items() if k in props)
+        return _first(restore_error(v, props[k], own_types) for k, v in value.items() if k in props)
     if kinds == {"array"}:
         if not isinstance(value, list):
             return f"cannot restore slice from {source}"
         item = schemas.child_schema(schema, None)
-        return _first(restore_error(v, item) for v in value)
+        return _first(restore_error(v, item, own_types) for v in value)
     if kinds == {"object"}:
         if not isinstance(value, dict):
             return f"cannot restore map from {source}"
         extra = resolved.get("additionalProperties")
-        return _first(restore_error(v, extra) for v in value.values()) if isinstance(extra, dict) else None
+        return _first(restore_error(v, extra, own_types) for v in value.values()) \
+            if isinstance(extra, dict) else None
     if len(kinds) == 1:
         return _primitive_error(value, source, _target_kind(resolved, next(iter(kinds))))
     return None
+
+
+def _unmarshal_error(value: Any, schema: schemas.Schema | None, resolved: schemas.Schema) -> str | None:
+    """What a type's UnmarshalJSON says of the value's JSON: IntOrString takes a string or an int32,
+    Time and MicroTime a string of their layout, Quantity its own syntax; anything else takes anything."""
+    name = schemas.ref_name(schema) if schema is not None else None
+    if name == godecode.QUANTITY:
+        return godecode.value_error(value, name, None, "", "", unstructured=True)
+    json_kind = {dict: "object", list: "array", bool: "bool", int: "number", float: "number"}.get(type(value))
+    if resolved.get("format") == "date-time":
+        if isinstance(value, str):
+            return godecode.value_error(value, name, None, "", "", unstructured=True)
+        return f"json: cannot unmarshal {json_kind} into Go value of type string"
+    if name == _INT_OR_STRING:
+        if isinstance(value, str):
+            return None
+        if json_kind == "number":
+            low, high = _INT32_RANGE
+            if isinstance(value, int) and low <= value <= high or isinstance(value, float) and \
+                    value.is_integer() and abs(value) < 1e21 and low <= value <= high:
+                return None
+            json_kind = f"number {go_json_number(value)}"
+        return f"json: cannot unmarshal {json_kind} into Go value of type int32"
+    return None
+
+
+def go_json_number(value: float) -> str:
+    """encoding/json's text of a number: a float64 in %f below 1e21 (and from 1e-6), else in %e with
+    a negative exponent's leading zero dropped."""
+    if isinstance(value, int) or value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if 1e-6 <= abs(value) < 1e21:
+        return format(decimal.Decimal(repr(value)), "f")
+    text = goprint.plain(value)
+    return text[:-2] + text[-1] if text[-4:-1] in ("e-0",) else text
 
 
 def _custom_unmarshaller(resolved: schemas.Schema) -> bool:
@@ -79,35 +123,8 @@ def _first(found: Any) -> str | None:
     return next((e for e in found if e), None)
 
 
-def go_print(value: Any) -> str:
-    """fmt's %+v of a decoded JSON value: maps with sorted keys, no quotes."""
-    if isinstance(value, dict):
-        return "map[" + " ".join(f"{k}:{go_print(value[k])}" for k in sorted(value)) + "]"
-    if isinstance(value, list):
-        return "[" + " ".join(go_print(v) for v in value) + "]"
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _go_float(value)
-    return str(value)
-
-
-def _go_float(value: float) -> str:
-    """%v of a float64: the shortest form, in exponent notation from 1e21 up and below 1e-4."""
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        sign = "-" if exponent.startswith("-") else "+"
-        return f"{mantissa}e{sign}{abs(int(exponent)):02d}"
-    return text
-
-
 def invalid_patch(patch: Any, message: str) -> errors.ApiError:
     """The patch handler's refusal of a converted object: an Invalid of no kind, naming the patch."""
-    shown = go_print(patch).replace("\\", "\\\\").replace('"', '\\"')
+    shown = goprint.plain(patch).replace("\\", "\\\\").replace('"', '\\"')
     return errors.invalid("", "", "", [errors.FieldError("FieldValueInvalid", "patch",
                                                          f'Invalid value: "{shown}": {message}')])
