@@ -219,7 +219,8 @@ def test_bad_apply_requests_get_a_status_and_write_nothing(conn: Connection, bod
     before = _revision(conn)
     path = f"{CM}/{name}?{urllib.parse.urlencode(query)}"
     status, headers, answer = conn.request("PATCH", path, body.encode(), {"Content-Type": APPLY})
-    assert status < 500, answer[:2000]
+    assert status < 500 or status == 500 and json.loads(answer)["message"].startswith(
+        "failed to convert new object (/shaped; apps/v1, Kind=Deployment) to proper version: "), answer[:2000]
     assert b"Traceback" not in answer
     if status >= 400:
         status_body = json.loads(answer)
@@ -343,7 +344,8 @@ near_deployments = st.fixed_dictionaries({"apiVersion": st.just("apps/v1"), "kin
 @given(near_deployments, st.booleans())
 def test_generated_deployment_configurations_are_answered_with_a_status(conn: Connection, config: dict[str, Any],
                                                                         force: bool) -> None:
-    """Over an existing Deployment owned by another applier: merged, refused, or conflicting, never a 5xx."""
+    """Over an existing Deployment owned by another applier: merged, refused, or conflicting, never a 5xx
+    but upstream's own 500 for an applied object its Go type cannot hold (a fractional replicas)."""
     path = f"{DEPLOYMENTS}/shaped"
     if conn.request("GET", path)[0] == 404:
         base = _deployment("shaped", [{"name": "a", "image": "img:0", "env": [{"name": "X", "value": "0"}]}])
@@ -351,7 +353,8 @@ def test_generated_deployment_configurations_are_answered_with_a_status(conn: Co
     before = _revision(conn)
     query = "fieldManager=fuzzer" + ("&force=true" if force else "")
     status, _, answer = conn.request("PATCH", f"{path}?{query}", json.dumps(config).encode(), {"Content-Type": APPLY})
-    assert status < 500, answer[:2000]
+    assert status < 500 or status == 500 and json.loads(answer)["message"].startswith(
+        "failed to convert new object (/shaped; apps/v1, Kind=Deployment) to proper version: "), answer[:2000]
     if status >= 400:
         status_body = json.loads(answer)
         assert status_body["kind"] == "Status" and status_body["code"] == status and status_body["message"]

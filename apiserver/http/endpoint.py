@@ -936,9 +936,8 @@ class _StoreCluster:
 
 
 def _convertible(t: Target, config: dict[str, Any], merged: dict[str, Any]) -> None:
-    """An applied object its Go type cannot be converted into fails upstream's field manager, which
-    names the configuration (its namespace, often none, and name): answered 422, not upstream's 500,
-    since the configuration is the client's (as typed_config_error's refusals)."""
+    """An applied object its Go type cannot be converted into fails upstream's field manager with a 500
+    that names the configuration (its namespace, often none, and name)."""
     if t.rt.custom is not None or t.subresource is not None:
         return
     group, _, version = t.rt.api_version.rpartition("/")
@@ -946,9 +945,8 @@ def _convertible(t: Target, config: dict[str, Any], merged: dict[str, Any]) -> N
     if problem is not None:
         meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
         gvk = f"{t.rt.group}/{t.rt.version}, Kind={t.rt.kind}"
-        raise errors.ApiError(422, "Invalid", f"failed to convert new object ({meta.get('namespace') or ''}/"
-                              f"{meta.get('name') or ''}; {gvk}) to proper version: "
-                              f"unable to convert unstructured object to {gvk}: {problem}")
+        raise errors.unknown(f"failed to convert new object ({meta.get('namespace') or ''}/{meta.get('name') or ''}; "
+                             f"{gvk}) to proper version: unable to convert unstructured object to {gvk}: {problem}")
 
 
 def _storage_api_version(rt: ResourceType) -> str:

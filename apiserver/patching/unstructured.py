@@ -51,6 +51,9 @@ def restore_error(value: Any, schema: schemas.Schema | None, own_types: bool = F
         return _first(restore_error(v, extra, own_types) for v in value.values()) \
             if isinstance(extra, dict) else None
     if len(kinds) == 1:
+        if own_types and resolved.get("format") == "byte" and isinstance(value, str):
+            # a []byte is restored from a string by decoding it as JSON's base64
+            return godecode.value_error(value, None, "byte", "", "", unstructured=True)
         return _primitive_error(value, source, _target_kind(resolved, next(iter(kinds))))
     return None
 
