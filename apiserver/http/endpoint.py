@@ -64,7 +64,7 @@ from apiserver.storage.interface import (
 from apiserver.storage.snapshot import Snapshot
 from apiserver.watch.fanout import Watcher, WatchHub
 from apiserver.watch.stream import open_watch, parse_watch_options
-from apiserver.wire import bodies, gojson, protobuf
+from apiserver.wire import bodies, gojson, goyaml, protobuf
 
 _NAMESPACES = "namespaces"
 # The query parameters besides resourceVersion that parse_page reads and may refuse.
@@ -1001,14 +1001,20 @@ def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
             and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
         raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
     kind = "Scale" if t.subresource == "scale" else t.rt.kind
-    if (bodies.media_type(content_type) or bodies.JSON) == bodies.JSON:
-        try:
-            decoded = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            # transformDecodeError, when not even the kind could be read
-            raise errors.bad_request(
-                f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
-                f"json parse error: {gojson.syntax_error(raw)} ({gojson.summary(raw)})") from None
+    media_type = bodies.media_type(content_type) or bodies.JSON
+    if media_type in (bodies.JSON, *bodies.YAML_TYPES):
+        # transformDecodeError, when not even the kind could be read
+        if media_type == bodies.JSON:
+            try:
+                decoded = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                raise scheme.unrecognized(kind, "couldn't get version/kind; json parse error: "
+                                                f"{gojson.syntax_error(raw)}", raw) from None
+        else:
+            try:
+                decoded = bodies.yaml_value(raw)
+            except (goyaml.YamlError, goyaml.NotJSON) as exc:
+                raise scheme.unrecognized(kind, str(exc), raw) from None
         if decoded is None and t.rt.custom is None:
             return {}  # json.Unmarshal of null into the kind's struct leaves it empty
         problem = scheme.unreadable_type_meta(kind, decoded, raw)

@@ -31,7 +31,7 @@ def _scheme_of(group: str) -> dict[str, Any]:
     return found
 
 
-def _unrecognized(kind: str, problem: str, raw: bytes) -> errors.ApiError:
+def unrecognized(kind: str, problem: str, raw: bytes) -> errors.ApiError:
     """transformDecodeError when the body's kind could not be read."""
     return errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): {problem} "
                               f"({gojson.summary(raw)})")
@@ -42,15 +42,15 @@ def unreadable_type_meta(kind: str, body: Any, raw: bytes) -> errors.ApiError | 
     read its type meta (json.Unmarshal into a struct of the two strings)."""
     if not isinstance(body, dict):
         found = json_type(body)
-        return _unrecognized(kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
+        return unrecognized(kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
                                    f"{found} into Go value of type {_TYPE_META_STRUCT}", raw)
     for field_name in ("apiVersion", "kind"):
         value = body.get(field_name)
         if value is not None and not isinstance(value, str):
-            return _unrecognized(kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
+            return unrecognized(kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
                                        f"{json_type(value)} into Go struct field .{field_name} of type string", raw)
     if body.get("apiVersion") and body["apiVersion"].count("/") > 1:
-        return _unrecognized(kind, f"unexpected GroupVersion string: {body['apiVersion']}", raw)
+        return unrecognized(kind, f"unexpected GroupVersion string: {body['apiVersion']}", raw)
     return None
 
 

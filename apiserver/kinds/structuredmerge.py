@@ -12,8 +12,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from apiserver.kinds import goprint, managedfields, schemas
+from apiserver.kinds import managedfields, schemas
 from apiserver.registry.field import go_type_name
+from apiserver.wire import goprint
 
 Path = managedfields.Path
 Schema = schemas.Schema | None

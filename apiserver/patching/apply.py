@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-import yaml
 
 from apiserver import errors
-from apiserver.wire import bodies
+from apiserver.kinds import scheme
+from apiserver.wire import bodies, goyaml
 
 
 def is_apply(content_type: str | None) -> bool:
@@ -27,13 +27,17 @@ def forced(query: Mapping[str, str]) -> bool:
 
 
 def decode_configuration(expected_kind: str, expected_api_version: str, raw: bytes, name: str) -> dict[str, Any]:
-    """The applied configuration (YAML, or JSON which is YAML), checked against the URL it was sent to."""
+    """The applied configuration (YAML, or JSON which is YAML), checked against the URL it was sent to:
+    sigs.k8s.io/yaml's Unmarshal into a map, so a document of nothing is an empty object."""
     try:
         config = _json_or_yaml(raw)
-    except errors.ApiError as exc:
-        raise errors.bad_request("error decoding YAML: " + _go_yaml_message(raw, exc.message)) from None
+    except (goyaml.YamlError, goyaml.NotJSON) as exc:
+        raise errors.bad_request(f"error decoding YAML: error converting YAML to JSON: {exc}") from None
+    if config is None:
+        config = {}
     if not isinstance(config, dict):
-        raise errors.bad_request("error decoding YAML: the configuration must be an object")
+        raise errors.bad_request("error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot "
+                                 f"unmarshal {scheme.json_type(config)} into Go value of type map[string]interface {{}}")
     # Read as an unstructured object reads them: a missing or non-string kind is "".
     api_version, kind = (value if isinstance(value, str) else "" for value in (config.get("apiVersion"),
                                                                                config.get("kind")))
@@ -57,20 +61,4 @@ def _json_or_yaml(raw: bytes) -> Any:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
             pass
-    return bodies.decode_yaml(raw)
-
-
-def _go_yaml_message(raw: bytes, fallback: str) -> str:
-    """go-yaml's wording for the commonest syntax error, which clients match on; else our parser's."""
-    try:
-        yaml.safe_load(raw)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or ""
-        if mark is not None and "expected ',' or '}'" in problem:
-            return f"error converting YAML to JSON: yaml: line {mark.line}: did not find expected ',' or '}}'"
-        if mark is not None and "expected ',' or ']'" in problem:
-            return f"error converting YAML to JSON: yaml: line {mark.line}: did not find expected ',' or ']'"
-    except yaml.YAMLError:
-        pass
-    return fallback
+    return bodies.yaml_value(raw)

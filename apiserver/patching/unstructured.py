@@ -13,7 +13,8 @@ import decimal
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import godecode, goprint, schemas
+from apiserver.kinds import godecode, schemas
+from apiserver.wire import goprint
 
 # The reflect.Kind of each value an unstructured map holds.
 _SOURCE_KIND = {dict: "map", list: "slice", str: "string", bool: "bool", int: "int64", float: "float64"}

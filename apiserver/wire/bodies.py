@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import orjson
-import yaml
 
 from apiserver import errors
 from apiserver.wire import goyaml, protobuf
@@ -18,6 +18,7 @@ STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 
 BODY_TYPES = (JSON, YAML)
+YAML_TYPES = (YAML, "application/x-yaml", "text/yaml")
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH)
 
 _INT64 = range(-(2**63), 2**63)
@@ -35,7 +36,7 @@ def decode_object(raw: bytes, content_type: str | None) -> Any:
     kind = media_type(content_type) or JSON
     if kind == JSON:
         return decode_json(raw)
-    if kind in (YAML, "application/x-yaml", "text/yaml"):
+    if kind in YAML_TYPES:
         return decode_yaml(raw)
     if kind == protobuf.MEDIA_TYPE:
         return protobuf.decode_protobuf(raw)
@@ -50,32 +51,42 @@ def decode_json(raw: bytes) -> Any:
 
 
 def decode_yaml(raw: bytes) -> Any:
+    """A YAML body as sigs.k8s.io/yaml turns it into JSON, or a 400 in its words."""
+    try:
+        return yaml_value(raw)
+    except (goyaml.YamlError, goyaml.NotJSON) as exc:
+        raise errors.bad_request(f"error converting YAML to JSON: {exc}") from None
+
+
+def yaml_value(raw: bytes) -> Any:
+    """A YAML body as sigs.k8s.io/yaml turns it into JSON; raises goyaml.YamlError (go-yaml's refusal)
+    or goyaml.NotJSON (the conversion's), for the caller to wrap as its handler does."""
     try:
         return _as_json(goyaml.load_first_document(raw), [len(raw) + _ALIAS_SLACK])
-    except (yaml.YAMLError, goyaml.NotJSON) as exc:
-        raise errors.bad_request(f"error converting YAML to JSON: {exc}".replace("\n", " ")) from None
     except RecursionError:
-        raise errors.bad_request("error converting YAML to JSON: the document is nested too deeply") from None
+        raise goyaml.NotJSON("the document is nested too deeply") from None
+
+
+_NOT_NUMBERS = {"nan": "NaN", "inf": "+Inf", "-inf": "-Inf"}
 
 
 def _as_json(value: Any, budget: list[int]) -> Any:
     """A YAML value as JSON can hold it: string keys, 64-bit integers, finite numbers, no other types."""
     budget[0] -= 1
     if budget[0] < 0:
-        raise errors.bad_request("error converting YAML to JSON: the document contains excessive aliasing")
+        raise goyaml.YamlError("yaml: document contains excessive aliasing")  # go-yaml's words, our own bound
     if isinstance(value, str) or value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
         # JSON numbers past 64 bits decode as floats; orjson, as Go, cannot write such an integer.
         return value if value in _INT64 else float(value)
     if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise errors.bad_request(f"error converting YAML to JSON: {value} is not a JSON number")
+        if not math.isfinite(value):
+            raise goyaml.NotJSON(f"json: unsupported value: {_NOT_NUMBERS[str(value)]}")
         # encoding/json writes a whole float below 1e21 without a fraction, so it reads back as an integer.
         return _as_json(int(value), budget) if value.is_integer() and abs(value) < 1e21 else value
     if isinstance(value, list):
         return [_as_json(item, budget) for item in value]
     if isinstance(value, dict):
         return {key: _as_json(item, budget) for key, item in value.items()}  # keys: goyaml spelt them
-    raise errors.bad_request(f"error converting YAML to JSON: a {type(value).__name__} value has no JSON "
-                             "form")
+    raise goyaml.NotJSON(f"a {type(value).__name__} value has no JSON form")

@@ -26,6 +26,9 @@ from typing import Any
 
 import yaml
 
+from apiserver.registry.field import go_quote
+from apiserver.wire import goprint
+
 # The C parser when PyYAML was built with libyaml; resolution and construction below stay in Python.
 _SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -54,7 +57,8 @@ def plain_scalar(text: str) -> Any:
         return _WORDS[text]
     first = text[0]
     if first == ".":
-        return float(text) if _DOT_FLOAT.fullmatch(text) else text
+        value = float(text) if _DOT_FLOAT.fullmatch(text) else math.inf
+        return text if math.isinf(value) else value
     if first not in "+-0123456789" or _TIMESTAMP_START.match(text):
         # Timestamps are kept as the text written when the target is interface{}.
         return text
@@ -63,7 +67,8 @@ def plain_scalar(text: str) -> Any:
     if number is not None:
         return number
     if _GO_FLOAT.fullmatch(digits):
-        return float(digits)
+        value = float(digits)
+        return text if math.isinf(value) else value  # past float64, ParseFloat fails: the text stays
     return text
 
 
@@ -82,11 +87,16 @@ def _go_int(digits: str) -> int | None:
 
 
 class NotJSON(ValueError):
-    """A document sigs.k8s.io/yaml cannot turn into JSON."""
+    """A document sigs.k8s.io/yaml cannot turn into JSON, in its words."""
 
 
-def json_key(key: Any) -> str:
-    """A mapping key spelt as sigs.k8s.io/yaml's conversion spells it; JSON has no null or collection keys."""
+class YamlError(ValueError):
+    """go-yaml's refusal of a document, in its words ("yaml: line 3: did not find expected key")."""
+
+
+def json_key(key: Any, value: Any) -> str:
+    """A mapping key spelt as sigs.k8s.io/yaml's conversion spells it; JSON has no null or collection keys
+    (go-yaml itself refuses a collection as a key of the map[interface{}]interface{} it decodes into)."""
     if isinstance(key, str):
         return key
     if isinstance(key, bool):
@@ -95,7 +105,27 @@ def json_key(key: Any) -> str:
         return str(key)
     if isinstance(key, float):
         return _go_float32_text(key)
-    raise NotJSON(f"unsupported map key of type: {'<nil>' if key is None else type(key).__name__}")
+    if key is None:
+        raise NotJSON(f"unsupported map key of type: %!s(<nil>), key: <nil>, value: {_go_sharp(value, top=True)}")
+    raise YamlError(f"yaml: invalid map key: {_go_sharp(key)}")
+
+
+def _go_sharp(value: Any, top: bool = False) -> str:
+    """fmt's %#v of what go-yaml decodes into interface{}: maps as map[interface {}]interface {}."""
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_go_sharp(k)}:{_go_sharp(v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0])))
+        return "map[interface {}]interface {}{" + inner + "}"
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(_go_sharp(v) for v in value) + "}"
+    if value is None:
+        return "<nil>" if top else "interface {}(nil)"
+    if isinstance(value, str):
+        return go_quote(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return goprint.plain(value)
+    return str(value)
 
 
 def _go_float32_text(value: float) -> str:
@@ -124,15 +154,27 @@ def _go_float32_text(value: float) -> str:
     return f"{sign}{whole[:power + 1]}" + (f".{whole[power + 1:]}" if len(whole) > power + 1 else "")
 
 
-class GoYamlLoader(_SafeLoader):  # type: ignore[misc]
+class _GoYamlReading:
+    """What reads a composed document as go-yaml decodes it into interface{}, on either parser."""
+
     def __init__(self, stream: Any) -> None:
-        super().__init__(stream)
+        super().__init__(stream)  # type: ignore[call-arg]
         self._filling: set[yaml.Node] = set()  # the mappings being built, which a merge must not bring in
+        self._raw = stream
 
     def resolve(self, kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
         if kind is yaml.ScalarNode and implicit[0]:
             return _MERGE if value == "<<" else _PLAIN
-        return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
+        return super().resolve(kind, value, implicit)  # type: ignore[misc,no-any-return]
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        # Always deep: a collection is built whole before anything refers to it, so that an anchor whose
+        # value refers to itself is met while it is being built, which go-yaml refuses.
+        if node in self.recursive_objects:  # type: ignore[attr-defined]
+            name = _named_at(self._raw, node.start_mark, "&")
+            raise yaml.constructor.ConstructorError(None, None, f"anchor '{name}' value contains itself",
+                                                    node.start_mark)
+        return super().construct_object(node, deep=True)  # type: ignore[misc]
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
         # Keys become JSON's strings at once: a Go map keeps true and 1 apart where a dict would not.
@@ -150,11 +192,26 @@ class GoYamlLoader(_SafeLoader):  # type: ignore[misc]
                         # construct_object remembers each node: merges of merges cost no more than their size.
                         mapping.update(self.construct_object(source, deep=True))
                     continue
-                key = json_key(self.construct_object(key_node, deep=deep))
-                mapping[key] = self.construct_object(value_node, deep=deep)
+                value = self.construct_object(value_node, deep=deep)
+                mapping[json_key(self.construct_object(key_node, deep=deep), value)] = value
         finally:
             filling.discard(node)
         return mapping
+
+
+class GoYamlLoader(_GoYamlReading, _SafeLoader):  # type: ignore[misc]
+    """libyaml's parser (go-yaml's is a port of it, so its errors are go-yaml's), composed in C."""
+
+
+class _RedefiningLoader(_GoYamlReading, yaml.SafeLoader):  # type: ignore[misc]
+    """PyYAML's own parser and composer, for a document that defines an anchor twice: go-yaml lets the
+    later definition stand where libyaml's composer refuses it."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if not isinstance(event, yaml.AliasEvent) and event.anchor is not None:
+            self.anchors.pop(event.anchor, None)
+        return super().compose_node(parent, index)
 
 
 def _merge_sources(node: yaml.Node) -> list[yaml.MappingNode]:
@@ -167,11 +224,11 @@ def _merge_sources(node: yaml.Node) -> list[yaml.MappingNode]:
                                             node.start_mark)
 
 
-def _construct_plain(loader: GoYamlLoader, node: yaml.ScalarNode) -> Any:
+def _construct_plain(loader: _GoYamlReading, node: yaml.ScalarNode) -> Any:
     return plain_scalar(node.value)
 
 
-def _construct_binary(loader: GoYamlLoader, node: yaml.ScalarNode) -> str:
+def _construct_binary(loader: _GoYamlReading, node: yaml.ScalarNode) -> str:
     try:
         data = base64.b64decode("".join(node.value.split()), validate=True)
     except ValueError:
@@ -181,26 +238,102 @@ def _construct_binary(loader: GoYamlLoader, node: yaml.ScalarNode) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _construct_untagged(loader: GoYamlLoader, suffix: str, node: yaml.Node) -> Any:
+_LONG_TAG = "tag:yaml.org,2002:"
+_RESOLVABLE = {_LONG_TAG + name for name in ("str", "bool", "int", "float", "null", "timestamp")}
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+                        r"([Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]{1,9})?(Z|[-+][0-9]{2}:[0-9]{2})?)?")
+
+
+def _construct_tagged(loader: _GoYamlReading, node: yaml.Node) -> Any:
+    """A scalar with a resolvable tag (!!int, !!bool ...), as go-yaml's resolve(tag, text) takes it: read as
+    if unquoted, it must be of the tag's type, but for an integer tagged !!float."""
+    if not isinstance(node, yaml.ScalarNode):
+        return _construct_untagged(loader, "", node)
+    tag, text = node.tag, node.value
+    if tag == _LONG_TAG + "str":
+        return text
+    value = plain_scalar(text)
+    if tag == _LONG_TAG + "timestamp" and isinstance(value, str) and _TIMESTAMP.fullmatch(text):
+        return text  # decoded into interface{}, a timestamp keeps the text written
+    found = _LONG_TAG + ("null" if value is None else "bool" if isinstance(value, bool) else
+                         "int" if isinstance(value, int) else "float" if isinstance(value, float) else "str")
+    if found == tag:
+        return value
+    if tag == _LONG_TAG + "float" and isinstance(value, int):
+        return float(value)
+    raise yaml.constructor.ConstructorError(None, None, f"cannot decode !!{found[len(_LONG_TAG):]} `{text}` as a "
+                                            f"!!{tag[len(_LONG_TAG):]}", node.start_mark)
+
+
+def _construct_untagged(loader: _GoYamlReading, suffix: str, node: yaml.Node) -> Any:
     """A node whose tag go-yaml ignores, read as its shape alone."""
     if isinstance(node, yaml.MappingNode):
-        return loader.construct_yaml_map(node)
+        return loader.construct_yaml_map(node)  # type: ignore[attr-defined]
     if isinstance(node, yaml.SequenceNode):
-        return loader.construct_yaml_seq(node)
-    return loader.construct_scalar(node)
+        return loader.construct_yaml_seq(node)  # type: ignore[attr-defined]
+    return loader.construct_scalar(node)  # type: ignore[attr-defined]
 
 
-GoYamlLoader.add_constructor(_PLAIN, _construct_plain)
-GoYamlLoader.add_constructor("tag:yaml.org,2002:binary", _construct_binary)
-GoYamlLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
-for _ignored in ("set", "omap", "pairs"):
-    GoYamlLoader.add_constructor(f"tag:yaml.org,2002:{_ignored}",
-                                 lambda loader, node: _construct_untagged(loader, "", node))
-GoYamlLoader.add_multi_constructor("", _construct_untagged)
+for _loader in (GoYamlLoader, _RedefiningLoader):
+    _loader.add_constructor(_PLAIN, _construct_plain)
+    _loader.add_constructor(_LONG_TAG + "binary", _construct_binary)
+    for _tag in _RESOLVABLE:
+        _loader.add_constructor(_tag, _construct_tagged)
+    for _ignored in ("map", "seq", "set", "omap", "pairs"):
+        _loader.add_constructor(_LONG_TAG + _ignored, lambda loader, node: _construct_untagged(loader, "", node))
+    _loader.add_multi_constructor("", _construct_untagged)
 
 
 def load_first_document(raw: bytes) -> Any:
-    """The first document's value (None for an empty stream); later documents are not read."""
-    for document in yaml.load_all(raw, Loader=GoYamlLoader):
+    """The first document's value (None for an empty stream); later documents are not read.
+    Raises YamlError in go-yaml's words."""
+    try:
+        return _first_document(raw, GoYamlLoader)
+    except yaml.composer.ComposerError as exc:
+        if "duplicate anchor" not in f"{exc.context} {exc.problem}":
+            raise YamlError(_go_message(exc, raw)) from None
+    except yaml.YAMLError as exc:
+        raise YamlError(_go_message(exc, raw)) from None
+    try:
+        return _first_document(raw, _RedefiningLoader)
+    except yaml.YAMLError as exc:
+        raise YamlError(_go_message(exc, raw)) from None
+
+
+def _first_document(raw: bytes, loader: type) -> Any:
+    for document in yaml.load_all(raw, Loader=loader):
         return document
     return None
+
+
+def _go_message(exc: yaml.YAMLError, raw: bytes) -> str:
+    """What go-yaml says where libyaml (or our construction) stopped: its problem, after the line
+    go-yaml's parser.fail() names (the problem's, one-based for a scanner's, else the context's; line 0
+    is never named)."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        return f"yaml: {exc.reason}"
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return f"yaml: {exc}"
+    problem = exc.problem or "unknown problem parsing YAML content"
+    if isinstance(exc, yaml.composer.ComposerError) and problem.startswith("found undefined alias"):
+        return f"yaml: unknown anchor '{_named_at(raw, exc.problem_mark, '*')}' referenced"
+    if isinstance(exc, yaml.constructor.ConstructorError):
+        return f"yaml: {problem}"
+    line = 0
+    if exc.problem_mark is not None and exc.problem_mark.line != 0:
+        line = exc.problem_mark.line + (1 if isinstance(exc, yaml.scanner.ScannerError) else 0)
+    elif exc.context_mark is not None and exc.context_mark.line != 0:
+        line = exc.context_mark.line
+    return f"yaml: line {line}: {problem}" if line else f"yaml: {problem}"
+
+
+_LINE_BREAK = re.compile("\r\n|\r|\n|\x85|\u2028|\u2029")
+
+
+def _named_at(raw: Any, mark: Any, sigil: str) -> str:
+    """The anchor an alias (`*`) or anchor (`&`) names where a mark points."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    lines = _LINE_BREAK.split(text)
+    found = re.match(re.escape(sigil) + r"([0-9A-Za-z_-]*)", lines[mark.line][mark.column:]) \
+        if mark is not None and mark.line < len(lines) else None
+    return found.group(1) if found else ""
