@@ -56,6 +56,32 @@ def internal_spec(spec: Obj) -> InternalSpec:
     return internal
 
 
+def _schema_for_version(internal: InternalSpec, version: str) -> tuple[bool, Any]:
+    """apiextensions.GetSchemaForVersion: (found, the version's schema); the shared one, whatever the name,
+    when no version has its own."""
+    if not any(v.get("schema") for v in internal.versions):
+        return True, internal.top.get("validation")
+    if internal.top.get("validation") is not None:
+        return False, None  # malformed: both shared and per-version schemas
+    for v in internal.versions:
+        if v.get("name") == version:
+            return True, v.get("schema")
+    return False, None
+
+
+def versions_with_unchanged_schemas(new: InternalSpec, old: InternalSpec) -> frozenset[str]:
+    """findVersionsWithUnchangedSchemas: the new versions whose schema is the one the old spec has for
+    that name."""
+    unchanged = set()
+    for version in new.versions:
+        name = version.get("name") or ""
+        found, schema = _schema_for_version(new, name)
+        old_found, old_schema = _schema_for_version(old, name)
+        if found and old_found and schema == old_schema:
+            unchanged.add(name)
+    return frozenset(unchanged)
+
+
 def go_versions(versions: list[Obj], given: Any) -> list[Obj] | None:
     """The internal versions as json.Marshal writes them (no json tags, Go field order; unset: null)."""
     shown = [

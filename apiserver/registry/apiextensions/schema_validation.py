@@ -37,8 +37,10 @@ def _typed_fields(schema: Obj, path: str, problems: list[FieldError]) -> None:
         _typed_fields(sub, child_path, problems)
 
 
-def schema(openapi: Any, path: str) -> list[FieldError]:
-    """The schema at `path` (a version's `schema` or the shared `spec.validation`); none, nothing to judge."""
+def schema(openapi: Any, path: str, unchanged: bool = False) -> list[FieldError]:
+    """The schema at `path` (a version's `schema` or the shared `spec.validation`); none, nothing to judge.
+    An `unchanged` schema (an update left its version's as it was) is not held to the per-expression cost
+    limit (upstream's suppressExpressionCostForUnchangedSchema)."""
     if not isinstance(openapi, dict):
         return []
     at = f"{path}.openAPIV3Schema"
@@ -50,7 +52,7 @@ def schema(openapi: Any, path: str) -> list[FieldError]:
             problems.append(field.required(f"{at}.type", "must not be empty at the root"))
     _typed_fields(openapi, at, problems)
     if not problems:
-        problems += crrulechecks.schema_rule_problems(openapi, at)
+        problems += crrulechecks.schema_rule_problems(openapi, at, unchanged)
     return problems
 
 

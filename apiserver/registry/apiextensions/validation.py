@@ -21,7 +21,12 @@ from apiserver.registry.admissionregistration.validation import (
     webhook_url,
 )
 from apiserver.registry.apiextensions import schema_validation
-from apiserver.registry.apiextensions.internal import InternalSpec, go_versions, internal_spec
+from apiserver.registry.apiextensions.internal import (
+    InternalSpec,
+    go_versions,
+    internal_spec,
+    versions_with_unchanged_schemas,
+)
 from apiserver.registry.meta import subdomain_name
 
 Obj = dict[str, Any]
@@ -134,10 +139,12 @@ def _column(column: Any, path: str) -> list[FieldError]:
     return found
 
 
-def _version(version: Obj, path: str) -> list[FieldError]:
+def _version(version: Obj, path: str, unchanged: frozenset[str]) -> list[FieldError]:
     """validateCustomResourceDefinitionVersion (what is left in a version once shared fields moved up)."""
     found = _deprecation_warning(version, f"{path}.deprecationWarning")
-    found += schema_validation.schema(_dict(version.get("schema")).get("openAPIV3Schema"), f"{path}.schema")
+    found += schema_validation.schema(
+        _dict(version.get("schema")).get("openAPIV3Schema"), f"{path}.schema", version.get("name") in unchanged
+    )
     found += _subresources(version.get("subresources"), f"{path}.subresources")
     for i, column in enumerate(_list(version.get("additionalPrinterColumns"))):
         found += _column(column, f"{path}.additionalPrinterColumns[{i}]")
@@ -239,8 +246,9 @@ def _conversion(conversion: Obj | None, required_review: bool) -> list[FieldErro
     return found
 
 
-def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
-    """validateCustomResourceDefinitionSpec."""
+def _spec(internal: InternalSpec, required_review: bool, unchanged: frozenset[str]) -> list[FieldError]:
+    """validateCustomResourceDefinitionSpec; `unchanged` names the versions whose schema an update left
+    as it was."""
     spec, versions, top = internal.spec, internal.versions, internal.top
     found: list[FieldError] = []
     group = spec.get("group") or ""
@@ -265,7 +273,7 @@ def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
     for i, version in enumerate(versions):
         if errs := dns1035_label(names[i]):
             found.append(field.invalid(f"spec.versions[{i}].name", names[i], ",".join(errs)))
-        found += _version(version, f"spec.versions[{i}]")
+        found += _version(version, f"spec.versions[{i}]", unchanged)
     shown = field.go_json(go_versions(versions, spec.get("versions")))
     if len(set(names)) != len(names):
         found.append(field.invalid_shown("spec.versions", shown, "must contain unique version names"))
@@ -280,7 +288,12 @@ def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
         if not names_obj.get(key):
             found.append(field.required(f"spec.names.{key}"))
     found += _names(names_obj, "spec.names")
-    found += schema_validation.schema(_dict(top.get("validation")).get("openAPIV3Schema"), "spec.validation")
+    # The shared schema is judged under the internal spec.version, the first version's name.
+    found += schema_validation.schema(
+        _dict(top.get("validation")).get("openAPIV3Schema"),
+        "spec.validation",
+        bool(names) and names[0] in unchanged,
+    )
     found += _subresources(top.get("subresources"), "spec.subresources")
     for i, column in enumerate(_list(top.get("additionalPrinterColumns"))):
         found += _column(column, f"spec.additionalPrinterColumns[{i}]")
@@ -385,7 +398,7 @@ def _preserve_unknown_fields(crd: Obj, old: Obj | None) -> list[FieldError]:
 
 def validate_crd(crd: Obj) -> list[FieldError]:
     """ValidateCustomResourceDefinition, less the ObjectMeta rules but the name's."""
-    found = name_rule(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True)
+    found = name_rule(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True, frozenset())
     found += _names(_dict(_dict(crd.get("status")).get("acceptedNames")), "status.acceptedNames")
     return found + _stored_versions(crd) + _api_approval(crd, None) + _preserve_unknown_fields(crd, None)
 
@@ -397,7 +410,9 @@ def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
         _dict(_dict(old_spec.get("conversion")).get("webhook")).get("conversionReviewVersions")
     )
     required_review = not old_reviews or bool(set(map(str, old_reviews)) & set(REVIEW_VERSIONS))
-    found = _spec(internal_spec(new_spec), required_review)
+    new_internal = internal_spec(new_spec)
+    unchanged = versions_with_unchanged_schemas(new_internal, internal_spec(old_spec))
+    found = _spec(new_internal, required_review, unchanged)
     old_names, new_names = _dict(old_spec.get("names")), _dict(new_spec.get("names"))
     # Upstream holds scope and kind only once the CRD is Established, which its controller sets a moment
     # after the create and ours at once: the recorded answers were taken in that moment. The scope stays
