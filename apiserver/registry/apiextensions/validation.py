@@ -2,7 +2,7 @@
 (staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go):
 ValidateCustomResourceDefinition(Update) and validateCustomResourceDefinitionSpec in upstream's order,
 on the internal form (`internal.py`). Of the OpenAPI schema's own rules, what `schema_validation.py`
-holds.
+holds; the conversion's are `conversion_validation.py`'s.
 """
 
 from __future__ import annotations
@@ -14,13 +14,7 @@ from urllib.parse import urlsplit
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1035_label, dns1123_subdomain
 from apiserver.registry import field
-from apiserver.registry.admissionregistration.validation import (
-    REVIEW_VERSIONS,
-    review_version_list,
-    webhook_service,
-    webhook_url,
-)
-from apiserver.registry.apiextensions import schema_validation
+from apiserver.registry.apiextensions import conversion_validation, schema_validation
 from apiserver.registry.apiextensions.internal import (
     InternalSpec,
     go_versions,
@@ -32,7 +26,6 @@ from apiserver.registry.meta import subdomain_name
 Obj = dict[str, Any]
 
 _SCOPES = ("Cluster", "Namespaced")
-_STRATEGIES = ("None", "Webhook")
 _COLUMN_TYPES = ("boolean", "date", "integer", "number", "string")
 _COLUMN_FORMATS = ("byte", "date", "date-time", "double", "float", "int32", "int64", "password")
 
@@ -188,64 +181,6 @@ def _names(names: Obj, path: str) -> list[FieldError]:
     return found
 
 
-def _review_versions(versions: list[Any], required: bool, path: str) -> list[FieldError]:
-    """validateConversionReviewVersions."""
-    if not versions:
-        return [field.required(path)]
-    return review_version_list(versions, required, path)
-
-
-def _conversion(conversion: Obj | None, required_review: bool) -> list[FieldError]:
-    """validateCustomResourceConversion (a CA bundle is accepted until the CRD is established)."""
-    if conversion is None:
-        return []
-    path, found = "spec.conversion", []
-    strategy = conversion["strategy"]
-    if not strategy:
-        found.append(field.required(f"{path}.strategy"))
-    elif strategy not in _STRATEGIES:
-        found.append(field.not_supported(f"{path}.strategy", strategy, _STRATEGIES))
-    client = conversion["webhookClientConfig"]
-    if strategy == "Webhook":
-        if client is None:
-            found.append(
-                field.required(f"{path}.webhookClientConfig", "required when strategy is set to Webhook")
-            )
-        else:
-            client = _dict(client)
-            url, service = client.get("url"), client.get("service")
-            if (url is None) == (service is None):
-                found.append(
-                    field.required(f"{path}.webhookClientConfig", "exactly one of url or service is required")
-                )
-            elif url is not None:
-                found += webhook_url(f"{path}.webhookClientConfig.url", str(url))
-            else:
-                # Upstream passes the Service's name where ValidateWebhookService takes the namespace, and
-                # its namespace for the name: a missing name is reported as the namespace (recorded).
-                given = _dict(service)
-                swapped = {**given, "name": given.get("namespace"), "namespace": given.get("name")}
-                found += webhook_service(f"{path}.webhookClientConfig.service", swapped)
-        found += _review_versions(
-            conversion["conversionReviewVersions"], required_review, f"{path}.conversionReviewVersions"
-        )
-    else:
-        if client is not None:
-            found.append(
-                field.forbidden(
-                    f"{path}.webhookClientConfig", "should not be set when strategy is not set to Webhook"
-                )
-            )
-        if conversion["conversionReviewVersions"]:
-            found.append(
-                field.forbidden(
-                    f"{path}.conversionReviewVersions",
-                    "should not be set when strategy is not set to Webhook",
-                )
-            )
-    return found
-
-
 def _spec(internal: InternalSpec, required_review: bool, unchanged: frozenset[str]) -> list[FieldError]:
     """validateCustomResourceDefinitionSpec; `unchanged` names the versions whose schema an update left
     as it was."""
@@ -313,7 +248,7 @@ def _spec(internal: InternalSpec, required_review: bool, unchanged: frozenset[st
                 "must be None if spec.preserveUnknownFields is true",
             )
         )
-    return found + _conversion(conversion, required_review)
+    return found + conversion_validation.conversion(conversion, required_review)
 
 
 def _stored_versions(crd: Obj) -> list[FieldError]:
@@ -406,10 +341,7 @@ def validate_crd(crd: Obj) -> list[FieldError]:
 def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
     """ValidateCustomResourceDefinitionUpdate: the spec as on create, then what may not change."""
     old_spec, new_spec = _dict(old.get("spec")), _dict(new.get("spec"))
-    old_reviews = _list(
-        _dict(_dict(old_spec.get("conversion")).get("webhook")).get("conversionReviewVersions")
-    )
-    required_review = not old_reviews or bool(set(map(str, old_reviews)) & set(REVIEW_VERSIONS))
+    required_review = conversion_validation.requires_known_review_version(old_spec)
     new_internal = internal_spec(new_spec)
     unchanged = versions_with_unchanged_schemas(new_internal, internal_spec(old_spec))
     found = _spec(new_internal, required_review, unchanged)
