@@ -69,7 +69,16 @@ def _schema_for_version(internal: InternalSpec, version: str) -> tuple[bool, Any
     return False, None
 
 
-def versions_with_unchanged_schemas(new: InternalSpec, old: InternalSpec) -> frozenset[str]:
+@dataclass(frozen=True)
+class Allowances:
+    """What an update lets through because the old CRD had it already (a limit that came later, or a
+    cost estimate that grew), by version name, "" naming the spec's shared fields."""
+
+    unchanged_schemas: frozenset[str] = frozenset()  # not held to the per-expression cost limit
+    too_many_selectable_fields: frozenset[str] = frozenset()
+
+
+def _versions_with_unchanged_schemas(new: InternalSpec, old: InternalSpec) -> frozenset[str]:
     """findVersionsWithUnchangedSchemas: the new versions whose schema is the one the old spec has for
     that name."""
     unchanged = set()
@@ -80,6 +89,27 @@ def versions_with_unchanged_schemas(new: InternalSpec, old: InternalSpec) -> fro
         if found and old_found and schema == old_schema:
             unchanged.add(name)
     return frozenset(unchanged)
+
+
+def _too_many_selectable_fields_allowed(new: InternalSpec, old: InternalSpec, limit: int) -> frozenset[str]:
+    """findTooManySelectableFieldsAllowed: where the old spec already had more than `limit` selectable
+    fields, and the new one has the very same."""
+    allowed = set()
+    if len(old.top.get("selectableFields") or ()) > limit and \
+            new.top.get("selectableFields") == old.top.get("selectableFields"):
+        allowed.add("")
+    olds = {v.get("name") or "": v for v in old.versions}
+    for version in new.versions:
+        previous = olds.get(version.get("name") or "")
+        if previous is not None and len(previous.get("selectableFields") or ()) > limit and \
+                version.get("selectableFields") == previous.get("selectableFields"):
+            allowed.add(version.get("name") or "")
+    return frozenset(allowed)
+
+
+def update_allowances(new: InternalSpec, old: InternalSpec, selectable_limit: int) -> Allowances:
+    return Allowances(_versions_with_unchanged_schemas(new, old),
+                      _too_many_selectable_fields_allowed(new, old, selectable_limit))
 
 
 def go_versions(versions: list[Obj], given: Any) -> list[Obj] | None:

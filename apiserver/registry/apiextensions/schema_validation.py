@@ -110,8 +110,10 @@ def _resolve(json_path: str, root: Obj) -> tuple[str, Obj | None]:
     return ".".join(walked), node
 
 
-def selectable_fields(fields: Any, openapi: Any, path: str, without_schema: str) -> list[FieldError]:
-    """ValidateCustomResourceSelectableFields; `without_schema` is what upstream says when there is none."""
+def selectable_fields(fields: Any, openapi: Any, path: str, without_schema: str,
+                      allow_too_many: bool = False) -> list[FieldError]:
+    """ValidateCustomResourceSelectableFields; `without_schema` is what upstream says when there is none,
+    `allow_too_many` lets more than MAX_SELECTABLE_FIELDS through (an update that kept them)."""
     if not isinstance(openapi, dict):
         return [field.invalid(path, "", without_schema)]
     found: list[FieldError] = []
@@ -141,6 +143,6 @@ def selectable_fields(fields: Any, openapi: Any, path: str, without_schema: str)
         if walked in seen:
             found.append(field.duplicate(at, json_path))
         seen.add(walked)
-    if len(seen) > MAX_SELECTABLE_FIELDS:
+    if len(seen) > MAX_SELECTABLE_FIELDS and not allow_too_many:
         found.append(field.too_many(path, len(seen), MAX_SELECTABLE_FIELDS))
     return found

@@ -16,10 +16,11 @@ from apiserver.kinds.validation import dns1035_label, dns1123_subdomain
 from apiserver.registry import field
 from apiserver.registry.apiextensions import conversion_validation, schema_validation
 from apiserver.registry.apiextensions.internal import (
+    Allowances,
     InternalSpec,
     go_versions,
     internal_spec,
-    versions_with_unchanged_schemas,
+    update_allowances,
 )
 from apiserver.registry.meta import subdomain_name
 
@@ -132,11 +133,12 @@ def _column(column: Any, path: str) -> list[FieldError]:
     return found
 
 
-def _version(version: Obj, path: str, unchanged: frozenset[str]) -> list[FieldError]:
+def _version(version: Obj, path: str, allowed: Allowances) -> list[FieldError]:
     """validateCustomResourceDefinitionVersion (what is left in a version once shared fields moved up)."""
+    name = version.get("name") or ""
     found = _deprecation_warning(version, f"{path}.deprecationWarning")
     found += schema_validation.schema(
-        _dict(version.get("schema")).get("openAPIV3Schema"), f"{path}.schema", version.get("name") in unchanged
+        _dict(version.get("schema")).get("openAPIV3Schema"), f"{path}.schema", name in allowed.unchanged_schemas
     )
     found += _subresources(version.get("subresources"), f"{path}.subresources")
     for i, column in enumerate(_list(version.get("additionalPrinterColumns"))):
@@ -147,6 +149,7 @@ def _version(version: Obj, path: str, unchanged: frozenset[str]) -> list[FieldEr
             _dict(version.get("schema")).get("openAPIV3Schema"),
             f"{path}.selectableFields",
             "may only be set when `version.schema.openAPIV3Schema` is not included",
+            name in allowed.too_many_selectable_fields,
         )
     return found
 
@@ -181,9 +184,9 @@ def _names(names: Obj, path: str) -> list[FieldError]:
     return found
 
 
-def _spec(internal: InternalSpec, required_review: bool, unchanged: frozenset[str]) -> list[FieldError]:
-    """validateCustomResourceDefinitionSpec; `unchanged` names the versions whose schema an update left
-    as it was."""
+def _spec(internal: InternalSpec, required_review: bool, allowed: Allowances) -> list[FieldError]:
+    """validateCustomResourceDefinitionSpec; `allowed`, what an update may keep that a create could not
+    have."""
     spec, versions, top = internal.spec, internal.versions, internal.top
     found: list[FieldError] = []
     group = spec.get("group") or ""
@@ -208,7 +211,7 @@ def _spec(internal: InternalSpec, required_review: bool, unchanged: frozenset[st
     for i, version in enumerate(versions):
         if errs := dns1035_label(names[i]):
             found.append(field.invalid(f"spec.versions[{i}].name", names[i], ",".join(errs)))
-        found += _version(version, f"spec.versions[{i}]", unchanged)
+        found += _version(version, f"spec.versions[{i}]", allowed)
     shown = field.go_json(go_versions(versions, spec.get("versions")))
     if len(set(names)) != len(names):
         found.append(field.invalid_shown("spec.versions", shown, "must contain unique version names"))
@@ -227,7 +230,7 @@ def _spec(internal: InternalSpec, required_review: bool, unchanged: frozenset[st
     found += schema_validation.schema(
         _dict(top.get("validation")).get("openAPIV3Schema"),
         "spec.validation",
-        bool(names) and names[0] in unchanged,
+        bool(names) and names[0] in allowed.unchanged_schemas,
     )
     found += _subresources(top.get("subresources"), "spec.subresources")
     for i, column in enumerate(_list(top.get("additionalPrinterColumns"))):
@@ -238,6 +241,7 @@ def _spec(internal: InternalSpec, required_review: bool, unchanged: frozenset[st
             _dict(top.get("validation")).get("openAPIV3Schema"),
             "spec.selectableFields",
             "may only be set when validations.schema is included",
+            "" in allowed.too_many_selectable_fields,
         )
     conversion = internal.conversion
     if conversion is not None and conversion["strategy"] != "None" and spec.get("preserveUnknownFields"):
@@ -333,7 +337,7 @@ def _preserve_unknown_fields(crd: Obj, old: Obj | None) -> list[FieldError]:
 
 def validate_crd(crd: Obj) -> list[FieldError]:
     """ValidateCustomResourceDefinition, less the ObjectMeta rules but the name's."""
-    found = name_rule(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True, frozenset())
+    found = name_rule(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True, Allowances())
     found += _names(_dict(_dict(crd.get("status")).get("acceptedNames")), "status.acceptedNames")
     return found + _stored_versions(crd) + _api_approval(crd, None) + _preserve_unknown_fields(crd, None)
 
@@ -343,8 +347,8 @@ def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
     old_spec, new_spec = _dict(old.get("spec")), _dict(new.get("spec"))
     required_review = conversion_validation.requires_known_review_version(old_spec)
     new_internal = internal_spec(new_spec)
-    unchanged = versions_with_unchanged_schemas(new_internal, internal_spec(old_spec))
-    found = _spec(new_internal, required_review, unchanged)
+    allowed = update_allowances(new_internal, internal_spec(old_spec), schema_validation.MAX_SELECTABLE_FIELDS)
+    found = _spec(new_internal, required_review, allowed)
     old_names, new_names = _dict(old_spec.get("names")), _dict(new_spec.get("names"))
     # Upstream holds scope and kind only once the CRD is Established, which its controller sets a moment
     # after the create and ours at once: the recorded answers were taken in that moment. The scope stays

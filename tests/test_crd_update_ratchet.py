@@ -1,8 +1,10 @@
-"""A CRD whose stored rules are over the per-expression cost limit can still be updated while a version's
-schema stays as it was; a changed schema, and the schema's total, are held to the limits (upstream's
-suppressExpressionCostForUnchangedSchema). The reference's answers are tests/fixtures/crd_cost_ratchet.json,
-recorded by tools/capture_crd_cost_ratchet.py; ours, over the embedded store rewritten while the server is
-stopped, must equal them.
+"""A CRD stored with what a create could not have can still be updated while it keeps it: rules over the
+per-expression cost limit in a version whose schema stays as it was (upstream's
+suppressExpressionCostForUnchangedSchema), more selectable fields than the limit while they stay the same
+(findTooManySelectableFieldsAllowed); a change, and the schema's total cost, are held to the limits. The
+reference's answers are tests/fixtures/crd_update_ratchet.json, recorded by
+tools/capture_crd_update_ratchet.py; ours, over the embedded store rewritten while the server is stopped,
+must equal them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 import os
 from typing import Any
 
-import crd_cost_ratchet_cases as cases
+import crd_update_ratchet_cases as cases
 import pytest
 from support import ServerProcess
 
@@ -70,3 +72,11 @@ def test_a_changed_schema_and_the_total_are_checked(answers: dict[str, dict[str,
     assert answers["per-version/over-version-changed"]["code"] == 422
     causes = answers["over-total-limit/label"]["causes"]
     assert [c["field"] for c in causes][-1] == "spec.validation.openAPIV3Schema"
+
+
+def test_kept_selectable_fields_past_the_limit_stay_allowed(answers: dict[str, dict[str, Any]]) -> None:
+    assert answers["too-many-selectable/label"] == {"code": 200}
+    assert answers["too-many-selectable/schema-changed"] == {"code": 200}
+    assert answers["shared-selectable/label"] == {"code": 200}
+    causes = answers["too-many-selectable/one-version-changed"]["causes"]
+    assert [c["field"] for c in causes] == ["spec.versions[0].selectableFields"]

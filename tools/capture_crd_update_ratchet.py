@@ -1,6 +1,6 @@
-"""Records kube-apiserver's answers to tests/crd_cost_ratchet_cases.py into tests/fixtures/crd_cost_ratchet.json.
+"""Records kube-apiserver's answers to tests/crd_update_ratchet_cases.py into tests/fixtures/crd_update_ratchet.json.
 
-Usage: python tools/capture_crd_cost_ratchet.py KUBECONFIG ETCD_URL  (a reference started by
+Usage: python tools/capture_crd_update_ratchet.py KUBECONFIG ETCD_URL  (a reference started by
 ../shared/reference/start.sh; ETCD_URL its etcd's client URL, from `ps` or DIR/etcd.log). The over-budget
 CRDs are written into etcd directly, through its JSON gateway, as no API write would take them.
 """
@@ -20,7 +20,7 @@ TESTS = os.path.join(os.path.dirname(HERE), "tests")
 sys.path.insert(0, TESTS)
 sys.path.insert(0, HERE)
 
-import crd_cost_ratchet_cases as cases
+import crd_update_ratchet_cases as cases
 from capture_validation import sender
 
 _PREFIX = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
