@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 
+from apiserver.admission import plugins
 from apiserver.auth import access, pki, tokens
 from apiserver.controllers.base import ControllerSettings
 from apiserver.controllers.manager import enabled_controllers
@@ -76,6 +77,14 @@ def _feature_gates(value: str) -> dict[str, bool]:
     return gates
 
 
+def _disabled_plugins(value: str) -> frozenset[str]:
+    names = frozenset(name.strip() for name in value.split(",") if name.strip())
+    why = plugins.unknown_to_disable(names)
+    if why is not None:
+        raise SystemExit(f"cannot start: {why}")
+    return names
+
+
 def _authorization_modes(value: str) -> tuple[str, ...]:
     modes = tuple(mode.strip() for mode in value.split(",") if mode.strip())
     unknown = [mode for mode in modes if mode not in access.AUTHORIZATION_MODES]
@@ -119,6 +128,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="let pods run privileged (and Windows hostProcess) containers, as kube-apiserver's flag")
     parser.add_argument("--admission-control-config-file", metavar="FILE",
                         help="an AdmissionConfiguration; PodSecurity's configuration (defaults, exemptions) is read")
+    parser.add_argument("--disable-admission-plugins", default="", metavar="Name,...",
+                        help="admission plugins to turn off, by kube-apiserver's names (those this server applies "
+                             "on its admission chain)")
     defaults = Limits()
     parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes,
                         help="largest request body; larger ones are answered 413")
@@ -224,6 +236,7 @@ def main(argv: list[str] | None = None) -> None:
                            apiserver_identity=args.feature_gates["APIServerIdentity"],
                            event_loop=args.event_loop, allow_privileged=args.allow_privileged,
                            admission_control_config_file=args.admission_control_config_file,
+                           disabled_admission_plugins=_disabled_plugins(args.disable_admission_plugins),
                            service_range=args.service_cluster_ip_range,
                            authorization_modes=args.authorization_mode))
     except CorruptLog as exc:

@@ -91,6 +91,7 @@ class ServeOptions:
     event_loop: str = DEFAULT_EVENT_LOOP  # one of EVENT_LOOPS, uvicorn's `loop=`
     allow_privileged: bool = False  # kube-apiserver's --allow-privileged
     admission_control_config_file: str | None = None  # an AdmissionConfiguration (PodSecurity's is read)
+    disabled_admission_plugins: frozenset[str] = frozenset()  # upstream names, of plugins on the chain
     service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE  # --service-cluster-ip-range
     authorization_modes: tuple[str, ...] = ("RBAC",)  # --authorization-mode
     # kube-apiserver's flags (`fastkube-kube-apiserver`) in place of the data directory's own credentials.
@@ -259,7 +260,8 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     authorizer = access.Authorizer(store, options.authorization_modes)
     try:
         endpoint.admission = build_chain(PluginContext(store, endpoint, registry,
-                                                       options.admission_control_config_file, authorizer))
+                                                       options.admission_control_config_file, authorizer),
+                                         options.disabled_admission_plugins)
     except ConfigError as exc:
         raise SystemExit(f"cannot start: --admission-control-config-file: {exc}") from None
     synthetic = SyntheticResources(registry, store, objects.now_rfc3339(), store.revision)

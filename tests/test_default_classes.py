@@ -7,7 +7,6 @@ import time
 import pytest
 from support import ServerProcess, run_kubectl
 
-from apiserver.errors import ApiError
 from apiserver.kinds.admission import admit_create
 
 
@@ -127,67 +126,3 @@ def test_a_claim_without_a_class_gets_the_newest_default(shared_server: ServerPr
     status, dry = shared_server.json("POST", "/api/v1/namespaces/default/persistentvolumeclaims?dryRun=All", {
         **claim, "metadata": {"name": "none"}, "spec": {**claim["spec"], "storageClassName": ""}})
     assert status == 201 and dry["spec"]["storageClassName"] == ""
-
-
-def priority_class(name: str, value: int, global_default: bool = False, policy: str | None = None) -> dict:
-    found: dict = {"metadata": {"name": name, "creationTimestamp": "2026-01-01T00:00:00Z"}, "value": value}
-    if global_default:
-        found["globalDefault"] = True
-    if policy:
-        found["preemptionPolicy"] = policy
-    return found
-
-
-def a_pod(**spec: object) -> dict:
-    return {"metadata": {"name": "web"}, "spec": {"containers": [{"name": "c", "image": "i"}], **spec}}
-
-
-CLASSES = [priority_class("system-cluster-critical", 2000000000),
-           priority_class("batch", 100, policy="Never"),
-           priority_class("low-default", 10, global_default=True),
-           priority_class("high-default", 1000, global_default=True)]
-
-
-@pytest.mark.parametrize("spec, classes, expected", [
-    # No PriorityClass served at all: priority 0, whatever class the pod names.
-    ({"priorityClassName": "system-cluster-critical"}, None,
-     {"priorityClassName": "system-cluster-critical", "priority": 0, "preemptionPolicy": "PreemptLowerPriority"}),
-    ({"priorityClassName": "system-cluster-critical"}, CLASSES,
-     {"priorityClassName": "system-cluster-critical", "priority": 2000000000,
-      "preemptionPolicy": "PreemptLowerPriority"}),
-    ({"priorityClassName": "batch", "priority": 100}, CLASSES,
-     {"priorityClassName": "batch", "priority": 100, "preemptionPolicy": "Never"}),
-    # Several global defaults: the lowest value wins, and the pod is given its name.
-    ({}, CLASSES, {"priorityClassName": "low-default", "priority": 10, "preemptionPolicy": "PreemptLowerPriority"}),
-    ({}, [], {"priority": 0, "preemptionPolicy": "PreemptLowerPriority"}),
-])
-def test_priority_comes_from_the_priority_class(spec: dict, classes: list[dict] | None, expected: dict) -> None:
-    pod = a_pod(**spec)
-    admit_create("Pod", pod, lambda key: classes if key == "scheduling.k8s.io/priorityclasses" else [])
-    assert {k: v for k, v in pod["spec"].items() if k != "containers"} == expected
-
-
-@pytest.mark.parametrize("spec, message", [
-    ({"priorityClassName": "missing"}, 'pods "web" is forbidden: no PriorityClass with name missing was found'),
-    ({"priorityClassName": "batch", "priority": 5},
-     'pods "web" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority '
-     "admission controller computed 100 from the given PriorityClass name"),
-    ({"priorityClassName": "batch", "preemptionPolicy": "PreemptLowerPriority"},
-     'pods "web" is forbidden: the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in '
-     "pod spec; priority admission controller computed Never from the given PriorityClass name"),
-])
-def test_a_priority_the_class_contradicts_is_forbidden(spec: dict, message: str) -> None:
-    with pytest.raises(ApiError) as refused:
-        admit_create("Pod", a_pod(**spec), lambda key: CLASSES)
-    assert (refused.value.code, refused.value.reason, refused.value.message) == (403, "Forbidden", message)
-    assert refused.value.details == {"name": "web", "kind": "pods"}
-
-
-def test_a_pod_stating_its_own_priority_without_classes_is_refused_over_http(shared_server: ServerProcess) -> None:
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pushy"},
-           "spec": {"priority": 7, "containers": [{"name": "c", "image": "nginx:1.27"}]}}
-    status, refused = shared_server.json("POST", "/api/v1/namespaces/default/pods", pod)
-    assert (status, refused["message"]) == (403, 'pods "pushy" is forbidden: the integer value of priority (7) must '
-                                                 "not be provided in pod spec; priority admission controller computed "
-                                                 "0 from the given PriorityClass name")
-    assert shared_server.json("GET", "/api/v1/namespaces/default/pods/pushy")[0] == 404

@@ -12,8 +12,8 @@ import random
 
 import pytest
 
-from apiserver.kinds import managedfields
-from apiserver.kinds.managedfields import Path
+from apiserver.kinds import fieldsv1, managedfields
+from apiserver.kinds.fieldnodes import Path
 
 pytestmark = pytest.mark.store_once
 
@@ -28,12 +28,12 @@ def _paths(rng: random.Random, count: int) -> set[Path]:
 def test_path_lookups_answer_as_the_expanded_set(seed: int) -> None:
     rng = random.Random(seed)
     owned = _paths(rng, rng.randint(1, 12))
-    fields = managedfields.to_fields_v1(owned)
-    expanded = managedfields.from_fields_v1(fields)
+    fields = fieldsv1.to_fields_v1(owned)
+    expanded = fieldsv1.from_fields_v1(fields)
     for path in _paths(rng, 20) | owned:
-        assert managedfields._owns(fields, path) == (path in expanded), path
+        assert fieldsv1.owns(fields, path) == (path in expanded), path
         below = any(p[:len(path)] == path for p in expanded)
-        assert (managedfields._node_at(fields, path) is not None) == below, path
+        assert (fieldsv1.node_at(fields, path) is not None) == below, path
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -42,10 +42,10 @@ def test_a_left_alone_entry_is_what_releasing_it_gives(seed: int) -> None:
     owned = _paths(rng, rng.randint(1, 10))
     changed, removed = _paths(rng, rng.randint(0, 3)), _paths(rng, rng.randint(0, 2))
     removed -= changed
-    entry = {"manager": "m", "operation": "Update", "fieldsV1": managedfields.to_fields_v1(owned)}
+    entry = {"manager": "m", "operation": "Update", "fieldsV1": fieldsv1.to_fields_v1(owned)}
     kept = {p for p in owned - changed if not any(p[:i] in removed for i in range(len(p) + 1))}
     expected = [] if not kept else [entry if kept == owned else
-                                    {**entry, "fieldsV1": managedfields.to_fields_v1(kept)}]
+                                    {**entry, "fieldsV1": fieldsv1.to_fields_v1(kept)}]
     assert managedfields._released(entry, changed, removed) == expected
 
 
@@ -57,10 +57,10 @@ def _ordered(fields: dict) -> list:  # type: ignore[type-arg]
 def test_canonical_fields_are_what_a_round_trip_leaves_as_they_are(seed: int) -> None:
     rng = random.Random(seed)
     plain = rng.random() < 0.5  # only the f:, k: and v: a server writes: found canonical
-    fields = managedfields.to_fields_v1({p for p in _paths(rng, rng.randint(1, 10))
+    fields = fieldsv1.to_fields_v1({p for p in _paths(rng, rng.randint(1, 10))
                                          if not plain or all(e[0] in "fkv" for e in p)} or {("f:a",)})
-    assert managedfields.canonical(fields) or not plain
+    assert fieldsv1.canonical(fields) or not plain
     for candidate in (fields, dict(reversed(list(fields.items()))), {**fields, "f:zz": {".": {}}}):
-        round_trip = managedfields.to_fields_v1(managedfields.from_fields_v1(candidate))
-        if managedfields.canonical(candidate):
+        round_trip = fieldsv1.to_fields_v1(fieldsv1.from_fields_v1(candidate))
+        if fieldsv1.canonical(candidate):
             assert _ordered(candidate) == _ordered(round_trip)

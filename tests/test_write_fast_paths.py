@@ -2,7 +2,7 @@
 
 Field validation judges types and drops unknown fields in one walk (fieldvalidation._typed_and_known)
 where it took two; managed fields compare two objects through schema nodes compiled once
-(managedfields.compare) and build FieldsV1 from the paths sorted once (to_fields_v1); the check for
+(fieldcompare.compare) and build FieldsV1 from the paths sorted once (to_fields_v1); the check for
 objects the field manager cannot type stops where no schema is (structuredmerge.untypable); a create is not
 shaped a third time when nothing changed it since it was shaped (objects.reshaped), and managed fields
 read shaped views instead of shaped copies (shaping.shaped_view). The plain walks
@@ -26,7 +26,10 @@ import pytest
 import schema_corpus
 
 from apiserver.kinds import (
+    fieldcompare,
     fieldmanager,
+    fieldnodes,
+    fieldsv1,
     fieldvalidation,
     godecode,
     managedfields,
@@ -34,8 +37,9 @@ from apiserver.kinds import (
     schemas,
     shaping,
     structuredmerge,
+    zerovalues,
 )
-from apiserver.kinds.managedfields import Path
+from apiserver.kinds.fieldnodes import Path
 
 pytestmark = pytest.mark.store_once
 
@@ -108,7 +112,7 @@ _ABSENT = object()
 
 def _reference_walk(old: Any, new: Any, field: schemas.Schema | None, path: Path, changed: set[Path],
                     removed: set[Path]) -> None:
-    """managedfields' compare as it was written before its schema nodes were compiled."""
+    """fieldcompare's compare as it was written before its schema nodes were compiled."""
     if old is _ABSENT:
         changed.add(path)
     elif new is _ABSENT:
@@ -116,7 +120,7 @@ def _reference_walk(old: Any, new: Any, field: schemas.Schema | None, path: Path
     elif old == new:
         return
     value = new if isinstance(new, (dict, list)) else old
-    if not isinstance(value, (dict, list)) or not managedfields.granular(value, field):
+    if not isinstance(value, (dict, list)) or not fieldnodes.granular(value, field):
         if old is not _ABSENT and new is not _ABSENT and old != new:
             changed.add(path)
         return
@@ -137,14 +141,14 @@ def _reference_walk(old: Any, new: Any, field: schemas.Schema | None, path: Path
             if o is _ABSENT or n is _ABSENT or o != n:
                 _reference_walk(o, n, schemas.child_schema(field, key), path + ("f:" + key,), changed, removed)
         return
-    kind, keys = managedfields.list_keys(field)
+    kind, keys = fieldnodes.list_keys(field)
     item = schemas.child_schema(field, None)
     old_items: dict[str, list[Any]] = {}
     for element in olds:
-        old_items.setdefault(managedfields.item_element(element, kind, keys, item), []).append(element)
+        old_items.setdefault(fieldnodes.item_element(element, kind, keys, item), []).append(element)
     new_items: dict[str, list[Any]] = {}
     for element in news:
-        new_items.setdefault(managedfields.item_element(element, kind, keys, item), []).append(element)
+        new_items.setdefault(fieldnodes.item_element(element, kind, keys, item), []).append(element)
     for name in old_items.keys() | new_items.keys():
         lefts, rights = old_items.get(name, []), new_items.get(name, [])
         here = path + (name,)
@@ -180,7 +184,7 @@ def _reference_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
             node = node.setdefault(element, {})
         if path:
             node.setdefault(".", {})
-    return managedfields._tidy(root)
+    return fieldsv1._tidy(root)
 
 
 def _ordered(fields: dict[str, Any]) -> list[Any]:
@@ -199,12 +203,12 @@ def test_compiled_comparison_finds_the_plain_paths(part: int) -> None:
         ref = schema_corpus.ref(obj)
         new = _stored(obj)
         other = _stored(_mutated(obj, index))
-        for old, now in ((managedfields.zero(ref), new), (managedfields.zero(ref), other), (new, other),
+        for old, now in ((zerovalues.zero(ref), new), (zerovalues.zero(ref), other), (new, other),
                          (other, new)):
-            fast = managedfields.compare(old, now, ref)
+            fast = fieldcompare.compare(old, now, ref)
             assert fast == _reference_compare(old, now, ref), obj
             for paths in fast:
-                assert _ordered(managedfields.to_fields_v1(paths)) == _ordered(_reference_fields_v1(paths)), obj
+                assert _ordered(fieldsv1.to_fields_v1(paths)) == _ordered(_reference_fields_v1(paths)), obj
             compared += 1
     assert compared > 1000
 
@@ -217,8 +221,8 @@ def test_fields_v1_from_sorted_paths_is_the_tidied_tree(seed: int) -> None:
     rng = random.Random(seed)
     elements = _ELEMENTS if seed % 2 else _ELEMENTS[:7]  # half of them as a server writes them
     paths = {tuple(rng.choice(elements) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 15))}
-    assert _ordered(managedfields.to_fields_v1(paths)) == _ordered(_reference_fields_v1(paths))
-    assert _ordered(managedfields.to_fields_v1(iter(sorted(paths)))) == _ordered(_reference_fields_v1(paths))
+    assert _ordered(fieldsv1.to_fields_v1(paths)) == _ordered(_reference_fields_v1(paths))
+    assert _ordered(fieldsv1.to_fields_v1(iter(sorted(paths)))) == _ordered(_reference_fields_v1(paths))
 
 
 def _reference_untypable(value: Any, field: schemas.Schema | None) -> bool:
@@ -331,7 +335,7 @@ def test_no_zero_value_holds_a_list_item() -> None:
         if isinstance(value, dict):
             return any(items(v) for v in value.values())
         return isinstance(value, list) and bool(value)
-    zeros = [managedfields.zero({"$ref": "#/$defs/" + name}) for name in schemas.definitions()]
+    zeros = [zerovalues.zero({"$ref": "#/$defs/" + name}) for name in schemas.definitions()]
     assert len(zeros) > 500 and not any(items(z) for z in zeros)
 
 

@@ -507,6 +507,29 @@ def warnings_of_a_failed_write(cluster: Cluster) -> Obj:
         return seen
 
 
+def warnings_in_order(cluster: Cluster) -> Obj:
+    """A Pod's warnings from decoding (an unknown field), a mutating webhook, the Pod strategy (a deprecated
+    node label) and a validating webhook come in the order they were collected, allowed or refused."""
+    with Scenario(cluster, "ordered") as s:
+        warn, check = s.path("warn"), s.path("check")
+        cluster.webhooks.answers[warn] = lambda _r: {"allowed": True, "warnings": ["from the mutating webhook"]}
+        cluster.webhooks.answers[check] = lambda review: {
+            "allowed": _labels(review).get("case") != "refuse", "warnings": ["from the validating webhook"],
+            "status": {"message": "not today"}}
+        both = ("configmaps", "pods")
+        s.configure("Mutating", [cluster.hook("warn.example.com", warn, resources=both)], probe=warn)
+        s.configure("Validating", [cluster.hook("check.example.com", check, resources=both)], probe=check)
+
+        def pod(name: str, **labels: str) -> Obj:
+            return {"apiVersion": "v1", "kind": "Pod", "unknownField": 1,
+                    "metadata": {"name": name, **({"labels": labels} if labels else {})},
+                    "spec": {"nodeSelector": {"beta.kubernetes.io/os": "linux"},
+                             "containers": [{"name": "c", "image": "busybox"}]}}
+        pods = f"/api/v1/namespaces/{s.namespace}/pods?dryRun=All"
+        return {"allowed": cluster.request("POST", pods, pod("allowed")),
+                "refused": cluster.request("POST", pods, pod("refused", case="refuse"))}
+
+
 def mutated_update(cluster: Cluster) -> Obj:
     """What a mutating webhook is shown of an update (a PUT and a patch) and what its patch makes of it."""
     with Scenario(cluster, "mutated-update") as s:
@@ -602,6 +625,7 @@ SCENARIOS: dict[str, Callable[[Cluster], Obj]] = {
     "connect": connect,
     "mutated_update": mutated_update,
     "warnings_of_a_failed_write": warnings_of_a_failed_write,
+    "warnings_in_order": warnings_in_order,
     "reinvocation": reinvocation,
     "subresources": subresources,
     "equivalent": equivalent,

@@ -9,7 +9,8 @@ upstream's code and message.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
@@ -25,6 +26,7 @@ class Verdict(NamedTuple):
 
 
 ALLOWED = Verdict()
+_ENTRY = re.compile(r'299 - "(?:[^"\\]|\\.)*"')
 
 
 class MutatingPlugin(Protocol):
@@ -53,16 +55,36 @@ class ValidatingPlugin(Protocol):
 
 @dataclass
 class Admitted:
-    """What every plugin that admitted one request added to its answer."""
+    """What one request collected for its answer: the Warning entries of its decoding, its plugins and
+    its strategy in the order they came (upstream's warning recorder, written whatever the outcome), and
+    the plugins' audit annotations."""
 
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # entries as written: 299 - "text"
     audit_annotations: dict[str, str] = field(default_factory=dict)
 
     def add(self, verdict: Verdict) -> None:
-        if verdict.warnings:
-            self.warnings.extend(verdict.warnings)
+        self.warn(verdict.warnings)
         if verdict.audit_annotations:
             self.audit_annotations.update(verdict.audit_annotations)
+
+    def warn(self, texts: Sequence[str]) -> None:
+        self.warnings.extend(warning_line(text) for text in texts)
+
+    def carry(self, headers: Mapping[str, str]) -> None:
+        """The entries of a Warning header already written (decoding's)."""
+        self.warnings.extend(_ENTRY.findall(headers.get("Warning") or ""))
+
+    def header(self) -> str:
+        """The Warning header value, each entry once: upstream's recorder drops a repeat (a write decided
+        again after a conflict warns again)."""
+        return ", ".join(dict.fromkeys(self.warnings))
+
+    def onto(self, refusal: errors.ApiError) -> errors.ApiError:
+        """`refusal` answering with these warnings before the refusing plugin's own."""
+        if self.warnings:
+            given = refusal.headers.get("Warning")
+            refusal.headers = {**refusal.headers, "Warning": f"{self.header()}, {given}" if given else self.header()}
+        return refusal
 
 
 class AdmissionChain:

@@ -92,6 +92,17 @@ def register(name: str, factory: Factory) -> None:
     _FACTORIES[name] = factory
 
 
+def unknown_to_disable(names: frozenset[str]) -> str | None:
+    """Why `--disable-admission-plugins` cannot take these names, or None: upstream's refusal of a name it
+    does not know, and this server's of a plugin it applies outside the chain (which would stay on)."""
+    for name in sorted(names):
+        if name not in _POSITION:
+            return f'disable-admission-plugins plugin "{name}" is unknown'
+        if name not in _FACTORIES:
+            return f'disable-admission-plugins plugin "{name}" is applied outside the admission chain here'
+    return None
+
+
 def build_chain(context: PluginContext, disabled: frozenset[str] = frozenset()) -> AdmissionChain:
     mutating: list[MutatingPlugin] = []
     validating: list[ValidatingPlugin] = []

@@ -5,14 +5,12 @@
   after) allows volume expansion.
 - CertificateSubjectRestriction (plugin/pkg/admission/certificates/subjectrestriction): no
   CertificateSigningRequest for the kube-apiserver-client signer may ask for the system:masters group.
-- Priority's validation (plugin/pkg/admission/priority, validatePriorityClass): one PriorityClass at most
-  is the global default.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from cryptography import x509
 from cryptography.x509.oid import NameOID
@@ -64,21 +62,3 @@ def check_subject(request: Request) -> None:
     groups = [a.value for a in csr.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
     if "system:masters" in groups:
         raise request.forbidden(f"use of {_API_CLIENT_SIGNER} signer with system:masters group is not allowed")
-
-
-def check_single_default(request: Request, priority_classes: Iterable[Obj]) -> None:
-    """A class made the default while another one is (the lowest valued, should a race have made two)."""
-    if request.group != "scheduling.k8s.io" or request.resource != "priorityclasses" or request.subresource:
-        return
-    if request.operation not in ("CREATE", "UPDATE") or request.obj is None or request.obj.get("globalDefault") is not True:
-        return
-    current: Obj | None = None
-    for found in priority_classes:
-        if found.get("globalDefault") is True and (current is None or
-                                                   int(current.get("value") or 0) > int(found.get("value") or 0)):
-            current = found
-    if current is None:
-        return
-    name = current["metadata"]["name"]
-    if request.operation == "CREATE" or name != (request.obj.get("metadata") or {}).get("name"):
-        raise request.forbidden(f"PriorityClass {name} is already marked as default. Only one default can exist")

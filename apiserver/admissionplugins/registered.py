@@ -27,6 +27,7 @@ from apiserver.admissionplugins import (
     objectrules,
     podresize,
     podsecurity,
+    priority,
     resourcequota,
     runtimeclass,
 )
@@ -102,20 +103,21 @@ class PodSecurity:
 
 
 class Priority:
-    """The validating half; a pod's priority is resolved with the create strategy (kinds/admission.py)."""
-
     name = "Priority"
 
     def __init__(self, context: PluginContext) -> None:
         self.stored = StoreView(context)
 
     def handles(self, attributes: Attributes) -> bool:
-        return attributes.operation in ("CREATE", "UPDATE") and not attributes.subresource \
-            and (attributes.resource.group, attributes.resource.resource) == ("scheduling.k8s.io", "priorityclasses")
+        return priority.applies(request_of(attributes))
+
+    async def admit(self, attributes: Attributes) -> Verdict:
+        priority.admit_pod(request_of(attributes), self.stored.objects("scheduling.k8s.io/priorityclasses", ""))
+        return ALLOWED
 
     async def validate(self, attributes: Attributes) -> Verdict:
-        objectrules.check_single_default(request_of(attributes),
-                                         self.stored.objects("scheduling.k8s.io/priorityclasses", ""))
+        priority.check_single_default(request_of(attributes),
+                                      self.stored.objects("scheduling.k8s.io/priorityclasses", ""))
         return ALLOWED
 
 

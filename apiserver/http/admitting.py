@@ -10,11 +10,11 @@ allocations, status kept by the server) and a chain with no plugin are not admit
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource, Obj, Operation
-from apiserver.admission.chain import AdmissionChain, Admitted, warning_header
+from apiserver.admission.chain import AdmissionChain, Admitted
 
 if TYPE_CHECKING:
     from apiserver.http.endpoint import Target
@@ -139,10 +139,20 @@ async def connect(chain: AdmissionChain, t: Target, options: Obj) -> None:
         await chain.validate(attrs, admitted(t))
 
 
+def warn(t: Target, texts: Sequence[str]) -> None:
+    """Records the strategy's warnings where they come in the write, among the plugins'."""
+    if texts:
+        admitted(t).warn(texts)
+
+
+def carry(t: Target, headers: Mapping[str, str]) -> None:
+    """Records decoding's warnings, given as the Warning header it wrote."""
+    if headers:
+        admitted(t).carry(headers)
+
+
 def headers(t: Target, headers: dict[str, Any]) -> dict[str, str]:
-    """`headers` with the plugins' warnings added to any Warning the write already answers with."""
+    """`headers` with the warnings the write collected (those of a refused one: app's error answer)."""
     if t.admitted is None or not t.admitted.warnings:
         return headers
-    added = warning_header(t.admitted.warnings)
-    given = headers.get("Warning")
-    return {**headers, "Warning": f"{given}, {added}" if given else added}
+    return {**headers, "Warning": t.admitted.header()}

@@ -24,7 +24,6 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Lifespan, Receive, Scope, Send
 
 from apiserver import errors, metrics
-from apiserver.admission.chain import with_warnings
 from apiserver.auth import access, escalation, impersonation, reviews
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
@@ -112,7 +111,7 @@ def _error_response(exc: ApiError, request: Request) -> Response:
     write = request.scope.get(_WRITE)
     if write is not None and write.admitted is not None:
         # Upstream answers with every warning a request collected, whatever its outcome.
-        exc = with_warnings(exc, write.admitted.warnings)
+        exc = write.admitted.onto(exc)
     body, media_type, headers = error_parts(exc, request.headers.get("accept", ""))
     return AnswerResponse(body, exc.code, media_type, headers)
 

@@ -17,7 +17,7 @@ import orjson
 
 from apiserver import errors
 from apiserver.admission.attributes import create_options, delete_options, update_options
-from apiserver.admission.chain import AdmissionChain, Admitted, warning_header, with_warnings
+from apiserver.admission.chain import AdmissionChain, Admitted
 from apiserver.admission.webhook.client import WebhookClient
 from apiserver.auth.tokens import User
 from apiserver.crd import crdspec
@@ -343,8 +343,8 @@ class Endpoint:
         if strategy.creates_binding:
             return await self._bind_legacy(t, raw, content_type)
         body = decode_body(t, raw, content_type)
-        warnings = fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw, t.query,
-                                            t.rt.custom)
+        admitting.carry(t, fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw,
+                                                    t.query, t.rt.custom))
         versioned = unconditional.set_on_create(body["metadata"].get("resourceVersion"))
         obj = objects.decoded_for_create(t.rt, t.codec.stored(body), t.manager, applied)
         if t.rt.namespaced:
@@ -358,8 +358,7 @@ class Endpoint:
         attempts = strategy.allocation_attempts
         for attempt in range(1, attempts + 1):
             try:
-                return await self._create(t, obj if attempt == attempts else copy.deepcopy(obj), warnings,
-                                          versioned)
+                return await self._create(t, obj if attempt == attempts else copy.deepcopy(obj), versioned)
             except ResourceChanged:
                 if attempt == attempts:
                     raise errors.stale_update(t.rt.plural, t.rt.group, obj["metadata"]["name"]) from None
@@ -367,18 +366,17 @@ class Endpoint:
                 await self.caught_up(None)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    async def _create(self, t: Target, obj: dict[str, Any], warnings: dict[str, str], versioned: bool = False
-                      ) -> Reply:
+    async def _create(self, t: Target, obj: dict[str, Any], versioned: bool = False) -> Reply:
         """`versioned`: the body named a resourceVersion, which storage refuses (dry-run never asks it)."""
         strategy = strategy_for(t.rt)
         cluster = _StoreCluster(self)
         # BeginCreate comes before the strategy prepares and judges the object, as upstream's store calls
         # them: what it allocates is judged with the rest, and what it refuses is the whole answer.
         decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
-        warnings = _with_warnings(warnings, strategy.warnings_on_prepare_create(obj))
+        admitting.warn(t, strategy.warnings_on_prepare_create(obj))
         obj = objects.prepare_create(t.rt, obj)
         shaped_as = objects.shaped_json(obj)
-        warnings = _with_warnings(warnings, strategy.warnings_on_create(obj))
+        admitting.warn(t, strategy.warnings_on_create(obj))
         name = obj["metadata"]["name"]
         key = t.key(name)
         if self.store.latest(key) is not None:
@@ -388,42 +386,38 @@ class Endpoint:
         obj = objects.reshaped(obj, shaped_as)
         if t.admit is not None:
             t.admit(obj)
-        try:
-            await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
-        except errors.ApiError as refusal:
-            raise _with_header_warnings(refusal, warnings) from None
+        await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
         if t.dry_run:
             obj["metadata"].pop("resourceVersion", None)
             if converts(t.rt):
                 obj = await self._through_storage(t, obj)
-            return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, warnings))
+            return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, {}))
         if versioned:
             raise errors.unknown("resourceVersion should not be set on objects to be created")
         await strategy.before_create_write(obj, cluster, objects.now_rfc3339())
         stored = await self._write(t, key, obj, None, unchanged_since=decided_at)
-        return Reply(201, t.codec.served_bytes(stored.data), headers=admitting.headers(t, warnings))
+        return Reply(201, t.codec.served_bytes(stored.data), headers=admitting.headers(t, {}))
 
     async def create_subresource(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         """POST to a named object's subresource: pods/binding is the one served."""
         subresource = t.rt.subresource(t.subresource or "")
         if subresource is None or subresource.kind != "Binding":
             raise errors.method_not_allowed()
-        body, warnings = self._decoded_binding(t, raw, content_type)
-        return await self._bind(t, body, t.name or "", t, warnings)
+        body = self._decoded_binding(t, raw, content_type)
+        return await self._bind(t, body, t.name or "", t)
 
     async def _bind_legacy(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         """POST .../bindings: pods/binding for the pod the Binding names (upstream's LegacyBindingREST)."""
         pods = self._registry.lookup("", "v1", "pods")
         if pods is None:
             raise errors.resource_not_found()
-        body, warnings = self._decoded_binding(t, raw, content_type)
+        body = self._decoded_binding(t, raw, content_type)
         # Only pods/binding keeps the uid (PreserveRequestObjectMetaSystemFieldsOnSubresourceCreate).
         objects.wipe_system_fields(body["metadata"])
         name = str(body["metadata"].get("name") or "")
-        return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t, warnings)
+        return await self._bind(Target(pods, t.namespace, name, "binding", t.query), body, name, t)
 
-    def _decoded_binding(self, t: Target, raw: bytes, content_type: str | None
-                         ) -> tuple[dict[str, Any], dict[str, str]]:
+    def _decoded_binding(self, t: Target, raw: bytes, content_type: str | None) -> dict[str, Any]:
         """A Binding body as upstream's create handler decodes it before the pod is looked at: its kind and
         apiVersion, its fields' types, and the unknown or duplicate fields fieldValidation asks about."""
         rt = t.rt if strategy_for(t.rt).creates_binding else self._registry.lookup("", "v1", "bindings")
@@ -431,7 +425,8 @@ class Endpoint:
             raise errors.resource_not_found()
         body = objects.check_identity(rt, decode_body(Target(rt, t.namespace, None, None, t.query), raw,
                                                       content_type), t.namespace, None)
-        return body, fieldvalidation.validate(body, raw, t.query)
+        admitting.carry(t, fieldvalidation.validate(body, raw, t.query))
+        return body
 
     async def admit_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
         """A create that stores nothing itself (a Binding, an Eviction, a TokenRequest): admitted whole,
@@ -445,10 +440,8 @@ class Endpoint:
         await admitting.validate(self.admission, t, "CREATE", obj, None, options)
         return obj
 
-    async def _bind(self, pods: Target, body: Any, name: str, asked: Target,
-                    warnings: dict[str, str]) -> Reply:
-        """`asked` is the request as the client made it: pods/binding, or the legacy bindings resource;
-        `warnings` are its decoding's."""
+    async def _bind(self, pods: Target, body: Any, name: str, asked: Target) -> Reply:
+        """`asked` is the request as the client made it: pods/binding, or the legacy bindings resource."""
         if isinstance(body, dict) and not self.admission.empty:
             body = await self.admit_create(asked, body)
         request = binding.check(body, name, pods.namespace)
@@ -463,7 +456,7 @@ class Endpoint:
         if not target.dry_run:
             await self._write(target, target.key(), bound, current)
         return Reply(201, _encode({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                                   "code": 201}), headers=admitting.headers(asked, warnings))
+                                   "code": 201}), headers=admitting.headers(asked, {}))
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         creates = strategy_for(t.rt).creates_on_update and t.subresource is None
@@ -473,9 +466,9 @@ class Endpoint:
         # A Scale is decoded as autoscaling/v1's, for a custom resource too (its replicas an int32).
         scale = t.subresource == "scale"
         try:
-            warnings = fieldvalidation.validate(body, raw, t.query, None if scale else t.rt.custom,
-                                                _SCALE_TYPE if scale else (t.rt.kind, t.rt.api_version)) \
-                if isinstance(body, dict) else {}
+            if isinstance(body, dict):
+                admitting.carry(t, fieldvalidation.validate(body, raw, t.query, None if scale else t.rt.custom,
+                                                            _SCALE_TYPE if scale else (t.rt.kind, t.rt.api_version)))
         except errors.ApiError as refused:
             if scale and t.rt.custom is not None and refused.code == 400:
                 # The custom resource handler's scheme, asked to name the Scale it could not decode, fails.
@@ -491,7 +484,7 @@ class Endpoint:
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
                 return await self._scale(t, current, fresh())
-            return await self._replace(t, current, fresh(), check_rv=True, headers=warnings)
+            return await self._replace(t, current, fresh(), check_rv=True)
 
         async def create() -> Reply:
             # AllowCreateOnUpdate: a PUT of a missing object creates it, named as the URL names it.
@@ -513,9 +506,9 @@ class Endpoint:
                 patch.decoded(patched_scale, raw, content_type, how, problems, None, _SCALE_TYPE)
                 return await self._scale(t, current, patched_scale)
             patched, problems = patch.apply_patch(t.codec.served(_load(current)), raw, content_type, how)
-            warnings = patch.decoded(patched, raw, content_type, how, problems, t.rt.custom,
-                                     (t.rt.kind, t.rt.api_version))
-            return await self._replace(t, current, patched, check_rv=True, headers=warnings)
+            admitting.carry(t, patch.decoded(patched, raw, content_type, how, problems, t.rt.custom,
+                                             (t.rt.kind, t.rt.api_version)))
+            return await self._replace(t, current, patched, check_rv=True)
         return await self._on_latest(t, write)
 
     async def _on_latest(self, t: Target, write: Callable[[StoredObject], Awaitable[Reply]],
@@ -579,14 +572,14 @@ class Endpoint:
             merged, entries = fieldmanager.apply(entries, live, copy.deepcopy(config), schema, request, force, ignored,
                                                  custom)
             _convertible(t, config, merged)
-            reply = await self._replace(t, current, merged, check_rv=True, headers={}, applied=entries)
+            reply = await self._replace(t, current, merged, check_rv=True, applied=entries)
             if scale:
                 return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))
             return reply
         return await self._on_latest(t, update, create)
 
     async def _replace(self, t: Target, current: StoredObject, body: Any, check_rv: bool,
-                       headers: dict[str, str], applied: ManagedFields | None = None) -> Reply:
+                       applied: ManagedFields | None = None) -> Reply:
         new = t.codec.stored(objects.check_identity(t.rt, body, t.namespace, t.name))
         old = _load(current)
         given = new["metadata"].get("resourceVersion")
@@ -618,22 +611,18 @@ class Endpoint:
         ratcheted: list[str] = []  # a custom resource's rule failures that ratcheting let through
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
                                           shape=t.subresource is not None, warnings=ratcheted)
-        headers = _with_warnings(headers, ratcheted)
+        admitting.warn(t, ratcheted)
         if t.subresource is None:
-            headers = _with_warnings(headers, strategy.warnings_on_update(prepared, old))
+            admitting.warn(t, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())
             prepared = objects.reshaped(prepared)
         else:
-            headers = _with_warnings(headers,
-                                     strategy.warnings_on_subresource_update(t.subresource, prepared, old))
+            admitting.warn(t, strategy.warnings_on_subresource_update(t.subresource, prepared, old))
         prepared["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if t.admit is not None:
             t.admit(prepared)
-        try:
-            await admitting.validate(self.admission, t, "UPDATE", prepared, old, update_options(t.query))
-        except errors.ApiError as refusal:
-            raise _with_header_warnings(refusal, headers) from None
-        headers = admitting.headers(t, headers)
+        await admitting.validate(self.admission, t, "UPDATE", prepared, old, update_options(t.query))
+        headers = admitting.headers(t, {})
         if _same_but_managed_fields(prepared, old) and fieldmanager.same_but_times(
                 prepared["metadata"].get("managedFields") or [], old["metadata"].get("managedFields") or []):
             prepared = old
@@ -676,11 +665,9 @@ class Endpoint:
         refusal = strategy_for(t.rt).refuses_delete(t.name or "")
         if refusal is not None:
             raise errors.forbidden_object(t.rt.plural, t.rt.group, t.name or "", refusal)
-        try:
-            reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
-        except errors.ApiError as refusal:
-            raise with_warnings(refusal, warned) from None
-        reply.headers = admitting.headers(t, _with_warnings(reply.headers, warned))
+        admitting.warn(t, warned)
+        reply = await self._on_latest(t, lambda current: self._delete_one(t, t.key(), current, options))
+        reply.headers = admitting.headers(t, reply.headers)
         return reply
 
     async def _delete_one(self, t: Target, key: Key, current: StoredObject, options: dict[str, Any],
@@ -1068,27 +1055,9 @@ def _delete_options_from_query(query: Mapping[str, str]) -> dict[str, Any]:
 
 def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
     """The target with its dry-run taken from the DeleteOptions, which may come from the body, where
-    kubectl --dry-run=server puts it: a dry-run delete must not delete."""
+    kubectl --dry-run=server puts it: a dry-run delete must not delete. It collects its warnings where
+    the request's are answered from."""
     query = {k: v for k, v in t.query.items() if k != "dryRun"}
     if options.get("dryRun"):
         query["dryRun"] = "All"
-    return dataclasses.replace(t, query=query)
-
-
-def _with_header_warnings(refusal: errors.ApiError, headers: dict[str, str]) -> errors.ApiError:
-    """A validating plugin's refusal answering with the warnings decoding and the strategy gave before it,
-    as upstream's recorder writes every warning a request collected, whatever its outcome."""
-    given = headers.get("Warning")
-    if given:
-        carried = refusal.headers.get("Warning")
-        refusal.headers = {**refusal.headers, "Warning": f"{given}, {carried}" if carried else given}
-    return refusal
-
-
-def _with_warnings(headers: dict[str, str], texts: list[str]) -> dict[str, str]:
-    """`headers` with the strategy's warnings (WarningsOnCreate/Update) after those decoding gave."""
-    if not texts:
-        return headers
-    added = warning_header(texts)
-    given = headers.get("Warning")
-    return {**headers, "Warning": f"{given}, {added}" if given else added}
+    return dataclasses.replace(t, query=query, admitted=admitting.admitted(t))

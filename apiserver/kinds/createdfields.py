@@ -3,7 +3,7 @@
 A create's Update entry owns every path where the object differs from its kind's zero value, less the
 paths the server owns and those below the prefixes the write cannot set (managedfields.update with no
 prior entries). Found as that comparison's set of paths, then sorted and built into a tree, a create
-walked its object and then its paths twice more; here the same comparison (managedfields._walk,
+walked its object and then its paths twice more; here the same comparison (fieldcompare._walk,
 branch for branch, but for a list's items: a zero value holds none) answers each node's FieldsV1
 subtree directly, its keys sorted as to_fields_v1 sorts them: every element a create names starts
 with f:, k: or v:, whose plain order is FieldsV1's.
@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.kinds import managedfields, schemas
-from apiserver.kinds.managedfields import _ABSENT, Path, _Node
+from apiserver.kinds import fieldcompare, fieldnodes, managedfields, schemas, zerovalues
+from apiserver.kinds.fieldcompare import ABSENT
+from apiserver.kinds.fieldnodes import Node, Path
 
 Fields = dict[str, Any]
 
@@ -53,7 +54,7 @@ def created_fields(new: dict[str, Any], schema: schemas.Schema,
     zero value to `new`: to_fields_v1 of managedfields.update's owned paths on create."""
     if () in ignored:
         return False, {}
-    member, fields = _changes(managedfields.zero(schema), new, managedfields._root(schema), _exclusions(ignored))
+    member, fields = _changes(zerovalues.zero(schema), new, fieldnodes.root(schema), _exclusions(ignored))
     return member, fields
 
 
@@ -65,13 +66,13 @@ def _put(children: Fields, name: str, member: bool, below: Fields) -> None:
         children[name] = {}
 
 
-def _changes(old: Any, new: Any, node: _Node | None, excluded: _Exclusions | None) -> tuple[bool, Fields]:
-    """managedfields._walk of one node: (its path changed, the subtree of changed paths below it)."""
-    if old is _ABSENT:
+def _changes(old: Any, new: Any, node: Node | None, excluded: _Exclusions | None) -> tuple[bool, Fields]:
+    """fieldcompare._walk of one node: (its path changed, the subtree of changed paths below it)."""
+    if old is ABSENT:
         return True, _added(new, node, excluded)
-    if new is _ABSENT or old == new:
+    if new is ABSENT or old == new:
         return False, {}  # a removal changes nothing a create owns
-    value, olds, news = managedfields.compared_sides(old, new, node)
+    value, olds, news = fieldcompare.compared_sides(old, new, node)
     if value is None:
         return True, {}  # old != new: a changed leaf
     if not olds and not news:
@@ -81,14 +82,14 @@ def _changes(old: Any, new: Any, node: _Node | None, excluded: _Exclusions | Non
         return False, _items(news, node, excluded)
     children: Fields = {}
     for key in sorted(olds.keys() | news.keys()):
-        o = olds.get(key, _ABSENT)
-        n = news.get(key, _ABSENT)
-        if o is _ABSENT or n is _ABSENT or o != n:
+        o = olds.get(key, ABSENT)
+        n = news.get(key, ABSENT)
+        if o is ABSENT or n is ABSENT or o != n:
             _child(children, "f:" + key, o, n, None if node is None else node.child(key), excluded)
     return False, children
 
 
-def _child(children: Fields, name: str, old: Any, new: Any, node: _Node | None,
+def _child(children: Fields, name: str, old: Any, new: Any, node: Node | None,
            excluded: _Exclusions | None) -> None:
     if excluded is None:
         member, below = _changes(old, new, node, None)
@@ -98,8 +99,8 @@ def _child(children: Fields, name: str, old: Any, new: Any, node: _Node | None,
         _put(children, name, member and name not in excluded.member, below)
 
 
-def _added(new: Any, node: _Node | None, excluded: _Exclusions | None) -> Fields:
-    """managedfields._added: the subtree below a value where there was none."""
+def _added(new: Any, node: Node | None, excluded: _Exclusions | None) -> Fields:
+    """fieldcompare._added: the subtree below a value where there was none."""
     if isinstance(new, dict):
         if not new or (node is not None and node.atomic):
             return {}
@@ -107,7 +108,7 @@ def _added(new: Any, node: _Node | None, excluded: _Exclusions | None) -> Fields
         for key in sorted(new):
             value = new[key]
             if excluded is not None:
-                _child(children, "f:" + key, _ABSENT, value, None if node is None else node.child(key), excluded)
+                _child(children, "f:" + key, ABSENT, value, None if node is None else node.child(key), excluded)
             elif isinstance(value, (dict, list)):
                 below = _added(value, None if node is None else node.child(key), None)
                 children["f:" + key] = {".": {}, **below} if below else {}
@@ -119,16 +120,16 @@ def _added(new: Any, node: _Node | None, excluded: _Exclusions | None) -> Fields
     return {}
 
 
-def _items(news: list[Any], node: _Node, excluded: _Exclusions | None) -> Fields:
-    """managedfields._walk_items of a list whose items were all added, as a zero value holds none: an
+def _items(news: list[Any], node: Node, excluded: _Exclusions | None) -> Fields:
+    """fieldcompare._walk_items of a list whose items were all added, as a zero value holds none: an
     item named twice is owned whole, as a leaf."""
     item_node = node.child(None)
-    new_items = managedfields.items_by_name(news, node)
+    new_items = fieldcompare.items_by_name(news, node)
     children: Fields = {}
     for name in sorted(new_items):
         rights = new_items[name]
         if len(rights) == 1:
-            _child(children, name, _ABSENT, rights[0], item_node, excluded)
+            _child(children, name, ABSENT, rights[0], item_node, excluded)
         else:
-            _child(children, name, _ABSENT, None, None, excluded)
+            _child(children, name, ABSENT, None, None, excluded)
     return children

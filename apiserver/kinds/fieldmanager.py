@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from apiserver import errors
-from apiserver.kinds import createdfields, managedfields, schemas
+from apiserver.kinds import createdfields, fieldcompare, fieldnodes, fieldsv1, managedfields, schemas
 from apiserver.kinds import structuredmerge as sm
 
-Path = managedfields.Path
+Path = fieldnodes.Path
 Entry = dict[str, Any]
 
 # Update entries past this many are merged, oldest first, into one per API version (DefaultMaxUpdateManagers).
@@ -54,11 +54,11 @@ def _identity(entry: Entry) -> tuple[str, str, str, str]:
 
 
 def _owned(entry: Entry) -> set[Path]:
-    return managedfields.from_fields_v1(entry.get("fieldsV1") or {})
+    return fieldsv1.from_fields_v1(entry.get("fieldsV1") or {})
 
 
 def _with_fields(entry: Entry, owned: set[Path]) -> Entry:
-    return {**entry, "fieldsV1": managedfields.to_fields_v1(owned)}
+    return {**entry, "fieldsV1": fieldsv1.to_fields_v1(owned)}
 
 
 def _describe(entry: Entry) -> str:
@@ -182,7 +182,7 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
         if last - owned:
             gone = sm.with_named_parents(last, schema) - sm.with_named_parents(owned, schema)
             merged = sm.remove(merged, gone, schema)
-    changed, removed = managedfields.compare(live, merged, schema)
+    changed, removed = fieldcompare.compare(live, merged, schema)
     changed = {p for p in changed if not sm.under_any(p, unowned)}
     conflicts: list[tuple[Entry, Path]] = []
     kept: list[Entry] = []
@@ -209,7 +209,7 @@ def apply(entries: list[Entry], live: dict[str, Any], config: dict[str, Any], sc
         time = request.now if merged != live else (previous or {}).get("time")
         if time:
             entry["time"] = time
-        entry.update({"fieldsType": "FieldsV1", "fieldsV1": managedfields.to_fields_v1(mine)})
+        entry.update({"fieldsType": "FieldsV1", "fieldsV1": fieldsv1.to_fields_v1(mine)})
         if request.subresource:
             entry["subresource"] = request.subresource
         kept.append(entry)
@@ -286,5 +286,5 @@ def allowed_by_last_applied(live: dict[str, Any], schema: schemas.Schema) -> set
         return set()
     if not isinstance(recorded, dict) or recorded.get("apiVersion") != live.get("apiVersion"):
         return set()
-    changed, _ = managedfields.compare(recorded, live, schema)
+    changed, _ = fieldcompare.compare(recorded, live, schema)
     return sm.field_set(recorded, schema) - changed

@@ -8,7 +8,16 @@ from typing import Any, Callable
 
 import orjson
 
-from apiserver.kinds import conversion, fieldmanager, managedfields, schemas, shaping, structuredmerge
+from apiserver.kinds import (
+    conversion,
+    fieldmanager,
+    fieldnodes,
+    fieldsv1,
+    managedfields,
+    schemas,
+    shaping,
+    structuredmerge,
+)
 from apiserver.kinds.resources import ResourceType
 from apiserver.registry.lookup import strategy_for
 
@@ -25,7 +34,7 @@ def ownership_schema(rt: ResourceType, obj: Obj) -> tuple[schemas.Schema | None,
     return shaping.kind_schema(obj), rt.subresource("status") is not None
 
 
-def reset_fields(rt: ResourceType, subresource: str | None) -> tuple[managedfields.Path, ...]:
+def reset_fields(rt: ResourceType, subresource: str | None) -> tuple[fieldnodes.Path, ...]:
     """What a write through this endpoint cannot set, so never owns: status for the main resource,
     the spec (and some kinds' labels) for /status; a kind may say otherwise for an endpoint."""
     own = dict(strategy_for(rt).reset_fields).get(subresource)
@@ -85,7 +94,7 @@ def track(rt: ResourceType, obj: Obj, old: Obj | None, manager: str | None, subr
         obj["metadata"].pop("managedFields", None)
 
 
-def _replicas_path(rt: ResourceType) -> managedfields.Path:
+def _replicas_path(rt: ResourceType) -> fieldnodes.Path:
     paths = rt.custom.scale_paths if rt.custom is not None else None
     path = (paths or {}).get("specReplicasPath") or ".spec.replicas"
     return tuple("f:" + part for part in path.split(".") if part)
@@ -93,7 +102,7 @@ def _replicas_path(rt: ResourceType) -> managedfields.Path:
 
 def _replicas_owned(rt: ResourceType, entries: list[dict[str, Any]]) -> bool:
     replicas = _replicas_path(rt)
-    return any(replicas in managedfields.from_fields_v1(entry.get("fieldsV1") or {}) for entry in entries)
+    return any(replicas in fieldsv1.from_fields_v1(entry.get("fieldsV1") or {}) for entry in entries)
 
 
 def _untimed_scale_update(entry: dict[str, Any], manager: str) -> dict[str, Any]:
@@ -107,7 +116,7 @@ def _untimed_scale_update(entry: dict[str, Any], manager: str) -> dict[str, Any]
 
 def _record_versioned(entries: list[dict[str, Any]], old: Obj | None, new: Obj,
                       views: dict[str, Callable[[Obj], Obj]], request: fieldmanager.Request,
-                      ignored: tuple[managedfields.Path, ...]) -> list[dict[str, Any]]:
+                      ignored: tuple[fieldnodes.Path, ...]) -> list[dict[str, Any]]:
     """An Update of a kind served through several versions, as upstream's field manager records it: the
     writer's fields in the version it wrote through, and every other version's managers losing what
     the write changed as their version shows it. Entries naming a version the kind is not served

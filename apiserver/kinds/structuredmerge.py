@@ -12,15 +12,15 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from apiserver.kinds import managedfields, schemas
+from apiserver.kinds import fieldnodes, schemas
 from apiserver.registry.field import go_type_name
 from apiserver.wire import goprint
 
-Path = managedfields.Path
+Path = fieldnodes.Path
 Schema = schemas.Schema | None
 ABSENT: Any = object()
 
-item_element = managedfields.item_element
+item_element = fieldnodes.item_element
 
 
 def _json(value: Any) -> str:
@@ -28,11 +28,11 @@ def _json(value: Any) -> str:
 
 
 def _granular_map(value: Any, field: Schema) -> bool:
-    return isinstance(value, dict) and managedfields.granular(value, field)
+    return isinstance(value, dict) and fieldnodes.granular(value, field)
 
 
 def _list_kind(field: Schema) -> tuple[str, list[str]]:
-    return managedfields.list_keys(field) if field is not None else ("atomic", [])
+    return fieldnodes.list_keys(field) if field is not None else ("atomic", [])
 
 
 def _named(field: Schema, key: str) -> bool:
@@ -188,7 +188,7 @@ def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
     if not isinstance(item, dict):
         return "associative list with keys may not have non-map elements"
     named = [name for name in keys
-             if name in item or managedfields.key_default(item_schema, name) is not managedfields.NO_DEFAULT]
+             if name in item or fieldnodes.key_default(item_schema, name) is not fieldnodes.NO_DEFAULT]
     if keys and not named:
         quoted = " ".join(f'"{name}"' for name in keys)
         return (f"associative list with keys has an element that omits all key fields [{quoted}] "
@@ -303,7 +303,7 @@ def merge(live: Any, config: Any, field: Schema) -> Any:
         return config
     if config is None:
         # A null is an empty list or map to the merge: a granular one with items keeps them.
-        keeps = isinstance(live, (dict, list)) and bool(live) and managedfields.granular(live, field)
+        keeps = isinstance(live, (dict, list)) and bool(live) and fieldnodes.granular(live, field)
         return live if keeps else config
     if isinstance(live, dict) and isinstance(config, dict) and _granular_map(config, field):
         out = dict(live)

@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from apiserver.kinds import managedfields, schemas, structuredmerge
+from apiserver.kinds import fieldnodes, schemas, structuredmerge
 
 TYPE_KEY = "@type"  # no Kubernetes field is named so
 _TOKEN = re.compile(r'''
@@ -145,14 +145,14 @@ def _atomics(path: str, field: schemas.Schema | None, value: Any) -> list[str]:
     found: list[str] = []
     if isinstance(value, dict) and ("properties" in resolved or "additionalProperties" in resolved
                                     or resolved.get("type") == "object"):
-        if not managedfields.granular(value, field):
+        if not fieldnodes.granular(value, field):
             found.append(path)
         properties = resolved.get("properties") or {}
         for key, item in value.items():
             if key in properties:
                 found += _atomics(f"{path}.{key}", schemas.child_schema(field, key), item)
     if isinstance(value, list) and ("items" in resolved or resolved.get("type") == "array"):
-        if managedfields.list_keys(field)[0] == "atomic":
+        if fieldnodes.list_keys(field)[0] == "atomic":
             found.append(path)
         element = schemas.child_schema(field, None)
         for index, item in enumerate(value):

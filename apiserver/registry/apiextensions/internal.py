@@ -56,6 +56,62 @@ def internal_spec(spec: Obj) -> InternalSpec:
     return internal
 
 
+def _schema_for_version(internal: InternalSpec, version: str) -> tuple[bool, Any]:
+    """apiextensions.GetSchemaForVersion: (found, the version's schema); the shared one, whatever the name,
+    when no version has its own."""
+    if not any(v.get("schema") for v in internal.versions):
+        return True, internal.top.get("validation")
+    if internal.top.get("validation") is not None:
+        return False, None  # malformed: both shared and per-version schemas
+    for v in internal.versions:
+        if v.get("name") == version:
+            return True, v.get("schema")
+    return False, None
+
+
+@dataclass(frozen=True)
+class Allowances:
+    """What an update lets through because the old CRD had it already (a limit that came later, or a
+    cost estimate that grew), by version name, "" naming the spec's shared fields."""
+
+    unchanged_schemas: frozenset[str] = frozenset()  # not held to the per-expression cost limit
+    too_many_selectable_fields: frozenset[str] = frozenset()
+
+
+def _versions_with_unchanged_schemas(new: InternalSpec, old: InternalSpec) -> frozenset[str]:
+    """findVersionsWithUnchangedSchemas: the new versions whose schema is the one the old spec has for
+    that name."""
+    unchanged = set()
+    for version in new.versions:
+        name = version.get("name") or ""
+        found, schema = _schema_for_version(new, name)
+        old_found, old_schema = _schema_for_version(old, name)
+        if found and old_found and schema == old_schema:
+            unchanged.add(name)
+    return frozenset(unchanged)
+
+
+def _too_many_selectable_fields_allowed(new: InternalSpec, old: InternalSpec, limit: int) -> frozenset[str]:
+    """findTooManySelectableFieldsAllowed: where the old spec already had more than `limit` selectable
+    fields, and the new one has the very same."""
+    allowed = set()
+    if len(old.top.get("selectableFields") or ()) > limit and \
+            new.top.get("selectableFields") == old.top.get("selectableFields"):
+        allowed.add("")
+    olds = {v.get("name") or "": v for v in old.versions}
+    for version in new.versions:
+        previous = olds.get(version.get("name") or "")
+        if previous is not None and len(previous.get("selectableFields") or ()) > limit and \
+                version.get("selectableFields") == previous.get("selectableFields"):
+            allowed.add(version.get("name") or "")
+    return frozenset(allowed)
+
+
+def update_allowances(new: InternalSpec, old: InternalSpec, selectable_limit: int) -> Allowances:
+    return Allowances(_versions_with_unchanged_schemas(new, old),
+                      _too_many_selectable_fields_allowed(new, old, selectable_limit))
+
+
 def go_versions(versions: list[Obj], given: Any) -> list[Obj] | None:
     """The internal versions as json.Marshal writes them (no json tags, Go field order; unset: null)."""
     shown = [

@@ -37,8 +37,10 @@ def _typed_fields(schema: Obj, path: str, problems: list[FieldError]) -> None:
         _typed_fields(sub, child_path, problems)
 
 
-def schema(openapi: Any, path: str) -> list[FieldError]:
-    """The schema at `path` (a version's `schema` or the shared `spec.validation`); none, nothing to judge."""
+def schema(openapi: Any, path: str, unchanged: bool = False) -> list[FieldError]:
+    """The schema at `path` (a version's `schema` or the shared `spec.validation`); none, nothing to judge.
+    An `unchanged` schema (an update left its version's as it was) is not held to the per-expression cost
+    limit (upstream's suppressExpressionCostForUnchangedSchema)."""
     if not isinstance(openapi, dict):
         return []
     at = f"{path}.openAPIV3Schema"
@@ -50,7 +52,7 @@ def schema(openapi: Any, path: str) -> list[FieldError]:
             problems.append(field.required(f"{at}.type", "must not be empty at the root"))
     _typed_fields(openapi, at, problems)
     if not problems:
-        problems += crrulechecks.schema_rule_problems(openapi, at)
+        problems += crrulechecks.schema_rule_problems(openapi, at, unchanged)
     return problems
 
 
@@ -108,8 +110,10 @@ def _resolve(json_path: str, root: Obj) -> tuple[str, Obj | None]:
     return ".".join(walked), node
 
 
-def selectable_fields(fields: Any, openapi: Any, path: str, without_schema: str) -> list[FieldError]:
-    """ValidateCustomResourceSelectableFields; `without_schema` is what upstream says when there is none."""
+def selectable_fields(fields: Any, openapi: Any, path: str, without_schema: str,
+                      allow_too_many: bool = False) -> list[FieldError]:
+    """ValidateCustomResourceSelectableFields; `without_schema` is what upstream says when there is none,
+    `allow_too_many` lets more than MAX_SELECTABLE_FIELDS through (an update that kept them)."""
     if not isinstance(openapi, dict):
         return [field.invalid(path, "", without_schema)]
     found: list[FieldError] = []
@@ -139,6 +143,6 @@ def selectable_fields(fields: Any, openapi: Any, path: str, without_schema: str)
         if walked in seen:
             found.append(field.duplicate(at, json_path))
         seen.add(walked)
-    if len(seen) > MAX_SELECTABLE_FIELDS:
+    if len(seen) > MAX_SELECTABLE_FIELDS and not allow_too_many:
         found.append(field.too_many(path, len(seen), MAX_SELECTABLE_FIELDS))
     return found

@@ -2,7 +2,7 @@
 (staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go):
 ValidateCustomResourceDefinition(Update) and validateCustomResourceDefinitionSpec in upstream's order,
 on the internal form (`internal.py`). Of the OpenAPI schema's own rules, what `schema_validation.py`
-holds.
+holds; the conversion's are `conversion_validation.py`'s.
 """
 
 from __future__ import annotations
@@ -14,20 +14,19 @@ from urllib.parse import urlsplit
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1035_label, dns1123_subdomain
 from apiserver.registry import field
-from apiserver.registry.admissionregistration.validation import (
-    REVIEW_VERSIONS,
-    review_version_list,
-    webhook_service,
-    webhook_url,
+from apiserver.registry.apiextensions import conversion_validation, schema_validation
+from apiserver.registry.apiextensions.internal import (
+    Allowances,
+    InternalSpec,
+    go_versions,
+    internal_spec,
+    update_allowances,
 )
-from apiserver.registry.apiextensions import schema_validation
-from apiserver.registry.apiextensions.internal import InternalSpec, go_versions, internal_spec
 from apiserver.registry.meta import subdomain_name
 
 Obj = dict[str, Any]
 
 _SCOPES = ("Cluster", "Namespaced")
-_STRATEGIES = ("None", "Webhook")
 _COLUMN_TYPES = ("boolean", "date", "integer", "number", "string")
 _COLUMN_FORMATS = ("byte", "date", "date-time", "double", "float", "int32", "int64", "password")
 
@@ -134,10 +133,13 @@ def _column(column: Any, path: str) -> list[FieldError]:
     return found
 
 
-def _version(version: Obj, path: str) -> list[FieldError]:
+def _version(version: Obj, path: str, allowed: Allowances) -> list[FieldError]:
     """validateCustomResourceDefinitionVersion (what is left in a version once shared fields moved up)."""
+    name = version.get("name") or ""
     found = _deprecation_warning(version, f"{path}.deprecationWarning")
-    found += schema_validation.schema(_dict(version.get("schema")).get("openAPIV3Schema"), f"{path}.schema")
+    found += schema_validation.schema(
+        _dict(version.get("schema")).get("openAPIV3Schema"), f"{path}.schema", name in allowed.unchanged_schemas
+    )
     found += _subresources(version.get("subresources"), f"{path}.subresources")
     for i, column in enumerate(_list(version.get("additionalPrinterColumns"))):
         found += _column(column, f"{path}.additionalPrinterColumns[{i}]")
@@ -147,6 +149,7 @@ def _version(version: Obj, path: str) -> list[FieldError]:
             _dict(version.get("schema")).get("openAPIV3Schema"),
             f"{path}.selectableFields",
             "may only be set when `version.schema.openAPIV3Schema` is not included",
+            name in allowed.too_many_selectable_fields,
         )
     return found
 
@@ -181,66 +184,9 @@ def _names(names: Obj, path: str) -> list[FieldError]:
     return found
 
 
-def _review_versions(versions: list[Any], required: bool, path: str) -> list[FieldError]:
-    """validateConversionReviewVersions."""
-    if not versions:
-        return [field.required(path)]
-    return review_version_list(versions, required, path)
-
-
-def _conversion(conversion: Obj | None, required_review: bool) -> list[FieldError]:
-    """validateCustomResourceConversion (a CA bundle is accepted until the CRD is established)."""
-    if conversion is None:
-        return []
-    path, found = "spec.conversion", []
-    strategy = conversion["strategy"]
-    if not strategy:
-        found.append(field.required(f"{path}.strategy"))
-    elif strategy not in _STRATEGIES:
-        found.append(field.not_supported(f"{path}.strategy", strategy, _STRATEGIES))
-    client = conversion["webhookClientConfig"]
-    if strategy == "Webhook":
-        if client is None:
-            found.append(
-                field.required(f"{path}.webhookClientConfig", "required when strategy is set to Webhook")
-            )
-        else:
-            client = _dict(client)
-            url, service = client.get("url"), client.get("service")
-            if (url is None) == (service is None):
-                found.append(
-                    field.required(f"{path}.webhookClientConfig", "exactly one of url or service is required")
-                )
-            elif url is not None:
-                found += webhook_url(f"{path}.webhookClientConfig.url", str(url))
-            else:
-                # Upstream passes the Service's name where ValidateWebhookService takes the namespace, and
-                # its namespace for the name: a missing name is reported as the namespace (recorded).
-                given = _dict(service)
-                swapped = {**given, "name": given.get("namespace"), "namespace": given.get("name")}
-                found += webhook_service(f"{path}.webhookClientConfig.service", swapped)
-        found += _review_versions(
-            conversion["conversionReviewVersions"], required_review, f"{path}.conversionReviewVersions"
-        )
-    else:
-        if client is not None:
-            found.append(
-                field.forbidden(
-                    f"{path}.webhookClientConfig", "should not be set when strategy is not set to Webhook"
-                )
-            )
-        if conversion["conversionReviewVersions"]:
-            found.append(
-                field.forbidden(
-                    f"{path}.conversionReviewVersions",
-                    "should not be set when strategy is not set to Webhook",
-                )
-            )
-    return found
-
-
-def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
-    """validateCustomResourceDefinitionSpec."""
+def _spec(internal: InternalSpec, required_review: bool, allowed: Allowances) -> list[FieldError]:
+    """validateCustomResourceDefinitionSpec; `allowed`, what an update may keep that a create could not
+    have."""
     spec, versions, top = internal.spec, internal.versions, internal.top
     found: list[FieldError] = []
     group = spec.get("group") or ""
@@ -265,7 +211,7 @@ def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
     for i, version in enumerate(versions):
         if errs := dns1035_label(names[i]):
             found.append(field.invalid(f"spec.versions[{i}].name", names[i], ",".join(errs)))
-        found += _version(version, f"spec.versions[{i}]")
+        found += _version(version, f"spec.versions[{i}]", allowed)
     shown = field.go_json(go_versions(versions, spec.get("versions")))
     if len(set(names)) != len(names):
         found.append(field.invalid_shown("spec.versions", shown, "must contain unique version names"))
@@ -280,7 +226,12 @@ def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
         if not names_obj.get(key):
             found.append(field.required(f"spec.names.{key}"))
     found += _names(names_obj, "spec.names")
-    found += schema_validation.schema(_dict(top.get("validation")).get("openAPIV3Schema"), "spec.validation")
+    # The shared schema is judged under the internal spec.version, the first version's name.
+    found += schema_validation.schema(
+        _dict(top.get("validation")).get("openAPIV3Schema"),
+        "spec.validation",
+        bool(names) and names[0] in allowed.unchanged_schemas,
+    )
     found += _subresources(top.get("subresources"), "spec.subresources")
     for i, column in enumerate(_list(top.get("additionalPrinterColumns"))):
         found += _column(column, f"spec.additionalPrinterColumns[{i}]")
@@ -290,6 +241,7 @@ def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
             _dict(top.get("validation")).get("openAPIV3Schema"),
             "spec.selectableFields",
             "may only be set when validations.schema is included",
+            "" in allowed.too_many_selectable_fields,
         )
     conversion = internal.conversion
     if conversion is not None and conversion["strategy"] != "None" and spec.get("preserveUnknownFields"):
@@ -300,7 +252,7 @@ def _spec(internal: InternalSpec, required_review: bool) -> list[FieldError]:
                 "must be None if spec.preserveUnknownFields is true",
             )
         )
-    return found + _conversion(conversion, required_review)
+    return found + conversion_validation.conversion(conversion, required_review)
 
 
 def _stored_versions(crd: Obj) -> list[FieldError]:
@@ -385,7 +337,7 @@ def _preserve_unknown_fields(crd: Obj, old: Obj | None) -> list[FieldError]:
 
 def validate_crd(crd: Obj) -> list[FieldError]:
     """ValidateCustomResourceDefinition, less the ObjectMeta rules but the name's."""
-    found = name_rule(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True)
+    found = name_rule(crd) + _spec(internal_spec(_dict(crd.get("spec"))), True, Allowances())
     found += _names(_dict(_dict(crd.get("status")).get("acceptedNames")), "status.acceptedNames")
     return found + _stored_versions(crd) + _api_approval(crd, None) + _preserve_unknown_fields(crd, None)
 
@@ -393,11 +345,10 @@ def validate_crd(crd: Obj) -> list[FieldError]:
 def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
     """ValidateCustomResourceDefinitionUpdate: the spec as on create, then what may not change."""
     old_spec, new_spec = _dict(old.get("spec")), _dict(new.get("spec"))
-    old_reviews = _list(
-        _dict(_dict(old_spec.get("conversion")).get("webhook")).get("conversionReviewVersions")
-    )
-    required_review = not old_reviews or bool(set(map(str, old_reviews)) & set(REVIEW_VERSIONS))
-    found = _spec(internal_spec(new_spec), required_review)
+    required_review = conversion_validation.requires_known_review_version(old_spec)
+    new_internal = internal_spec(new_spec)
+    allowed = update_allowances(new_internal, internal_spec(old_spec), schema_validation.MAX_SELECTABLE_FIELDS)
+    found = _spec(new_internal, required_review, allowed)
     old_names, new_names = _dict(old_spec.get("names")), _dict(new_spec.get("names"))
     # Upstream holds scope and kind only once the CRD is Established, which its controller sets a moment
     # after the create and ours at once: the recorded answers were taken in that moment. The scope stays

@@ -51,14 +51,11 @@ def _pod_create(obj: Obj) -> None:
 
 
 def _pod_update(new: Obj, old: Obj) -> None:
-    """The admission plugins that also admit pod updates: DefaultTolerationSeconds gives back the default
-    tolerations, Priority keeps the priority it set on create where the new spec says none."""
+    """DropDisabledPodFields, and DefaultTolerationSeconds, which also admits pod updates, giving back the
+    default tolerations (Priority's keeping of the priority is on the admission chain)."""
     spec, old_spec = defaults.spec_of(new), old.get("spec") or {}
     pod_fields.drop_disabled_pod_fields(spec, old_spec)
     admission_plugins.default_toleration_seconds(spec)
-    for key in ("priority", "preemptionPolicy"):
-        if spec.get(key) is None and old_spec.get(key) is not None:
-            spec[key] = old_spec[key]
 
 
 def _template_spec(obj: Obj, *path: str) -> Any:
