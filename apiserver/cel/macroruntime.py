@@ -11,6 +11,8 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings
 
+from apiserver.cel import gosort
+
 ENTRIES_TO_MAP, PAIRS_TO_MAP, SORT_INDICES = "__entriesToMap__", "__pairsToMap__", "__sortByIndices__"
 UPSTREAM_SORT = "@sortByAssociatedKeys"
 
@@ -63,7 +65,7 @@ def _sorted_indices(items: list[Any], keys: list[Any]) -> list[int]:
                          f"got {len(items)} and {len(keys)} elements respectively")
     if keys and any(type(key) is not type(keys[0]) for key in keys):
         raise ValueError("list elements must have the same type")
-    return sorted(range(len(keys)), key=keys.__getitem__)
+    return gosort.sorted_slice(list(range(len(keys))), lambda i, j: keys[i] < keys[j])
 
 
 _T = cel.Type

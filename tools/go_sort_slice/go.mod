@@ -1,0 +1,3 @@
+module gosortslice
+
+go 1.26
