@@ -21,8 +21,6 @@ pytestmark = pytest.mark.store_once
 
 # Steps whose answers still differ from kube-apiserver 1.36.2's, and why (this list only shrinks).
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "edge short word": "cel-cpp's substring error names no index (cel-go: index out of range: 3)",
-    "edge empty word": "cel-cpp's substring error names no index (cel-go: index out of range: 1)",
     "edge runtime cost limit": "no runtime cost tracking: cel-expr-python has none, so a call over the per-call "
                                "limit (1M) is not cancelled",
 }

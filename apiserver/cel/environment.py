@@ -29,7 +29,17 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional, ext_strings
 
-from apiserver.cel import authz, checkedexpr, cost, formats, library, macroruntime, macros, optionals
+from apiserver.cel import (
+    authz,
+    checkedexpr,
+    cost,
+    formats,
+    library,
+    macroruntime,
+    macros,
+    optionals,
+    substrings,
+)
 from apiserver.cel.opaque import POOL
 
 _LOCK = threading.Lock()
@@ -87,7 +97,8 @@ _COMPOSITE = (cel.Type.LIST, cel.Type.MAP)
 def _extensions(as_written: bool, checking: bool, probing: bool = False) -> list[Any]:
     functions = library.declarations(checking, probing) + formats.declarations(as_written) + \
         authz.declarations(checking)
-    rewritten = [] if as_written else macroruntime.extensions(checking)  # what macros.py rewrites call
+    # what macros.py's and substrings.py's rewrites call
+    rewritten = [] if as_written else [*macroruntime.extensions(checking), substrings.declaration()]
     # the strings extension at version 2, as upstream's base environment has it (no string reverse())
     return [ext_optional.ExtOptional(), ext_strings.ExtStrings(2), cel.CelExtension("k8s", functions), *rewritten]
 
@@ -159,13 +170,17 @@ def _written(source: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _runnable(source: str) -> str:
-    """The text that is run: `source` with the macros rewritten (apiserver/cel/macros.py) and the
-    library's optional-answering calls (apiserver/cel/optionals.py)."""
+    """The text that is run: `source` with the macros rewritten (apiserver/cel/macros.py), the
+    library's optional-answering calls (apiserver/cel/optionals.py) and substring in cel-go's words
+    (apiserver/cel/substrings.py)."""
     source = _written(source)
-    if not any(marker in source for marker in optionals.MARKERS):
-        return source
-    parsed = _parsed(_MACRO_PARSE_ENV, source)
-    return source if parsed is None else optionals.rewrite(source, parsed) or source
+    if any(marker in source for marker in optionals.MARKERS):
+        parsed = _parsed(_MACRO_PARSE_ENV, source)
+        source = source if parsed is None else optionals.rewrite(source, parsed) or source
+    if substrings.MARKER in source:
+        parsed = _parsed(_MACRO_PARSE_ENV, source)
+        source = source if parsed is None else substrings.rewrite(source, parsed) or source
+    return source
 
 
 @lru_cache(maxsize=4096)

@@ -35,15 +35,17 @@ def _suffix(e: Expr) -> str | None:
     return None
 
 
-def _calls(e: Expr | None) -> Iterator[Expr]:
+def calls(e: Expr | None) -> Iterator[Expr]:
+    """Every expression in the tree, the root first."""
     if e is None:
         return
     yield e
     for child in (e.target, *e.args, e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result):
-        yield from _calls(child)
+        yield from calls(child)
 
 
-def _positions(source_info: bytes) -> dict[int, int]:
+def positions(source_info: bytes) -> dict[int, int]:
+    """Each expression's offset in the text, from a serialized cel.expr.SourceInfo."""
     found = {}
     for entry in checkedexpr.fields(source_info).get(4, []):
         parts = checkedexpr.fields(entry)
@@ -56,11 +58,11 @@ def rewrite(source: str, parsed: bytes) -> str | None:
     serialized google.protobuf.Any holding its cel.expr.ParsedExpr); None when it has none."""
     expression = checkedexpr.fields(bytes(checkedexpr.fields(parsed).get(2, [b""])[-1]))
     root = checkedexpr.expression(bytes(expression.get(2, [b""])[-1]))
-    positions = _positions(bytes(expression.get(3, [b""])[-1]))
+    offsets = positions(bytes(expression.get(3, [b""])[-1]))
     inserts: list[tuple[int, str]] = []
-    for call in _calls(root):
+    for call in calls(root):
         suffix = _suffix(call)
-        opening = positions.get(call.id)
+        opening = offsets.get(call.id)
         if suffix is None or opening is None or source[opening:opening + 1] != "(":
             continue
         closing = sourcetext.closing(source, opening)
