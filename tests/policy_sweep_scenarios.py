@@ -781,10 +781,47 @@ def probed(steps: list[Step]) -> list[Step]:
     return found
 
 
+# --- a MutatingAdmissionPolicy matched through an equivalent version mutates the object in that version ---
+_EQ = "sweep-eqmutate"
+_HPA_V1 = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+           "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                    "minReplicas": 1, "maxReplicas": 20, "targetCPUUtilizationPercentage": 70}}
+EQUIVALENT_MUTATION: list[Step] = [
+    ns(_EQ, "eqmutate"),
+    policy("sweep-hpa-utilization", {
+        "matchConstraints": {"resourceRules": [rule("autoscaling", "v2", ["horizontalpodautoscalers"], ["CREATE"])],
+                             "namespaceSelector": in_scenario("eqmutate")},
+        "failurePolicy": "Fail", "reinvocationPolicy": "Never",
+        "mutations": [
+            {"patchType": "JSONPatch", "jsonPatch": {"expression":
+             "[JSONPatch{op: 'replace', path: '/spec/metrics/0/resource/target/averageUtilization', value: 50},"
+             " JSONPatch{op: 'add', path: '/metadata/labels', value: {'seen-as': request.kind.version + '-' +"
+             " object.apiVersion.replace('/', '-')}}]"}},
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression":
+             "Object{spec: Object.spec{maxReplicas: object.spec.maxReplicas + size(object.spec.metrics)}}"}}]},
+        kind=MAP),
+    binding("sweep-hpa-utilization", "sweep-hpa-utilization", kind=MAP),
+    {"name": "an autoscaling/v1 request is mutated as its v2 equivalent", "method": "POST",
+     "path": f"/apis/autoscaling/v1/namespaces/{_EQ}/horizontalpodautoscalers",
+     "body": {**_HPA_V1, "metadata": {"name": "web-v1"}},
+     "keep": ["metadata.name", "metadata.labels", "spec"], "until": {"metadata.labels": {"seen-as": "v2-autoscaling-v2"}}},
+    {"name": "an autoscaling/v2 request is mutated as it is", "method": "POST",
+     "path": f"/apis/autoscaling/v2/namespaces/{_EQ}/horizontalpodautoscalers",
+     "body": {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web-v2"},
+              "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                       "minReplicas": 1, "maxReplicas": 20, "metrics": [
+                           {"type": "Resource", "resource": {"name": "cpu", "target": {
+                               "type": "Utilization", "averageUtilization": 70}}}]}},
+     "keep": ["metadata.name", "metadata.labels", "spec"]},
+    {"name": "the v1 request's object read back as v1", "method": "GET",
+     "path": f"/apis/autoscaling/v1/namespaces/{_EQ}/horizontalpodautoscalers/web-v1",
+     "keep": ["metadata.labels", "spec"]},
+]
+
 SCENARIOS: dict[str, list[Step]] = {name: probed(steps) for name, steps in (
     ("matching", MATCHING), ("params", PARAMS), ("expressions", EXPRESSIONS), ("requests", REQUESTS),
     ("actions", ACTIONS), ("updates", UPDATES), ("mutating", MUTATING), ("writes", WRITES),
-    ("unserved-param", UNSERVED_PARAM))}
+    ("unserved-param", UNSERVED_PARAM), ("equivalent-mutation", EQUIVALENT_MUTATION))}
 
 
 def normalized(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:

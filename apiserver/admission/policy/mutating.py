@@ -23,6 +23,7 @@ from apiserver.admission.chain import ALLOWED, Verdict, forbidden
 from apiserver.admission.plugins import register
 from apiserver.admission.policy import applyconfiguration
 from apiserver.admission.policy.compiled import CompiledPolicy, Expression
+from apiserver.admission.policy.matching import Matched
 from apiserver.admission.policy.source import PolicySource
 from apiserver.cel.environment import activation
 from apiserver.errors import ApiError
@@ -109,9 +110,7 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
                         refusals.append((f"{said}failed to configure binding: {error}", "Forbidden"))
                     continue
                 for param in params:
-                    try:
-                        self._mutate(policy, attributes, param)
-                    except PatchError as error:
+                    for error in self._mutate(policy, attributes, param, matched):
                         if failing:
                             refusals.append((f"{said}{error}", "Invalid"))
             if policy.spec.get("reinvocationPolicy") == "IfNeeded":
@@ -135,29 +134,51 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
         if problem is not None:
             raise errors.internal(problem)
 
-    def _mutate(self, policy: CompiledPolicy, attributes: Attributes, param: Any) -> None:
-        data = {**self._activation(attributes), "params": param}
-        matched = policy.conditions_match(data)
-        if matched is False:
-            return
-        if not isinstance(matched, bool):
-            if matched.action == "deny":
-                raise PatchError(matched.message)
-            return
+    def _mutate(self, policy: CompiledPolicy, attributes: Attributes, param: Any, matched: Matched) -> list[str]:
+        """Runs the policy's mutations in order on the object as the resource it matched the request as;
+        each failing mutation's error, the others applied (upstream's dispatcher goes on past one)."""
+        data = {**self._activation(attributes, matched), "params": param}
+        condition = policy.conditions_match(data)
+        if condition is False:
+            return []
+        if not isinstance(condition, bool):
+            return [condition.message] if condition.action == "deny" else []
         failed = policy.bind_variables(data)
+        unconvertible = self._unconvertible(attributes, matched)
+        refusals = []
         for kind, expression in policy.mutations:
             current = attributes.object
             assert current is not None  # admit returns before any mutation when there is no object
-            data["object"] = current
-            if kind == "JSONPatch":
-                patched = apply_patch(copy.deepcopy(current), expression, activation(data), failed)
-            elif kind == "ApplyConfiguration":
-                patched = self._applied(attributes, copy.deepcopy(current), expression, activation(data), failed)
-            else:
-                raise PatchError(f"patchType {kind} is not supported by this server")
-            if patched != current:
-                attributes.object = self._defaulted(attributes, patched)
+            data["object"] = shown = self._versioned(current, matched)
+            try:
+                if kind == "JSONPatch":
+                    patched = apply_patch(copy.deepcopy(shown), expression, activation(data), failed)
+                elif kind == "ApplyConfiguration":
+                    patched = self._applied(attributes, copy.deepcopy(shown), expression, activation(data), failed)
+                else:
+                    raise PatchError(f"patchType {kind} is not supported by this server")
+            except PatchError as error:
+                refusals.append(str(error))
+                continue
+            if unconvertible is not None:
+                refusals.append(unconvertible)
+                continue
+            if patched != shown:
+                attributes.object = self._defaulted(attributes, patched if shown is current
+                                                    else self._unversioned(patched, matched))
                 attributes.state[_MUTATED] = True
+        return refusals
+
+    def _unconvertible(self, attributes: Attributes, matched: Matched) -> str | None:
+        """Why a built-in object patched as an equivalent version of the request's cannot be taken back:
+        upstream's dispatcher converts the patched typed object straight to the request's version, a
+        conversion its scheme does not have (a custom object is converted through its CRD instead)."""
+        kind = matched[1]
+        rt = self._registry.lookup(attributes.resource.group, attributes.resource.version, attributes.resource.resource)
+        if kind == attributes.kind or rt is None or rt.custom is not None:
+            return None
+        return f"converting ({kind.version}.{kind.kind}) to ({attributes.kind.version}.{attributes.kind.kind}): " \
+               "unknown conversion"
 
     def _defaulted(self, attributes: Attributes, obj: dict[str, Any]) -> dict[str, Any]:
         """What a mutation changed defaulted again, as upstream's dispatcher defaults each patched object."""

@@ -194,6 +194,13 @@ class PolicySource:
             return obj
         return dict(codec_for(rt).served(orjson.loads(orjson.dumps(obj))))
 
+    def _unversioned(self, obj: dict[str, Any], matched: matching.Matched) -> dict[str, Any]:
+        """`obj`, in the version of the resource a policy matched the request as, back in stored form."""
+        rt = self._registry.lookup(*matched[0])
+        if rt is None or rt.kind != obj.get("kind"):
+            return obj
+        return dict(codec_for(rt).stored(obj))
+
     def _activation(self, attributes: Attributes, matched: matching.Matched | None = None) -> dict[str, Any]:
         asked_kind = {"group": attributes.kind.group, "version": attributes.kind.version,
                       "kind": attributes.kind.kind}
