@@ -59,6 +59,7 @@ from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import fieldvalidation, objects, ownership, shaping
 from apiserver.kinds.resources import Registry
+from apiserver.query import list_options
 from apiserver.registry.hooks import Requester
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
@@ -440,6 +441,10 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
                     user=user if writes else None)
     if writes:
         request.scope[_WRITE] = target  # what admission adds to the audit record is read from it after
+    if verb == "watch" and name is not None:
+        # Authorized as a watch, but the route of an object's path is the get handler's: it answers
+        # the object, as kube-apiserver does (only the /watch/ paths it keeps for old clients watch one).
+        verb = "get"
     if name is not None and subresource is None and not any(rt.allows(v) for v in _NAMED_VERBS):
         raise errors.resource_not_found()  # a create-only resource (a review) has no route by name at all
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
@@ -470,6 +475,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         return _reply_response(_review(state, user, target, body, request.headers.get("content-type")))
     accept = _header(request, b"accept")
     shape = negotiate(accept, verb, query)
+    if verb in ("list", "watch", "deletecollection"):
+        list_options.read(query)
     if verb == "watch":
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
@@ -585,8 +592,10 @@ _NAMED_VERBS = ("get", "update", "patch", "delete")
 
 
 def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) -> str:
+    """The verb RequestInfo names (what authorization judges): a GET's `watch` read as the query's
+    conversion reads a bool."""
     if method == "GET":
-        if query.get("watch") in ("1", "true"):
+        if "watch" in query and list_options.go_bool(query["watch"]):
             return "watch"
         return "get" if has_name else "list"
     if method == "POST":
