@@ -435,6 +435,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     # Only a write is admitted (RBAC's escalation check) or records who asked (a CSR): a read makes neither.
     writes = method != "GET"
     target = Target(rt, namespace, name, parsed.subresource, query, _header(request, b"user-agent"),
+                    raw_query=request.scope["query_string"],
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or "")
                     if writes else None,
                     requester=Requester(user.name, user.uid, user.groups, user.extra_json()) if writes else None,

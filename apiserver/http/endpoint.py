@@ -23,6 +23,7 @@ from apiserver.crd import crdspec
 from apiserver.crd.converting import CustomConversion, converts
 from apiserver.crd.webhookconversion import Converter
 from apiserver.http import admitting
+from apiserver.http import delete_options as deleting
 from apiserver.http.limits import Limits
 from apiserver.kinds import (
     admission,
@@ -82,6 +83,8 @@ class Target:
     subresource: str | None
     query: Mapping[str, str]
     user_agent: str = ""
+    # The query as sent, for the options that take every value of a repeated parameter (a delete's dryRun).
+    raw_query: bytes = b""
     # A check of the object about to be written that may refuse it (RBAC's escalation prevention).
     admit: Callable[[dict[str, Any]], None] | None = None
     # Who asked, for the kinds that record it (CertificateSigningRequests).
@@ -667,7 +670,7 @@ class Endpoint:
         return Reply(200, _encode(objects.scale_of(t.rt, obj)), headers=admitting.headers(t, {}))
 
     async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        options = _delete_options(raw, content_type, t.query)
+        options = deleting.read(raw, content_type, t.query, t.raw_query)
         t = _as_options_ask(t, options)
         # The storage's own warnings come first, whether or not the object is found.
         warned = strategy_for(t.rt).warnings_on_delete(options)
@@ -737,7 +740,7 @@ class Endpoint:
                            "details": details})
 
     async def delete_collection(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        options = _delete_options(raw, content_type, t.query)
+        options = deleting.read(raw, content_type, t.query, t.raw_query)
         t = _as_options_ask(t, options)
         selection = self.selection(t)
         _, items = self.store.list(t.rt.storage_key, selection.namespace)
@@ -1011,48 +1014,6 @@ def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
             raise problem
         return decoded
     return bodies.decode_object(raw, content_type)
-
-
-def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, str]) -> dict[str, Any]:
-    """DeleteOptions as kube-apiserver's delete handlers read them: from the body when there is one,
-    otherwise from the query (never both: a body's options stand alone), then validated."""
-    options: dict[str, Any] = {}
-    if raw.strip():
-        decoded = bodies.decode_object(raw, content_type)
-        if not isinstance(decoded, dict):
-            raise errors.bad_request("the body of a delete must be a DeleteOptions object")
-        options = decoded
-    else:
-        options = _delete_options_from_query(query)
-    requested = options.get("gracePeriodSeconds")
-    if requested is not None and not isinstance(requested, int):
-        raise errors.bad_request("gracePeriodSeconds must be an integer")
-    dry_run = options.get("dryRun")
-    if dry_run is not None and (not isinstance(dry_run, list) or not all(isinstance(v, str) for v in dry_run)):
-        raise errors.bad_request("dryRun must be a list of strings")
-    propagation.check_options(options)
-    return options
-
-
-def _delete_options_from_query(query: Mapping[str, str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    grace = query.get("gracePeriodSeconds")
-    if grace is not None:
-        try:
-            options["gracePeriodSeconds"] = int(grace)
-        except ValueError:
-            raise errors.bad_request(f'gracePeriodSeconds: Invalid value: "{grace}"') from None
-    policy = query.get("propagationPolicy")
-    if policy is not None:
-        options["propagationPolicy"] = policy
-    orphan = query.get("orphanDependents")
-    if orphan is not None:
-        if orphan not in ("true", "false"):
-            raise errors.bad_request(f'orphanDependents: Invalid value: "{orphan}": must be a boolean')
-        options["orphanDependents"] = orphan == "true"
-    if "dryRun" in query:
-        options["dryRun"] = [query["dryRun"]]
-    return options
 
 
 def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
