@@ -361,7 +361,7 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
         routes += console_routes()
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return _error_response(errors.resource_not_found(), request)
+        return page_not_found()
 
     async def internal(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error serving %s %s", request.method, request.url.path)
@@ -406,7 +406,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         # Paths that name no resource are authorized by path and the method's lower-cased name.
         state.authorizer.authorize_path(user, method.lower(), path)
         if parsed is None:
-            raise errors.resource_not_found()
+            return _unrouted(state, path)
         return _discovery(state, request, parsed)
     query = _query(request.scope["query_string"])
     verb = _verb(method, parsed.name is not None, query, parsed.subresource is not None)
@@ -422,11 +422,14 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt is None and state.discovery.is_external(parsed.group, parsed.version):
         return _unavailable()
     if rt is None:
-        raise errors.resource_not_found()
+        return _unrouted(state, path)
     deprecated.reached(request.scope, rt, parsed.subresource)
     # Discovery lists subresources this server does not carry out (a kubelet's log, exec, proxy): 404.
     subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
     if parsed.subresource is not None and subresource is None:
+        if rt.custom is not None:
+            # The custom resource handler's answer to any other subresource: the object is not found.
+            raise errors.not_found(rt.plural, rt.group, parsed.name or "")
         raise errors.resource_not_found()
     if not rt.namespaced and parsed.resource != "namespaces" and parsed.namespace:
         raise errors.resource_not_found()
@@ -639,5 +642,23 @@ def _discovery(state: ServerState, request: Request, parsed: requestinfo.Discove
     document = (discovery.group(parsed.group) if parsed.version is None
                 else discovery.resource_list(parsed.group, parsed.version))
     if document is None:
-        raise errors.resource_not_found()
+        return _unrouted(state, request.scope["path"])
     return Response(document, media_type="application/json", headers=NO_CACHE)
+
+
+def _unrouted(state: ServerState, path: str) -> Response:
+    """The answer to a path no route takes. Under /api and under a built-in group's /apis/<group>, each a
+    go-restful web service, it is that container's Status 404; any other path (another group, a custom
+    resource's group past its discovery document) falls through every handler to the NotFound one,
+    whose answer is Go's plain text."""
+    parts = [p for p in path.split("/") if p]
+    if parts[:1] == ["api"] or (parts[:1] == ["apis"] and len(parts) > 1
+                                and state.registry.serves_built_in(parts[1])):
+        raise errors.resource_not_found()
+    return page_not_found()
+
+
+def page_not_found() -> Response:
+    """http.NotFound's answer."""
+    return PlainTextResponse("404 page not found\n", status_code=404,
+                             headers={**NO_CACHE, "X-Content-Type-Options": "nosniff"})
