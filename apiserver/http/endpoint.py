@@ -394,7 +394,9 @@ class Endpoint:
         except errors.ApiError as refusal:
             raise _with_header_warnings(refusal, warnings) from None
         if t.dry_run:
-            obj["metadata"].pop("resourceVersion", None)
+            # The dry-run storage copies the object as it stands: a resourceVersion the body named is echoed.
+            if not obj["metadata"].get("resourceVersion"):
+                obj["metadata"].pop("resourceVersion", None)
             if converts(t.rt):
                 obj = await self._through_storage(t, obj)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, warnings))
