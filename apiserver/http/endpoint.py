@@ -49,7 +49,7 @@ from apiserver.registry.hooks import Request, Requester
 from apiserver.registry.lookup import strategy_for
 from apiserver.reply import Reply, StreamReply
 from apiserver.shapes.assembled import AssemblyCache
-from apiserver.shapes.shape import Listing, Shape
+from apiserver.shapes.shape import Listing, Shape, typed_list_items
 from apiserver.storage.interface import (
     Expired,
     Key,
@@ -756,10 +756,14 @@ class Endpoint:
             gone.append((key, current))
         if converts(t.rt):
             gone = await self.conversion.served_items(t.rt, gone)
-        deleted = [t.codec.served_bytes(current.data) for _, current in gone]
+        if t.rt.custom is None:
+            # A typed list, as the registry's DeleteCollection answers: its items carry no kind.
+            items = typed_list_items(t.rt, [current.data for _, current in gone])
+        else:
+            items = b",".join(t.codec.served_bytes(current.data) for _, current in gone)
         head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
                              "metadata": {"resourceVersion": str(self.store.revision)}})
-        body = head[:-1] + b',"items":[' + b",".join(deleted) + b"]}"
+        body = head[:-1] + b',"items":[' + items + b"]}"
         return Reply(200, body, headers=admitting.headers(t, {}))
 
     # -- namespaces: the namespace controller's part, done at once -----------------------------
