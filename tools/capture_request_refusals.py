@@ -1,7 +1,8 @@
 """Records how kube-apiserver reads a request's options and path before it reaches any object: the
 ListOptions of lists, watches and deletecollections (the query's conversion, then ValidateListOptions),
 DeleteOptions from the query (every dryRun, the first of anything else) and from the body (decoded in
-the meta internal scheme: other kinds, Go's type errors, bodies that are no object), a path no route
+the meta internal scheme: other kinds, Go's type errors, bodies that are no object), encoding/json's
+syntax errors wherever a body or token breaks, a path no route
 takes (plain text, or a Status where a built-in group's web service answers), a custom resource's
 unknown subresource, a dry-run create naming a resourceVersion, and the items a deletecollection answers.
 
@@ -154,6 +155,10 @@ CASES: list[tuple[str, str, str, bytes | None, str, tuple[str, ...]]] = [
     _delete("delete body a number", b"1"),
     _delete("delete body null", b"null"),
     _delete("delete body dryRun null", b'{"dryRun":null}'),
+    _delete("delete body with text after it", b'{"dryRun":["All"]} x'),
+    _delete("delete body a literal cut short", b"tru"),
+    _delete("delete body key without a colon", b'{"dryRun" ["All"]}'),
+    _delete("delete body bad escape", b'{"dryRun":["A\\q"]}'),
     ("delete yaml body", "DELETE", f"{CONFIGMAPS}/{{fresh}}", b"dryRun: [All]", YAML, ()),
     ("delete yaml body a string", "DELETE", f"{CONFIGMAPS}/{{fresh}}", b"x", YAML, ()),
     ("delete yaml body dryRun a string", "DELETE", f"{CONFIGMAPS}/{{fresh}}", b"dryRun: x", YAML, ()),
@@ -203,6 +208,19 @@ CASES: list[tuple[str, str, str, bytes | None, str, tuple[str, ...]]] = [
      _configmap("versioned", "abc"), JSON, ("name", "resourceVersion")),
     ("create dry run naming an empty resourceVersion", "POST", f"{CONFIGMAPS}?dryRun=All",
      _configmap("versioned", ""), JSON, ("name", "resourceVersion")),
+    ("create body with text after it", "POST", f"{CONFIGMAPS}?dryRun=All", _configmap("trailing", None) + b" x",
+     JSON, ()),
+    ("create body a minus sign", "POST", f"{CONFIGMAPS}?dryRun=All", b"-", JSON, ()),
+    ("create body a fraction cut short", "POST", f"{CONFIGMAPS}?dryRun=All", b"1.", JSON, ()),
+    ("create body a control character in a string", "POST", f"{CONFIGMAPS}?dryRun=All",
+     b'{"metadata":{"name":"a\x01"}}', JSON, ()),
+    ("create body trailing comma", "POST", f"{CONFIGMAPS}?dryRun=All", b'{"metadata":{"name":"a"},}', JSON, ()),
+    ("patch body trailing comma", "PATCH", f"{CONFIGMAPS}/probe?dryRun=All", b'{"data":{"a":"2"},}',
+     "application/merge-patch+json", ()),
+    ("patch body elements without a comma", "PATCH", f"{CONFIGMAPS}/probe?dryRun=All", b"[1 2]",
+     "application/json-patch+json", ()),
+    ("list continue token with text after it", "GET",
+     f"{CONFIGMAPS}?limit=1&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTAsInN0YXJ0IjoiYSJ9eA", None, JSON, ()),
     ("create naming a resourceVersion", "POST", CONFIGMAPS, _configmap("versioned", "5"), JSON, ()),
 ]
 
