@@ -201,6 +201,8 @@ CASES: list[tuple[str, str, str, bytes | None, str, tuple[str, ...]]] = [
     ("custom group unknown version document", "GET", "/apis/patching.example.io/v2", None, JSON, ()),
     ("custom resource unknown subresource", "GET", f"{WIDGETS}/w1/nosub", None, JSON, ()),
     ("custom resource status it has not", "GET", f"{WIDGETS}/w1/status", None, JSON, ()),
+    ("custom resource deep path", "GET", f"{WIDGETS}/w1/x/y", None, JSON, ()),
+    ("custom resource deep path past status it has not", "GET", f"{WIDGETS}/w1/status/y", None, JSON, ()),
     ("custom resource unknown subresource of none", "GET", f"{WIDGETS}/absent/nosub", None, JSON, ()),
     ("create dry run naming a resourceVersion", "POST", f"{CONFIGMAPS}?dryRun=All", _configmap("versioned", "5"), JSON,
      ("name", "resourceVersion")),

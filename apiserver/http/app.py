@@ -655,7 +655,22 @@ def _unrouted(state: ServerState, path: str) -> Response:
     if parts[:1] == ["api"] or (parts[:1] == ["apis"] and len(parts) > 1
                                 and state.registry.serves_built_in(parts[1])):
         raise errors.resource_not_found()
+    _refuse_custom_subresource(state, parts)
     return page_not_found()
+
+
+def _refuse_custom_subresource(state: ServerState, parts: list[str]) -> None:
+    """A path past a custom resource's subresource: RequestInfo takes the part after the name as the
+    subresource and drops the rest, and the custom resource handler answers one it lacks as the named
+    object not found."""
+    rest = parts[3:]
+    if rest[:1] == ["namespaces"] and len(rest) > 2:
+        rest = rest[2:]
+    if parts[:1] != ["apis"] or len(rest) < 3:
+        return
+    rt = state.registry.lookup(parts[1], parts[2], rest[0])
+    if rt is not None and rt.custom is not None and rt.subresource(rest[2]) is None:
+        raise errors.not_found(rt.plural, rt.group, rest[1])
 
 
 def page_not_found() -> Response:
