@@ -105,6 +105,8 @@ CASES: list[tuple[str, str, str, bytes | None, str, tuple[str, ...]]] = [
      b'{"kind":"Pod","apiVersion":"v1"}', JSON, ()),
     ("deletecollection validation before the body", "DELETE", f"{NONE_MATCH}&resourceVersionMatch=x",
      b'{"kind":"Pod","apiVersion":"v1"}', JSON, ()),
+    ("deletecollection field label before the body", "DELETE", f"{NONE_MATCH}&fieldSelector=bogus%3D1",
+     b'{"kind":"Pod","apiVersion":"v1"}', JSON, ()),
     ("deletecollection null body", "DELETE", NONE_MATCH, b"null", JSON, ()),
     ("deletecollection items carry no kind", "DELETE", f"{CONFIGMAPS}?dryRun=All&fieldSelector=metadata.name%3Dprobe",
      None, JSON, ()),

@@ -742,9 +742,10 @@ class Endpoint:
                            "details": details})
 
     async def delete_collection(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
+        # The field selector's labels are judged before the body is read, as upstream's handler does.
+        selection = self.selection(t)
         options = deleting.read(raw, content_type, t.query, t.raw_query)
         t = _as_options_ask(t, options)
-        selection = self.selection(t)
         _, items = self.store.list(t.rt.storage_key, selection.namespace)
         gone: list[tuple[Key, StoredObject]] = []
         for key, _ in items:
