@@ -4,12 +4,13 @@ DeleteOptions from the query (every dryRun, the first of anything else) and from
 the meta internal scheme: other kinds, Go's type errors, bodies that are no object), encoding/json's
 syntax errors wherever a body or token breaks, a path no route
 takes (plain text, or a Status where a built-in group's web service answers), a custom resource's
-unknown subresource, a dry-run create naming a resourceVersion, and the items a deletecollection answers.
+unknown subresource, a dry-run create naming a resourceVersion, the items a deletecollection answers,
+and the 202 of a delete that leaves its object in place after orphanDependents=false.
 
 Usage: python tools/capture_request_refusals.py KUBECONFIG  (a reference started by ../shared/reference/start.sh)
 Each answer keeps the status, the media type, the Status of a refusal (or of a success, only the parts
 a case names) and the Warning lines. A case whose path names `{fresh}` is sent to a ConfigMap made for
-it alone. tests/test_request_refusals.py holds ours to them (apiserver/query/list_options.py,
+it alone, `{held}` to one a finalizer holds (only ever deleted as a dry run). tests/test_request_refusals.py holds ours to them (apiserver/query/list_options.py,
 apiserver/http/delete_options.py, apiserver/http/app.py).
 """
 
@@ -33,6 +34,7 @@ YAML = "application/yaml"
 # A deletecollection that matches nothing, so that one accepted deletes nothing.
 NONE_MATCH = f"{CONFIGMAPS}?labelSelector=nomatch%3D1&dryRun=All"
 
+HELD = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "held", "finalizers": ["example.com/hold"]}}
 # (status, media type, decoded body, Warning lines)
 Send = Callable[[str, str, "bytes | None", str], tuple[int, str, Any, list[str]]]
 
@@ -181,6 +183,14 @@ CASES: list[tuple[str, str, str, bytes | None, str, tuple[str, ...]]] = [
     _delete("delete ignoreStoreReadError with others", b"",
             "?dryRun=All&ignoreStoreReadErrorWithClusterBreakingPotential=true&gracePeriodSeconds=1&orphanDependents=1"),
     _delete("delete query options beside a body", b'{"dryRun":["All"]}', "?dryRun=Bogus&gracePeriodSeconds=x"),
+    ("delete held orphanDependents false", "DELETE", f"{CONFIGMAPS}/{{held}}?dryRun=All&orphanDependents=false", None,
+     JSON, ("finalizers",)),
+    ("delete held orphanDependents false in the body", "DELETE", f"{CONFIGMAPS}/{{held}}",
+     b'{"dryRun":["All"],"orphanDependents":false}', JSON, ("finalizers",)),
+    ("delete held orphanDependents true", "DELETE", f"{CONFIGMAPS}/{{held}}?dryRun=All&orphanDependents=true", None,
+     JSON, ("finalizers",)),
+    ("delete held by no option", "DELETE", f"{CONFIGMAPS}/{{held}}?dryRun=All", None, JSON, ("finalizers",)),
+    _delete("delete orphanDependents false deleted at once", b"", "?dryRun=All&orphanDependents=false"),
     ("unknown group", "GET", "/apis/nosuch.example.com/v1/things", None, JSON, ()),
     ("unknown group create", "POST", "/apis/nosuch.example.com/v1/things", b"{}", JSON, ()),
     ("unknown group delete", "DELETE", "/apis/nosuch.example.com/v1/namespaces/default/things/x", None, JSON, ()),
@@ -263,6 +273,10 @@ def answer(send: Send, index: int) -> dict[str, Any]:
         status, _, reply, _ = send("POST", CONFIGMAPS, _configmap(fresh, None), JSON)
         assert status in (201, 409), reply
         path = path.replace("{fresh}", fresh)
+    if "{held}" in path:  # a ConfigMap a finalizer holds: a delete leaves it in place
+        status, _, reply, _ = send("POST", CONFIGMAPS, json.dumps(HELD).encode(), JSON)
+        assert status in (201, 409), reply
+        path = path.replace("{held}", HELD["metadata"]["name"])
     status, media_type, reply, warnings = send(method, path, body or None, content_type)
     if 200 <= status < 300 and isinstance(reply, dict):
         reply = _summary(reply, shown)

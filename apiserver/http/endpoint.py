@@ -696,19 +696,19 @@ class Endpoint:
                                          "" if collection else None)
         strategy = strategy_for(t.rt)
         if strategy.deletes_contents:
-            return await self._delete_namespace(t, key, current, obj, options)
+            return _left_in_place(await self._delete_namespace(t, key, current, obj, options), options)
         if strategy.marks_on_delete is not None and not obj["metadata"].get("deletionTimestamp"):
             strategy.marks_on_delete(obj, objects.now_rfc3339())
             marked = objects.ordered(obj)
             if t.dry_run:
-                return Reply(200, orjson.dumps(t.codec.served(marked)))
+                return _left_in_place(Reply(200, orjson.dumps(t.codec.served(marked))), options)
             current = await self._write(t, key, marked, current)
-            return Reply(200, t.codec.served_bytes(current.data))
+            return _left_in_place(Reply(200, t.codec.served_bytes(current.data)), options)
         # The generic store's Delete: BeforeDelete, the finalizers the options ask for, then either an
         # update that marks the object (graceful, or held by finalizers) or its removal.
         decision = gracefuldelete.before_delete(obj, options.get("gracePeriodSeconds"), strategy.deletion_grace)
         if decision.pending:
-            return self._deleted_reply(t, current, obj)
+            return _left_in_place(self._deleted_reply(t, current, obj), options)
         finalizers = propagation.finalizers_after_delete(obj["metadata"], options, strategy.orphans_by_default)
         if finalizers is not None:
             obj["metadata"]["finalizers"] = finalizers
@@ -718,11 +718,12 @@ class Endpoint:
         if held or decision.graceful:
             marked = objects.ordered(obj)
             if t.dry_run:
-                return Reply(200, orjson.dumps(t.codec.served(marked)))
+                reply = Reply(200, orjson.dumps(t.codec.served(marked)))
+                return _left_in_place(reply, options) if held or decision.grace > 0 else reply
             if marked != _load(current):
                 current = await self._write(t, key, marked, current)
             if held or decision.grace > 0:
-                return Reply(200, t.codec.served_bytes(current.data))
+                return _left_in_place(Reply(200, t.codec.served_bytes(current.data)), options)
             # Marked with no grace period left: it goes now, and answers as marked.
             obj = _load(current)
         if not t.dry_run:
@@ -1021,6 +1022,15 @@ def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
             raise problem
         return decoded
     return bodies.decode_object(raw, content_type)
+
+
+def _left_in_place(reply: Reply, options: dict[str, Any]) -> Reply:
+    """The answer to a delete that leaves the object in place (marked, held by finalizers, its grace
+    period running): 202 when the client asked for cascading deletion with orphanDependents=false, as
+    upstream's handler answers, which keeps 200 otherwise for older clients' sake."""
+    if options.get("orphanDependents") is False:
+        reply.status = 202
+    return reply
 
 
 def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:
