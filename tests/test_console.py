@@ -307,7 +307,7 @@ def test_console_can_be_turned_off(tmp_path: Any) -> None:
     server.start()
     try:
         status, body = server.request("GET", "/console/", auth=False)
-        assert status == 404 and json.loads(body)["reason"] == "NotFound"
+        assert (status, body) == (404, b"404 page not found\n")  # a path outside the API, as upstream answers it
     finally:
         server.stop()
 

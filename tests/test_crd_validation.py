@@ -159,7 +159,7 @@ def test_a_crd_that_cannot_be_served_is_refused(server: ServerProcess) -> None:
         ("spec.versions[0].additionalPrinterColumns[0].type",
          'Invalid value: "text": must be one of boolean,date,integer,number,string'),
         ("status.storedVersions", "Invalid value: null: must have at least one stored version")]
-    assert server.json("GET", "/apis/shop.io/v1/namespaces/default/bolts")[0] == 404
+    assert server.request("GET", "/apis/shop.io/v1/namespaces/default/bolts") == (404, b"404 page not found\n")
 
 
 def test_group_and_scope_of_a_crd_cannot_change(server: ServerProcess) -> None:

@@ -58,6 +58,7 @@ from apiserver.http.streaming import WatchResponse
 from apiserver.http.synthetic import SyntheticResources
 from apiserver.kinds import fieldvalidation, objects, ownership, shaping
 from apiserver.kinds.resources import Registry
+from apiserver.query import list_options
 from apiserver.registry.hooks import Requester
 from apiserver.reply import Reply, StreamReply
 from apiserver.storage.interface import Store
@@ -359,7 +360,7 @@ def build_app(state: ServerState, lifespan: Lifespan[Starlette] | None = None) -
         routes += console_routes()
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return _error_response(errors.resource_not_found(), request)
+        return page_not_found()
 
     async def internal(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error serving %s %s", request.method, request.url.path)
@@ -404,7 +405,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         # Paths that name no resource are authorized by path and the method's lower-cased name.
         state.authorizer.authorize_path(user, method.lower(), path)
         if parsed is None:
-            raise errors.resource_not_found()
+            return _unrouted(state, path)
         return _discovery(state, request, parsed)
     query = _query(request.scope["query_string"])
     verb = _verb(method, parsed.name is not None, query, parsed.subresource is not None)
@@ -420,11 +421,14 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt is None and state.discovery.is_external(parsed.group, parsed.version):
         return _unavailable()
     if rt is None:
-        raise errors.resource_not_found()
+        return _unrouted(state, path)
     deprecated.reached(request.scope, rt, parsed.subresource)
     # Discovery lists subresources this server does not carry out (a kubelet's log, exec, proxy): 404.
     subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
     if parsed.subresource is not None and subresource is None:
+        if rt.custom is not None:
+            # The custom resource handler's answer to any other subresource: the object is not found.
+            raise errors.not_found(rt.plural, rt.group, parsed.name or "")
         raise errors.resource_not_found()
     if not rt.namespaced and parsed.resource != "namespaces" and parsed.namespace:
         raise errors.resource_not_found()
@@ -433,12 +437,17 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     # Only a write is admitted (RBAC's escalation check) or records who asked (a CSR): a read makes neither.
     writes = method != "GET"
     target = Target(rt, namespace, name, parsed.subresource, query, _header(request, b"user-agent"),
+                    raw_query=request.scope["query_string"],
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or "")
                     if writes else None,
                     requester=Requester(user.name, user.uid, user.groups, user.extra_json()) if writes else None,
                     user=user if writes else None)
     if writes:
         request.scope[_WRITE] = target  # what admission adds to the audit record is read from it after
+    if verb == "watch" and name is not None:
+        # Authorized as a watch, but the route of an object's path is the get handler's: it answers
+        # the object, as kube-apiserver does (only the /watch/ paths it keeps for old clients watch one).
+        verb = "get"
     if name is not None and subresource is None and not any(rt.allows(v) for v in _NAMED_VERBS):
         raise errors.resource_not_found()  # a create-only resource (a review) has no route by name at all
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
@@ -469,6 +478,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         return _reply_response(_review(state, user, target, body, request.headers.get("content-type")))
     accept = _header(request, b"accept")
     shape = negotiate(accept, verb, query)
+    if verb in ("list", "watch", "deletecollection"):
+        list_options.read(query)
     if verb == "watch":
         state.watch_slots.check(user.name)
     if state.synthetic.answers(target, verb):
@@ -584,8 +595,10 @@ _NAMED_VERBS = ("get", "update", "patch", "delete")
 
 
 def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) -> str:
+    """The verb RequestInfo names (what authorization judges): a GET's `watch` read as the query's
+    conversion reads a bool."""
     if method == "GET":
-        if query.get("watch") in ("1", "true"):
+        if "watch" in query and list_options.go_bool(query["watch"]):
             return "watch"
         return "get" if has_name else "list"
     if method == "POST":
@@ -628,5 +641,38 @@ def _discovery(state: ServerState, request: Request, parsed: requestinfo.Discove
     document = (discovery.group(parsed.group) if parsed.version is None
                 else discovery.resource_list(parsed.group, parsed.version))
     if document is None:
-        raise errors.resource_not_found()
+        return _unrouted(state, request.scope["path"])
     return Response(document, media_type="application/json", headers=NO_CACHE)
+
+
+def _unrouted(state: ServerState, path: str) -> Response:
+    """The answer to a path no route takes. Under /api and under a built-in group's /apis/<group>, each a
+    go-restful web service, it is that container's Status 404; any other path (another group, a custom
+    resource's group past its discovery document) falls through every handler to the NotFound one,
+    whose answer is Go's plain text."""
+    parts = [p for p in path.split("/") if p]
+    if parts[:1] == ["api"] or (parts[:1] == ["apis"] and len(parts) > 1
+                                and state.registry.serves_built_in(parts[1])):
+        raise errors.resource_not_found()
+    _refuse_custom_subresource(state, parts)
+    return page_not_found()
+
+
+def _refuse_custom_subresource(state: ServerState, parts: list[str]) -> None:
+    """A path past a custom resource's subresource: RequestInfo takes the part after the name as the
+    subresource and drops the rest, and the custom resource handler answers one it lacks as the named
+    object not found."""
+    rest = parts[3:]
+    if rest[:1] == ["namespaces"] and len(rest) > 2:
+        rest = rest[2:]
+    if parts[:1] != ["apis"] or len(rest) < 3:
+        return
+    rt = state.registry.lookup(parts[1], parts[2], rest[0])
+    if rt is not None and rt.custom is not None and rt.subresource(rest[2]) is None:
+        raise errors.not_found(rt.plural, rt.group, rest[1])
+
+
+def page_not_found() -> Response:
+    """http.NotFound's answer."""
+    return PlainTextResponse("404 page not found\n", status_code=404,
+                             headers={**NO_CACHE, "X-Content-Type-Options": "nosniff"})

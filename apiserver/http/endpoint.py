@@ -24,6 +24,7 @@ from apiserver.crd import crdspec
 from apiserver.crd.converting import CustomConversion, converts
 from apiserver.crd.webhookconversion import Converter
 from apiserver.http import admitting
+from apiserver.http import delete_options as deleting
 from apiserver.http.limits import Limits
 from apiserver.kinds import (
     admission,
@@ -50,7 +51,7 @@ from apiserver.registry.hooks import Request, Requester
 from apiserver.registry.lookup import strategy_for
 from apiserver.reply import Reply, StreamReply
 from apiserver.shapes.assembled import AssemblyCache
-from apiserver.shapes.shape import Listing, Shape
+from apiserver.shapes.shape import Listing, Shape, typed_list_items
 from apiserver.storage.interface import (
     Expired,
     Key,
@@ -84,6 +85,8 @@ class Target:
     subresource: str | None
     query: Mapping[str, str]
     user_agent: str = ""
+    # The query as sent, for the options that take every value of a repeated parameter (a delete's dryRun).
+    raw_query: bytes = b""
     # A check of the object about to be written that may refuse it (RBAC's escalation prevention).
     admit: Callable[[dict[str, Any]], None] | None = None
     # Who asked, for the kinds that record it (CertificateSigningRequests).
@@ -388,7 +391,9 @@ class Endpoint:
             t.admit(obj)
         await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
         if t.dry_run:
-            obj["metadata"].pop("resourceVersion", None)
+            # The dry-run storage copies the object as it stands: a resourceVersion the body named is echoed.
+            if not obj["metadata"].get("resourceVersion"):
+                obj["metadata"].pop("resourceVersion", None)
             if converts(t.rt):
                 obj = await self._through_storage(t, obj)
             return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, {}))
@@ -658,7 +663,7 @@ class Endpoint:
         return Reply(200, _encode(objects.scale_of(t.rt, obj)), headers=admitting.headers(t, {}))
 
     async def delete(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        options = _delete_options(raw, content_type, t.query)
+        options = deleting.read(raw, content_type, t.query, t.raw_query)
         t = _as_options_ask(t, options)
         # The storage's own warnings come first, whether or not the object is found.
         warned = strategy_for(t.rt).warnings_on_delete(options)
@@ -680,19 +685,19 @@ class Endpoint:
                                          "" if collection else None)
         strategy = strategy_for(t.rt)
         if strategy.deletes_contents:
-            return await self._delete_namespace(t, key, current, obj, options)
+            return _left_in_place(await self._delete_namespace(t, key, current, obj, options), options)
         if strategy.marks_on_delete is not None and not obj["metadata"].get("deletionTimestamp"):
             strategy.marks_on_delete(obj, objects.now_rfc3339())
             marked = objects.ordered(obj)
             if t.dry_run:
-                return Reply(200, orjson.dumps(t.codec.served(marked)))
+                return _left_in_place(Reply(200, orjson.dumps(t.codec.served(marked))), options)
             current = await self._write(t, key, marked, current)
-            return Reply(200, t.codec.served_bytes(current.data))
+            return _left_in_place(Reply(200, t.codec.served_bytes(current.data)), options)
         # The generic store's Delete: BeforeDelete, the finalizers the options ask for, then either an
         # update that marks the object (graceful, or held by finalizers) or its removal.
         decision = gracefuldelete.before_delete(obj, options.get("gracePeriodSeconds"), strategy.deletion_grace)
         if decision.pending:
-            return self._deleted_reply(t, current, obj)
+            return _left_in_place(self._deleted_reply(t, current, obj), options)
         finalizers = propagation.finalizers_after_delete(obj["metadata"], options, strategy.orphans_by_default)
         if finalizers is not None:
             obj["metadata"]["finalizers"] = finalizers
@@ -702,11 +707,12 @@ class Endpoint:
         if held or decision.graceful:
             marked = objects.ordered(obj)
             if t.dry_run:
-                return Reply(200, orjson.dumps(t.codec.served(marked)))
+                reply = Reply(200, orjson.dumps(t.codec.served(marked)))
+                return _left_in_place(reply, options) if held or decision.grace > 0 else reply
             if marked != _load(current):
                 current = await self._write(t, key, marked, current)
             if held or decision.grace > 0:
-                return Reply(200, t.codec.served_bytes(current.data))
+                return _left_in_place(Reply(200, t.codec.served_bytes(current.data)), options)
             # Marked with no grace period left: it goes now, and answers as marked.
             obj = _load(current)
         if not t.dry_run:
@@ -726,9 +732,10 @@ class Endpoint:
                            "details": details})
 
     async def delete_collection(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
-        options = _delete_options(raw, content_type, t.query)
-        t = _as_options_ask(t, options)
+        # The field selector's labels are judged before the body is read, as upstream's handler does.
         selection = self.selection(t)
+        options = deleting.read(raw, content_type, t.query, t.raw_query)
+        t = _as_options_ask(t, options)
         _, items = self.store.list(t.rt.storage_key, selection.namespace)
         gone: list[tuple[Key, StoredObject]] = []
         for key, _ in items:
@@ -740,10 +747,14 @@ class Endpoint:
             gone.append((key, current))
         if converts(t.rt):
             gone = await self.conversion.served_items(t.rt, gone)
-        deleted = [t.codec.served_bytes(current.data) for _, current in gone]
+        if t.rt.custom is None:
+            # A typed list, as the registry's DeleteCollection answers: its items carry no kind.
+            items = typed_list_items(t.rt, [current.data for _, current in gone])
+        else:
+            items = b",".join(t.codec.served_bytes(current.data) for _, current in gone)
         head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
                              "metadata": {"resourceVersion": str(self.store.revision)}})
-        body = head[:-1] + b',"items":[' + b",".join(deleted) + b"]}"
+        body = head[:-1] + b',"items":[' + items + b"]}"
         return Reply(200, body, headers=admitting.headers(t, {}))
 
     # -- namespaces: the namespace controller's part, done at once -----------------------------
@@ -1011,46 +1022,13 @@ def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
     return bodies.decode_object(raw, content_type)
 
 
-def _delete_options(raw: bytes, content_type: str | None, query: Mapping[str, str]) -> dict[str, Any]:
-    """DeleteOptions as kube-apiserver's delete handlers read them: from the body when there is one,
-    otherwise from the query (never both: a body's options stand alone), then validated."""
-    options: dict[str, Any] = {}
-    if raw.strip():
-        decoded = bodies.decode_object(raw, content_type)
-        if not isinstance(decoded, dict):
-            raise errors.bad_request("the body of a delete must be a DeleteOptions object")
-        options = decoded
-    else:
-        options = _delete_options_from_query(query)
-    requested = options.get("gracePeriodSeconds")
-    if requested is not None and not isinstance(requested, int):
-        raise errors.bad_request("gracePeriodSeconds must be an integer")
-    dry_run = options.get("dryRun")
-    if dry_run is not None and (not isinstance(dry_run, list) or not all(isinstance(v, str) for v in dry_run)):
-        raise errors.bad_request("dryRun must be a list of strings")
-    propagation.check_options(options)
-    return options
-
-
-def _delete_options_from_query(query: Mapping[str, str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    grace = query.get("gracePeriodSeconds")
-    if grace is not None:
-        try:
-            options["gracePeriodSeconds"] = int(grace)
-        except ValueError:
-            raise errors.bad_request(f'gracePeriodSeconds: Invalid value: "{grace}"') from None
-    policy = query.get("propagationPolicy")
-    if policy is not None:
-        options["propagationPolicy"] = policy
-    orphan = query.get("orphanDependents")
-    if orphan is not None:
-        if orphan not in ("true", "false"):
-            raise errors.bad_request(f'orphanDependents: Invalid value: "{orphan}": must be a boolean')
-        options["orphanDependents"] = orphan == "true"
-    if "dryRun" in query:
-        options["dryRun"] = [query["dryRun"]]
-    return options
+def _left_in_place(reply: Reply, options: dict[str, Any]) -> Reply:
+    """The answer to a delete that leaves the object in place (marked, held by finalizers, its grace
+    period running): 202 when the client asked for cascading deletion with orphanDependents=false, as
+    upstream's handler answers, which keeps 200 otherwise for older clients' sake."""
+    if options.get("orphanDependents") is False:
+        reply.status = 202
+    return reply
 
 
 def _as_options_ask(t: Target, options: dict[str, Any]) -> Target:

@@ -28,9 +28,9 @@ _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resource
                "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
                "ownerReferences", "finalizers", "managedFields")
 # What the server sets on create whatever the body says; a generation is kept unless the kind's strategy
-# tracks it (upstream's BeforeCreate leaves it to PrepareForCreate).
-_SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
-               "deletionGracePeriodSeconds", "selfLink")
+# tracks it (upstream's BeforeCreate leaves it to PrepareForCreate), and so is a resourceVersion, which
+# storage refuses and a dry run echoes.
+_SERVER_SET = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink")
 # Consonants and digits that cannot spell words, as upstream's name generator uses.
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
@@ -178,11 +178,13 @@ def named_for_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         suffix = "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5)) if strategy.suffixes_generated_names \
             else ""
         meta["name"] = meta["generateName"] + suffix
+    given_version = meta.pop("resourceVersion", None)
     for field_name in _SERVER_SET:
         meta.pop(field_name, None)
     meta["uid"] = str(uuid.uuid4())
-    # Holds resourceVersion's place in the key order until the store writes the revision in.
-    meta["resourceVersion"] = ""
+    # Holds resourceVersion's place in the key order until the store writes the revision in; the
+    # body's own stays, as upstream's FillObjectMetaSystemFields leaves it, for a dry run to echo.
+    meta["resourceVersion"] = given_version if isinstance(given_version, str) else ""
     meta["creationTimestamp"] = now_rfc3339()
     if rt.tracks_generation:
         meta["generation"] = 1

@@ -199,6 +199,10 @@ class Registry:
     def lookup(self, group: str, version: str, plural: str) -> ResourceType | None:
         return self._by_path.get((group, version, plural))
 
+    def serves_built_in(self, group: str) -> bool:
+        """Whether a built-in kind of this group is served (a group of custom resources is not)."""
+        return any(rt.group == group and rt.custom is None for rt in self.types)
+
     def group_versions(self) -> dict[str, list[str]]:
         """Served versions per group (core is the empty group), groups in discovery order."""
         found: dict[str, list[str]] = {}

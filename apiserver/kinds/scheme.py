@@ -22,7 +22,7 @@ _UNVERSIONED = frozenset({"Status", "APIVersions", "APIGroupList", "APIGroup", "
 # ... and the kinds it adds to each group/version a scheme registers.
 _PER_VERSION = frozenset({"WatchEvent", "ListOptions", "GetOptions", "DeleteOptions", "CreateOptions",
                           "UpdateOptions", "PatchOptions"})
-_TYPE_META_STRUCT = ('struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
+TYPE_META_STRUCT = ('struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
                      'Kind string "json:\\"kind,omitempty\\"" }')
 
 
@@ -43,7 +43,7 @@ def unreadable_type_meta(kind: str, body: Any, raw: bytes) -> errors.ApiError | 
     if not isinstance(body, dict):
         found = json_type(body)
         return unrecognized(kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
-                                   f"{found} into Go value of type {_TYPE_META_STRUCT}", raw)
+                                   f"{found} into Go value of type {TYPE_META_STRUCT}", raw)
     for field_name in ("apiVersion", "kind"):
         value = body.get(field_name)
         if value is not None and not isinstance(value, str):

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import orjson
 
 from apiserver import errors
+from apiserver.query import list_options
 from apiserver.registry.field import go_quote
 from apiserver.storage.snapshot import ObjectKey
 from apiserver.wire import gojson
@@ -40,11 +41,10 @@ class Page:
 
 
 def parse_page(query: Mapping[str, str], namespaced: bool, namespace: str | None) -> Page:
-    limit = _limit(query.get("limit"))
-    token = query.get("continue", "")
-    rv_text = query.get("resourceVersion", "")
-    match = query.get("resourceVersionMatch", "")
-    _validate(rv_text, match, token)
+    """Where a list reads; its options were judged by list_options.read at the request's edge."""
+    options = list_options.decoded(query)
+    limit = max(0, options.limit)
+    token, rv_text, match = options.continue_token, options.resource_version, options.resource_version_match
     if token:
         if rv_text not in ("", "0"):
             raise errors.bad_request("specifying resource version is not allowed when using continue")
@@ -130,38 +130,6 @@ def _object_key(relative: str, namespaced: bool, namespace: str | None) -> Objec
 
 def _invalid_token(message: str) -> errors.ApiError:
     return errors.bad_request(f"invalid continue token: {message}")
-
-
-def _limit(text: str | None) -> int:
-    if not text:
-        return 0
-    try:
-        return max(0, int(text))
-    except ValueError:
-        # The query's conversion into ListOptions, which names the parse that failed.
-        raise errors.bad_request(f'strconv.ParseInt: parsing "{text}": invalid syntax') from None
-
-
-def _validate(rv_text: str, match: str, token: str) -> None:
-    """ListOptions validation: 422 Invalid with field errors, as upstream."""
-    problems: list[errors.FieldError] = []
-    if match:
-        if not rv_text:
-            problems.append(_forbidden("resourceVersionMatch is forbidden unless resourceVersion is provided"))
-        if token:
-            problems.append(_forbidden("resourceVersionMatch is forbidden when continue is provided"))
-        if match not in ("Exact", "NotOlderThan"):
-            problems.append(errors.FieldError("FieldValueNotSupported", "resourceVersionMatch",
-                                              f'Unsupported value: "{match}": supported values: "Exact", '
-                                              '"NotOlderThan", ""'))
-        if match == "Exact" and rv_text == "0":
-            problems.append(_forbidden('resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
-    if problems:
-        raise errors.invalid("ListOptions", "meta.k8s.io", "", problems)
-
-
-def _forbidden(detail: str) -> errors.FieldError:
-    return errors.FieldError("FieldValueForbidden", "resourceVersionMatch", f"Forbidden: {detail}")
 
 
 def _b64decode(token: str) -> bytes:

@@ -19,6 +19,7 @@ import orjson
 
 from apiserver import errors, metrics
 from apiserver.kinds.resources import ResourceType
+from apiserver.query import list_options
 from apiserver.query.paging import parse_rv, too_large
 from apiserver.query.selection import Selection
 from apiserver.shapes.shape import Listing, Shape
@@ -43,38 +44,12 @@ class WatchOptions:
 
 
 def parse_watch_options(query: Mapping[str, str]) -> WatchOptions:
-    """The watch's query parameters, validated as upstream validates watch ListOptions."""
-    rv = query.get("resourceVersion", "")
+    """The watch's query parameters; list_options.read judged them at the request's edge."""
+    options = list_options.decoded(query)
+    rv = options.resource_version
     if rv not in ("", "0"):
         parse_rv(rv)  # upstream answers 500 for a non-number; it is the client's mistake
-    initial_text = query.get("sendInitialEvents")
-    initial = None if initial_text is None else initial_text in ("true", "1")
-    match = query.get("resourceVersionMatch", "")
-    problems: list[errors.FieldError] = []
-    if initial is not None and match != "NotOlderThan":
-        problems.append(_forbidden("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
-    if match:
-        if initial is None:
-            problems.append(_forbidden("resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
-                                       "provided"))
-        if match != "NotOlderThan":
-            problems.append(errors.FieldError("FieldValueNotSupported", "resourceVersionMatch",
-                                              f'Unsupported value: "{match}": supported values: "NotOlderThan"'))
-        if query.get("continue"):
-            problems.append(_forbidden("resourceVersionMatch is forbidden when continue is provided"))
-    if problems:
-        raise errors.invalid("ListOptions", "meta.k8s.io", "", problems)
-    timeout = query.get("timeoutSeconds")
-    try:
-        seconds = float(timeout) if timeout else None
-    except ValueError:
-        raise errors.bad_request(f'timeoutSeconds: Invalid value: "{timeout}": must be a number') from None
-    bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
-    return WatchOptions(rv, initial, bookmarks, seconds)
-
-
-def _forbidden(detail: str) -> errors.FieldError:
-    return errors.FieldError("FieldValueForbidden", "resourceVersionMatch", f"Forbidden: {detail}")
+    return WatchOptions(rv, options.send_initial_events, options.allow_watch_bookmarks, options.timeout_seconds)
 
 
 @dataclass
