@@ -72,27 +72,10 @@ def typed_errors(value: Any, field: Schema) -> str | None:
     undeclared field and duplicate key, one per line under "errors:" when there are several.
 
     A map's fields are visited in the configuration's order (Go visits them in random order)."""
-    found = _validated(value, field, (), False)
+    found = _validated(value, _typed_node(field), (), False)
     if not found:
         return None
     return found[0] if len(found) == 1 else "errors:\n" + "\n".join("  " + e for e in found)
-
-
-def _validated(value: Any, field: Schema, path: Path, open_fields: bool) -> list[str]:
-    """`open_fields`: below an x-kubernetes-preserve-unknown-fields, which opens every map of the same
-    schema under it to fields it does not declare (a definition referred to keeps its own rules)."""
-    atom = _deduced(_atom(field), value)
-    if atom is None:
-        return []
-    if field is not None and schemas.ref_name(field) is not None:
-        open_fields = False
-    scalar, _, is_map = atom
-    if is_map:
-        return _validated_map(value, field, path, open_fields)
-    if scalar is not None:
-        problem = _scalar_error(scalar, value)
-        return [] if problem is None else [f"{path_string(path)}: {problem}"]
-    return _validated_list(value, field, path, open_fields)
 
 
 # What an embedded resource holds beside its schema's fields, as upstream's CRD schema builder adds them.
@@ -100,34 +83,106 @@ _EMBEDDED = {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
              "metadata": schemas.definition_ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")}
 
 
-def _validated_map(value: Any, field: Schema, path: Path, open_fields: bool) -> list[str]:
+class _TypedNode:
+    """What typing a value at one schema node takes, compiled once: its atom, its fields and whether it
+    declares them all, how a list there is keyed, and its children's nodes."""
+
+    __slots__ = (
+        "_children",
+        "atom",
+        "closed",
+        "extra",
+        "item_schema",
+        "keys",
+        "list_kind",
+        "named",
+        "opens",
+        "props",
+        "schema",
+    )
+
+    def __init__(self, schema: schemas.Schema) -> None:
+        self.schema = schema  # held, so that the id this node is cached under is never reused
+        self.atom = _atom(schema)
+        self.named = schemas.ref_name(schema) is not None
+        resolved = schemas.resolve(schema) or {}
+        self.opens = bool(resolved.get("x-kubernetes-preserve-unknown-fields"))
+        props = resolved.get("properties") or {}
+        if resolved.get("x-kubernetes-embedded-resource"):
+            props = {**_EMBEDDED, **props}
+        self.props = props
+        extra = resolved.get("additionalProperties")
+        self.extra = extra if isinstance(extra, dict) else None
+        self.closed = bool(props) and self.extra is None and not self.opens
+        self.list_kind, self.keys = _list_kind(schema)
+        self.item_schema = schemas.child_schema(schema, None)
+        self._children: dict[str | None, _TypedNode | None] = {}
+
+    def child(self, key: str | None) -> _TypedNode | None:
+        """A field's node (None: a list's items'), compiled on first use."""
+        try:
+            return self._children[key]
+        except KeyError:
+            pass
+        schema = self.item_schema if key is None else self.props.get(key, self.extra)
+        found = self._children[key] = _typed_node(schema)
+        return found
+
+
+_TYPED_NODES: dict[object, _TypedNode] = {}
+
+
+def _typed_node(schema: Schema) -> _TypedNode | None:
+    if schema is None:
+        return None
+    key = schemas.node_key(schema)
+    node = _TYPED_NODES.get(key)
+    if node is None:
+        node = _TYPED_NODES[key] = _TypedNode(schema)
+    return node
+
+
+def _validated(value: Any, node: _TypedNode | None, path: Path, open_fields: bool) -> list[str]:
+    """`open_fields`: below an x-kubernetes-preserve-unknown-fields, which opens every map of the same
+    schema under it to fields it does not declare (a definition referred to keeps its own rules)."""
+    if node is None:
+        return []
+    atom = _deduced(node.atom, value)
+    if atom is None:
+        return []
+    scalar, _, is_map = atom
+    if is_map:
+        return _validated_map(value, node, path, open_fields and not node.named)
+    if scalar is not None:
+        problem = _scalar_error(scalar, value)
+        return [] if problem is None else [f"{path_string(path)}: {problem}"]
+    return _validated_list(value, node, path, open_fields and not node.named)
+
+
+def _validated_map(value: Any, node: _TypedNode, path: Path, open_fields: bool) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, dict):
         return [f"{path_string(path)}: expected map, got &{{{goprint.plain(value)}}}"]
-    resolved = schemas.resolve(field) or {}
-    open_fields = open_fields or bool(resolved.get("x-kubernetes-preserve-unknown-fields"))
-    props = resolved.get("properties") or {}
-    if resolved.get("x-kubernetes-embedded-resource"):
-        props = {**_EMBEDDED, **props}
-    closed = bool(props) and not isinstance(resolved.get("additionalProperties"), dict) and not open_fields
+    open_fields = open_fields or node.opens
+    closed = node.closed and not open_fields
+    props = node.props
     found: list[str] = []
     for key, child in value.items():
         if closed and key not in props:
             found.append(f"{path_string(path + ('f:' + key,))}: field not declared in schema")
             break  # upstream stops visiting the map there
-        child_schema = props[key] if key in props else schemas.child_schema(field, key)
-        found += _validated(child, child_schema, path + ("f:" + key,), open_fields)
+        found += _validated(child, node.child(key), path + ("f:" + key,), open_fields)
     return found
 
 
-def _validated_list(value: Any, field: Schema, path: Path, open_fields: bool) -> list[str]:
+def _validated_list(value: Any, node: _TypedNode, path: Path, open_fields: bool) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list):
         return [f"{path_string(path)}: expected list, got &{{{goprint.plain(value)}}}"]
-    kind, keys = _list_kind(field)
-    item_schema = schemas.child_schema(field, None)
+    kind, keys, item_schema = node.list_kind, node.keys, node.item_schema
+    item_node = node.child(None)
     found: list[str] = []
     seen: set[str] = set()
     for index, item in enumerate(value):
@@ -141,7 +196,7 @@ def _validated_list(value: Any, field: Schema, path: Path, open_fields: bool) ->
             if element in seen:
                 found.append(f"{path_string(path)}: duplicate entries for key {path_string((element,))}")
             seen.add(element)
-        found += _validated(item, item_schema, path + (element,), open_fields)
+        found += _validated(item, item_node, path + (element,), open_fields)
     return found
 
 
