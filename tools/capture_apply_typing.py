@@ -16,7 +16,6 @@ import copy
 import json
 import os
 import sys
-import time
 from typing import Any
 
 import capture_patch_decoding as patching  # its sender and record serve here too
@@ -170,12 +169,8 @@ def prepare(send: patching.Send) -> None:
     for path, body in ((f"{DEPLOYMENTS}/shaped", _deployment("shaped", {})),
                        (f"{CONFIGMAPS}/settings", _configmap("settings", data={"a": "1"})),
                        (f"{GADGETS}/g1", _gadget("g1", {"size": 1}))):
-        deadline = time.monotonic() + 60
-        while True:  # a Gadget is served once its CRD is established
-            status, reply, _ = send("PATCH", path + "?fieldManager=owner", json.dumps(body).encode(), APPLY)
-            if status in (200, 201) or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
+        status, reply = patching.until_served(send, "PATCH", path + "?fieldManager=owner", json.dumps(body).encode(),
+                                              APPLY, (200, 201))
         assert status in (200, 201), reply
 
 

@@ -21,6 +21,7 @@ sys.path.insert(0, TESTS)
 sys.path.insert(0, HERE)
 
 import crd_update_ratchet_cases as cases
+from capture_patch_decoding import record
 from capture_validation import sender
 
 _PREFIX = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
@@ -64,10 +65,8 @@ def main(kubeconfig: str, etcd_url: str) -> None:
         answers = cases.run(send, etcd_rewrite(etcd_url.rstrip("/"), send))
     finally:
         cases.cleanup(send)
-    with open(os.path.join(TESTS, "fixtures", cases.FIXTURE), "w") as f:
-        json.dump(answers, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"{len(answers)} answers, {sum(1 for a in answers.values() if a['code'] >= 300)} refused")
+    record(os.path.join(TESTS, "fixtures", cases.FIXTURE), answers)
+    print(f"{sum(1 for a in answers.values() if a['code'] >= 300)} refused")
 
 
 if __name__ == "__main__":

@@ -116,14 +116,21 @@ def prepare(send: Send) -> None:
     status, body, _ = send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
                            json.dumps(CRD).encode(), "application/json")
     assert status in (201, 409), body
-    deadline = time.monotonic() + 60
-    while True:  # served once the CRD is established and its handler installed
-        status, body, _ = send("POST", f"/apis/patching.example.io/v1/namespaces/{NAMESPACE}/widgets",
-                               json.dumps(CUSTOM_TARGET).encode(), "application/json")
-        if status in (201, 409) or time.monotonic() > deadline:
-            break
-        time.sleep(0.5)
+    status, body = until_served(send, "POST", f"/apis/patching.example.io/v1/namespaces/{NAMESPACE}/widgets",
+                                json.dumps(CUSTOM_TARGET).encode(), "application/json", (201, 409))
     assert status in (201, 409), body
+
+
+def until_served(send: Send, method: str, path: str, data: bytes, content_type: str,
+                 accepted: tuple[int, ...]) -> tuple[int, Any]:
+    """The answer to a write of a custom resource, sent again until its CRD is established and its
+    handler installed (a minute at the most)."""
+    deadline = time.monotonic() + 60
+    while True:
+        status, body, _ = send(method, path, data, content_type)
+        if status in accepted or time.monotonic() > deadline:
+            return status, body
+        time.sleep(0.5)
 
 
 def answer(send: Send, kind: str, directive: str, body: bytes, custom: bool = False) -> dict[str, Any]:

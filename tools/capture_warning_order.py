@@ -7,7 +7,6 @@ tests/test_warning_order.py holds ours to them.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -17,6 +16,7 @@ sys.path.insert(0, TESTS)
 sys.path.insert(0, HERE)
 
 import warning_order_cases as cases
+from capture_patch_decoding import record
 from capture_validation import exchange
 
 
@@ -28,10 +28,7 @@ def main(kubeconfig: str) -> None:
         answers = cases.run(send)
     finally:
         cases.cleanup(send)
-    with open(os.path.join(TESTS, "fixtures", cases.FIXTURE), "w") as f:
-        json.dump(answers, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"{len(answers)} answers")
+    record(os.path.join(TESTS, "fixtures", cases.FIXTURE), answers)
 
 
 if __name__ == "__main__":
