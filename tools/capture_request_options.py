@@ -32,6 +32,9 @@ def _configmap(name: str, **meta: Any) -> bytes:
 
 
 _NEW = _configmap("made-by-case")
+# Unknown fields whose names Go's %q escapes (a quote, a tab) or keeps (a letter beyond ASCII).
+_ODD_FIELDS = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "odd"},
+                          "\u00e9": 1, 'q"x': 2, "tab\t": 3, "<a>": 4}).encode()
 _LONG = "m" * 129
 
 # (name, method, path under the collection, body, content type)
@@ -70,6 +73,10 @@ CASES: list[tuple[str, str, str, bytes | None, str]] = [
     ("delete body uid precondition", "DELETE", "/{fresh}?dryRun=All",
      b'{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"x"},"dryRun":["All"]}', JSON),
     ("delete body unknown field", "DELETE", "/{fresh}?dryRun=All", b'{"unknown":1}', JSON),
+    ("create unknown fields to quote, warned", "POST", "?dryRun=All&fieldValidation=Warn", _ODD_FIELDS, JSON),
+    ("create unknown fields to quote, strict", "POST", "?dryRun=All&fieldValidation=Strict", _ODD_FIELDS, JSON),
+    ("patch unknown and repeated fields to quote, warned", "PATCH", "/probe?dryRun=All&fieldValidation=Warn",
+     rb'{"data":{"a":"1"},"\u00e9\t\"x":1,"\u00e9\t\"x":2}', MERGE),
 ]
 
 

@@ -16,6 +16,7 @@ from typing import NamedTuple, Protocol
 
 from apiserver import errors
 from apiserver.admission.attributes import Attributes
+from apiserver.warningtext import warning_line
 
 
 class Verdict(NamedTuple):
@@ -148,13 +149,6 @@ def warning_header(texts: Sequence[str]) -> str:
     """The Warning header value of warnings, each as kube-apiserver writes one (299 - "text"), each text
     once: upstream's recorder drops a repeat (a write decided again after a conflict admits again)."""
     return ", ".join(warning_line(text) for text in dict.fromkeys(texts))
-
-
-def warning_line(text: str) -> str:
-    """One warning as net.NewWarningHeader writes it: only `"` and `\\` escaped, the text's UTF-8 bytes as
-    they are (carried here as the latin-1 characters of those bytes, as header values are written)."""
-    quoted = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return ("299 - " + quoted).encode("utf-8").decode("latin-1")
 
 
 def with_warnings(refusal: errors.ApiError, texts: Sequence[str]) -> errors.ApiError:

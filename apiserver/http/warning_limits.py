@@ -14,7 +14,7 @@ import json
 
 from starlette.responses import Response
 
-from apiserver.admission.chain import warning_line
+from apiserver.warningtext import warning_line
 
 TRUNCATE_AT_TOTAL_RUNES = 4 * 1024
 TRUNCATE_ITEM_RUNES = 256

@@ -15,6 +15,8 @@ import orjson
 from apiserver import errors
 from apiserver.kinds import crschema, godecode, goshape, gotypes, schemas
 from apiserver.kinds.resources import CustomVersion
+from apiserver.registry.field import go_quote
+from apiserver.warningtext import warning_line
 
 DIRECTIVES = ("Ignore", "Warn", "Strict")
 
@@ -428,7 +430,7 @@ def check(kind: str, api_version: str, how: str, unknown: list[str], duplicates:
     if how == "Ignore" or not (unknown or duplicates):
         return {}
     # Duplicates first: the JSON decoder meets them before the strict pass reports what it does not know.
-    problems = [f'duplicate field "{p}"' for p in duplicates] + [f'unknown field "{p}"' for p in unknown]
+    problems = [f"duplicate field {go_quote(p)}" for p in duplicates] + [f"unknown field {go_quote(p)}" for p in unknown]
     if how == "Strict":
         version = api_version.rpartition("/")[2]
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: '
@@ -438,7 +440,7 @@ def check(kind: str, api_version: str, how: str, unknown: list[str], duplicates:
 
 def warning_header(problems: list[str]) -> dict[str, str]:
     """The Warning header naming each strict decoding problem, as upstream's recorder writes them."""
-    return {"Warning": ", ".join("299 - " + json.dumps(p) for p in problems)}
+    return {"Warning": ", ".join(warning_line(p) for p in problems)}
 
 
 def _pruned(original: Any, kept: Any, path: str = "") -> list[str]:

@@ -14,6 +14,7 @@ from apiserver.kinds import fieldvalidation, schemas
 from apiserver.kinds.resources import CustomVersion
 from apiserver.kinds.scheme import json_type
 from apiserver.patching import gojsonpatch, strategicpatch, unstructured
+from apiserver.registry.field import go_quote
 from apiserver.wire import bodies, gojson
 
 _MAX_OPERATIONS = 10_000  # upstream's maxJSONPatchOperations
@@ -63,7 +64,7 @@ def _go_decoded(raw: bytes, prefix: str) -> Any:
 
 
 def _duplicates(raw: bytes, prefix: str = "") -> list[str]:
-    return [f'{prefix}duplicate field "{path}"' for path in fieldvalidation.duplicate_fields(raw)]
+    return [f"{prefix}duplicate field {go_quote(path)}" for path in fieldvalidation.duplicate_fields(raw)]
 
 
 def _json_patched(original: dict[str, Any], raw: bytes, strict: bool) -> tuple[Any, list[str]]:
@@ -109,7 +110,7 @@ def _operation_problems(operations: Any, raw: bytes) -> list[str]:
                 raise errors.bad_request(f"error decoding patch: json: cannot unmarshal {json_type(value)} into "
                                          f"Go struct field jsonPatchOp.{key} of type string")
             if key not in _OPERATION_FIELDS:
-                unknown.append(f'json patch unknown field "[{i}].{key}"')
+                unknown.append(f"json patch unknown field {go_quote(f'[{i}].{key}')}")
     return _duplicates(raw, "json patch ") + unknown
 
 
@@ -166,7 +167,7 @@ def decoded(patched: Any, raw: bytes, content_type: str | None, directive: str, 
     unknown = fieldvalidation.unknown_paths(patched, custom, url_type)
     if directive == "Ignore":
         return {}
-    problems = problems + [f'unknown field "{p}"' for p in unknown]
+    problems = problems + [f"unknown field {go_quote(p)}" for p in unknown]
     if not problems:
         return {}
     if directive == "Warn":
