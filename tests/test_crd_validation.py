@@ -85,8 +85,6 @@ def test_every_failing_field_is_reported(server: ServerProcess) -> None:
          'Invalid value: "string": spec.replicas in body must be of type integer: "string"'),
         ("spec.ratio", "FieldValueInvalid", "Invalid value: 1: spec.ratio in body should be less than 1"),
         ("spec.tags", "FieldValueTooMany", "Too many: 3: must have at most 2 items"),
-        ("spec.note", "FieldValueTypeInvalid",
-         'Invalid value: "null": spec.note in body must be of type string: "null"'),
         ("spec.labels.a", "FieldValueTypeInvalid",
          'Invalid value: "integer": spec.labels.a in body must be of type string: "integer"'),
         ("spec.port", "FieldValueTypeInvalid",

@@ -1,7 +1,8 @@
 """Custom objects against their version's openAPIV3Schema: pruned, defaulted, then every rule checked.
 
 Pruning drops what the schema does not declare (unless x-kubernetes-preserve-unknown-fields keeps
-it) and defaulting fills declared defaults, as upstream does while decoding. Validation is kube-openapi's (kinds/schemavalidator.py): every failing
+it), then the nulls of fields neither nullable nor defaulted, and defaulting fills declared defaults,
+as upstream does while decoding. Validation is kube-openapi's (kinds/schemavalidator.py): every failing
 field at once, with the field paths, reasons and wording kube-apiserver uses for custom resources
 ("spec.replicas in body must be of type integer: \"string\"").
 """
@@ -81,6 +82,24 @@ def default(value: Any, schema: Schema | None) -> None:
 
 def _null_to_default(value: Any, schema: Schema) -> bool:
     return value is None and not schema.get("nullable") and "default" in schema
+
+
+def prune_nulls(value: Any, schema: Schema | None) -> None:
+    """PruneNonNullableNullsWithoutDefaults: removes, in place, the null map values whose schema is
+    neither nullable nor defaulted (a list's null items stay, for validation to refuse)."""
+    if isinstance(value, dict):
+        properties = (schema or {}).get("properties") or {}
+        additional = (schema or {}).get("additionalProperties")
+        for key in list(value):
+            sub = properties.get(key) if key in properties else additional if isinstance(additional, dict) else None
+            if value[key] is None and isinstance(sub, dict) and not sub.get("nullable") and "default" not in sub:
+                del value[key]
+            else:
+                prune_nulls(value[key], sub)
+    elif isinstance(value, list):
+        items = (schema or {}).get("items")
+        for item in value:
+            prune_nulls(item, items if isinstance(items, dict) else None)
 
 
 def validate(obj: dict[str, Any], schema: Schema | None) -> list[FieldError]:
