@@ -119,9 +119,9 @@ _EDGES: dict[str, list[str]] = {
 }
 _UPDATED = ["when", "nwhen", "i32", "flt", "def", "obj", "list", "names"]
 # An apply's values are typed against the schema before any validation (a string where a number goes
-# fails there, answered 500); these are the ones that get through to the validator. 2.0 is left out: the
-# typing makes it an int64 (apiserver/kinds/structuredmerge.py's to port).
-_NUMBERS = ["null", "5", "1.5"]
+# fails there, answered 500); these are the ones that get through to the validator. Read as YAML, 2.0 is
+# an int64.
+_NUMBERS = ["null", "5", "1.5", "2.0"]
 _APPLIED: dict[str, list[str]] = {
     "when": _NUMBERS + ["true", '"x"'], "nwhen": _NUMBERS + ["true", '"x"'], "i32": _NUMBERS,
     "int": _NUMBERS, "flt": _NUMBERS, "def": ["null", '"x"'], "list": ["null", '["x"]'], "obj": ["null"],
