@@ -81,13 +81,10 @@ def test_every_failing_field_is_reported(server: ServerProcess) -> None:
     assert causes == {
         ("spec.size", "FieldValueNotSupported", 'Unsupported value: "huge": supported values: "small", "large"'),
         ("spec.name", "FieldValueTooLong", "Too long: may not be more than 5 bytes"),
-        ("spec.name", "FieldValueInvalid", "Invalid value: \"ABCDEFG\": spec.name in body should match '^[a-z]+$'"),
         ("spec.replicas", "FieldValueTypeInvalid",
          'Invalid value: "string": spec.replicas in body must be of type integer: "string"'),
         ("spec.ratio", "FieldValueInvalid", "Invalid value: 1: spec.ratio in body should be less than 1"),
         ("spec.tags", "FieldValueTooMany", "Too many: 3: must have at most 2 items"),
-        ("spec.note", "FieldValueTypeInvalid",
-         'Invalid value: "null": spec.note in body must be of type string: "null"'),
         ("spec.labels.a", "FieldValueTypeInvalid",
          'Invalid value: "integer": spec.labels.a in body must be of type string: "integer"'),
         ("spec.port", "FieldValueTypeInvalid",
@@ -111,8 +108,6 @@ def test_every_failing_field_is_reported(server: ServerProcess) -> None:
      'Invalid value: "2026-11-30 25:00:00Z": spec.seen in body must be of type date-time: "2026-11-30 25:00:00Z"'),
     ({"size": "small", "id": "not-a-uuid"}, "spec.id",
      'Invalid value: "not-a-uuid": spec.id in body must be of type uuid: "not-a-uuid"'),
-    ({"size": "small", "replicas": 2.5}, "spec.replicas",
-     'Invalid value: "number": spec.replicas in body must be of type integer: "number"'),
 ])
 def test_single_rules(server: ServerProcess, spec: dict[str, Any], field: str, message: str) -> None:
     status, error = server.json("POST", GADGETS, _gadget("single", spec))

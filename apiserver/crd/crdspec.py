@@ -100,10 +100,13 @@ class CustomVersion:
         """The version's Table columns, compiled once (their paths were checked when the CRD was written)."""
         return crd_printer(self.version)
 
-    def prepare(self, obj: dict[str, Any]) -> None:
-        """Prunes unknown fields, coerces embedded resources and fills schema defaults, in place, as
-        upstream does while decoding."""
+    def prepare(self, obj: dict[str, Any], keep_nulls: bool = False) -> None:
+        """Prunes unknown fields and the nulls of fields neither nullable nor defaulted, coerces embedded
+        resources and fills schema defaults, in place, as upstream does while decoding. An apply's
+        object, which upstream merges rather than decodes, `keep_nulls` for validation to judge."""
         crschema.prune(obj, self.schema)
+        if not keep_nulls:
+            crschema.prune_nulls(obj, self.schema)
         if (mistyped := crvalidation.embedded_type_error(obj, self.schema)) is not None:
             raise errors.bad_request(f'{self.kind} in version "{self.version["name"]}" cannot be handled as a {self.kind}: '
                                      f"{mistyped.path}: {mistyped.message}")

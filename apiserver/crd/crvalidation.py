@@ -215,9 +215,7 @@ def _status_problems(obj: Obj, schema: Schema | None) -> list[FieldError]:
     status_schema = ((schema or {}).get("properties") or {}).get("status")
     if "status" not in obj or not isinstance(status_schema, dict):
         return []
-    found: list[FieldError] = []
-    crschema.check_value(obj["status"], status_schema, found)
-    return [FieldError(p.kind, f"status.{p.path}" if p.path else "status", p.message) for p in found]
+    return crschema.check_value(obj["status"], status_schema, "status")
 
 
 def problems(

@@ -591,6 +591,7 @@ class Endpoint:
         rv = unconditional.precondition(t.rt, t.name or "", given) if check_rv else None
         if rv and rv != str(current.rv):
             raise errors.stale_update(t.rt.plural, t.rt.group, t.name or "")
+        applying = applied is not None  # `applied` comes to hold the field manager's entries of any update
         strategy = strategy_for(t.rt)
         if t.subresource is None:
             strategy.begin_update(new, old, Request(t.requester, t.dry_run), _StoreCluster(self))
@@ -607,7 +608,7 @@ class Endpoint:
                     obj["metadata"]["managedFields"] = entries
                 return obj
             first = field_manager_first if applied is None else None
-            decoded = objects.decoded_for_update(t.rt, new)
+            decoded = objects.decoded_for_update(t.rt, new, applying)
             new = await admitting.mutate(self.admission, t, "UPDATE", decoded, old, update_options(t.query),
                                          first)
             if tracked:
@@ -615,7 +616,7 @@ class Endpoint:
         # The main resource's update is shaped once, below, after the strategy's last changes.
         ratcheted: list[str] = []  # a custom resource's rule failures that ratcheting let through
         prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
-                                          shape=t.subresource is not None, warnings=ratcheted)
+                                          shape=t.subresource is not None, warnings=ratcheted, applying=applying)
         admitting.warn(t, ratcheted)
         if t.subresource is None:
             admitting.warn(t, strategy.warnings_on_update(prepared, old))

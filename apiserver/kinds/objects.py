@@ -159,7 +159,7 @@ def decoded_for_create(rt: ResourceType, obj: dict[str, Any], manager: str | Non
         obj.pop("status", None)
     strategy.decode(obj)
     if rt.custom is not None:
-        rt.custom.prepare(obj)
+        rt.custom.prepare(obj, keep_nulls=applied is not None)
     strategy.default(obj)
     strategy.own_on_create(obj)
     if applied is None:
@@ -199,11 +199,11 @@ def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     return ordered(shaping.shaped_object(obj))
 
 
-def decoded_for_update(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-    """An update's new object as mutating admission sees it: decoded and defaulted (prepare_update,
-    which follows, defaults it again: defaulting twice changes nothing)."""
+def decoded_for_update(rt: ResourceType, obj: dict[str, Any], applying: bool = False) -> dict[str, Any]:
+    """An update's new object as mutating admission sees it: decoded (merged, if `applying`) and
+    defaulted (prepare_update, which follows, defaults it again: defaulting twice changes nothing)."""
     if rt.custom is not None:
-        rt.custom.prepare(obj)
+        rt.custom.prepare(obj, keep_nulls=applying)
     strategy_for(rt).default(obj)
     return obj
 
@@ -254,12 +254,13 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
 def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
                    subresource: str | None, manager: str | None = None,
                    applied: list[dict[str, Any]] | None = None, shape: bool = True,
-                   warnings: list[str] | None = None) -> dict[str, Any]:
+                   warnings: list[str] | None = None, applying: bool = False) -> dict[str, Any]:
     """Carries over what a client cannot change and applies the subresource's view of the update.
 
-    `applied` are the managedFields a server-side apply computed, which stand instead of tracking.
-    Without `shape` an update of the main resource comes back unshaped: for a caller that changes it
-    further and then shapes it (`reshaped`), as shaping twice is shaping once."""
+    `applied` are the managedFields a server-side apply computed, which stand instead of tracking;
+    `applying` says the new object is an apply's merge, not a decoded body. Without `shape` an update
+    of the main resource comes back unshaped: for a caller that changes it further and then shapes it
+    (`reshaped`), as shaping twice is shaping once."""
     now = now_rfc3339()
     strategy = strategy_for(rt)
     old_meta = old["metadata"]
@@ -320,7 +321,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     if "managedFields" in old_meta:
         meta["managedFields"] = old_meta["managedFields"]
     if rt.custom is not None:
-        rt.custom.prepare(new)  # before generation compares: pruned or defaulted fields change nothing
+        rt.custom.prepare(new, keep_nulls=applying)  # before generation compares: pruned or defaulted fields change nothing
     strategy.default(new)
     # Compared as Go holds it, so that fields Go always writes do not count as changes, while an empty
     # list or map the client sent does (it becomes null only in storage).

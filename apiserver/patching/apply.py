@@ -58,7 +58,7 @@ def _json_or_yaml(raw: bytes) -> Any:
     # JSON is YAML; read by the JSON parser it costs a fraction, which re-applying controllers feel.
     if raw.lstrip()[:1] == b"{":
         try:
-            return orjson.loads(raw)
+            return bodies.json_as_yaml(orjson.loads(raw), len(raw))
         except orjson.JSONDecodeError:
             pass
     return bodies.yaml_value(raw)

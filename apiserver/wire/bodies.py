@@ -67,6 +67,12 @@ def yaml_value(raw: bytes) -> Any:
         raise goyaml.NotJSON("the document is nested too deeply") from None
 
 
+def json_as_yaml(value: Any, size: int) -> Any:
+    """A value decoded from a JSON body of `size` bytes, as yaml_value reads the same body (JSON is
+    YAML): whole floats below 1e21 become integers, integers past 64 bits floats."""
+    return _as_json(value, [size + _ALIAS_SLACK])
+
+
 _NOT_NUMBERS = {"nan": "NaN", "inf": "+Inf", "-inf": "-Inf"}
 
 
