@@ -28,34 +28,83 @@ def restore_error(value: Any, schema: schemas.Schema | None, own_types: bool = F
 
     `own_types`: judge the types that unmarshal themselves too (times, quantities, int-or-string), as
     the converter does by handing them their JSON; otherwise they are left to a later decode."""
-    resolved = schemas.resolve(schema)
-    if resolved is None or value is None:
-        return None
-    if _custom_unmarshaller(resolved):
-        return _unmarshal_error(value, schema, resolved) if own_types else None
-    kinds = schemas.types_of(resolved) - {"null"}
-    source = _SOURCE_KIND.get(type(value), "interface")
-    if "properties" in resolved:
-        if not isinstance(value, dict):
-            return f"cannot restore struct from: {source}"
-        props = resolved["properties"]
-        return _first(restore_error(v, props[k], own_types) for k, v in value.items() if k in props)
-    if kinds == {"array"}:
-        if not isinstance(value, list):
-            return f"cannot restore slice from {source}"
-        item = schemas.child_schema(schema, None)
-        return _first(restore_error(v, item, own_types) for v in value)
-    if kinds == {"object"}:
-        if not isinstance(value, dict):
-            return f"cannot restore map from {source}"
+    return _restored(value, _node(schema), own_types)
+
+
+class _Node:
+    """What restoring a value at one schema node takes, compiled once: its shape (struct, slice, map,
+    primitive), whether the type unmarshals itself, and its children's nodes."""
+
+    __slots__ = ("_children", "custom", "extra", "is_byte", "item", "props", "resolved", "schema", "shape", "target")
+
+    def __init__(self, schema: schemas.Schema, resolved: schemas.Schema) -> None:
+        self.schema = schema  # held, so that the id this node is cached under is never reused
+        self.resolved = resolved
+        self.custom = _custom_unmarshaller(resolved)
+        kinds = schemas.types_of(resolved) - {"null"}
+        self.props: dict[str, Any] = resolved.get("properties") or {}
         extra = resolved.get("additionalProperties")
-        return _first(restore_error(v, extra, own_types) for v in value.values()) \
-            if isinstance(extra, dict) else None
-    if len(kinds) == 1:
-        if own_types and resolved.get("format") == "byte" and isinstance(value, str):
+        self.extra = extra if isinstance(extra, dict) else None
+        self.item = schemas.child_schema(schema, None)
+        self.shape = ("struct" if "properties" in resolved else "slice" if kinds == {"array"} else
+                      "map" if kinds == {"object"} else "primitive" if len(kinds) == 1 else "")
+        self.target = _target_kind(resolved, next(iter(kinds))) if self.shape == "primitive" else ""
+        self.is_byte = resolved.get("format") == "byte"
+        self._children: dict[str | None, _Node | None] = {}
+
+    def child(self, key: str | None) -> _Node | None:
+        """A field's node, a map value's (""), or a list item's (None), compiled on first use."""
+        try:
+            return self._children[key]
+        except KeyError:
+            pass
+        schema = self.item if key is None else self.extra if key == "" else self.props.get(key)
+        found = self._children[key] = _node(schema)
+        return found
+
+
+_NODES: dict[object, _Node] = {}
+
+
+def _node(schema: schemas.Schema | None) -> _Node | None:
+    if schema is None:
+        return None
+    key = schemas.node_key(schema)
+    node = _NODES.get(key)
+    if node is None:
+        resolved = schemas.resolve(schema)
+        if resolved is None:
+            return None
+        node = _NODES[key] = _Node(schema, resolved)
+    return node
+
+
+def _restored(value: Any, node: _Node | None, own_types: bool) -> str | None:
+    if node is None or value is None:
+        return None
+    if node.custom:
+        return _unmarshal_error(value, node.schema, node.resolved) if own_types else None
+    shape = node.shape
+    if shape == "struct":
+        if not isinstance(value, dict):
+            return f"cannot restore struct from: {_SOURCE_KIND.get(type(value), 'interface')}"
+        props = node.props
+        return _first(_restored(v, node.child(k), own_types) for k, v in value.items() if k in props)
+    if shape == "slice":
+        if not isinstance(value, list):
+            return f"cannot restore slice from {_SOURCE_KIND.get(type(value), 'interface')}"
+        item = node.child(None)
+        return _first(_restored(v, item, own_types) for v in value)
+    if shape == "map":
+        if not isinstance(value, dict):
+            return f"cannot restore map from {_SOURCE_KIND.get(type(value), 'interface')}"
+        extra = node.child("") if node.extra is not None else None
+        return _first(_restored(v, extra, own_types) for v in value.values()) if extra is not None else None
+    if shape == "primitive":
+        if own_types and node.is_byte and isinstance(value, str):
             # a []byte is restored from a string by decoding it as JSON's base64
             return godecode.value_error(value, None, "byte", "", "", unstructured=True)
-        return _primitive_error(value, source, _target_kind(resolved, next(iter(kinds))))
+        return _primitive_error(value, _SOURCE_KIND.get(type(value), "interface"), node.target)
     return None
 
 
