@@ -89,9 +89,9 @@ def _hex_pair(raw: bytes, separator: int | None) -> bool:
 
 
 def is_mac(text: str) -> bool:
-    """IsMAC: net.ParseMAC takes it (6, 8 or 20 octets as xx:xx.., xx-xx.. or xxxx.xxxx..)."""
+    """IsMAC: net.ParseMAC (Go 1.26) takes it: 6, 8 or 20 octets as xx:xx.., xx-xx.., xxxx.xxxx.. or bare hex."""
     raw = text.encode()
-    if len(raw) < 14:
+    if len(raw) < 12:
         return False
     if raw[2] in b":-":
         count = (len(raw) + 1) // 3
@@ -102,4 +102,4 @@ def is_mac(text: str) -> bool:
         return ((len(raw) + 1) % 5 == 0 and count in (6, 8, 20)
                 and all(_hex_pair(raw[x:x + 2], None) and _hex_pair(raw[x + 2:], raw[4])
                         for x in range(0, 5 * (count // 2), 5)))
-    return False
+    return len(raw) % 2 == 0 and len(raw) // 2 in (6, 8, 20) and all(raw[i] in _HEX for i in range(len(raw)))
