@@ -196,6 +196,11 @@ def _strict_addr(value: str) -> bool:
     return all(len(g) <= 4 for g in groups + ([last] if last else []))
 
 
+def parse_ip(value: str) -> bytes | None:
+    """net.ParseIP as Go 1.22 and later have it: netip.ParseAddr's strict address, without a zone."""
+    return parse_ip_sloppy(value) if _strict_addr(value) else None
+
+
 def _written_as_v6(value: str) -> bool:
     return next((ch for ch in value if ch in ".:"), "") == ":"
 
