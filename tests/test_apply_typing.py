@@ -10,23 +10,15 @@ them in Go's random map order, so the lines are compared as a set."""
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from typing import Any
 
 import pytest
+from recorded import Send, prepared_sender, tool
 from support import ServerProcess
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
-
-import capture_apply_typing as capture
+capture, RECORDED = tool("capture_apply_typing")
 
 pytestmark = pytest.mark.store_once
-
-with open(capture.FIXTURE) as f:
-    RECORDED: dict[str, Any] = json.load(f)
 
 
 def _comparable(answer: dict[str, Any]) -> tuple[int, Any]:
@@ -40,19 +32,17 @@ def _comparable(answer: dict[str, Any]) -> tuple[int, Any]:
 
 
 @pytest.fixture(scope="module")
-def send(shared_server: ServerProcess) -> capture.patching.Send:
-    sender = capture.patching.sender(shared_server.kubeconfig)
-    capture.prepare(sender)
-    return sender
+def send(shared_server: ServerProcess) -> Send:
+    return prepared_sender(shared_server, capture)
 
 
 @pytest.mark.parametrize("index", range(len(capture.CASES)), ids=[c[0] for c in capture.CASES])
-def test_mistyped_configuration_is_refused_as_kube_apiserver_does(send: capture.patching.Send, index: int) -> None:
+def test_mistyped_configuration_is_refused_as_kube_apiserver_does(send: Send, index: int) -> None:
     name = capture.CASES[index][0]
     assert _comparable(capture.answer(send, index)) == _comparable(RECORDED[name])
 
 
-def test_a_refused_configuration_changes_nothing(send: capture.patching.Send) -> None:
+def test_a_refused_configuration_changes_nothing(send: Send) -> None:
     """The Deployment the refused applies named is as its owner applied it."""
     status, deployment, _ = send("GET", f"{capture.DEPLOYMENTS}/shaped", None, "application/json")
     assert status == 200

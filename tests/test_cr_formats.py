@@ -5,33 +5,21 @@ tools/capture_cr_formats.py."""
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-from typing import Any
-
 import pytest
+from recorded import Send, prepared_sender, tool
 from support import ServerProcess
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
-
-import capture_cr_formats as capture
+capture, RECORDED = tool("capture_cr_formats")
 
 pytestmark = pytest.mark.store_once
 
-with open(capture.FIXTURE) as f:
-    RECORDED: dict[str, Any] = json.load(f)
-
 
 @pytest.fixture(scope="module")
-def send(shared_server: ServerProcess) -> capture.patching.Send:
-    sender = capture.patching.sender(shared_server.kubeconfig)
-    capture.prepare(sender)
-    return sender
+def send(shared_server: ServerProcess) -> Send:
+    return prepared_sender(shared_server, capture)
 
 
 @pytest.mark.parametrize("index", range(len(capture.CASES)), ids=[c[0] for c in capture.CASES])
-def test_string_is_judged_against_its_format_as_kube_apiserver_does(send: capture.patching.Send, index: int) -> None:
+def test_string_is_judged_against_its_format_as_kube_apiserver_does(send: Send, index: int) -> None:
     name = capture.CASES[index][0]
     assert capture.answer(send, index) == RECORDED[name]

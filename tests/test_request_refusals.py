@@ -7,43 +7,25 @@ tools/capture_request_refusals.py."""
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import sys
-from typing import Any
-
 import pytest
+from recorded import prepared_sender, tool, without_uids
 from support import ServerProcess
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
-
-import capture_request_refusals as capture
+capture, RECORDED = tool("capture_request_refusals")
 
 pytestmark = pytest.mark.store_once
 
-with open(capture.FIXTURE) as f:
-    RECORDED: dict[str, Any] = json.load(f)
-
-_UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def _comparable(answer: dict[str, Any]) -> str:
-    return _UID.sub("UID", json.dumps(answer, sort_keys=True))
 
 
 @pytest.fixture(scope="module")
 def send(shared_server: ServerProcess) -> capture.Send:
-    sender = capture.sender(shared_server.kubeconfig)
-    capture.prepare(sender)
-    return sender
+    return prepared_sender(shared_server, capture)
 
 
 @pytest.mark.parametrize("index", range(len(capture.CASES)), ids=[c[0] for c in capture.CASES])
 def test_request_is_read_as_kube_apiserver_reads_it(send: capture.Send, index: int) -> None:
     name = capture.CASES[index][0]
-    assert _comparable(capture.answer(send, index)) == _comparable(RECORDED[name])
+    assert without_uids(capture.answer(send, index)) == without_uids(RECORDED[name])
 
 
 def test_a_refused_delete_body_deletes_nothing(send: capture.Send) -> None:

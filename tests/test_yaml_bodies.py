@@ -5,38 +5,26 @@ tools/capture_yaml_bodies.py."""
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-from typing import Any
-
 import pytest
+from recorded import Send, prepared_sender, tool
 from support import ServerProcess
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
-
-import capture_yaml_bodies as capture
+capture, RECORDED = tool("capture_yaml_bodies")
 
 pytestmark = pytest.mark.store_once
 
-with open(capture.FIXTURE) as f:
-    RECORDED: dict[str, Any] = json.load(f)
-
 
 @pytest.fixture(scope="module")
-def send(shared_server: ServerProcess) -> capture.patching.Send:
-    sender = capture.patching.sender(shared_server.kubeconfig)
-    capture.prepare(sender)
-    return sender
+def send(shared_server: ServerProcess) -> Send:
+    return prepared_sender(shared_server, capture)
 
 
 @pytest.mark.parametrize("document", capture.DOCUMENTS, ids=[repr(d)[2:42] for d in capture.DOCUMENTS])
-def test_yaml_body_is_read_as_kube_apiserver_reads_it(send: capture.patching.Send, document: bytes) -> None:
+def test_yaml_body_is_read_as_kube_apiserver_reads_it(send: Send, document: bytes) -> None:
     assert capture.answer(send, document) == RECORDED[document.hex()]
 
 
-def test_refused_bodies_create_nothing(send: capture.patching.Send) -> None:
+def test_refused_bodies_create_nothing(send: Send) -> None:
     status, listed, _ = send("GET", capture.CONFIGMAPS, None, "application/json")
     assert status == 200
     assert [item["metadata"]["name"] for item in listed["items"]] == []

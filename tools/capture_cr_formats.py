@@ -150,17 +150,9 @@ def answer(send: patching.Send, index: int) -> dict[str, Any]:
     return {"status": status, "body": reply}
 
 
-def _forget_crd(send: patching.Send) -> None:
-    path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD['metadata']['name']}"
-    send("DELETE", path, None, JSON)
-    deadline = time.monotonic() + 60
-    while send("GET", path, None, JSON)[0] != 404 and time.monotonic() < deadline:
-        time.sleep(0.5)
-
-
 def main(kubeconfig: str) -> None:
     send = patching.sender(kubeconfig)
-    _forget_crd(send)
+    patching.forget_crd(send, CRD["metadata"]["name"])
     prepare(send)
     answers = {name: answer(send, i) for i, (name, *_) in enumerate(CASES)}
     patching.record(FIXTURE, answers)

@@ -121,6 +121,15 @@ def prepare(send: Send) -> None:
     assert status in (201, 409), body
 
 
+def forget_crd(send: Send, name: str) -> None:
+    """Deletes a CRD a capture made before (and its objects with it), and waits until it is gone."""
+    path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
+    send("DELETE", path, None, "application/json")
+    deadline = time.monotonic() + 60
+    while send("GET", path, None, "application/json")[0] != 404 and time.monotonic() < deadline:
+        time.sleep(0.5)
+
+
 def until_served(send: Send, method: str, path: str, data: bytes, content_type: str,
                  accepted: tuple[int, ...]) -> tuple[int, Any]:
     """The answer to a write of a custom resource, sent again until its CRD is established and its

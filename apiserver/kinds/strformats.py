@@ -10,12 +10,12 @@ govalidator ones in govalidator.py and net/mail's parser in gomail.py.
 
 from __future__ import annotations
 
-import datetime
 import re
 import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from apiserver.cel import formats
 from apiserver.crd import durations
 from apiserver.kinds import gomail, govalidator, ip_validation
 
@@ -55,33 +55,6 @@ def effective_format(schema: Schema) -> str:
 def is_known(name: str) -> bool:
     """Whether strfmt's registry holds the format, so that a string is checked against it."""
     return bool(name) and name.replace("-", "") in SUPPORTED
-
-
-def _is_date(text: str) -> bool:
-    """time.Parse("2006-01-02", text)."""
-    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
-        return False
-    try:
-        datetime.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-_CLOCK = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))")
-
-
-def _is_date_time(text: str) -> bool:
-    """strfmt.IsDateTime: a date, a "t", then a clock matching DateTimePattern (text after a second "t" unread)."""
-    if len(text) < 4:
-        return False
-    parts = text.lower().split("t")
-    if len(parts) < 2 or not _is_date(parts[0]):
-        return False
-    clock = _CLOCK.fullmatch(parts[1])
-    if clock is None:
-        return False
-    return clock.group(1) <= "23" and clock.group(2) <= "59" and clock.group(3) <= "59"
 
 
 def _is_ipv4(text: str) -> bool:
@@ -182,9 +155,9 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "rgbcolor": govalidator.is_rgb_color,
     "byte": lambda text: _BASE64.fullmatch(text) is not None,
     "password": lambda text: True,
-    "date": _is_date,
+    "date": formats.is_date,
     "duration": lambda text: durations.parse_duration(text) is not None,
-    "datetime": _is_date_time,
+    "datetime": formats.is_date_time,
     "k8sshortname": _is_short_name,
     "k8slongname": _is_long_name,
 }
