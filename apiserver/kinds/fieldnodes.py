@@ -47,11 +47,10 @@ def _atomic(field: schemas.Schema | None) -> bool:
 
 # A RawExtension holds whatever JSON it was given, which upstream's schema conversion types as one
 # atomic value (schemaconv's hard-coded untyped definition), not as the object its OpenAPI says.
-_RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
 
 
 def _atomic_uncached(field: schemas.Schema | None) -> bool:
-    if field is not None and schemas.ref_name(field) == _RAW_EXTENSION:
+    if field is not None and schemas.ref_name(field) == schemas.RAW_EXTENSION:
         return True
     resolved = schemas.resolve(field) or {}
     # A field may override its type's map type (a volume's claimRef is granular, other references atomic).

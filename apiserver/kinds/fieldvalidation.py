@@ -29,7 +29,6 @@ def directive(query: Mapping[str, str]) -> str:
     return value
 
 
-_RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
 
 
 class _Node:
@@ -47,7 +46,7 @@ class _Node:
         self.resolved = resolved
         name = schemas.ref_name(schema)
         # RawExtension.UnmarshalJSON keeps any JSON value as it is; validation judges what it holds.
-        self.kinds = set() if name == _RAW_EXTENSION else schemas.types_of(resolved)
+        self.kinds = set() if name == schemas.RAW_EXTENSION else schemas.types_of(resolved)
         self.struct = name.rsplit(".", 1)[-1] if name and "properties" in resolved else None
         properties = resolved.get("properties")
         self.properties: dict[str, Any] = properties or {}

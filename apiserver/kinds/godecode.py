@@ -12,11 +12,10 @@ import json
 import re
 from typing import Any
 
-from apiserver.kinds import quantity
+from apiserver.kinds import quantity, schemas
 
 _TIME = "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
 _MICRO_TIME = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"
-QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _INT_RANGES = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1)}
 _BASE64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 _RFC3339 = "2006-01-02T15:04:05Z07:00"
@@ -25,7 +24,7 @@ _RFC3339_MICRO = "2006-01-02T15:04:05.000000Z07:00"
 
 def judges(definition: str | None, fmt: str | None) -> bool:
     """Whether values of this schema can be refused for more than their JSON type."""
-    return fmt in _INT_RANGES or fmt == "byte" or definition in (_TIME, _MICRO_TIME, QUANTITY)
+    return fmt in _INT_RANGES or fmt == "byte" or definition in (_TIME, _MICRO_TIME, schemas.QUANTITY)
 
 
 def value_error(value: Any, definition: str | None, fmt: str | None, go_type: str, where: str,
@@ -37,7 +36,7 @@ def value_error(value: Any, definition: str | None, fmt: str | None, go_type: st
         if not low <= value <= high:
             return f"json: cannot unmarshal number {value} into Go struct field {where} of type {go_type}"
         return None
-    if definition == QUANTITY and value is not None and (isinstance(value, bool) or not isinstance(
+    if definition == schemas.QUANTITY and value is not None and (isinstance(value, bool) or not isinstance(
             value, (str, int, float))):
         # Quantity.UnmarshalJSON parses any JSON text but a string's or null as the quantity itself.
         try:
@@ -52,7 +51,7 @@ def value_error(value: Any, definition: str | None, fmt: str | None, go_type: st
         return f"error decoding from json: {problem}" if problem and unstructured else problem
     if definition in (_TIME, _MICRO_TIME):
         return time_error(value, _RFC3339_MICRO if definition == _MICRO_TIME else _RFC3339)
-    if definition == QUANTITY:
+    if definition == schemas.QUANTITY:
         try:
             quantity.parse(value)
         except quantity.QuantityError as exc:

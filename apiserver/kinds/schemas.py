@@ -19,6 +19,11 @@ _ORDER_FILE = "field_order.json"
 
 Schema = dict[str, Any]
 
+# Definitions whose Go types read their own JSON, which the walks over schemas meet specially.
+QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+
 
 @functools.cache
 def definitions() -> dict[str, Schema]:

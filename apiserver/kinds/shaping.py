@@ -17,7 +17,6 @@ from apiserver.kinds import goshape, quantity, schemas
 
 # Kept in etcd as JSON rather than protobuf, so an empty list stays one.
 _JSON_STORED = "io.k8s.apiextensions-apiserver."
-_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 
@@ -30,7 +29,7 @@ class _Node:
     def __init__(self, schema: schemas.Schema) -> None:
         self.schema = schema  # held, so that the id this node is cached under is never reused
         name = schemas.ref_name(schema) or ""
-        self.quantity = name == _QUANTITY
+        self.quantity = name == schemas.QUANTITY
         resolved = schemas.resolve(schema) or {}
         self.zeros = tuple(goshape.always_written(name).items())
         # Empty fields tagged omitempty are not written (decoding kept them, and validation saw them). An

@@ -254,8 +254,6 @@ def _unkeyed(item: Any, keys: list[str], item_schema: Schema) -> str | None:
 # A schema node as structured-merge-diff types it (kube-openapi's schemaconv): the scalar it may be
 # ("numeric", "string", "boolean", "untyped" or None), whether it may be a list, whether a map.
 Atom = tuple[str | None, bool, bool]
-_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
-_RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
 _ANY: Atom = ("untyped", True, True)
 _SCALARS = {"integer": "numeric", "number": "numeric", "boolean": "boolean"}
 
@@ -265,9 +263,9 @@ def _atom(field: Schema) -> Atom | None:
     if field is None:
         return None
     name = schemas.ref_name(field)
-    if name == _RAW_EXTENSION:
+    if name == schemas.RAW_EXTENSION:
         return None
-    if name == _QUANTITY:
+    if name == schemas.QUANTITY:
         return ("untyped", False, False)
     resolved = schemas.resolve(field) or {}
     types = schemas.types_of(resolved) - {"null"}

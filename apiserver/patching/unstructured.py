@@ -20,7 +20,6 @@ from apiserver.wire import goprint
 _SOURCE_KIND = {dict: "map", list: "slice", str: "string", bool: "bool", int: "int64", float: "float64"}
 _INTEGER_KINDS = {"int32", "int64"}
 _INT32_RANGE = (-(1 << 31), (1 << 31) - 1)
-_INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 
 
 def restore_error(value: Any, schema: schemas.Schema | None, own_types: bool = False) -> str | None:
@@ -112,14 +111,14 @@ def _unmarshal_error(value: Any, schema: schemas.Schema | None, resolved: schema
     """What a type's UnmarshalJSON says of the value's JSON: IntOrString takes a string or an int32,
     Time and MicroTime a string of their layout, Quantity its own syntax; anything else takes anything."""
     name = schemas.ref_name(schema) if schema is not None else None
-    if name == godecode.QUANTITY:
+    if name == schemas.QUANTITY:
         return godecode.value_error(value, name, None, "", "", unstructured=True)
     json_kind = {dict: "object", list: "array", bool: "bool", int: "number", float: "number"}.get(type(value))
     if resolved.get("format") == "date-time":
         if isinstance(value, str):
             return godecode.value_error(value, name, None, "", "", unstructured=True)
         return f"json: cannot unmarshal {json_kind} into Go value of type string"
-    if name == _INT_OR_STRING:
+    if name == schemas.INT_OR_STRING:
         if isinstance(value, str):
             return None
         if json_kind == "number":

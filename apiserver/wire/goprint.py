@@ -26,20 +26,21 @@ def plain(value: Any) -> str:
     return str(value)
 
 
-def sharp(value: Any) -> str:
-    """fmt's %#v of a value held in an interface{}: Go syntax, with a nil and a container's type named."""
+def sharp(value: Any, map_type: str = "map[string]interface {}") -> str:
+    """fmt's %#v of a value held in an interface{}: Go syntax, with a nil and a container's type named;
+    `map_type` names the maps' Go type (go-yaml decodes into map[interface {}]interface {})."""
     if isinstance(value, dict):
-        inner = ", ".join(f"{go_quote(k)}:{_sharp_element(value[k])}" for k in sorted(value))
-        return "map[string]interface {}{" + inner + "}"
+        inner = ", ".join(f"{go_quote(k)}:{_sharp_element(value[k], map_type)}" for k in sorted(value))
+        return map_type + "{" + inner + "}"
     if isinstance(value, list):
-        return "[]interface {}{" + ", ".join(_sharp_element(v) for v in value) + "}"
+        return "[]interface {}{" + ", ".join(_sharp_element(v, map_type) for v in value) + "}"
     if isinstance(value, str):
         return go_quote(value)
     return plain(value)
 
 
-def _sharp_element(value: Any) -> str:
-    return "interface {}(nil)" if value is None else sharp(value)
+def _sharp_element(value: Any, map_type: str) -> str:
+    return "interface {}(nil)" if value is None else sharp(value, map_type)
 
 
 def _float(value: float) -> str:

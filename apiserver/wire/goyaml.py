@@ -26,7 +26,6 @@ from typing import Any
 
 import yaml
 
-from apiserver.registry.field import go_quote
 from apiserver.wire import goprint
 
 # The C parser when PyYAML was built with libyaml; resolution and construction below stay in Python.
@@ -106,26 +105,13 @@ def json_key(key: Any, value: Any) -> str:
     if isinstance(key, float):
         return _go_float32_text(key)
     if key is None:
-        raise NotJSON(f"unsupported map key of type: %!s(<nil>), key: <nil>, value: {_go_sharp(value, top=True)}")
+        raise NotJSON(f"unsupported map key of type: %!s(<nil>), key: <nil>, value: {_go_sharp(value)}")
     raise YamlError(f"yaml: invalid map key: {_go_sharp(key)}")
 
 
-def _go_sharp(value: Any, top: bool = False) -> str:
-    """fmt's %#v of what go-yaml decodes into interface{}: maps as map[interface {}]interface {}."""
-    if isinstance(value, dict):
-        inner = ", ".join(f"{_go_sharp(k)}:{_go_sharp(v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0])))
-        return "map[interface {}]interface {}{" + inner + "}"
-    if isinstance(value, list):
-        return "[]interface {}{" + ", ".join(_go_sharp(v) for v in value) + "}"
-    if value is None:
-        return "<nil>" if top else "interface {}(nil)"
-    if isinstance(value, str):
-        return go_quote(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return goprint.plain(value)
-    return str(value)
+def _go_sharp(value: Any) -> str:
+    """fmt's %#v of what go-yaml decodes into interface{}, whose maps are map[interface {}]interface {}."""
+    return goprint.sharp(value, "map[interface {}]interface {}")
 
 
 def _go_float32_text(value: float) -> str:
