@@ -7,6 +7,7 @@ here): each expression's kind and operands, the overloads the checker chose, and
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,3 +180,23 @@ def parse(serialized: bytes) -> Checked:
     types = {key: _type_kind(kind) for key, kind in entries}
     elements = {key: element for key, kind in entries if (element := _element_kind(kind)) is not None}
     return Checked(expression(bytes(_one(checked, 4, b""))), overloads, types, elements)
+
+
+def walk(e: Expr | None) -> Iterator[Expr]:
+    """Every expression in the tree, the root first."""
+    if e is None:
+        return
+    yield e
+    for child in (e.target, *e.args, e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result):
+        yield from walk(child)
+
+
+def parsed_with_positions(parsed: bytes) -> tuple[Expr, dict[int, int]]:
+    """The tree of a serialized google.protobuf.Any holding a cel.expr.ParsedExpr, and each of its
+    expressions' offset in the text."""
+    expression_message = fields(bytes(_one(fields(parsed), 2, b"")))
+    found = {}
+    for entry in fields(bytes(_one(expression_message, 3, b""))).get(4, []):
+        parts = fields(entry)
+        found[int(_one(parts, 1, 0))] = int(_one(parts, 2, 0))
+    return expression(bytes(_one(expression_message, 2, b""))), found

@@ -81,16 +81,9 @@ class Program:
         """The field of the first select, in the order the text reads, on a variable bound to null."""
         if not nulls or self.checked is None:
             return None
-        stack = [checkedexpr.parse(self.checked.serialize()).expr]
-        while stack:
-            e = stack.pop()
-            if e is None:
-                continue
-            if e.kind == "select" and e.target is not None and e.target.kind == "ident" and e.target.name in nulls:
-                return e.name
-            stack.extend(reversed([e.target, *e.args, e.iter_range, e.accu_init, e.loop_condition, e.loop_step,
-                                   e.result]))
-        return None
+        return next((e.name for e in checkedexpr.walk(checkedexpr.parse(self.checked.serialize()).expr)
+                     if e.kind == "select" and e.target is not None and e.target.kind == "ident"
+                     and e.target.name in nulls), None)
 
     def evaluate(self, data: dict[str, Any] | Bound) -> Outcome:
         """Evaluates on `data` (variable name to value) or on an `activation` of it made once for several

@@ -26,7 +26,6 @@ where cel-go places its expansion's (the call's parenthesis).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,28 +84,6 @@ class Prepared:
         return offset - delta, False
 
 
-def _children(e: Expr) -> Iterator[Expr]:
-    for child in (e.target, *e.args, e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result):
-        if child is not None:
-            yield child
-
-
-def _walk(e: Expr) -> Iterator[Expr]:
-    yield e
-    for child in _children(e):
-        yield from _walk(child)
-
-
-def _positions(parsed: bytes) -> tuple[Expr, dict[int, int]]:
-    expression = checkedexpr.fields(bytes(checkedexpr.fields(parsed).get(2, [b""])[-1]))
-    root = checkedexpr.expression(bytes(expression.get(2, [b""])[-1]))
-    found = {}
-    for entry in checkedexpr.fields(bytes(expression.get(3, [b""])[-1])).get(4, []):
-        parts = checkedexpr.fields(entry)
-        found[int(parts.get(1, [0])[-1])] = int(parts.get(2, [0])[-1])
-    return root, found
-
-
 def _location(source: str, offset: int) -> tuple[int, int, str]:
     """cel-go's line and column (from 1) of an offset, and the line's text."""
     line = source.count("\n", 0, offset) + 1
@@ -160,14 +137,14 @@ def prepare(source: str, parsed: bytes) -> Prepared | None:
     """The text to check and run for `source`, given its parse without these macros (`parsed`, a serialized
     google.protobuf.Any holding a cel.expr.ParsedExpr); None when it has none of them. Raises MacroError
     for a macro call cel-go refuses."""
-    root, positions = _positions(parsed)
+    root, positions = checkedexpr.parsed_with_positions(parsed)
     # A text naming cel.bind (which upstream's environment lacks) is not rewritten with it: checked as
     # written, it is refused.
     binds = any(e.kind == "call" and e.name == "bind" and e.target is not None and e.target.kind == "ident"
-                and e.target.name == "cel" for e in _walk(root))
+                and e.target.name == "cel" for e in checkedexpr.walk(root))
     errors: list[tuple[int, str]] = []
     edits: list[Edit] = []
-    for e in _walk(root):
+    for e in checkedexpr.walk(root):
         if _is_quantifier(e):
             errors += _iteration_errors(e, positions)
             if e.name == "exists_one" and not errors:
@@ -181,7 +158,7 @@ def prepare(source: str, parsed: bytes) -> Prepared | None:
                 edits += _sort_edits(source, e, positions)
     if errors:
         raise MacroError("\n".join(error_text(source, at, message) for at, message in sorted(errors)))
-    if not edits and not any(_is_quantifier(e) for e in _walk(root)):
+    if not edits and not any(_is_quantifier(e) for e in checkedexpr.walk(root)):
         return None
     # Stable: an outer call's opening before an inner one's at the same offset.
     edits.sort(key=lambda edit: (edit.start, not edit.closer))
@@ -210,7 +187,7 @@ def _start(source: str, target: Expr, positions: dict[int, int], end: int) -> in
     """Where the target's text begins: its leftmost node (a global call's name before its parenthesis),
     then back over the parentheses its text leaves open."""
     starts = []
-    for e in _walk(target):
+    for e in checkedexpr.walk(target):
         if e.id in positions:
             at = positions[e.id]
             if e.kind == "call" and e.target is None and source[at:at + 1] == "(":
@@ -290,11 +267,11 @@ def evaluation_text(text: str, parsed: bytes) -> str | None:
     instead of stepping `cel.@mapInsert`, which copies the map into Python and back on every entry (8x
     slower over 50 entries, benches/micro/test_cel_bench.py). A duplicate key is still refused with
     cel-go's message, once the list is complete. None when there is nothing to change."""
-    root, positions = _positions(parsed)
+    root, positions = checkedexpr.parsed_with_positions(parsed)
     # (offset, rank, end, text), ranked at one offset: what closes an inner call, then an outer one, then
     # what opens an outer one, then an inner one (calls are met outer first).
     edits: list[tuple[int, tuple[int, int], int, str]] = []
-    for order, e in enumerate(_walk(root)):
+    for order, e in enumerate(checkedexpr.walk(root)):
         if not (_is_quantifier(e) and e.name in ("transformMap", "transformMapEntry")):
             continue
         assert e.target is not None

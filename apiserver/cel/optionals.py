@@ -15,8 +15,6 @@ the functions as upstream declares them (apiserver/cel/environment.py checks tha
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from apiserver.cel import checkedexpr, sourcetext
 from apiserver.cel.checkedexpr import Expr
 
@@ -35,32 +33,12 @@ def _suffix(e: Expr) -> str | None:
     return None
 
 
-def calls(e: Expr | None) -> Iterator[Expr]:
-    """Every expression in the tree, the root first."""
-    if e is None:
-        return
-    yield e
-    for child in (e.target, *e.args, e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result):
-        yield from calls(child)
-
-
-def positions(source_info: bytes) -> dict[int, int]:
-    """Each expression's offset in the text, from a serialized cel.expr.SourceInfo."""
-    found = {}
-    for entry in checkedexpr.fields(source_info).get(4, []):
-        parts = checkedexpr.fields(entry)
-        found[int(parts.get(1, [0])[-1])] = int(parts.get(2, [0])[-1])
-    return found
-
-
 def rewrite(source: str, parsed: bytes) -> str | None:
     """`source` with each optional-answering library call followed by its select, from `parsed` (a
     serialized google.protobuf.Any holding its cel.expr.ParsedExpr); None when it has none."""
-    expression = checkedexpr.fields(bytes(checkedexpr.fields(parsed).get(2, [b""])[-1]))
-    root = checkedexpr.expression(bytes(expression.get(2, [b""])[-1]))
-    offsets = positions(bytes(expression.get(3, [b""])[-1]))
+    root, offsets = checkedexpr.parsed_with_positions(parsed)
     inserts: list[tuple[int, str]] = []
-    for call in calls(root):
+    for call in checkedexpr.walk(root):
         suffix = _suffix(call)
         opening = offsets.get(call.id)
         if suffix is None or opening is None or source[opening:opening + 1] != "(":

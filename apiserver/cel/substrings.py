@@ -13,7 +13,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from apiserver.cel import checkedexpr, optionals
+from apiserver.cel import checkedexpr
 
 MARKER = "substring"
 RUN_AS = "__substring__"
@@ -44,11 +44,9 @@ def declaration() -> Any:
 def rewrite(source: str, parsed: bytes) -> str | None:
     """`source` with each `substring` member call renamed, from `parsed` (a serialized
     google.protobuf.Any holding its cel.expr.ParsedExpr); None when it has none."""
-    expression = checkedexpr.fields(bytes(checkedexpr.fields(parsed).get(2, [b""])[-1]))
-    root = checkedexpr.expression(bytes(expression.get(2, [b""])[-1]))
-    positions = optionals.positions(bytes(expression.get(3, [b""])[-1]))
+    root, positions = checkedexpr.parsed_with_positions(parsed)
     names: list[int] = []
-    for call in optionals.calls(root):
+    for call in checkedexpr.walk(root):
         opening = positions.get(call.id)
         if call.kind != "call" or call.name != MARKER or call.target is None or opening is None:
             continue
