@@ -145,12 +145,21 @@ def _as_stored(obj: Obj) -> Obj:
     return obj
 
 
+_TYPE_META = {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+              "metadata": schemas.definition_ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")}
+# Each CRD version's schema completed once and held with it, so that the walks compiled per schema node
+# meet the same nodes on every write instead of new ones.
+_COMPLETED: dict[int, tuple[schemas.Schema, schemas.Schema]] = {}
+
+
 def _with_object_meta(schema: schemas.Schema) -> schemas.Schema:
     """A custom resource's schema as upstream's CRD schema builder completes it: its metadata is an
     ObjectMeta and its apiVersion and kind strings, whatever the CRD says of them."""
-    meta = schemas.definition_ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
-    return {**schema, "properties": {**(schema.get("properties") or {}), "apiVersion": {"type": "string"},
-                                     "kind": {"type": "string"}, "metadata": meta}}
+    found = _COMPLETED.get(id(schema))
+    if found is None:
+        found = _COMPLETED[id(schema)] = (schema, {**schema, "properties": {**(schema.get("properties") or {}),
+                                                                           **_TYPE_META}})
+    return found[1]
 
 
 def json_copy(obj: Obj) -> Obj:
