@@ -145,8 +145,6 @@ def _as_stored(obj: Obj) -> Obj:
     return obj
 
 
-_TYPE_META = {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
-              "metadata": schemas.definition_ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")}
 # Each CRD version's schema completed once and held with it, so that the walks compiled per schema node
 # meet the same nodes on every write instead of new ones.
 _COMPLETED: dict[int, tuple[schemas.Schema, schemas.Schema]] = {}
@@ -158,7 +156,7 @@ def _with_object_meta(schema: schemas.Schema) -> schemas.Schema:
     found = _COMPLETED.get(id(schema))
     if found is None:
         found = _COMPLETED[id(schema)] = (schema, {**schema, "properties": {**(schema.get("properties") or {}),
-                                                                           **_TYPE_META}})
+                                                                           **schemas.TYPE_META_PROPERTIES}})
     return found[1]
 
 

@@ -23,6 +23,11 @@ Schema = dict[str, Any]
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
 INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+# What upstream's CRD schema builder declares of a custom resource (and of an embedded resource) whatever
+# its schema says: apiVersion and kind strings and an ObjectMeta.
+TYPE_META_PROPERTIES: dict[str, Schema] = {
+    "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+    "metadata": {"$ref": _REF_PREFIX + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}}
 
 
 @functools.cache

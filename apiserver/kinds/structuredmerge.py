@@ -78,11 +78,6 @@ def typed_errors(value: Any, field: Schema) -> str | None:
     return found[0] if len(found) == 1 else "errors:\n" + "\n".join("  " + e for e in found)
 
 
-# What an embedded resource holds beside its schema's fields, as upstream's CRD schema builder adds them.
-_EMBEDDED = {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
-             "metadata": schemas.definition_ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")}
-
-
 class _TypedNode:
     """What typing a value at one schema node takes, compiled once: its atom, its fields and whether it
     declares them all, how a list there is keyed, and its children's nodes."""
@@ -109,7 +104,7 @@ class _TypedNode:
         self.opens = bool(resolved.get("x-kubernetes-preserve-unknown-fields"))
         props = resolved.get("properties") or {}
         if resolved.get("x-kubernetes-embedded-resource"):
-            props = {**_EMBEDDED, **props}
+            props = {**schemas.TYPE_META_PROPERTIES, **props}
         self.props = props
         extra = resolved.get("additionalProperties")
         self.extra = extra if isinstance(extra, dict) else None

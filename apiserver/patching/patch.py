@@ -12,14 +12,13 @@ import orjson
 from apiserver import errors
 from apiserver.kinds import fieldvalidation, schemas
 from apiserver.kinds.resources import CustomVersion
-from apiserver.kinds.scheme import json_type
+from apiserver.kinds.scheme import TYPE_META_STRUCT, json_type
 from apiserver.patching import gojsonpatch, strategicpatch, unstructured
 from apiserver.registry.field import go_quote
 from apiserver.wire import bodies, gojson
 
 _MAX_OPERATIONS = 10_000  # upstream's maxJSONPatchOperations
 # What encoding/json names when a patched document that is not an object is decoded for its kind.
-_TYPE_META = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
 _OPERATION_FIELDS = ("op", "path", "from", "value")
 
 
@@ -156,7 +155,7 @@ def decoded(patched: Any, raw: bytes, content_type: str | None, directive: str, 
     if kind in (bodies.MERGE_PATCH, bodies.JSON_PATCH):
         if not isinstance(patched, dict):
             raise _invalid_patched(patched, raw, kind, "couldn't get version/kind; json parse error: json: cannot "
-                                   f"unmarshal {json_type(patched)} into Go value of type {_TYPE_META}")
+                                   f"unmarshal {json_type(patched)} into Go value of type {TYPE_META_STRUCT}")
         if custom is None:
             problem = fieldvalidation.decode_problem(patched, url_type)
             if problem is not None:
