@@ -134,17 +134,11 @@ class Node:
         return node
 
 
-_NODES: dict[object, Node] = {}
+_NODES: dict[object, tuple[schemas.Schema, Node]] = {}
 
 
 def _compiled(schema: schemas.Schema | None) -> Node | None:
-    if schema is None:
-        return None
-    cache_key = schemas.node_key(schema)
-    node = _NODES.get(cache_key)
-    if node is None:
-        node = _NODES[cache_key] = Node(schema)
-    return node
+    return schemas.compiled(_NODES, schema, Node)
 
 
 def root(schema: schemas.Schema | None) -> Node | None:

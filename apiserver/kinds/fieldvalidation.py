@@ -100,23 +100,19 @@ class _Node:
 
 _SAMPLES: tuple[tuple[type, Any], ...] = ((bool, True), (int, 1), (float, 0.5), (str, ""), (list, []), (dict, {}))
 _SCALARS = frozenset({bool, int, float, str})
-_NODES: dict[object, _Node | None] = {}
+_NODES: dict[object, tuple[schemas.Schema, _Node | None]] = {}
 # What Go's omitempty leaves out of a string, number or bool: decoded, it is the same as none. An empty
 # list or map is kept (validation tells it from none), and left out as the object is written (shaping).
 _EMPTY = ("", 0, False)
 
 
 def _compiled(schema: schemas.Schema | None) -> _Node | None:
-    if schema is None:
-        return None
-    cache_key = schemas.node_key(schema)
-    try:
-        return _NODES[cache_key]
-    except KeyError:
-        pass
+    return schemas.compiled(_NODES, schema, _built)
+
+
+def _built(schema: schemas.Schema) -> _Node | None:
     resolved = schemas.resolve(schema)
-    node = _NODES[cache_key] = None if resolved is None else _Node(schema, resolved)
-    return node
+    return None if resolved is None else _Node(schema, resolved)
 
 
 def unknown_fields(obj: Any, schema: schemas.Schema | None, path: str = "", drop: bool = False) -> list[str]:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 SCHEMA_VERSION = "v1.36.0-local"
 _REF_PREFIX = "#/$defs/"
 _ORDER_FILE = "field_order.json"
 
 Schema = dict[str, Any]
+T = TypeVar("T")
 
 # Definitions whose Go types read their own JSON, which the walks over schemas meet specially.
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
@@ -61,6 +63,18 @@ def resolve(schema: Schema | None) -> Schema | None:
         return None
     name = ref_name(schema)
     return definitions()[name] if name is not None else schema
+
+
+def compiled(cache: dict[object, tuple[Schema, T]], schema: Schema | None, build: Callable[[Schema], T]) -> T | None:
+    """What `build` makes of a schema node, made once per node and kept in `cache` (None: no schema).
+    The schema is kept beside it, so that the identity a node may be cached under is never reused."""
+    if schema is None:
+        return None
+    key = node_key(schema)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = (schema, build(schema))
+    return found[1]
 
 
 def node_key(schema: Schema) -> object:

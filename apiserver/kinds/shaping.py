@@ -62,24 +62,19 @@ class _Node:
         return node
 
 
-_NODES: dict[object, _Node | None] = {}
+_NODES: dict[object, tuple[schemas.Schema, _Node | None]] = {}
 
 
 def compiled(schema: schemas.Schema | None) -> _Node | None:
     """The compiled node of a schema as written (a `$ref` or inline), None where shaping changes nothing."""
-    if schema is None:
-        return None
-    cache_key = schemas.node_key(schema)
-    try:
-        return _NODES[cache_key]
-    except KeyError:
-        pass
-    node: _Node | None = _Node(schema)
-    assert node is not None
+    return schemas.compiled(_NODES, schema, _built)
+
+
+def _built(schema: schemas.Schema) -> _Node | None:
+    node = _Node(schema)
     if not (node.quantity or node.zeros or node.order or node.sorts_keys or node.properties or node.extra is not None
             or node.items is not None or node.omitted):
-        node = None
-    _NODES[cache_key] = node
+        return None
     return node
 
 

@@ -124,17 +124,11 @@ class _TypedNode:
         return found
 
 
-_TYPED_NODES: dict[object, _TypedNode] = {}
+_TYPED_NODES: dict[object, tuple[schemas.Schema, _TypedNode]] = {}
 
 
 def _typed_node(schema: Schema) -> _TypedNode | None:
-    if schema is None:
-        return None
-    key = schemas.node_key(schema)
-    node = _TYPED_NODES.get(key)
-    if node is None:
-        node = _TYPED_NODES[key] = _TypedNode(schema)
-    return node
+    return schemas.compiled(_TYPED_NODES, schema, _TypedNode)
 
 
 def _validated(value: Any, node: _TypedNode | None, path: Path, open_fields: bool) -> list[str]:

@@ -62,20 +62,16 @@ class _Node:
         return found
 
 
-_NODES: dict[object, _Node] = {}
+_NODES: dict[object, tuple[schemas.Schema, _Node | None]] = {}
 
 
 def _node(schema: schemas.Schema | None) -> _Node | None:
-    if schema is None:
-        return None
-    key = schemas.node_key(schema)
-    node = _NODES.get(key)
-    if node is None:
-        resolved = schemas.resolve(schema)
-        if resolved is None:
-            return None
-        node = _NODES[key] = _Node(schema, resolved)
-    return node
+    return schemas.compiled(_NODES, schema, _built)
+
+
+def _built(schema: schemas.Schema) -> _Node | None:
+    resolved = schemas.resolve(schema)
+    return None if resolved is None else _Node(schema, resolved)
 
 
 def _restored(value: Any, node: _Node | None, own_types: bool) -> str | None:
