@@ -549,7 +549,7 @@ def _review(state: ServerState, user: User, target: Target, raw: bytes, content_
     # before the review's REST storage sees it.
     rt, namespace = target.rt, target.namespace
     body = objects.check_identity(rt, decode_body(target, raw, content_type), namespace, None)
-    warnings = fieldvalidation.validate(body, raw, target.query)
+    warnings = fieldvalidation.validate(body, raw, target.query, json_body=bodies.is_json(content_type))
     objects.wipe_system_fields(body["metadata"])
     body["metadata"].pop("managedFields", None)
     ownership.track(rt, body, None, target.manager, None, objects.now_rfc3339())

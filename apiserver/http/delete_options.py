@@ -19,7 +19,7 @@ from starlette.datastructures import QueryParams
 from apiserver import errors
 from apiserver.kinds import fieldvalidation, propagation, schemas, scheme
 from apiserver.query import list_options
-from apiserver.wire import bodies, gojson
+from apiserver.wire import bodies, gojson, gonumbers
 
 _DELETE_OPTIONS = "v1.DeleteOptions"
 _SCHEME = "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme/register.go:27"
@@ -67,7 +67,7 @@ def from_query(query: Mapping[str, str], raw_query: bytes) -> dict[str, Any]:
 
 def from_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
     """The body decoded as the JSON (or YAML) serializer decodes it into a DeleteOptions."""
-    if bodies.media_type(content_type) in ("", bodies.JSON):
+    if bodies.is_json(content_type):
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -80,8 +80,11 @@ def from_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
     go_type = _go_type(kind or "DeleteOptions", api_version, raw)
     if go_type != _DELETE_OPTIONS:
         raise errors.bad_request(f"converting ({go_type}) to ({_DELETE_OPTIONS}): unknown conversion")
-    problem = fieldvalidation.type_error(body, schemas.kind_ref("", "v1", "DeleteOptions"))
+    ref = schemas.kind_ref("", "v1", "DeleteOptions")
+    problem = fieldvalidation.type_error(body, ref)
     if problem is not None:
+        if bodies.is_json(content_type) and gonumbers.may_hold_fractions(raw):
+            problem = fieldvalidation.type_error(gonumbers.spelled(raw), ref) or problem  # named as spelled
         raise errors.bad_request(problem)
     return body
 

@@ -65,7 +65,7 @@ from apiserver.storage.interface import (
 from apiserver.storage.snapshot import Snapshot
 from apiserver.watch.fanout import Watcher, WatchHub
 from apiserver.watch.stream import open_watch, parse_watch_options
-from apiserver.wire import bodies, gojson, goyaml, protobuf
+from apiserver.wire import bodies, gojson, gonumbers, goyaml, protobuf
 
 _NAMESPACES = "namespaces"
 # The query parameters besides resourceVersion that parse_page reads and may refuse.
@@ -347,7 +347,8 @@ class Endpoint:
             return await self._bind_legacy(t, raw, content_type)
         body = decode_body(t, raw, content_type)
         admitting.carry(t, fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw,
-                                                    t.query, t.rt.custom))
+                                                    t.query, t.rt.custom, json_body=bodies.is_json(content_type)))
+        _whole_numbers(body, raw, content_type)
         versioned = unconditional.set_on_create(body["metadata"].get("resourceVersion"))
         obj = objects.decoded_for_create(t.rt, t.codec.stored(body), t.manager, applied)
         if t.rt.namespaced:
@@ -430,7 +431,7 @@ class Endpoint:
             raise errors.resource_not_found()
         body = objects.check_identity(rt, decode_body(Target(rt, t.namespace, None, None, t.query), raw,
                                                       content_type), t.namespace, None)
-        admitting.carry(t, fieldvalidation.validate(body, raw, t.query))
+        admitting.carry(t, fieldvalidation.validate(body, raw, t.query, json_body=bodies.is_json(content_type)))
         return body
 
     async def admit_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
@@ -473,18 +474,19 @@ class Endpoint:
         try:
             if isinstance(body, dict):
                 admitting.carry(t, fieldvalidation.validate(body, raw, t.query, None if scale else t.rt.custom,
-                                                            _SCALE_TYPE if scale else (t.rt.kind, t.rt.api_version)))
+                                                            _SCALE_TYPE if scale else (t.rt.kind, t.rt.api_version),
+                                                            bodies.is_json(content_type)))
         except errors.ApiError as refused:
             if scale and t.rt.custom is not None and refused.code == 400:
                 # The custom resource handler's scheme, asked to name the Scale it could not decode, fails.
                 raise errors.bad_request(_CUSTOM_SCALE_UNDECODABLE) from None
             raise
 
-        unused = [body]
+        unused = [_whole_numbers(body, raw, content_type)]
 
         def fresh() -> Any:
             # An attempt changes the body it decides on: the first takes the one decoded, a retry another.
-            return unused.pop() if unused else decode_body(t, raw, content_type)
+            return unused.pop() if unused else _whole_numbers(decode_body(t, raw, content_type), raw, content_type)
 
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
@@ -568,7 +570,7 @@ class Endpoint:
             empty = {"apiVersion": t.rt.api_version, "kind": t.rt.kind, "metadata": {}}
             merged, entries = fieldmanager.apply([], empty, copy.deepcopy(named), schema, request, force, ignored,
                                                  custom)
-            _convertible(t, named, merged)
+            _convertible(t, named, merged, raw)
             return await self.create(t, orjson.dumps(merged), bodies.JSON, applied=entries)
 
         async def update(current: StoredObject) -> Reply:
@@ -576,7 +578,7 @@ class Endpoint:
             entries = list(live["metadata"].pop("managedFields", None) or ())
             merged, entries = fieldmanager.apply(entries, live, copy.deepcopy(config), schema, request, force, ignored,
                                                  custom)
-            _convertible(t, config, merged)
+            _convertible(t, config, merged, raw)
             reply = await self._replace(t, current, merged, check_rv=True, applied=entries)
             if scale:
                 return _json(reply.status, objects.scale_of(t.rt, t.codec.stored(orjson.loads(reply.body))))
@@ -934,13 +936,17 @@ class _StoreCluster:
                     continue  # written meanwhile: that write judged the same store
 
 
-def _convertible(t: Target, config: dict[str, Any], merged: dict[str, Any]) -> None:
+def _convertible(t: Target, config: dict[str, Any], merged: dict[str, Any], raw: bytes) -> None:
     """An applied object its Go type cannot be converted into fails upstream's field manager with a 500
-    that names the configuration (its namespace, often none, and name)."""
+    that names the configuration (its namespace, often none, and name); one it can is converted, its
+    numbers as the converter converts them (`raw`, the configuration's body, tells whether any can change)."""
     if t.rt.custom is not None or t.subresource is not None:
         return
     group, _, version = t.rt.api_version.rpartition("/")
-    problem = unstructured.restore_error(merged, schemas.kind_ref(group, version, t.rt.kind), own_types=True)
+    ref = schemas.kind_ref(group, version, t.rt.kind)
+    problem = unstructured.restore_error(merged, ref, own_types=True)
+    if problem is None and gonumbers.may_need_conversion(raw):
+        unstructured.restore_numbers(merged, ref)
     if problem is not None:
         meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
         gvk = f"{t.rt.group}/{t.rt.version}, Kind={t.rt.kind}"
@@ -992,6 +998,14 @@ def _page(snapshot: Snapshot, selection: Selection,
 _SCALE_TYPE = ("Scale", "autoscaling/v1")
 _CUSTOM_SCALE_UNDECODABLE = ('no kind is registered for the type v1.Scale in scheme '
                              '"k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go:781"')
+
+
+def _whole_numbers(body: Any, raw: bytes, content_type: str | None) -> Any:
+    """A JSON body, once its types are judged, with its whole floats as the integers upstream stores them
+    (gonumbers: a YAML body's are integers already)."""
+    if bodies.is_json(content_type) and gonumbers.may_hold_fractions(raw):
+        gonumbers.whole_floats_as_integers(body)
+    return body
 
 
 def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:

@@ -17,6 +17,7 @@ from apiserver.kinds import crschema, godecode, goshape, gotypes, schemas
 from apiserver.kinds.resources import CustomVersion
 from apiserver.registry.field import go_quote
 from apiserver.warningtext import warning_line
+from apiserver.wire import gonumbers, goprint
 
 DIRECTIVES = ("Ignore", "Warn", "Strict")
 
@@ -184,7 +185,7 @@ def _go_type(schema: schemas.Schema | None) -> str:
     return {"boolean": "bool", "number": "float64"}.get(next(iter(kinds), ""), "string")
 
 
-def _fits(value: Any, kinds: set[str]) -> bool:
+def _fits(value: Any, kinds: set[str], unstructured: bool = False) -> bool:
     if value is None or not kinds or len(kinds - {"null"}) > 1:
         return True  # null is every type's zero value; int-or-string and quantities take either
     if isinstance(value, bool):
@@ -192,12 +193,19 @@ def _fits(value: Any, kinds: set[str]) -> bool:
     if isinstance(value, int):
         return bool(kinds & {"integer", "number"})
     if isinstance(value, float):
-        return "number" in kinds or ("integer" in kinds and value.is_integer())
+        # encoding/json takes no fraction or exponent for an integer (`1.0`, `1e3`: JSON bodies' floats
+        # are such literals); converted from a map, a whole float64 fits an integer.
+        return "number" in kinds or ("integer" in kinds and unstructured and value.is_integer())
     if isinstance(value, str):
         return "string" in kinds
     if isinstance(value, list):
         return "array" in kinds
     return "object" in kinds
+
+
+def _number_text(number: float) -> str:
+    """A refused float as encoding/json names it: its literal, when the body's spelling is known."""
+    return str(number) if isinstance(number, gonumbers.Spelled) else goprint.json_number(number)
 
 
 def type_error(obj: Any, schema: schemas.Schema | None, unstructured: bool = False) -> str | None:
@@ -218,9 +226,9 @@ def _type_error(obj: Any, node: _Node | None, owner: str, path: str, go_type: st
     """`go_type`: the Go type upstream decodes obj into, as encoding/json names it (None: not known)."""
     if node is None:
         return None
-    if type(obj) not in node.fitting and not _fits(obj, node.kinds):
+    if type(obj) not in node.fitting and not _fits(obj, node.kinds, unstructured):
         kind = _JSON_KIND.get(type(obj), "value")
-        shown = f"number {obj}" if kind == "number" and isinstance(obj, float) else kind
+        shown = f"number {_number_text(obj)}" if isinstance(obj, float) else kind
         return (f"json: cannot unmarshal {shown} into Go struct field {owner}.{path} of type "
                 f"{go_type or node.go_type}")
     if node.judged:
@@ -461,12 +469,14 @@ def _custom_unknown(obj: dict[str, Any], custom: CustomVersion) -> list[str]:
 
 
 def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
-             custom: CustomVersion | None = None, url_type: tuple[str, str] = ("", "")) -> dict[str, str]:
+             custom: CustomVersion | None = None, url_type: tuple[str, str] = ("", ""),
+             json_body: bool = True) -> dict[str, str]:
     """The fields of a create or update body, checked as asked (a patch's: apiserver/patching/patch.py).
 
     A value of the wrong type is refused whatever the directive, as decoding it fails upstream; a
     custom object's types are its CRD validation's to check. A body that names no kind or apiVersion
     is decoded as the (kind, apiVersion) of the request's URL, `url_type`, as upstream defaults them.
+    A number refused in a `json_body` is named as the body spelled it (YAML's are re-encoded first).
     """
     how = directive(query)
     kind = str(obj.get("kind") or url_type[0])
@@ -479,6 +489,8 @@ def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
         return {}
     mistyped, unknown = _typed_and_known(obj, ref)
     if mistyped is not None:
+        if json_body and raw and gonumbers.may_hold_fractions(raw):
+            mistyped = type_error(gonumbers.spelled(raw), ref) or mistyped
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
     return check(kind, api_version, how, unknown, duplicate_fields(raw) if raw else [])
 

@@ -15,7 +15,7 @@ from apiserver.kinds.resources import CustomVersion
 from apiserver.kinds.scheme import TYPE_META_STRUCT, json_type
 from apiserver.patching import gojsonpatch, strategicpatch, unstructured
 from apiserver.registry.field import go_quote
-from apiserver.wire import bodies, gojson
+from apiserver.wire import bodies, gojson, gonumbers
 
 _MAX_OPERATIONS = 10_000  # upstream's maxJSONPatchOperations
 # What encoding/json names when a patched document that is not an object is decoded for its kind.
@@ -46,6 +46,8 @@ def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None,
             patched, ("", ""), unstructured=True)
         if mistyped is not None:
             raise unstructured.invalid_patch(patch, mistyped)
+        if gonumbers.may_need_conversion(raw):
+            unstructured.restore_numbers(patched, schema)
         return patched, _duplicates(raw) if strict else []
     # Custom resources have no patch strategies to follow, so upstream refuses strategic merge for them
     # and names the patch types their handler takes (server-side apply among them).
@@ -159,7 +161,12 @@ def decoded(patched: Any, raw: bytes, content_type: str | None, directive: str, 
         if custom is None:
             problem = fieldvalidation.decode_problem(patched, url_type)
             if problem is not None:
+                if gonumbers.may_hold_fractions(raw):
+                    patched = gonumbers.respelled(patched, raw, kind == bodies.JSON_PATCH)
+                    problem = fieldvalidation.decode_problem(patched, url_type) or problem
                 raise _invalid_patched(patched, raw, kind, problem)
+        if gonumbers.may_hold_fractions(raw):
+            gonumbers.whole_floats_as_integers(patched)
     # A refusal shows the document as patched; a copy keeps it, as finding the unknown fields takes them
     # out (whatever the directive: the Go type has nowhere to keep them).
     as_patched = orjson.loads(orjson.dumps(patched)) if directive == "Strict" else patched
@@ -189,7 +196,7 @@ def _invalid_patched(patched: Any, raw: bytes, kind: str, problem: str) -> error
         for operation in body if isinstance(body, list) else ():
             parts = str(operation.get("path") or "").split("/")[1:] if isinstance(operation, dict) else []
             reached.extend(parts[:i] for i in range(1, len(parts)))
-    shown = orjson.dumps(_sorted_where_reached(patched, [], reached)).decode()
+    shown = gonumbers.dumps(_sorted_where_reached(patched, [], reached)).decode()
     return errors.invalid("", "", "", [errors.FieldError(
         "FieldValueInvalid", "patch", f"Invalid value: {orjson.dumps(shown).decode()}: {problem}")])
 

@@ -9,7 +9,6 @@ int-or-string, raw extensions) are left to the JSON decoder's check that runs af
 
 from __future__ import annotations
 
-import decimal
 from typing import Any
 
 from apiserver import errors
@@ -103,6 +102,50 @@ def _restored(value: Any, node: _Node | None, own_types: bool) -> str | None:
     return None
 
 
+def restore_numbers(value: Any, schema: schemas.Schema | None) -> None:
+    """Converts, in place, the numbers of a map that restore_error let through as fromUnstructured
+    converts them into the Go type: reflect's Convert wraps an integer to its field's width (4294967297
+    into an int32 is 1) and truncates a whole float64 into an integer (int64(f), which on amd64 is the
+    lowest int64 past its range); a float64 field keeps its float, which encoding/json writes without a
+    fraction when whole. Types that unmarshal themselves are left alone, as restore_error leaves them."""
+    _restore_numbers(value, _node(schema))
+
+
+def _restore_numbers(value: Any, node: _Node | None) -> None:
+    if node is None or node.custom:
+        return
+    shape = node.shape
+    if shape == "struct" and isinstance(value, dict):
+        props = node.props
+        for key, item in value.items():
+            if key in props:
+                value[key] = _restored_number(item, node.child(key))
+    elif shape == "slice" and isinstance(value, list):
+        item_node = node.child(None)
+        for i, item in enumerate(value):
+            value[i] = _restored_number(item, item_node)
+    elif shape == "map" and isinstance(value, dict) and node.extra is not None:
+        extra = node.child("")
+        for key, item in value.items():
+            value[key] = _restored_number(item, extra)
+
+
+def _restored_number(value: Any, node: _Node | None) -> Any:
+    if node is None or node.custom:
+        return value
+    if node.shape != "primitive":
+        _restore_numbers(value, node)
+        return value
+    if type(value) is float:
+        if node.target == "float64":
+            return int(value) if value.is_integer() and abs(value) < 1e21 else value
+        if node.target in _INTEGER_KINDS:
+            value = int(value) if -(2**63) <= value < 2**63 else -(2**63)
+    if type(value) is int and node.target == "int32":
+        return (value + 2**31) % 2**32 - 2**31
+    return value
+
+
 def _unmarshal_error(value: Any, schema: schemas.Schema | None, resolved: schemas.Schema) -> str | None:
     """What a type's UnmarshalJSON says of the value's JSON: IntOrString takes a string or an int32,
     Time and MicroTime a string of their layout, Quantity its own syntax; anything else takes anything."""
@@ -122,20 +165,9 @@ def _unmarshal_error(value: Any, schema: schemas.Schema | None, resolved: schema
             if isinstance(value, int) and low <= value <= high or isinstance(value, float) and \
                     value.is_integer() and abs(value) < 1e21 and low <= value <= high:
                 return None
-            json_kind = f"number {go_json_number(value)}"
+            json_kind = f"number {goprint.json_number(value)}"
         return f"json: cannot unmarshal {json_kind} into Go value of type int32"
     return None
-
-
-def go_json_number(value: float) -> str:
-    """encoding/json's text of a number: a float64 in %f below 1e21 (and from 1e-6), else in %e with
-    a negative exponent's leading zero dropped."""
-    if isinstance(value, int) or value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    if 1e-6 <= abs(value) < 1e21:
-        return format(decimal.Decimal(repr(value)), "f")
-    text = goprint.plain(value)
-    return text[:-2] + text[-1] if text[-4:-1] in ("e-0",) else text
 
 
 def _custom_unmarshaller(resolved: schemas.Schema) -> bool:

@@ -31,6 +31,11 @@ def media_type(content_type: str | None) -> str:
     return (content_type or "").split(";", 1)[0].strip().lower()
 
 
+def is_json(content_type: str | None) -> bool:
+    """Whether a create or update body is JSON (no content type reads as JSON)."""
+    return media_type(content_type) in ("", JSON)
+
+
 def decode_object(raw: bytes, content_type: str | None) -> Any:
     """A create or update body (JSON, YAML, or protobuf for built-in kinds)."""
     kind = media_type(content_type) or JSON

@@ -6,6 +6,7 @@ Maps print with their keys sorted, as fmt sorts them; numbers as the int64 or fl
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 from apiserver.registry.field import go_quote
@@ -53,3 +54,14 @@ def _float(value: float) -> str:
         sign = "-" if exponent.startswith("-") else "+"
         return f"{mantissa}e{sign}{abs(int(exponent)):02d}"
     return text
+
+
+def json_number(value: float) -> str:
+    """encoding/json's text of a number: a float64 in %f below 1e21 (and from 1e-6), else in %e with
+    a negative exponent's leading zero dropped."""
+    if isinstance(value, int) or value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if 1e-6 <= abs(value) < 1e21:
+        return format(decimal.Decimal(repr(value)), "f")
+    text = plain(value)
+    return text[:-2] + text[-1] if text[-4:-1] in ("e-0",) else text
