@@ -354,7 +354,8 @@ def _walk(schema: Any, at: str, v: _Validator, is_root: bool, options: SchemaOpt
             found.add(_walk(additional_schema, f"{at}.additionalProperties", sub, False, options,
                             cel and cel.child(additional_schema, schema.get("maxProperties"))))
     for name, property_schema in properties.items():
-        sub = v if schema.get("x-kubernetes-map-type") in (None, "granular") else v.forbidding_old_self(at)
+        # cel.MapIsCorrelatable: a granular or atomic map's properties keep their old values
+        sub = v if schema.get("x-kubernetes-map-type") in (None, "granular", "atomic") else v.forbidding_old_self(at)
         if (is_root or schema.get("x-kubernetes-embedded-resource")) and name in _META_FIELDS:
             sub = replace(sub, inside_resource_meta=True)
             if is_root:
