@@ -19,7 +19,7 @@ from typing import Any
 GROUP = "openapi.example.com"
 FIXTURE = "crd_openapi.json"
 Send = Callable[[str, str, Any, str], tuple[int, Any]]
-Rewrite = Callable[[dict[str, list[dict[str, Any]]]], None]
+Rewrite = Callable[[dict[str, dict[str, Any]]], None]  # by CRD name, the spec fields to store
 _PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 _MERGE = "application/merge-patch+json"
 
@@ -112,6 +112,7 @@ CREATES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
                               "properties": {"spec": {"type": "object"}}}, {"subresources": {"status": {}}}),
     "status-root-nullable": ({"type": "object", "nullable": True, "properties": {"status": {"type": "object"}}},
                              {"subresources": {"status": {}}}),
+    "status-root-array": ({"type": "array", "items": _STRING}, {"subresources": {"status": {}}}),
     "status-root-allowed": ({"type": "object", "description": "d", "required": ["spec"],
                              "x-kubernetes-preserve-unknown-fields": True,
                              "properties": {"spec": {"type": "object"}}}, {"subresources": {"status": {}}}),
@@ -131,6 +132,12 @@ CREATES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"rule": "self == oldSelf"}]}}, **{"x-kubernetes-map-type": "atomic"})), {}),
     "rule-old-self-in-map-list": (_spec(_list_of({**_KEYED, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]},
                                                  **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"]})), {}),
+}
+
+# name -> (root schema, extra spec fields)
+SPEC_CREATES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "defaults-preserving-unknown": (_spec({"type": "string", "default": "x"}), {"preserveUnknownFields": True}),
+    "defaults-pruning": (_spec({"type": "string", "default": "x"}), {"preserveUnknownFields": False}),
 }
 
 _SET_OF_OBJECTS = _spec(_list_of(_KEYED, **{"x-kubernetes-list-type": "set"}))
@@ -160,9 +167,15 @@ def _versions(*versions: dict[str, Any]) -> dict[str, Any]:
     return {"spec": {"versions": list(versions)}}
 
 
-# name -> (plural, the versions as created, the versions as stored, the steps: (name, merge patch))
-UPDATES: dict[str, tuple[str, list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]] = {
-    "non-atomic-set": ("sets", [_version("v1", _FINE)], [_version("v1", _SET_OF_OBJECTS)], [
+def _stored(*versions: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {"versions": list(versions), **spec}
+
+
+_UNTYPED = _obj({"spec": {"properties": {"a": _STRING}}})
+
+# name -> (plural, the versions as created, the spec fields as stored, the steps: (name, merge patch))
+UPDATES: dict[str, tuple[str, list[dict[str, Any]], dict[str, Any], list[tuple[str, dict[str, Any]]]]] = {
+    "non-atomic-set": ("sets", [_version("v1", _FINE)], _stored(_version("v1", _SET_OF_OBJECTS)), [
         ("label", _label("a")),
         ("described", _versions(_version("v1", _described(_SET_OF_OBJECTS, "d")))),
         ("another-set", _versions(_version("v1", _obj({"spec": _SET_OF_OBJECTS["properties"]["spec"],
@@ -170,30 +183,40 @@ UPDATES: dict[str, tuple[str, list[dict[str, Any]], list[dict[str, Any]], list[t
         ("unique-items-added", _versions(_version("v1", _obj({"spec": _SET_OF_OBJECTS["properties"]["spec"],
                                                                 "more": _UNIQUE["properties"]["spec"]})))),
     ]),
-    "key-without-default": ("keys", [_version("v1", _FINE)], [_version("v1", _KEY_WITHOUT_DEFAULT)], [
+    "key-without-default": ("keys", [_version("v1", _FINE)], _stored(_version("v1", _KEY_WITHOUT_DEFAULT)), [
         ("label", _label("a")),
         ("described", _versions(_version("v1", _described(_KEY_WITHOUT_DEFAULT, "d")))),
         ("set-added", _versions(_version("v1", _obj({"spec": _KEY_WITHOUT_DEFAULT["properties"]["spec"],
                                                        "more": _SET_OF_OBJECTS["properties"]["spec"]})))),
     ]),
-    "unknown-type": ("types", [_version("v1", _FINE)], [_version("v1", _UNKNOWN_TYPE)], [
+    "unknown-type": ("types", [_version("v1", _FINE)], _stored(_version("v1", _UNKNOWN_TYPE)), [
         ("label", _label("a")),
         ("described", _versions(_version("v1", _described(_UNKNOWN_TYPE, "d")))),
     ]),
-    "unique-items": ("uniques", [_version("v1", _FINE)], [_version("v1", _UNIQUE)], [
+    "unique-items": ("uniques", [_version("v1", _FINE)], _stored(_version("v1", _UNIQUE)), [
         ("label", _label("a")),
     ]),
-    "fine-then-set": ("fines", [_version("v1", _FINE)], [_version("v1", _FINE)], [
+    "fine-then-set": ("fines", [_version("v1", _FINE)], _stored(_version("v1", _FINE)), [
         ("set-added", _versions(_version("v1", _SET_OF_OBJECTS))),
         ("key-without-default-added", _versions(_version("v1", _KEY_WITHOUT_DEFAULT))),
         ("unknown-type-added", _versions(_version("v1", _UNKNOWN_TYPE))),
     ]),
     "version-without-schema": ("schemaless", [_version("v1", _FINE), _version("v2", _FINE, False)],
-                               [_version("v1", _FINE), _version("v2", None, False)], [
+                               _stored(_version("v1", _FINE), _version("v2", None, False)), [
         ("label", _label("a")),
         ("unserved", _versions(_version("v1", _FINE), _version("v2", None, False, False))),
         ("v3-added", _versions(_version("v1", _FINE), _version("v2", None, False, False),
                                _version("v3", None, False, False))),
+    ]),
+    # Pruning off (an old CRD's preserveUnknownFields) and nothing that needs a structural schema: the
+    # schema need not be one.
+    "non-structural-pruning-off": ("nonstructurals", [_version("v1", _FINE)],
+                                   _stored(_version("v1", _UNTYPED), preserveUnknownFields=True), [
+        ("label", _label("a")),
+        ("described", _versions(_version("v1", _described(_UNTYPED, "d")))),
+        ("rule-added", _versions(_version("v1", {**_UNTYPED, "x-kubernetes-validations": [{"rule": "true"}]}))),
+        ("default-added", _versions(_version("v1", _obj({"spec": {"properties": {"a": {**_STRING, "default": "x"}}}})))),
+        ("pruning-on", {"spec": {"preserveUnknownFields": False}}),
     ]),
 }
 
@@ -224,6 +247,10 @@ def run_creates(send: Send) -> dict[str, dict[str, Any]]:
     answers: dict[str, dict[str, Any]] = {}
     for i, (name, (schema, extra)) in enumerate(CREATES.items()):
         body = crd(f"creates{i}", [{**_version("v1", schema), **extra}])
+        answers[f"create/{name}"] = _answer(*send("POST", _PATH + "?dryRun=All", body, "application/json"))
+    for i, (name, (schema, extra)) in enumerate(SPEC_CREATES.items()):
+        body = crd(f"speccreates{i}", [_version("v1", schema)])
+        body["spec"].update(extra)
         answers[f"create/{name}"] = _answer(*send("POST", _PATH + "?dryRun=All", body, "application/json"))
     return answers
 

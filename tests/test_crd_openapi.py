@@ -30,17 +30,17 @@ def _recorded() -> dict[str, dict[str, Any]]:
 
 
 def _rewrite_stopped(server: ServerProcess) -> cases.Rewrite:
-    def rewrite(versions_by_name: dict[str, list[dict[str, Any]]]) -> None:
+    def rewrite(specs_by_name: dict[str, dict[str, Any]]) -> None:
         server.stop()
 
         async def write() -> None:
             store = EmbeddedStore(StoreOptions(os.path.join(server.data_dir, "store")))
             try:
-                for name, versions in versions_by_name.items():
+                for name, spec in specs_by_name.items():
                     stored = store.latest((_CRDS, "", name))
                     assert stored is not None, name
                     crd = json.loads(stored.data)
-                    crd["spec"]["versions"] = versions
+                    crd["spec"].update(spec)
                     await store.submit((_CRDS, "", name), crd, stored)
             finally:
                 await store.close()

@@ -7,8 +7,11 @@ a create would refuse are written into etcd directly, as tools/capture_crd_updat
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import time
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(os.path.dirname(HERE), "tests")
@@ -16,9 +19,30 @@ sys.path.insert(0, TESTS)
 sys.path.insert(0, HERE)
 
 import crd_openapi_cases as cases
-from capture_crd_update_ratchet import etcd_rewrite
+from capture_crd_update_ratchet import _PREFIX, _b64, _etcd
 from capture_patch_decoding import record
 from capture_validation import sender
+
+
+def etcd_rewrite(url: str, send: cases.Send) -> cases.Rewrite:
+    """Stores each CRD with the given spec fields, put back as v1 (read through the API) into etcd, and
+    waits until the server's cache has them."""
+    def rewrite(specs_by_name: dict[str, dict[str, Any]]) -> None:
+        path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+        for name, spec in specs_by_name.items():
+            crd = send("GET", path + name, None, "")[1]
+            crd["metadata"].pop("resourceVersion")
+            crd["spec"].update(spec)
+            _etcd(url, "put", {"key": _b64((_PREFIX + name).encode()), "value": _b64(json.dumps(crd).encode())})
+        for name, spec in specs_by_name.items():
+            for _ in range(100):
+                stored = send("GET", path + name, None, "")[1]["spec"]
+                if all(stored.get(key) == value for key, value in spec.items()):
+                    break
+                time.sleep(0.1)
+            else:
+                raise RuntimeError(f"{name} not seen rewritten")
+    return rewrite
 
 
 def main(kubeconfig: str, etcd_url: str) -> None:
