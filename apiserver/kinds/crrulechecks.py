@@ -1,16 +1,19 @@
 """What a CRD's `x-kubernetes-validations` must meet when the CRD is written (upstream: the rule checks
-of `apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`).
+of `apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`), level by level as the
+schema walk of registry/apiextensions/openapi_schema.py calls them.
 
-At every level of the schema: each rule well-formed (rule, message, messageExpression, reason,
-fieldPath), compiling against the level's declared type, `oldSelf` only where old values correlate,
-`optionalOldSelf` only with `oldSelf`, and the cost within budget: cel-go's static estimate
-(apiserver/cel/cost.py) times how often the rule can run in one object, at most 10M per expression
-(StaticEstimatedCostLimit) and 100M for the schema (StaticEstimatedCRDCostLimit), in upstream's words.
+Each rule well-formed (rule, message, messageExpression, reason, fieldPath); then, where the level and
+all below it have no schema errors, compiling against the level's declared type, `oldSelf` only where
+old values correlate, `optionalOldSelf` only with `oldSelf`, and the cost within budget: cel-go's static
+estimate (apiserver/cel/cost.py) times how often the rule can run in one object, at most 10M per
+expression (StaticEstimatedCostLimit) and 100M for the schema (StaticEstimatedCRDCostLimit), in
+upstream's words.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,13 +49,13 @@ def cost_message(name: str, cost: int, limit: int) -> str:
 
 
 @dataclass
-class _Walk:
-    """What checking a schema's rules carries from level to level: the errors, and the costs."""
+class RuleCosts:
+    """The estimated costs of a schema's rules, added up as the walk compiles them level by level
+    (upstream's TotalCost)."""
 
     # A version whose schema an update leaves as it was keeps its rules however far over the per-expression
     # limit they are (estimates change between releases); they still count towards the schema's total.
     suppress_per_expression_cost: bool = False
-    problems: list[FieldError] = field(default_factory=list)
     total: int = 0
     most_expensive: list[tuple[int, str]] = field(default_factory=list)
 
@@ -61,51 +64,61 @@ class _Walk:
         if spent >= CRD_COST_LIMIT // 100:  # upstream names the top 4 of those above 1% of the limit
             self.most_expensive = sorted([*self.most_expensive, (spent, path)], key=lambda c: -c[0])[:4]
 
-
-def schema_rule_problems(schema: Schema, path: str,
-                         suppress_per_expression_cost: bool = False) -> list[FieldError]:
-    """What a CRD's rules must meet to be accepted, checked at every level of its schema: well-formed,
-    compiling, and within the cost budget per expression (unless suppressed: upstream's
-    suppressPerExpressionCost) and for the whole schema."""
-    walk = _Walk(suppress_per_expression_cost)
-    _check_level(schema, path, True, None, 1, walk)
-    if walk.total > CRD_COST_LIMIT:
-        for _, at in walk.most_expensive:
-            walk.problems.append(FieldError("FieldValueForbidden", at, "Forbidden: contributed to estimated rule cost "
-                                            "total exceeding cost limit for entire OpenAPIv3 schema"))
-        walk.problems.append(FieldError("FieldValueForbidden", path, "Forbidden: " + cost_message(
-            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", walk.total,
+    def total_problems(self, path: str) -> list[FieldError]:
+        """The schema's total over StaticEstimatedCRDCostLimit: its most expensive rules, then the total."""
+        if self.total <= CRD_COST_LIMIT:
+            return []
+        problems = [FieldError("FieldValueForbidden", at, "Forbidden: contributed to estimated rule cost total "
+                               "exceeding cost limit for entire OpenAPIv3 schema") for _, at in self.most_expensive]
+        problems.append(FieldError("FieldValueForbidden", path, "Forbidden: " + cost_message(
+            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", self.total,
             CRD_COST_LIMIT)))
-    return walk.problems
+        return problems
 
 
-def _times(cardinality: int | None, bound: Any) -> int | None:
+def times(cardinality: int | None, bound: Any) -> int | None:
+    """A child's cardinality: its parent's times the list's or map's bound; unbounded if either is."""
     return None if cardinality is None or bound is None else cardinality * int(bound)
 
 
-def _check_level(schema: Schema, path: str, root: bool, uncorrelatable: str | None, cardinality: int | None,
-                 walk: _Walk) -> None:
-    rules = schema.get("x-kubernetes-validations")
-    if isinstance(rules, list) and rules:
-        _check_rules(schema, rules, path, root, uncorrelatable, cardinality, walk)
-    # An atomic struct's properties have no old values; an atomic map's values still do (upstream
-    # forbids oldSelf by MapIsCorrelatable for properties only).
-    atomic = uncorrelatable or (path if schema.get("x-kubernetes-map-type") == "atomic" else None)
-    for key, sub in (schema.get("properties") or {}).items():
-        if isinstance(sub, dict):
-            _check_level(sub, f"{path}.properties[{key}]", bool(sub.get("x-kubernetes-embedded-resource")),
-                         atomic, cardinality, walk)
-    items = schema.get("items")
-    if isinstance(items, dict):
-        at = f"{path}.items"
-        lost = uncorrelatable or (path if schema.get("x-kubernetes-list-type") != "map" else None)
-        _check_level(items, at, bool(items.get("x-kubernetes-embedded-resource")), lost,
-                     _times(cardinality, schema.get("maxItems")), walk)
-    additional = schema.get("additionalProperties")
-    if isinstance(additional, dict):
-        at = f"{path}.additionalProperties"
-        _check_level(additional, at, bool(additional.get("x-kubernetes-embedded-resource")), uncorrelatable,
-                     _times(cardinality, schema.get("maxProperties")), walk)
+_NEWLINES = re.compile(r"[\n\r]+")  # the line breaks of CEL's grammar
+
+
+def rule_form_problems(schema: Schema, rules: list[Any], path: str) -> list[FieldError]:
+    """Whether each of a level's rules is well-formed (rule, message, messageExpression, reason,
+    fieldPath): upstream's schema errors of x-kubernetes-validations."""
+    level: list[FieldError] = []
+    for index, rule in enumerate(rules):
+        at = f"{path}.x-kubernetes-validations[{index}]"
+        if not isinstance(rule, dict):
+            continue
+        text, message = str(rule.get("rule") or "").strip(), str(rule.get("message") or "")
+        if not text:
+            level.append(FieldError("FieldValueRequired", f"{at}.rule", "Required value: rule is not specified"))
+        elif message and not message.strip():
+            level.append(_invalid_at(f"{at}.message", message, "must be non-empty if specified"))
+        elif _NEWLINES.search(message.strip()):
+            level.append(_invalid_at(f"{at}.message", message, "must not contain line breaks"))
+        elif _NEWLINES.search(text) and not message.strip():
+            level.append(FieldError("FieldValueRequired", f"{at}.message",
+                                    "Required value: message must be specified if rule contains line breaks"))
+        expression = str(rule.get("messageExpression") or "")
+        if expression and not expression.strip():
+            level.append(FieldError("FieldValueRequired", f"{at}.messageExpression",
+                                    "Required value: messageExpression must be non-empty if specified"))
+        reason = rule.get("reason")
+        if reason is not None and reason not in REASONS:
+            supported = ", ".join(f'"{r}"' for r in REASONS)
+            level.append(FieldError("FieldValueNotSupported", f"{at}.reason",
+                                    f"Unsupported value: {shown(reason)}: supported values: {supported}"))
+        field_path = str(rule.get("fieldPath") or "")
+        if field_path and not field_path.strip():
+            level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be non-empty if specified"))
+        if _NEWLINES.search(field_path):
+            level.append(_invalid_at(f"{at}.fieldPath", field_path, "must not contain line breaks"))
+        if field_path and normalized_field_path(field_path, schema) is None:
+            level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be a valid path"))
+    return level
 
 
 def _sizing_schema(schema: Schema, root: bool) -> Schema:
@@ -116,49 +129,16 @@ def _sizing_schema(schema: Schema, root: bool) -> Schema:
     return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
 
 
-def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorrelatable: str | None,
-                 cardinality: int | None, walk: _Walk) -> None:
-    problems = walk.problems
-    level: list[FieldError] = []
-    for index, rule in enumerate(rules):
-        at = f"{path}.x-kubernetes-validations[{index}]"
-        if not isinstance(rule, dict):
-            continue
-        text, message = str(rule.get("rule") or ""), rule.get("message")
-        if not text.strip():
-            level.append(FieldError("FieldValueRequired", f"{at}.rule", "Required value: rule is not specified"))
-        elif isinstance(message, str) and message and not message.strip():
-            level.append(_invalid_at(f"{at}.message", message, "must be non-empty if specified"))
-        elif isinstance(message, str) and "\n" in message.strip():
-            level.append(_invalid_at(f"{at}.message", message, "must not contain line breaks"))
-        elif "\n" in text.strip() and not str(message or "").strip():
-            level.append(FieldError("FieldValueRequired", f"{at}.message",
-                                    "Required value: message must be specified if rule contains line breaks"))
-        expression = rule.get("messageExpression")
-        if isinstance(expression, str) and expression and not expression.strip():
-            level.append(FieldError("FieldValueRequired", f"{at}.messageExpression",
-                                    "Required value: messageExpression must be non-empty if specified"))
-        reason = rule.get("reason")
-        if reason is not None and reason not in REASONS:
-            supported = ", ".join(f'"{r}"' for r in REASONS)
-            level.append(FieldError("FieldValueNotSupported", f"{at}.reason",
-                                    f"Unsupported value: {shown(reason)}: supported values: {supported}"))
-        field_path = rule.get("fieldPath")
-        if isinstance(field_path, str) and field_path:
-            if not field_path.strip():
-                level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be non-empty if specified"))
-            if "\n" in field_path:
-                level.append(_invalid_at(f"{at}.fieldPath", field_path, "must not contain line breaks"))
-            if normalized_field_path(field_path, schema) is None:
-                level.append(_invalid_at(f"{at}.fieldPath", field_path, "must be a valid path"))
-    problems += level
-    if level:
-        return  # upstream compiles only a level whose rules are well-formed
+def compiled_rule_problems(schema: Schema, rules: list[Any], path: str, root: bool, uncorrelatable: str | None,
+                           cardinality: int | None, costs: RuleCosts) -> list[FieldError]:
+    """A level's rules compiled against its declared type (a resource's `root`), their costs observed:
+    upstream's CEL errors. `uncorrelatable` names the nearest ancestor without old values to correlate
+    (oldSelf forbidden); `cardinality` bounds how often a rule can run in one object (None: unbounded)."""
+    problems: list[FieldError] = []
     if not _declarable(schema):
-        problems.append(FieldError("InternalError", f"{path}.x-kubernetes-validations", (
+        return [FieldError("InternalError", f"{path}.x-kubernetes-validations", (
             "Internal error: internal error: failed to construct type information for x-kubernetes-validations "
-            "rules: unable to convert structural schema to CEL declarations")))
-        return
+            "rules: unable to convert structural schema to CEL declarations"))]
     self_type = declared.declare(schema, root).cel_type
     sizing = _sizing_schema(schema, root)
     sizer = cost.schema_sizer({"self": sizing, "oldSelf": sizing})
@@ -172,24 +152,24 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
         at = f"{path}.x-kubernetes-validations[{index}]"
         compiled = compile_rule(rule, schema, self_type)
         rule_cost = min(compiled.checked.max_cost(sizer) * runs, cost.MAX) if compiled.checked else 0
-        if not walk.suppress_per_expression_cost and rule_cost > STATIC_COST_LIMIT:
+        if not costs.suppress_per_expression_cost and rule_cost > STATIC_COST_LIMIT:
             problems.append(FieldError("FieldValueForbidden", f"{at}.rule",
                                        "Forbidden: " + cost_message("estimated rule cost", rule_cost,
                                                                     STATIC_COST_LIMIT)))
-        walk.observe(f"{at}.rule", rule_cost)
-        if compiled.message is not None and compiled.message_error is None:
-            # Upstream holds a messageExpression to its own cost, not times how often it may run.
-            message_cost = min(compiled.message.max_cost(sizer), cost.MAX)
-            if not walk.suppress_per_expression_cost and message_cost > STATIC_COST_LIMIT:
-                problems.append(FieldError("FieldValueForbidden", f"{at}.messageExpression", "Forbidden: " + cost_message(
-                    "estimated messageExpression cost", message_cost, STATIC_COST_LIMIT)))
-            walk.observe(f"{at}.messageExpression", message_cost)
+        costs.observe(f"{at}.rule", rule_cost)
         if compiled.error is not None:
             problems.append(FieldError("FieldValueInvalid", f"{at}.rule",
                                        f"Invalid value: {_rule_value(rule)}: {compiled.error}"))
         if compiled.message_error is not None:
             problems.append(FieldError("FieldValueInvalid", f"{at}.messageExpression",
                                        f"Invalid value: {_rule_value(rule)}: {compiled.message_error}"))
+        elif compiled.message is not None:
+            # Upstream holds a messageExpression to its own cost, not times how often it may run.
+            message_cost = min(compiled.message.max_cost(sizer), cost.MAX)
+            if not costs.suppress_per_expression_cost and message_cost > STATIC_COST_LIMIT:
+                problems.append(FieldError("FieldValueForbidden", f"{at}.messageExpression", "Forbidden: " + cost_message(
+                    "estimated messageExpression cost", message_cost, STATIC_COST_LIMIT)))
+            costs.observe(f"{at}.messageExpression", message_cost)
         # A rule that does not compile uses no oldSelf, upstream's compileRule finds: its optionalOldSelf
         # is refused as well.
         if compiled.error is None and compiled.uses_old_self:
@@ -201,6 +181,7 @@ def _check_rules(schema: Schema, rules: list[Any], path: str, root: bool, uncorr
             problems.append(FieldError("FieldValueInvalid", f"{at}.optionalOldSelf",
                                        f"Invalid value: {shown(rule['optionalOldSelf'])}: may not be set if "
                                        "oldSelf is not used in rule"))
+    return problems
 
 
 def _declarable(schema: Schema) -> bool:

@@ -9,8 +9,11 @@ webhook fields flatten to `webhookClientConfig` and `conversionReviewVersions`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from apiserver.registry.apiextensions import openapi_schema
 
 Obj = dict[str, Any]
 
@@ -76,6 +79,15 @@ class Allowances:
 
     unchanged_schemas: frozenset[str] = frozenset()  # not held to the per-expression cost limit
     too_many_selectable_fields: frozenset[str] = frozenset()
+    # What the old CRD had anywhere in its schemas, and so its update may still have (upstream's
+    # requireOpenAPISchema, requireValidPropertyType, requireAtomicSetType,
+    # requireMapListKeysMapSetValidation, requireStructuralSchema and requirePrunedDefaults, negated).
+    versions_without_schema: bool = False
+    invalid_types: bool = False
+    non_atomic_sets: bool = False
+    invalid_map_list_keys: bool = False
+    non_structural_schemas: bool = False
+    unpruned_defaults: bool = False
 
 
 def _versions_with_unchanged_schemas(new: InternalSpec, old: InternalSpec) -> frozenset[str]:
@@ -107,9 +119,39 @@ def _too_many_selectable_fields_allowed(new: InternalSpec, old: InternalSpec, li
     return frozenset(allowed)
 
 
-def update_allowances(new: InternalSpec, old: InternalSpec, selectable_limit: int) -> Allowances:
-    return Allowances(_versions_with_unchanged_schemas(new, old),
-                      _too_many_selectable_fields_allowed(new, old, selectable_limit))
+def schemas(internal: InternalSpec) -> list[Obj]:
+    """HasSchemaWith's schemas: the shared one and each version's."""
+    given = [_openapi(internal.top.get("validation"))] + [_openapi(v.get("schema")) for v in internal.versions]
+    return [s for s in given if isinstance(s, dict)]
+
+
+def _openapi(validation: Any) -> Any:
+    return validation.get("openAPIV3Schema") if isinstance(validation, dict) else None
+
+
+def _all_versions_have_schemas(internal: InternalSpec) -> bool:
+    """allVersionsSpecifyOpenAPISchema."""
+    if _openapi(internal.top.get("validation")) is not None:
+        return True
+    return all(_openapi(v.get("schema")) is not None for v in internal.versions)
+
+
+def update_allowances(new: InternalSpec, old: InternalSpec, selectable_limit: int,
+                      non_structural: Callable[[Obj], bool], unpruned_defaults: Callable[[Obj], bool]) -> Allowances:
+    """What `new` may keep of `old`; `non_structural` and `unpruned_defaults` judge one old schema
+    (upstream's schemaIsNonStructural and schemaHasUnprunedDefaults)."""
+    old_schemas = schemas(old)
+    return Allowances(
+        _versions_with_unchanged_schemas(new, old),
+        _too_many_selectable_fields_allowed(new, old, selectable_limit),
+        versions_without_schema=not _all_versions_have_schemas(old),
+        invalid_types=any(openapi_schema.schema_has(s, openapi_schema.invalid_type) for s in old_schemas),
+        non_atomic_sets=any(openapi_schema.schema_has(s, openapi_schema.non_atomic_set) for s in old_schemas),
+        invalid_map_list_keys=any(openapi_schema.schema_has(
+            s, lambda level: bool(openapi_schema.map_list_keys_map_set_problems(level, ""))) for s in old_schemas),
+        non_structural_schemas=any(non_structural(s) for s in old_schemas),
+        unpruned_defaults=any(unpruned_defaults(s) for s in old_schemas),
+    )
 
 
 def go_versions(versions: list[Obj], given: Any) -> list[Obj] | None:
@@ -129,3 +171,4 @@ def go_versions(versions: list[Obj], given: Any) -> list[Obj] | None:
         for v in versions
     ]
     return shown if isinstance(given, list) else None
+

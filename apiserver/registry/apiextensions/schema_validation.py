@@ -1,7 +1,7 @@
-"""A CRD's OpenAPI schema and selectable fields as apiextensions validation.go judges them, for the
-rules ported so far: validateCustomResourceDefinitionValidation's structural basics (an object at the
-root, a type on every specified field), the x-kubernetes-validations rules (kinds/crrulechecks.py),
-and ValidateCustomResourceSelectableFields with cel.ValidFieldPath (no array notation).
+"""A CRD's OpenAPI schema and selectable fields as apiextensions validation.go judges them:
+validateCustomResourceDefinitionValidation's order of steps (the root's rules, the structural schema's,
+its defaults', then the OpenAPI schema walk of openapi_schema.py with its rules compiled, and the rules'
+total cost), and ValidateCustomResourceSelectableFields with cel.ValidFieldPath (no array notation).
 """
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.errors import FieldError
-from apiserver.kinds import crrulechecks
+from apiserver.kinds.crrulechecks import RuleCosts
 from apiserver.registry import field
+from apiserver.registry.apiextensions import openapi_schema
+from apiserver.registry.apiextensions.openapi_schema import SchemaOptions
 
 Obj = dict[str, Any]
 MAX_SELECTABLE_FIELDS = 8
@@ -37,13 +39,9 @@ def _typed_fields(schema: Obj, path: str, problems: list[FieldError]) -> None:
         _typed_fields(sub, child_path, problems)
 
 
-def schema(openapi: Any, path: str, unchanged: bool = False) -> list[FieldError]:
-    """The schema at `path` (a version's `schema` or the shared `spec.validation`); none, nothing to judge.
-    An `unchanged` schema (an update left its version's as it was) is not held to the per-expression cost
-    limit (upstream's suppressExpressionCostForUnchangedSchema)."""
-    if not isinstance(openapi, dict):
-        return []
-    at = f"{path}.openAPIV3Schema"
+def _structural_problems(openapi: Obj, at: str) -> tuple[list[FieldError], list[FieldError]]:
+    """NewStructural's errors and ValidateStructural's, as far as ported here: an object at the root, a type
+    on every specified field (structural.py's structural_problems takes this place)."""
     problems: list[FieldError] = []
     if openapi.get("type") != "object":
         if openapi.get("type"):
@@ -51,8 +49,44 @@ def schema(openapi: Any, path: str, unchanged: bool = False) -> list[FieldError]
         else:
             problems.append(field.required(f"{at}.type", "must not be empty at the root"))
     _typed_fields(openapi, at, problems)
+    return [], problems
+
+
+def non_structural(openapi: Obj) -> bool:
+    """schemaIsNonStructural: NewStructural or ValidateStructural finds fault with the schema."""
+    init, structural = _structural_problems(openapi, "")
+    return bool(init or structural)
+
+
+def unpruned_defaults(openapi: Obj) -> bool:
+    """schemaHasUnprunedDefaults: a default that pruning would change. Nothing checks defaults yet
+    (default_validation.py will, with its PruneDefaults), so none is held against an update."""
+    return False
+
+
+def schema(openapi: Any, path: str, status_enabled: bool, options: SchemaOptions) -> list[FieldError]:
+    """validateCustomResourceDefinitionValidation for the schema at `path` (a version's `schema` or the
+    shared `spec.validation`); none, nothing to judge."""
+    if not isinstance(openapi, dict):
+        return []
+    at = f"{path}.openAPIV3Schema"
+    problems = openapi_schema.root_problems(openapi, at, status_enabled)
+    init_problems: list[FieldError] = []
+    costs: RuleCosts | None = None
+    if options.require_structural_schema:
+        # Steps in upstream's order: NewStructural's errors are held back (the walk below says the same
+        # more precisely); ValidateStructural's; then ValidateDefaults' (default_validation.py's
+        # default_problems(openapi, at, options.require_pruned_defaults) goes here). Rules compile only
+        # when all pass.
+        init_problems, structural = _structural_problems(openapi, at)
+        problems += structural if not init_problems else []
+        if not init_problems and not structural:
+            costs = RuleCosts(options.suppress_per_expression_cost)
+    problems += openapi_schema.openapi_schema_problems(openapi, at, options, costs)
     if not problems:
-        problems += crrulechecks.schema_rule_problems(openapi, at, unchanged)
+        problems += init_problems
+    if costs is not None:
+        problems += costs.total_problems(at)
     return problems
 
 

@@ -8,20 +8,23 @@ holds; the conversion's are `conversion_validation.py`'s.
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1035_label, dns1123_subdomain
 from apiserver.registry import field
-from apiserver.registry.apiextensions import conversion_validation, schema_validation
+from apiserver.registry.apiextensions import conversion_validation, openapi_schema, schema_validation
 from apiserver.registry.apiextensions.internal import (
     Allowances,
     InternalSpec,
     go_versions,
     internal_spec,
+    schemas,
     update_allowances,
 )
+from apiserver.registry.apiextensions.openapi_schema import SchemaOptions
 from apiserver.registry.meta import subdomain_name
 
 Obj = dict[str, Any]
@@ -133,12 +136,18 @@ def _column(column: Any, path: str) -> list[FieldError]:
     return found
 
 
-def _version(version: Obj, path: str, allowed: Allowances) -> list[FieldError]:
+def _status_enabled(subresources: Any) -> bool:
+    return _dict(subresources).get("status") is not None
+
+
+def _version(version: Obj, path: str, status_enabled: bool, allowed: Allowances,
+             options: SchemaOptions) -> list[FieldError]:
     """validateCustomResourceDefinitionVersion (what is left in a version once shared fields moved up)."""
     name = version.get("name") or ""
     found = _deprecation_warning(version, f"{path}.deprecationWarning")
     found += schema_validation.schema(
-        _dict(version.get("schema")).get("openAPIV3Schema"), f"{path}.schema", name in allowed.unchanged_schemas
+        _dict(version.get("schema")).get("openAPIV3Schema"), f"{path}.schema", status_enabled,
+        replace(options, suppress_per_expression_cost=name in allowed.unchanged_schemas),
     )
     found += _subresources(version.get("subresources"), f"{path}.subresources")
     for i, column in enumerate(_list(version.get("additionalPrinterColumns"))):
@@ -201,17 +210,38 @@ def _spec(internal: InternalSpec, required_review: bool, allowed: Allowances) ->
         found.append(field.required("spec.scope"))
     elif scope not in _SCOPES:
         found.append(field.not_supported("spec.scope", scope, _SCOPES))
+    preserve_unknown = bool(spec.get("preserveUnknownFields"))
     if not _dict(top.get("validation")).get("openAPIV3Schema"):
-        found += [
-            field.required(f"spec.versions[{i}].schema.openAPIV3Schema")
-            for i, v in enumerate(versions)
-            if not _dict(v.get("schema")).get("openAPIV3Schema")
-        ]
+        for i, version in enumerate(versions):
+            at = f"spec.versions[{i}].schema.openAPIV3Schema"
+            if _dict(version.get("schema")).get("openAPIV3Schema"):
+                continue
+            if not allowed.versions_without_schema:
+                found.append(field.required(at))
+            elif version.get("served") and not preserve_unknown:
+                # an update of a CRD that had versions without one: needed only where all would be pruned
+                found.append(field.required(at, "because otherwise all fields are pruned"))
+    spec_schemas = schemas(internal)
+    has_defaults = any(openapi_schema.schema_has(s, lambda level: level.get("default") is not None)
+                       for s in spec_schemas)
+    if has_defaults and preserve_unknown:
+        found.append(field.invalid("spec.preserveUnknownFields", True,
+                                   "must be false in order to use defaults in the schema"))
+    # Pruning, defaults and the Kubernetes extensions all need a structural schema.
+    options = SchemaOptions(
+        require_valid_property_type=not allowed.invalid_types,
+        require_atomic_set_type=not allowed.non_atomic_sets,
+        require_map_list_keys_map_set_validation=not allowed.invalid_map_list_keys,
+        require_structural_schema=not allowed.non_structural_schemas or not preserve_unknown or has_defaults
+        or any(openapi_schema.schema_has(s, openapi_schema.has_extensions) for s in spec_schemas),
+        require_pruned_defaults=not allowed.unpruned_defaults,
+    )
     names = [v.get("name") or "" for v in versions]
     for i, version in enumerate(versions):
         if errs := dns1035_label(names[i]):
             found.append(field.invalid(f"spec.versions[{i}].name", names[i], ",".join(errs)))
-        found += _version(version, f"spec.versions[{i}]", allowed)
+        subresources = top["subresources"] if top.get("subresources") is not None else version.get("subresources")
+        found += _version(version, f"spec.versions[{i}]", _status_enabled(subresources), allowed, options)
     shown = field.go_json(go_versions(versions, spec.get("versions")))
     if len(set(names)) != len(names):
         found.append(field.invalid_shown("spec.versions", shown, "must contain unique version names"))
@@ -227,10 +257,13 @@ def _spec(internal: InternalSpec, required_review: bool, allowed: Allowances) ->
             found.append(field.required(f"spec.names.{key}"))
     found += _names(names_obj, "spec.names")
     # The shared schema is judged under the internal spec.version, the first version's name.
+    any_status = _status_enabled(top.get("subresources")) or any(
+        _status_enabled(v.get("subresources")) for v in versions)
     found += schema_validation.schema(
         _dict(top.get("validation")).get("openAPIV3Schema"),
         "spec.validation",
-        bool(names) and names[0] in allowed.unchanged_schemas,
+        any_status,
+        replace(options, suppress_per_expression_cost=bool(names) and names[0] in allowed.unchanged_schemas),
     )
     found += _subresources(top.get("subresources"), "spec.subresources")
     for i, column in enumerate(_list(top.get("additionalPrinterColumns"))):
@@ -347,7 +380,8 @@ def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
     old_spec, new_spec = _dict(old.get("spec")), _dict(new.get("spec"))
     required_review = conversion_validation.requires_known_review_version(old_spec)
     new_internal = internal_spec(new_spec)
-    allowed = update_allowances(new_internal, internal_spec(old_spec), schema_validation.MAX_SELECTABLE_FIELDS)
+    allowed = update_allowances(new_internal, internal_spec(old_spec), schema_validation.MAX_SELECTABLE_FIELDS,
+                                schema_validation.non_structural, schema_validation.unpruned_defaults)
     found = _spec(new_internal, required_review, allowed)
     old_names, new_names = _dict(old_spec.get("names")), _dict(new_spec.get("names"))
     # Upstream holds scope and kind only once the CRD is Established, which its controller sets a moment
