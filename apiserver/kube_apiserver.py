@@ -30,8 +30,6 @@ log = logging.getLogger("fastkube-kube-apiserver")
 # kube-apiserver's flags that have no counterpart here, and why each is let go.
 IGNORED = {
     "advertise-address": "no Endpoints are written for the `kubernetes` Service",
-    "disable-admission-plugins": "the admission this server applies is fixed (docs/compatibility.md)",
-    "enable-admission-plugins": "the admission this server applies is fixed (docs/compatibility.md)",
     "enable-priority-and-fairness": "requests are not queued by priority level",
     "insecure-port": "there is no insecure port (as in kube-apiserver 1.24 and later)",
     "insecure-bind-address": "there is no insecure port (as in kube-apiserver 1.24 and later)",
@@ -91,6 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--audit-policy-file")
     parser.add_argument("--request-timeout", type=go_duration, default=Limits().request_timeout_seconds)
     parser.add_argument("--feature-gates", default="")
+    parser.add_argument("--enable-admission-plugins", default="")
+    parser.add_argument("--disable-admission-plugins", default="")
     parser.add_argument("--service-cluster-ip-range", default="",
                         help="Services' cluster IPs (the first of dual-stack ranges; default "
                              f"{DEFAULT_SERVICE_RANGE.cidr})")
@@ -126,6 +126,27 @@ def _feature_gates(value: str) -> bool:
         else:
             log.info("ignoring feature gate %s: not one this server reads", item)
     return identity
+
+
+def _disabled_plugins(enable: str, disable: str) -> frozenset[str]:
+    """The plugins of this server's admission chain that `--disable-admission-plugins` turns off. A name
+    kube-apiserver does not know stops the start, as it stops kube-apiserver's; a plugin not on this
+    server's chain (not applied, or applied outside it: docs/compatibility.md) is logged and left as it
+    is, and so is every name `--enable-admission-plugins` gives, as this server's chain is on by default."""
+    from apiserver.admission import plugins  # its plugins registered, as options() imported the server
+    asked = {flag: [name.strip() for name in value.split(",") if name.strip()]
+             for flag, value in (("enable-admission-plugins", enable), ("disable-admission-plugins", disable))}
+    for flag, names in asked.items():
+        for name in names:
+            if name not in plugins.ORDERED_PLUGINS:
+                raise SystemExit(f'{flag} plugin "{name}" is unknown')
+    on_chain = plugins.on_chain()
+    for flag, names in asked.items():
+        for name in names:
+            if flag == "enable-admission-plugins" or name not in on_chain:
+                where = "on by default here" if name in on_chain else "not on this server's admission chain"
+                log.info("ignoring %s=%s: %s (docs/compatibility.md)", f"--{flag}", name, where)
+    return frozenset(asked["disable-admission-plugins"]) & on_chain
 
 
 def _service_range(value: str) -> ServiceRange:
@@ -209,6 +230,8 @@ def options(argv: Sequence[str] | None = None) -> ServeOptions:
                         tls=_tls(args, data_dir), service_accounts=accounts,
                         allow_privileged=args.allow_privileged,
                         admission_control_config_file=args.admission_control_config_file,
+                        disabled_admission_plugins=_disabled_plugins(args.enable_admission_plugins,
+                                                                     args.disable_admission_plugins),
                         service_range=_service_range(args.service_cluster_ip_range),
                         authorization_modes=_authorization_modes(args.authorization_mode))
 

@@ -32,7 +32,7 @@ from support import REPO, EtcdCluster, free_port, wait_for
 
 from apiserver.auth import keyfiles
 from apiserver.auth.jws import key_id
-from apiserver.kube_apiserver import go_duration
+from apiserver.kube_apiserver import go_duration, options
 
 pytestmark = pytest.mark.store_once  # starts its own etcd
 
@@ -206,8 +206,7 @@ def test_allow_privileged_lets_a_privileged_container_in(started: Started) -> No
 
 def test_flags_meaning_nothing_here_are_named_in_the_log(started: Started) -> None:
     log = started.log()
-    for flag, why in [("--disable-admission-plugins=ServiceAccount",
-                       "the admission this server applies is fixed")]:
+    for flag, why in [("--disable-admission-plugins=ServiceAccount", "not on this server's admission chain")]:
         assert f"ignoring {flag}: {why}" in log
     assert "ignoring --authorization-mode" not in log and "ignoring --service-cluster-ip-range" not in log
 
@@ -247,3 +246,16 @@ def test_key_files_give_the_public_keys_of_every_pem_form(tmp_path: object) -> N
         f.write(b"not a key")
     with pytest.raises(keyfiles.KeyFileError, match="no public key, certificate or private key"):
         keyfiles.public_keys(path)
+
+
+def test_admission_plugins_flags_turn_off_the_plugins_of_the_chain(tmp_path: object) -> None:
+    """envtest's `--disable-admission-plugins=ServiceAccount` (a plugin not applied here) is logged and
+    kept; a plugin of this server's chain is turned off as `python -m apiserver` turns it off."""
+    chosen = options([f"--fastkube-data-dir={tmp_path}", "--disable-admission-plugins=ServiceAccount,Priority",
+                      "--enable-admission-plugins=NamespaceLifecycle,AlwaysPullImages"])
+    assert chosen.disabled_admission_plugins == frozenset({"Priority"})
+
+
+def test_an_unknown_admission_plugin_stops_the_start_as_upstream_does(tmp_path: object) -> None:
+    with pytest.raises(SystemExit, match='disable-admission-plugins plugin "Nonesuch" is unknown'):
+        options([f"--fastkube-data-dir={tmp_path}", "--disable-admission-plugins=Nonesuch"])

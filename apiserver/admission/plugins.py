@@ -92,6 +92,11 @@ def register(name: str, factory: Factory) -> None:
     _FACTORIES[name] = factory
 
 
+def on_chain() -> frozenset[str]:
+    """The upstream names of the plugins this server's admission chain runs (and can turn off)."""
+    return frozenset(_FACTORIES)
+
+
 def unknown_to_disable(names: frozenset[str]) -> str | None:
     """Why `--disable-admission-plugins` cannot take these names, or None: upstream's refusal of a name it
     does not know, and this server's of a plugin it applies outside the chain (which would stay on)."""
