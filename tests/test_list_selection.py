@@ -131,6 +131,14 @@ def test_resource_version_rules(loaded: ServerProcess) -> None:
     status, body = loaded.json("GET", path + q(resourceVersion="999999", resourceVersionMatch="Exact"))
     assert (status, body["reason"], body["message"].split(",")[0]) == (504, "Timeout",
                                                                        "Timeout: Too large resource version: 999999")
+    # an exact list is handed to etcd upstream, whose error asks for no retry; the watch cache's does
+    assert "retryAfterSeconds" not in body["details"]
+    for query in (q(resourceVersion="999999", limit="5"), q(resourceVersion="999999", resourceVersionMatch="Exact",
+                                                             limit="5")):
+        assert "retryAfterSeconds" not in loaded.json("GET", path + query)[1]["details"]
+    for query in (q(resourceVersion="999999"), q(resourceVersion="999999", resourceVersionMatch="NotOlderThan",
+                                                   limit="5")):
+        assert loaded.json("GET", path + query)[1]["details"]["retryAfterSeconds"] == 1
     status, body = loaded.json("GET", path + q(resourceVersionMatch="Exact"))
     assert (status, body["message"]) == (422, ('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
                                                "resourceVersionMatch is forbidden unless resourceVersion is provided"))

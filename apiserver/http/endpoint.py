@@ -283,7 +283,7 @@ class Endpoint:
         page = view.page
         current = self.store.revision
         if page.revision is not None and page.revision > current:
-            raise paging.too_large(page.revision, current)
+            raise paging.too_large(page.revision, current, from_storage=page.exact)
         revision = page.revision if page.exact and page.revision is not None else current
         try:
             return self._listing(t, view, revision)

@@ -72,10 +72,15 @@ def parse_rv(text: str) -> int:
                              f"{go_quote(text)}: {reason}")
 
 
-def too_large(requested: int, current: int) -> errors.ApiError:
+def too_large(requested: int, current: int, from_storage: bool = False) -> errors.ApiError:
+    """The 504 of a revision not reached yet. Upstream's watch cache asks the client to retry after a
+    second; a list it hands to etcd (`from_storage`: an exact revision, or a legacy one with a limit)
+    fails with the storage's error, which asks nothing of the sort."""
+    details: dict[str, Any] = {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]}
+    if not from_storage:
+        details["retryAfterSeconds"] = 1
     return errors.ApiError(504, "Timeout", f"Timeout: Too large resource version: {requested}, current: {current}",
-                           {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-                            "retryAfterSeconds": 1})
+                           details)
 
 
 def continue_too_old(token_start: str) -> errors.ApiError:
