@@ -133,11 +133,11 @@ def test_resource_version_rules(loaded: ServerProcess) -> None:
                                                                        "Timeout: Too large resource version: 999999")
     # an exact list is handed to etcd upstream, whose error asks for no retry; the watch cache's does
     assert "retryAfterSeconds" not in body["details"]
-    for query in (q(resourceVersion="999999", limit="5"), q(resourceVersion="999999", resourceVersionMatch="Exact",
-                                                             limit="5")):
+    exact = [q(resourceVersion="999999", limit="5"), q(resourceVersion="999999", resourceVersionMatch="Exact", limit="5")]
+    for query in exact:
         assert "retryAfterSeconds" not in loaded.json("GET", path + query)[1]["details"]
-    for query in (q(resourceVersion="999999"), q(resourceVersion="999999", resourceVersionMatch="NotOlderThan",
-                                                   limit="5")):
+    cached = [q(resourceVersion="999999"), q(resourceVersion="999999", resourceVersionMatch="NotOlderThan", limit="5")]
+    for query in cached:
         assert loaded.json("GET", path + query)[1]["details"]["retryAfterSeconds"] == 1
     status, body = loaded.json("GET", path + q(resourceVersionMatch="Exact"))
     assert (status, body["message"]) == (422, ('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
