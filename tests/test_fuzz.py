@@ -272,12 +272,12 @@ selectors = st.one_of(st.text(max_size=60), st.lists(selector_terms, max_size=3)
                                               "/apis/apps/v1/deployments"]), st.booleans())))
 def test_selectors(probe: Probe, cases: list[tuple[str, str, str, bool]]) -> None:
     for selector, param, path, watch in cases:
-        query = {param: selector, **({"watch": "1", "timeoutSeconds": "0"} if watch else {})}
+        query = {param: selector, **({"watch": "1", "timeoutSeconds": "-1"} if watch else {})}
         probe.read(path + "?" + urllib.parse.urlencode(query))
 
 
 read_paths = st.sampled_from([CM_PATH, TARGET, "/api/v1/namespaces/fuzz", "/api", "/apis", "/api/v1",
-                              "/apis/apps/v1", "/version", CM_PATH + "?watch=1&timeoutSeconds=0"])
+                              "/apis/apps/v1", "/version", CM_PATH + "?watch=1&timeoutSeconds=-1"])
 
 
 @FUZZ
@@ -298,7 +298,7 @@ resource_versions = st.one_of(st.text(max_size=25), st.integers(min_value=-(2**7
 def test_resource_versions(probe: Probe, cases: list[tuple[str, bool, str]]) -> None:
     for rv, watch, extra in cases:
         query = "?resourceVersion=" + urllib.parse.quote(rv, safe="") + extra
-        status, answer = probe.read(CM_PATH + query + ("&watch=1&timeoutSeconds=0" if watch else ""))
+        status, answer = probe.read(CM_PATH + query + ("&watch=1&timeoutSeconds=-1" if watch else ""))
         if watch and not extra and re.search(r"[^\d\s+_-]", rv):
             # kube-apiserver answers 500 here; a resourceVersion that is no number is the client's mistake.
             # (Options that fail validation are refused before it is read: a 422, as upstream's.)

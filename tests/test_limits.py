@@ -121,7 +121,7 @@ def test_a_closed_watch_gives_its_slot_back(limited: ServerProcess) -> None:
         deadline = time.monotonic() + 10
         conn = Connection(limited)
         conn.json("POST", CM_PATH, configmap(f"wake-{time.monotonic_ns()}"))
-        while conn.request("GET", CM_PATH + "?watch=1&timeoutSeconds=0")[0] == 429:
+        while conn.request("GET", CM_PATH + "?watch=1&timeoutSeconds=-1")[0] == 429:
             assert time.monotonic() < deadline, "watch slots were not given back"
             time.sleep(0.1)
 

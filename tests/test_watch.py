@@ -165,3 +165,15 @@ def test_bad_watch_parameters_are_400_or_422(server: ServerProcess) -> None:
     status, body = server.json("GET", NS + "?watch=1&sendInitialEvents=true")
     assert (status, body["message"]) == (422, ('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
                                                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+
+
+def test_a_negative_timeout_ends_the_watch_at_once_and_zero_leaves_it_open(server: ServerProcess) -> None:
+    """As kube-apiserver 1.36.2's watch handler (checked on it): timeoutSeconds=-1 answers an empty
+    stream at once; 0 means no timeout of the request's own, so the watch sees a later change."""
+    assert list(stream(server, NS, timeoutSeconds="-1")) == []
+    before = create(server, "timeout-zero-before")
+    events = stream(server, NS, timeoutSeconds="0", resourceVersion=str(before))
+    threading.Timer(0.5, create, (server, "timeout-zero-after")).start()
+    first = next(events)
+    assert (first["type"], first["object"]["metadata"]["name"]) == ("ADDED", "timeout-zero-after")
+    events.close()

@@ -94,7 +94,9 @@ def open_watch(store: Store, fanout: Fanout, rt: ResourceType, selection: Select
             yield event_line("ERROR", expired.to_bytes())
         return refuse(), asyncio.Event()
     watcher = fanout.add(queue_limit, start.backlog)
-    deadline = None if options.timeout_seconds is None else time.monotonic() + options.timeout_seconds
+    # As upstream's watch handler: no timeoutSeconds, or 0, leaves the server's own (none here, where
+    # kube-apiserver closes after 30 to 60 minutes); a negative one ends the watch at once.
+    deadline = None if not options.timeout_seconds else time.monotonic() + options.timeout_seconds
     stream = _stream(watcher, rt, selection, shape, start, options.bookmarks, deadline, bookmark_seconds, convert)
     return stream, watcher.closed
 
