@@ -1,6 +1,6 @@
 """A CRD's OpenAPI schema and selectable fields as apiextensions validation.go judges them, for the
-rules ported so far: validateCustomResourceDefinitionValidation's structural basics (an object at the
-root, a type on every specified field), the x-kubernetes-validations rules (kinds/crrulechecks.py),
+rules ported so far: validateCustomResourceDefinitionValidation's structural schema checks
+(structural.py), the x-kubernetes-validations rules (kinds/crrulechecks.py),
 and ValidateCustomResourceSelectableFields with cel.ValidFieldPath (no array notation).
 """
 
@@ -11,30 +11,11 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds import crrulechecks
 from apiserver.registry import field
+from apiserver.registry.apiextensions import structural
 
 Obj = dict[str, Any]
 MAX_SELECTABLE_FIELDS = 8
 _SELECTABLE_TYPES = ("string", "boolean", "integer")
-
-
-def _typed_fields(schema: Obj, path: str, problems: list[FieldError]) -> None:
-    children = [
-        (f"{path}.properties[{name}]", sub, "object fields")
-        for name, sub in (schema.get("properties") or {}).items()
-    ]
-    if isinstance(schema.get("items"), dict):
-        children.append((f"{path}.items", schema["items"], "array items"))
-    if isinstance(schema.get("additionalProperties"), dict):
-        children.append((f"{path}.additionalProperties", schema["additionalProperties"], "object fields"))
-    for child_path, sub, where in children:
-        if not isinstance(sub, dict):
-            continue
-        untyped_allowed = sub.get("x-kubernetes-int-or-string") or sub.get(
-            "x-kubernetes-preserve-unknown-fields"
-        )
-        if not sub.get("type") and not untyped_allowed:
-            problems.append(field.required(f"{child_path}.type", f"must not be empty for specified {where}"))
-        _typed_fields(sub, child_path, problems)
 
 
 def schema(openapi: Any, path: str, unchanged: bool = False) -> list[FieldError]:
@@ -44,16 +25,12 @@ def schema(openapi: Any, path: str, unchanged: bool = False) -> list[FieldError]
     if not isinstance(openapi, dict):
         return []
     at = f"{path}.openAPIV3Schema"
-    problems: list[FieldError] = []
-    if openapi.get("type") != "object":
-        if openapi.get("type"):
-            problems.append(field.invalid(f"{at}.type", openapi["type"], "must be object at the root"))
-        else:
-            problems.append(field.required(f"{at}.type", "must not be empty at the root"))
-    _typed_fields(openapi, at, problems)
-    if not problems:
+    # A schema NewStructural cannot read stops the steps that need it; its error is said only when
+    # nothing else is.
+    not_structural, problems = structural.structural_problems(openapi, at)
+    if not problems and not not_structural:
         problems += crrulechecks.schema_rule_problems(openapi, at, unchanged)
-    return problems
+    return problems or not_structural
 
 
 class _InvalidPath(Exception):
