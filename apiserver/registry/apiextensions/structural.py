@@ -264,7 +264,7 @@ def _is_int_or_string_any_of(s: Structural) -> bool:
 def _is_int_or_string_all_of(s: Structural) -> bool:
     """isIntOrStringAllOfPattern: that anyOf as the first allOf's."""
     all_of = s.value_validation.all_of if s.value_validation is not None else None
-    return bool(all_of) and all_of[0].value_validation.any_of == _INT_OR_STRING_ANY_OF
+    return all_of is not None and all_of[0].value_validation.any_of == _INT_OR_STRING_ANY_OF
 
 
 def _invariants(s: Structural | None, level: _Level, at: str) -> list[FieldError]:
