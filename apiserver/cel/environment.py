@@ -34,6 +34,7 @@ from apiserver.cel import (
     checkedexpr,
     cost,
     formats,
+    goregexp,
     library,
     macroruntime,
     macros,
@@ -411,27 +412,15 @@ def runtime_message(text: str) -> str:
     if (conversion := _CONVERSION_ERROR.fullmatch(text)) is not None:
         return f"type conversion error from '{conversion.group(1)}' to '{conversion.group(2)}'"
     if (regex := _REGEX_ERROR.fullmatch(text)) is not None:
-        code = _RE2_TO_GO.get(regex.group(1), regex.group(1))
-        return f"error parsing regexp: {code}: `{regex.group(2) or ''}`"
+        return goregexp.go_error(goregexp.RE2_TO_GO.get(regex.group(1), regex.group(1)), regex.group(2) or "")
     return _CONVERSIONS.get(text, text)
 
 
 # cel-cpp's list index error, and cel-go's for an index of a variable's list (its attribute's).
 _INDEX_ERROR = re.compile(r"Index error: index=(-?\d+) size=\d+")
 _CONVERSION_ERROR = re.compile(r"cannot convert (string|int|uint|double|bytes) to (int|uint|double|string|bytes)")
-# RE2's words for a regular expression that does not parse, and Go's regexp/syntax's.
+# cel-cpp's words for a regular expression that does not parse: RE2's, which goregexp puts in Go's.
 _REGEX_ERROR = re.compile(r"invalid regular expression: ([^:]+)(?:: (.*))?", re.DOTALL)
-_RE2_TO_GO = {"missing )": "missing closing )", "missing ]": "missing closing ]", "unexpected )": "unexpected )",
-              "trailing \\": "trailing backslash at end of expression",
-              "no argument for repetition operator": "missing argument to repetition operator",
-              "missing argument to repetition operator": "missing argument to repetition operator",
-              "bad repetition operator": "invalid nested repetition operator",
-              "invalid repetition size": "invalid repeat count", "bad repetition count": "invalid repeat count",
-              "bad character class range": "invalid character class range",
-              "bad character class": "invalid character class", "invalid escape sequence": "invalid escape sequence",
-              "invalid perl operator": "invalid or unsupported Perl syntax",
-              "invalid named capture group": "invalid named capture", "invalid UTF-8": "invalid UTF-8"}
-
 
 # cel-cpp's words for a string that is no duration or timestamp, and cel-go's.
 _CONVERSIONS = {"String to Duration conversion failed": "type conversion error from 'string' to "

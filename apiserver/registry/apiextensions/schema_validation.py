@@ -11,7 +11,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.crrulechecks import RuleCosts
 from apiserver.registry import field
-from apiserver.registry.apiextensions import openapi_schema
+from apiserver.registry.apiextensions import openapi_schema, structural
 from apiserver.registry.apiextensions.openapi_schema import SchemaOptions
 
 Obj = dict[str, Any]
@@ -19,43 +19,10 @@ MAX_SELECTABLE_FIELDS = 8
 _SELECTABLE_TYPES = ("string", "boolean", "integer")
 
 
-def _typed_fields(schema: Obj, path: str, problems: list[FieldError]) -> None:
-    children = [
-        (f"{path}.properties[{name}]", sub, "object fields")
-        for name, sub in (schema.get("properties") or {}).items()
-    ]
-    if isinstance(schema.get("items"), dict):
-        children.append((f"{path}.items", schema["items"], "array items"))
-    if isinstance(schema.get("additionalProperties"), dict):
-        children.append((f"{path}.additionalProperties", schema["additionalProperties"], "object fields"))
-    for child_path, sub, where in children:
-        if not isinstance(sub, dict):
-            continue
-        untyped_allowed = sub.get("x-kubernetes-int-or-string") or sub.get(
-            "x-kubernetes-preserve-unknown-fields"
-        )
-        if not sub.get("type") and not untyped_allowed:
-            problems.append(field.required(f"{child_path}.type", f"must not be empty for specified {where}"))
-        _typed_fields(sub, child_path, problems)
-
-
-def _structural_problems(openapi: Obj, at: str) -> tuple[list[FieldError], list[FieldError]]:
-    """NewStructural's errors and ValidateStructural's, as far as ported here: an object at the root, a type
-    on every specified field (structural.py's structural_problems takes this place)."""
-    problems: list[FieldError] = []
-    if openapi.get("type") != "object":
-        if openapi.get("type"):
-            problems.append(field.invalid(f"{at}.type", openapi["type"], "must be object at the root"))
-        else:
-            problems.append(field.required(f"{at}.type", "must not be empty at the root"))
-    _typed_fields(openapi, at, problems)
-    return [], problems
-
-
 def non_structural(openapi: Obj) -> bool:
     """schemaIsNonStructural: NewStructural or ValidateStructural finds fault with the schema."""
-    init, structural = _structural_problems(openapi, "")
-    return bool(init or structural)
+    init, problems = structural.structural_problems(openapi, "")
+    return bool(init or problems)
 
 
 def unpruned_defaults(openapi: Obj) -> bool:
@@ -78,9 +45,9 @@ def schema(openapi: Any, path: str, status_enabled: bool, options: SchemaOptions
         # more precisely); ValidateStructural's; then ValidateDefaults' (default_validation.py's
         # default_problems(openapi, at, options.require_pruned_defaults) goes here). Rules compile only
         # when all pass.
-        init_problems, structural = _structural_problems(openapi, at)
-        problems += structural if not init_problems else []
-        if not init_problems and not structural:
+        init_problems, structural_errors = structural.structural_problems(openapi, at)
+        problems += structural_errors if not init_problems else []
+        if not init_problems and not structural_errors:
             costs = RuleCosts(options.suppress_per_expression_cost)
     problems += openapi_schema.openapi_schema_problems(openapi, at, options, costs)
     if not problems:

@@ -1,0 +1,3 @@
+module goregexperrors
+
+go 1.26
