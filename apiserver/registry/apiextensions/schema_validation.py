@@ -11,6 +11,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds import crrulechecks
 from apiserver.registry import field
+from apiserver.registry.apiextensions import default_validation
 
 Obj = dict[str, Any]
 MAX_SELECTABLE_FIELDS = 8
@@ -52,6 +53,8 @@ def schema(openapi: Any, path: str, unchanged: bool = False) -> list[FieldError]
             problems.append(field.required(f"{at}.type", "must not be empty at the root"))
     _typed_fields(openapi, at, problems)
     if not problems:
+        problems += default_validation.default_problems(openapi, at, require_pruned_defaults=True)
+    if not problems:  # upstream compiles the rules only for a schema whose defaults are valid
         problems += crrulechecks.schema_rule_problems(openapi, at, unchanged)
     return problems
 
