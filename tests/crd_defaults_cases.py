@@ -62,6 +62,7 @@ CASES: dict[str, Schema] = {
     "uuid-malformed": _field({"type": "string", "format": "uuid", "default": "not-a-uuid"}),
     "ipv4-malformed": _field({"type": "string", "format": "ipv4", "default": "1.2.3"}),
     "int32-out-of-range": _field({"type": "integer", "format": "int32", "default": 2**40}),
+    "format-kept-for-integer": _field({"type": "integer", "format": "date", "default": True}),
     "enum-missed": _field({"type": "string", "enum": ["a", "b"], "default": "c"}),
     "enum-met": _field({"type": "string", "enum": ["a", "b"], "default": "b"}),
     "pattern-missed": _field({"type": "string", "pattern": "^[a-z]+$", "default": "ABC"}),
@@ -227,6 +228,10 @@ CASES: dict[str, Schema] = {
     "rule-transition-fails": _ruled({"type": "string", "default": "a"}, {"rule": "self != oldSelf"}),
     "rule-transition-and-plain-fail": _ruled({"type": "string", "default": "a"}, {"rule": "self != oldSelf"},
                                              {"rule": "self == 'b'"}),
+    "rule-transition-in-atomic-map": _field({"type": "object", "x-kubernetes-map-type": "atomic",
+                                             "default": {"a": "x"}, "properties": {"a": {
+                                                 "type": "string",
+                                                 "x-kubernetes-validations": [{"rule": "self != oldSelf"}]}}}),
     "rule-optional-old-self-absent": _ruled({"type": "string", "default": "a"},
                                             {"rule": "oldSelf.hasValue()", "optionalOldSelf": True}),
     "rule-optional-old-self-fine": _ruled({"type": "string", "default": "a"},

@@ -181,8 +181,8 @@ class RuleValidator:
             return []
         problems = self._run_rules(value, old, path, ratcheted, ratchet) if self.rules else []
         if isinstance(value, dict):
-            old_map = old if isinstance(old, dict) and self.schema.get("x-kubernetes-map-type") != "atomic" \
-                else {}
+            # Every map type correlates by key (upstream's MapIsCorrelatable: granular and atomic alike).
+            old_map = old if isinstance(old, dict) else {}
             for key, item in value.items():
                 sub = self.properties.get(key) if self.properties else None
                 if sub is not None:

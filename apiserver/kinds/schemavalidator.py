@@ -31,9 +31,18 @@ _MAX_JSON_INTEGER = float(2**53 - 1)
 class Found:
     """A validation's errors, each said once (validate.Result.AddErrors drops a repeated message)."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, formats_stripped: bool = True) -> None:
         self.root = root  # the field path the names are children of ("" for none)
+        # A custom resource's validator is built with the formats its types do not support stripped
+        # (StripUnsupportedFormatsPostProcessor); one built from a structural schema keeps them all.
+        self.formats_stripped = formats_stripped
         self.errors: list[FieldError] = []
+
+    def format_of(self, schema: Schema) -> str:
+        if self.formats_stripped:
+            return strformats.effective_format(schema)
+        name = schema.get("format")
+        return name if isinstance(name, str) else ""
 
     def add(self, error: FieldError) -> None:
         if error not in self.errors:
@@ -129,7 +138,7 @@ def is_json_integer(value: float) -> bool:
 def _type_problem(value: Any, schema: Schema, name: str, found: Found) -> None:
     """typeValidator.Validate; it applies where the schema names a type or a format."""
     types = strformats.types_of(schema)
-    wanted_format = strformats.effective_format(schema)
+    wanted_format = found.format_of(schema)
     if not types and not wanted_format:
         return
     if value is None:
@@ -178,7 +187,7 @@ def _pattern(source: str) -> re.Pattern[str] | None:
 
 def _format_problem(value: str, schema: Schema, name: str, found: Found) -> None:
     """formatValidator.Validate, for the formats strfmt knows."""
-    wanted = strformats.effective_format(schema)
+    wanted = found.format_of(schema)
     if strformats.is_known(wanted) and not strformats.is_valid(wanted, value):
         found.typed(name, value, wanted, value)
 
@@ -267,7 +276,7 @@ def _number_problem(value: float, schema: Schema, name: str, found: Found) -> No
     """numberValidator.Validate: the value within its format's range, then multipleOf, minimum, maximum."""
     types = strformats.types_of(schema)
     type_name = types[0] if len(types) == 1 and types[0] in ("integer", "number") else ""
-    wanted = strformats.effective_format(schema)
+    wanted = found.format_of(schema)
     number_format = wanted if wanted in {"integer": ("int32", "int64"), "number": ("float", "double")}.get(
         type_name, ()) else ""
     checked = out_of_range(value, type_name, number_format, "Checked", name)

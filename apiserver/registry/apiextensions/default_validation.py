@@ -103,7 +103,8 @@ class _Walk:
             if not _same(pruned, value):
                 self.problems.append(field.invalid_shown(f"{at}.default", schemavalidator.shown_value(value),
                                                          "must not have unknown fields"))
-        # Coerce rewrites the default's object meta, as upstream's does its schema's; the CRD keeps its own.
+        # Coerce rewrites the object meta of the default it judges. Upstream's judges (and so stores) the
+        # CRD's own default; here a copy is rewritten and the CRD keeps its default as written.
         value = copy.deepcopy(value)
         coerce_error = coerce(value, schema, f"{at}.default")
         if coerce_error is not None:
@@ -117,7 +118,7 @@ class _Walk:
 
     def _value_and_rules(self, value: Any, schema: Schema, at: str, resource_root: bool) -> None:
         """ValidateCustomResource of the default against its level's schema, then that level's rules."""
-        found = crschema.check_value(value, _without_int_or_string(schema), f"{at}.default")
+        found = crschema.check_value(value, _without_int_or_string(schema), f"{at}.default", formats_stripped=False)
         if found:
             self.problems += found
             return
@@ -132,9 +133,9 @@ class _Walk:
 
 
 def _without_int_or_string(schema: Any) -> Any:
-    """The schema as kube-openapi gets it from a structural schema (ToKubeOpenAPI): x-kubernetes-int-or-string
-    is an extension it does not read, so such a level takes any type (a custom resource's validator is
-    built another way, which turns the extension into integer or string)."""
+    """The schema as kube-openapi gets it from a structural schema (ToKubeOpenAPI), not as a custom
+    resource's validator is built (ConvertJSONSchemaProps): x-kubernetes-int-or-string is an extension
+    it does not read, so such a level takes any type, and no format is stripped."""
     if isinstance(schema, list):
         return [_without_int_or_string(item) for item in schema]
     if not isinstance(schema, dict):
