@@ -46,6 +46,7 @@ def _ruled(schema: Schema, *rules: Schema) -> Schema:
 
 
 _RESOURCE = {"apiVersion": "ex.com/v1", "kind": "Thing"}
+_EMBEDDED = {"type": "object", "x-kubernetes-embedded-resource": True, "properties": {"spec": {"type": "object"}}}
 
 CASES: dict[str, Schema] = {
     # The value against its own level's schema: types, formats, enums, patterns and ranges.
@@ -181,6 +182,14 @@ CASES: dict[str, Schema] = {
     "embedded-default-unknown-field": _embedded({**_RESOURCE, "zz": 1}),
     "embedded-default-metadata-unknown": _embedded({**_RESOURCE, "metadata": {"zz": 1}}),
     "embedded-default-wrong-spec": _embedded({**_RESOURCE, "spec": "x"}),
+    "embedded-list-default-bad-metadata": _field({"type": "array", "items": _EMBEDDED,
+                                                  "default": [{**_RESOURCE, "metadata": {"labels": "x"}}]}),
+    "embedded-list-default-no-kind": _field({"type": "array", "items": _EMBEDDED, "default": [{"apiVersion": "v1"}]}),
+    "embedded-map-default-no-kind": _field({"type": "object", "additionalProperties": _EMBEDDED,
+                                            "default": {"k": {"apiVersion": "v1"}}}),
+    "embedded-in-embedded-default-no-kind": _spec({"template": {
+        "type": "object", "x-kubernetes-embedded-resource": True, "properties": {"inner": _EMBEDDED},
+        "default": {**_RESOURCE, "inner": {"apiVersion": "v1", "spec": {}}}}}),
     "embedded-preserving-default": _spec({"template": {"type": "object", "x-kubernetes-embedded-resource": True,
                                                        "x-kubernetes-preserve-unknown-fields": True,
                                                        "default": {**_RESOURCE, "zz": {"a": 1}}}}),
