@@ -9,6 +9,7 @@ and tests/test_crd_defaults.py, which holds ours to them.
 
 from __future__ import annotations
 
+import time
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -87,6 +88,23 @@ CASES: dict[str, Schema] = {
     "int-or-string-nested-given-bool": _field({"type": "object", "properties": {"p": {
         "x-kubernetes-int-or-string": True}}, "default": {"p": False}}),
     "int-or-string-fine": _field({"x-kubernetes-int-or-string": True, "default": "50%"}),
+    "any-of-none-met": _field({"type": "string", "anyOf": [{"pattern": "^a"}, {"pattern": "^b"}], "default": "c"}),
+    "any-of-one-met": _field({"type": "string", "anyOf": [{"pattern": "^a"}, {"pattern": "^c"}], "default": "c"}),
+    "any-of-best-branch-told": _field({"type": "object", "properties": {"a": {"type": "integer"}},
+                                       "anyOf": [{"required": ["b"]},
+                                                 {"properties": {"a": {"minimum": 5}}, "required": ["c"]}],
+                                       "default": {"a": 1}}),
+    "one-of-none-met": _field({"type": "string", "oneOf": [{"pattern": "^a"}, {"maxLength": 1}], "default": "cc"}),
+    "one-of-two-met": _field({"type": "string", "oneOf": [{"pattern": "^a"}, {"maxLength": 5}], "default": "ab"}),
+    "one-of-one-met": _field({"type": "string", "oneOf": [{"pattern": "^a"}, {"maxLength": 1}], "default": "ab"}),
+    "all-of-one-missed": _field({"type": "integer", "allOf": [{"minimum": 1}, {"maximum": 3}], "default": 5}),
+    "all-of-none-met": _field({"type": "integer", "allOf": [{"minimum": 10}, {"multipleOf": 3}], "default": 5}),
+    "not-met": _field({"type": "string", "not": {"pattern": "^a"}, "default": "abc"}),
+    "not-missed": _field({"type": "string", "not": {"pattern": "^a"}, "default": "bc"}),
+    "composition-nested": _field({"type": "object", "properties": {"p": {"type": "string", "anyOf": [
+        {"enum": ["x"]}, {"maxLength": 1}]}}, "default": {"p": "yy"}}),
+    "int-or-string-any-of-given-bool": _field({"x-kubernetes-int-or-string": True, "anyOf": [
+        {"type": "integer"}, {"type": "string"}], "default": True}),
     "null-default-skipped": _field({"type": "string", "default": None}),
     "nullable-null-default": _field({"type": "string", "nullable": True, "default": None}),
     # Nested: a default's own fields, and defaults in items and properties at any depth.
@@ -265,6 +283,30 @@ CASES: dict[str, Schema] = {
 }
 
 
+# Custom objects meet the same validator (kube-openapi's) without the formats their types do not
+# support, and with x-kubernetes-int-or-string as integer or string; its compositions are theirs too.
+COMPOSED_SCHEMA = _spec({
+    "choice": {"type": "string", "anyOf": [{"pattern": "^a"}, {"pattern": "^b"}]},
+    "only": {"type": "string", "oneOf": [{"pattern": "^a"}, {"maxLength": 5}]},
+    "both": {"type": "integer", "allOf": [{"minimum": 1}, {"maximum": 3}]},
+    "never": {"type": "string", "not": {"pattern": "^a"}},
+    "port": {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+    "ref": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+            "anyOf": [{"required": ["a"]}, {"required": ["b"]}]},
+})
+COMPOSED_OBJECTS: dict[str, Any] = {
+    "all-met": {"choice": "abc", "only": "abcdef", "both": 2, "never": "b", "port": "50%", "ref": {"a": 1}},
+    "any-of-missed": {"choice": "c"},
+    "one-of-two-met": {"only": "ab"},
+    "one-of-none-met": {"only": "bcdefg"},
+    "all-of-missed": {"both": 5},
+    "not-met": {"never": "abc"},
+    "int-or-string-given-bool": {"port": True},
+    "required-branches-missed": {"ref": {}},
+    "several-missed": {"choice": "c", "both": 0, "ref": {}},
+}
+
+
 def crd(name: str, schema: Schema) -> dict[str, Any]:
     plural = f"d{zlib.crc32(name.encode())}s"
     return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -302,4 +344,24 @@ def run(send: Send) -> dict[str, dict[str, Any]]:
     for name, body in bodies.items():
         status, answer = send("POST", _CRDS, body, "application/json")
         answers[name] = _answer(status, answer)
+    answers.update(_composed_objects(send))
+    return answers
+
+
+def _composed_objects(send: Send) -> dict[str, dict[str, Any]]:
+    """Custom objects of a CRD whose spec composes schemas, created once its names are accepted."""
+    body = crd("composed", COMPOSED_SCHEMA)
+    plural = body["spec"]["names"]["plural"]
+    send("POST", _CRDS.split("?")[0], body, "application/json")
+    path = f"/apis/ex.com/v1/namespaces/default/{plural}?dryRun=All"
+    answers = {}
+    for name, spec in COMPOSED_OBJECTS.items():
+        thing = {"apiVersion": "ex.com/v1", "kind": "Thing", "metadata": {"name": name}, "spec": spec}
+        for _ in range(200):  # until the CRD is served
+            status, answer = send("POST", path, thing, "application/json")
+            if status != 404:
+                break
+            time.sleep(0.05)
+        answers[f"object/{name}"] = _answer(status, answer)
+    send("DELETE", f"{_CRDS.split('?')[0]}/{body['metadata']['name']}", None, "")
     return answers

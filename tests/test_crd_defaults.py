@@ -1,7 +1,8 @@
 """A CRD's schema defaults are judged as upstream's ValidateDefaults judges them: against their level's
 schema, pruned, with valid type and object meta where they hold or sit in a resource, and passing the
-x-kubernetes-validations of their level. The reference's answers are tests/fixtures/crd_defaults.json,
-recorded by tools/capture_crd_defaults.py from tests/crd_defaults_cases.py; ours must equal them.
+x-kubernetes-validations of their level; custom objects meet the same schema compositions (allOf, anyOf,
+oneOf, not). The reference's answers are tests/fixtures/crd_defaults.json, recorded by
+tools/capture_crd_defaults.py from tests/crd_defaults_cases.py; ours must equal them.
 """
 
 from __future__ import annotations
