@@ -147,9 +147,9 @@ def _embedded_resource(value: Obj, path: str) -> list[FieldError]:
     found: list[FieldError] = []
     for key in ("apiVersion", "kind"):
         if key not in value:
-            found.append(field.required(f"{path}.{key}"))
+            found.append(field.required(f"{path}.{key}" if path else key))
     for key, item in value.items():
-        at = f"{path}.{key}"
+        at = f"{path}.{key}" if path else key
         if key in ("apiVersion", "kind") and not isinstance(item, str):
             found.append(field.invalid(at, item, "must be a string"))
         elif key in ("apiVersion", "kind") and not item:
@@ -161,7 +161,7 @@ def _embedded_resource(value: Obj, path: str) -> list[FieldError]:
         elif key == "metadata" and isinstance(item, dict):
             # an embedded object needs no name: upstream validates it as "fakename"
             named = {**item, "name": item.get("name") or "fakename"}
-            found += [FieldError(p.kind, f"{path}.{p.path}", p.message)
+            found += [FieldError(p.kind, f"{path}.{p.path}" if path else p.path, p.message)
                       for p in meta.validate(named, bool(item.get("namespace")), meta.path_segment, kube=False)]
     return found
 

@@ -111,9 +111,10 @@ def validate(obj: dict[str, Any], schema: Schema | None) -> list[FieldError]:
     return check_value(root, {**schema, "required": required})
 
 
-def check_value(value: Any, schema: Schema, root: str = "") -> list[FieldError]:
+def check_value(value: Any, schema: Schema, root: str = "", formats_stripped: bool = True) -> list[FieldError]:
     """The rules a value breaks against a schema of its own: names start at the value, field paths at
-    `root` (ValidateCustomResource's fldPath; "" for none)."""
-    found = schemavalidator.Found(root)
+    `root` (ValidateCustomResource's fldPath; "" for none). Unless `formats_stripped`, a format the
+    type does not support is kept (a validator built from a structural schema, as a CRD's defaults meet)."""
+    found = schemavalidator.Found(root, formats_stripped)
     schemavalidator.validate_value(value, schema, "", found)
     return found.errors

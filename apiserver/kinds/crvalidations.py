@@ -174,28 +174,30 @@ class RuleValidator:
     additional: RuleValidator | None = None
 
     def validate(self, value: Any, old: Any, path: str,
-                 ratcheted: list[FieldError] | None = None) -> list[FieldError]:
-        """The rules' failures; those of unchanged values are ratcheted, added to `ratcheted` (upstream
-        sends them as warnings) instead."""
+                 ratcheted: list[FieldError] | None = None, ratchet: bool = True) -> list[FieldError]:
+        """The rules' failures; unless `ratchet` is off (a CRD's defaults are judged whole), those of
+        unchanged values are ratcheted, added to `ratcheted` (upstream sends them as warnings) instead."""
         if value is None:
             return []
-        problems = self._run_rules(value, old, path, ratcheted) if self.rules else []
+        problems = self._run_rules(value, old, path, ratcheted, ratchet) if self.rules else []
         if isinstance(value, dict):
-            old_map = old if isinstance(old, dict) and self.schema.get("x-kubernetes-map-type") != "atomic" \
-                else {}
+            # Every map type correlates by key (upstream's MapIsCorrelatable: granular and atomic alike).
+            old_map = old if isinstance(old, dict) else {}
             for key, item in value.items():
                 sub = self.properties.get(key) if self.properties else None
                 if sub is not None:
-                    problems += sub.validate(item, old_map.get(key), _child(path, key), ratcheted)
+                    problems += sub.validate(item, old_map.get(key), _child(path, key), ratcheted, ratchet)
                 elif self.additional is not None:
-                    problems += self.additional.validate(item, old_map.get(key), f"{path}[{key}]", ratcheted)
+                    problems += self.additional.validate(item, old_map.get(key), f"{path}[{key}]", ratcheted,
+                                                         ratchet)
         elif isinstance(value, list) and self.items is not None:
             correlate = _correlator(self.schema, old)
             for index, item in enumerate(value):
-                problems += self.items.validate(item, correlate(item), f"{path}[{index}]", ratcheted)
+                problems += self.items.validate(item, correlate(item), f"{path}[{index}]", ratcheted, ratchet)
         return problems
 
-    def _run_rules(self, value: Any, old: Any, path: str, ratcheted: list[FieldError] | None) -> list[FieldError]:
+    def _run_rules(self, value: Any, old: Any, path: str, ratcheted: list[FieldError] | None,
+                   ratchet: bool) -> list[FieldError]:
         problems: list[FieldError] = []
         bound = self.bind(value) if self.bind else value
         bound_old = (self.bind(old) if self.bind else old) if old is not None else None
@@ -227,7 +229,7 @@ class RuleValidator:
                 continue
             if outcome.value is True:
                 continue
-            unchanged = not compiled.uses_old_self and old is not None and old == value
+            unchanged = ratchet and not compiled.uses_old_self and old is not None and old == value
             if unchanged and ratcheted is None:
                 continue  # ratcheting: an unchanged value keeps passing
             at = path
@@ -295,11 +297,12 @@ def _for_reason(path: str, value: Any, kind: str, detail: str, reason: Any) -> F
     return FieldError("FieldValueInvalid", at, f"{body}: {detail}")
 
 
-def build(schema: Schema | None) -> RuleValidator | None:
-    """The validator of a CRD version's schema, or None when no level has rules (nothing to run)."""
+def build(schema: Schema | None, resource_root: bool = True) -> RuleValidator | None:
+    """The validator of a CRD version's schema (or of a level of it, `resource_root` if that level is
+    an embedded resource), or None when no level has rules (nothing to run)."""
     if not isinstance(schema, dict) or not has_rules(schema):
         return None
-    return _build(schema, True)
+    return _build(schema, resource_root)
 
 
 def _build(schema: Schema, root: bool) -> RuleValidator:

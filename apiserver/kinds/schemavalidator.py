@@ -2,8 +2,10 @@
 field errors (apiextensions-apiserver/pkg/apiserver/validation/validation.go, kubeOpenAPIResultToFieldErrors).
 
 Each schema node runs its validators in upstream's order (kube-openapi/pkg/validation/validate/schema.go):
-type, string, format, number, slice, common (enum), object; each applies to the values of its kind, so a
-value of the wrong type still meets the enum, and a number the bounds. Values are judged as the Go values
+type, the composition (allOf, anyOf, oneOf, not), string, format, number, slice, common (enum), object;
+each applies to the values of its kind, so a value of the wrong type still meets the enum, and a number
+the bounds. A composition tells its own failure as a message of the whole value, then the failures of
+the branch that matched most (counted as kube-openapi's Result.MatchCount counts). Values are judged as the Go values
 JSON decodes to: an integral number that fits is an int64, any other a float64. Errors that are not
 kube-openapi's own (a value out of its format's range) carry no field path, as upstream's do.
 """
@@ -31,9 +33,18 @@ _MAX_JSON_INTEGER = float(2**53 - 1)
 class Found:
     """A validation's errors, each said once (validate.Result.AddErrors drops a repeated message)."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, formats_stripped: bool = True) -> None:
         self.root = root  # the field path the names are children of ("" for none)
+        # A custom resource's validator is built with the formats its types do not support stripped
+        # (StripUnsupportedFormatsPostProcessor); one built from a structural schema keeps them all.
+        self.formats_stripped = formats_stripped
         self.errors: list[FieldError] = []
+
+    def format_of(self, schema: Schema) -> str:
+        if self.formats_stripped:
+            return strformats.effective_format(schema)
+        name = schema.get("format")
+        return name if isinstance(name, str) else ""
 
     def add(self, error: FieldError) -> None:
         if error not in self.errors:
@@ -129,7 +140,7 @@ def is_json_integer(value: float) -> bool:
 def _type_problem(value: Any, schema: Schema, name: str, found: Found) -> None:
     """typeValidator.Validate; it applies where the schema names a type or a format."""
     types = strformats.types_of(schema)
-    wanted_format = strformats.effective_format(schema)
+    wanted_format = found.format_of(schema)
     if not types and not wanted_format:
         return
     if value is None:
@@ -178,7 +189,7 @@ def _pattern(source: str) -> re.Pattern[str] | None:
 
 def _format_problem(value: str, schema: Schema, name: str, found: Found) -> None:
     """formatValidator.Validate, for the formats strfmt knows."""
-    wanted = strformats.effective_format(schema)
+    wanted = found.format_of(schema)
     if strformats.is_known(wanted) and not strformats.is_valid(wanted, value):
         found.typed(name, value, wanted, value)
 
@@ -267,7 +278,7 @@ def _number_problem(value: float, schema: Schema, name: str, found: Found) -> No
     """numberValidator.Validate: the value within its format's range, then multipleOf, minimum, maximum."""
     types = strformats.types_of(schema)
     type_name = types[0] if len(types) == 1 and types[0] in ("integer", "number") else ""
-    wanted = strformats.effective_format(schema)
+    wanted = found.format_of(schema)
     number_format = wanted if wanted in {"integer": ("int32", "int64"), "number": ("float", "double")}.get(
         type_name, ()) else ""
     checked = out_of_range(value, type_name, number_format, "Checked", name)
@@ -342,22 +353,26 @@ def _child(name: str, key: str) -> str:
     return f"{name}.{key}" if name else key
 
 
-def _slice_problems(value: list[Any], schema: Schema, name: str, found: Found) -> None:
-    """schemaSliceValidator.Validate: the items, then minItems and maxItems."""
+def _slice_problems(value: list[Any], schema: Schema, name: str, found: Found) -> int:
+    """schemaSliceValidator.Validate: the items, then minItems and maxItems; its match count."""
+    matched = 1
     items = schema.get("items")
     if isinstance(items, dict):
         for index, item in enumerate(value):
-            validate_value(item, items, f"{name}[{index}]", found)
+            matched += validate_value(item, items, f"{name}[{index}]", found)
     min_items = schema.get("minItems")
     if _is_int(min_items) and len(value) < min_items:
         found.invalid(name, len(value), f"{name} in body should have at least {min_items} items")
     max_items = schema.get("maxItems")
     if _is_int(max_items) and len(value) > max_items:
         found.too_many(name, len(value), max_items)
+    return matched
 
 
-def _object_problems(value: dict[str, Any], schema: Schema, name: str, found: Found) -> None:
-    """objectValidator.Validate: min/maxProperties, additional properties, declared properties, required."""
+def _object_problems(value: dict[str, Any], schema: Schema, name: str, found: Found) -> int:
+    """objectValidator.Validate: min/maxProperties, additional properties, declared properties, required;
+    its match count, its fields' own."""
+    matched = 0
     min_properties, max_properties = schema.get("minProperties"), schema.get("maxProperties")
     if _is_int(min_properties) and len(value) < min_properties:
         found.invalid(name, len(value), f"{name} in body should have at least {min_properties} properties")
@@ -368,29 +383,112 @@ def _object_problems(value: dict[str, Any], schema: Schema, name: str, found: Fo
     if isinstance(additional, dict):
         for key in sorted(value):
             if key not in properties:
-                validate_value(value[key], additional, f"{name}.{key}", found)
+                matched += validate_value(value[key], additional, f"{name}.{key}", found)
     for key in sorted(value):
         if isinstance(properties.get(key), dict):
-            validate_value(value[key], properties[key], _child(name, key), found)
+            matched += validate_value(value[key], properties[key], _child(name, key), found)
     for key in schema.get("required") or ():
         if key not in value:
             found.add(FieldError("FieldValueRequired", found.at(f"{name}.{key}"), "Required value"))
+    return matched
 
 
-def validate_value(value: Any, schema: Schema, name: str, found: Found) -> None:
-    """SchemaValidator.Validate of one value at its kube-openapi name (dotted, "" at the root)."""
+def _branch(value: Any, schema: Any, name: str, found: Found) -> tuple[Found, int]:
+    """A value against one schema of allOf, anyOf, oneOf or not, apart: its errors and match count."""
+    branch = Found(found.root, found.formats_stripped)
+    matched = validate_value(value, schema, name, branch) if isinstance(schema, dict) else 0
+    return branch, matched
+
+
+def _merge(branch: Found, found: Found) -> None:
+    for error in branch.errors:
+        found.add(error)
+
+
+def _schemas(schema: Schema, key: str) -> list[Any]:
+    listed = schema.get(key)
+    return listed if isinstance(listed, list) else []
+
+
+def _composition_problems(value: Any, schema: Schema, name: str, found: Found) -> int:
+    """schemaPropsValidator.Validate: anyOf, oneOf, allOf and not; of anyOf and oneOf, the failures of the
+    branch that matched most (the first of those) are told. Returns its match count."""
+    matched = 1
+    shown = go_quote(name)
+    any_of = _schemas(schema, "anyOf")
+    if any_of:
+        best: tuple[Found, int] | None = None
+        success: tuple[Found, int] | None = None
+        for sub in any_of:
+            branch, count = _branch(value, sub, name, found)
+            if not branch.errors:
+                best, success = None, (branch, count)
+                break
+            if best is None or count > best[1]:
+                best = (branch, count)
+        if success is None:
+            found.plain(f"{shown} must validate at least one schema (anyOf)")
+        chosen = best or success
+        if chosen is not None:
+            _merge(chosen[0], found)
+            matched += chosen[1]
+    one_of = _schemas(schema, "oneOf")
+    if one_of:
+        best, success, valid = None, None, 0
+        for sub in one_of:
+            branch, count = _branch(value, sub, name, found)
+            if not branch.errors:
+                valid += 1
+                best = None
+                success = success or (branch, count)
+            elif valid == 0 and (best is None or count > best[1]):
+                best = (branch, count)
+        chosen = success if valid == 1 else best
+        if valid != 1:
+            told = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
+            found.plain(f"{shown} must validate one and only one schema (oneOf). {told}")
+        if chosen is not None:
+            _merge(chosen[0], found)
+            matched += chosen[1]
+    all_of = _schemas(schema, "allOf")
+    if all_of:
+        valid = 0
+        for sub in all_of:
+            branch, count = _branch(value, sub, name, found)
+            valid += not branch.errors
+            _merge(branch, found)
+            matched += count
+        if valid != len(all_of):
+            found.plain(f"{shown} must validate all the schemas (allOf)" + ("" if valid else ". None validated"))
+    if isinstance(schema.get("not"), dict) and not _branch(value, schema["not"], name, found)[0].errors:
+        found.plain(f"{shown} must not validate the schema (not)")
+    return matched
+
+
+def validate_value(value: Any, schema: Schema, name: str, found: Found) -> int:
+    """SchemaValidator.Validate of one value at its kube-openapi name (dotted, "" at the root). Returns
+    the result's match count (each validator that applies, and what it merged), by which anyOf and oneOf
+    choose the failures they tell."""
     value = go_value(value)
     _type_problem(value, schema, name, found)
     if value is None:
         _enum_problem(value, schema, name, found)
-        return
+        return 1
+    matched = 1
+    if strformats.types_of(schema) or found.format_of(schema):
+        matched += 2
+    matched += _composition_problems(value, schema, name, found) + 1
     if isinstance(value, str):
         _string_problem(value, schema, name, found)
         _format_problem(value, schema, name, found)
+        matched += 1 + strformats.is_known(found.format_of(schema))
     elif _is_number(value):
         _number_problem(value, schema, name, found)
+        matched += 2
     elif isinstance(value, list):
-        _slice_problems(value, schema, name, found)
+        matched += _slice_problems(value, schema, name, found) + 1
     _enum_problem(value, schema, name, found)
+    matched += 1
     if isinstance(value, dict):
-        _object_problems(value, schema, name, found)
+        matched += _object_problems(value, schema, name, found) + 1
+    return matched

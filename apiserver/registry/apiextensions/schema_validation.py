@@ -11,7 +11,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.crrulechecks import RuleCosts
 from apiserver.registry import field
-from apiserver.registry.apiextensions import openapi_schema, structural
+from apiserver.registry.apiextensions import default_validation, openapi_schema, structural
 from apiserver.registry.apiextensions.openapi_schema import SchemaOptions
 
 Obj = dict[str, Any]
@@ -26,9 +26,8 @@ def non_structural(openapi: Obj) -> bool:
 
 
 def unpruned_defaults(openapi: Obj) -> bool:
-    """schemaHasUnprunedDefaults: a default that pruning would change. Nothing checks defaults yet
-    (default_validation.py will, with its PruneDefaults), so none is held against an update."""
-    return False
+    """schemaHasUnprunedDefaults: a default that pruning would change (default_validation.py)."""
+    return default_validation.has_unpruned_defaults(openapi)
 
 
 def schema(openapi: Any, path: str, status_enabled: bool, options: SchemaOptions) -> list[FieldError]:
@@ -42,13 +41,14 @@ def schema(openapi: Any, path: str, status_enabled: bool, options: SchemaOptions
     costs: RuleCosts | None = None
     if options.require_structural_schema:
         # Steps in upstream's order: NewStructural's errors are held back (the walk below says the same
-        # more precisely); ValidateStructural's; then ValidateDefaults' (default_validation.py's
-        # default_problems(openapi, at, options.require_pruned_defaults) goes here). Rules compile only
-        # when all pass.
+        # more precisely); ValidateStructural's; then ValidateDefaults'. Rules compile only when all pass.
         init_problems, structural_errors = structural.structural_problems(openapi, at)
         problems += structural_errors if not init_problems else []
         if not init_problems and not structural_errors:
-            costs = RuleCosts(options.suppress_per_expression_cost)
+            defaults = default_validation.default_problems(openapi, at, options.require_pruned_defaults)
+            problems += defaults
+            if not defaults:
+                costs = RuleCosts(options.suppress_per_expression_cost)
     problems += openapi_schema.openapi_schema_problems(openapi, at, options, costs)
     if not problems:
         problems += init_problems
