@@ -31,11 +31,15 @@ _KUBE_VERSION = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
 
 
 def canonical(value: Any) -> Any:
-    """A custom object as upstream serializes unstructured objects: every map's keys sorted."""
+    """A custom object as upstream serializes unstructured objects: every map's keys sorted, and a whole
+    float64 below 1e21 written as an integer (`1e3` as `1000`, read back as one). Validation saw the
+    float: kube-openapi names its type "number"."""
     if isinstance(value, dict):
         return {k: canonical(value[k]) for k in sorted(value)}
     if isinstance(value, list):
         return [canonical(v) for v in value]
+    if type(value) is float and value.is_integer() and abs(value) < 1e21:
+        return int(value)
     return value
 
 

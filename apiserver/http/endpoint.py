@@ -348,7 +348,7 @@ class Endpoint:
         body = decode_body(t, raw, content_type)
         admitting.carry(t, fieldvalidation.validate(objects.check_identity(t.rt, body, t.namespace, None), raw,
                                                     t.query, t.rt.custom, json_body=bodies.is_json(content_type)))
-        _whole_numbers(body, raw, content_type)
+        _whole_numbers(t, body, raw, content_type)
         versioned = unconditional.set_on_create(body["metadata"].get("resourceVersion"))
         obj = objects.decoded_for_create(t.rt, t.codec.stored(body), t.manager, applied)
         if t.rt.namespaced:
@@ -397,7 +397,7 @@ class Endpoint:
                 obj["metadata"].pop("resourceVersion", None)
             if converts(t.rt):
                 obj = await self._through_storage(t, obj)
-            return Reply(201, orjson.dumps(t.codec.served(obj)), headers=admitting.headers(t, {}))
+            return Reply(201, orjson.dumps(t.codec.served(_as_written(t, obj))), headers=admitting.headers(t, {}))
         if versioned:
             raise errors.unknown("resourceVersion should not be set on objects to be created")
         await strategy.before_create_write(obj, cluster, objects.now_rfc3339())
@@ -482,11 +482,11 @@ class Endpoint:
                 raise errors.bad_request(_CUSTOM_SCALE_UNDECODABLE) from None
             raise
 
-        unused = [_whole_numbers(body, raw, content_type)]
+        unused = [_whole_numbers(t, body, raw, content_type)]
 
         def fresh() -> Any:
             # An attempt changes the body it decides on: the first takes the one decoded, a retry another.
-            return unused.pop() if unused else _whole_numbers(decode_body(t, raw, content_type), raw, content_type)
+            return unused.pop() if unused else _whole_numbers(t, decode_body(t, raw, content_type), raw, content_type)
 
         async def write(current: StoredObject) -> Reply:
             if t.subresource == "scale":
@@ -639,7 +639,7 @@ class Endpoint:
         if t.dry_run:
             if converts(t.rt):
                 prepared = await self._through_storage(t, prepared)
-            return Reply(200, orjson.dumps(t.codec.served(prepared)), headers=headers)
+            return Reply(200, orjson.dumps(t.codec.served(_as_written(t, prepared))), headers=headers)
         if t.subresource is None:
             await strategy.before_update_write(prepared, old, _StoreCluster(self), objects.now_rfc3339())
         meta = prepared["metadata"]
@@ -1000,12 +1000,18 @@ _CUSTOM_SCALE_UNDECODABLE = ('no kind is registered for the type v1.Scale in sch
                              '"k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go:781"')
 
 
-def _whole_numbers(body: Any, raw: bytes, content_type: str | None) -> Any:
-    """A JSON body, once its types are judged, with its whole floats as the integers upstream stores them
-    (gonumbers: a YAML body's are integers already)."""
-    if bodies.is_json(content_type) and gonumbers.may_hold_fractions(raw):
+def _whole_numbers(t: Target, body: Any, raw: bytes, content_type: str | None) -> Any:
+    """A built-in object's JSON body, once its types are judged, with its whole floats as the integers
+    upstream stores them (gonumbers; a YAML body's are integers already). A custom object's keep their
+    floats for its validation, and are written as integers with it (crdspec.canonical)."""
+    if t.rt.custom is None and bodies.is_json(content_type) and gonumbers.may_hold_fractions(raw):
         gonumbers.whole_floats_as_integers(body)
     return body
+
+
+def _as_written(t: Target, obj: dict[str, Any]) -> dict[str, Any]:
+    """A dry run's object as the write it stands for would store it (a custom object canonical)."""
+    return obj if t.rt.custom is None else crdspec.canonical(obj)
 
 
 def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:

@@ -165,8 +165,8 @@ def decoded(patched: Any, raw: bytes, content_type: str | None, directive: str, 
                     patched = gonumbers.respelled(patched, raw, kind == bodies.JSON_PATCH)
                     problem = fieldvalidation.decode_problem(patched, url_type) or problem
                 raise _invalid_patched(patched, raw, kind, problem)
-        if gonumbers.may_hold_fractions(raw):
-            gonumbers.whole_floats_as_integers(patched)
+            if gonumbers.may_hold_fractions(raw):  # a custom object's, when written (crdspec.canonical)
+                gonumbers.whole_floats_as_integers(patched)
     # A refusal shows the document as patched; a copy keeps it, as finding the unknown fields takes them
     # out (whatever the directive: the Go type has nowhere to keep them).
     as_patched = orjson.loads(orjson.dumps(patched)) if directive == "Strict" else patched
