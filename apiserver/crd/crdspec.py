@@ -8,6 +8,7 @@ stored in, and the paths of its scale subresource.
 from __future__ import annotations
 
 import base64
+import copy
 import functools
 import hashlib
 import re
@@ -16,7 +17,7 @@ from typing import Any
 import orjson
 
 from apiserver import errors
-from apiserver.crd import crvalidation
+from apiserver.crd import crvalidation, objectmeta
 from apiserver.crd.webhookconversion import WebhookConversion, webhook_conversion
 from apiserver.errors import FieldError
 from apiserver.kinds import crschema, crvalidations
@@ -111,10 +112,31 @@ class CustomVersion:
         crschema.prune(obj, self.schema)
         if not keep_nulls:
             crschema.prune_nulls(obj, self.schema)
-        if (mistyped := crvalidation.embedded_type_error(obj, self.schema)) is not None:
+        if self._embeds_resources and (mistyped := objectmeta.coerce(obj, self.schema, "")) is not None:
             raise errors.bad_request(f'{self.kind} in version "{self.version["name"]}" cannot be handled as a {self.kind}: '
                                      f"{mistyped.path}: {mistyped.message}")
         crschema.default(obj, self.schema)
+
+    def embedded_meta_error(self, obj: dict[str, Any]) -> str | None:
+        """Why the type or object meta of a resource obj embeds does not decode (objectmeta.coerce), in
+        the words a patch's refusal ends with; obj is left as it is."""
+        if not self._embeds_resources:
+            return None
+        mistyped = objectmeta.coerce(copy.deepcopy(obj), self.schema, "")
+        return None if mistyped is None else f"{mistyped.path}: {mistyped.message}"
+
+    def embedded_unknown_fields(self, obj: dict[str, Any]) -> list[str]:
+        """The paths of what the metadata of the resources obj embeds holds that ObjectMeta does not know,
+        sorted, as Coerce names them for fieldValidation. obj's embedded metadata is rewritten: pass a
+        copy (a metadata that does not decode is refused by prepare)."""
+        unknown: list[str] = []
+        if self._embeds_resources:
+            objectmeta.coerce(obj, self.schema, "", unknown)
+        return unknown
+
+    @functools.cached_property
+    def _embeds_resources(self) -> bool:
+        return '"x-kubernetes-embedded-resource"' in orjson.dumps(self.schema).decode()
 
     @functools.cached_property
     def rules(self) -> crvalidations.RuleValidator | None:

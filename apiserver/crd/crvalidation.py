@@ -166,28 +166,6 @@ def _embedded_resource(value: Obj, path: str) -> list[FieldError]:
     return found
 
 
-def embedded_type_error(value: Any, schema: Schema | None, path: str = "") -> FieldError | None:
-    """The coercion a request's body meets while it is decoded (schemaobjectmeta.Coerce): an embedded
-    resource's apiVersion or kind that is no string fails the decoding, not the validation."""
-    if not isinstance(schema, dict):
-        return None
-    if isinstance(value, dict):
-        properties, extra = schema.get("properties") or {}, schema.get("additionalProperties")
-        for key, item in value.items():
-            if schema.get("x-kubernetes-embedded-resource") and key in ("apiVersion", "kind") \
-                    and not isinstance(item, str):
-                return field.invalid(f"{path}.{key}" if path else key, item, "must be a string")
-            inner = properties.get(key) if key in properties else extra if isinstance(extra, dict) else None
-            child = (f"{path}.{key}" if path else key) if key in properties else f"{path}[{key}]"
-            if (found := embedded_type_error(item, inner, child)) is not None:
-                return found
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            if (found := embedded_type_error(item, schema.get("items"), f"{path}[{i}]")) is not None:
-                return found
-    return None
-
-
 def embedded_problems(value: Any, schema: Schema | None, path: str = "") -> list[FieldError]:
     """schemaobjectmeta.Validate below a custom resource's root: each x-kubernetes-embedded-resource
     value is a resource of its own."""

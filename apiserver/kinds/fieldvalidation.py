@@ -460,12 +460,14 @@ def _pruned(original: Any, kept: Any, path: str = "") -> list[str]:
 
 
 def _custom_unknown(obj: dict[str, Any], custom: CustomVersion) -> list[str]:
-    """A custom object's unknown fields: what its CRD's schema prunes, and strangers in its metadata."""
+    """A custom object's unknown fields: what its CRD's schema prunes, strangers in its metadata, and
+    strangers in the metadata of the resources it embeds (upstream's Coerce names them last, sorted)."""
     kept = orjson.loads(orjson.dumps(obj))
     crschema.prune(kept, custom.schema)
     meta = schemas.kind_ref("meta.k8s.io", "v1", "ObjectMeta") or {
         "$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
-    return _pruned(obj, kept) + unknown_fields(obj.get("metadata"), schemas.resolve(meta), "metadata", drop=True)
+    found = _pruned(obj, kept) + unknown_fields(obj.get("metadata"), schemas.resolve(meta), "metadata", drop=True)
+    return found + custom.embedded_unknown_fields(kept)
 
 
 def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],

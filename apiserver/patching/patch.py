@@ -158,6 +158,8 @@ def decoded(patched: Any, raw: bytes, content_type: str | None, directive: str, 
         if not isinstance(patched, dict):
             raise _invalid_patched(patched, raw, kind, "couldn't get version/kind; json parse error: json: cannot "
                                    f"unmarshal {json_type(patched)} into Go value of type {TYPE_META_STRUCT}")
+        if custom is not None and (problem := custom.embedded_meta_error(patched)) is not None:
+            raise _invalid_patched(patched, raw, kind, problem)
         if custom is None:
             problem = fieldvalidation.decode_problem(patched, url_type)
             if problem is not None:
