@@ -344,12 +344,21 @@ query_parameters = st.dictionaries(
     st.one_of(st.text(max_size=12), st.integers().map(str)), max_size=4)
 
 
+def _holds_open(timeout: str) -> bool:
+    """Whether a watch's timeoutSeconds keeps it open (none, 0 or more), rather than being refused or
+    ending it at once."""
+    try:
+        return int(timeout or "0") >= 0
+    except ValueError:
+        return False
+
+
 @FUZZ_MORE
 @given(cases=batch(st.tuples(query_parameters, st.sampled_from(["GET", "DELETE", "PUT"]), st.booleans())))
 def test_query_parameters(probe: Probe, cases: list[tuple[dict[str, str], str, bool]]) -> None:
     for params, method, named in cases:
-        if params.get("watch") and "timeoutSeconds" not in params:
-            params["timeoutSeconds"] = "0"
+        if "watch" in params and _holds_open(params.get("timeoutSeconds", "")):
+            params["timeoutSeconds"] = "-1"  # a watch that ends at once; 0 or none leaves it open
         path = (CM_PATH + "/absent" if named else CM_PATH) + "?" + urllib.parse.urlencode(params)
         if method == "GET":
             probe.read(path)
