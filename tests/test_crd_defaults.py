@@ -20,6 +20,7 @@ pytestmark = pytest.mark.store_once
 with open(os.path.join(os.path.dirname(__file__), "fixtures", cases.FIXTURE)) as _f:
     RECORDED: dict[str, dict[str, Any]] = json.load(_f)
 
+
 @pytest.fixture(scope="module")
 def answers(shared_server: ServerProcess) -> dict[str, dict[str, Any]]:
     def send(method: str, path: str, body: Any, content_type: str) -> tuple[int, Any]:

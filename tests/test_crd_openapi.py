@@ -7,20 +7,17 @@ stopped.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from typing import Any
 
 import crd_openapi_cases as cases
 import pytest
+import stored_crds
 from support import ServerProcess
-
-from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 
 pytestmark = pytest.mark.store_once
 
-_CRDS = "apiextensions.k8s.io/customresourcedefinitions"
 _FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", cases.FIXTURE)
 
 
@@ -29,34 +26,13 @@ def _recorded() -> dict[str, dict[str, Any]]:
         return json.load(f)
 
 
-def _rewrite_stopped(server: ServerProcess) -> cases.Rewrite:
-    def rewrite(specs_by_name: dict[str, dict[str, Any]]) -> None:
-        server.stop()
-
-        async def write() -> None:
-            store = EmbeddedStore(StoreOptions(os.path.join(server.data_dir, "store")))
-            try:
-                for name, spec in specs_by_name.items():
-                    stored = store.latest((_CRDS, "", name))
-                    assert stored is not None, name
-                    crd = json.loads(stored.data)
-                    crd["spec"].update(spec)
-                    await store.submit((_CRDS, "", name), crd, stored)
-            finally:
-                await store.close()
-
-        asyncio.run(write())
-        server.start()
-    return rewrite
-
-
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     with ServerProcess(str(tmp_path_factory.mktemp("openapi"))) as server:
         def send(method: str, path: str, body: Any, content_type: str) -> tuple[int, Any]:
             headers = {"Content-Type": content_type} if content_type else {}
             return server.json(method, path, body, headers=headers, content_type=content_type or "application/json")
-        return cases.run_creates(send) | cases.run_updates(send, _rewrite_stopped(server))
+        return cases.run_creates(send) | cases.run_updates(send, stored_crds.rewriter(server, lambda crd, spec: crd["spec"].update(spec)))
 
 
 @pytest.fixture(scope="module")

@@ -9,41 +9,20 @@ must equal them.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from typing import Any
 
 import crd_update_ratchet_cases as cases
 import pytest
+import stored_crds
 from support import ServerProcess
-
-from apiserver.storage.embedded import EmbeddedStore, StoreOptions
 
 pytestmark = pytest.mark.store_once
 
-_CRDS = "apiextensions.k8s.io/customresourcedefinitions"
 
-
-def _rewrite_stopped(server: ServerProcess) -> cases.Rewrite:
-    def rewrite(versions_by_name: dict[str, list[dict[str, Any]]]) -> None:
-        server.stop()
-
-        async def write() -> None:
-            store = EmbeddedStore(StoreOptions(os.path.join(server.data_dir, "store")))
-            try:
-                for name, versions in versions_by_name.items():
-                    stored = store.latest((_CRDS, "", name))
-                    assert stored is not None, name
-                    crd = json.loads(stored.data)
-                    crd["spec"]["versions"] = versions
-                    await store.submit((_CRDS, "", name), crd, stored)
-            finally:
-                await store.close()
-
-        asyncio.run(write())
-        server.start()
-    return rewrite
+def _set_versions(crd: dict[str, Any], versions: list[dict[str, Any]]) -> None:
+    crd["spec"]["versions"] = versions
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +31,7 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
         def send(method: str, path: str, body: Any, content_type: str) -> tuple[int, Any]:
             headers = {"Content-Type": content_type} if content_type else {}
             return server.json(method, path, body, headers=headers, content_type=content_type or "application/json")
-        return cases.run(send, _rewrite_stopped(server))
+        return cases.run(send, stored_crds.rewriter(server, _set_versions))
 
 
 def test_ours_equal_the_recorded_reference(answers: dict[str, dict[str, Any]]) -> None:

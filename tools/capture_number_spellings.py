@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from typing import Any
 
@@ -119,9 +118,6 @@ CASES: list[tuple[str, str, str, bytes, str]] = [
      b'{"dryRun":["All"],"gracePeriodSeconds":1e1}', JSON),
 ]
 
-_MASKED = re.compile(r'(\\"(?:uid|resourceVersion|creationTimestamp|time|manager)\\":\\")[^\\]*')
-
-
 def prepare(send: Send) -> None:
     send("POST", "/api/v1/namespaces", json.dumps({"apiVersion": "v1", "kind": "Namespace",
                                                    "metadata": {"name": NAMESPACE}}).encode(), JSON)
@@ -138,7 +134,7 @@ def answer(send: Send, index: int) -> dict[str, Any]:
     _, method, path, body, content_type = CASES[index]
     status, reply, _ = send(method, path, body, content_type)
     if isinstance(reply, dict) and reply.get("kind") == "Status":
-        return {"status": status, "message": _MASKED.sub(r"\1X", str(reply.get("message")))}
+        return {"status": status, "message": patching.masked(str(reply.get("message")))}
     return {"status": status, "spec": reply.get("spec") if isinstance(reply, dict) else reply}
 
 
