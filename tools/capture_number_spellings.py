@@ -63,7 +63,8 @@ def _gauge(name: str, field: str, literal: str) -> bytes:
     return f'{{"apiVersion":"numbers.example.io/v1","kind":"Gauge","metadata":{{"name":"{name}"}},"spec":{{{spec}}}}}'.encode()
 
 
-_LITERALS = ("1e3", "1E3", "1.0", "1000.0", "10e-1", "2E+0", "1.5", "-0", "-1.0", "0.0", "1e21", "2.50")
+_LITERALS = ("1e3", "1E3", "1.0", "1000.0", "10e-1", "2E+0", "1.5", "-0", "-1.0", "0.0", "1e21", "2.50",
+             "99999999999999999999", "-99999999999999999999", "9223372036854775808")
 _PATCH_LITERALS = ("1e3", "1.0", "1.5", "2E0", "1e21")
 
 # (name, method, path, body, content type)
@@ -90,8 +91,8 @@ CASES: list[tuple[str, str, str, bytes, str]] = [
        b'{"spec":{"replicas":%s}}' % lit.encode(), STRATEGIC) for lit in ("4294967297", "1e10", "-1e10", "2147483648")],
     ("strategic merge patch grace period 1e19", "PATCH", f"{DEPLOYMENTS}/base?dryRun=All",
      b'{"spec":{"template":{"spec":{"terminationGracePeriodSeconds":1e19}}}}', STRATEGIC),
-    ("merge patch replicas 4294967297", "PATCH", f"{DEPLOYMENTS}/base?dryRun=All",
-     b'{"spec":{"replicas":4294967297}}', MERGE),
+    *[(f"merge patch replicas {lit}", "PATCH", f"{DEPLOYMENTS}/base?dryRun=All",
+       b'{"spec":{"replicas":%s}}' % lit.encode(), MERGE) for lit in ("4294967297", "99999999999999999999")],
     ("merge patch two spellings of one value", "PATCH", f"{DEPLOYMENTS}/base?dryRun=All",
      b'{"spec":{"replicas":1e0,"template":{"spec":{"terminationGracePeriodSeconds":1.0}}}}', MERGE),
     ("json patch copy of a fraction", "PATCH", f"{DEPLOYMENTS}/base?dryRun=All",
@@ -116,6 +117,10 @@ CASES: list[tuple[str, str, str, bytes, str]] = [
      b'{"dryRun":["All"],"gracePeriodSeconds":1.0}', JSON),
     ("delete body gracePeriodSeconds 1e1", "DELETE", f"{DEPLOYMENTS}/base",
      b'{"dryRun":["All"],"gracePeriodSeconds":1e1}', JSON),
+    ("delete body gracePeriodSeconds past 64 bits", "DELETE", f"{DEPLOYMENTS}/base",
+     b'{"dryRun":["All"],"gracePeriodSeconds":99999999999999999999}', JSON),
+    ("custom create count past 64 bits", "POST", f"{GAUGES}?dryRun=All",
+     _gauge("made", "count", "99999999999999999999"), JSON),
 ]
 
 def prepare(send: Send) -> None:

@@ -83,7 +83,7 @@ def from_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
     ref = schemas.kind_ref("", "v1", "DeleteOptions")
     problem = fieldvalidation.type_error(body, ref)
     if problem is not None:
-        if bodies.is_json(content_type) and gonumbers.may_hold_fractions(raw):
+        if bodies.is_json(content_type) and gonumbers.may_hold_unusual_numbers(raw):
             problem = fieldvalidation.type_error(gonumbers.spelled(raw), ref) or problem  # named as spelled
         raise errors.bad_request(problem)
     return body

@@ -945,7 +945,7 @@ def _convertible(t: Target, config: dict[str, Any], merged: dict[str, Any], raw:
     group, _, version = t.rt.api_version.rpartition("/")
     ref = schemas.kind_ref(group, version, t.rt.kind)
     problem = unstructured.restore_error(merged, ref, own_types=True)
-    if problem is None and gonumbers.may_need_conversion(raw):
+    if problem is None and gonumbers.may_hold_unusual_numbers(raw):
         unstructured.restore_numbers(merged, ref)
     if problem is not None:
         meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}

@@ -491,7 +491,7 @@ def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
         return {}
     mistyped, unknown = _typed_and_known(obj, ref)
     if mistyped is not None:
-        if json_body and raw and gonumbers.may_hold_fractions(raw):
+        if json_body and raw and gonumbers.may_hold_unusual_numbers(raw):
             mistyped = type_error(gonumbers.spelled(raw), ref) or mistyped
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
     return check(kind, api_version, how, unknown, duplicate_fields(raw) if raw else [])

@@ -46,7 +46,7 @@ def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None,
             patched, ("", ""), unstructured=True)
         if mistyped is not None:
             raise unstructured.invalid_patch(patch, mistyped)
-        if gonumbers.may_need_conversion(raw):
+        if gonumbers.may_hold_unusual_numbers(raw):
             unstructured.restore_numbers(patched, schema)
         return patched, _duplicates(raw) if strict else []
     # Custom resources have no patch strategies to follow, so upstream refuses strategic merge for them
@@ -163,7 +163,7 @@ def decoded(patched: Any, raw: bytes, content_type: str | None, directive: str, 
         if custom is None:
             problem = fieldvalidation.decode_problem(patched, url_type)
             if problem is not None:
-                if gonumbers.may_hold_fractions(raw):
+                if gonumbers.may_hold_unusual_numbers(raw):
                     patched = gonumbers.respelled(patched, raw, kind == bodies.JSON_PATCH)
                     problem = fieldvalidation.decode_problem(patched, url_type) or problem
                 raise _invalid_patched(patched, raw, kind, problem)

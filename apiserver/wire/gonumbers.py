@@ -7,8 +7,9 @@ orjson reads `1e3`, `1.0` and `1000.0` alike as the float 1000.0, where Go tells
   which encoding/json writes back without a fraction when it is whole (`1000`), so it is stored and
   served as an integer.
 
-Both matter only for bodies that hold such a number, which `may_hold_fractions` finds with one scan
-in C; the spelling is recovered only when a refusal has to name it.
+An integer past 64 bits, which orjson can only read as a float, is named by its digits too. Both matter
+only for bodies that hold such numbers, which `may_hold_fractions` and `may_hold_unusual_numbers` find
+with one scan in C; the spelling is recovered only when a refusal has to name it.
 """
 
 from __future__ import annotations
@@ -46,15 +47,22 @@ def may_hold_fractions(raw: bytes) -> bool:
     return _FRACTIONAL.search(raw) is not None
 
 
-def may_need_conversion(raw: bytes) -> bool:
-    """Whether a body converted from a map into a Go type can hold a number the conversion changes: a
-    float, or an integer of ten digits or more (past int32's range)."""
+def may_hold_unusual_numbers(raw: bytes) -> bool:
+    """Whether a body can hold a number Go's decoding or conversion treats apart: one with a fraction or
+    an exponent, or an integer of ten digits or more (past int32's range; past 64 bits orjson reads it as
+    a float, and only `spelled` keeps its digits)."""
     return _FRACTIONAL.search(raw) is not None or _LONG_INTEGER.search(raw) is not None
 
 
 def spelled(raw: bytes) -> Any:
-    """A JSON body decoded with each number that has a fraction or an exponent as a Spelled."""
-    return json.loads(raw, parse_float=Spelled)
+    """A JSON body decoded with each number that has a fraction or an exponent, or is an integer past
+    64 bits (which orjson reads as a float too), as a Spelled."""
+    return json.loads(raw, parse_float=Spelled, parse_int=_integer)
+
+
+def _integer(text: str) -> int | Spelled:
+    value = int(text)
+    return value if -(2**63) <= value < 2**64 else Spelled(text)
 
 
 def respelled(doc: Any, raw: bytes, json_patch: bool) -> Any:
