@@ -1,6 +1,6 @@
 """A custom resource's validation after its metadata, in the order upstream's customResourceStrategy
 .Validate runs it (apiextensions-apiserver/pkg/registry/customresource/strategy.go and validator.go):
-the OpenAPI schema (kinds/crschema.py), the scale subresource's replicas and selector
+the OpenAPI schema (kinds/crschema.py; an update's unchanged values ratcheted, crd/ratcheting.py), the scale subresource's replicas and selector
 (ValidateScaleSpec, ValidateScaleStatus), embedded resources (schema/objectmeta), list-type set and map
 uniqueness (schema/listtype), then the
 x-kubernetes-validations rules, which are not run when an earlier error would make them misleading.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.crd import ratcheting
 from apiserver.errors import FieldError
 from apiserver.kinds import crschema, crvalidations
 from apiserver.kinds.validation import dns1035_label
@@ -206,11 +207,12 @@ def problems(
     ratcheted: list[FieldError] | None = None,
 ) -> list[FieldError]:
     """Validate, ValidateUpdate or (`status`) the status strategy's ValidateUpdate, less the metadata."""
+    unchanged = [] if old is None else ratcheting.unchanged_paths(obj, old, schema)
     if status:
-        found = _status_problems(obj, schema) + scale_status_problems(obj, scale)
+        found = ratcheting.without_ratcheted(_status_problems(obj, schema), unchanged) + scale_status_problems(obj, scale)
     else:
         found = (
-            crschema.validate(obj, schema)
+            ratcheting.without_ratcheted(crschema.validate(obj, schema), unchanged)
             + scale_spec_problems(obj, scale)
             + scale_status_problems(obj, scale)
             + embedded_problems(obj, schema)

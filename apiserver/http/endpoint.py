@@ -617,9 +617,11 @@ class Endpoint:
                 applied = tracked[0]
         # The main resource's update is shaped once, below, after the strategy's last changes.
         ratcheted: list[str] = []  # a custom resource's rule failures that ratcheting let through
-        prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
-                                          shape=t.subresource is not None, warnings=ratcheted, applying=applying)
-        admitting.warn(t, ratcheted)
+        try:
+            prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
+                                              shape=t.subresource is not None, warnings=ratcheted, applying=applying)
+        finally:
+            admitting.warn(t, ratcheted)  # a refused update warns of them too, as upstream's context does
         if t.subresource is None:
             admitting.warn(t, strategy.warnings_on_update(prepared, old))
             strategy.decorate(prepared, old, _StoreCluster(self), objects.now_rfc3339())

@@ -173,31 +173,38 @@ class RuleValidator:
     items: RuleValidator | None = None
     additional: RuleValidator | None = None
 
-    def validate(self, value: Any, old: Any, path: str,
-                 ratcheted: list[FieldError] | None = None, ratchet: bool = True) -> list[FieldError]:
+    def validate(self, value: Any, old: Any, path: str, ratcheted: list[FieldError] | None = None,
+                 ratchet: bool = True, parent_unchanged: bool = False) -> list[FieldError]:
         """The rules' failures; unless `ratchet` is off (a CRD's defaults are judged whole), those of
-        unchanged values are ratcheted, added to `ratcheted` (upstream sends them as warnings) instead."""
+        unchanged values are ratcheted, added to `ratcheted` (upstream sends them as warnings) instead.
+
+        A value is unchanged when it equals the old value it correlates with, or, having none (an item
+        of a set or an atomic list, a new field), when its nearest correlated ancestor (passed down as
+        `parent_unchanged`) equals its own (upstream's ratchetingOptions.shouldRatchetError)."""
         if value is None:
             return []
-        problems = self._run_rules(value, old, path, ratcheted, ratchet) if self.rules else []
+        unchanged = ratchet and (old == value if old is not None else parent_unchanged)
+        problems = self._run_rules(value, old, path, ratcheted, unchanged) if self.rules else []
         if isinstance(value, dict):
             # Every map type correlates by key (upstream's MapIsCorrelatable: granular and atomic alike).
             old_map = old if isinstance(old, dict) else {}
             for key, item in value.items():
                 sub = self.properties.get(key) if self.properties else None
                 if sub is not None:
-                    problems += sub.validate(item, old_map.get(key), _child(path, key), ratcheted, ratchet)
+                    problems += sub.validate(item, old_map.get(key), _child(path, key), ratcheted, ratchet,
+                                             unchanged)
                 elif self.additional is not None:
                     problems += self.additional.validate(item, old_map.get(key), f"{path}[{key}]", ratcheted,
-                                                         ratchet)
+                                                         ratchet, unchanged)
         elif isinstance(value, list) and self.items is not None:
             correlate = _correlator(self.schema, old)
             for index, item in enumerate(value):
-                problems += self.items.validate(item, correlate(item), f"{path}[{index}]", ratcheted, ratchet)
+                problems += self.items.validate(item, correlate(item), f"{path}[{index}]", ratcheted, ratchet,
+                                                unchanged)
         return problems
 
     def _run_rules(self, value: Any, old: Any, path: str, ratcheted: list[FieldError] | None,
-                   ratchet: bool) -> list[FieldError]:
+                   unchanged: bool) -> list[FieldError]:
         problems: list[FieldError] = []
         bound = self.bind(value) if self.bind else value
         bound_old = (self.bind(old) if self.bind else old) if old is not None else None
@@ -229,8 +236,8 @@ class RuleValidator:
                 continue
             if outcome.value is True:
                 continue
-            unchanged = ratchet and not compiled.uses_old_self and old is not None and old == value
-            if unchanged and ratcheted is None:
+            ratchets = unchanged and not compiled.uses_old_self
+            if ratchets and ratcheted is None:
                 continue  # ratcheting: an unchanged value keeps passing
             at = path
             if compiled.field_path:
@@ -238,7 +245,7 @@ class RuleValidator:
                     path + compiled.field_path if compiled.field_path.startswith("[") else
                     f"{path}.{compiled.field_path}")
             detail = self._message(compiled, shared)
-            (ratcheted if unchanged and ratcheted is not None else problems).append(
+            (ratcheted if ratchets and ratcheted is not None else problems).append(
                 _for_reason(at, value, kind, detail, rule.get("reason")))
         return problems
 
@@ -258,7 +265,8 @@ def _child(path: str, key: str) -> str:
 
 
 def _correlator(schema: Schema, old: Any) -> Any:
-    """How list items find their old selves: only a map-list correlates, by its keys (sets by value)."""
+    """How list items find their old selves: only a map-list correlates, by its keys (upstream's
+    makeMapList and CorrelatedObject.Index: a set's items and an atomic list's have none)."""
     if not isinstance(old, list):
         return lambda item: None
     list_type = schema.get("x-kubernetes-list-type")
@@ -267,8 +275,6 @@ def _correlator(schema: Schema, old: Any) -> Any:
         index = {tuple(json.dumps(o.get(k)) for k in keys): o for o in old if isinstance(o, dict)}
         return lambda item: index.get(tuple(json.dumps(item.get(k)) for k in keys)) \
             if isinstance(item, dict) else None
-    if list_type == "set":
-        return lambda item: item if item in old else None
     return lambda item: None
 
 
