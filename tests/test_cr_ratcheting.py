@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from recorded import prepared_sender, tool
+from support import ServerProcess
 
 capture, RECORDED = tool("capture_cr_ratcheting")
 
@@ -14,10 +15,8 @@ pytestmark = pytest.mark.store_once
 
 
 @pytest.fixture(scope="module")
-def send(tmp_path_factory: pytest.TempPathFactory) -> capture.Send:
-    from support import ServerProcess
-    with ServerProcess(str(tmp_path_factory.mktemp("ratcheting"))) as server:
-        yield prepared_sender(server, capture)
+def send(shared_server: ServerProcess) -> capture.Send:
+    return prepared_sender(shared_server, capture)
 
 
 @pytest.mark.parametrize("index", range(len(capture.CASES)), ids=[c[0] for c in capture.CASES])
