@@ -15,7 +15,12 @@ from urllib.parse import urlsplit
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1035_label, dns1123_subdomain
 from apiserver.registry import field
-from apiserver.registry.apiextensions import conversion_validation, openapi_schema, schema_validation
+from apiserver.registry.apiextensions import (
+    conversion_validation,
+    deletion,
+    openapi_schema,
+    schema_validation,
+)
 from apiserver.registry.apiextensions.internal import (
     Allowances,
     InternalSpec,
@@ -384,10 +389,12 @@ def validate_crd_update(new: Obj, old: Obj) -> list[FieldError]:
                                 schema_validation.non_structural, schema_validation.unpruned_defaults)
     found = _spec(new_internal, required_review, allowed)
     old_names, new_names = _dict(old_spec.get("names")), _dict(new_spec.get("names"))
-    # Upstream holds scope and kind only once the CRD is Established, which its controller sets a moment
-    # after the create and ours at once: the recorded answers were taken in that moment. The scope stays
-    # held regardless, as where the objects are stored depends on it.
+    # Upstream holds scope and kind once the CRD is Established (requireImmutableNames), which its
+    # controller sets a moment after the create and ours at once. The scope stays held regardless, as
+    # where the objects are stored depends on it.
     found += field.immutable("spec.scope", new_spec.get("scope") or "", old_spec.get("scope") or "")
+    if deletion.condition_true(old, "Established"):
+        found += field.immutable("spec.names.kind", new_names.get("kind") or "", old_names.get("kind") or "")
     found += field.immutable("spec.group", new_spec.get("group") or "", old_spec.get("group") or "")
     found += field.immutable(
         "spec.names.plural", new_names.get("plural") or "", old_names.get("plural") or ""
