@@ -183,6 +183,9 @@ CASES: dict[str, Schema] = {
     "root-api-version-default-fine": _obj({"apiVersion": {"type": "string", "default": "ex.com/v1"}}),
     # Embedded resources: their own type and object meta, and the defaults inside them.
     "embedded-default-fine": _embedded({**_RESOURCE, "metadata": {"labels": {"a": "b"}}, "spec": {}}),
+    # written back as the ObjectMeta it decodes to: unknown fields gone, times in UTC
+    "embedded-default-metadata-coerced": _embedded({**_RESOURCE, "metadata": {
+        "name": "n", "zz": 1, "creationTimestamp": "2024-05-01T10:00:00+02:00", "namespace": ""}, "spec": {}}),
     "embedded-default-no-kind": _embedded({"apiVersion": "v1", "spec": {}}),
     "embedded-default-no-type-meta": _embedded({"spec": {}}),
     "embedded-default-api-version-not-string": _embedded({"apiVersion": 5, "kind": "Thing"}),
@@ -326,9 +329,22 @@ def _two_versions(name: str) -> dict[str, Any]:
     return body
 
 
+def _defaults(schema: Any, path: str = "") -> dict[str, Any]:
+    """The defaults of a stored schema by their level's path: upstream stores a default as its
+    validation coerced it."""
+    if not isinstance(schema, dict):
+        return {}
+    found = {path or ".": schema["default"]} if "default" in schema else {}
+    for key, sub in (schema.get("properties") or {}).items():
+        found |= _defaults(sub, f"{path}.{key}")
+    return found | _defaults(schema.get("items"), f"{path}[]")
+
+
 def _answer(status: int, body: Any) -> dict[str, Any]:
     if status < 300:
-        return {"code": status}
+        versions = body.get("spec", {}).get("versions") or [{}]
+        stored = _defaults((versions[0].get("schema") or {}).get("openAPIV3Schema"))
+        return {"code": status, **({"defaults": stored} if stored else {})}
     details = body.get("details") or {}
     causes = sorted(details.get("causes") or [], key=lambda c: (c.get("field", ""), c.get("message", "")))
     return {"code": status, "reason": body.get("reason"),

@@ -133,9 +133,8 @@ class _Walk:
             if not _same(pruned, value):
                 self.problems.append(field.invalid_shown(f"{at}.default", schemavalidator.shown_value(value),
                                                          "must not have unknown fields"))
-        # Coerce rewrites the object meta of the default it judges. Upstream's judges (and so stores) the
-        # CRD's own default; here a copy is rewritten and the CRD keeps its default as written.
-        value = copy.deepcopy(value)
+        # Coerce rewrites, in place, the object meta of the default it judges: the CRD's own default, so
+        # it is stored as coerced (upstream's structural schema shares the default with the CRD).
         coerce_error = coerce(value, schema, f"{at}.default")
         if coerce_error is not None:
             self.problems.append(coerce_error)
