@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 import capture_patch_decoding as patching
@@ -35,6 +36,9 @@ JSON_PATCH = "application/json-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
 APPLY = "application/apply-patch+yaml"
 
+# A MutatingAdmissionPolicy whose JSONPatch sets replicas, per namespace: the mutated object is decoded
+# as JSON (an int32 past its range refused), not converted as a strategic merge's is.
+MUTATED = {"past-int32": "4294967297", "a-double": "1e3", "a-fraction": "1.5"}
 CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
        "metadata": {"name": "gauges.numbers.example.io"},
        "spec": {"group": "numbers.example.io", "scope": "Namespaced",
@@ -113,6 +117,9 @@ CASES: list[tuple[str, str, str, bytes, str]] = [
     ("custom json patch ratio 4.0", "PATCH", f"{GAUGES}/base?dryRun=All",
      b'[{"op":"replace","path":"/spec/ratio","value":4.0}]', JSON_PATCH),
     ("custom update count 7.0", "PUT", f"{GAUGES}/base?dryRun=All", _gauge("base", "count", "7.0"), JSON),
+    *[(f"mutating policy sets replicas to {value}", "POST",
+       f"/apis/apps/v1/namespaces/numbers-{name}/deployments?dryRun=All", _deployment("made", "1"), JSON)
+      for name, value in MUTATED.items()],
     ("delete body gracePeriodSeconds 1.0", "DELETE", f"{DEPLOYMENTS}/base",
      b'{"dryRun":["All"],"gracePeriodSeconds":1.0}', JSON),
     ("delete body gracePeriodSeconds 1e1", "DELETE", f"{DEPLOYMENTS}/base",
@@ -123,9 +130,38 @@ CASES: list[tuple[str, str, str, bytes, str]] = [
      _gauge("made", "count", "99999999999999999999"), JSON),
 ]
 
+_ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+
+
+def _mutating_policy(send: Send, name: str, value: str) -> None:
+    rules = [{"apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"], "operations": ["CREATE"]}]
+    selector = {"matchLabels": {"numbers-mutation": name}}
+    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+              "metadata": {"name": f"numbers-{name}"},
+              "spec": {"matchConstraints": {"resourceRules": rules, "namespaceSelector": selector},
+                       "reinvocationPolicy": "Never", "mutations": [{"patchType": "JSONPatch", "jsonPatch": {
+                           "expression": f"[JSONPatch{{op: 'replace', path: '/spec/replicas', value: {value}}}]"}}]}}
+    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicyBinding",
+               "metadata": {"name": f"numbers-{name}"},
+               "spec": {"policyName": f"numbers-{name}", "matchResources": {"namespaceSelector": selector}}}
+    send("POST", f"{_ADMISSION}/mutatingadmissionpolicies", json.dumps(policy).encode(), JSON)
+    send("POST", f"{_ADMISSION}/mutatingadmissionpolicybindings", json.dumps(binding).encode(), JSON)
+    send("POST", "/api/v1/namespaces", json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": f"numbers-{name}", "labels": {"numbers-mutation": name}}}).encode(), JSON)
+    path = f"/apis/apps/v1/namespaces/numbers-{name}/deployments?dryRun=All"
+    deadline = time.monotonic() + 60  # until the policy is enforced
+    while True:
+        status, reply, _ = send("POST", path, _deployment("made", "1"), JSON)
+        if status != 201 or reply["spec"]["replicas"] != 1 or time.monotonic() > deadline:
+            return
+        time.sleep(0.5)
+
+
 def prepare(send: Send) -> None:
     send("POST", "/api/v1/namespaces", json.dumps({"apiVersion": "v1", "kind": "Namespace",
                                                    "metadata": {"name": NAMESPACE}}).encode(), JSON)
+    for name, value in MUTATED.items():
+        _mutating_policy(send, name, value)
     status, body, _ = send("POST", DEPLOYMENTS, _deployment("base", "1"), JSON)
     assert status in (201, 409), body
     status, body, _ = send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",

@@ -33,8 +33,7 @@ def value_error(value: Any, definition: str | None, fmt: str | None, go_type: st
     `unstructured`: converted from a map (DefaultUnstructuredConverter), as patches and apply are."""
     if isinstance(value, int) and not isinstance(value, bool) and fmt in _INT_RANGES:
         low, high = _INT_RANGES[fmt]
-        # Converted from a map, an integer is wrapped to its field's width (unstructured.restore_numbers).
-        if not unstructured and not low <= value <= high:
+        if not low <= value <= high:
             return f"json: cannot unmarshal number {value} into Go struct field {where} of type {go_type}"
         return None
     if definition == schemas.QUANTITY and value is not None and (isinstance(value, bool) or not isinstance(

@@ -42,12 +42,15 @@ def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None,
             raise errors.bad_request(f"json: cannot unmarshal {json_type(patch)} into Go value of type "
                                      "map[string]interface {}")
         patched = strategicpatch.apply(original, patch, schema)
-        mistyped = unstructured.restore_error(patched, schema) or fieldvalidation.decode_problem(
-            patched, ("", ""), unstructured=True)
+        mistyped = unstructured.restore_error(patched, schema)
+        if mistyped is None:
+            # The converter wraps an integer past its field's width before the types that unmarshal
+            # themselves are decoded.
+            if gonumbers.may_hold_unusual_numbers(raw):
+                unstructured.restore_numbers(patched, schema)
+            mistyped = fieldvalidation.decode_problem(patched, ("", ""), unstructured=True)
         if mistyped is not None:
             raise unstructured.invalid_patch(patch, mistyped)
-        if gonumbers.may_hold_unusual_numbers(raw):
-            unstructured.restore_numbers(patched, schema)
         return patched, _duplicates(raw) if strict else []
     # Custom resources have no patch strategies to follow, so upstream refuses strategic merge for them
     # and names the patch types their handler takes (server-side apply among them).
