@@ -23,6 +23,7 @@ from apiserver.errors import FieldError
 from apiserver.kinds import crschema, crvalidations
 from apiserver.kinds.conversion import IDENTITY, Codec
 from apiserver.kinds.resources import ResourceType, Subresource
+from apiserver.wire import gonumbers
 from columns.crd import CrdPrinter, crd_printer
 
 # The order kube-apiserver lists a custom resource's verbs in.
@@ -39,9 +40,7 @@ def canonical(value: Any) -> Any:
         return {k: canonical(value[k]) for k in sorted(value)}
     if isinstance(value, list):
         return [canonical(v) for v in value]
-    if type(value) is float and value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    return value
+    return gonumbers.as_written(value) if type(value) is float else value
 
 
 def version_order(name: str) -> tuple[int, int, int, str]:

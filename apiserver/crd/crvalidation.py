@@ -1,9 +1,9 @@
 """A custom resource's validation after its metadata, in the order upstream's customResourceStrategy
 .Validate runs it (apiextensions-apiserver/pkg/registry/customresource/strategy.go and validator.go):
-the OpenAPI schema (kinds/crschema.py; an update's unchanged values ratcheted, crd/ratcheting.py), the scale subresource's replicas and selector
-(ValidateScaleSpec, ValidateScaleStatus), embedded resources (schema/objectmeta), list-type set and map
-uniqueness (schema/listtype), then the
-x-kubernetes-validations rules, which are not run when an earlier error would make them misleading.
+the OpenAPI schema (kinds/crschema.py; an update's unchanged values ratcheted, crd/ratcheting.py), the
+scale subresource's replicas and selector (ValidateScaleSpec, ValidateScaleStatus), embedded resources
+(schema/objectmeta), list-type set and map uniqueness (schema/listtype), then the x-kubernetes-validations
+rules, which are not run when an earlier error would make them misleading.
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ through. The x-kubernetes-validations rules ratchet the same way (kinds/crvalida
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from apiserver.errors import FieldError
+from apiserver.kinds import crvalidations
 
 Schema = dict[str, Any]
 
@@ -37,18 +37,13 @@ def unchanged_paths(value: Any, old: Any, schema: Schema | None, path: str = "")
             sub = properties.get(key) if key in properties else extra if isinstance(extra, dict) else None
             if sub is not None:
                 found += unchanged_paths(item, old[key], sub, f"{path}.{key}" if path else key)
-    elif isinstance(value, list) and isinstance(old, list) and schema.get("x-kubernetes-list-type") == "map":
-        keys = schema.get("x-kubernetes-list-map-keys") or []
-        by_key = {_key(item, keys): item for item in old if isinstance(item, dict)}
+    elif isinstance(value, list):
+        before_of = crvalidations.correlator(schema, old)
         for index, item in enumerate(value):
-            before = by_key.get(_key(item, keys)) if isinstance(item, dict) else None
+            before = before_of(item)
             if before is not None:
                 found += unchanged_paths(item, before, schema.get("items"), f"{path}[{index}]")
     return found
-
-
-def _key(item: dict[str, Any], keys: list[str]) -> str:
-    return json.dumps([item.get(k) for k in keys])
 
 
 def without_ratcheted(problems: list[FieldError], unchanged: list[str]) -> list[FieldError]:

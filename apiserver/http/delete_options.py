@@ -19,7 +19,7 @@ from starlette.datastructures import QueryParams
 from apiserver import errors
 from apiserver.kinds import fieldvalidation, propagation, schemas, scheme
 from apiserver.query import list_options
-from apiserver.wire import bodies, gojson, gonumbers
+from apiserver.wire import bodies, gojson
 
 _DELETE_OPTIONS = "v1.DeleteOptions"
 _SCHEME = "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme/register.go:27"
@@ -83,8 +83,8 @@ def from_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
     ref = schemas.kind_ref("", "v1", "DeleteOptions")
     problem = fieldvalidation.type_error(body, ref)
     if problem is not None:
-        if bodies.is_json(content_type) and gonumbers.may_hold_unusual_numbers(raw):
-            problem = fieldvalidation.type_error(gonumbers.spelled(raw), ref) or problem  # named as spelled
+        if bodies.is_json(content_type):
+            problem = fieldvalidation.spelled_type_error(problem, raw, ref)
         raise errors.bad_request(problem)
     return body
 

@@ -197,7 +197,7 @@ class RuleValidator:
                     problems += self.additional.validate(item, old_map.get(key), f"{path}[{key}]", ratcheted,
                                                          ratchet, unchanged)
         elif isinstance(value, list) and self.items is not None:
-            correlate = _correlator(self.schema, old)
+            correlate = correlator(self.schema, old)
             for index, item in enumerate(value):
                 problems += self.items.validate(item, correlate(item), f"{path}[{index}]", ratcheted, ratchet,
                                                 unchanged)
@@ -264,9 +264,10 @@ def _child(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _correlator(schema: Schema, old: Any) -> Any:
-    """How list items find their old selves: only a map-list correlates, by its keys (upstream's
-    makeMapList and CorrelatedObject.Index: a set's items and an atomic list's have none)."""
+def correlator(schema: Schema, old: Any) -> Any:
+    """How list items find their old selves, for the rules' oldSelf and for ratcheting (crd/ratcheting.py):
+    only a map-list correlates, by its keys (upstream's makeMapList and CorrelatedObject.Index: a set's
+    items and an atomic list's have none)."""
     if not isinstance(old, list):
         return lambda item: None
     list_type = schema.get("x-kubernetes-list-type")

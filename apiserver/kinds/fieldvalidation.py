@@ -30,8 +30,6 @@ def directive(query: Mapping[str, str]) -> str:
     return value
 
 
-
-
 class _Node:
     """What checking a value against one schema node (as written, a `$ref` or inline) takes, compiled once.
 
@@ -206,6 +204,14 @@ def _fits(value: Any, kinds: set[str], unstructured: bool = False) -> bool:
 def _number_text(number: float) -> str:
     """A refused float as encoding/json names it: its literal, when the body's spelling is known."""
     return str(number) if isinstance(number, gonumbers.Spelled) else goprint.json_number(number)
+
+
+def spelled_type_error(problem: str, raw: bytes, ref: schemas.Schema | None) -> str:
+    """A JSON body's refusal (type_error's `problem`) with its number named as the body spelled it
+    (gonumbers: orjson read `1e3` as 1000.0); the problem as it was when the body holds no such number."""
+    if gonumbers.may_hold_unusual_numbers(raw):
+        return type_error(gonumbers.spelled(raw), ref) or problem
+    return problem
 
 
 def type_error(obj: Any, schema: schemas.Schema | None, unstructured: bool = False) -> str | None:
@@ -491,8 +497,8 @@ def validate(obj: dict[str, Any], raw: bytes | None, query: Mapping[str, str],
         return {}
     mistyped, unknown = _typed_and_known(obj, ref)
     if mistyped is not None:
-        if json_body and raw and gonumbers.may_hold_unusual_numbers(raw):
-            mistyped = type_error(gonumbers.spelled(raw), ref) or mistyped
+        if json_body and raw:
+            mistyped = spelled_type_error(mistyped, raw, ref)
         raise errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {mistyped}')
     return check(kind, api_version, how, unknown, duplicate_fields(raw) if raw else [])
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from apiserver import errors
 from apiserver.kinds import godecode, schemas
-from apiserver.wire import goprint
+from apiserver.wire import gonumbers, goprint
 
 # The reflect.Kind of each value an unstructured map holds.
 _SOURCE_KIND = {dict: "map", list: "slice", str: "string", bool: "bool", int: "int64", float: "float64"}
@@ -138,7 +138,7 @@ def _restored_number(value: Any, node: _Node | None) -> Any:
         return value
     if type(value) is float:
         if node.target == "float64":
-            return int(value) if value.is_integer() and abs(value) < 1e21 else value
+            return gonumbers.as_written(value)
         if node.target in _INTEGER_KINDS:
             value = int(value) if -(2**63) <= value < 2**63 else -(2**63)
     if type(value) is int and node.target == "int32":

@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from apiserver import errors
-from apiserver.wire import goyaml, protobuf
+from apiserver.wire import gonumbers, goyaml, protobuf
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -94,8 +94,8 @@ def _as_json(value: Any, budget: list[int]) -> Any:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise goyaml.NotJSON(f"json: unsupported value: {_NOT_NUMBERS[str(value)]}")
-        # encoding/json writes a whole float below 1e21 without a fraction, so it reads back as an integer.
-        return _as_json(int(value), budget) if value.is_integer() and abs(value) < 1e21 else value
+        written = gonumbers.as_written(value)  # sigs.k8s.io/yaml writes the float64 as JSON and reads it back
+        return _as_json(written, budget) if type(written) is int else written
     if isinstance(value, list):
         return [_as_json(item, budget) for item in value]
     if isinstance(value, dict):

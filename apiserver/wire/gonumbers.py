@@ -154,13 +154,17 @@ def _fragment(value: Any) -> orjson.Fragment:
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
 
 
+def as_written(value: float) -> int | float:
+    """A float64 as encoding/json writes it and a decoder reads it back: whole and below 1e21 it is
+    written without a fraction (`1e3` as `1000`), so it comes back an integer."""
+    return int(value) if value.is_integer() and abs(value) < 1e21 else value
+
+
 def whole_floats_as_integers(doc: Any) -> None:
-    """Turns, in place, each whole float below 1e21 in a decoded document into the integer Go's
-    encoding/json writes it as (a float64 `1e3` is written `1000`, and read back as an integer)."""
+    """Turns, in place, each float in a decoded document into what as_written makes of it."""
     items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
     for key, value in items:
         if type(value) is float:
-            if value.is_integer() and abs(value) < 1e21:
-                doc[key] = int(value)
+            doc[key] = as_written(value)
         elif isinstance(value, (dict, list)):
             whole_floats_as_integers(value)
