@@ -12,7 +12,7 @@ from apiserver.admission import plugins
 from apiserver.auth import access, pki, tokens
 from apiserver.controllers.base import ControllerSettings
 from apiserver.controllers.manager import enabled_controllers
-from apiserver.http.limits import Limits
+from apiserver.http.limits import Limits, min_request_timeout
 from apiserver.registry.core.service_allocation import DEFAULT_SERVICE_RANGE, ServiceRange
 from apiserver.server import DEFAULT_EVENT_LOOP, EVENT_LOOPS, EtcdFlags, ServeOptions, serve
 from apiserver.storage.wal import CorruptLog
@@ -142,6 +142,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="open watches on the whole server; more are answered 429")
     parser.add_argument("--request-timeout", type=float, default=defaults.request_timeout_seconds,
                         help="seconds a request other than a watch may take before it is answered 504")
+    parser.add_argument("--min-request-timeout", type=min_request_timeout,
+                        default=defaults.min_request_timeout_seconds, metavar="SECONDS",
+                        help="a watch without timeoutSeconds ends after this many seconds to twice as many, "
+                             "at random (0: never)")
     parser.add_argument("--anonymous-auth", action="store_true",
                         help="let requests without credentials in as system:anonymous; RBAC decides what it sees")
     parser.add_argument("--audit-log-path", help="write audit.k8s.io/v1 Event lines to this file ('-': stdout)")
@@ -217,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         parser.error(f"--controllers: {exc}")
     limits = Limits(args.max_body_bytes, args.max_object_bytes, args.max_watches_per_user, args.max_watches,
-                    args.request_timeout)
+                    args.request_timeout, args.min_request_timeout)
     try:
         serve(ServeOptions(args.data_dir, args.host, args.port, args.http, args.history_size,
                            args.history_seconds, args.snapshot_every, args.watch_queue_limit,

@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from apiserver.http.limits import Limits
+from apiserver.http.limits import Limits, min_request_timeout
 from apiserver.registry.core.service_allocation import DEFAULT_SERVICE_RANGE, ServiceRange
 
 if TYPE_CHECKING:
@@ -88,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--audit-log-path")
     parser.add_argument("--audit-policy-file")
     parser.add_argument("--request-timeout", type=go_duration, default=Limits().request_timeout_seconds)
+    parser.add_argument("--min-request-timeout", type=min_request_timeout,
+                        default=Limits().min_request_timeout_seconds)
     parser.add_argument("--feature-gates", default="")
     parser.add_argument("--enable-admission-plugins", default="")
     parser.add_argument("--disable-admission-plugins", default="")
@@ -221,7 +223,7 @@ def options(argv: Sequence[str] | None = None) -> ServeOptions:
         accounts = ServiceAccountFiles(
             args.service_account_signing_key_file, tuple(args.service_account_key_file),
             tuple(args.service_account_issuer))
-    limits = Limits(request_timeout_seconds=args.request_timeout)
+    limits = Limits(request_timeout_seconds=args.request_timeout, min_request_timeout_seconds=args.min_request_timeout)
     return ServeOptions(data_dir, args.bind_address, args.secure_port, False, 10_000, 600.0, 20_000,
                         limits=limits, controllers=enabled_controllers(args.fastkube_controllers),
                         simulate_nodes=args.fastkube_simulate_nodes, anonymous_auth=args.anonymous_auth,

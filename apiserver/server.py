@@ -255,7 +255,7 @@ def build(options: ServeOptions) -> tuple[ApiRoutes, str]:
     pki.write_kubeconfig(kubeconfig_path, pki.kubeconfig(server_url, token,
                                                          None if options.plain_http else tls.serving_ca))
     endpoint = Endpoint(store, registry, options.watch_queue_limit, options.bookmark_seconds,
-                        limits.max_object_bytes, options.service_range)
+                        limits.max_object_bytes, options.service_range, limits.min_request_timeout_seconds)
     assert enabled_admission_plugins  # imported for the plugins it registers
     authorizer = access.Authorizer(store, options.authorization_modes)
     try:

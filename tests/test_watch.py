@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -179,3 +180,30 @@ def test_a_negative_timeout_ends_the_watch_at_once_and_zero_leaves_it_open(serve
     first = next(events)
     assert (first["type"], first["object"]["metadata"]["name"]) == ("ADDED", "timeout-zero-after")
     events.close()
+
+
+def test_a_watch_without_its_own_timeout_ends_after_the_servers_minimum(tmp_path: Any) -> None:
+    """kube-apiserver ends a watch that names no timeout (or 0) after --min-request-timeout to twice it,
+    at random (default 1800 s), so that informers relist now and then and watches opened together do
+    not all end together; a watch naming its own timeout keeps it."""
+    proc = ServerProcess(str(tmp_path), extra_args=["--min-request-timeout=1"])
+    proc.start()
+    try:
+        create(proc, "min-timeout")
+        for params in ({}, {"timeoutSeconds": "0"}):
+            started = time.monotonic()
+            events = list(stream(proc, NS, **params))
+            lasted = time.monotonic() - started
+            assert [e["object"]["metadata"]["name"] for e in events] == ["min-timeout"]
+            assert 1.0 <= lasted < 10, lasted  # ended by the server, not before the minimum
+        ending = stream(proc, NS, timeoutSeconds="30")
+        next(ending)
+        threading.Timer(2.5, create, (proc, "after-the-minimum")).start()
+        later = next(ending)  # still open past twice the minimum: its own timeout holds
+        assert later["object"]["metadata"]["name"] == "after-the-minimum"
+        ending.close()
+    finally:
+        proc.stop()
+    refused = subprocess.run([sys.executable, "-m", "apiserver", "--min-request-timeout=-1"], capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert "--min-request-timeout can not be negative value" in refused.stderr

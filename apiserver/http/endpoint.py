@@ -177,12 +177,14 @@ def _load(stored: StoredObject) -> dict[str, Any]:
 class Endpoint:
     def __init__(self, store: Store, registry: Registry, watch_queue_limit: int = 1000,
                  bookmark_seconds: float = 60.0, max_object_bytes: int = Limits.max_object_bytes,
-                 service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE) -> None:
+                 service_range: services.ServiceRange = services.DEFAULT_SERVICE_RANGE,
+                 min_request_timeout: int = Limits.min_request_timeout_seconds) -> None:
         self.store = store
         self.service_range = service_range
         self.watches = WatchHub(store)
         self.watch_queue_limit = watch_queue_limit  # events a watcher may fall behind before it is closed
         self.bookmark_seconds = bookmark_seconds
+        self.min_request_timeout = min_request_timeout  # the least a watch without timeoutSeconds runs
         self.max_object_bytes = max_object_bytes
         self._registry = registry
         self.assembled = AssemblyCache()
@@ -329,7 +331,7 @@ class Endpoint:
             return self._listing(t, initial, revision)
 
         chunks, closed = open_watch(self.store, self.watches.fanout(t.rt.storage_key), t.rt, selection, options,
-                                    shape, select_initial, self.watch_queue_limit, self.bookmark_seconds,
+                                    shape, select_initial, self.watch_queue_limit, self.bookmark_seconds, self.min_request_timeout,
                                     functools.partial(self.conversion.served_all, t.rt) if converts(t.rt) else None)
         return StreamReply(chunks, shape.content_type, closed=closed)
 

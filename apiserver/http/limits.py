@@ -1,11 +1,12 @@
 """How much one request or one user may take: body and object sizes, open watches, time.
 
 The defaults are kube-apiserver's: 3 MiB request bodies, etcd's 1.5 MiB per object, 60 s for a
-request that is not a watch.
+request that is not a watch, and 30 minutes as the least a watch without its own timeout runs.
 """
 
 from __future__ import annotations
 
+import argparse
 import weakref
 from collections import Counter
 from dataclasses import dataclass
@@ -26,6 +27,15 @@ class Limits:
     max_watches_per_user: int = 1_000
     max_watches: int = 10_000
     request_timeout_seconds: float = 60.0
+    min_request_timeout_seconds: int = 1800
+
+
+def min_request_timeout(text: str) -> int:
+    """The --min-request-timeout flag's value, whole seconds, refused below zero as upstream refuses it."""
+    seconds = int(text)
+    if seconds < 0:
+        raise argparse.ArgumentTypeError("--min-request-timeout can not be negative value")
+    return seconds
 
 
 class WatchSlots:

@@ -11,6 +11,7 @@ matching as ADDED, like kube-apiserver's watch cache.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from dataclasses import dataclass
 from typing import AsyncIterator, Awaitable, Callable, Mapping
@@ -80,7 +81,8 @@ def plan_start(store: Store, rt: ResourceType, options: WatchOptions, select_ini
 
 def open_watch(store: Store, fanout: Fanout, rt: ResourceType, selection: Selection, options: WatchOptions,
                shape: Shape, select_initial: SelectInitial, queue_limit: int,
-               bookmark_seconds: float, convert: Convert | None = None) -> tuple[AsyncIterator[bytes], asyncio.Event]:
+               bookmark_seconds: float, min_request_timeout: int,
+               convert: Convert | None = None) -> tuple[AsyncIterator[bytes], asyncio.Event]:
     """Starts the watch now; the stream, and an event set when the hub drops it for falling behind."""
     # No await from reading the starting state to joining the fan-out: a change committed in between
     # would reach neither (the store applies changes and tells its listeners in one synchronous step).
@@ -94,11 +96,22 @@ def open_watch(store: Store, fanout: Fanout, rt: ResourceType, selection: Select
             yield event_line("ERROR", expired.to_bytes())
         return refuse(), asyncio.Event()
     watcher = fanout.add(queue_limit, start.backlog)
-    # As upstream's watch handler: no timeoutSeconds, or 0, leaves the server's own (none here, where
-    # kube-apiserver closes after 30 to 60 minutes); a negative one ends the watch at once.
-    deadline = None if not options.timeout_seconds else time.monotonic() + options.timeout_seconds
+    timeout = watch_timeout(options.timeout_seconds, min_request_timeout)
+    deadline = None if timeout is None else time.monotonic() + timeout
     stream = _stream(watcher, rt, selection, shape, start, options.bookmarks, deadline, bookmark_seconds, convert)
     return stream, watcher.closed
+
+
+def watch_timeout(timeout_seconds: int | None, min_request_timeout: int) -> float | None:
+    """How long a watch runs, as upstream's watch handler decides: its own `timeoutSeconds` (a negative
+    one ends it at once), or with none or 0 a random time between the server's --min-request-timeout
+    and twice that, so that watches opened together do not all end (and relist) together; with
+    --min-request-timeout=0 it runs until its client leaves."""
+    if timeout_seconds:
+        return float(timeout_seconds)
+    if min_request_timeout > 0:
+        return min_request_timeout * (random.random() + 1.0)
+    return None
 
 
 def initial_events(rt: ResourceType, shape: Shape, listing: Listing) -> bytes:
