@@ -84,7 +84,7 @@ def invalid(path: str, value: Any, detail: str) -> FieldError:
 
 def invalid_shown(path: str, shown: str, detail: str) -> FieldError:
     """Invalid, for a value whose rendering the caller has made (an internal struct's JSON)."""
-    return FieldError("FieldValueInvalid", path, f"Invalid value: {shown}: {detail}")
+    return FieldError("FieldValueInvalid", path, f"Invalid value: {shown}" + (f": {detail}" if detail else ""))
 
 
 def duplicate(path: str, value: Any) -> FieldError:

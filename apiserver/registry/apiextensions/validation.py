@@ -256,6 +256,10 @@ def _spec(internal: InternalSpec, required_review: bool, allowed: Allowances) ->
                 "spec.versions", shown, "must have exactly one version marked as storage version"
             )
         )
+    # The internal spec.version, the first version's name, is judged again as a DNS-1035 label (it
+    # cannot differ from that name here: v1's conversion sets it so).
+    if names and names[0] and (errs := dns1035_label(names[0])):
+        found.append(field.invalid("spec.version", names[0], ",".join(errs)))
     names_obj = _dict(spec.get("names"))
     for key in ("plural", "singular", "kind", "listKind"):
         if not names_obj.get(key):

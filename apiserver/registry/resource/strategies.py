@@ -3,6 +3,7 @@ strategies (pkg/registry/resource/<kind>/strategy.go)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from apiserver.registry import meta
@@ -12,7 +13,15 @@ from apiserver.registry.strategy import KindStrategy, Strategy
 Obj = dict[str, Any]
 
 
+def _tolerations(tolerations: Any) -> None:
+    for toleration in tolerations if isinstance(tolerations, list) else ():
+        if isinstance(toleration, dict) and not toleration.get("operator"):
+            toleration["operator"] = "Equal"
+
+
 def _device_requests(requests: Any) -> None:
+    """SetDefaults_ExactDeviceRequest and SetDefaults_DeviceSubRequest, with the generated defaulter's
+    Equal for a device toleration's operator."""
     for request in requests or ():
         if not isinstance(request, dict):
             continue
@@ -22,15 +31,30 @@ def _device_requests(requests: Any) -> None:
                     exact["allocationMode"] = "ExactCount"
                 if exact["allocationMode"] == "ExactCount" and not exact.get("count"):
                     exact["count"] = 1
+                _tolerations(exact.get("tolerations"))
 
 
 def _default_resource_claim(obj: Obj) -> None:
     _device_requests(((obj.get("spec") or {}).get("devices") or {}).get("requests"))
+    allocation = (obj.get("status") or {}).get("allocation")
+    if isinstance(allocation, dict):
+        for result in (allocation.get("devices") or {}).get("results") or ():
+            if isinstance(result, dict):
+                _tolerations(result.get("tolerations"))
 
 
 def _default_resource_claim_template(obj: Obj) -> None:
     spec = (obj.get("spec") or {}).get("spec") or {}
     _device_requests((spec.get("devices") or {}).get("requests"))
+
+
+def _default_resource_slice(obj: Obj) -> None:
+    """SetDefaults_DeviceTaint: a device's taint without timeAdded gets now, to the second.
+    (SetDefaults_Device's allocation multipliers are left: their field is dropped with its alpha gate.)"""
+    for device in _devices(obj):
+        for taint in device.get("taints") or ():
+            if isinstance(taint, dict) and taint.get("timeAdded") is None:
+                taint["timeAdded"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 _LIST_ATTRIBUTES = ("bools", "ints", "strings", "versions")
@@ -80,6 +104,7 @@ STRATEGIES: dict[str, Strategy] = {
         name_rule=meta.long_name,
     ),
     "ResourceSlice": KindStrategy(
+        default=_default_resource_slice,
         prepare_for_create=lambda obj: _drop_disabled_slice_fields(obj, None),
         prepare_for_update=_drop_disabled_slice_fields,
         returns_deleted_object=True,
