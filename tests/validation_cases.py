@@ -18,6 +18,7 @@ Obj = dict[str, Any]
 Send = Callable[[str, str, Any, str], tuple[int, Any]]
 
 NAMESPACE = "validation"
+ADMIN_NAMESPACE = "validation-admin"  # labelled for admin access to devices
 
 
 def _pod(**spec: Any) -> Obj:
@@ -859,6 +860,37 @@ CASES.update({
     "resourceclaim-update-spec": ("resourceclaims", _resource_claim("vc-claim-upd"),
                                   {"spec": {"devices": {"requests": [{"name": "r", "exactly": {
                                       "deviceClassName": "other"}}]}}}),
+    # encoding/json keeps a mistyped value's error and decodes on; a MicroTime's own UnmarshalJSON error
+    # stops it, and is the answer.
+    "event-series-mistyped-count-and-bad-time": ("events", {
+        "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "vc-event"},
+        "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.com/ctl",
+        "reportingInstance": "ctl-1", "action": "Act", "reason": "Seen", "type": "Normal",
+        "regarding": {"kind": "Pod", "namespace": NAMESPACE, "name": "p"},
+        "series": {"count": "2", "lastObservedTime": "2024-01-01T00:00:00Z"}}, None),
+    "event-series-mistyped-count": ("events", {
+        "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "vc-event"},
+        "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.com/ctl",
+        "reportingInstance": "ctl-1", "action": "Act", "reason": "Seen", "type": "Normal",
+        "regarding": {"kind": "Pod", "namespace": NAMESPACE, "name": "p"},
+        "series": {"count": "2", "lastObservedTime": "2024-01-01T00:00:00.000000Z"}}, None),
+    # AuthorizedForAdmin (pkg/registry/resource/utils.go): admin access needs a labelled namespace, and
+    # its refusal comes before the claim's own validation in one 422.
+    "resourceclaim-admin-access-namespace-unlabelled": ("resourceclaims", _resource_claim("vc-claim-admin", requests=[
+        {"name": "R_", "exactly": {"deviceClassName": "dc"}},
+        {"name": "r", "exactly": {"deviceClassName": "dc", "adminAccess": True}}]), None),
+    "resourceclaim-admin-access-namespace-labelled": (
+        f"{_RESOURCE}/namespaces/{ADMIN_NAMESPACE}/resourceclaims", _resource_claim("vc-claim-admin", requests=[
+            {"name": "r", "exactly": {"deviceClassName": "dc", "adminAccess": True}}]), None),
+    "resourceclaim-admin-access-false": ("resourceclaims", _resource_claim("vc-claim-admin", requests=[
+        {"name": "r", "exactly": {"deviceClassName": "dc", "adminAccess": False}}]), None),
+    "resourceclaimtemplate-admin-access-namespace-unlabelled": ("resourceclaimtemplates", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "vc-template-admin"},
+        "spec": {"spec": {"devices": {"requests": [
+            {"name": "r", "exactly": {"deviceClassName": "dc", "adminAccess": True}}]}}}}, None),
+    # A device toleration's operator defaults to Equal (the generated defaulter), so a value is allowed.
+    "resourceclaim-toleration-operator-defaulted": ("resourceclaims", _resource_claim("vc-claim-tol", requests=[
+        {"name": "r", "exactly": {"deviceClassName": "dc", "tolerations": [{"key": "k", "value": "v"}]}}]), None),
     "deviceclass-selector-type-and-resource-name": (f"{_RESOURCE}/deviceclasses", {
         "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "vc-class"},
         "spec": {"selectors": [{"cel": {"expression": "1 + 1"}}], "extendedResourceName": "example.com/bad name",
@@ -888,6 +920,8 @@ CASES.update({
         "name": "vcapprovals.vc.k8s.io", "annotations": {"api-approved.kubernetes.io": "maybe"}}}, None),
     "crd-protected-group-missing-approval": (_CRDS, {**_crd("vcmissing", group="vc.kubernetes.io"), "metadata": {
         "name": "vcmissing.vc.kubernetes.io"}}, None),
+    "crd-version-name-not-a-label": (_CRDS, _crd("vcversions", versions=[
+        {"name": "V1.x", "served": True, "storage": True, "schema": {"openAPIV3Schema": {"type": "object"}}}]), None),
     "crd-update-plural": (_CRDS, _crd("vcplurals"), {"spec": {"names": {"plural": "others"}}}),
     "crd-names-and-deprecation": (_CRDS, _crd("vcnames", names={"plural": "vcnames", "kind": "Thing",
                                                                 "listKind": "Thing", "shortNames": ["Bad_Short"]},
@@ -1261,6 +1295,8 @@ def run_case(send: Send, name: str) -> Obj:
 def prepare(send: Send) -> None:
     send("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
          "application/json")
+    send("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": ADMIN_NAMESPACE, "labels": {"resource.kubernetes.io/admin-access": "true"}}}, "application/json")
     crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     send("POST", crds, _GADGET_CRD, "application/json")
     for _ in range(100):  # served once established

@@ -380,7 +380,7 @@ class Endpoint:
         # them: what it allocates is judged with the rest, and what it refuses is the whole answer.
         decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
         admitting.warn(t, strategy.warnings_on_prepare_create(obj))
-        obj = objects.prepare_create(t.rt, obj)
+        obj = objects.prepare_create(t.rt, obj, strategy.validate_in_cluster(obj, cluster))
         shaped_as = objects.shaped_json(obj)
         admitting.warn(t, strategy.warnings_on_create(obj))
         name = obj["metadata"]["name"]

@@ -217,7 +217,26 @@ def spelled_type_error(problem: str, raw: bytes, ref: schemas.Schema | None) -> 
 def type_error(obj: Any, schema: schemas.Schema | None, unstructured: bool = False) -> str | None:
     """The first value of the wrong JSON type, in encoding/json's words, as upstream reports it, or
     that Go's decoding of its type refuses (`unstructured`: converting from a map, as patches do)."""
-    return _type_error(obj, _compiled(schema), "", "", None, unstructured)
+    node = _compiled(schema)
+    found = _type_error(obj, node, "", "", None, unstructured)
+    return found if found is None or unstructured else _stopping_error(obj, node) or found
+
+
+def _stopping_error(obj: Any, node: _Node | None) -> str | None:
+    """The first value whose own UnmarshalJSON refuses it (a time, a quantity), which a JSON body holding
+    a mistyped value answers instead: encoding/json keeps the first mistyped value's error and decodes
+    on, but an UnmarshalJSON's error stops it and is the one returned (the unstructured converter
+    stops at the first of either)."""
+    if node is None or (type(obj) not in node.fitting and not _fits(obj, node.kinds, False)):
+        return None
+    if node.judged:
+        return _type_error(obj, node, "", "", None, False) if godecode.stops(node.definition) else None
+    if isinstance(obj, list):
+        item = node.child(None)
+        return next((e for v in obj if (e := _stopping_error(v, item))), None) if item is not None else None
+    if isinstance(obj, dict):
+        return next((e for k, v in obj.items() if (e := _stopping_error(v, node.child(k)))), None)
+    return None
 
 
 def decode_problem(obj: dict[str, Any], url_type: tuple[str, str], unstructured: bool = False) -> str | None:
@@ -280,7 +299,8 @@ def _typed_and_known(obj: dict[str, Any], ref: schemas.Schema) -> tuple[str | No
     if node is None or shape is None:
         return type_error(obj, ref), unknown_fields(obj, schemas.resolve(ref), drop=True)
     found: list[str] = []
-    return _checked(obj, node, shape, "", "", None, "", found), found
+    mistyped = _checked(obj, node, shape, "", "", None, "", found)
+    return (mistyped if mistyped is None else _stopping_error(obj, node) or mistyped), found
 
 
 def _checked(obj: Any, node: _Node, shape: _Node, owner: str, path: str, go_type: str | None, where: str,

@@ -27,6 +27,12 @@ def judges(definition: str | None, fmt: str | None) -> bool:
     return fmt in _INT_RANGES or fmt == "byte" or definition in (_TIME, _MICRO_TIME, schemas.QUANTITY)
 
 
+def stops(definition: str | None) -> bool:
+    """Whether a value of this definition is decoded by its own UnmarshalJSON (metav1.Time, MicroTime,
+    resource.Quantity), whose error stops encoding/json where a mistyped value's is kept for the end."""
+    return definition in (_TIME, _MICRO_TIME, schemas.QUANTITY)
+
+
 def value_error(value: Any, definition: str | None, fmt: str | None, go_type: str, where: str,
                 unstructured: bool = False) -> str | None:
     """Why Go refuses this value for a field (`where`: encoding/json's Struct.path) of this schema;

@@ -191,11 +191,12 @@ def named_for_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def prepare_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+def prepare_create(rt: ResourceType, obj: dict[str, Any], found: list[errors.FieldError] | None = None) -> dict[str, Any]:
     """The object as it will be stored (upstream's BeforeCreate, after the storage's BeginCreate): the
-    create strategy's changes made, and validated."""
+    create strategy's changes made, and validated (`found`: what the rules reading other objects found,
+    which come first in the same 422)."""
     strategy_for(rt).prepare_for_create(obj)
-    validate(rt, obj)
+    validate(rt, obj, found=found)
     return ordered(shaping.shaped_object(obj))
 
 
@@ -227,7 +228,8 @@ def shaped_json(obj: dict[str, Any]) -> bytes | None:
 
 
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None,
-             status: bool = False, warnings: list[str] | None = None) -> None:
+             status: bool = False, warnings: list[str] | None = None,
+             found: list[errors.FieldError] | None = None) -> None:
     """The object's metadata and then its kind's rules (`status`: its status strategy's), in one 422 as
     upstream's Validate returns them; a custom resource's ratcheted rule failures go to `warnings`."""
     strategy = strategy_for(rt)
@@ -246,6 +248,8 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
         problems += strategy.validate(obj)
     else:
         problems += strategy.validate_update(obj, old)
+    if found:
+        problems = found + problems
     if problems:
         group = rt.group if strategy.invalid_group is None else strategy.invalid_group
         raise errors.invalid(rt.kind, group, str(obj["metadata"].get("name") or ""), problems)

@@ -194,32 +194,46 @@ def _invalid_patched(patched: Any, raw: bytes, kind: str, problem: str) -> error
     naming the patched document, as json-patch writes it (its top level, and every object the patch
     reached into, with sorted keys; the rest as it was)."""
     body = orjson.loads(raw) if raw.strip() else None
-    reached: list[list[str]] = []
     if kind == bodies.MERGE_PATCH:
-        _merged_paths(body, patched, [], reached)
+        shown_doc = _merge_shown(body, patched)
     else:
+        reached: list[list[str]] = []
         for operation in body if isinstance(body, list) else ():
             parts = str(operation.get("path") or "").split("/")[1:] if isinstance(operation, dict) else []
             reached.extend(parts[:i] for i in range(1, len(parts)))
-    shown = gonumbers.dumps(_sorted_where_reached(patched, [], reached)).decode()
+        shown_doc = _sorted_where_reached(patched, [], reached)
+    shown = gonumbers.dumps(shown_doc).decode()
     return errors.invalid("", "", "", [errors.FieldError(
         "FieldValueInvalid", "patch", f"Invalid value: {orjson.dumps(shown).decode()}: {problem}")])
 
 
-def _merged_paths(patch: Any, doc: Any, at: list[str], found: list[list[str]]) -> None:
-    """The objects a merge patch merged into (rather than set whole): json-patch re-marshals those."""
-    for key, value in patch.items() if isinstance(patch, dict) else ():
-        if isinstance(value, dict) and isinstance(doc, dict) and isinstance(doc.get(key), dict):
-            found.append([*at, key])
-            _merged_paths(value, doc[key], [*at, key], found)
+def _merge_shown(patch: Any, merged: Any) -> Any:
+    """A merge patch's result as json-patch's MergePatch writes it: an object the patch merged into with
+    sorted keys, its members the patch did not name as they were; what the patch set is its own decoded
+    value (pruneNulls decodes it all), so every object within it has sorted keys."""
+    if isinstance(patch, dict) and isinstance(merged, dict):
+        return {k: _merge_shown(patch[k], merged[k]) if k in patch else merged[k] for k in sorted(merged)}
+    return _all_sorted(merged) if isinstance(patch, list) else merged
+
+
+def _all_sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _all_sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_all_sorted(v) for v in value]
+    return value
 
 
 def _sorted_where_reached(value: Any, at: list[str], reached: list[list[str]]) -> Any:
-    if not isinstance(value, dict):
-        return value
+    """A JSON patch's result as json-patch writes it: the top level and every object or array on an
+    operation's path decoded (an object's keys sorted), the rest as it was."""
     if at and at not in reached:
         return value
-    return {k: _sorted_where_reached(value[k], [*at, k], reached) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_where_reached(v, [*at, str(i)], reached) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {k: _sorted_where_reached(value[k], [*at, k], reached) for k in sorted(value)}
+    return value
 
 
 def _kind_schema(obj: dict[str, Any]) -> schemas.Schema | None:

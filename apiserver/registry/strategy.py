@@ -147,6 +147,11 @@ class Strategy(Protocol):
         """Validate: what is wrong with an object being created (its metadata aside)."""
 
     @property
+    def validate_in_cluster(self) -> Callable[[Obj, Cluster], list[FieldError]]:
+        """The rules of Validate that read other objects (upstream's strategies that hold a client), found
+        before the rest and answered with them in one 422."""
+
+    @property
     def validate_update(self) -> Callable[[Obj, Obj], list[FieldError]]:
         """ValidateUpdate (new, old): the object's own rules and the update's."""
 
@@ -211,6 +216,10 @@ def _no_errors(obj: Obj) -> list[FieldError]:
     return []
 
 
+def _no_errors_in_cluster(obj: Obj, cluster: Cluster) -> list[FieldError]:
+    return []
+
+
 def _no_warnings(obj: Obj) -> list[str]:
     return []
 
@@ -260,6 +269,7 @@ class KindStrategy:
     after_create: AfterWrite = _write_nothing
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
+    validate_in_cluster: Callable[[Obj, Cluster], list[FieldError]] = _no_errors_in_cluster
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
     warnings_on_prepare_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings

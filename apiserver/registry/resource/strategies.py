@@ -6,7 +6,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from apiserver.registry import meta
+from apiserver.errors import FieldError
+from apiserver.registry import field, meta
+from apiserver.registry.hooks import Cluster
 from apiserver.registry.resource import slice_validation, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
@@ -57,6 +59,38 @@ def _default_resource_slice(obj: Obj) -> None:
                 taint["timeAdded"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+ADMIN_NAMESPACE_LABEL = "resource.kubernetes.io/admin-access"
+
+
+def _authorized_for_admin(requests: Any, namespace: str, cluster: Cluster) -> list[FieldError]:
+    """AuthorizedForAdmin (pkg/registry/resource/utils.go): a request for admin access to devices (only
+    an `exactly` request may ask) needs its namespace labelled for it."""
+    at = next((f"spec.devices.requests[{i}].adminAccess" for i, request in enumerate(requests or ())
+               if isinstance(request, dict) and isinstance(request.get("exactly"), dict)
+               and request["exactly"].get("adminAccess") is True), None)
+    if at is None:
+        return []
+    ns = cluster.get("namespaces", "", namespace)
+    if ns is None:
+        # (NamespaceLifecycle refused the write before this could be reached)
+        return [FieldError("InternalError", at, "Internal error: could not retrieve namespace to verify admin "
+                           f'access: namespaces "{namespace}" not found')]
+    if ((ns.get("metadata") or {}).get("labels") or {}).get(ADMIN_NAMESPACE_LABEL) != "true":
+        return [field.forbidden(at, f"admin access to devices requires the `{ADMIN_NAMESPACE_LABEL}: true` label "
+                                    "on the containing namespace")]
+    return []
+
+
+def _claim_admin_access(obj: Obj, cluster: Cluster) -> list[FieldError]:
+    requests = ((obj.get("spec") or {}).get("devices") or {}).get("requests")
+    return _authorized_for_admin(requests, str(obj["metadata"].get("namespace") or ""), cluster)
+
+
+def _template_admin_access(obj: Obj, cluster: Cluster) -> list[FieldError]:
+    requests = (((obj.get("spec") or {}).get("spec") or {}).get("devices") or {}).get("requests")
+    return _authorized_for_admin(requests, str(obj["metadata"].get("namespace") or ""), cluster)
+
+
 _LIST_ATTRIBUTES = ("bools", "ints", "strings", "versions")
 
 
@@ -89,12 +123,14 @@ def _drop_disabled_slice_fields(new: Obj, old: Obj | None) -> None:
 STRATEGIES: dict[str, Strategy] = {
     "ResourceClaim": KindStrategy(
         default=_default_resource_claim,
+        validate_in_cluster=_claim_admin_access,
         returns_deleted_object=True,
         validate=validation.resource_claim,
         validate_update=validation.resource_claim_update,
     ),
     "ResourceClaimTemplate": KindStrategy(
         default=_default_resource_claim_template,
+        validate_in_cluster=_template_admin_access,
         returns_deleted_object=True,
         validate=validation.resource_claim_template,
         validate_update=validation.resource_claim_template_update,
