@@ -29,12 +29,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from tools.differential.cases import MORE_SEEDS, SEED
 from tools.differential.client import Client
 from tools.differential.normalize import Normalized
-from tools.differential.record import FIXTURE
+from tools.differential.record import FIXTURE, fixture_for
 from tools.differential.runner import read_fixture, run_all, stderr_progress
 
 EXPECTED = os.path.join(os.path.dirname(FIXTURE), "expected_differences.txt")
+
+
+def expected_for(seed: int) -> str:
+    """The listed differences of a seed's recording (record.fixture_for)."""
+    return EXPECTED if seed == SEED else EXPECTED.replace(".txt", f"-seed{seed}.txt")
 
 
 def _without_managed_fields(body: Any) -> Any:
@@ -220,14 +226,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kubeconfig", required=True)
-    parser.add_argument("--fixture", default=FIXTURE)
-    parser.add_argument("--expected", default=EXPECTED)
+    parser.add_argument("--seed", type=int, default=SEED, choices=(SEED, *MORE_SEEDS),
+                        help="replay this seed's recording against its listed differences")
+    parser.add_argument("--fixture", help="default: the seed's recording")
+    parser.add_argument("--expected", help="default: the seed's listed differences")
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--show", type=int, default=0,
                         help="print where the answers part for the first N differing cases")
     parser.add_argument("--only", default="", help="replay only the cases whose id starts with this")
     parser.add_argument("--update-expected", action="store_true")
     args = parser.parse_args()
+    args.fixture = args.fixture or fixture_for(args.seed)
+    args.expected = args.expected or expected_for(args.seed)
     if args.only and args.update_expected:
         parser.error("--update-expected rewrites the whole list: replay every case")
     report = replay(Client.from_kubeconfig(args.kubeconfig), args.fixture, args.workers, only=args.only)

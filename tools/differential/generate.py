@@ -166,7 +166,7 @@ def decode(b: Builder) -> None:
 # Fields a case must not set: they would change the answers of other cases running beside it.
 def field_cases(b: Builder) -> None:
     pairs = [(f, label, value) for f in sampled_fields(b) for label, value in schemawalk.variants(f)]
-    random.Random(f"{SEED}/{b.kind.label}/values").shuffle(pairs)
+    random.Random(f"{b.seed}/{b.kind.label}/values").shuffle(pairs)
     taken = 0
     seen: set[str] = set()
     for field, label, value in pairs:
@@ -195,10 +195,10 @@ def read_only(kind: Kind) -> list[Case]:
     return b.cases
 
 
-def cases_of(kind: Kind) -> list[Case]:
+def cases_of(kind: Kind, seed: int = SEED) -> list[Case]:
     if not kind.writable():
         return read_only(kind)
-    b = Builder(kind)
+    b = Builder(kind, seed)
     basics(b)
     metadata(b)
     decode(b)
@@ -212,15 +212,22 @@ def cases_of(kind: Kind) -> list[Case]:
     return b.cases
 
 
-def all_cases() -> list[Case]:
+def all_cases(seed: int = SEED) -> list[Case]:
     out: list[Case] = []
     for kind in served_kinds():
-        out.extend(cases_of(kind))
+        out.extend(cases_of(kind, seed))
     out.extend(custom.custom_cases())
     counts = collections.Counter(c["id"] for c in out)
     duplicates = {i for i, n in counts.items() if n > 1}
     assert not duplicates, f"case ids are not unique: {sorted(duplicates)[:5]}"
     return out
+
+
+def seeded_cases(seed: int) -> list[Case]:
+    """What another seed adds to the main seed's cases: those it generates with other content under the
+    same id (other fields and values sampled), and those of ids the main seed has not."""
+    main = {case["id"]: case for case in all_cases()}
+    return [case for case in all_cases(seed) if main.get(case["id"]) != case]
 
 
 def main() -> None:
