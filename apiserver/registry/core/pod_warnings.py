@@ -1,7 +1,7 @@
 """What a valid pod or pod template is warned of: pkg/api/pod/warnings.go's warningsForPodSpecAndMeta,
 and the pod and replication controller strategies' WarningsOnCreate/Update around it.
 
-Not ported: node selector term warnings, overlapping projected paths, and non-canonical IP warnings.
+Not ported: non-canonical IP warnings.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from apiserver.kinds.validation import dns1123_label
-from apiserver.registry.core import resource_names
+from apiserver.kinds.validation import dns1123_label, label_value
+from apiserver.registry.core import object_warnings, resource_names, volume_paths
 from apiserver.registry.core.pod_annotations import app_armor_field
 from apiserver.registry.node.warnings import deprecated_label_message  # pkg/api/node, as upstream imports it
 
@@ -95,6 +95,30 @@ def _null_selectors(terms: Any, path: str, weighted: bool) -> list[str]:
     return found
 
 
+def _dict(value: Any) -> Obj:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _node_selector_term(term: Any, check_values: bool, at: str) -> list[str]:
+    """pkg/api/node's GetWarningsForNodeSelectorTerm: deprecated node labels, and (for a preferred term)
+    values that are no label values."""
+    found = []
+    for i, expression in enumerate(_list(_dict(term).get("matchExpressions"))):
+        expression = _dict(expression)
+        key = expression.get("key") or ""
+        if (message := deprecated_label_message(key)) is not None:
+            found.append(f"{at}.matchExpressions[{i}].key: {key} is {message}")
+        if check_values:
+            for j, value in enumerate(_list(expression.get("values"))):
+                found += [f"{at}.matchExpressions[{i}].values[{j}]: {value} is invalid, {problem}"
+                          for problem in label_value(str(value))]
+    return found
+
+
 def spec_warnings(spec: Any, meta: Any, prefix: str = "") -> list[str]:
     """warningsForPodSpecAndMeta; `prefix` is the template's path ("spec.template." for a controller)."""
     if not isinstance(spec, dict):
@@ -106,6 +130,15 @@ def spec_warnings(spec: Any, meta: Any, prefix: str = "") -> list[str]:
     for key in spec.get("nodeSelector") or {}:
         if (message := deprecated_label_message(key)) is not None:
             found.append(f"{at}.nodeSelector[{key}]: {message}")
+    node_affinity = _dict(_dict(spec.get("affinity")).get("nodeAffinity"))
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(required, dict):
+        terms_at = f"{at}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+        for i, term in enumerate(_list(required.get("nodeSelectorTerms"))):
+            found += _node_selector_term(term, False, f"{terms_at}[{i}]")
+    preferred_at = f"{at}.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
+    for i, term in enumerate(_list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))):
+        found += _node_selector_term(_dict(term).get("preference"), True, f"{preferred_at}[{i}].preference")
     for i, constraint in enumerate(spec.get("topologySpreadConstraints") or []):
         constraint = constraint if isinstance(constraint, dict) else {}
         key = constraint.get("topologyKey") or ""
@@ -119,8 +152,15 @@ def spec_warnings(spec: Any, meta: Any, prefix: str = "") -> list[str]:
             found.append(f"{meta_at}.annotations[{key}]: {message}")
     for i, volume in enumerate(spec.get("volumes") or []):
         volume = volume if isinstance(volume, dict) else {}
-        found += [f"{at}.volumes[{i}].{shown}: {message}"
-                  for key, shown, message in _DEPRECATED_VOLUMES if volume.get(key) is not None]
+        for key, shown, message in _DEPRECATED_VOLUMES:
+            if volume.get(key) is not None:
+                found.append(f"{at}.volumes[{i}].{shown}: {message}")
+            if key == "glusterfs":  # the ephemeral claim's warnings come between glusterfs and cephfs
+                template = _dict(volume.get("ephemeral")).get("volumeClaimTemplate")
+                if isinstance(template, dict):
+                    found += object_warnings.claim_spec(
+                        _dict(template.get("spec")), f"{at}.volumes[{i}].ephemeral.volumeClaimTemplate.spec")
+    found += volume_paths.overlapping_paths(_list(spec.get("volumes")))
     ips: set[str] = set()
     for i, alias in enumerate(spec.get("hostAliases") or []):
         ip = (alias or {}).get("ip") or ""
