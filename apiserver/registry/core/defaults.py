@@ -33,11 +33,42 @@ _IMAGE_REFERENCE = re.compile(
     r"(?P<digest>@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,})?")
 
 
+_HEX_IDENTIFIER = re.compile(r"[a-f0-9]{64}")
+
+
+def _normalized_image(image: str) -> str | None:
+    """distribution/reference's ParseNormalizedNamed before its parse: docker.io/ and library/ added where
+    the name has no domain (splitDockerDomain); None where it refuses first (a bare 64-hex identifier,
+    an upper-case repository)."""
+    if _HEX_IDENTIFIER.fullmatch(image):
+        return None
+    first, slash, rest = image.partition("/")
+    if not slash or ("." not in first and ":" not in first and first != "localhost" and first.lower() == first):
+        domain, remainder = "docker.io", image
+    else:
+        domain, remainder = first, rest
+    if domain == "index.docker.io":
+        domain = "docker.io"
+    if domain == "docker.io" and "/" not in remainder:
+        remainder = "library/" + remainder
+    remote = remainder.split(":", 1)[0]
+    if remote.lower() != remote:
+        return None
+    return f"{domain}/{remainder}"
+
+
 def _image_pull_policy(image: str) -> str:
     """Always for an image tagged latest or not tagged nor pinned; IfNotPresent otherwise, and for a reference
-    parsers.ParseImageName cannot read (its error is ignored)."""
-    match = _IMAGE_REFERENCE.fullmatch(image)
-    if match is None or len(image.split("@")[0].split(":")[0]) > 255:
+    parsers.ParseImageName cannot read (its error is ignored): one its grammar refuses, or whose repository
+    path, normalized (library/ added), is longer than 255 characters."""
+    normalized = _normalized_image(image)
+    match = _IMAGE_REFERENCE.fullmatch(normalized) if normalized is not None else None
+    if match is None:
+        return "IfNotPresent"
+    name_end = min((match.start(g) for g in ("tag", "digest") if match.start(g) >= 0), default=len(normalized))
+    if match.group("tag"):
+        name_end -= 1  # the colon before the tag
+    if name_end - len(normalized.split("/", 1)[0]) - 1 > 255:  # the repository's path, without its domain
         return "IfNotPresent"
     tag = match.group("tag") or ("" if match.group("digest") else "latest")
     return "Always" if tag == "latest" else "IfNotPresent"
