@@ -55,9 +55,10 @@ _NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _LIST_ATTRIBUTES = ("bools", "ints", "strings", "versions")
 
 
-def _nil(values: list[Any]) -> list[Any] | None:
-    """A Go slice left empty is nil, and json.Marshal writes it null."""
-    return values or None
+def _go_slice(raw: Any, values: list[Any]) -> list[Any] | None:
+    """`values`, read from the JSON value `raw`, as the Go slice decoded from it: nil (json.Marshal writes
+    null) where the field was absent or null, and empty but not nil (written []) for a `[]`."""
+    return None if raw is None else values
 
 
 def _requirement(requirement: Any, path: str) -> list[FieldError]:
@@ -136,18 +137,20 @@ def _internal_terms(selector: Any) -> list[Obj] | None:
     terms = [as_dict(t) for t in as_list(as_dict(selector).get("nodeSelectorTerms"))]
 
     def requirements(items: Any) -> list[Obj] | None:
-        return _nil(
+        return _go_slice(
+            items,
             [
                 {
                     "Key": as_dict(r).get("key") or "",
                     "Operator": as_dict(r).get("operator") or "",
-                    "Values": _nil(as_list(as_dict(r).get("values"))),
+                    "Values": _go_slice(as_dict(r).get("values"), as_list(as_dict(r).get("values"))),
                 }
                 for r in as_list(items)
             ]
         )
 
-    return _nil(
+    return _go_slice(
+        as_dict(selector).get("nodeSelectorTerms"),
         [
             {
                 "MatchExpressions": requirements(t.get("matchExpressions")),
@@ -304,7 +307,7 @@ def _binding_conditions(device: Obj, path: str) -> list[FieldError]:
         found.append(
             field.invalid(
                 f"{path}.bindingConditions",
-                _nil(conditions),
+                _go_slice(device.get("bindingConditions"), conditions),
                 "bindingConditions are required to use bindingFailureConditions",
             )
         )
@@ -312,7 +315,7 @@ def _binding_conditions(device: Obj, path: str) -> list[FieldError]:
         found.append(
             field.invalid(
                 f"{path}.bindingFailureConditions",
-                _nil(failures),
+                _go_slice(device.get("bindingFailureConditions"), failures),
                 "bindingFailureConditions are required to use bindingConditions",
             )
         )
