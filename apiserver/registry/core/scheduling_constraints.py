@@ -154,3 +154,39 @@ def affinity(value: Any, path: str) -> list[FieldError]:
         if isinstance(value.get(key), dict):
             found += _pod_affinity(value[key], f"{path}.{key}")
     return found
+
+
+def _apply_label_keys(selector: Obj, keys: Any, operator: str, labels: Obj) -> None:
+    """applyLabelKeysToLabelSelector: a requirement for each key the pod's labels have."""
+    for key in keys if isinstance(keys, list) else ():
+        if isinstance(key, str) and key in labels:
+            selector.setdefault("matchExpressions", [])
+            if selector["matchExpressions"] is None:
+                selector["matchExpressions"] = []
+            selector["matchExpressions"].append({"key": key, "operator": operator, "values": [labels[key]]})
+
+
+def _affinity_term(term: Any, labels: Obj) -> None:
+    """applyMatchLabelKeysAndMismatchLabelKeys (a null selector matches nothing, and is left so)."""
+    if not isinstance(term, dict) or not isinstance(term.get("labelSelector"), dict):
+        return
+    _apply_label_keys(term["labelSelector"], term.get("matchLabelKeys"), "In", labels)
+    _apply_label_keys(term["labelSelector"], term.get("mismatchLabelKeys"), "NotIn", labels)
+
+
+def merge_label_keys(spec: Obj, labels: Any) -> None:
+    """The pod strategy's mutatePodAffinity and mutateTopologySpreadConstraints on a created pod (their gates
+    are on in 1.36): each term's matchLabelKeys become In requirements of its selector, and an affinity
+    term's mismatchLabelKeys NotIn ones, with the values of the pod's own labels."""
+    labels = labels if isinstance(labels, dict) else {}
+    affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms = affinity.get(kind) if isinstance(affinity.get(kind), dict) else {}
+        for weighted in terms.get("preferredDuringSchedulingIgnoredDuringExecution") or ():
+            if isinstance(weighted, dict):
+                _affinity_term(weighted.get("podAffinityTerm"), labels)
+        for term in terms.get("requiredDuringSchedulingIgnoredDuringExecution") or ():
+            _affinity_term(term, labels)
+    for constraint in spec.get("topologySpreadConstraints") or ():
+        if isinstance(constraint, dict) and isinstance(constraint.get("labelSelector"), dict):
+            _apply_label_keys(constraint["labelSelector"], constraint.get("matchLabelKeys"), "In", labels)

@@ -7,6 +7,7 @@ What each kind's create, update and status strategies do beyond the generic path
 from __future__ import annotations
 
 import base64
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,7 @@ from apiserver.registry.core import (
     pv_validation,
     pvc_validation,
     quota_validation,
+    scheduling_constraints,
     service_allocation,
     service_strategy,
     service_validation,
@@ -43,11 +45,25 @@ def _pod_create(obj: Obj) -> None:
     spec = defaults.spec_of(obj)
     pod_fields.drop_disabled_pod_fields(spec)
     admission_plugins.default_toleration_seconds(spec)
-    pod_annotations.app_armor_version_skew(obj)
     # The pod strategy starts every pod Pending, in the QoS class its resources give it.
     status = obj.setdefault("status", {})
     status.setdefault("phase", "Pending")
     status.setdefault("qosClass", pod_resize.compute_qos(spec))
+    _scheduling_gated(spec, status)
+    scheduling_constraints.merge_label_keys(spec, (obj.get("metadata") or {}).get("labels"))
+    pod_annotations.app_armor_version_skew(obj)
+
+
+def _scheduling_gated(spec: Obj, status: Obj) -> None:
+    """applySchedulingGatedCondition: a pod created with scheduling gates says why it is not scheduled."""
+    if not spec.get("schedulingGates"):
+        return
+    conditions = status.setdefault("conditions", [])
+    if any(isinstance(c, dict) and c.get("type") == "PodScheduled" for c in conditions):
+        return
+    conditions.append({"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                       "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                       "reason": "SchedulingGated", "message": "Scheduling is blocked due to non-empty scheduling gates"})
 
 
 def _pod_update(new: Obj, old: Obj) -> None:
