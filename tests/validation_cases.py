@@ -922,6 +922,9 @@ CASES.update({
         "name": "vcmissing.vc.kubernetes.io"}}, None),
     "crd-version-name-not-a-label": (_CRDS, _crd("vcversions", versions=[
         {"name": "V1.x", "served": True, "storage": True, "schema": {"openAPIV3Schema": {"type": "object"}}}]), None),
+    # SetDefaults_CustomResourceDefinitionSpec defaults listKind only from a kind.
+    "crd-names-empty": (_CRDS, _crd("vcempties", names={}), None),
+    "crd-names-kind-empty": (_CRDS, _crd("vcempties", names={"plural": "vcempties", "kind": "", "singular": ""}), None),
     "crd-update-plural": (_CRDS, _crd("vcplurals"), {"spec": {"names": {"plural": "others"}}}),
     "crd-names-and-deprecation": (_CRDS, _crd("vcnames", names={"plural": "vcnames", "kind": "Thing",
                                                                 "listKind": "Thing", "shortNames": ["Bad_Short"]},

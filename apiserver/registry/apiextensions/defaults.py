@@ -28,9 +28,14 @@ def default_crd(crd: dict[str, Any]) -> None:
     if not isinstance(spec, dict):
         return
     names = spec.get("names")
-    if isinstance(names, dict) and isinstance(names.get("kind"), str):
-        names.setdefault("singular", names["kind"].lower())
-        names.setdefault("listKind", names["kind"] + "List")
+    if isinstance(names, dict):
+        # SetDefaults_CustomResourceDefinitionSpec: an empty singular is the kind in lower case (itself
+        # empty without one); an empty listKind is the kind's List only when there is a kind.
+        kind = names.get("kind") if isinstance(names.get("kind"), str) else ""
+        if not names.get("singular"):
+            names["singular"] = kind.lower()
+        if not names.get("listKind") and kind:
+            names["listKind"] = kind + "List"
         spec["names"] = _in_order(names, _NAMES_ORDER)
     versions = spec.get("versions")
     if isinstance(versions, list):
