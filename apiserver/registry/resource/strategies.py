@@ -120,6 +120,14 @@ def _drop_disabled_slice_fields(new: Obj, old: Obj | None) -> None:
                         attribute.pop(key, None)
 
 
+def _prepare_slice_update(new: Obj, old: Obj) -> None:
+    """resourceslice's PrepareForUpdate: any change of the spec as sent bumps the generation, before the
+    disabled fields are dropped (so a change to a dropped field bumps it too)."""
+    if new.get("spec") != old.get("spec"):
+        new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+    _drop_disabled_slice_fields(new, old)
+
+
 STRATEGIES: dict[str, Strategy] = {
     "ResourceClaim": KindStrategy(
         default=_default_resource_claim,
@@ -142,7 +150,7 @@ STRATEGIES: dict[str, Strategy] = {
     "ResourceSlice": KindStrategy(
         default=_default_resource_slice,
         prepare_for_create=lambda obj: _drop_disabled_slice_fields(obj, None),
-        prepare_for_update=_drop_disabled_slice_fields,
+        prepare_for_update=_prepare_slice_update,
         returns_deleted_object=True,
         validate=slice_validation.resource_slice,
         validate_update=slice_validation.resource_slice_update,
