@@ -79,7 +79,9 @@ def _drop_stateful_set_disabled_fields(new: Obj, old: Obj | None) -> None:
 
 
 def _stateful_set_create(obj: Obj) -> None:
+    """PrepareForCreate: after the managed fields are taken, so the creator still owns a dropped field."""
     _drop_stateful_set_disabled_fields(obj, None)
+    _template_create(obj)
 
 
 def _stateful_set_update(new: Obj, old: Obj) -> None:
@@ -103,8 +105,8 @@ STRATEGIES: dict[str, Strategy] = {
                                warnings_on_create=warnings.replica_set_on_create,
                                warnings_on_update=warnings.template_on_update),
     # Its pods are named after it with an ordinal, and their names are hostnames: a DNS label.
-    "StatefulSet": KindStrategy(default=defaults.stateful_set, own_on_create=_stateful_set_create,
-                                prepare_for_create=_template_create, prepare_for_update=_stateful_set_update,
+    "StatefulSet": KindStrategy(default=defaults.stateful_set, prepare_for_create=_stateful_set_create,
+                                prepare_for_update=_stateful_set_update,
                                 validate=statefulset_validation.stateful_set,
                                 validate_update=statefulset_validation.stateful_set_update, name_rule=label_name,
                                 warnings_on_create=warnings.stateful_set_on_create,
