@@ -440,6 +440,9 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
                             {"spec": {"scopes": ["NotBestEffort"]}}),
     "node-taint-duplicate": ("/api/v1/nodes", _node("node-taints", taints=[
         {"key": "k", "effect": "NoSchedule"}, {"key": "k", "value": "v", "effect": "NoSchedule"}]), None),
+    "node-pod-cidrs-unparsable": ("/api/v1/nodes", _node("node-cidrs", podCIDRs=["a", "a"]), None),
+    "node-pod-cidrs-second-unparsable": ("/api/v1/nodes", _node("node-cidrs", podCIDRs=[
+        "10.0.0.0/24", "x", "fd00::/64"]), None),
     "node-pod-cidrs-one-family": ("/api/v1/nodes", _node("node-cidrs", podCIDRs=["10.0.0.0/24", "10.1.0.0/24"]),
                                   None),
     "node-update-pod-cidr": ("/api/v1/nodes", _node("node-upd-cidr", podCIDR="10.0.0.0/24"),

@@ -1,7 +1,8 @@
 """Records what kube-apiserver's pod strategy writes into a created pod itself (PrepareForCreate): the
 SchedulingGated condition of a pod created with scheduling gates, and the pod's own label values
 merged into its affinity terms' and topology spread constraints' selectors from matchLabelKeys and
-mismatchLabelKeys; a Deployment's template is left as sent.
+mismatchLabelKeys; a Deployment's template is left as sent. And the +default markers of the v1 types
+the generated defaulters apply (a gRPC probe's service, a file key reference's optional).
 
 Usage: python tools/capture_pod_prepare.py KUBECONFIG  (a reference started by ../shared/reference/start.sh)
 Every create is a dry run; an answer keeps the status and the written spec's affected fields and status
@@ -45,6 +46,12 @@ CASES: list[tuple[str, dict[str, Any]]] = [
         {**_SPREAD, "labelSelector": {"matchLabels": {"a": "b"}}, "matchLabelKeys": ["app", "missing"]},
         {**_SPREAD, "topologyKey": "host", "labelSelector": {}, "matchLabelKeys": ["tier"]},
         {**_SPREAD, "topologyKey": "rack"}]}),
+    ("declared defaults of probes and env", {"volumes": [{"name": "cfg", "emptyDir": {}}], "containers": [
+        {"name": "c", "image": "registry.example.com/app:1", "livenessProbe": {"grpc": {"port": 1}},
+         "readinessProbe": {"grpc": {"port": 2, "service": None}}, "startupProbe": {"grpc": {"port": 3, "service": "s"}},
+         "env": [{"name": "A", "valueFrom": {"fileKeyRef": {"volumeName": "cfg", "path": "p", "key": "k"}}},
+                 {"name": "B", "valueFrom": {"fileKeyRef": {"volumeName": "cfg", "path": "p", "key": "k",
+                                                            "optional": True}}}]}]}),
 ]
 
 
@@ -61,7 +68,7 @@ def _kept(status: int, body: Any, spec_at: tuple[str, ...]) -> dict[str, Any]:
         spec = spec[key]
     conditions = [{**c, "lastTransitionTime": "T"} for c in (body.get("status") or {}).get("conditions") or ()]
     return {"status": status, "affinity": spec.get("affinity"), "spread": spec.get("topologySpreadConstraints"),
-            "conditions": conditions}
+            "containers": spec.get("containers"), "conditions": conditions}
 
 
 def answer(send: Send, index: int) -> dict[str, Any]:

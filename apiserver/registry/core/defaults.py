@@ -80,6 +80,9 @@ def _probe(probe: Any) -> None:
         if isinstance(http_get, dict):
             http_get.setdefault("path", "/")
             http_get.setdefault("scheme", "HTTP")
+        grpc = probe.get("grpc")
+        if isinstance(grpc, dict) and grpc.get("service") is None:
+            grpc["service"] = ""  # GRPCAction's +default=""
         probe.setdefault("timeoutSeconds", 1)
         probe.setdefault("periodSeconds", 10)
         probe.setdefault("successThreshold", 1)
@@ -98,9 +101,13 @@ def _container(c: Obj) -> None:
         if isinstance(port, dict):
             port.setdefault("protocol", "TCP")
     for env in c.get("env") or ():
-        field_ref = (env.get("valueFrom") or {}).get("fieldRef") if isinstance(env, dict) else None
+        source = (env.get("valueFrom") or {}) if isinstance(env, dict) else {}
+        field_ref = source.get("fieldRef")
         if isinstance(field_ref, dict):
             field_ref.setdefault("apiVersion", "v1")
+        file_key_ref = source.get("fileKeyRef")  # FileKeySelector's +default=false
+        if isinstance(file_key_ref, dict) and file_key_ref.get("optional") is None:
+            file_key_ref["optional"] = False
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
         _probe(c.get(probe))
 

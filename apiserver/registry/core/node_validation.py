@@ -111,8 +111,16 @@ def node(obj: Obj) -> list[FieldError]:
     cidrs = spec.get("podCIDRs") or []
     for i, cidr in enumerate(cidrs):
         found += ip_validation.legacy_cidr(cidr, f"spec.podCIDRs[{i}]")
-    if len(cidrs) > 1 and (not ip_validation.is_dual_stack_cidrs(cidrs) or len(cidrs) > 2):
-        found.append(field.invalid("spec.podCIDRs", cidrs, "may specify no more than one CIDR for each IP family"))
+    if len(cidrs) > 1:
+        # netutils.IsDualStackCIDRStrings fails on the first CIDR net.ParseCIDR refuses, and the error
+        # is reported as the internal error upstream makes of it.
+        bad = next((i for i, cidr in enumerate(cidrs) if ip_validation.parse_cidr_sloppy(cidr) is None), None)
+        if bad is not None:
+            found.append(FieldError("InternalError", "spec.podCIDRs", (
+                "Internal error: invalid PodCIDRs. failed to check with dual stack with error:invalid "
+                f"CIDR[{bad}]: <nil> (invalid CIDR address: {cidrs[bad]})")))
+        if not ip_validation.is_dual_stack_cidrs(cidrs) or len(cidrs) > 2:
+            found.append(field.invalid("spec.podCIDRs", cidrs, "may specify no more than one CIDR for each IP family"))
     return found
 
 
