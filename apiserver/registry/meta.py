@@ -128,6 +128,27 @@ def annotations(values: Any, path: str) -> list[FieldError]:
     return found
 
 
+
+# ObjectMeta's fields in Go order, but labels and annotations, each with the name upstream shows: the Go
+# field's with its first letter lowered (so UID shows as uID).
+_TEMPLATE_FORBIDDEN = (
+    ("name", "name"), ("generateName", "generateName"), ("namespace", "namespace"), ("selfLink", "selfLink"),
+    ("uid", "uID"), ("resourceVersion", "resourceVersion"), ("generation", "generation"),
+    ("creationTimestamp", "creationTimestamp"), ("deletionTimestamp", "deletionTimestamp"),
+    ("deletionGracePeriodSeconds", "deletionGracePeriodSeconds"), ("ownerReferences", "ownerReferences"),
+    ("finalizers", "finalizers"), ("managedFields", "managedFields"),
+)
+
+
+def template_object_meta(meta: Any, path: str) -> list[FieldError]:
+    """core's ValidateTemplateObjectMeta: an embedded template's annotations and labels; every other field
+    set is Forbidden (validateFieldAllowList)."""
+    meta = meta if isinstance(meta, dict) else {}
+    found = annotations(meta.get("annotations"), f"{path}.annotations") + labels(meta.get("labels"), f"{path}.labels")
+    return found + [field.forbidden(f"{path}.{shown}", "cannot be set")
+                    for key, shown in _TEMPLATE_FORBIDDEN if meta.get(key) not in (None, "", 0, [], {})]
+
+
 _OWNER_REFERENCE_ORDER = ("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion")
 
 

@@ -399,40 +399,9 @@ def resource_claim_update(new: Obj, old: Obj) -> list[FieldError]:
     return _immutable(new.get("spec"), old.get("spec"), gostructs.claim_spec)
 
 
-# ObjectMeta's fields in Go order, but labels and annotations: a template may set nothing else.
-_META_FIELDS = (
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-)
-
-
-def _template_metadata(meta: Any, path: str) -> list[FieldError]:
-    """core's ValidateTemplateObjectMeta (validateFieldAllowList: every other field set is Forbidden)."""
-    meta = as_dict(meta)
-    found = object_meta.annotations(meta.get("annotations"), f"{path}.annotations") + object_meta.labels(
-        meta.get("labels"), f"{path}.labels"
-    )
-    return found + [
-        field.forbidden(f"{path}.{key}", "cannot be set")
-        for key in _META_FIELDS
-        if meta.get(key) not in (None, "", 0, [], {})
-    ]
-
-
 def resource_claim_template(obj: Obj) -> list[FieldError]:
     spec = as_dict(obj.get("spec"))
-    return _template_metadata(spec.get("metadata"), "spec.metadata") + claim_spec(
+    return object_meta.template_object_meta(spec.get("metadata"), "spec.metadata") + claim_spec(
         spec.get("spec"), "spec.spec"
     )
 
