@@ -5,7 +5,6 @@ volume mounts, resources, security context, probes and handlers), for the fields
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from apiserver.kinds.validation import (
 )
 from apiserver.registry import field
 from apiserver.registry.core import container_handlers as handlers
+from apiserver.registry.core import downward_api
 from apiserver.registry.core.resource_requirements import container_resource_requirements
 from apiserver.registry.core.security_contexts import container_security_context
 
@@ -27,10 +27,6 @@ Obj = dict[str, Any]
 PROTOCOLS = ("SCTP", "TCP", "UDP")
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 MAX_INT32 = 2**31 - 1
-_FIELD_PATHS = frozenset({"metadata.name", "metadata.namespace", "metadata.uid", "metadata.labels",
-                          "metadata.annotations", "spec.nodeName", "spec.serviceAccountName", "status.hostIP",
-                          "status.hostIPs", "status.podIP", "status.podIPs"})
-_SUBSCRIPTED = re.compile(r"metadata\.(labels|annotations)\['[^']*'\]")
 _RESIZE_RESOURCES = ("cpu", "memory")
 _RESIZE_POLICIES = ("NotRequired", "RestartContainer")
 
@@ -126,17 +122,25 @@ def _env_source_name(ref: Any, path: str) -> list[FieldError]:
     return [field.invalid(f"{path}.name", name, msg) for msg in dns1123_subdomain(masked)]
 
 
+def _dict(value: Any) -> Obj:
+    return value if isinstance(value, dict) else {}
+
+
 def _env_value_from(env: Obj, path: str) -> list[FieldError]:
     source = env.get("valueFrom")
     if not isinstance(source, dict):
         return []
     found: list[FieldError] = []
     given = 0
-    field_ref = source.get("fieldRef")
-    if isinstance(field_ref, dict):
+    field_ref, resource_ref = source.get("fieldRef"), source.get("resourceFieldRef")
+    if field_ref is not None:
         given += 1
-        found += _field_selector(field_ref, f"{path}.fieldRef")
-    for key in ("resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef"):
+        found += downward_api.object_field_selector(_dict(field_ref), downward_api.ENV_FIELD_PATHS,
+                                                    f"{path}.fieldRef")
+    if resource_ref is not None:
+        given += 1
+        found += downward_api.resource_field_selector(_dict(resource_ref), f"{path}.resourceFieldRef", volume=False)
+    for key in ("configMapKeyRef", "secretKeyRef", "fileKeyRef"):
         if source.get(key) is not None:
             given += 1
     if not given:
@@ -147,18 +151,6 @@ def _env_value_from(env: Obj, path: str) -> list[FieldError]:
     if env.get("value") and given:
         found.append(field.invalid(path, "", "may not be specified when `value` is not empty"))
     return found
-
-
-def _field_selector(ref: Obj, path: str) -> list[FieldError]:
-    if not ref.get("apiVersion"):
-        return [field.required(f"{path}.apiVersion")]
-    field_path = str(ref.get("fieldPath") or "")
-    if not field_path:
-        return [field.required(f"{path}.fieldPath")]
-    if field_path not in _FIELD_PATHS and not _SUBSCRIPTED.fullmatch(field_path):
-        return [field.invalid(f"{path}.fieldPath", field_path,
-                              f"error converting fieldPath: field label not supported: {field_path}")]
-    return []
 
 
 def _volume_mounts(mounts: Any, names: dict[str, Obj], path: str) -> list[FieldError]:
