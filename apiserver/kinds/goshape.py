@@ -67,6 +67,8 @@ _GO_ZERO: dict[str, dict[str, Any]] = {
                                    "deprecatedFirstTimestamp": None, "deprecatedLastTimestamp": None},
     "io.k8s.api.core.v1.LimitRangeSpec": {"limits": None},
     "io.k8s.api.core.v1.PersistentVolumeClaimSpec": {"resources": {}},
+    # An ephemeral volume's claim template embeds ObjectMeta as a value.
+    "io.k8s.api.core.v1.PersistentVolumeClaimTemplate": {"metadata": {}},
     "io.k8s.api.apps.v1.DeploymentCondition": {"lastUpdateTime": None, "lastTransitionTime": None},
     "io.k8s.api.batch.v1.JobCondition": {"lastProbeTime": None, "lastTransitionTime": None},
     "io.k8s.api.apps.v1.DaemonSetStatus": {"currentNumberScheduled": 0, "numberMisscheduled": 0,

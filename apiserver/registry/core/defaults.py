@@ -102,14 +102,42 @@ def _container(c: Obj) -> None:
             port.setdefault("protocol", "TCP")
     for env in c.get("env") or ():
         source = (env.get("valueFrom") or {}) if isinstance(env, dict) else {}
-        field_ref = source.get("fieldRef")
-        if isinstance(field_ref, dict):
-            field_ref.setdefault("apiVersion", "v1")
+        _field_selector(source.get("fieldRef"))
         file_key_ref = source.get("fileKeyRef")  # FileKeySelector's +default=false
         if isinstance(file_key_ref, dict) and file_key_ref.get("optional") is None:
             file_key_ref["optional"] = False
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
         _probe(c.get(probe))
+
+
+def _field_selector(ref: Any) -> None:
+    """SetDefaults_ObjectFieldSelector: an empty apiVersion is v1's."""
+    if isinstance(ref, dict) and not ref.get("apiVersion"):
+        ref["apiVersion"] = "v1"
+
+
+def _downward_items(source: Any) -> None:
+    for item in (source.get("items") or ()) if isinstance(source, dict) else ():
+        if isinstance(item, dict):
+            _field_selector(item.get("fieldRef"))
+
+
+def _pod_volume_source(v: Obj) -> None:
+    """What only a pod's volume holds: the downward API's field selectors, a projected token's lifetime
+    (SetDefaults_ServiceAccountTokenProjection: an hour) and an ephemeral claim's volume mode."""
+    _downward_items(v.get("downwardAPI"))
+    projected = v.get("projected")
+    for source in (projected.get("sources") or ()) if isinstance(projected, dict) else ():
+        if isinstance(source, dict):
+            _downward_items(source.get("downwardAPI"))
+            token = source.get("serviceAccountToken")
+            if isinstance(token, dict) and token.get("expirationSeconds") is None:
+                token["expirationSeconds"] = 3600
+    template = v.get("ephemeral").get("volumeClaimTemplate") if isinstance(v.get("ephemeral"), dict) else None
+    if isinstance(template, dict):
+        if not isinstance(template.get("spec"), dict):
+            template["spec"] = {}
+        template["spec"].setdefault("volumeMode", "Filesystem")
 
 
 def volume_source(v: Obj) -> None:
@@ -154,6 +182,7 @@ def pod_spec(spec: Obj) -> None:
             if not any(v.get(source) is not None for source in _VOLUME_SOURCES):
                 v["emptyDir"] = {}
             volume_source(v)
+            _pod_volume_source(v)
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("dnsPolicy", "ClusterFirst")
