@@ -30,6 +30,7 @@ from apiserver.registry.core.pod_containers import (
 )
 from apiserver.registry.core.pod_spec_rules import tolerations
 from apiserver.registry.core.pod_volumes import volumes
+from apiserver.registry.core.projected_volumes import has_non_local_token_path
 from apiserver.registry.core.resource_requirements import overhead, pod_resources
 from apiserver.registry.core.security_contexts import pod_security_context
 from apiserver.registry.meta import annotations, labels
@@ -50,7 +51,8 @@ def pod_spec(spec: Any, path: str, is_pod: bool = False, meta: Obj | None = None
     if spec.get("terminationGracePeriodSeconds") is None:
         found.append(field.required(f"{path}.terminationGracePeriodSeconds"))
     grace = spec.get("terminationGracePeriodSeconds")
-    volume_names, problems = volumes(spec.get("volumes"), f"{path}.volumes", is_pod, str(_dict(meta).get("name") or ""))
+    volume_names, problems = volumes(spec.get("volumes"), f"{path}.volumes", is_pod, str(_dict(meta).get("name") or ""),
+                                     old_spec is not None and has_non_local_token_path(old_spec))
     found += problems
     claims = rules.claim_names(spec.get("resourceClaims"))
     found += rules.pod_resource_claims(meta, spec.get("resourceClaims"), f"{path}.resourceClaims")

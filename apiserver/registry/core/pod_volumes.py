@@ -1,7 +1,7 @@
 """Pod volumes: ValidateVolumes and validateVolumeSource of pkg/apis/core/validation/validation.go, with
-each source's own rules (those shared with persistent volumes come from `volume_sources.py`).
-
-Not ported: the downward API, projected and ephemeral sources' own fields.
+each source's own rules (those shared with persistent volumes come from `volume_sources.py`, the files a
+source writes from `volume_files.py`, the downward API's from `downward_api.py`, projected volumes' from
+`projected_volumes.py`), and validateEphemeralVolumeSource with the claim template it holds.
 """
 
 from __future__ import annotations
@@ -11,12 +11,15 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain, inclusive_range_error
 from apiserver.registry import field
-from apiserver.registry.core import resource_names
+from apiserver.registry.core import downward_api, resource_names
 from apiserver.registry.core import volume_sources as shared
+from apiserver.registry.core.projected_volumes import projected_volume_source
+from apiserver.registry.core.pvc_validation import claim_spec
+from apiserver.registry.core.volume_files import file_mode, key_to_path, local_descending_path
+from apiserver.registry.meta import template_object_meta
 
 Obj = dict[str, Any]
 
-_FILE_MODE = "must be a number between 0 and 0777 (octal), both inclusive"
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 
 
@@ -24,32 +27,10 @@ def _required(source: Obj, at: str, *keys: str) -> list[FieldError]:
     return [field.required(f"{at}.{key}") for key in keys if not source.get(key)]
 
 
-def _mode(value: Any, path: str) -> list[FieldError]:
-    return [field.invalid(path, value, _FILE_MODE)] if isinstance(value, int) and not 0 <= value <= 0o777 else []
-
-
-def _descending(value: str, path: str) -> list[FieldError]:
-    """validateLocalDescendingPath."""
-    found = [field.invalid(path, value, "must be a relative path")] if value.startswith("/") else []
-    return found + shared.no_backsteps(value, path)
-
-
-def _non_reserved(value: str, path: str) -> list[FieldError]:
-    """ValidateLocalNonReservedPath."""
-    found = _descending(value, path)
-    if value.startswith("..") and not value.startswith("../"):
-        found.append(field.invalid(path, value, "must not start with '..'"))
-    return found
-
-
 def _items(source: Obj, at: str) -> list[FieldError]:
-    found = _mode(source.get("defaultMode"), f"{at}.defaultMode")
+    found = file_mode(source.get("defaultMode"), f"{at}.defaultMode")
     for i, item in enumerate(source.get("items") or []):
-        item = item if isinstance(item, dict) else {}
-        path = f"{at}.items[{i}]"
-        found += _required(item, path, "key", "path")
-        found += _non_reserved(item.get("path") or "", f"{path}.path")
-        found += _mode(item.get("mode"), f"{path}.mode")
+        found += key_to_path(item if isinstance(item, dict) else {}, f"{at}.items[{i}]")
     return found
 
 
@@ -61,7 +42,7 @@ def _empty_dir(source: Obj, at: str) -> list[FieldError]:
 
 
 def _git_repo(source: Obj, at: str) -> list[FieldError]:
-    return _required(source, at, "repository") + _descending(source.get("directory") or "", f"{at}.directory")
+    return _required(source, at, "repository") + local_descending_path(source.get("directory") or "", f"{at}.directory")
 
 
 def _secret(source: Obj, at: str) -> list[FieldError]:
@@ -129,12 +110,22 @@ def _image(source: Obj, at: str, is_pod: bool) -> list[FieldError]:
     return found + field.required_choice(source.get("pullPolicy"), f"{at}.pullPolicy", _PULL_POLICIES)
 
 
-def _none(source: Obj, at: str) -> list[FieldError]:
-    return []
+def _ephemeral(source: Obj, at: str) -> list[FieldError]:
+    """validateEphemeralVolumeSource: the claim template, with the options upstream gives a new one
+    (ValidationOptionsForPersistentVolumeClaimTemplate: no invalid label values, no invalid data source
+    groups)."""
+    template = source.get("volumeClaimTemplate")
+    if template is None:
+        return [field.required(f"{at}.volumeClaimTemplate")]
+    template = template if isinstance(template, dict) else {}
+    spec = template.get("spec")
+    found = template_object_meta(template.get("metadata"), f"{at}.volumeClaimTemplate.metadata")
+    return found + claim_spec(spec if isinstance(spec, dict) else {}, f"{at}.volumeClaimTemplate.spec")
 
 
-# validateVolumeSource's order: (field, where a second source is refused, where its errors go, its checker).
-_SOURCES: tuple[tuple[str, str, str, shared.SourceCheck], ...] = (
+# validateVolumeSource's order: (field, where a second source is refused, where its errors go, its checker;
+# a projected volume's takes what upstream reads from the options).
+_SOURCES: tuple[tuple[str, str, str, shared.SourceCheck | None], ...] = (
     ("emptyDir", "emptyDir", "emptyDir", _empty_dir),
     ("hostPath", "hostPath", "hostPath", shared.host_path),
     ("gitRepo", "gitRepo", "gitRepo", _git_repo),
@@ -152,7 +143,7 @@ _SOURCES: tuple[tuple[str, str, str, shared.SourceCheck], ...] = (
     ("cephfs", "cephFS", "cephfs", lambda s, at: _required(s, at, "monitors")),
     ("quobyte", "quobyte", "quobyte", shared.quobyte),
     # Upstream misspells the path of a second source here.
-    ("downwardAPI", "downwarAPI", "downwardAPI", _none),
+    ("downwardAPI", "downwarAPI", "downwardAPI", downward_api.volume_source),
     ("fc", "fc", "fc", shared.fc),
     ("flexVolume", "flexVolume", "flexVolume", shared.flex_pv),
     ("configMap", "configMap", "configMap", _config_map),
@@ -162,14 +153,15 @@ _SOURCES: tuple[tuple[str, str, str, shared.SourceCheck], ...] = (
     ("portworxVolume", "portworxVolume", "portworxVolume", shared.portworx),
     ("azureDisk", "azureDisk", "azureDisk", shared.azure_disk),
     ("storageos", "storageos", "storageos", _storage_os),
-    ("projected", "projected", "projected", _none),
+    ("projected", "projected", "projected", None),
     ("scaleIO", "scaleIO", "scaleIO", shared.scale_io_pv),
     ("csi", "csi", "csi", _csi),
-    ("ephemeral", "ephemeral", "ephemeral", _none),
+    ("ephemeral", "ephemeral", "ephemeral", _ephemeral),
 )
 
 
-def _volume_source(volume: Obj, name: str, is_pod: bool, at: str) -> list[FieldError]:
+def _volume_source(volume: Obj, name: str, is_pod: bool, at: str, pod_name: str,
+                   allow_non_local_token_path: bool) -> list[FieldError]:
     found: list[FieldError] = []
     count = 0
     for key, second_at, own_at, check in _SOURCES:
@@ -180,11 +172,20 @@ def _volume_source(volume: Obj, name: str, is_pod: bool, at: str) -> list[FieldE
             found.append(field.forbidden(f"{at}.{second_at}", "may not specify more than 1 volume type"))
             continue
         count += 1
-        found += check(source if isinstance(source, dict) else {}, f"{at}.{own_at}")
+        source = source if isinstance(source, dict) else {}
+        if check is None:
+            found += projected_volume_source(source, f"{at}.{own_at}", allow_non_local_token_path)
+        else:
+            found += check(source, f"{at}.{own_at}")
         if key == "iscsi" and source.get("initiatorName") is not None \
                 and len(f"{name}:{source.get('targetPortal') or ''}") > 64:
             found.append(field.invalid(f"{at}.name", name, "Total length of <volume name>:<iscsi.targetPortal> must "
                                        "be under 64 characters if iscsi.initiatorName is specified."))
+        if key == "ephemeral" and pod_name and name:
+            # The claim the pod gets is named after both; skipped when a name is missing, refused elsewhere.
+            claim = f"{pod_name}-{name}"
+            found += [field.invalid(f"{at}.name", name, f"PVC name {field.go_quote(claim)}: {msg}")
+                      for msg in dns1123_subdomain(claim)]
     if volume.get("image") is not None:
         if count:
             found.append(field.forbidden(f"{at}.image", "may not specify more than 1 volume type"))
@@ -196,9 +197,11 @@ def _volume_source(volume: Obj, name: str, is_pod: bool, at: str) -> list[FieldE
     return found
 
 
-def volumes(items: Any, path: str, is_pod: bool, pod_name: str = "") -> tuple[dict[str, Obj], list[FieldError]]:
+def volumes(items: Any, path: str, is_pod: bool, pod_name: str = "",
+            allow_non_local_token_path: bool = False) -> tuple[dict[str, Obj], list[FieldError]]:
     """ValidateVolumes: the volumes the containers may mount (only those without a problem), by name, and
-    what is wrong. A pod's (named) claim may not be one its own ephemeral volumes create."""
+    what is wrong. A pod's (named) claim may not be one its own ephemeral volumes create. An update whose
+    old spec had a token path now refused may keep one (AllowNonLocalProjectedTokenPath)."""
     found: list[FieldError] = []
     names: dict[str, Obj] = {}
     items = [volume if isinstance(volume, dict) else {} for volume in items or ()]
@@ -206,7 +209,7 @@ def volumes(items: Any, path: str, is_pod: bool, pod_name: str = "") -> tuple[di
     for i, volume in enumerate(items):
         at = f"{path}[{i}]"
         name = volume.get("name") or ""
-        problems = _volume_source(volume, name, is_pod, at)
+        problems = _volume_source(volume, name, is_pod, at, pod_name, allow_non_local_token_path)
         if not name:
             problems.append(field.required(f"{at}.name"))
         else:
