@@ -93,6 +93,29 @@ CASES: list[tuple[str, str, dict[str, Any], Callable[[dict[str, Any]], Any], Any
       "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "scope": "*"}],
       "failurePolicy": "Fail", "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {},
       "timeoutSeconds": 10}),
+    ("downward API selectors, projected tokens and ephemeral claims get theirs", "pods",
+     _pod({"image": "a:1"}, serviceAccountName="default", volumes=[
+         {"name": "d", "downwardAPI": {"items": [
+             {"path": "a", "fieldRef": {"fieldPath": "metadata.name"}},
+             {"path": "b", "resourceFieldRef": {"containerName": "c", "resource": "limits.cpu", "divisor": "1000m"}}]}},
+         {"name": "p", "projected": {"sources": [
+             {"serviceAccountToken": {"path": "t"}},
+             {"downwardAPI": {"items": [{"path": "x", "fieldRef": {"apiVersion": "", "fieldPath": "metadata.uid"}}]}},
+             {"serviceAccountToken": {"path": "u", "expirationSeconds": None}}]}},
+         {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
+             "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1.5Gi"}}}}}}]),
+     lambda o: o["spec"]["volumes"],
+     [{"name": "d", "downwardAPI": {"items": [
+         {"path": "a", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}},
+         {"path": "b", "resourceFieldRef": {"containerName": "c", "resource": "limits.cpu", "divisor": "1"}}],
+         "defaultMode": 420}},
+      {"name": "p", "projected": {"sources": [
+          {"serviceAccountToken": {"expirationSeconds": 3600, "path": "t"}},
+          {"downwardAPI": {"items": [{"path": "x", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.uid"}}]}},
+          {"serviceAccountToken": {"expirationSeconds": 3600, "path": "u"}}], "defaultMode": 420}},
+      {"name": "e", "ephemeral": {"volumeClaimTemplate": {"metadata": {}, "spec": {
+          "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1536Mi"}},
+          "volumeMode": "Filesystem"}}}}]),
     ("a priority level queues as upstream's defaults say", "prioritylevelconfigurations",
      {"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration", "metadata": {"name": "pl"},
       "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {}}}}},

@@ -1248,6 +1248,128 @@ CASES.update({
         None),
 })
 
+
+# -- the downward API, projected and ephemeral volume sources (pod_volumes.py, downward_api.py) ------------
+def _downward(*items: Obj, **source: Any) -> Obj:
+    return _pod(volumes=[{"name": "info", "downwardAPI": {"items": list(items), **source}}])
+
+
+def _projected(*sources: Obj, account: str = "default", **projected: Any) -> Obj:
+    return _pod(serviceAccountName=account, volumes=[{"name": "all", "projected": {"sources": list(sources),
+                                                                                     **projected}}])
+
+
+def _ephemeral(template: Any) -> Obj:
+    return _pod(volumes=[{"name": "scratch", "ephemeral": {"volumeClaimTemplate": template} if template is not None
+                          else {}}])
+
+
+def _name_ref(path: str, field_path: str = "metadata.name", **ref: Any) -> Obj:
+    return {"path": path, "fieldRef": {"fieldPath": field_path, **ref}}
+
+
+def _resource_ref(path: str, **ref: Any) -> Obj:
+    return {"path": path, "resourceFieldRef": ref}
+
+
+_CLAIM_SPEC = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+CASES.update({
+    "pod-downward-item-without-reference": ("pods", _downward({"path": "a"}), None),
+    "pod-downward-item-without-path": ("pods", _downward({"fieldRef": {"fieldPath": "metadata.name"}}), None),
+    "pod-downward-item-paths-outside": ("pods", _downward(_name_ref("/abs"), _name_ref("a/../../b"),
+                                                          _name_ref("..hidden")), None),
+    "pod-downward-modes": ("pods", _downward(dict(_name_ref("a"), mode=512), dict(_name_ref("b"), mode=-1),
+                                             defaultMode=4096), None),
+    "pod-downward-both-references": ("pods", _downward(dict(_name_ref("a"), resourceFieldRef={
+        "containerName": "app", "resource": "limits.cpu"})), None),
+    "pod-downward-field-not-for-volumes": ("pods", _downward(_name_ref("a", "spec.nodeName"),
+                                                             _name_ref("b", "status.podIP")), None),
+    "pod-downward-field-unknown": ("pods", _downward(_name_ref("a", "metadata.generation")), None),
+    "pod-downward-field-api-version": ("pods", _downward(_name_ref("a", apiVersion="v2")), None),
+    "pod-downward-field-empty": ("pods", _downward(_name_ref("a", "")), None),
+    "pod-downward-field-subscripts": ("pods", _downward(
+        _name_ref("a", "metadata.labels['bad key']"), _name_ref("b", "metadata.annotations['Example.com/UPPER']"),
+        _name_ref("c", "metadata.annotations['-bad']"), _name_ref("d", "spec.nodeName['x']"),
+        _name_ref("e", "metadata.labels['ok']")), None),
+    "pod-downward-resource-without-container": ("pods", _downward(_resource_ref("a", resource="limits.cpu",
+                                                                                divisor="3")), None),
+    "pod-downward-resource-empty-and-unknown": ("pods", _downward(
+        _resource_ref("a", containerName="app"), _resource_ref("b", containerName="app", resource="limits.pods"),
+        _resource_ref("c", containerName="app", resource="requests.hugepages-2Mi")), None),
+    "pod-downward-resource-divisors": ("pods", _downward(
+        _resource_ref("a", containerName="app", resource="limits.cpu", divisor="2"),
+        _resource_ref("b", containerName="app", resource="requests.cpu", divisor="1000m"),
+        _resource_ref("c", containerName="app", resource="limits.memory", divisor="1024"),
+        _resource_ref("d", containerName="app", resource="requests.ephemeral-storage", divisor="10"),
+        _resource_ref("e", containerName="app", resource="limits.hugepages-1Gi", divisor="3Mi"),
+        _resource_ref("f", containerName="app", resource="limits.memory", divisor="1Mi"),
+        _resource_ref("g", containerName="app", resource="limits.hugepages-foo", divisor="0")), None),
+    "pod-downward-second-source": ("pods", _pod(volumes=[{"name": "info", "emptyDir": {}, "downwardAPI": {
+        "items": [{"path": "a"}]}}]), None),
+    "pod-template-downward-item-without-reference": ("podtemplates", {
+        "apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt-downward"},
+        "template": {"spec": {"containers": [_container()], "volumes": [
+            {"name": "info", "downwardAPI": {"items": [{"path": "a"}, {"path": "b", "mode": 1000}]}}]}}}, None),
+    "deployment-downward-field-unknown": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "volumes": [{"name": "info", "downwardAPI": {"items": [
+            _name_ref("a", "metadata.generation")]}}]}}), None),
+    "pod-projected-names-and-keys": ("pods", _projected({"secret": {"items": [{"key": "", "path": ""}]}},
+                                                        {"configMap": {"items": [{"key": "k", "path": "/abs"}]}},
+                                                        defaultMode=1024), None),
+    "pod-projected-duplicate-paths": ("pods", _projected(
+        {"secret": {"name": "s", "items": [{"key": "k", "path": "same"}]}},
+        {"configMap": {"name": "c", "items": [{"key": "k", "path": "same"}, {"key": "j", "path": "x", "mode": 999}]}},
+        {"downwardAPI": {"items": [_name_ref("x"), _name_ref("same")]}},
+        {"serviceAccountToken": {"path": "x"}}), None),
+    "pod-projected-downward-items": ("pods", _projected({"downwardAPI": {"items": [
+        {"path": "a"}, _name_ref("b", "spec.nodeName"), dict(_name_ref("/c"), mode=-2)]}}), None),
+    "pod-projected-two-types-in-one-source": ("pods", _projected(
+        {"secret": {"name": "s"}, "configMap": {"name": "c"}, "downwardAPI": {},
+         "serviceAccountToken": {"path": "token"}}), None),
+    "pod-projected-token-expiration-and-paths": ("pods", _projected(
+        {"serviceAccountToken": {"path": "", "expirationSeconds": 599}},
+        {"serviceAccountToken": {"path": "/abs/..", "expirationSeconds": 4294967297}},
+        {"serviceAccountToken": {"path": "..token", "audience": "x"}}), None),
+    "pod-projected-token-without-account": ("pods", _projected({"serviceAccountToken": {"path": "token"}},
+                                                               account=""), None),
+    "pod-template-projected-token-without-account": ("podtemplates", {
+        "apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt-token"},
+        "template": {"spec": {"containers": [_container()], "volumes": [{"name": "all", "projected": {
+            "sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 60}}]}}]}}}, None),
+    "pod-projected-gated-sources-dropped": ("pods", _projected(
+        {"clusterTrustBundle": {"name": "Bad", "signerName": "x", "path": "/abs"}},
+        {"podCertificate": {"signerName": "bad", "keyType": "DSA"}}, {"secret": {"name": "s"}}), None),
+    "pod-projected-empty-source": ("pods", _projected({}), None),
+    "pod-ephemeral-without-template": ("pods", _ephemeral(None), None),
+    "pod-ephemeral-template-metadata": ("pods", _ephemeral({"metadata": {
+        "name": "x", "namespace": "y", "generateName": "z", "finalizers": ["a/b"], "labels": {"bad key": "v"},
+        "annotations": {"-x": "y"}, "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p",
+                                                         "uid": "1"}]}, "spec": _CLAIM_SPEC}), None),
+    "pod-ephemeral-template-spec": ("pods", _ephemeral({"spec": {"accessModes": ["Sometimes"], "volumeMode": "Raw",
+                                                                 "storageClassName": "Bad_",
+                                                                 "dataSource": {"kind": "Snap", "name": "s"}}}),
+                                    None),
+    "pod-ephemeral-claim-name-too-long": ("pods", _meta(_ephemeral({"spec": _CLAIM_SPEC}), name="p" * 250), None),
+    "statefulset-ephemeral-template-spec": ("statefulsets", _stateful_set(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {
+            "metadata": {"uid": "1"}, "spec": {"resources": {"requests": {"storage": "-1"}}}}}}]}}), None),
+    "pod-ephemeral-second-source": ("pods", _pod(volumes=[{"name": "scratch", "emptyDir": {}, "ephemeral": {}}]),
+                                    None),
+    # ValidateTemplateObjectMeta names a forbidden field after its Go name, first letter lowered: UID is uID.
+    "resourceclaimtemplate-metadata-uid": ("resourceclaimtemplates", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "vc-template-uid"},
+        "spec": {"metadata": {"uid": "1", "name": "n", "generation": 2}, "spec": {}}}, None),
+    "pod-env-downward-references": ("pods", _pod(containers=[_container(env=[
+        {"name": "A", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels"}}},
+        {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "spec.restartPolicy"}}},
+        {"name": "C", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['x']"}}},
+        {"name": "D", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "5"}}},
+        {"name": "E", "valueFrom": {"resourceFieldRef": {"resource": "limits.nvidia.com/gpu"}}},
+        {"name": "F", "valueFrom": {"resourceFieldRef": {"resource": ""}}},
+        {"name": "G", "valueFrom": {"fieldRef": {"fieldPath": "spec.host"}}}])]), None),
+})
+
+
 def _collection(where: str, obj: Obj) -> str:
     if where.startswith("/"):
         return where
