@@ -18,9 +18,11 @@ Obj = dict[str, Any]
 def _go_encoding() -> tuple[dict[str, frozenset[str]], dict[str, tuple[tuple[str, Any], ...]],
                             dict[str, tuple[str, ...]]]:
     facts = json.loads((importlib.resources.files("apiserver") / "data" / "omitempty.json").read_bytes())
+    by_value: dict[str, tuple[str, ...]] = {}
+    for name, fields in [*facts["structs"].items(), *facts["marshaled"].items()]:
+        by_value[name] = (*by_value.get(name, ()), *fields)
     return ({name: frozenset(fields) for name, fields in facts["omitempty"].items()},
-            {name: tuple(zeros.items()) for name, zeros in facts["written"].items()},
-            {name: tuple(fields) for name, fields in facts["structs"].items()})
+            {name: tuple(zeros.items()) for name, zeros in facts["written"].items()}, by_value)
 
 
 def omitted_when_empty(definition: str) -> frozenset[str]:
