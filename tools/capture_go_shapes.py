@@ -66,6 +66,8 @@ _MADE: list[tuple[str, dict[str, Any]]] = [
                         "handler": "runc", "overhead": {"podFixed": {}}}),
     (_RUNTIME_CLASSES, {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "goshape-plain"},
                         "handler": "runc"}),
+    (f"{_CORE}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "debugged"},
+                       "spec": _pod_spec(automountServiceAccountToken=False)}),
     (_JOBS, _job("running", suspend=False)),
     (_JOBS, _job("suspended", suspend=True)),
 ]
@@ -131,6 +133,23 @@ CASES: list[tuple[str, str, str, bytes | None, str, str]] = [
               {**_CONTAINER, "lifecycle": {}}]}}}}).encode()),
           ("gains empty resources", json.dumps({"spec": {"template": {"spec": {"containers": [
               {**_CONTAINER, "resources": {}}]}}}}).encode()))],
+    *[(f"pod template with an ephemeral container setting {name} {verb}", method, path,
+       json.dumps({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": target},
+                   "template": _template(ephemeralContainers=[{"name": "e", "image": "busybox", **extra}])}).encode(),
+       JSON, "template")
+      for name, extra in (("an empty lifecycle", {"lifecycle": {}}), ("an empty readinessProbe", {"readinessProbe": {}}),
+                          ("restartPolicy", {"restartPolicy": "Always"}), ("empty ports", {"ports": []}),
+                          ("empty resizePolicy", {"resizePolicy": []}), ("empty resources", {"resources": {}}),
+                          ("resources with empty limits", {"resources": {"limits": {}}}), ("empty env", {"env": []}))
+      for verb, method, path, target in (
+          ("created", "POST", f"{_CORE}/podtemplates?dryRun=All", "ephemeral"),
+          ("updated", "PUT", f"{_CORE}/podtemplates/projected?dryRun=All", "projected"))
+      # An update's empty lists and maps tagged omitempty are not kept to be judged (shaping drops them).
+      if verb == "created" or not name.startswith(("empty", "resources"))],
+    ("pod given an ephemeral container with an empty lifecycle", "PATCH",
+     f"{_CORE}/pods/debugged/ephemeralcontainers?dryRun=All",
+     json.dumps({"spec": {"ephemeralContainers": [{"name": "e", "image": "busybox", "lifecycle": {}}]}}).encode(),
+     STRATEGIC, "spec"),
     ("job applied with an empty lifecycle", "PATCH", f"{_JOBS}/running?dryRun=All&fieldManager=shape&force=true",
      json.dumps({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "running"},
                  "spec": {"template": {"spec": {"containers": [{"name": "c", "lifecycle": {}}]}}}}).encode(),
