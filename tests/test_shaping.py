@@ -35,7 +35,7 @@ def _reference_go_zero(value: Any, schema: schemas.Schema | None) -> Any:
     for key, zero in goshape.always_written(name).items():
         if key not in value:
             value[key] = {} if zero == {} else zero
-        elif zero is None and value[key] in ([], {}) and not name.startswith(_JSON_STORED):
+        elif key in goshape.nulled_when_empty(name) and value[key] in ([], {}) and not name.startswith(_JSON_STORED):
             value[key] = None
     for key in goshape.omitted_when_empty(name):
         # encoding/json's omitempty; an object's metadata keeps its empty scalars (resourceVersion's place).

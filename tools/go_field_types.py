@@ -21,11 +21,13 @@ import os
 import pathlib
 import re
 import sys
+from typing import NamedTuple
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _OUT = os.path.join(os.path.dirname(_HERE), "apiserver", "data", "go_field_types.json")
 
 _STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.MULTILINE | re.DOTALL)
+_EMPTY_STRUCT = re.compile(r"^type (\w+) struct ?\{\}", re.MULTILINE)
 _UNMARSHALER = re.compile(r"^func \(\w+ \*?(\w+)\) UnmarshalJSON\(", re.MULTILINE)
 # The packages whose types the API's structs hold, by directory under staging/src/k8s.io.
 _TYPE_PACKAGES = ("apimachinery/pkg/apis/meta/v1", "apimachinery/pkg/api/resource", "apimachinery/pkg/util/intstr",
@@ -46,15 +48,24 @@ _STAGING_PREFIXES = (("k8s.io/api/", "io.k8s.api."),
                       "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1"))
 
 
-class _Package:
+class Field(NamedTuple):
+    """A struct field as declared: an embedded struct has no json name of its own (json:",inline")."""
+
+    go_name: str
+    go_type: str
+    json_name: str
+    embedded: bool
+    options: frozenset[str]  # the json tag's options: omitempty, omitzero, inline
+
+
+class Package:
     """One Go API package: its structs' fields, and the short names its imports go by."""
 
     def __init__(self, prefix: str, files: list[str]) -> None:
         self.prefix = prefix  # the OpenAPI definitions' prefix, "io.k8s.api.core.v1."
         self.short = prefix.rstrip(".").rsplit(".", 1)[-1]
         self.imports: dict[str, str] = {}  # alias -> import path
-        # struct name -> [(go name, go type, json name, embedded)]
-        self.structs: dict[str, list[tuple[str, str, str, bool]]] = {}
+        self.structs: dict[str, list[Field]] = {}
         self.named: dict[str, str] = {}  # named non-struct type -> its underlying type, as written
         self.aliases: dict[str, str] = {}  # `type Rule = v1.Rule`: the same type, by another name
         for path in sorted(files):
@@ -69,6 +80,8 @@ class _Package:
             for name, underlying in _TYPE_DECL.findall(text):
                 if not underlying.startswith(("struct", "interface", "func", "=")):
                     self.named[name] = underlying
+            for name in _EMPTY_STRUCT.findall(text):
+                self.structs[name] = []
             for name, body in _STRUCT.findall(text):
                 self.structs[name] = _fields(body)
 
@@ -98,7 +111,7 @@ class _Package:
         return f"{self.short}.{go_type}"
 
 
-def _fields(body: str) -> list[tuple[str, str, str, bool]]:
+def _fields(body: str) -> list[Field]:
     out = []
     for line in body.splitlines():
         if line.strip().startswith("//") or not line.strip():
@@ -113,59 +126,60 @@ def _fields(body: str) -> list[tuple[str, str, str, bool]]:
         else:
             continue
         json_tag = _JSON_TAG.search(tag)
-        json_name = json_tag.group(1).split(",")[0] if json_tag else ""
+        json_name, *options = json_tag.group(1).split(",") if json_tag else ("",)
         if json_name == "-" or (named and not go_name[0].isupper()):
             continue
-        out.append((go_name, go_type, json_name or ("" if embedded else go_name), bool(embedded) and not json_name))
+        out.append(Field(go_name, go_type, json_name or ("" if embedded else go_name), bool(embedded) and not json_name,
+                         frozenset(options)))
     return out
 
 
-def _sources(root: str) -> list[_Package]:
+def api_packages(root: str) -> list[Package]:
     staging = os.path.join(root, "staging", "src", "k8s.io")
     out = []
     for version_dir in sorted(glob.glob(os.path.join(staging, "api", "*", "v*"))):
         group, version = version_dir.split(os.sep)[-2:]
-        out.append(_Package(f"io.k8s.api.{group}.{version}.", glob.glob(os.path.join(version_dir, "types*.go"))))
+        out.append(Package(f"io.k8s.api.{group}.{version}.", glob.glob(os.path.join(version_dir, "types*.go"))))
     meta = os.path.join(staging, "apimachinery", "pkg", "apis", "meta", "v1")
-    out.append(_Package("io.k8s.apimachinery.pkg.apis.meta.v1.", glob.glob(os.path.join(meta, "types*.go"))))
+    out.append(Package("io.k8s.apimachinery.pkg.apis.meta.v1.", glob.glob(os.path.join(meta, "types*.go"))))
     extensions = os.path.join(staging, "apiextensions-apiserver", "pkg", "apis", "apiextensions", "v1")
-    out.append(_Package("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.",
+    out.append(Package("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.",
                         glob.glob(os.path.join(extensions, "types*.go"))))
     aggregator = os.path.join(staging, "kube-aggregator", "pkg", "apis", "apiregistration", "v1")
-    out.append(_Package("io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.",
+    out.append(Package("io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.",
                         glob.glob(os.path.join(aggregator, "types*.go"))))
     return out
 
 
-def _prefix_of(import_path: str) -> str | None:
+def prefix_of(import_path: str) -> str | None:
     for go_prefix, definition_prefix in _STAGING_PREFIXES:
         if import_path.startswith(go_prefix):
             return definition_prefix + import_path[len(go_prefix):].replace("/", ".") + "."
     return None
 
 
-def _struct_of(package: _Package, name: str, by_prefix: dict[str, _Package]) -> tuple[_Package, str] | None:
+def struct_of(package: Package, name: str, by_prefix: dict[str, Package]) -> tuple[Package, str] | None:
     """The package and name of the struct a type written in this package is, through aliases."""
     while name in package.aliases:
         name = package.aliases[name]
     if "." not in name:
         return package, name
     alias, name = name.split(".", 1)
-    owner = by_prefix.get(_prefix_of(package.imports.get(alias, "")) or "")
-    return None if owner is None else _struct_of(owner, name, by_prefix)
+    owner = by_prefix.get(prefix_of(package.imports.get(alias, "")) or "")
+    return None if owner is None else struct_of(owner, name, by_prefix)
 
 
-def _flattened(package: _Package, struct: str, by_prefix: dict[str, _Package], through: str,
+def _flattened(package: Package, struct: str, by_prefix: dict[str, Package], through: str,
                out: dict[str, list[str]]) -> None:
     """The json fields of a struct, its embedded structs' included, each with its Go type and the
     embedded struct names encoding/json's path goes through to reach it (the first one found wins,
     as Go's shallower field does)."""
     fields = package.structs.get(struct, [])
-    for go_name, go_type, json_name, embedded in sorted(fields, key=lambda field: field[3]):
+    for go_name, go_type, json_name, embedded, _ in sorted(fields, key=lambda field: field.embedded):
         if not embedded:
             out.setdefault(json_name, [through, package.go_string(go_type)])
             continue
-        found = _struct_of(package, go_type.lstrip("*"), by_prefix)
+        found = struct_of(package, go_type.lstrip("*"), by_prefix)
         if found is not None:
             _flattened(found[0], found[1], by_prefix, f"{through}{go_name}.", out)
 
@@ -182,7 +196,7 @@ def _unmarshalers(root: str) -> list[str]:
 
 
 def main() -> None:
-    packages = _sources(sys.argv[1])
+    packages = api_packages(sys.argv[1])
     by_prefix = {p.prefix: p for p in packages}
     facts: dict[str, dict[str, list[str]]] = {}
     # A named slice or map type's underlying type, for its items' type: the first package's wins
@@ -194,7 +208,7 @@ def main() -> None:
                 named.setdefault(f"{package.short}.{name}", package.go_string(underlying, top=False))
     for package in packages:
         for struct in [*package.structs, *package.aliases]:
-            found = _struct_of(package, struct, by_prefix)
+            found = struct_of(package, struct, by_prefix)
             fields: dict[str, list[str]] = {}
             if found is not None:
                 _flattened(found[0], found[1], by_prefix, "", fields)

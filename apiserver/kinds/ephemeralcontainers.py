@@ -15,6 +15,7 @@ from typing import Any
 
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label
+from apiserver.registry.core.pod_containers import set_for_ephemeral
 
 Obj = dict[str, Any]
 SUBRESOURCE = "ephemeralcontainers"
@@ -92,7 +93,7 @@ def _containers(spec: Obj) -> list[FieldError]:
                                     f"Not found: {json.dumps(target)}"))
         found.extend(FieldError("FieldValueForbidden", f"{where}.{field}",
                                 "Forbidden: cannot be set for an Ephemeral Container")
-                     for field, allowed in _FIELDS.items() if not allowed and container.get(field))
+                     for field, allowed in _FIELDS.items() if not allowed and set_for_ephemeral(container, field))
         for j, mount in enumerate(container.get("volumeMounts") or ()):
             for field in ("subPath", "subPathExpr"):
                 if isinstance(mount, dict) and mount.get(field):

@@ -338,11 +338,13 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
+    shaping.as_decoded(emptied)
     validate(rt, new, old, warnings=warnings)
     if subresource == ephemeralcontainers.SUBRESOURCE:
         problems = ephemeralcontainers.validate_update(new, old)
         if problems:
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
+    shaping.as_stored(emptied)
     return ordered(shaping.shaped_object(new)) if shape else new
 
 

@@ -23,7 +23,7 @@ _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 class _Node:
     """What shaping a value at one schema node takes; None stands for a node that changes nothing."""
 
-    __slots__ = ("schema", "zeros", "nulls_empty", "sorts_keys", "order", "rank", "properties", "extra", "items",
+    __slots__ = ("schema", "zeros", "nulled", "sorts_keys", "order", "rank", "properties", "extra", "items",
                  "omitted", "scalars_omitted", "quantity", "_children")
 
     def __init__(self, schema: schemas.Schema) -> None:
@@ -36,7 +36,8 @@ class _Node:
         # object's metadata keeps its empty scalars: resourceVersion "" holds the revision's place.
         self.omitted = goshape.omitted_when_empty(name)
         self.scalars_omitted = name != _OBJECT_META
-        self.nulls_empty = not name.startswith(_JSON_STORED)
+        # Stored as protobuf, an empty slice or map reads back as nil, which Go writes as null.
+        self.nulled = frozenset() if name.startswith(_JSON_STORED) else goshape.nulled_when_empty(name)
         self.properties: dict[str, Any] = resolved.get("properties") or {}
         extra = resolved.get("additionalProperties")
         self.extra: schemas.Schema | None = extra if isinstance(extra, dict) else None
@@ -78,7 +79,8 @@ def _built(schema: schemas.Schema) -> _Node | None:
     return node
 
 
-Emptied = list[tuple[dict[str, Any], str]]
+# Where an empty list or map sits that storage turns into null: (the object holding it, its key, it).
+Emptied = list[tuple[dict[str, Any], str, Any]]
 
 
 def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None, copying: bool = False) -> Any:
@@ -107,8 +109,7 @@ def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None, copyi
             if not own:
                 value, own = dict(value), True
             value[key] = {} if zero == {} else zero
-        elif zero is None and node.nulls_empty and value[key] in ([], {}):
-            # Stored as protobuf, an empty list or map reads back as nil, which Go writes as null.
+        elif key in node.nulled and value[key] in ([], {}):
             if emptied is None:
                 if not own:
                     value, own = dict(value), True
@@ -142,7 +143,7 @@ def shaped(value: Any, node: _Node | None, emptied: Emptied | None = None, copyi
         out[k] = v if c is None else shaped(v, c, emptied, copying)
     if kept:
         assert emptied is not None
-        emptied.extend((out, key) for key in kept)
+        emptied.extend((out, key, out[key]) for key in kept)
     return out
 
 
@@ -153,8 +154,16 @@ def _empty(value: Any) -> bool:
 
 def as_stored(emptied: Emptied) -> None:
     """Turns the empty lists and maps a shaping kept (`emptied`) into the nulls storage reads back."""
-    for holder, key in emptied:
+    for holder, key, _ in emptied:
         holder[key] = None
+
+
+def as_decoded(emptied: Emptied) -> None:
+    """Gives back the empty lists and maps as_stored turned into nulls (where nothing set them since):
+    upstream validates the object as decoded, before storage, and shows `monitors: []` as sent."""
+    for holder, key, value in emptied:
+        if key in holder and holder[key] is None:
+            holder[key] = value
 
 
 def kind_schema(obj: dict[str, Any]) -> schemas.Schema | None:

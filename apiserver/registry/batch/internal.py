@@ -69,16 +69,13 @@ def _internal_pod_spec(spec: Obj) -> Obj:
     return shown
 
 
-def pod_template_json(template: Obj) -> str:
-    """json.Marshal of the internal PodTemplateSpec: ObjectMeta embedded (every field omitempty), then Spec."""
+def _internal_template(template: Obj) -> Obj:
+    """The internal PodTemplateSpec as json.Marshal writes it: ObjectMeta embedded (every field omitempty),
+    then Spec."""
     meta = _dict(template.get("metadata"))
     shown: Obj = {k: meta[k] for k in _OBJECT_META if meta.get(k) not in (None, "", 0, [], {})}
     shown["Spec"] = _internal_pod_spec(_dict(template.get("spec")))
-    return field.go_json(shown)
-
-
-def pod_spec_json(pod: Obj) -> str:
-    return field.go_json(_internal_pod_spec(pod))
+    return shown
 
 
 def _condition_true(status: Obj, kind: str) -> bool:
@@ -104,7 +101,7 @@ def _with_scheduling_directives(old_template: Obj, template: Obj) -> Obj:
         if not any(v is not None for v in old_affinity.values()):
             old_pod.pop("affinity")
     elif isinstance(affinity, dict) and old_affinity is None:
-        old_pod["affinity"] = {"nodeAffinity": affinity["nodeAffinity"]} if affinity.get("nodeAffinity") else {}
+        old_pod["affinity"] = {"nodeAffinity": affinity.get("nodeAffinity")}
     elif isinstance(affinity, dict) and isinstance(old_affinity, dict):
         old_affinity["nodeAffinity"] = affinity.get("nodeAffinity")
     for key in ("nodeSelector", "tolerations", "schedulingGates"):
@@ -115,16 +112,10 @@ def _with_scheduling_directives(old_template: Obj, template: Obj) -> Obj:
     return out
 
 
-def _equal(new: Any, old: Any) -> bool:
-    """Semantic equality of two v1 forms: a field unset and a field at its zero value are the same."""
-    if isinstance(new, dict) or isinstance(old, dict):
-        new, old = _dict(new), _dict(old)
-        return all(_equal(new.get(k), old.get(k)) for k in new.keys() | old.keys())
-    if isinstance(new, list) and isinstance(old, list):
-        return len(new) == len(old) and all(_equal(a, b) for a, b in zip(new, old, strict=True))
-    if new in (None, "", 0, False, [], {}) and old in (None, "", 0, False, [], {}):
-        return type(new) is type(old) or new is None or old is None
-    return bool(new == old)
+def _same(new: Obj, old: Obj) -> bool:
+    """apiequality.Semantic.DeepEqual of two internal structs as rendered: a nil pointer and a pointer to
+    an empty struct differ (`lifecycle: {}` is a change), an empty slice or map and a nil one do not."""
+    return bool(go_structs.semantic(new) == go_structs.semantic(old))
 
 
 def _resources_only(pod: Obj, old_pod: Obj) -> Obj:
@@ -146,10 +137,12 @@ def pod_template_update(new: Obj, old: Obj) -> list[FieldError]:
     if mutable:
         old_template = _with_scheduling_directives(old_template, template)
     if not mutable:
-        if _equal(template, old_template):
+        shown = _internal_template(template)
+        if _same(shown, _internal_template(old_template)):
             return []
-        return [field.invalid_shown("spec.template", pod_template_json(template), "field is immutable")]
+        return [field.invalid_shown("spec.template", field.go_json(shown), "field is immutable")]
     pod = _dict(template.get("spec"))
-    if _equal(pod, _resources_only(pod, _dict(old_template.get("spec")))):
+    shown = _internal_pod_spec(pod)
+    if _same(shown, _internal_pod_spec(_resources_only(pod, _dict(old_template.get("spec"))))):
         return []
-    return [field.invalid_shown("spec.template.spec", pod_spec_json(pod), "field is immutable")]
+    return [field.invalid_shown("spec.template.spec", field.go_json(shown), "field is immutable")]

@@ -145,6 +145,16 @@ def pod_spec(spec: Obj) -> Obj:
     return struct("PodSpec", converted)
 
 
+def semantic(value: Any) -> Any:
+    """A rendered value as apiequality.Semantic.DeepEqual compares it: an empty slice or map is the same
+    as a nil one, while a pointer to an empty struct (rendered with all its fields) is not a nil one."""
+    if isinstance(value, dict):
+        return {k: semantic(v) for k, v in value.items()} or None
+    if isinstance(value, list):
+        return [semantic(v) for v in value] or None
+    return value
+
+
 def marshal_indent(value: Any) -> str:
     """json.MarshalIndent(value, "", " "), with Go's HTML escaping."""
     text = json.dumps(value, indent=1, ensure_ascii=False, separators=(",", ": "))

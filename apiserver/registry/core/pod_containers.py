@@ -361,6 +361,16 @@ def init_containers(items: Any, regular: Any, pod: PodContext, path: str) -> lis
     return found
 
 
+def set_for_ephemeral(container: Obj, key: str) -> bool:
+    """validateFieldAllowList: a field is set when it is not reflect.DeepEqual to its zero value. Of the
+    fields an ephemeral container may not set, the pointers and slices are set when not nil
+    (`lifecycle: {}`, `ports: []`), and resources (a struct) when any of its maps or slices is."""
+    value = container.get(key)
+    if key == "resources" and isinstance(value, dict):
+        return any(v is not None for v in value.values())
+    return value is not None
+
+
 def ephemeral_containers(spec: Obj, pod: PodContext, path: str) -> list[FieldError]:
     """validateEphemeralContainers: each also judged as a pod's container, named uniquely among all, targeting
     a regular or init container, and setting only what an ephemeral container may."""
@@ -381,7 +391,7 @@ def ephemeral_containers(spec: Obj, pod: PodContext, path: str) -> list[FieldErr
         if target and target not in others:
             found.append(field.not_found(f"{at}.targetContainerName", target))
         found += [field.forbidden(f"{at}.{key}", "cannot be set for an Ephemeral Container")
-                  for key in _NOT_FOR_EPHEMERAL if c.get(key) not in (None, [], {})]
+                  for key in _NOT_FOR_EPHEMERAL if set_for_ephemeral(c, key)]
         for j, mount in enumerate(c.get("volumeMounts") or ()):
             for key in ("subPath", "subPathExpr"):
                 if (mount or {}).get(key):

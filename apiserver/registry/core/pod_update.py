@@ -72,17 +72,8 @@ def _only_deleted_gates(new: list[Any], old: list[Any]) -> list[FieldError]:
             for name, i in added.items() if name not in old_names]
 
 
-def _semantic(value: Any) -> Any:
-    """A rendered internal value as equality.Semantic.DeepEqual sees it: empty and nil slices and maps alike."""
-    if isinstance(value, dict):
-        return {k: _semantic(v) for k, v in value.items()} or None
-    if isinstance(value, list):
-        return [_semantic(v) for v in value] or None
-    return value
-
-
 def _same(go_type: str, a: Any, b: Any) -> bool:
-    return bool(_semantic(go_structs.rendered(go_type, a)) == _semantic(go_structs.rendered(go_type, b)))
+    return bool(go_structs.semantic(go_structs.rendered(go_type, a)) == go_structs.semantic(go_structs.rendered(go_type, b)))
 
 
 def _only_added_requirements(new: Obj, old: Obj) -> bool:
