@@ -1,0 +1,26 @@
+"""CEL is held to kube-apiserver 1.36.2's runtime cost limits: a rule is cancelled once it costs more
+than the per-call limit, and a custom object's rules share one budget; each shape flips from accepted to
+refused at the size the reference flips at, with its words. Answers recorded by
+tools/capture_cel_runtime_cost.py."""
+
+from __future__ import annotations
+
+import pytest
+from recorded import prepared_sender, tool
+from support import ServerProcess
+
+capture, RECORDED = tool("capture_cel_runtime_cost")
+
+pytestmark = pytest.mark.store_once
+
+
+@pytest.fixture(scope="module")
+def send(shared_server: ServerProcess) -> capture.Send:
+    return prepared_sender(shared_server, capture)
+
+
+@pytest.mark.parametrize("index", range(len(capture.SHAPES)), ids=[s[0] for s in capture.SHAPES])
+def test_rule_flips_where_kube_apiserver_flips(send: capture.Send, index: int) -> None:
+    recorded = RECORDED[capture.SHAPES[index][0]]
+    assert capture.answer(send, index, recorded["size"]) == recorded["accepted"]
+    assert capture.answer(send, index, recorded["size"] + 1) == recorded["refused"]
