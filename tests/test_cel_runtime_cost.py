@@ -1,7 +1,8 @@
-"""CEL is held to kube-apiserver 1.36.2's runtime cost limits: a rule is cancelled once it costs more
-than the per-call limit, and a custom object's rules share one budget; each shape flips from accepted to
-refused at the size the reference flips at, with its words. Answers recorded by
-tools/capture_cel_runtime_cost.py."""
+"""CEL is held to kube-apiserver 1.36.2's runtime cost limits: an expression is cancelled once it costs
+more than the per-call limit, a custom object's rules share one budget, and so do a policy binding's
+validations (with their variables and messageExpressions) and its matchConditions; each shape flips
+from within the limits to past them at the size the reference flips at, with its words. Answers
+recorded by tools/capture_cel_runtime_cost.py."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ pytestmark = pytest.mark.store_once
 
 @pytest.fixture(scope="module")
 def send(shared_server: ServerProcess) -> capture.Send:
-    return prepared_sender(shared_server, capture)
+    sender = prepared_sender(shared_server, capture)
+    capture.prepare_policies(sender)
+    return sender
 
 
 @pytest.mark.parametrize("index", range(len(capture.SHAPES)), ids=[s[0] for s in capture.SHAPES])
@@ -24,3 +27,10 @@ def test_rule_flips_where_kube_apiserver_flips(send: capture.Send, index: int) -
     recorded = RECORDED[capture.SHAPES[index][0]]
     assert capture.answer(send, index, recorded["size"]) == recorded["accepted"]
     assert capture.answer(send, index, recorded["size"] + 1) == recorded["refused"]
+
+
+@pytest.mark.parametrize("index", range(len(capture.POLICY_SHAPES)), ids=[s[0] for s in capture.POLICY_SHAPES])
+def test_policy_flips_where_kube_apiserver_flips(send: capture.Send, index: int) -> None:
+    recorded = RECORDED[f"policy {capture.POLICY_SHAPES[index][0]}"]
+    assert capture.policy_answer(send, index, recorded["size"]) == recorded["accepted"]
+    assert capture.policy_answer(send, index, recorded["size"] + 1) == recorded["refused"]

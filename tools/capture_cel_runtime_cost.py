@@ -86,6 +86,71 @@ SHAPES: list[tuple[str, str, int, Callable[[int], Any]]] = [
 ]
 
 
+PAIRS = "object.data.all(k, object.data.all(j, k == j || k != j))"
+POLICIES_PATH = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies"
+BINDINGS_PATH = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
+
+
+def _policy(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """A policy on the creates of ConfigMaps in the namespace labelled for it."""
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": f"celcost-{name}"},
+            "spec": {"failurePolicy": "Fail", "matchConstraints": {
+                "namespaceSelector": {"matchLabels": {"celcost": name}},
+                "resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                                   "resources": ["configmaps"]}]}, **spec}}
+
+
+# (name, shape's policy spec): each is tried on a ConfigMap of n data keys in a namespace of its own.
+POLICY_SHAPES: list[tuple[str, dict[str, Any]]] = [
+    ("validation", {"validations": [{"expression": PAIRS}]}),
+    ("variable", {"variables": [{"name": "pairs", "expression": PAIRS}],
+                  "validations": [{"expression": "variables.pairs"}]}),
+    ("validations", {"validations": [{"expression": f"{PAIRS} || {n} == 0"} for n in range(12)]}),
+    ("message", {"validations": [
+        {"expression": f"{PAIRS} && false", "messageExpression": f"string({PAIRS})"},
+        *({"expression": f"{PAIRS} || {n} == 0"} for n in range(10))]}),
+    ("conditions", {"matchConditions": [{"name": f"c{n}", "expression": f"{PAIRS} || {n} == 0"}
+                                             for n in range(3)],
+                         "validations": [{"expression": "false"}]}),
+]
+
+
+def _configmap(keys: int) -> bytes:
+    return json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+                       "data": {f"k{n:05}": "v" for n in range(keys)}}).encode()
+
+
+def prepare_policies(send: Send) -> None:
+    for name, spec in POLICY_SHAPES:
+        send("POST", "/api/v1/namespaces", json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+            "name": f"celcost-{name}", "labels": {"celcost": name}}}).encode(), JSON)
+        send("DELETE", f"{BINDINGS_PATH}/celcost-{name}", None, JSON)
+        send("DELETE", f"{POLICIES_PATH}/celcost-{name}", None, JSON)
+        status, body, _ = send("POST", POLICIES_PATH, json.dumps(_policy(name, spec)).encode(), JSON)
+        assert status == 201, body
+        status, body, _ = send("POST", BINDINGS_PATH, json.dumps({
+            "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": f"celcost-{name}"},
+            "spec": {"policyName": f"celcost-{name}", "validationActions": ["Deny"]}}).encode(), JSON)
+        assert status == 201, body
+    deadline = time.monotonic() + 60  # until every policy is in force: a large ConfigMap is refused
+    for index in range(len(POLICY_SHAPES)):
+        while policy_answer(send, index, 1000)["status"] == 201:
+            assert time.monotonic() < deadline, f"{POLICY_SHAPES[index][0]} was never in force"
+            time.sleep(0.5)
+
+
+def policy_answer(send: Send, index: int, keys: int) -> dict[str, Any]:
+    """The answer to a dry-run create of a ConfigMap of `keys` entries under the shape's policy."""
+    name = POLICY_SHAPES[index][0]
+    status, reply, _ = send("POST", f"/api/v1/namespaces/celcost-{name}/configmaps?dryRun=All",
+                            _configmap(keys), JSON)
+    if status == 201:
+        return {"status": status}
+    return {"status": status, "message": reply.get("message") if isinstance(reply, dict) else reply}
+
+
 def _crd() -> dict[str, Any]:
     return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
             "metadata": {"name": CRD_NAME},
@@ -123,18 +188,19 @@ def answer(send: Send, index: int, size: int) -> dict[str, Any]:
 
 
 def within(found: dict[str, Any]) -> bool:
-    """Whether the answer is the rules' own, not a cost limit's."""
-    return "no further validation rules will be run" not in json.dumps(found)
+    """Whether the answer is the expressions' own, not a cost limit's."""
+    text = json.dumps(found)
+    return not any(words in text for words in ("cost limit exceeded", "cost exceeds limit", "cost budget"))
 
 
-def flip(send: Send, index: int) -> int:
-    """The largest size the shape stays within the limits at (the smallest one does)."""
-    low, high = 1, SHAPES[index][2]
-    assert within(answer(send, index, low))
-    assert not within(answer(send, index, high)), SHAPES[index][0]
+def flip(ask: Callable[[int], dict[str, Any]], high: int) -> int:
+    """The largest size the shape stays within the limits at (the smallest one does, `high` does not)."""
+    low = 1
+    assert within(ask(low))
+    assert not within(ask(high))
     while high - low > 1:
         middle = (low + high) // 2
-        if within(answer(send, index, middle)):
+        if within(ask(middle)):
             low = middle
         else:
             high = middle
@@ -144,13 +210,18 @@ def flip(send: Send, index: int) -> int:
 def main(kubeconfig: str) -> None:
     send = patching.sender(kubeconfig)
     prepare(send)
+    prepare_policies(send)
     answers = {}
-    for index, (name, *_) in enumerate(SHAPES):
-        started = time.monotonic()
-        size = flip(send, index)
+    for index, (name, _, high, _) in enumerate(SHAPES):
+        size = flip(lambda n, index=index: answer(send, index, n), high)
         answers[name] = {"size": size, "accepted": answer(send, index, size),
                          "refused": answer(send, index, size + 1)}
-        print(f"{name}: {size} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
+        print(f"{name}: {size}", file=sys.stderr)
+    for index, (name, _) in enumerate(POLICY_SHAPES):
+        size = flip(lambda n, index=index: policy_answer(send, index, n), 1000)
+        answers[f"policy {name}"] = {"size": size, "accepted": policy_answer(send, index, size),
+                                     "refused": policy_answer(send, index, size + 1)}
+        print(f"policy {name}: {size}", file=sys.stderr)
     patching.record(FIXTURE, answers)
 
 
