@@ -260,6 +260,18 @@ class CompiledPolicy:
         charge = expression.spend(budget, data)
         return None if charge.over_budget else charge
 
+    def run_alone(self, expression: Expression, data: dict[str, Any], failed: dict[str, str]) -> tuple[Any, str | None]:
+        """A mutation's value or error: it has a budget of its own (upstream's patcher evaluates each with a
+        fresh RuntimeCELCostBudget), drawn on by the variables it reads and then by itself."""
+        if expression.program is None:
+            return expression.run(data, failed)
+        charge = self._spend(expression, Budget(RUNTIME_BUDGET), data, set())
+        if charge is None:
+            return None, OUT_OF_BUDGET
+        if charge.over_limit:
+            return None, expression.cancelled
+        return expression.run(data, failed)
+
     def decide(self, bound: Any, data: dict[str, Any], failed: dict[str, str]) -> list[Decision]:
         """The validations' decisions, on the activation of the request's values and variables (`data`);
         `failed`: the variables that failed to evaluate."""
