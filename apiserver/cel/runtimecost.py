@@ -18,6 +18,7 @@ the caller then charges nothing, as before this module.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -142,11 +143,16 @@ def _kubernetes(function: str, overload: str, args: list[Any], result: Any) -> i
     return None
 
 
+_KUBERNETES = frozenset({"check", "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "url", "lowerAscii",
+                         "upperAscii", "substring", "trim", "jsonpatch.escapeKey", "cidr", "isIP", "isCIDR", "quantity",
+                         "isQuantity", "semver", "isSemver", "replace", "split", "join", "find", "findAll", "ip",
+                         "ip.isCanonical", "containsIP", "containsCIDR", "fieldSelector", "labelSelector"})
+
+
 def call_cost(function: str, overload: str, args: list[Any], result: Any) -> int:
     """What one call costs (runtimecost.go's costCall): Kubernetes' estimator first, then cel-go's
     standard functions by overload, 1 for everything else. `args` hold the target first."""
-    found = _kubernetes(function, overload, args, result)
-    if found is not None:
+    if function in _KUBERNETES and (found := _kubernetes(function, overload, args, result)) is not None:
         return found
     if overload in ("starts_with_string", "ends_with_string", "string_to_bytes", "bytes_to_string", "strings_quote",
                     "string_format"):
@@ -470,18 +476,22 @@ def _engine(function: str, member: bool, count: int) -> Callable[..., Any]:
 # budget traced and the runtime then could not evaluate (or the reverse) is walked once.
 _DONE: dict[tuple[int, int], tuple[Checked, dict[str, Any], int, Any]] = {}
 _DONE_KEPT = 16
+_DONE_LOCK = threading.Lock()
 
 
 def _walked(checked: Checked, data: dict[str, Any], limit: int) -> tuple[int, Any]:
     """The cost and value of a whole walk (raises _Stop past `limit`, Untraceable)."""
-    found = _DONE.get((id(checked), id(data)))
+    key = (id(checked), id(data))
+    with _DONE_LOCK:
+        found = _DONE.get(key)
     if found is not None and found[0] is checked and found[1] is data and found[2] <= limit:
         return found[2], found[3]
     tracer = _Tracer(checked, data, limit)
     value = tracer.eval(checked.expr)
-    if len(_DONE) >= _DONE_KEPT:
-        _DONE.pop(next(iter(_DONE)), None)
-    _DONE[(id(checked), id(data))] = (checked, data, tracer.cost, value)
+    with _DONE_LOCK:
+        if len(_DONE) >= _DONE_KEPT:
+            _DONE.pop(next(iter(_DONE)))
+        _DONE[key] = (checked, data, tracer.cost, value)
     return tracer.cost, value
 
 
