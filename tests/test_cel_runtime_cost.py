@@ -1,6 +1,6 @@
 """CEL is held to kube-apiserver 1.36.2's runtime cost limits: an expression is cancelled once it costs
 more than the per-call limit, a custom object's rules share one budget, and so do a policy binding's
-validations (with their variables and messageExpressions) and its matchConditions; each shape flips
+validations (with their variables and messageExpressions) and its matchConditions, as do a webhook's; each shape flips
 from within the limits to past them at the size the reference flips at, with its words. Answers
 recorded by tools/capture_cel_runtime_cost.py."""
 
@@ -29,8 +29,11 @@ def test_rule_flips_where_kube_apiserver_flips(send: capture.Send, index: int) -
     assert capture.answer(send, index, recorded["size"] + 1) == recorded["refused"]
 
 
-@pytest.mark.parametrize("index", range(len(capture.POLICY_SHAPES)), ids=[s[0] for s in capture.POLICY_SHAPES])
-def test_policy_flips_where_kube_apiserver_flips(send: capture.Send, index: int) -> None:
-    recorded = RECORDED[f"policy {capture.POLICY_SHAPES[index][0]}"]
-    assert capture.policy_answer(send, index, recorded["size"]) == recorded["accepted"]
-    assert capture.policy_answer(send, index, recorded["size"] + 1) == recorded["refused"]
+ADMISSION = [shape[0] for shape in capture.POLICY_SHAPES] + [shape[0] for shape in capture.WEBHOOK_SHAPES]
+
+
+@pytest.mark.parametrize("name", ADMISSION)
+def test_admission_flips_where_kube_apiserver_flips(send: capture.Send, name: str) -> None:
+    recorded = RECORDED[name]
+    assert capture.configmap_answer(send, name, recorded["size"]) == recorded["accepted"]
+    assert capture.configmap_answer(send, name, recorded["size"] + 1) == recorded["refused"]

@@ -101,19 +101,39 @@ def _policy(name: str, spec: dict[str, Any]) -> dict[str, Any]:
                                    "resources": ["configmaps"]}]}, **spec}}
 
 
-# (name, shape's policy spec): each is tried on a ConfigMap of n data keys in a namespace of its own.
+# (name, the policy's spec): each is tried on a ConfigMap of n data keys in a namespace of its own.
 POLICY_SHAPES: list[tuple[str, dict[str, Any]]] = [
-    ("validation", {"validations": [{"expression": PAIRS}]}),
-    ("variable", {"variables": [{"name": "pairs", "expression": PAIRS}],
+    ("policy-validation", {"validations": [{"expression": PAIRS}]}),
+    ("policy-variable", {"variables": [{"name": "pairs", "expression": PAIRS}],
                   "validations": [{"expression": "variables.pairs"}]}),
-    ("validations", {"validations": [{"expression": f"{PAIRS} || {n} == 0"} for n in range(12)]}),
-    ("message", {"validations": [
+    ("policy-validations", {"validations": [{"expression": f"{PAIRS} || {n} == 0"} for n in range(12)]}),
+    ("policy-message", {"validations": [
         {"expression": f"{PAIRS} && false", "messageExpression": f"string({PAIRS})"},
         *({"expression": f"{PAIRS} || {n} == 0"} for n in range(10))]}),
-    ("conditions", {"matchConditions": [{"name": f"c{n}", "expression": f"{PAIRS} || {n} == 0"}
+    ("policy-conditions", {"matchConditions": [{"name": f"c{n}", "expression": f"{PAIRS} || {n} == 0"}
                                              for n in range(3)],
                          "validations": [{"expression": "false"}]}),
 ]
+
+
+# (name, matchConditions) of a webhook on the creates of ConfigMaps in the namespace labelled for it: its
+# conditions are false within the limits (the webhook, which nothing serves, is not called).
+WEBHOOK_SHAPES: list[tuple[str, list[dict[str, str]]]] = [
+    ("webhook-condition", [{"name": "c", "expression": f"{PAIRS} && false"}]),
+    ("webhook-conditions", [{"name": f"c{n}", "expression": f"{PAIRS} && {n} < 0"} for n in range(3)]),
+]
+WEBHOOKS_PATH = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
+
+
+def _webhooks() -> dict[str, Any]:
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "celcost"},
+            "webhooks": [{"name": f"{name}.celcost.example.io", "clientConfig": {"url": "https://127.0.0.1:9/"},
+                          "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                                     "resources": ["configmaps"]}],
+                          "namespaceSelector": {"matchLabels": {"celcost": name}}, "sideEffects": "None",
+                          "admissionReviewVersions": ["v1"], "failurePolicy": "Fail", "matchConditions": conditions}
+                         for name, conditions in WEBHOOK_SHAPES]}
 
 
 def _configmap(keys: int) -> bytes:
@@ -122,9 +142,14 @@ def _configmap(keys: int) -> bytes:
 
 
 def prepare_policies(send: Send) -> None:
-    for name, spec in POLICY_SHAPES:
+    """The policies and webhooks, and a namespace for each, in force."""
+    for name in [shape[0] for shape in POLICY_SHAPES] + [shape[0] for shape in WEBHOOK_SHAPES]:
         send("POST", "/api/v1/namespaces", json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {
             "name": f"celcost-{name}", "labels": {"celcost": name}}}).encode(), JSON)
+    send("DELETE", f"{WEBHOOKS_PATH}/celcost", None, JSON)
+    status, body, _ = send("POST", WEBHOOKS_PATH, json.dumps(_webhooks()).encode(), JSON)
+    assert status == 201, body
+    for name, spec in POLICY_SHAPES:
         send("DELETE", f"{BINDINGS_PATH}/celcost-{name}", None, JSON)
         send("DELETE", f"{POLICIES_PATH}/celcost-{name}", None, JSON)
         status, body, _ = send("POST", POLICIES_PATH, json.dumps(_policy(name, spec)).encode(), JSON)
@@ -134,16 +159,16 @@ def prepare_policies(send: Send) -> None:
             "metadata": {"name": f"celcost-{name}"},
             "spec": {"policyName": f"celcost-{name}", "validationActions": ["Deny"]}}).encode(), JSON)
         assert status == 201, body
-    deadline = time.monotonic() + 60  # until every policy is in force: a large ConfigMap is refused
-    for index in range(len(POLICY_SHAPES)):
-        while policy_answer(send, index, 1000)["status"] == 201:
-            assert time.monotonic() < deadline, f"{POLICY_SHAPES[index][0]} was never in force"
+    deadline = time.monotonic() + 60  # until every policy and webhook is in force: a large ConfigMap is refused
+    for name in [shape[0] for shape in POLICY_SHAPES] + [shape[0] for shape in WEBHOOK_SHAPES]:
+        while configmap_answer(send, name, 1000)["status"] == 201:
+            assert time.monotonic() < deadline, f"{name} was never in force"
             time.sleep(0.5)
 
 
-def policy_answer(send: Send, index: int, keys: int) -> dict[str, Any]:
-    """The answer to a dry-run create of a ConfigMap of `keys` entries under the shape's policy."""
-    name = POLICY_SHAPES[index][0]
+def configmap_answer(send: Send, name: str, keys: int) -> dict[str, Any]:
+    """The answer to a dry-run create of a ConfigMap of `keys` entries in the namespace of a policy's or
+    webhook's shape."""
     status, reply, _ = send("POST", f"/api/v1/namespaces/celcost-{name}/configmaps?dryRun=All",
                             _configmap(keys), JSON)
     if status == 201:
@@ -217,11 +242,11 @@ def main(kubeconfig: str) -> None:
         answers[name] = {"size": size, "accepted": answer(send, index, size),
                          "refused": answer(send, index, size + 1)}
         print(f"{name}: {size}", file=sys.stderr)
-    for index, (name, _) in enumerate(POLICY_SHAPES):
-        size = flip(lambda n, index=index: policy_answer(send, index, n), 1000)
-        answers[f"policy {name}"] = {"size": size, "accepted": policy_answer(send, index, size),
-                                     "refused": policy_answer(send, index, size + 1)}
-        print(f"policy {name}: {size}", file=sys.stderr)
+    for name in [shape[0] for shape in POLICY_SHAPES] + [shape[0] for shape in WEBHOOK_SHAPES]:
+        size = flip(lambda n, name=name: configmap_answer(send, name, n), 1000)
+        answers[name] = {"size": size, "accepted": configmap_answer(send, name, size),
+                         "refused": configmap_answer(send, name, size + 1)}
+        print(f"{name}: {size}", file=sys.stderr)
     patching.record(FIXTURE, answers)
 
 
