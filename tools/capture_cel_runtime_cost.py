@@ -42,7 +42,7 @@ def _ruled(schema: dict[str, Any], *rules: dict[str, Any]) -> dict[str, Any]:
 
 # Each field of the spec is one shape: its rules run only when a case sets it.
 SPEC: dict[str, Any] = {"type": "object", "properties": {
-    "nested": _ruled(_strings(900, 4), {"rule": "self.all(x, self.all(y, x != y || x == y))"}),
+    "nested": _ruled(_strings(600, 4), {"rule": "self.all(x, self.all(y, x != y || x == y))"}),
     "exists": _ruled(_strings(600, 4), {"rule": "!self.exists(x, self.exists(y, x == y + 'z'))"}),
     "concat": _ruled(_strings(50, 4000), {"rule": "self.all(x, self.all(y, (x + y).size() >= 0))"}),
     "pattern": _ruled(_strings(100, 20000), {"rule": "self.all(x, x.matches('^[a-z]+(-[a-z]+)*$'))"}),
@@ -51,6 +51,8 @@ SPEC: dict[str, Any] = {"type": "object", "properties": {
     "filtered": _ruled(_strings(1000, 4), {"rule": "self.filter(x, x.startsWith('a')).size() + "
                                                   "self.map(x, x + 'b').size() >= 0 && self.all(x, "
                                                   "self.exists_one(y, y == x) ? true : self[0] == x)"}),
+    "library": _ruled(_strings(200, 12000), {"rule": "self.all(x, x.lowerAscii().size() + x.split('-').size() + "
+                                                     "x.indexOf('z') >= 0 && x.replace('a', 'bb') != '')"}),
     "message": _ruled(_strings(900, 4), {"rule": "self.size() == 0",
                                          "messageExpression": "self.all(x, self.all(y, x == y || x != y)) ? 'all' : 'none'"}),
     "items": {"type": "array", "maxItems": 80, "items": _ruled(
@@ -74,12 +76,13 @@ def _words(count: int, length: int = 4) -> list[str]:
 
 # (name, field, the largest size to try, the value of that field at a size)
 SHAPES: list[tuple[str, str, int, Callable[[int], Any]]] = [
-    ("nested all over n strings", "nested", 900, lambda n: _words(n)),
+    ("nested all over n strings", "nested", 600, lambda n: _words(n)),
     ("nested exists with concatenation over n strings", "exists", 600, lambda n: _words(n)),
     ("concatenated pairs of 50 strings of n characters", "concat", 4000, lambda n: ["a" * n] * 50),
     ("matches over 100 strings of n characters", "pattern", 20000, lambda n: ["a" * n] * 100),
     ("n strings each in n strings", "member", 2000, lambda n: {"a": _words(n), "b": _words(n)}),
     ("filter, map and exists_one over n strings", "filtered", 1000, lambda n: _words(n)),
+    ("string library over 200 strings of n characters", "library", 12000, lambda n: [("ab-" * n)[:n]] * 200),
     ("messageExpression over n strings", "message", 900, lambda n: _words(n)),
     ("n items each with 3 rules over 100 strings", "items", 80, lambda n: [{"l": _words(100)}] * n),
     ("12 rules over n strings", "rules", 400, lambda n: _words(n)),
