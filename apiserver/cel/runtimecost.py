@@ -472,10 +472,12 @@ def _engine(function: str, member: bool, count: int) -> Callable[..., Any]:
     return run
 
 
-# The last walks to completion, by expression and values (held, so their ids stay theirs): a rule the
-# budget traced and the runtime then could not evaluate (or the reverse) is walked once.
+# The last costly walks to completion, by expression and values (held, so their ids stay theirs): a rule
+# the budget traced and the runtime then could not evaluate (or the reverse) is walked once. Only walks
+# that cost enough to be worth it are kept, and so only the values of the few requests that make them.
 _DONE: dict[tuple[int, int], tuple[Checked, dict[str, Any], int, Any]] = {}
-_DONE_KEPT = 16
+_DONE_KEPT = 128
+_DONE_COST = 10_000
 _DONE_LOCK = threading.Lock()
 
 
@@ -488,10 +490,11 @@ def _walked(checked: Checked, data: dict[str, Any], limit: int) -> tuple[int, An
         return found[2], found[3]
     tracer = _Tracer(checked, data, limit)
     value = tracer.eval(checked.expr)
-    with _DONE_LOCK:
-        if len(_DONE) >= _DONE_KEPT:
-            _DONE.pop(next(iter(_DONE)))
-        _DONE[key] = (checked, data, tracer.cost, value)
+    if tracer.cost >= _DONE_COST:
+        with _DONE_LOCK:
+            if len(_DONE) >= _DONE_KEPT:
+                _DONE.pop(next(iter(_DONE)))
+            _DONE[key] = (checked, data, tracer.cost, value)
     return tracer.cost, value
 
 
