@@ -154,6 +154,8 @@ def call_cost(function: str, overload: str, args: list[Any], result: Any) -> int
     standard functions by overload, 1 for everything else. `args` hold the target first."""
     if function in _KUBERNETES and (found := _kubernetes(function, overload, args, result)) is not None:
         return found
+    if overload == "equals" or overload == "not_equals":
+        return _ceil(min(size(args[0]), size(args[1])) * STRING_TRAVERSAL)
     if overload in ("starts_with_string", "ends_with_string", "string_to_bytes", "bytes_to_string", "strings_quote",
                     "string_format"):
         return _ceil(size(args[0]) * STRING_TRAVERSAL)
@@ -171,7 +173,10 @@ def call_cost(function: str, overload: str, args: list[Any], result: Any) -> int
 
 
 def _first_error(values: list[Any]) -> _Error | None:
-    return next((v for v in values if isinstance(v, _Error)), None)
+    for value in values:
+        if type(value) is _Error:
+            return value
+    return None
 
 
 def _failure(value: Any) -> _Error:
@@ -210,6 +215,8 @@ def _plain(a: Any, b: Any) -> bool:
 
 
 _INT64 = (-2**63, 2**63 - 1)
+_PLAIN, _LOGIC, _CONDITIONAL, _INDEX, _FOLDED, _SET_MEMBERSHIP, _UNTRACEABLE_STEP = (
+    "plain", "logic", "conditional", "index", "folded", "set", "untraceable")
 
 
 class _Tracer:
@@ -219,6 +226,7 @@ class _Tracer:
         self.limit = limit
         self.cost = 0
         self.locals: dict[str, list[Any]] = {}
+        self.plans: dict[int, tuple[str, str]] = {}  # by the call's node
 
     def charge(self, amount: int) -> None:
         self.cost += amount
@@ -339,11 +347,20 @@ class _Tracer:
             accu.pop()
 
     def call(self, e: Expr) -> Any:
-        name, args = e.name, e.args
-        if name in _UNTRACEABLE:
-            raise Untraceable(name)
-        if name == "_&&_" or name == "_||_":
-            decisive = name == "_||_"
+        plan = self.plans.get(id(e))
+        if plan is None:
+            plan = self.plans[id(e)] = self.plan(e)
+        step, overload = plan
+        args = e.args
+        if step == _PLAIN:
+            values = [self.eval(e.target)] if e.target is not None else []
+            for arg in args:
+                values.append(self.eval(arg))
+            result = self.computed(e, values)
+            self.charge(call_cost(e.name, overload, values, result))
+            return result
+        if step == _LOGIC:
+            decisive = e.name == "_||_"
             answer: Any = not decisive
             for arg in args:
                 value = self.eval(arg)
@@ -352,7 +369,7 @@ class _Tracer:
                 if not isinstance(value, bool) and not isinstance(answer, _Error):
                     answer = _failure(value)
             return answer
-        if name == "_?_:_":
+        if step == _CONDITIONAL:
             condition = self.eval(args[0])
             if not isinstance(condition, bool):
                 return _failure(condition)
@@ -360,19 +377,34 @@ class _Tracer:
             if _attribute(branch):
                 self.cost -= 1  # cel-go's conditional attribute resolves the branch's qualifiers only
             return self.eval(branch)
-        if name == "_[_]" and e.target is None and len(args) == 2:
+        if step == _INDEX:
             return self.index(args)
-        if e.target is None and name in _CONVERSIONS and len(args) == 1 and _constant(args[0]):
+        if step == _FOLDED:
             return self.folded(e)
-        values = ([self.eval(e.target)] if e.target is not None else []) + [self.eval(arg) for arg in args]
+        if step == _SET_MEMBERSHIP:  # a literal set: membership in a hash set, uncharged
+            return self.computed(e, [self.eval(args[0]), self.folded(args[1])])
+        raise Untraceable(e.name)
+
+    def plan(self, e: Expr) -> tuple[str, str]:
+        """How cel-go's planner runs a call, and the overload its cost is looked up by (none when the
+        checker left several)."""
+        name, args = e.name, e.args
         overloads = self.overloads.get(e.id, [])
         overload = overloads[0] if len(overloads) == 1 else ""
-        result = self.computed(e, values)
+        if name in _UNTRACEABLE:
+            return _UNTRACEABLE_STEP, overload
+        if name in ("_&&_", "_||_"):
+            return _LOGIC, overload
+        if name == "_?_:_":
+            return _CONDITIONAL, overload
+        if name == "_[_]" and e.target is None and len(args) == 2:
+            return _INDEX, overload
+        if e.target is None and name in _CONVERSIONS and len(args) == 1 and _constant(args[0]):
+            return _FOLDED, overload
         if overload == "in_list" and len(args) == 2 and args[1].kind == "list" and _constant(args[1]) \
                 and all(arg.kind == "literal" and not isinstance(arg.value, bytes) for arg in args[1].args):
-            return result  # a literal set: membership in a hash set, uncharged
-        self.charge(call_cost(name, overload, values, result))
-        return result
+            return _SET_MEMBERSHIP, overload
+        return _PLAIN, overload
 
     def index(self, args: list[Expr]) -> Any:
         target = self.eval(args[0])
