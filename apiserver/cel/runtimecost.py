@@ -10,9 +10,12 @@ literal lists and maps and conversions of literals are constants (upstream plans
 they cost nothing, nor does `in` a literal list of scalars), an attribute (`a.b[c]`) costs 1 plus 1
 per qualifier and a `?:` branch that is one loses its base's 1, presence tests cost their operand.
 Values of the common operators are computed here; any other call asks cel-expr-python for its value.
+That makes the walk an evaluator too, which answers (`replay`) where cel-expr-python gives up: past
+its runtime's 10,000 iterations, which cel-go allows as long as the cost stays within the limit.
 
-A walk that meets what it cannot replay (optionals, the rewritten macros' helpers) raises Untraceable:
-the caller then charges nothing, as before this module.
+A walk that meets what it cannot replay (optionals, the rewritten macros' helpers, messages) raises
+Untraceable: the caller then charges nothing. Not ported: the costs cel-go's lists and sets extensions
+declare for their own functions, and Kubernetes' for a format's `validate` (each charged 1).
 """
 
 from __future__ import annotations
