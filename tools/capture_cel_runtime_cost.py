@@ -1,11 +1,13 @@
 """Records where kube-apiserver's runtime CEL cost limits start refusing: for each shape of an
-expensive rule or policy, the largest size (a list's length, a string's) the reference accepts, found
-by bisection, and its answers at that size and one past it.
+expensive CRD rule, ValidatingAdmissionPolicy or webhook matchCondition, the largest size (a list's
+length, a string's, a ConfigMap's keys) the reference stays within the limits at, found by bisection,
+and its answers at that size and one past it.
 
 Usage: python tools/capture_cel_runtime_cost.py KUBECONFIG  (a reference started by ../shared/reference/start.sh)
 The CRD's rules pass the static limits when it is written (each is held to StaticEstimatedCostLimit)
 but can cost more than PerCallLimit (1,000,000) when run, or together more than a custom object's
-RuntimeCELCostBudget (10,000,000). Every write is a dry run. Request bodies are built here from a size,
+RuntimeCELCostBudget (10,000,000); a policy binding's expressions share 10,000,000 and matchConditions
+2,500,000 (RuntimeCELCostBudgetMatchConditions). Every write is a dry run. Request bodies are built here from a size,
 so the fixture keeps only the sizes and the answers. tests/test_cel_runtime_cost.py holds ours to them
 (apiserver/cel/runtimecost.py, apiserver/cel/budget.py).
 """
