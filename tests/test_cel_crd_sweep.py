@@ -20,10 +20,7 @@ from support import ServerProcess
 pytestmark = pytest.mark.store_once
 
 # Steps whose answers still differ from kube-apiserver 1.36.2's, and why (this list only shrinks).
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "edge runtime cost limit": "no runtime cost tracking: cel-expr-python has none, so a call over the per-call "
-                               "limit (1M) is not cancelled",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

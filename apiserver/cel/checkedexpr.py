@@ -1,14 +1,17 @@
 """The type-checked AST of an expression, read from cel-expr-python's serialized `cel.expr.CheckedExpr`.
 
-The cost estimator (apiserver/cel/cost.py) walks it as cel-go's does. Only what the estimator reads
-is decoded, straight from the protobuf wire format (no generated classes exist for these messages
-here): each expression's kind and operands, the overloads the checker chose, and a coarse type.
+The cost estimator (apiserver/cel/cost.py) and the cost tracker (apiserver/cel/runtimecost.py) walk it
+as cel-go's do. Only what they read is decoded, straight from the protobuf wire format (no generated
+classes exist for these messages here): each expression's kind, operands and literal values, the
+overloads the checker chose, and a coarse type.
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 Fields = dict[int, list[Any]]
@@ -62,6 +65,7 @@ class Expr:
     target: Expr | None = None
     args: list[Expr] = field(default_factory=list)  # call args, list elements, map keys and values
     literal: Any = None
+    value: Any = None  # a literal's own value (`literal` is only what its size is read from)
     iter_var: str = ""
     iter_var2: str = ""
     accu_var: str = ""
@@ -80,11 +84,30 @@ def _literal(constant: Fields) -> Any:
     return 1  # numbers, bools, null, durations and timestamps all count as size 1
 
 
+def _value(constant: Fields) -> Any:
+    """A literal's value as the runtime binds it: null, bool, int (int64 and uint64), float, str, bytes."""
+    if 2 in constant:
+        return bool(constant[2][-1])
+    if 3 in constant:
+        number = int(constant[3][-1])
+        return number - 2**64 if number >= 2**63 else number
+    if 4 in constant:
+        return int(constant[4][-1])
+    if 5 in constant:
+        return struct.unpack("<d", int(constant[5][-1]).to_bytes(8, "little"))[0]
+    if 6 in constant:
+        return bytes(constant[6][-1]).decode()
+    if 7 in constant:
+        return bytes(constant[7][-1])
+    return None
+
+
 def expression(data: bytes) -> Expr:
     message = fields(data)
     node = Expr(int(_one(message, 2, 0)), "literal")
     if 3 in message:
-        node.literal = _literal(fields(_one(message, 3)))
+        constant = fields(_one(message, 3))
+        node.literal, node.value = _literal(constant), _value(constant)
     elif 4 in message:
         node.kind, node.name = "ident", bytes(_one(fields(_one(message, 4)), 1, b"")).decode()
     elif 5 in message:
@@ -168,6 +191,12 @@ def _map_entries(values: list[bytes]) -> list[tuple[int, bytes]]:
         parts = fields(entry)
         out.append((int(_one(parts, 1, 0)), bytes(_one(parts, 2, b""))))
     return out
+
+
+@lru_cache(maxsize=1024)
+def parsed(serialized: bytes) -> Checked:
+    """`parse`, once per expression: the cost tracker's walks and their memo key on the tree."""
+    return parse(serialized)
 
 
 def parse(serialized: bytes) -> Checked:

@@ -90,7 +90,12 @@ class Program:
         """Evaluates on `data` (variable name to value) or on an `activation` of it made once for several
         programs: binding the values is most of an evaluation's cost."""
         bound = activation(data) if isinstance(data, dict) else data
-        result = self.executable.eval(bound.activation)
+        try:
+            result = self.executable.eval(bound.activation)
+        except RuntimeError as error:
+            if _ITERATION_BUDGET not in str(error):
+                raise
+            return self._replayed(bound)
         kind = result.type()
         if kind == cel.Type.ERROR:
             try:
@@ -104,7 +109,21 @@ class Program:
         return Outcome(result.plain_value() if kind in _COMPOSITE else result.value(), None)
 
 
+    def _replayed(self, bound: Bound) -> Outcome:
+        """The evaluation cel-expr-python gives up on past its runtime's iteration budget (10,000),
+        which cel-go does not have (its limit is the cost, apiserver/cel/budget.py): computed by the
+        cost tracker's walk of the expression instead."""
+        from apiserver.cel import runtimecost  # it runs calls through this module
+
+        try:
+            value, error = runtimecost.replay(checkedexpr.parsed(self.checked.serialize()), bound.values)
+        except runtimecost.Untraceable:
+            return Outcome(None, "iteration budget exceeded")
+        return Outcome(value, error)
+
+
 _COMPOSITE = (cel.Type.LIST, cel.Type.MAP)
+_ITERATION_BUDGET = "Iteration budget exceeded"
 # cel-cpp's error for a select on null, which names no field; cel-go's names it ("no such key: data").
 _SELECT_ON_NULL = "Applying SELECT to non-message type"
 
@@ -154,13 +173,14 @@ class Bound:
 
     activation: Any
     nulls: frozenset[str]
+    values: dict[str, Any]  # as bound, for what the runtime cannot evaluate (Program._replayed)
 
 
 def activation(data: dict[str, Any]) -> Bound:
     """The values bound once for any number of evaluations. cel-expr-python converts them when the
     activation is made: `eval(data=...)` took 92 µs on a ConfigMap update's variables where making an
     activation took 8 and evaluating on it 5."""
-    return Bound(_EVAL_ENV.Activation(data), frozenset(name for name, value in data.items() if value is None))
+    return Bound(_EVAL_ENV.Activation(data), frozenset(name for name, value in data.items() if value is None), data)
 
 
 def _parsed(env: Any, source: str) -> bytes | None:
@@ -217,6 +237,11 @@ def _executable(source: str) -> Any:
         if not any(marker in runnable for marker in macros.MARKERS):
             return _EVAL_ENV.compile(runnable, disable_check=True)
         return _EVAL_ENV.deserialize(_MACRO_PARSE_ENV.compile(runnable, disable_check=True).serialize())
+
+
+def executable(source: str) -> Any:
+    """`source` compiled to run unchecked on `dyn` variables, as every program here runs."""
+    return _executable(source)
 
 
 def compile_checked(source: str, variables: dict[str, Any]) -> Program:

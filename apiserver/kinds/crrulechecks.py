@@ -19,7 +19,7 @@ from typing import Any
 
 from apiserver.cel import cost, declared
 from apiserver.errors import FieldError
-from apiserver.kinds.crvalidations import Schema, compile_rule, normalized_field_path, shown
+from apiserver.kinds.crvalidations import Schema, compile_rule, normalized_field_path, rule_sizer, shown
 
 REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
 STATIC_COST_LIMIT = 10_000_000  # StaticEstimatedCostLimit, per expression
@@ -121,14 +121,6 @@ def rule_form_problems(schema: Schema, rules: list[Any], path: str) -> list[Fiel
     return level
 
 
-def _sizing_schema(schema: Schema, root: bool) -> Schema:
-    """The schema as its declared type has it: a resource's root also has apiVersion, kind and metadata."""
-    if not root and not schema.get("x-kubernetes-embedded-resource"):
-        return schema
-    meta = {"type": "object", "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}}}
-    return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
-
-
 def compiled_rule_problems(schema: Schema, rules: list[Any], path: str, root: bool, uncorrelatable: str | None,
                            cardinality: int | None, costs: RuleCosts) -> list[FieldError]:
     """A level's rules compiled against its declared type (a resource's `root`), their costs observed:
@@ -140,8 +132,7 @@ def compiled_rule_problems(schema: Schema, rules: list[Any], path: str, root: bo
             "Internal error: internal error: failed to construct type information for x-kubernetes-validations "
             "rules: unable to convert structural schema to CEL declarations"))]
     self_type = declared.declare(schema, root).cel_type
-    sizing = _sizing_schema(schema, root)
-    sizer = cost.schema_sizer({"self": sizing, "oldSelf": sizing})
+    sizer = rule_sizer(schema, root)
     # How often the rule may run in one object: its lists' and maps' bounds, or as many values of
     # this schema as a request could hold.
     runs = cardinality if cardinality is not None else \

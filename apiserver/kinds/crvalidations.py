@@ -21,9 +21,11 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from apiserver.cel import declared
+from apiserver.cel import cost, declared
+from apiserver.cel.budget import LIMIT_EXCEEDED, OUT_OF_BUDGET, RUNTIME_BUDGET, Budget
 from apiserver.cel.environment import CompileError, Program, activation, compile_checked
 from apiserver.errors import FieldError
+from apiserver.registry.field import go_quote
 
 Schema = dict[str, Any]
 _MAX_MESSAGE = 5 * 1024
@@ -43,6 +45,8 @@ class CompiledRule:
     message_error: str | None = None
     uses_old_self: bool = False
     field_path: str = ""
+    most: int = 0  # the static estimate of the rule's cost, and of its messageExpression's
+    message_most: int = 0
 
     @property
     def optional_old_self(self) -> bool:
@@ -90,6 +94,29 @@ def compile_rule(rule: dict[str, Any], schema: Schema, self_type: Any) -> Compil
             compiled.message = message
     if rule.get("fieldPath"):
         compiled.field_path = normalized_field_path(str(rule["fieldPath"]), schema) or ""
+    return compiled
+
+
+def sizing_schema(schema: Schema, root: bool) -> Schema:
+    """The schema as its declared type has it: a resource's root also has apiVersion, kind and metadata."""
+    if not root and not schema.get("x-kubernetes-embedded-resource"):
+        return schema
+    meta = {"type": "object", "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}}}
+    return {**schema, "properties": {**(schema.get("properties") or {}), "metadata": meta}}
+
+
+def rule_sizer(schema: Schema, root: bool) -> Any:
+    """The sizes the static cost estimate of a level's rules reads from its schema."""
+    sizing = sizing_schema(schema, root)
+    return cost.schema_sizer({"self": sizing, "oldSelf": sizing})
+
+
+def _estimated(compiled: CompiledRule, sizer: Any) -> CompiledRule:
+    """The rule with its static cost estimates, which bound what it can cost when it runs."""
+    if compiled.checked is not None:
+        compiled.most = min(compiled.checked.max_cost(sizer), cost.MAX)
+    if compiled.message is not None and compiled.message_error is None:
+        compiled.message_most = min(compiled.message.max_cost(sizer), cost.MAX)
     return compiled
 
 
@@ -174,37 +201,44 @@ class RuleValidator:
     additional: RuleValidator | None = None
 
     def validate(self, value: Any, old: Any, path: str, ratcheted: list[FieldError] | None = None,
-                 ratchet: bool = True, parent_unchanged: bool = False) -> list[FieldError]:
+                 ratchet: bool = True, parent_unchanged: bool = False, budget: Budget | None = None) -> list[FieldError]:
         """The rules' failures; unless `ratchet` is off (a CRD's defaults are judged whole), those of
         unchanged values are ratcheted, added to `ratcheted` (upstream sends them as warnings) instead.
 
         A value is unchanged when it equals the old value it correlates with, or, having none (an item
         of a set or an atomic list, a new field), when its nearest correlated ancestor (passed down as
-        `parent_unchanged`) equals its own (upstream's ratchetingOptions.shouldRatchetError)."""
+        `parent_unchanged`) equals its own (upstream's ratchetingOptions.shouldRatchetError).
+        The rules of the whole object draw on one cost `budget` (upstream's RuntimeCELCostBudget); once
+        a rule runs out of it or passes the per-call limit, no further rules are run."""
         if value is None:
             return []
+        budget = budget if budget is not None else Budget(RUNTIME_BUDGET)
         unchanged = ratchet and (old == value if old is not None else parent_unchanged)
-        problems = self._run_rules(value, old, path, ratcheted, unchanged) if self.rules else []
+        problems = self._run_rules(value, old, path, ratcheted, unchanged, budget) if self.rules else []
         if isinstance(value, dict):
             # Every map type correlates by key (upstream's MapIsCorrelatable: granular and atomic alike).
             old_map = old if isinstance(old, dict) else {}
             for key, item in value.items():
+                if budget.stopped:
+                    break
                 sub = self.properties.get(key) if self.properties else None
                 if sub is not None:
                     problems += sub.validate(item, old_map.get(key), _child(path, key), ratcheted, ratchet,
-                                             unchanged)
+                                             unchanged, budget)
                 elif self.additional is not None:
                     problems += self.additional.validate(item, old_map.get(key), f"{path}[{key}]", ratcheted,
-                                                         ratchet, unchanged)
+                                                         ratchet, unchanged, budget)
         elif isinstance(value, list) and self.items is not None:
             correlate = correlator(self.schema, old)
             for index, item in enumerate(value):
+                if budget.stopped:
+                    break
                 problems += self.items.validate(item, correlate(item), f"{path}[{index}]", ratcheted, ratchet,
-                                                unchanged)
+                                                unchanged, budget)
         return problems
 
     def _run_rules(self, value: Any, old: Any, path: str, ratcheted: list[FieldError] | None,
-                   unchanged: bool) -> list[FieldError]:
+                   unchanged: bool, budget: Budget) -> list[FieldError]:
         problems: list[FieldError] = []
         bound = self.bind(value) if self.bind else value
         bound_old = (self.bind(old) if self.bind else old) if old is not None else None
@@ -212,6 +246,9 @@ class RuleValidator:
         if bound_old is not None:
             data["oldSelf"] = bound_old
         kind = str(self.schema.get("type") or "")
+        if budget.exhausted():
+            budget.stopped = True
+            return [_invalid(path, kind, OUT_OF_BUDGET)]
         shared = activation(data)
         for compiled in self.rules:
             rule = compiled.rule
@@ -221,6 +258,15 @@ class RuleValidator:
             if compiled.program is None or (compiled.uses_old_self and old is None
                                             and not compiled.optional_old_self):
                 continue
+            # Its cost first: an evaluation cel-go cancels has no answer to look at.
+            assert compiled.checked is not None
+            charge = budget.spend(compiled.checked, data, compiled.most)
+            if charge.over_budget or charge.over_limit:
+                budget.stopped = True
+                problems.append(_invalid(path, kind, OUT_OF_BUDGET if charge.over_budget else (
+                    f"'{LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds "
+                    f"limit for rule: {_rule_text(rule)}")))
+                return problems
             if compiled.optional_old_self:
                 run = {"self": bound, "__oldSelf": bound_old, "__hasOldSelf": old is not None}
                 outcome = compiled.program.evaluate(run)
@@ -244,15 +290,27 @@ class RuleValidator:
                 at = compiled.field_path if not path else (
                     path + compiled.field_path if compiled.field_path.startswith("[") else
                     f"{path}.{compiled.field_path}")
-            detail = self._message(compiled, shared)
-            (ratcheted if ratchets and ratcheted is not None else problems).append(
-                _for_reason(at, value, kind, detail, rule.get("reason")))
+            failed = ratcheted if ratchets and ratcheted is not None else problems
+            detail = self._message(compiled, shared, data, budget)
+            if budget.stopped:  # the messageExpression ran out of budget: its error stands for the rule's
+                failed.append(_invalid(at, kind, detail))
+                return problems
+            failed.append(_for_reason(at, value, kind, detail, rule.get("reason")))
         return problems
 
     @staticmethod
-    def _message(compiled: CompiledRule, data: Any) -> str:
+    def _message(compiled: CompiledRule, shared: Any, data: dict[str, Any], budget: Budget) -> str:
+        """The failure's message; or, when the messageExpression ends the run (`budget.stopped`), why."""
         if compiled.message is not None and compiled.message_error is None:
-            outcome = compiled.message.evaluate(data)
+            charge = budget.spend(compiled.message, data, compiled.message_most)
+            if charge.over_budget or charge.over_limit:
+                budget.stopped = True
+                if charge.over_budget:
+                    return "messageExpression evaluation failed due to running out of cost budget, no further " \
+                           "validation rules will be run"
+                return ("no further validation rules will be run due to call cost exceeds limit for "
+                        f"messageExpression: {go_quote(str(compiled.rule.get('messageExpression') or ''))}")
+            outcome = compiled.message.evaluate(shared)
             text = outcome.value.strip() if isinstance(outcome.value, str) else ""
             if outcome.error is None and text and "\n" not in text and len(text) <= _MAX_MESSAGE:
                 return text
@@ -318,8 +376,9 @@ def _build(schema: Schema, root: bool) -> RuleValidator:
     if schema.get("x-kubernetes-validations"):
         view = declared.declare(schema, root)
         bind = view.bind
-        rules = [compile_rule(rule, schema, view.cel_type) for rule in schema["x-kubernetes-validations"]
-                 if isinstance(rule, dict)]
+        sizer = rule_sizer(schema, root)
+        rules = [_estimated(compile_rule(rule, schema, view.cel_type), sizer)
+                 for rule in schema["x-kubernetes-validations"] if isinstance(rule, dict)]
     validator = RuleValidator(schema, rules, bind)
     for key, sub in (schema.get("properties") or {}).items():
         if has_rules(sub):

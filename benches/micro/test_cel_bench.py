@@ -11,6 +11,8 @@ Three groups, one per question the server asks of an engine:
   rules (`self.all(x, ...)`), where a per-element interpreter step dominates.
 - eval-macros: cel-go's two-variable comprehensions and `sortBy` (apiserver/cel/macros.py) over 50
   items or entries, each against an equivalent single-variable expression, in the server's environment.
+- eval-traced: the deep rule's runtime cost traced (apiserver/cel/runtimecost.py), beside its evaluation:
+  what a write pays for a rule whose static estimate could pass a cost limit (apiserver/cel/budget.py).
 
 The engines:
 
@@ -24,7 +26,7 @@ The engines:
 
 `test_engine_supports` is not timed: it records which Kubernetes needs each engine meets, so the
 choice reads beside the numbers. None of them exposes cel-go's cost estimator or runtime cost
-tracker, so that need does not separate them.
+tracker, so that need does not separate them; the server replays cel-go's tracker in Python.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from apiserver.cel import environment
+from apiserver.cel import budget, environment
 
 cel_expr = pytest.importorskip("cel_expr_python.cel")
 celpy = pytest.importorskip("celpy")
@@ -161,6 +163,21 @@ def test_eval_macros(benchmark: Any, macro: str, form: str) -> None:
     program = runner.compile(MACROS[macro][0 if form == "macro" else 1])
     assert runner.run(program, DEEP) is True
     benchmark(runner.run, program, DEEP)
+
+
+@pytest.mark.parametrize("step", ["evaluate", "trace"])
+def test_eval_traced(benchmark: Any, step: str) -> None:
+    benchmark.group = "eval-traced all-startsWith (50 items)"
+    program = environment.compile_checked(RULES["all-startsWith"], {"self": cel_expr.Type.DYN})
+    data = {"self": DEEP}
+    if step == "evaluate":
+        assert program.evaluate(data).value is True
+        benchmark(program.evaluate, data)
+    else:
+        traced = budget.actual_cost(program, data, budget.PER_CALL_LIMIT)
+        assert traced is not None and not traced.exceeded
+        # a new request's values each round: the tracker keeps its last walks by the values they ran on
+        benchmark(lambda: budget.actual_cost(program, {"self": DEEP}, budget.PER_CALL_LIMIT))
 
 
 NEEDS = {

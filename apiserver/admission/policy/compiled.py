@@ -9,16 +9,35 @@ variable whose evaluation fails is left out, and an expression that reads it fai
 Decisions carry upstream's messages: `failed expression: <expr>` when a rule has neither message nor
 messageExpression, `expression '<expr>' resulted in error: <error>` for a failed evaluation,
 `compilation failed: ...` for an expression that does not compile.
+
+Runtime cost (apiserver/cel/budget.py): each expression is cancelled past the per-call limit; the
+matchConditions share a budget of 2.5M, the validations another of 10M, drawn on in order, a variable's
+cost charged to the first expression that reads it (upstream evaluates variables lazily, once per
+filter); the messageExpressions, all of them, draw on what the validations left. Running out of budget
+makes the binding's one decision an error, `validation failed due to running out of cost budget, no
+further validation rules will be run`.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from cel_expr_python import cel
 
 from apiserver.admission.policy.applyconfiguration import rewrite
+from apiserver.cel import cost
+from apiserver.cel.budget import (
+    LIMIT_EXCEEDED,
+    MATCH_CONDITIONS_BUDGET,
+    OUT_OF_BUDGET,
+    PER_CALL_LIMIT,
+    RUNTIME_BUDGET,
+    Budget,
+    actual_cost,
+)
 from apiserver.cel.environment import CompileError, Program, activation, compile_checked
 
 VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer")
@@ -27,6 +46,7 @@ _DYN = {name: cel.Type.DYN for name in VARIABLES}
 _DYN_WITHOUT_AUTHORIZER = {name: cel.Type.DYN for name in VARIABLES if name != "authorizer"}
 _MAX_MESSAGE = 5 * 1024
 _NO_SUCH_KEY = "no such key: "
+_VARIABLE_READ = re.compile(r"\bvariables\.([A-Za-z_][A-Za-z0-9_]*)")
 
 Action = Literal["admit", "deny", "error"]
 
@@ -36,6 +56,16 @@ class Expression:
     source: str
     program: Program | None
     error: str | None
+    most: int = 0  # the static estimate of its cost, which bounds what an evaluation can cost
+
+    def spend(self, budget: Budget, data: dict[str, Any]) -> Any:
+        """Its cost drawn from `budget` (apiserver/cel/budget.py's Charge)."""
+        assert self.program is not None
+        return budget.spend(self.program, data, self.most)
+
+    @property
+    def cancelled(self) -> str:
+        return f"expression '{self.source}' resulted in error: {LIMIT_EXCEEDED}"
 
     def run(self, data: Any, failed: dict[str, str] | None = None) -> tuple[Any, str | None]:
         """The value, or upstream's error; `failed`: the errors of the variables that failed to evaluate."""
@@ -70,7 +100,31 @@ def compile_expression(source: str, want: tuple[str, ...] | None = None, authori
     if want is not None and not program.returns(want):
         expected = want[0] if len(want) == 1 else "one of [" + " ".join(want) + "]"
         return Expression(source, None, f"must evaluate to {expected} but got {program.output}")
-    return Expression(source, program, None)
+    return Expression(source, program, None, min(program.max_cost(_request_sizes), cost.MAX))
+
+
+def conditions_cost(conditions: Sequence[Expression], data: dict[str, Any]) -> set[int] | None:
+    """The matchConditions' costs drawn from their budget, as upstream evaluates them all before it
+    reads any (running out in a later one answers even where an earlier one is false): the indexes of
+    those cancelled past the per-call limit, or None when the budget ran out."""
+    budget, cancelled = Budget(MATCH_CONDITIONS_BUDGET), set()
+    for index, expression in enumerate(conditions):
+        if expression.program is None:
+            continue
+        charge = expression.spend(budget, data)
+        if charge.over_budget:
+            return None
+        if charge.over_limit:
+            cancelled.add(index)
+    return cancelled
+
+
+def _request_sizes(path: Sequence[str]) -> cost.Size | None:
+    """The most a value of the request can hold (its object, old object, params, namespace): no more
+    characters, items or entries than a request's bytes. A variable's value is an expression's, unbounded."""
+    if not path or path[0] == "variables":
+        return None
+    return cost.Size(0, cost.MAX_REQUEST_BYTES)
 
 
 @dataclass(frozen=True)
@@ -139,8 +193,15 @@ class CompiledPolicy:
         if not self.match_conditions:
             return True
         errors = []
-        bound = activation({**data, "namespaceObject": None})
-        for _, expression in self.match_conditions:
+        values = {**data, "namespaceObject": None}
+        bound = activation(values)
+        cancelled = conditions_cost([expression for _, expression in self.match_conditions], values)
+        if cancelled is None:
+            return self._for_error(OUT_OF_BUDGET) if self.failure_policy == "Fail" else False
+        for index, (_, expression) in enumerate(self.match_conditions):
+            if index in cancelled:
+                errors.append(expression.cancelled)
+                continue
             value, error = expression.run(bound)
             if error is not None:
                 errors.append(error)
@@ -159,6 +220,12 @@ class CompiledPolicy:
         data["variables"] = values
         bound = None
         for name, expression in self.variables:
+            # One that costs more than the per-call limit is cancelled, as its own evaluation is upstream.
+            if expression.program is not None and expression.most > PER_CALL_LIMIT:
+                traced = actual_cost(expression.program, data, PER_CALL_LIMIT)
+                if traced is not None and traced.exceeded:
+                    failed[name] = f'composited variable "{name}" fails to evaluate: {LIMIT_EXCEEDED}'
+                    continue
             # A variable that reads others sees those bound so far; the rest share one activation.
             if bound is None or "variables" in expression.source:
                 bound = activation(data)
@@ -169,19 +236,79 @@ class CompiledPolicy:
                 failed[name] = f'composited variable "{name}" fails to evaluate: {error}'
         return failed
 
+    def _read_variables(self, expression: Expression) -> list[Expression]:
+        """The variables an expression reads, and those they read, each before its readers."""
+        by_name = dict(self.variables)
+        found: dict[str, Expression] = {}
+
+        def visit(source: str) -> None:
+            for name in _VARIABLE_READ.findall(source):
+                if name in by_name and name not in found:
+                    visit(by_name[name].source)
+                    found[name] = by_name[name]
+        visit(expression.source)
+        return [variable for variable in found.values() if variable.program is not None]
+
+    def _spend(self, expression: Expression, budget: Budget, data: dict[str, Any], read: set[int]) -> Any:
+        """An expression's cost and, first, that of the variables it is the first to read (`read`: those
+        read before, by id): upstream's composition cost, then its own."""
+        for variable in self._read_variables(expression):
+            if id(variable) not in read:
+                read.add(id(variable))
+                if variable.spend(budget, data).over_budget:
+                    return None
+        charge = expression.spend(budget, data)
+        return None if charge.over_budget else charge
+
+    def run_alone(self, expression: Expression, data: dict[str, Any], failed: dict[str, str]) -> tuple[Any, str | None]:
+        """A mutation's value or error: it has a budget of its own (upstream's patcher evaluates each with a
+        fresh RuntimeCELCostBudget), drawn on by the variables it reads and then by itself."""
+        if expression.program is None:
+            return expression.run(data, failed)
+        charge = self._spend(expression, Budget(RUNTIME_BUDGET), data, set())
+        if charge is None:
+            return None, OUT_OF_BUDGET
+        if charge.over_limit:
+            return None, expression.cancelled
+        return expression.run(data, failed)
+
     def decide(self, bound: Any, data: dict[str, Any], failed: dict[str, str]) -> list[Decision]:
         """The validations' decisions, on the activation of the request's values and variables (`data`);
         `failed`: the variables that failed to evaluate."""
+        budget, read = Budget(RUNTIME_BUDGET), set[int]()
+        outcomes: list[tuple[Any, str | None]] = []
+        for validation in self.validations:
+            if validation.expression.program is None:
+                outcomes.append(validation.expression.run(bound, failed))
+                continue
+            charge = self._spend(validation.expression, budget, data, read)
+            if charge is None:
+                return [self._for_error(OUT_OF_BUDGET)]
+            outcomes.append((None, validation.expression.cancelled) if charge.over_limit else
+                            validation.expression.run(bound, failed))
+        messages_data = self._without_authorizer(data) if any(
+            v.message_expression is not None for v in self.validations) else data
+        unmessaged, read = set(), set()
+        for index, validation in enumerate(self.validations):
+            message = validation.message_expression
+            if message is None or message.program is None:
+                continue
+            charge = self._spend(message, budget, messages_data, read)
+            if charge is None:
+                return [self._for_error(f"failed messageExpression: {OUT_OF_BUDGET}") if error is None else
+                        self._for_error(error) for _, error in outcomes]
+            if charge.over_limit:
+                unmessaged.add(index)
         decisions = []
         messages: Any = None
-        for validation in self.validations:
-            value, error = validation.expression.run(bound, failed)
+        for index, (validation, (value, error)) in enumerate(zip(self.validations, outcomes, strict=True)):
             if error is not None:
                 decisions.append(self._for_error(error))
             elif value is not True:
                 if messages is None and validation.message_expression is not None:
-                    messages = activation(self._without_authorizer(data))
-                decisions.append(Decision("deny", self._message(validation, messages), validation.reason))
+                    messages = activation(messages_data)
+                decisions.append(Decision("deny", self._message(validation, messages, index not in unmessaged),
+                                          validation.reason))
         return decisions
 
     def _without_authorizer(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -196,8 +323,8 @@ class CompiledPolicy:
         return {**{k: v for k, v in data.items() if k != "authorizer"}, "variables": variables}
 
     @staticmethod
-    def _message(validation: Validation, data: Any) -> str:
-        if validation.message_expression is not None:
+    def _message(validation: Validation, data: Any, evaluated: bool = True) -> str:
+        if validation.message_expression is not None and evaluated:
             value, error = validation.message_expression.run(data)
             if error is None and isinstance(value, str):
                 text = value.strip()

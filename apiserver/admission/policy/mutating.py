@@ -25,7 +25,6 @@ from apiserver.admission.policy import applyconfiguration
 from apiserver.admission.policy.compiled import CompiledPolicy, Expression
 from apiserver.admission.policy.matching import Matched
 from apiserver.admission.policy.source import PolicySource
-from apiserver.cel.environment import activation
 from apiserver.errors import ApiError
 from apiserver.kinds import fieldvalidation, ownership
 from apiserver.patching import gojsonpatch
@@ -67,9 +66,10 @@ def _operations(value: Any) -> list[dict[str, Any]]:
     return operations
 
 
-def apply_patch(obj: dict[str, Any], expression: Expression, data: Any,
-                failed: dict[str, str] | None = None) -> dict[str, Any]:
-    value, error = expression.run(data, failed)
+def apply_patch(obj: dict[str, Any], expression: Expression, data: dict[str, Any], failed: dict[str, str],
+                policy: CompiledPolicy) -> dict[str, Any]:
+    """The JSON Patch `policy`'s mutation `expression` answers on `data`, applied to `obj`."""
+    value, error = policy.run_alone(expression, data, failed)
     if error is not None:
         raise PatchError(error)
     try:
@@ -150,11 +150,12 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
             current = attributes.object
             assert current is not None  # admit returns before any mutation when there is no object
             data["object"] = shown = self._versioned(current, matched)
+            values = dict(data)  # this mutation's: the next one sees the object it patched
             try:
                 if kind == "JSONPatch":
-                    patched = apply_patch(copy.deepcopy(shown), expression, activation(data), failed)
+                    patched = apply_patch(copy.deepcopy(shown), expression, values, failed, policy)
                 elif kind == "ApplyConfiguration":
-                    patched = self._applied(attributes, copy.deepcopy(shown), expression, activation(data), failed)
+                    patched = self._applied(attributes, copy.deepcopy(shown), expression, values, failed, policy)
                 else:
                     raise PatchError(f"patchType {kind} is not supported by this server")
             except PatchError as error:
@@ -191,9 +192,9 @@ class MutatingAdmissionPolicyPlugin(PolicySource):
                 strategy_for(rt).default(obj)
         return obj
 
-    def _applied(self, attributes: Attributes, obj: dict[str, Any], expression: Expression, data: Any,
-                 failed: dict[str, str]) -> dict[str, Any]:
-        value, error = expression.run(data, failed)
+    def _applied(self, attributes: Attributes, obj: dict[str, Any], expression: Expression, data: dict[str, Any],
+                 failed: dict[str, str], policy: CompiledPolicy) -> dict[str, Any]:
+        value, error = policy.run_alone(expression, data, failed)
         if error is not None:
             raise PatchError(error)
         resource = attributes.resource

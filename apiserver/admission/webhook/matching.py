@@ -17,7 +17,9 @@ import orjson
 from apiserver import errors
 from apiserver.admission import authorization
 from apiserver.admission.attributes import Attributes, GroupVersionKind, GroupVersionResource
+from apiserver.admission.policy.compiled import conditions_cost
 from apiserver.admission.webhook.configurations import GROUP, Rule, Webhook
+from apiserver.cel.budget import OUT_OF_BUDGET
 from apiserver.cel.environment import activation
 from apiserver.storage.interface import Store
 
@@ -120,9 +122,17 @@ def conditions_match(hook: Webhook, a: Attributes, invocation: Invocation, shown
             "request": _request_variable(a, invocation)}
     if decider is not None:
         data["authorizer"] = authorization.request_authorizer(decider, a)
+    cancelled = conditions_cost([condition.expression for condition in hook.match_conditions], data)
+    if cancelled is None:
+        if hook.fails_open:
+            return False
+        raise errors.forbidden_object(a.resource.resource, a.resource.group, a.name, OUT_OF_BUDGET)
     bound = activation(data)
     failures = []
-    for condition in hook.match_conditions:
+    for index, condition in enumerate(hook.match_conditions):
+        if index in cancelled:
+            failures.append(condition.expression.cancelled)
+            continue
         value, error = condition.expression.run(bound)
         if error is not None:
             failures.append(error)

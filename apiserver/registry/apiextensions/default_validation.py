@@ -8,7 +8,8 @@ SchemaValidator) and that level's x-kubernetes-validations, once against itself 
 once as a new value, as ratcheting lets a default arrive on a create. A default of a resource's
 apiVersion, kind or metadata (or inside them) is judged inside a resource made around it
 (defaulting/surroundingobject.go), whose type meta is "validation/v1" "Validation" where the default
-gives none. The rules' runtime cost budget is not counted here.
+gives none. Each default's rules are held to the per-call cost limit and a runtime cost budget of their
+own (apiserver/cel/budget.py); upstream's one budget across all of a schema's defaults is not shared.
 """
 
 from __future__ import annotations
