@@ -1369,6 +1369,27 @@ CASES.update({
         {"name": "G", "valueFrom": {"fieldRef": {"fieldPath": "spec.host"}}}])]), None),
 })
 
+# ValidateVolumeMounts whole.
+_MOUNT_VOLUMES = [{"name": "data", "emptyDir": {}}, {"name": "blk", "persistentVolumeClaim": {"claimName": "c"}}]
+CASES.update({
+    "pod-volume-mount-rules": ("pods", _pod(volumes=_MOUNT_VOLUMES, containers=[_container(
+        volumeDevices=[{"name": "blk", "devicePath": "/dev/b"}],
+        volumeMounts=[{"name": "blk", "mountPath": "/dev/b"},
+                      {"name": "data", "mountPath": "/a", "subPath": "/abs", "subPathExpr": "../x"},
+                      {"name": "data", "mountPath": "/b", "mountPropagation": "Bidirectional",
+                       "recursiveReadOnly": "Enabled"},
+                      {"name": "gone", "mountPath": "/c", "mountPropagation": "Sideways", "recursiveReadOnly": ""},
+                      {"name": "data", "mountPath": "/d", "readOnly": True, "recursiveReadOnly": "IfPossible",
+                       "mountPropagation": "None"},
+                      {"name": "data", "mountPath": "/e", "readOnly": True, "recursiveReadOnly": "Enabled",
+                       "mountPropagation": "HostToContainer"}])]), None),
+    "pod-volume-mount-bidirectional-privileged": ("pods", _pod(volumes=_MOUNT_VOLUMES[:1], containers=[_container(
+        securityContext={"privileged": True},
+        volumeMounts=[{"name": "data", "mountPath": "/a", "mountPropagation": "Bidirectional"}])]), None),
+    "pod-init-volume-mount-unknown-modes": ("pods", _pod(initContainers=[_container(name="init", volumeMounts=[
+        {"name": "a", "mountPath": "/a", "mountPropagation": "upper", "recursiveReadOnly": "xx"}])]), None),
+})
+
 
 def _collection(where: str, obj: Obj) -> str:
     if where.startswith("/"):
