@@ -1369,7 +1369,8 @@ CASES.update({
         {"name": "G", "valueFrom": {"fieldRef": {"fieldPath": "spec.host"}}}])]), None),
 })
 
-# ValidateVolumeMounts whole.
+# ValidateVolumeMounts whole, the ephemeral containers' allow list judged against Go's zero values, and a
+# pod update that changes its ephemeral containers outside their subresource.
 _MOUNT_VOLUMES = [{"name": "data", "emptyDir": {}}, {"name": "blk", "persistentVolumeClaim": {"claimName": "c"}}]
 CASES.update({
     "pod-volume-mount-rules": ("pods", _pod(volumes=_MOUNT_VOLUMES, containers=[_container(
@@ -1388,6 +1389,13 @@ CASES.update({
         volumeMounts=[{"name": "data", "mountPath": "/a", "mountPropagation": "Bidirectional"}])]), None),
     "pod-init-volume-mount-unknown-modes": ("pods", _pod(initContainers=[_container(name="init", volumeMounts=[
         {"name": "a", "mountPath": "/a", "mountPropagation": "upper", "recursiveReadOnly": "xx"}])]), None),
+    "deployment-template-ephemeral-empty-fields": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "ephemeralContainers": [
+            {"name": "e1", "image": "busybox:1.36", "lifecycle": {}, "resizePolicy": [], "ports": [],
+             "restartPolicy": "", "resources": {}, "env": []},
+            {"name": "e2", "image": "busybox:1.36", "resources": {"limits": {}}, "livenessProbe": None}]}}), None),
+    "pod-update-adds-ephemeral-container": ("pods", _meta(_pod(), name="p-ephemeral"), {"spec": {
+        "ephemeralContainers": [{"name": "debug", "image": "busybox:1.36", "stdin": True}]}}),
 })
 
 
