@@ -1369,8 +1369,9 @@ CASES.update({
         {"name": "G", "valueFrom": {"fieldRef": {"fieldPath": "spec.host"}}}])]), None),
 })
 
-# ValidateVolumeMounts whole, the ephemeral containers' allow list judged against Go's zero values, and a
-# pod update that changes its ephemeral containers outside their subresource.
+# ValidateVolumeMounts whole, the ephemeral containers' allow list judged against Go's zero values, an image
+# volume's reference (a pod's only) and pull policy, and a pod update that changes its ephemeral containers
+# outside their subresource.
 _MOUNT_VOLUMES = [{"name": "data", "emptyDir": {}}, {"name": "blk", "persistentVolumeClaim": {"claimName": "c"}}]
 CASES.update({
     "pod-volume-mount-rules": ("pods", _pod(volumes=_MOUNT_VOLUMES, containers=[_container(
@@ -1394,6 +1395,10 @@ CASES.update({
             {"name": "e1", "image": "busybox:1.36", "lifecycle": {}, "resizePolicy": [], "ports": [],
              "restartPolicy": "", "resources": {}, "env": []},
             {"name": "e2", "image": "busybox:1.36", "resources": {"limits": {}}, "livenessProbe": None}]}}), None),
+    "pod-image-volume-rules": ("pods", _pod(volumes=[{"name": "a", "image": {}}, {"name": "b", "image": {
+        "reference": "x", "pullPolicy": "Sometimes"}}]), None),
+    "deployment-template-image-volume-without-reference": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "volumes": [{"name": "a", "image": {}}]}}), None),
     "pod-update-adds-ephemeral-container": ("pods", _meta(_pod(), name="p-ephemeral"), {"spec": {
         "ephemeralContainers": [{"name": "debug", "image": "busybox:1.36", "stdin": True}]}}),
 })

@@ -172,6 +172,16 @@ _VOLUME_SOURCES = frozenset({
     "csi", "ephemeral", "image", "photonPersistentDisk", "flexVolume"})
 
 
+def _volume(v: Obj) -> None:
+    """SetDefaults_Volume: a volume naming no source is an emptyDir, and an image volume's pull policy is its
+    reference's, as a container's is (ImageVolume, on in 1.36)."""
+    if not any(v.get(source) is not None for source in _VOLUME_SOURCES):
+        v["emptyDir"] = {}
+    image = v.get("image")
+    if isinstance(image, dict) and not image.get("pullPolicy"):
+        image["pullPolicy"] = _image_pull_policy(str(image.get("reference") or ""))
+
+
 def pod_spec(spec: Obj) -> None:
     for key in ("initContainers", "containers", "ephemeralContainers"):
         for c in spec.get(key) or ():
@@ -179,8 +189,7 @@ def pod_spec(spec: Obj) -> None:
                 _container(c)
     for v in spec.get("volumes") or ():
         if isinstance(v, dict):
-            if not any(v.get(source) is not None for source in _VOLUME_SOURCES):
-                v["emptyDir"] = {}
+            _volume(v)
             volume_source(v)
             _pod_volume_source(v)
     spec.setdefault("restartPolicy", "Always")
