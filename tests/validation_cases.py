@@ -1370,8 +1370,8 @@ CASES.update({
 })
 
 # ValidateVolumeMounts whole, the ephemeral containers' allow list judged against Go's zero values, an image
-# volume's reference (a pod's only) and pull policy, and a pod update that changes its ephemeral containers
-# outside their subresource.
+# volume's reference (a pod's only) and pull policy, a PodTemplate's template defaulted though left out, and a
+# pod update that changes its ephemeral containers outside their subresource.
 _MOUNT_VOLUMES = [{"name": "data", "emptyDir": {}}, {"name": "blk", "persistentVolumeClaim": {"claimName": "c"}}]
 CASES.update({
     "pod-volume-mount-rules": ("pods", _pod(volumes=_MOUNT_VOLUMES, containers=[_container(
@@ -1399,6 +1399,10 @@ CASES.update({
         "reference": "x", "pullPolicy": "Sometimes"}}]), None),
     "deployment-template-image-volume-without-reference": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
         **_TEMPLATE["spec"], "volumes": [{"name": "a", "image": {}}]}}), None),
+    "podtemplate-empty-template": ("podtemplates", {"apiVersion": "v1", "kind": "PodTemplate",
+                                                    "metadata": {"name": "pt-empty"}, "template": {}}, None),
+    "podtemplate-without-template": ("podtemplates", {"apiVersion": "v1", "kind": "PodTemplate",
+                                                      "metadata": {"name": "pt-none"}}, None),
     "pod-update-adds-ephemeral-container": ("pods", _meta(_pod(), name="p-ephemeral"), {"spec": {
         "ephemeralContainers": [{"name": "debug", "image": "busybox:1.36", "stdin": True}]}}),
 })

@@ -276,9 +276,16 @@ def _pod_requests(spec: Obj, resources: Obj) -> None:
 
 
 def pod_template(obj: Obj) -> None:
-    template = obj.get("template")
-    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
-        pod_spec(template["spec"])
+    """SetObjectDefaults_PodTemplate: the template and its spec are structs, not pointers, so a template left
+    out, null or without a spec is Go's zero value, whose spec defaulting fills all the same."""
+    if obj.get("template") is None:
+        obj["template"] = {}
+    template = obj["template"]
+    if isinstance(template, dict):
+        if template.get("spec") is None:
+            template["spec"] = {}
+        if isinstance(template["spec"], dict):
+            pod_spec(template["spec"])
 
 
 def replication_controller(obj: Obj) -> None:
