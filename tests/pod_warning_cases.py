@@ -38,12 +38,24 @@ _PORTS = [{"containerPort": 80}, {"containerPort": 80}, {"containerPort": 81, "h
 _OTHER_PORTS = [{"containerPort": 84, "hostPort": 8084}, {"containerPort": 80, "name": "web"},
                 {"containerPort": 85, "hostPort": 8085}]
 
-# name -> (collection, object)
+# name -> (collection, object); besides ports: node affinity terms of deprecated labels (and a preferred term of
+# values no label holds), IPs not written canonically.
 CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "pod-ports-across-containers": (_PODS, _pod(
         "ports", initContainers=[{"name": "init", "image": "i", "ports": [
             {"containerPort": 85, "hostPort": 8086, "name": "web"}]}],
         containers=[{"name": "a", "image": "i", "ports": _PORTS}, {"name": "b", "image": "i", "ports": _OTHER_PORTS}])),
+    "pod-node-affinity-terms-and-ips": (_PODS, _pod(
+        "affinity", containers=[{"name": "c", "image": "i"}],
+        affinity={"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
+                {"key": "beta.kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}]},
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": {"matchExpressions": [
+                {"key": "failure-domain.beta.kubernetes.io/zone", "operator": "In",
+                 "values": ["ok", "bad value!", "x" * 64]}]}}]}},
+        dnsPolicy="None", dnsConfig={"nameservers": ["2001:DB8::1", "10.0.0.10", "2001:db8:0:0::2"]},
+        hostAliases=[{"ip": "2001:db8:0::5", "hostnames": ["h"]}, {"ip": "10.0.0.1", "hostnames": ["g"]}])),
     "job-template-duplicate-port": (_JOBS, _job("ports", containers=[
         {"name": "c", "image": "i", "ports": [{"containerPort": 1}, {"containerPort": 1}]}])),
 }

@@ -1,7 +1,5 @@
 """What a valid pod or pod template is warned of: pkg/api/pod/warnings.go's warningsForPodSpecAndMeta,
 and the pod and replication controller strategies' WarningsOnCreate/Update around it.
-
-Not ported: non-canonical IP warnings.
 """
 
 from __future__ import annotations
@@ -10,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from apiserver.kinds.validation import dns1123_label, label_value
-from apiserver.registry.core import object_warnings, resource_names, volume_paths
+from apiserver.registry.core import ip_validation, object_warnings, resource_names, volume_paths
 from apiserver.registry.core.pod_annotations import app_armor_field
 from apiserver.registry.field import go_quote
 from apiserver.registry.node.warnings import deprecated_label_message  # pkg/api/node, as upstream imports it
@@ -246,6 +244,11 @@ def spec_warnings(spec: Any, meta: Any, prefix: str = "") -> list[str]:
                                      f"{base}.requiredDuringSchedulingIgnoredDuringExecution", False)
             found += _null_selectors(terms.get("preferredDuringSchedulingIgnoredDuringExecution"),
                                      f"{base}.preferredDuringSchedulingIgnoredDuringExecution", True)
+    dns = spec.get("dnsConfig")
+    for i, server in enumerate((dns.get("nameservers") if isinstance(dns, dict) else None) or ()):
+        found += ip_validation.ip_warnings(str(server), f"{at}.dnsConfig.nameservers[{i}]")
+    for i, alias in enumerate(spec.get("hostAliases") or []):
+        found += ip_validation.ip_warnings(str((alias or {}).get("ip") or ""), f"{at}.hostAliases[{i}].ip")
     return found
 
 
