@@ -39,7 +39,8 @@ _OTHER_PORTS = [{"containerPort": 84, "hostPort": 8084}, {"containerPort": 80, "
                 {"containerPort": 85, "hostPort": 8085}]
 
 # name -> (collection, object); besides ports: node affinity terms of deprecated labels (and a preferred term of
-# values no label holds), IPs not written canonically.
+# values no label holds), IPs not written canonically, an ephemeral volume's claim asking fractional bytes, volume
+# items written to one path or over one another (a ClusterTrustBundle source, its gate off, is dropped: empty).
 CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "pod-ports-across-containers": (_PODS, _pod(
         "ports", initContainers=[{"name": "init", "image": "i", "ports": [
@@ -56,6 +57,25 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
                  "values": ["ok", "bad value!", "x" * 64]}]}}]}},
         dnsPolicy="None", dnsConfig={"nameservers": ["2001:DB8::1", "10.0.0.10", "2001:db8:0:0::2"]},
         hostAliases=[{"ip": "2001:db8:0::5", "hostnames": ["h"]}, {"ip": "10.0.0.1", "hostnames": ["g"]}])),
+    "pod-ephemeral-claim-fractional-storage": (_PODS, _pod(
+        "claims", containers=[{"name": "c", "image": "i"}], volumes=[{"name": "scratch", "ephemeral": {
+            "volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"], "resources": {
+                "requests": {"storage": "1500m"}, "limits": {"storage": "2500m"}}}}}}])),
+    "pod-overlapping-volume-paths": (_PODS, _pod(
+        "paths", serviceAccountName="default", containers=[{"name": "c", "image": "i"}], volumes=[
+            {"name": "cm", "configMap": {"name": "conf", "items": [
+                {"key": "a", "path": "p"}, {"key": "b", "path": "p/q/"}, {"key": "c", "path": "p"},
+                {"key": "d", "path": "pq"}]}},
+            {"name": "sec", "secret": {"secretName": "s", "items": [{"key": "a", "path": "x/y"}, {"key": "b", "path": "x"}]}},
+            {"name": "down", "downwardAPI": {"items": [
+                {"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}},
+                {"path": "labels", "fieldRef": {"fieldPath": "metadata.annotations"}}]}},
+            {"name": "proj", "projected": {"sources": [
+                {"configMap": {"name": "conf", "items": [{"key": "a", "path": "token"}]}},
+                {"secret": {"name": "s", "items": [{"key": "a", "path": "dir/file"}]}},
+                {"downwardAPI": {"items": [{"path": "dir", "fieldRef": {"fieldPath": "metadata.name"}}]}},
+                {"serviceAccountToken": {"path": "token"}},
+                {"clusterTrustBundle": {"signerName": "example.com/signer", "path": "token/"}}]}}])),
     "job-template-duplicate-port": (_JOBS, _job("ports", containers=[
         {"name": "c", "image": "i", "ports": [{"containerPort": 1}, {"containerPort": 1}]}])),
 }
