@@ -57,10 +57,20 @@ def _normalized_image(image: str) -> str | None:
     return f"{domain}/{remainder}"
 
 
+# go-digest's registered algorithms, each with the length of its lower-case hex encoding.
+_DIGEST_HEX = {"sha256": 64, "sha384": 96, "sha512": 128}
+
+
+def _valid_digest(digest: str) -> bool:
+    """go-digest's Digest.Validate of a digest the grammar matched: a registered algorithm, then its encoding."""
+    algorithm, _, encoded = digest.partition(":")
+    return len(encoded) == _DIGEST_HEX.get(algorithm) and re.fullmatch(r"[a-f0-9]+", encoded) is not None
+
+
 def _image_pull_policy(image: str) -> str:
     """Always for an image tagged latest or not tagged nor pinned; IfNotPresent otherwise, and for a reference
-    parsers.ParseImageName cannot read (its error is ignored): one its grammar refuses, or whose repository
-    path, normalized (library/ added), is longer than 255 characters."""
+    parsers.ParseImageName cannot read (its error is ignored): one its grammar refuses, whose repository
+    path, normalized (library/ added), is longer than 255 characters, or whose digest go-digest refuses."""
     normalized = _normalized_image(image)
     match = _IMAGE_REFERENCE.fullmatch(normalized) if normalized is not None else None
     if match is None:
@@ -69,6 +79,8 @@ def _image_pull_policy(image: str) -> str:
     if match.group("tag"):
         name_end -= 1  # the colon before the tag
     if name_end - len(normalized.split("/", 1)[0]) - 1 > 255:  # the repository's path, without its domain
+        return "IfNotPresent"
+    if match.group("digest") and not _valid_digest(match.group("digest")[1:]):
         return "IfNotPresent"
     tag = match.group("tag") or ("" if match.group("digest") else "latest")
     return "Always" if tag == "latest" else "IfNotPresent"
