@@ -33,6 +33,16 @@ CASES: list[tuple[str, str, dict[str, Any], Callable[[dict[str, Any]], Any], Any
      _pod({"image": "a:1"}, volumes=[{"name": "scratch"}, {"name": "conf", "configMap": {"name": "c"}}]),
      lambda o: o["spec"]["volumes"],
      [{"name": "scratch", "emptyDir": {}}, {"name": "conf", "configMap": {"name": "c", "defaultMode": 420}}]),
+    # The reference's answer (kube-apiserver 1.36.2): as a container's, by the reference's tag; a reference
+    # that cannot be parsed, or none, is pulled if not present, and a policy given is kept.
+    ("an image volume's pull policy is its reference's", "pods",
+     _pod({"image": "a:1"}, volumes=[
+         {"name": "a", "image": {"reference": "a.example.com"}}, {"name": "b", "image": {"reference": "r/app:1"}},
+         {"name": "c", "image": {"reference": "Bad Ref"}}, {"name": "d", "image": {"reference": "r:latest",
+                                                                                    "pullPolicy": "Never"}},
+         {"name": "e", "image": {"reference": "r/app", "pullPolicy": ""}}]),
+     lambda o: [v["image"]["pullPolicy"] for v in o["spec"]["volumes"]],
+     ["Always", "IfNotPresent", "IfNotPresent", "Never", "Always"]),
     ("a probe gets its timings", "pods",
      _pod({"image": "a:1", "readinessProbe": {"httpGet": {"path": "/", "port": 80}}}),
      lambda o: _first(o)["readinessProbe"],

@@ -81,3 +81,64 @@ def test_a_static_pod_takes_no_ephemeral_containers(shared_server: ServerProcess
     out = run_kubectl(shared_server, "debug", "mirror", "--image=registry.example/busybox:1", check=False)
     assert out.returncode == 1
     assert "static pods do not support ephemeral containers" in out.stderr
+
+
+def _debugged(server: ServerProcess, name: str) -> dict:
+    """A pod with one ephemeral container, added through the subresource."""
+    run_kubectl(server, "run", name, "--image=registry.example/app:1", "--labels=app=debugged")
+    status, pod = server.json("GET", f"{PODS}/{name}/ephemeralcontainers")
+    pod["spec"]["ephemeralContainers"] = [{"name": "dbg", "image": "busybox", "stdin": True}]
+    status, pod = server.json("PUT", f"{PODS}/{name}/ephemeralcontainers", pod)
+    assert status == 200, pod
+    return pod  # type: ignore[no-any-return]
+
+
+def test_the_subresource_keeps_the_metadata_a_status_update_keeps(shared_server: ServerProcess) -> None:
+    """dropNonEphemeralContainerUpdates resets labels and annotations as ResetObjectMetaForStatus does (the
+    reference answers so)."""
+    pod = _debugged(shared_server, "relabelled")
+    try:
+        pod["metadata"]["labels"] = {"app": "other", "b": "3"}
+        pod["metadata"]["annotations"] = {"x": "y"}
+        pod["spec"]["ephemeralContainers"].append({"name": "dbg2", "image": "busybox"})
+        status, updated = shared_server.json("PUT", f"{PODS}/relabelled/ephemeralcontainers", pod)
+        assert status == 200, updated
+        assert updated["metadata"]["labels"] == {"app": "debugged"}
+        assert "annotations" not in updated["metadata"]
+        assert [c["name"] for c in updated["spec"]["ephemeralContainers"]] == ["dbg", "dbg2"]
+    finally:
+        run_kubectl(shared_server, "delete", "pod", "relabelled", "--wait=false")
+
+
+def test_a_changed_ephemeral_container_is_shown_as_the_internal_struct_diff(shared_server: ServerProcess) -> None:
+    pod = _debugged(shared_server, "changed")
+    try:
+        pod["spec"]["ephemeralContainers"][0]["image"] = "busybox:2"
+        status, refused = shared_server.json("PUT", f"{PODS}/changed/ephemeralcontainers", pod)
+        assert status == 422
+        # The reference's words (kube-apiserver 1.36.2): diff.Diff of the two internal EphemeralContainers.
+        assert refused["details"]["causes"] == [{
+            "reason": "FieldValueForbidden", "field": "spec.ephemeralContainers",
+            "message": 'Forbidden: existing ephemeral containers "dbg" may not be changed\n@@ -1,6 +1,6 @@\n {\n'
+                       '  "Name": "dbg",\n- "Image": "busybox",\n+ "Image": "busybox:2",\n  "Command": null,\n'
+                       '  "Args": null,\n  "WorkingDir": "",\n'}]
+    finally:
+        run_kubectl(shared_server, "delete", "pod", "changed", "--wait=false")
+
+
+def test_an_update_of_the_pod_may_not_change_its_ephemeral_containers(shared_server: ServerProcess) -> None:
+    """ValidatePodUpdate compares them with the rest of the spec: only the subresource changes them."""
+    _debugged(shared_server, "main-resource")
+    try:
+        status, refused = shared_server.json(
+            "PATCH", f"{PODS}/main-resource", {"spec": {"ephemeralContainers": [
+                {"name": "dbg", "image": "busybox", "stdin": False}]}},
+            content_type="application/strategic-merge-patch+json")
+        assert status == 422
+        [cause] = refused["details"]["causes"]
+        assert cause["field"] == "spec"
+        assert cause["message"].startswith("Forbidden: pod updates may not change fields other than ")
+        assert cause["message"].endswith('\n    "SecurityContext": null,\n-   "Stdin": true,\n+   "Stdin": false,\n'
+                                         '    "StdinOnce": false,\n    "TTY": false,\n    "TargetContainerName": ""\n')
+    finally:
+        run_kubectl(shared_server, "delete", "pod", "main-resource", "--wait=false")

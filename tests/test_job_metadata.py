@@ -208,3 +208,15 @@ def test_a_generated_selector_may_only_pick_by_the_generated_labels(shared_serve
     # kube-apiserver 1.36 shows the selector as its JSON.
     assert 'spec.selector: Invalid value: {"matchLabels":{"app":"p",' in answer["message"]
     assert "`selector` not auto-generated" in answer["message"]
+
+
+def test_an_update_dropping_the_generated_template_labels_names_what_they_must_be(shared_server: ServerProcess) -> None:
+    """ValidateHasLabel's detail for a missing label is the value it must have, as the reference words it."""
+    job = _create_and_get(shared_server, _job("unlabelled"))
+    uid = job["metadata"]["uid"]
+    job["spec"]["template"]["metadata"]["labels"] = {}
+    status, answer = shared_server.json("PUT", "/apis/batch/v1/namespaces/default/jobs/unlabelled", job)
+    assert status == 422, answer
+    for key, value in (("controller-uid", uid), ("job-name", "unlabelled"),
+                       ("batch.kubernetes.io/controller-uid", uid), ("batch.kubernetes.io/job-name", "unlabelled")):
+        assert f"spec.template.metadata.labels[{key}]: Required value: must be '{value}'" in answer["message"]

@@ -1369,6 +1369,44 @@ CASES.update({
         {"name": "G", "valueFrom": {"fieldRef": {"fieldPath": "spec.host"}}}])]), None),
 })
 
+# ValidateVolumeMounts whole, the ephemeral containers' allow list judged against Go's zero values, an image
+# volume's reference (a pod's only) and pull policy, a PodTemplate's template defaulted though left out, and a
+# pod update that changes its ephemeral containers outside their subresource.
+_MOUNT_VOLUMES = [{"name": "data", "emptyDir": {}}, {"name": "blk", "persistentVolumeClaim": {"claimName": "c"}}]
+CASES.update({
+    "pod-volume-mount-rules": ("pods", _pod(volumes=_MOUNT_VOLUMES, containers=[_container(
+        volumeDevices=[{"name": "blk", "devicePath": "/dev/b"}],
+        volumeMounts=[{"name": "blk", "mountPath": "/dev/b"},
+                      {"name": "data", "mountPath": "/a", "subPath": "/abs", "subPathExpr": "../x"},
+                      {"name": "data", "mountPath": "/b", "mountPropagation": "Bidirectional",
+                       "recursiveReadOnly": "Enabled"},
+                      {"name": "gone", "mountPath": "/c", "mountPropagation": "Sideways", "recursiveReadOnly": ""},
+                      {"name": "data", "mountPath": "/d", "readOnly": True, "recursiveReadOnly": "IfPossible",
+                       "mountPropagation": "None"},
+                      {"name": "data", "mountPath": "/e", "readOnly": True, "recursiveReadOnly": "Enabled",
+                       "mountPropagation": "HostToContainer"}])]), None),
+    "pod-volume-mount-bidirectional-privileged": ("pods", _pod(volumes=_MOUNT_VOLUMES[:1], containers=[_container(
+        securityContext={"privileged": True},
+        volumeMounts=[{"name": "data", "mountPath": "/a", "mountPropagation": "Bidirectional"}])]), None),
+    "pod-init-volume-mount-unknown-modes": ("pods", _pod(initContainers=[_container(name="init", volumeMounts=[
+        {"name": "a", "mountPath": "/a", "mountPropagation": "upper", "recursiveReadOnly": "xx"}])]), None),
+    "deployment-template-ephemeral-empty-fields": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "ephemeralContainers": [
+            {"name": "e1", "image": "busybox:1.36", "lifecycle": {}, "resizePolicy": [], "ports": [],
+             "restartPolicy": "", "resources": {}, "env": []},
+            {"name": "e2", "image": "busybox:1.36", "resources": {"limits": {}}, "livenessProbe": None}]}}), None),
+    "pod-image-volume-rules": ("pods", _pod(volumes=[{"name": "a", "image": {}}, {"name": "b", "image": {
+        "reference": "x", "pullPolicy": "Sometimes"}}]), None),
+    "deployment-template-image-volume-without-reference": ("deployments", _deployment(template={**_TEMPLATE, "spec": {
+        **_TEMPLATE["spec"], "volumes": [{"name": "a", "image": {}}]}}), None),
+    "podtemplate-empty-template": ("podtemplates", {"apiVersion": "v1", "kind": "PodTemplate",
+                                                    "metadata": {"name": "pt-empty"}, "template": {}}, None),
+    "podtemplate-without-template": ("podtemplates", {"apiVersion": "v1", "kind": "PodTemplate",
+                                                      "metadata": {"name": "pt-none"}}, None),
+    "pod-update-adds-ephemeral-container": ("pods", _meta(_pod(), name="p-ephemeral"), {"spec": {
+        "ephemeralContainers": [{"name": "debug", "image": "busybox:1.36", "stdin": True}]}}),
+})
+
 
 def _collection(where: str, obj: Obj) -> str:
     if where.startswith("/"):

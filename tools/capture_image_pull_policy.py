@@ -30,6 +30,10 @@ IMAGES = [
     DOMAIN + "y" * 255 + ":latest", "a/" + "b" * 253, "a/" + "b" * 254, "Reg.Example.com/app", "reg.example.com/App",
     "index.docker.io/nginx", "localhost/app", "localhost:5000/app:latest", "app:Latest", "app:", "[::1]:5000/app",
     "a.example.com", "a..b/c", "app:" + "t" * 128, "app:" + "t" * 129,
+    # go-digest's Validate: a registered algorithm (sha256, sha384, sha512) of its length, lower-case hex.
+    "app:latest@sha256:" + "A" * 64, "app:latest@sha256:" + "a" * 64, "app:latest@md5:" + "a" * 32,
+    "app:latest@sha512:" + "a" * 64, "app:latest@sha512:" + "a" * 128, "app:latest@sha384:" + "a" * 96,
+    "app:latest@sha256:" + "a" * 65,
 ]
 
 

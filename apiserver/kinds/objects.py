@@ -14,12 +14,12 @@ from typing import Any
 import orjson
 
 from apiserver import errors
-from apiserver.kinds import ephemeralcontainers, fieldmanager, ownership, scheme, shaping
+from apiserver.kinds import fieldmanager, ownership, scheme, shaping
 from apiserver.kinds.resources import ResourceType
 from apiserver.kinds.scheme import json_type
 from apiserver.registry import meta as object_meta
 from apiserver.registry.certificates import strategies as certificates
-from apiserver.registry.core import pod_resize
+from apiserver.registry.core import pod_ephemeral_containers, pod_resize
 from apiserver.registry.lookup import strategy_for
 from apiserver.registry.strategy import Strategy
 
@@ -268,8 +268,8 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     now = now_rfc3339()
     strategy = strategy_for(rt)
     old_meta = old["metadata"]
-    if subresource == ephemeralcontainers.SUBRESOURCE:
-        new = ephemeralcontainers.prepare_update(new, old)
+    if subresource == pod_ephemeral_containers.SUBRESOURCE:
+        new = pod_ephemeral_containers.prepare_update(new, old)
     if subresource == pod_resize.SUBRESOURCE:
         return _resized(rt, strategy, new, old, manager, now, applied)
     if subresource == "approval":
@@ -332,18 +332,19 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     emptied: shaping.Emptied = []
     new = shaping.shaped_object(new, emptied)
     meta = new["metadata"]
-    _record(rt, new, old, manager, subresource if subresource == ephemeralcontainers.SUBRESOURCE else None, now,
+    _record(rt, new, old, manager, subresource if subresource == pod_ephemeral_containers.SUBRESOURCE else None, now,
             applied, given, shaped=True)
     shaping.as_stored(emptied)
     strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     shaping.as_decoded(emptied)
-    validate(rt, new, old, warnings=warnings)
-    if subresource == ephemeralcontainers.SUBRESOURCE:
-        problems = ephemeralcontainers.validate_update(new, old)
+    if subresource == pod_ephemeral_containers.SUBRESOURCE:
+        problems = pod_ephemeral_containers.validate_update(new, old, strategy.kube_finalizers)
         if problems:
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
+    else:
+        validate(rt, new, old, warnings=warnings)
     shaping.as_stored(emptied)
     return ordered(shaping.shaped_object(new)) if shape else new
 

@@ -58,7 +58,7 @@ def _has_label(labels: Any, key: str, expected: str) -> list[FieldError]:
     labels = as_dict(labels)
     path = f"spec.template.metadata.labels[{key}]"
     if key not in labels:
-        return [field.required(path, expected)]
+        return [field.required(path, f"must be '{expected}'")]
     if labels[key] != expected:
         return [field.invalid_shown(path, field.go_map(labels), f"must be '{expected}'")]
     return []

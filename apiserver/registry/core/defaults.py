@@ -57,10 +57,20 @@ def _normalized_image(image: str) -> str | None:
     return f"{domain}/{remainder}"
 
 
+# go-digest's registered algorithms, each with the length of its lower-case hex encoding.
+_DIGEST_HEX = {"sha256": 64, "sha384": 96, "sha512": 128}
+
+
+def _valid_digest(digest: str) -> bool:
+    """go-digest's Digest.Validate of a digest the grammar matched: a registered algorithm, then its encoding."""
+    algorithm, _, encoded = digest.partition(":")
+    return len(encoded) == _DIGEST_HEX.get(algorithm) and re.fullmatch(r"[a-f0-9]+", encoded) is not None
+
+
 def _image_pull_policy(image: str) -> str:
     """Always for an image tagged latest or not tagged nor pinned; IfNotPresent otherwise, and for a reference
-    parsers.ParseImageName cannot read (its error is ignored): one its grammar refuses, or whose repository
-    path, normalized (library/ added), is longer than 255 characters."""
+    parsers.ParseImageName cannot read (its error is ignored): one its grammar refuses, whose repository
+    path, normalized (library/ added), is longer than 255 characters, or whose digest go-digest refuses."""
     normalized = _normalized_image(image)
     match = _IMAGE_REFERENCE.fullmatch(normalized) if normalized is not None else None
     if match is None:
@@ -69,6 +79,8 @@ def _image_pull_policy(image: str) -> str:
     if match.group("tag"):
         name_end -= 1  # the colon before the tag
     if name_end - len(normalized.split("/", 1)[0]) - 1 > 255:  # the repository's path, without its domain
+        return "IfNotPresent"
+    if match.group("digest") and not _valid_digest(match.group("digest")[1:]):
         return "IfNotPresent"
     tag = match.group("tag") or ("" if match.group("digest") else "latest")
     return "Always" if tag == "latest" else "IfNotPresent"
@@ -172,6 +184,16 @@ _VOLUME_SOURCES = frozenset({
     "csi", "ephemeral", "image", "photonPersistentDisk", "flexVolume"})
 
 
+def _volume(v: Obj) -> None:
+    """SetDefaults_Volume: a volume naming no source is an emptyDir, and an image volume's pull policy is its
+    reference's, as a container's is (ImageVolume, on in 1.36)."""
+    if not any(v.get(source) is not None for source in _VOLUME_SOURCES):
+        v["emptyDir"] = {}
+    image = v.get("image")
+    if isinstance(image, dict) and not image.get("pullPolicy"):
+        image["pullPolicy"] = _image_pull_policy(str(image.get("reference") or ""))
+
+
 def pod_spec(spec: Obj) -> None:
     for key in ("initContainers", "containers", "ephemeralContainers"):
         for c in spec.get(key) or ():
@@ -179,8 +201,7 @@ def pod_spec(spec: Obj) -> None:
                 _container(c)
     for v in spec.get("volumes") or ():
         if isinstance(v, dict):
-            if not any(v.get(source) is not None for source in _VOLUME_SOURCES):
-                v["emptyDir"] = {}
+            _volume(v)
             volume_source(v)
             _pod_volume_source(v)
     spec.setdefault("restartPolicy", "Always")
@@ -267,9 +288,16 @@ def _pod_requests(spec: Obj, resources: Obj) -> None:
 
 
 def pod_template(obj: Obj) -> None:
-    template = obj.get("template")
-    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
-        pod_spec(template["spec"])
+    """SetObjectDefaults_PodTemplate: the template and its spec are structs, not pointers, so a template left
+    out, null or without a spec is Go's zero value, whose spec defaulting fills all the same."""
+    if obj.get("template") is None:
+        obj["template"] = {}
+    template = obj["template"]
+    if isinstance(template, dict):
+        if template.get("spec") is None:
+            template["spec"] = {}
+        if isinstance(template["spec"], dict):
+            pod_spec(template["spec"])
 
 
 def replication_controller(obj: Obj) -> None:

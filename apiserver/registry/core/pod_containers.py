@@ -21,6 +21,7 @@ from apiserver.registry.core import container_handlers as handlers
 from apiserver.registry.core import downward_api
 from apiserver.registry.core.resource_requirements import container_resource_requirements
 from apiserver.registry.core.security_contexts import container_security_context
+from apiserver.registry.core.volume_files import local_descending_path
 
 Obj = dict[str, Any]
 
@@ -153,22 +154,67 @@ def _env_value_from(env: Obj, path: str) -> list[FieldError]:
     return found
 
 
-def _volume_mounts(mounts: Any, names: dict[str, Obj], path: str) -> list[FieldError]:
+_MOUNT_PROPAGATIONS = ("Bidirectional", "HostToContainer", "None")
+_RECURSIVE_READ_ONLY = ("Disabled", "Enabled", "IfPossible")
+
+
+def _volume_mounts(c: Obj, volumes: dict[str, Obj], path: str) -> list[FieldError]:
+    """ValidateVolumeMounts: each mount of a pod volume, at its own path, apart from the block devices.
+    The subpath, propagation and recursive read-only errors are upstream's, at the list's path."""
+    devices = {(d or {}).get("name") or "": (d or {}).get("devicePath") or "" for d in c.get("volumeDevices") or ()
+               if isinstance(d, dict)}
     found: list[FieldError] = []
     points: set[str] = set()
-    for i, mount in enumerate(mounts or ()):
+    for i, mount in enumerate(c.get("volumeMounts") or ()):
         at = f"{path}[{i}]"
         mount = mount if isinstance(mount, dict) else {}
         name, mount_path = mount.get("name") or "", mount.get("mountPath") or ""
         if not name:
             found.append(field.required(f"{at}.name"))
-        if name not in names:
+        if name not in volumes:
             found.append(field.not_found(f"{at}.name", name))
         if not mount_path:
             found.append(field.required(f"{at}.mountPath"))
         if mount_path in points:
             found.append(field.invalid(f"{at}.mountPath", mount_path, "must be unique"))
         points.add(mount_path)
+        if name in devices:
+            found.append(field.invalid(f"{at}.name", name, "must not already exist in volumeDevices"))
+        if mount_path in devices.values():
+            found.append(field.invalid(f"{at}.mountPath", mount_path, "must not already exist as a path in volumeDevices"))
+        sub_path, sub_path_expr = mount.get("subPath") or "", mount.get("subPathExpr") or ""
+        if sub_path:
+            found += local_descending_path(sub_path, f"{path}.subPath")
+        if sub_path_expr:
+            if sub_path:
+                found.append(field.invalid(f"{at}.subPathExpr", sub_path_expr,
+                                           "subPathExpr and subPath are mutually exclusive"))
+            found += local_descending_path(sub_path_expr, f"{path}.subPathExpr")
+        if mount.get("mountPropagation") is not None:
+            found += _mount_propagation(mount["mountPropagation"], c, f"{path}.mountPropagation")
+        found += _recursive_read_only(mount, f"{path}.recursiveReadOnly")
+    return found
+
+
+def _mount_propagation(mode: str, c: Obj, path: str) -> list[FieldError]:
+    """validateMountPropagation: a known mode, Bidirectional only in a privileged container."""
+    found = [] if mode in _MOUNT_PROPAGATIONS else [field.not_supported(path, mode, _MOUNT_PROPAGATIONS)]
+    privileged = ((c.get("securityContext") or {}).get("privileged")) is True
+    if mode == "Bidirectional" and not privileged:
+        found.append(field.forbidden(path, "Bidirectional mount propagation is available only to privileged containers"))
+    return found
+
+
+def _recursive_read_only(mount: Obj, path: str) -> list[FieldError]:
+    """validateMountRecursiveReadOnly: Enabled and IfPossible only on a read-only mount that propagates nothing."""
+    mode = mount.get("recursiveReadOnly")
+    if mode is None or mode == "Disabled":
+        return []
+    if mode not in _RECURSIVE_READ_ONLY:
+        return [field.not_supported(path, mode, _RECURSIVE_READ_ONLY)]
+    found = [] if mount.get("readOnly") is True else [field.forbidden(path, "may only be specified when readOnly is true")]
+    if mount.get("mountPropagation") not in (None, "None"):
+        found.append(field.forbidden(path, "may only be specified when mountPropagation is None or not specified"))
     return found
 
 
@@ -240,7 +286,7 @@ def _container_common(c: Obj, pod: PodContext, path: str) -> list[FieldError]:
     found += _container_ports(c.get("ports"), f"{path}.ports")
     found += _env(c.get("env"), f"{path}.env")
     found += _env_from(c.get("envFrom"), f"{path}.envFrom")
-    found += _volume_mounts(c.get("volumeMounts"), pod.volumes, f"{path}.volumeMounts")
+    found += _volume_mounts(c, pod.volumes, f"{path}.volumeMounts")
     found += _volume_devices(c, pod.volumes, f"{path}.volumeDevices")
     found += field.required_choice(c.get("imagePullPolicy"), f"{path}.imagePullPolicy", _PULL_POLICIES)
     found += container_resource_requirements(c.get("resources"), pod.claim_names, f"{path}.resources")

@@ -1,6 +1,8 @@
 """ValidatePodUpdate of pkg/apis/core/validation/validation.go: the new pod judged whole, then only its
 images, deadline, tolerations (additions), scheduling gates (removals) and a negative grace period may
-have changed; anything else is refused with upstream's diff.Diff of the two internal specs.
+have changed; anything else is refused with upstream's diff.Diff of the two internal specs. Ephemeral
+containers are compared too: only the ephemeralcontainers subresource changes them
+(`pod_ephemeral_containers.py`), judged by its own rules instead of these.
 
 A pod still gated from scheduling may also add to its node selector and node affinity requirements.
 """
@@ -153,9 +155,7 @@ def pod_update(new: Obj, old: Obj) -> list[FieldError]:
         for container, was in zip(munged.get(key) or [], old_spec.get(key) or []):
             if isinstance(container, dict):
                 container["image"] = (was or {}).get("image")
-    # Ephemeral containers are the ephemeralcontainers subresource's to change: that update is judged here
-    # too (kinds/objects.py), then by its own rules (kinds/ephemeralcontainers.py).
-    for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations", "ephemeralContainers"):
+    for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
         munged[key] = old_spec.get(key)
     old_grace = old_spec.get("terminationGracePeriodSeconds")
     if isinstance(old_grace, int) and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:

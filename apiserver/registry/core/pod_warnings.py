@@ -1,7 +1,5 @@
 """What a valid pod or pod template is warned of: pkg/api/pod/warnings.go's warningsForPodSpecAndMeta,
 and the pod and replication controller strategies' WarningsOnCreate/Update around it.
-
-Not ported: non-canonical IP warnings.
 """
 
 from __future__ import annotations
@@ -10,8 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from apiserver.kinds.validation import dns1123_label, label_value
-from apiserver.registry.core import object_warnings, resource_names, volume_paths
+from apiserver.registry.core import ip_validation, object_warnings, resource_names, volume_paths
 from apiserver.registry.core.pod_annotations import app_armor_field
+from apiserver.registry.field import go_quote
 from apiserver.registry.node.warnings import deprecated_label_message  # pkg/api/node, as upstream imports it
 
 Obj = dict[str, Any]
@@ -81,6 +80,50 @@ def _container_warnings(c: Obj, path: str, annotations: Obj, meta_at: str, pod_a
                              "using apply")
         else:
             seen.add(env_name)
+    return found
+
+
+def _plus_v(port: Obj) -> str:
+    """fmt's %+v of an internal ContainerPort."""
+    return (f"{{Name:{port.get('name') or ''} HostPort:{port.get('hostPort') or 0} "
+            f"ContainerPort:{port.get('containerPort') or 0} Protocol:{port.get('protocol') or ''} "
+            f"HostIP:{port.get('hostIP') or ''}}}")
+
+
+def _port_warnings(spec: Obj, at: str) -> list[str]:
+    """The ports of all containers together: a host IP without a host port, a port number and protocol
+    defined twice (the same host binding, or one with none, or the same host port with and without an IP),
+    then a port name used twice."""
+    found: list[str] = []
+    taken: dict[str, list[tuple[str, Obj]]] = {}
+    for c, path in _containers(spec, at):
+        for i, port in enumerate(c.get("ports") or ()):
+            port = port if isinstance(port, dict) else {}
+            where = f"{path}.ports[{i}]"
+            host_ip, host_port = port.get("hostIP") or "", port.get("hostPort") or 0
+            if host_ip and not host_port:
+                found.append(f"{where}: hostIP set without hostPort: {_plus_v(port)}")
+            others = taken.setdefault(f"{port.get('containerPort') or 0}/{port.get('protocol') or ''}", [])
+            for other_at, other in others:
+                other_ip, other_port = other.get("hostIP") or "", other.get("hostPort") or 0
+                if host_ip == other_ip and host_port == other_port:
+                    found.append(f"{where}: duplicate port definition with {other_at}")
+                elif not host_port or not other_port:
+                    found.append(f"{where}: overlapping port definition with {other_at}")
+                elif host_port == other_port and (not host_ip) != (not other_ip):
+                    found.append(f"{where}: dangerously ambiguous port definition with {other_at}")
+            others.append((where, port))
+    named: dict[str, str] = {}
+    for c, path in _containers(spec, at):
+        for i, port in enumerate(c.get("ports") or ()):
+            name = (port if isinstance(port, dict) else {}).get("name") or ""
+            if not name:
+                continue
+            if name in named:
+                found.append(f"{path}.ports[{i}]: duplicate port name {go_quote(name)} with {named[name]}, services and "
+                             f"probes that select ports by name will use {named[name]}")
+            else:
+                named[name] = f"{path}.ports[{i}]"
     return found
 
 
@@ -187,6 +230,7 @@ def spec_warnings(spec: Any, meta: Any, prefix: str = "") -> list[str]:
     pod_app_armor = ((spec.get("securityContext") or {}).get("appArmorProfile") or {}) if prefix else None
     for c, path in _containers(spec, at):
         found += _container_warnings(c, path, annotations, meta_at, pod_app_armor)
+    found += _port_warnings(spec, at)
     grace = spec.get("terminationGracePeriodSeconds")
     if isinstance(grace, int) and grace < 0:
         found.append(f"{at}.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be "
@@ -200,6 +244,11 @@ def spec_warnings(spec: Any, meta: Any, prefix: str = "") -> list[str]:
                                      f"{base}.requiredDuringSchedulingIgnoredDuringExecution", False)
             found += _null_selectors(terms.get("preferredDuringSchedulingIgnoredDuringExecution"),
                                      f"{base}.preferredDuringSchedulingIgnoredDuringExecution", True)
+    dns = spec.get("dnsConfig")
+    for i, server in enumerate((dns.get("nameservers") if isinstance(dns, dict) else None) or ()):
+        found += ip_validation.ip_warnings(str(server), f"{at}.dnsConfig.nameservers[{i}]")
+    for i, alias in enumerate(spec.get("hostAliases") or []):
+        found += ip_validation.ip_warnings(str((alias or {}).get("ip") or ""), f"{at}.hostAliases[{i}].ip")
     return found
 
 
