@@ -88,11 +88,7 @@ def answer(send: Send, index: int) -> dict[str, Any]:
 def main(kubeconfig: str) -> None:
     send = patching.sender(kubeconfig)
     prepare(send)
-    answers = {name: answer(send, i) for i, (name, _) in enumerate(CASES)}
-    with open(FIXTURE, "w") as f:
-        json.dump(answers, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"{len(answers)} cases")
+    patching.record(FIXTURE, {name: answer(send, i) for i, (name, _) in enumerate(CASES)})
 
 
 if __name__ == "__main__":

@@ -157,13 +157,7 @@ def answer(send: Send, index: int) -> dict[str, Any]:
 def main(kubeconfig: str) -> None:
     send = patching.sender(kubeconfig)
     prepare(send)
-    answers = {str(i): answer(send, i) for i in range(PODS)}
-    with open(FIXTURE, "w") as f:
-        json.dump(answers, f, indent=1, sort_keys=True)
-        f.write("\n")
-    refused = sum(1 for a in answers.values() if a["status"] >= 300)
-    warned = sum(1 for a in answers.values() if a["warnings"])
-    print(f"{len(answers)} pods: {refused} refused, {warned} warned")
+    patching.record(FIXTURE, {str(i): answer(send, i) for i in range(PODS)})
 
 
 if __name__ == "__main__":

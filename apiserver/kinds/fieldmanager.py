@@ -17,6 +17,7 @@ from typing import Any
 from apiserver import errors
 from apiserver.kinds import createdfields, fieldcompare, fieldnodes, fieldsv1, managedfields, schemas
 from apiserver.kinds import structuredmerge as sm
+from apiserver.wire import goprint
 
 Path = fieldnodes.Path
 Entry = dict[str, Any]
@@ -266,15 +267,7 @@ def last_applied(config: dict[str, Any]) -> str:
     annotations = (copy.get("metadata") or {}).get("annotations")
     if isinstance(annotations, dict):
         annotations.pop(LAST_APPLIED, None)
-    return json.dumps(_sorted(copy), separators=(",", ":")) + "\n"
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
+    return json.dumps(goprint.sorted_keys(copy), separators=(",", ":")) + "\n"
 
 
 def allowed_by_last_applied(live: dict[str, Any], schema: schemas.Schema) -> set[Path]:

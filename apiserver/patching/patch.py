@@ -15,7 +15,7 @@ from apiserver.kinds.resources import CustomVersion
 from apiserver.kinds.scheme import TYPE_META_STRUCT, json_type
 from apiserver.patching import gojsonpatch, strategicpatch, unstructured
 from apiserver.registry.field import go_quote
-from apiserver.wire import bodies, gojson, gonumbers
+from apiserver.wire import bodies, gojson, gonumbers, goprint
 
 _MAX_OPERATIONS = 10_000  # upstream's maxJSONPatchOperations
 # What encoding/json names when a patched document that is not an object is decoded for its kind.
@@ -213,15 +213,7 @@ def _merge_shown(patch: Any, merged: Any) -> Any:
     value (pruneNulls decodes it all), so every object within it has sorted keys."""
     if isinstance(patch, dict) and isinstance(merged, dict):
         return {k: _merge_shown(patch[k], merged[k]) if k in patch else merged[k] for k in sorted(merged)}
-    return _all_sorted(merged) if isinstance(patch, list) else merged
-
-
-def _all_sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _all_sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_all_sorted(v) for v in value]
-    return value
+    return goprint.sorted_keys(merged) if isinstance(patch, list) else merged
 
 
 def _sorted_where_reached(value: Any, at: list[str], reached: list[list[str]]) -> Any:

@@ -2,6 +2,7 @@
 that print one: %v (`plain`) and %#v (`sharp`); %T is registry.field.go_type_name.
 
 Maps print with their keys sorted, as fmt sorts them; numbers as the int64 or float64 they decode to.
+`sorted_keys` gives a value as encoding/json marshals it from such content: every map's keys sorted.
 """
 
 from __future__ import annotations
@@ -10,6 +11,15 @@ import decimal
 from typing import Any
 
 from apiserver.registry.field import go_quote
+
+
+def sorted_keys(value: Any) -> Any:
+    """The value with every object's keys in sorted order, as json.Marshal writes a map[string]interface{}."""
+    if isinstance(value, dict):
+        return {k: sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_keys(v) for v in value]
+    return value
 
 
 def plain(value: Any) -> str:
