@@ -1,7 +1,8 @@
 """Field validation's compiled schema walk (apiserver/kinds/fieldvalidation.py) against the plain one.
 
 The plain walk, kept here as the reference, resolves each field's schema as it goes; the compiled one
-must find the same first mistyped (or, by apiserver/kinds/godecode.py, undecodable) value and the same
+must find the same first mistyped (or, by apiserver/kinds/godecode.py, undecodable) value, a value
+whose own UnmarshalJSON refuses it winning over a kept type error as in encoding/json, and the same
 unknown fields, in the same order. Besides the corpus as it is, each object is checked again with values of the wrong type
 and with unknown fields put in at seeded places, so that every branch gives an answer to compare.
 """
@@ -100,6 +101,35 @@ def _reference_type_error(obj: Any, schema: schemas.Schema | None, owner: str = 
     return None
 
 
+def _reference_stopping_error(obj: Any, schema: schemas.Schema | None) -> str | None:
+    """The first value, in the document's order, whose own UnmarshalJSON (a time's, a quantity's)
+    refuses it, below values of the types they are decoded into."""
+    resolved = schemas.resolve(schema)
+    if resolved is None or (schema is not None and schemas.ref_name(schema) == RAW_EXTENSION):
+        return None
+    if not _reference_fits(obj, resolved):
+        return None
+    name = schemas.ref_name(schema) if schema is not None else None
+    if godecode.judges(name, resolved.get("format")):
+        return _reference_type_error(obj, schema) if godecode.stops(name) else None
+    if isinstance(obj, list):
+        item = schemas.child_schema(schema, None)
+        return next((e for e in (_reference_stopping_error(v, item) for v in obj) if e), None)
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            child = schemas.child_schema(schema, key)
+            if child is not None and (found := _reference_stopping_error(value, child)):
+                return found
+    return None
+
+
+def _reference_decode_error(obj: Any, schema: schemas.Schema | None) -> str | None:
+    """encoding/json's answer: the first mistyped value's error is kept while decoding goes on, but an
+    UnmarshalJSON's error stops it and is returned instead."""
+    first = _reference_type_error(obj, schema)
+    return first if first is None else _reference_stopping_error(obj, schema) or first
+
+
 _WRONG = (7, 2.5, "text", True, [], {}, ["a"], {"k": "v"})
 
 
@@ -115,7 +145,7 @@ _CASES += [(_mutated(obj, seed), seed) for seed in range(1, 4) for obj, _ in _CA
 def test_compiled_checks_give_the_reference_answers(index: int) -> None:
     obj, _ = _CASES[index]
     ref = schema_corpus.ref(obj)
-    assert fieldvalidation.type_error(obj, ref) == _reference_type_error(obj, ref)
+    assert fieldvalidation.type_error(obj, ref) == _reference_decode_error(obj, ref)
     resolved = schemas.resolve(ref)
     assert fieldvalidation.unknown_fields(obj, resolved) == _reference_unknown(obj, resolved)
 

@@ -871,6 +871,10 @@ CASES.update({
         "reportingInstance": "ctl-1", "action": "Act", "reason": "Seen", "type": "Normal",
         "regarding": {"kind": "Pod", "namespace": NAMESPACE, "name": "p"},
         "series": {"count": "2", "lastObservedTime": "2024-01-01T00:00:00Z"}}, None),
+    "pod-mistyped-then-bad-quantity": ("pods", _pod(hostname=5, containers=[
+        _container(resources={"limits": {"cpu": "bad"}})]), None),
+    "pod-bad-time-and-mistyped": ("pods", {**_meta(_pod(hostname=5), creationTimestamp="nope")}, None),
+    "pod-two-mistyped": ("pods", _pod(hostname=5, activeDeadlineSeconds="x"), None),
     "event-series-mistyped-count": ("events", {
         "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "vc-event"},
         "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.com/ctl",
