@@ -8,6 +8,7 @@ the body gave them (Go's map order is random, so upstream has none).
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from apiserver.errors import FieldError
@@ -254,3 +255,9 @@ def validate_update(meta: dict[str, Any], old: dict[str, Any], kube: bool = True
     found += annotations(meta.get("annotations"), "metadata.annotations")
     found += owner_references(meta.get("ownerReferences"), "metadata.ownerReferences")
     return found + (_kube_finalizers(meta.get("finalizers"), "metadata.finalizers") if kube else [])
+
+
+def now() -> str:
+    """The time a strategy writes into an object it prepares (a condition's, a taint's), to the second
+    in UTC, as metav1.Time marshals it."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

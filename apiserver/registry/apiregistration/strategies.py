@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
+from apiserver.registry import meta
 from apiserver.registry.apiregistration import validation
 from apiserver.registry.meta import path_segment
 from apiserver.registry.strategy import KindStrategy, Strategy
@@ -24,8 +24,7 @@ def _prepare_for_create(obj: Obj) -> None:
     """The status is the server's; a local APIService (no service) is available from its creation."""
     status: Obj = {}
     if not isinstance((obj.get("spec") or {}).get("service"), dict):
-        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        status["conditions"] = [{"type": "Available", "status": "True", "lastTransitionTime": now,
+        status["conditions"] = [{"type": "Available", "status": "True", "lastTransitionTime": meta.now(),
                                  "reason": "Local", "message": "Local APIServices are always available"}]
     obj["status"] = status
 

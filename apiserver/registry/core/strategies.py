@@ -7,7 +7,6 @@ What each kind's create, update and status strategies do beyond the generic path
 from __future__ import annotations
 
 import base64
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -62,7 +61,7 @@ def _scheduling_gated(spec: Obj, status: Obj) -> None:
     if any(isinstance(c, dict) and c.get("type") == "PodScheduled" for c in conditions):
         return
     conditions.append({"type": "PodScheduled", "status": "False", "lastProbeTime": None,
-                       "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                       "lastTransitionTime": meta.now(),
                        "reason": "SchedulingGated", "message": "Scheduling is blocked due to non-empty scheduling gates"})
 
 

@@ -3,7 +3,6 @@ strategies (pkg/registry/resource/<kind>/strategy.go)."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from apiserver.errors import FieldError
@@ -56,7 +55,7 @@ def _default_resource_slice(obj: Obj) -> None:
     for device in _devices(obj):
         for taint in device.get("taints") or ():
             if isinstance(taint, dict) and taint.get("timeAdded") is None:
-                taint["timeAdded"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                taint["timeAdded"] = meta.now()
 
 
 ADMIN_NAMESPACE_LABEL = "resource.kubernetes.io/admin-access"
