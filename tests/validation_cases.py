@@ -236,6 +236,10 @@ CASES: dict[str, tuple[str, Obj | None, Patch]] = {
         {"name": "A", "value": "v", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}])]), None),
     "pod-env-field-ref-unsupported": ("pods", _pod(containers=[_container(env=[
         {"name": "A", "valueFrom": {"fieldRef": {"fieldPath": "spec.nope"}}}])]), None),
+    "pod-env-value-from-empty": ("pods", _pod(containers=[_container(env=[{"name": "A", "valueFrom": {}}])]), None),
+    "deployment-env-value-from-empty": ("deployments", _deployment(template={
+        "metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [_container(env=[{"name": "A", "valueFrom": {}}])]}}), None),
     "pod-requests-above-limits": ("pods", _pod(containers=[_container(resources={
         "requests": {"cpu": "2"}, "limits": {"cpu": "1"}})]), None),
     "pod-memory-requests-above-limits": ("pods", _pod(containers=[_container(resources={

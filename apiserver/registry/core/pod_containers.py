@@ -145,8 +145,9 @@ def _env_value_from(env: Obj, path: str) -> list[FieldError]:
         if source.get(key) is not None:
             given += 1
     if not given:
+        # (AllowEnvFilesValidation: the EnvFiles gate is on by default at 1.36, so every pod spec's options allow it)
         found.append(field.invalid(path, "", "must specify one of: `fieldRef`, `resourceFieldRef`, "
-                                             "`configMapKeyRef` or `secretKeyRef`"))
+                                             "`configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
     elif given > 1:
         found.append(field.invalid(path, "", "may not have more than one field specified at a time"))
     if env.get("value") and given:
