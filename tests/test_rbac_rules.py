@@ -81,6 +81,44 @@ def test_aggregation_follows_chains_and_ignores_itself() -> None:
     assert rules["edit"] == [Rule(("get",), ("",), ("pods",)), Rule(("create",), ("",), ("pods",))]
 
 
+def _aggregating(name: str, *selectors: dict[str, object], labels: dict[str, str] | None = None
+                 ) -> dict[str, object]:
+    return {"metadata": {"name": name, "labels": labels or {}},
+            "aggregationRule": {"clusterRoleSelectors": list(selectors)}}
+
+
+def _plain(name: str, verb: str, labels: dict[str, str]) -> dict[str, object]:
+    return {"metadata": {"name": name, "labels": labels},
+            "rules": [{"verbs": [verb], "apiGroups": [""], "resources": ["pods"]}]}
+
+
+def test_aggregation_takes_rules_selector_by_selector() -> None:
+    # The controller lists each selector's roles in name order in turn, not every role once.
+    roles = {"agg": _aggregating("agg", {"matchLabels": {"second": "true"}}, {"matchLabels": {"first": "true"}}),
+             "a": _plain("a", "get", {"first": "true"}), "b": _plain("b", "list", {"second": "true"})}
+    assert rbac.aggregated_rules(roles)["agg"] == [Rule(("list",), ("",), ("pods",)), Rule(("get",), ("",), ("pods",))]
+
+
+def test_roles_that_aggregate_each_other_settle_on_everything_they_reach() -> None:
+    # Forty roles selecting every role (an empty selector) walked path by path never finished, and the
+    # server answered nothing while its policy was compiled; synced to the fixed point, each holds every
+    # plain role's rules, in name order.
+    roles = {f"agg-{i:02}": _aggregating(f"agg-{i:02}", {}) for i in range(40)}
+    roles.update({"z-get": _plain("z-get", "get", {}), "a-list": _plain("a-list", "list", {})})
+    rules = rbac.aggregated_rules(roles)
+    for i in range(40):
+        assert rules[f"agg-{i:02}"] == [Rule(("list",), ("",), ("pods",)), Rule(("get",), ("",), ("pods",))]
+    assert rules["z-get"] == [Rule(("get",), ("",), ("pods",))]
+
+
+def test_a_loop_of_two_aggregated_roles_shares_what_either_selects() -> None:
+    roles = {"x": _aggregating("x", {"matchLabels": {"to-x": "true"}}, labels={"to-y": "true"}),
+             "y": _aggregating("y", {"matchLabels": {"to-y": "true"}}, labels={"to-x": "true"}),
+             "reads": _plain("reads", "get", {"to-x": "true"})}
+    rules = rbac.aggregated_rules(roles)
+    assert rules["x"] == rules["y"] == [Rule(("get",), ("",), ("pods",))]
+
+
 @pytest.mark.parametrize("held, wanted, missing", [
     ([PODS], [Rule(("get",), ("",), ("pods",))], []),
     ([PODS], [Rule(("get", "delete"), ("",), ("pods", "secrets"))],

@@ -117,35 +117,37 @@ def _selector_matches(selector: Any, labels: Mapping[str, str]) -> bool:
 
 
 def aggregated_rules(cluster_roles: Mapping[str, Mapping[str, Any]]) -> dict[str, list[Rule]]:
-    """Every ClusterRole's effective rules; an aggregated one gets those of the roles it selects,
-    in name order, without repeats, through chains of aggregation (edit takes view's)."""
-    resolved: dict[str, list[Rule]] = {}
-
-    def resolve(name: str, visiting: frozenset[str]) -> list[Rule]:
-        if name in resolved:
-            return resolved[name]
-        obj = cluster_roles[name]
+    """Every ClusterRole's effective rules, as the clusterrole-aggregation controller leaves them once it
+    has settled: an aggregated role gets, selector by selector and in name order within one, the rules of
+    every other role it selects, without repeats (an aggregated role's own until it is synced, so chains
+    follow: edit takes view's). Synced round by round to the fixed point, which loops settle on too; a
+    round costs the aggregated roles' rules, never a walk of the paths through them."""
+    rules = {name: rules_of(obj) for name, obj in cluster_roles.items()}
+    selected: dict[str, list[str]] = {}  # an aggregated role: whom it takes rules from, in order
+    for name, obj in cluster_roles.items():
         aggregation = obj.get("aggregationRule")
         if not isinstance(aggregation, dict):
-            rules = rules_of(obj)
-        else:
-            rules = []
-            selectors = aggregation.get("clusterRoleSelectors") or ()
-            for other in sorted(cluster_roles):
-                if other == name or other in visiting:
-                    continue
-                labels = (cluster_roles[other].get("metadata") or {}).get("labels") or {}
-                if any(_selector_matches(s, labels) for s in selectors):
-                    for rule in resolve(other, visiting | {name}):
-                        if rule not in rules:
-                            rules.append(rule)
-        if not visiting:
-            resolved[name] = rules
-        return rules
-
-    for name in cluster_roles:
-        resolve(name, frozenset())
-    return resolved
+            continue
+        sources: list[str] = []
+        for selector in aggregation.get("clusterRoleSelectors") or ():
+            sources += [other for other in sorted(cluster_roles) if other != name and _selector_matches(
+                selector, (cluster_roles[other].get("metadata") or {}).get("labels") or {})]
+        selected[name] = sources
+    for _ in range(len(selected) + 1):
+        changed = False
+        for name in sorted(selected):
+            synced: list[Rule] = []
+            seen: set[Rule] = set()
+            for source in selected[name]:
+                for rule in rules[source]:
+                    if rule not in seen:
+                        seen.add(rule)
+                        synced.append(rule)
+            if synced != rules[name]:
+                rules[name], changed = synced, True
+        if not changed:
+            break
+    return rules
 
 
 def service_account_user(namespace: str, name: str) -> str:
