@@ -83,7 +83,22 @@ def _seen(answer: Answer, path: str) -> Any:
         return answer["status"] >= 400
     if path == "@warned":
         return bool(answer["warnings"])
-    return answer["body"].get(path)
+    body = answer["body"]
+    if path in body:
+        return body[path]
+    # Inside a kept value ("spec.containers.1.name" under a kept "spec.containers"): list items by index.
+    kept = next((k for k in body if path.startswith(k + ".")), None)
+    if kept is None:
+        return None
+    found = body[kept]
+    for part in path[len(kept) + 1:].split("."):
+        if isinstance(found, list) and part.isdigit() and int(part) < len(found):
+            found = found[int(part)]
+        elif isinstance(found, dict):
+            found = found.get(part)
+        else:
+            return None
+    return found
 
 
 def _without_generated_suffix(answer: Answer, step: dict[str, Any]) -> Answer:

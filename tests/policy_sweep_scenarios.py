@@ -613,7 +613,7 @@ MUTATING: list[Step] = [
                           "namespaceSelector": in_scenario("mutating"), **_selected("patch")}),
     binding("sweep-jsonpatch", "sweep-jsonpatch", kind=MAP),
     configmap(_MUT, "patched", {"mode": "strict"}, "JSON patch ops", labels={"patch": "yes"}, keep=_CM_KEEP,
-              until={"metadata.labels": {"patch": "done"}}),
+              until=REFUSED),  # the patched label is invalid
     configmap(_MUT, "patched-test-fails", {"mode": "lax"}, "a failed test op", labels={"patch": "yes"},
               keep=_CM_KEEP),
     configmap(_MUT, "patched-dry", {"mode": "strict"}, "a dry run is mutated too", labels={"patch": "yes"},
@@ -804,7 +804,7 @@ EQUIVALENT_MUTATION: list[Step] = [
     {"name": "an autoscaling/v1 request is mutated as its v2 equivalent", "method": "POST",
      "path": f"/apis/autoscaling/v1/namespaces/{_EQ}/horizontalpodautoscalers",
      "body": {**_HPA_V1, "metadata": {"name": "web-v1"}},
-     "keep": ["metadata.name", "metadata.labels", "spec"], "until": {"metadata.labels": {"seen-as": "v2-autoscaling-v2"}}},
+     "keep": ["metadata.name", "metadata.labels", "spec"], "until": REFUSED},  # its v2 conversion fails
     {"name": "an autoscaling/v2 request is mutated as it is", "method": "POST",
      "path": f"/apis/autoscaling/v2/namespaces/{_EQ}/horizontalpodautoscalers",
      "body": {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web-v2"},
