@@ -223,6 +223,8 @@ def test_a_failing_webhook_fails_the_read_and_a_watch_tells_its_client(cluster: 
         assert watched["body"]["object"]["code"] == 500
 
 
+# The webhook client's own deadline, settled above the store: once, not again on etcd.
+@pytest.mark.store_once
 def test_a_webhook_that_never_answers_gives_up_after_30_seconds(slow: _Running) -> None:
     _compare(_SLOW, compared(slow.join(), slow.cluster.run))
 

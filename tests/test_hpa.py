@@ -37,6 +37,8 @@ def events(server: ServerProcess, name: str) -> str:
     return run_kubectl(server, "get", "events", "--field-selector", f"involvedObject.name={name}").stdout
 
 
+# The autoscaler's arithmetic over simulated metrics, settled above the store: once, not again on etcd.
+@pytest.mark.store_once
 def test_simulated_load_scales_a_deployment_up_then_down(cluster: ServerProcess) -> None:
     run_kubectl(cluster, "create", "deployment", "api", "--image=nginx", "--replicas=2")
     run_kubectl(cluster, "set", "resources", "deployment", "api", "--requests=cpu=100m")
