@@ -65,6 +65,39 @@ _STRUCTS: dict[str, _Fields] = {
         ("opaque", "Opaque", "*OpaqueDeviceConfiguration"),
     ),
     "OpaqueDeviceConfiguration": (("driver", "Driver", ""), ("parameters", "Parameters", None)),
+    "AllocationResult": (
+        ("devices", "Devices", "DeviceAllocationResult"),
+        ("nodeSelector", "NodeSelector", "*NodeSelector"),
+        ("allocationTimestamp", "AllocationTimestamp", None),
+    ),
+    "DeviceAllocationResult": (
+        ("results", "Results", "[]DeviceRequestAllocationResult"),
+        ("config", "Config", "[]DeviceAllocationConfiguration"),
+    ),
+    "DeviceRequestAllocationResult": (
+        ("request", "Request", ""),
+        ("driver", "Driver", ""),
+        ("pool", "Pool", ""),
+        ("device", "Device", ""),
+        ("adminAccess", "AdminAccess", None),
+        ("tolerations", "Tolerations", "[]DeviceToleration"),
+        ("bindingConditions", "BindingConditions", None),
+        ("bindingFailureConditions", "BindingFailureConditions", None),
+        ("shareID", "ShareID", None),
+        ("consumedCapacity", "ConsumedCapacity", None),
+    ),
+    # DeviceConfiguration is embedded: its Opaque is written in its place.
+    "DeviceAllocationConfiguration": (
+        ("source", "Source", ""),
+        ("requests", "Requests", None),
+        ("opaque", "Opaque", "*OpaqueDeviceConfiguration"),
+    ),
+    "NodeSelector": (("nodeSelectorTerms", "NodeSelectorTerms", "[]NodeSelectorTerm"),),
+    "NodeSelectorTerm": (
+        ("matchExpressions", "MatchExpressions", "[]NodeSelectorRequirement"),
+        ("matchFields", "MatchFields", "[]NodeSelectorRequirement"),
+    ),
+    "NodeSelectorRequirement": (("key", "Key", ""), ("operator", "Operator", ""), ("values", "Values", None)),
 }
 
 
@@ -106,6 +139,10 @@ def _struct(value: Any, name: str) -> Obj:
 
 def claim_spec(spec: Any) -> Obj:
     return _struct(spec, "ResourceClaimSpec")
+
+
+def allocation_result(allocation: Any) -> Obj:
+    return _struct(allocation, "AllocationResult")
 
 
 def claim_template_spec(spec: Any) -> Obj:
