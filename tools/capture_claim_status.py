@@ -40,7 +40,8 @@ USERS: dict[str, dict[str, str]] = {
 # (method, path, body, content type, user) -> (status, decoded body)
 Send = Callable[[str, str, Any, str, str], tuple[int, Any]]
 Obj = dict[str, Any]
-# (user, status patch) of the claim; or (user, method, path, body) of any object, the body merge-patched.
+# (user, status patch) of the claim; or (user, method, path, body) of any object, the body merge-patched;
+# PUT of "status" puts the claim as stored with the body's status.
 Step = tuple[str, Obj] | tuple[str, str, str, Obj | None]
 
 GPU = "gpu.example.com"
@@ -94,6 +95,10 @@ CASES: dict[str, tuple[str, list[Step], Step]] = {
                                  ("drv", _status(reservedFor=[_CONSUMER]))),
     "binding-drv-with-validation": (NAMESPACE, [], ("drv", _status(allocation=_allocation(_result(driver="Bad_Driver")),
                                                                    reservedFor=[{}]))),
+    "binding-drv-put": (NAMESPACE, [], ("drv", "PUT", "status", _status(allocation=_allocation()))),
+    "devices-sa-put": (NAMESPACE, [("admin", _status(allocation=_allocation()))],
+                       ("sa-n1", "PUT", "status", _status(allocation=_allocation(), devices=[
+                           _device(driver=NIC, device="dev")]))),
     "binding-sa-allowed": (NAMESPACE, [], ("sa", _status(allocation=_allocation()))),
     "binding-sa-allowed-with-devices": (NAMESPACE, [], ("sa", _status(allocation=_allocation(),
                                                                       devices=[_device()]))),
@@ -149,6 +154,12 @@ CASES: dict[str, tuple[str, list[Step], Step]] = {
         _result(shareID="not-a-uid"), _result(device="d1", shareID="6B7E2F4C-0000-4000-8000-000000000001"),
         _result(device="d2", shareID="6b7e2f4c00004000800000000000000a"),
         _result(device="d3", shareID="6b7e2f4c-0000-4000-8000-000000000001"))))),
+    "allocation-share-id-forms": (NAMESPACE, [], ("admin", _status(allocation=_allocation(
+        _result(shareID="urn:uuid:6b7e2f4c-0000-4000-8000-000000000001"),
+        _result(device="d1", shareID="{6b7e2f4c-0000-4000-8000-000000000001}"),
+        _result(device="d2", shareID="x" * 45), _result(device="d3", shareID="(" + "6" * 36 + ")"),
+        _result(device="d4", shareID="g" * 32), _result(device="d5", shareID="6b7e2f4c+0000-4000-8000-000000000001"),
+        _result(device="d6", shareID="6b7e2f4c-0000-4000-8000-00000000000g"))))),
     "allocation-config": (NAMESPACE, [], ("admin", _status(allocation=_allocation(config=[
         {"source": "", "requests": ["req", "req", "nope"], "opaque": {"driver": GPU, "parameters": {"a": 1}}},
         {"source": "Bogus", "opaque": {"driver": "Bad_Driver", "parameters": [1]}},
@@ -196,7 +207,8 @@ CASES: dict[str, tuple[str, list[Step], Step]] = {
                                             "hardwareAddress": "aa:bb:cc:dd:ee:ff"})]))),
     "devices-network-data": (NAMESPACE, [], ("admin", _status(allocation=_allocation(), devices=[_device(networkData={
         "interfaceName": "i" * 257, "hardwareAddress": "h" * 129,
-        "ips": ["10.0.0.1", "10.0.0.1/24", "10.0.0.1/24", "bogus/8", "10.0.0.01/24", "::1/129", ""]})]))),
+        "ips": ["10.0.0.1", "10.0.0.1/24", "10.0.0.1/24", "bogus/8", "10.0.0.01/24", "::1/129", "",
+                "::ffff:10.0.0.1/120", "FD00::1/64", "fd00:0::1/64", "10.0.0.1/024"]})]))),
     "devices-network-data-too-many-ips": (NAMESPACE, [], ("admin", _status(allocation=_allocation(), devices=[
         _device(networkData={"ips": [f"10.0.0.{i}/24" for i in range(17)]})]))),
     "metadata-label-invalid": (NAMESPACE, [], ("admin", {"metadata": {"labels": {"bad key": "v"}},
@@ -266,6 +278,9 @@ def _sent(send: Send, namespace: str, step: Step, dry_run: bool) -> tuple[int, A
     if len(step) == 2:
         return send("PATCH", f"{claim}/status{query}", step[1], MERGE, step[0])
     user, method, path, body = step
+    if method == "PUT":
+        _, stored = send("GET", claim, None, JSON, "admin")
+        return send("PUT", f"{claim}/{path}{query}", {**stored, **(body or {})}, JSON, user)
     return send(method, (path or claim) + query, body, MERGE if method == "PATCH" else JSON, user)
 
 
