@@ -119,6 +119,12 @@ CASES: dict[str, tuple[str, list[Step], Step]] = {
         ("sa-n1", _status(devices=[_device()]))),
     "devices-drv-removed": (NAMESPACE, [("admin", _status(allocation=_TWO, devices=[_device(driver=NIC, device="nic")]))],
                             ("drv", _status(devices=None))),
+    "devices-drv-unchanged-but-zero-values": (NAMESPACE, [("admin", _status(allocation=_allocation(), devices=[
+        _device(conditions=[_CONDITION], networkData={"interfaceName": "eth0"})]))], ("drv", _status(devices=[
+            _device(conditions=[{**_CONDITION, "observedGeneration": 0}], networkData={
+                "interfaceName": "eth0", "ips": [], "hardwareAddress": ""})]))),
+    "devices-drv-share-id-empty": (NAMESPACE, [("admin", _status(allocation=_allocation(), devices=[_device()]))],
+                                   ("drv", _status(devices=[_device(shareID="")]))),
     "devices-drv-unchanged": (NAMESPACE, [("admin", _status(allocation=_allocation(), devices=[_device()]))],
                               ("drv", _status(devices=[_device()]))),
     # -- ValidateResourceClaimStatusUpdate --------------------------------------------------------

@@ -15,6 +15,7 @@ from apiserver.kinds.validation import dns1123_label, dns1123_subdomain
 from apiserver.registry import field
 from apiserver.registry.hooks import Asked, Cluster, Request
 from apiserver.registry.resource import claim_status_validation as rules
+from apiserver.registry.resource import gostructs
 from apiserver.registry.resource.validation import as_dict, as_list
 
 Obj = dict[str, Any]
@@ -74,8 +75,9 @@ def authorized_for_binding(new: Obj, old: Obj, request: Request) -> list[FieldEr
     """AuthorizedForBinding: changing the allocation or reservedFor needs the request's verb on the
     synthetic resourceclaims/binding, cluster-wide and for every name."""
     status, old_status = as_dict(new.get("status")), as_dict(old.get("status"))
-    same = all(rules.semantic(status.get(key)) == rules.semantic(old_status.get(key))
-               for key in ("allocation", "reservedFor"))
+    kinds = (("allocation", "*AllocationResult"), ("reservedFor", "[]ResourceClaimConsumerReference"))
+    same = all(rules.semantic(gostructs.view(status.get(key), kind))
+               == rules.semantic(gostructs.view(old_status.get(key), kind)) for key, kind in kinds)
     if same or request.ask is None:
         return []
     refusal = request.ask(Asked(request.verb, "binding", "", ""))
@@ -93,10 +95,14 @@ def _modified_drivers(status: Obj, old_status: Obj) -> list[str]:
     for device in as_list(status.get("devices")):
         device = as_dict(device)
         before = old_devices.pop(rules.shared_device_id(device), None)
-        if before is None or rules.semantic(before) != rules.semantic(device):
+        if before is None or _device_view(before) != _device_view(device):
             drivers.add(str(device.get("driver") or ""))
     drivers.update(str(d.get("driver") or "") for d in old_devices.values())
     return sorted(drivers)
+
+
+def _device_view(device: Obj) -> Any:
+    return rules.semantic(gostructs.view(device, "AllocatedDeviceStatus"))
 
 
 def _allocated_node(status: Obj) -> str:

@@ -50,12 +50,12 @@ _NOT_ALLOCATED = "must be an allocated device in the claim"
 
 
 def semantic(value: Any) -> Any:
-    """A decoded value as equality.Semantic.DeepEqual compares it: an empty list, map or string and an
-    absent one are the same."""
+    """A Go struct view (`gostructs.view`) as equality.Semantic.DeepEqual compares it: an empty slice or
+    map and a nil one are the same."""
     if isinstance(value, dict):
-        return {k: semantic(v) for k, v in value.items() if v not in (None, "", [], {})}
+        return {k: semantic(v) for k, v in value.items()} if value else None
     if isinstance(value, list):
-        return [semantic(v) for v in value]
+        return [semantic(v) for v in value] if value else None
     return value
 
 

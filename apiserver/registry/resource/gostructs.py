@@ -98,6 +98,34 @@ _STRUCTS: dict[str, _Fields] = {
         ("matchFields", "MatchFields", "[]NodeSelectorRequirement"),
     ),
     "NodeSelectorRequirement": (("key", "Key", ""), ("operator", "Operator", ""), ("values", "Values", None)),
+    "ResourceClaimConsumerReference": (
+        ("apiGroup", "APIGroup", ""),
+        ("resource", "Resource", ""),
+        ("name", "Name", ""),
+        ("uid", "UID", ""),
+    ),
+    "AllocatedDeviceStatus": (
+        ("driver", "Driver", ""),
+        ("pool", "Pool", ""),
+        ("device", "Device", ""),
+        ("shareID", "ShareID", None),
+        ("conditions", "Conditions", "[]Condition"),
+        ("data", "Data", None),
+        ("networkData", "NetworkData", "*NetworkDeviceData"),
+    ),
+    "Condition": (
+        ("type", "Type", ""),
+        ("status", "Status", ""),
+        ("observedGeneration", "ObservedGeneration", 0),
+        ("lastTransitionTime", "LastTransitionTime", None),
+        ("reason", "Reason", ""),
+        ("message", "Message", ""),
+    ),
+    "NetworkDeviceData": (
+        ("interfaceName", "InterfaceName", ""),
+        ("ips", "IPs", None),
+        ("hardwareAddress", "HardwareAddress", ""),
+    ),
 }
 
 
@@ -139,6 +167,12 @@ def _struct(value: Any, name: str) -> Obj:
 
 def claim_spec(spec: Any) -> Obj:
     return _struct(spec, "ResourceClaimSpec")
+
+
+def view(value: Any, kind: str) -> Any:
+    """A value of a struct's kind ("AllocationResult", "[]AllocatedDeviceStatus", "*NodeSelector") as
+    Go holds it: every field, unset ones at Go's zero value."""
+    return _value(value, kind)
 
 
 def allocation_result(allocation: Any) -> Obj:
