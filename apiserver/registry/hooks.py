@@ -3,7 +3,10 @@
 Upstream's genericregistry.Store runs a kind's BeginCreate, AfterCreate and AfterDelete, and its REST
 storage reads and writes other objects (a Service's cluster IPs, a FlowSchema's priority level). Here
 those hooks are a kind strategy's, and what they may read and write crosses this seam as a `Cluster`,
-which the endpoint implements over its store; the hooks never see HTTP or the store itself.
+which the endpoint implements over its store; the hooks never see HTTP or the store itself. Some
+strategies also ask the authorizer about the request's user (a ResourceClaim's status strategy, with
+synthetic subresources): the `Request` carries that question as `Ask`, which the endpoint answers from
+the server's authorizer.
 """
 
 from __future__ import annotations
