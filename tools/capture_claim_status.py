@@ -99,6 +99,15 @@ CASES: dict[str, tuple[str, list[Step], Step]] = {
     "devices-sa-put": (NAMESPACE, [("admin", _status(allocation=_allocation()))],
                        ("sa-n1", "PUT", "status", _status(allocation=_allocation(), devices=[
                            _device(driver=NIC, device="dev")]))),
+    "binding-drv-admin-access-and-devices": (NAMESPACE, [], ("drv", _status(
+        allocation=_allocation(_result(adminAccess=True)), devices=[_device(), _device(driver=NIC)]))),
+    "binding-drv-deallocates": (NAMESPACE, [("admin", _status(allocation=_allocation(), devices=[_device()]))],
+                                ("drv", _status(allocation=None))),
+    "binding-sa-deallocates": (NAMESPACE, [("admin", _status(allocation=_allocation(), reservedFor=[_CONSUMER],
+                                                             devices=[_device()]))],
+                               ("sa", _status(allocation=None, reservedFor=None))),
+    "binding-sa-reserved-for": (NAMESPACE, [("admin", _status(allocation=_allocation()))],
+                                ("sa", _status(reservedFor=[_CONSUMER]))),
     "binding-sa-allowed": (NAMESPACE, [], ("sa", _status(allocation=_allocation()))),
     "binding-sa-allowed-with-devices": (NAMESPACE, [], ("sa", _status(allocation=_allocation(),
                                                                       devices=[_device()]))),
