@@ -27,8 +27,10 @@ import validation_cases
 Exchange = Callable[[str, str, "bytes | None", str], tuple[int, bytes, Message]]
 
 
-def exchange(kubeconfig: str) -> Exchange:
-    """Sends one request to the server a kubeconfig names, with its bearer token: (status, body, headers)."""
+def exchange(kubeconfig: str, headers: dict[str, str] | None = None) -> Exchange:
+    """Sends one request to the server a kubeconfig names, with its bearer token: (status, body, headers).
+
+    `headers` go with every request: Impersonate-User and the like, to be answered as another user."""
     with open(kubeconfig) as f:
         config = yaml.safe_load(f)
     server = config["clusters"][0]["cluster"]["server"]
@@ -40,6 +42,8 @@ def exchange(kubeconfig: str) -> Exchange:
     def send(method: str, path: str, data: bytes | None, content_type: str) -> tuple[int, bytes, Message]:
         request = urllib.request.Request(server + path, data=data, method=method)
         request.add_header("Authorization", f"Bearer {token}")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
         if data is not None:
             request.add_header("Content-Type", content_type)
         try:

@@ -49,7 +49,7 @@ from apiserver.http.api_routes import API_METHODS, ApiRoutes
 from apiserver.http.audit import AuditLog
 from apiserver.http.console import console_routes
 from apiserver.http.deadlines import Deadlines
-from apiserver.http.endpoint import Endpoint, Target, decode_body
+from apiserver.http.endpoint import Endpoint, Target, asker, decode_body
 from apiserver.http.limits import Limits, WatchSlots
 from apiserver.http.negotiation import error_body, negotiate
 from apiserver.http.readplans import ReadPlan, ReadPlans
@@ -441,7 +441,8 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
                     admit=escalation.guard(state.authorizer, user, rt.group, rt.plural, namespace, name or "")
                     if writes else None,
                     requester=Requester(user.name, user.uid, user.groups, user.extra_json()) if writes else None,
-                    user=user if writes else None)
+                    user=user if writes else None, verb=verb,
+                    ask=asker(state.authorizer, user, rt.group, rt.plural) if writes else None)
     if writes:
         request.scope[_WRITE] = target  # what admission adds to the audit record is read from it after
     if verb == "watch" and name is not None:

@@ -19,6 +19,7 @@ from apiserver import errors
 from apiserver.admission.attributes import create_options, delete_options, update_options
 from apiserver.admission.chain import AdmissionChain, Admitted
 from apiserver.admission.webhook.client import WebhookClient
+from apiserver.auth.access import Attributes, Authorizer
 from apiserver.auth.tokens import User
 from apiserver.crd import crdspec
 from apiserver.crd.converting import CustomConversion, converts
@@ -47,7 +48,7 @@ from apiserver.patching import apply, patch, unstructured
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
 from apiserver.registry.core import service_allocation as services
-from apiserver.registry.hooks import Request, Requester
+from apiserver.registry.hooks import Ask, Asked, Request, Requester
 from apiserver.registry.lookup import strategy_for
 from apiserver.reply import Reply, StreamReply
 from apiserver.shapes.assembled import AssemblyCache
@@ -95,6 +96,9 @@ class Target:
     user: User | None = None
     # What the admission plugins added to this write's answer (made when a plugin first runs).
     admitted: Admitted | None = None
+    # The authorizer's verb of the request, and what a strategy may ask it for the request's user.
+    verb: str = ""
+    ask: Ask | None = None
 
     @property
     def codec(self) -> Codec:
@@ -619,9 +623,15 @@ class Endpoint:
                 applied = tracked[0]
         # The main resource's update is shaped once, below, after the strategy's last changes.
         ratcheted: list[str] = []  # a custom resource's rule failures that ratcheting let through
+        request = Request(t.requester, t.dry_run, t.verb, t.namespace, t.ask)
+        cluster = _StoreCluster(self)
+
+        def in_cluster(subresource: str, prepared: dict[str, Any], old: dict[str, Any]) -> list[errors.FieldError]:
+            return strategy.validate_subresource_in_cluster(subresource, prepared, old, request, cluster)
         try:
             prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
-                                              shape=t.subresource is not None, warnings=ratcheted, applying=applying)
+                                              shape=t.subresource is not None, warnings=ratcheted, applying=applying,
+                                              in_cluster=in_cluster)
         finally:
             admitting.warn(t, ratcheted)  # a refused update warns of them too, as upstream's context does
         if t.subresource is None:
@@ -891,6 +901,19 @@ class Endpoint:
         prepared = objects.prepare_update(rt, obj, _load(expected), "status", managedfields.KUBE_APISERVER)
         prepared["metadata"]["resourceVersion"] = _load(expected)["metadata"].get("resourceVersion")
         await self._write(t, t.key(), prepared, expected)
+
+
+def asker(authorizer: Authorizer, user: User, group: str, resource: str) -> Ask:
+    """The authorizer's answer for `user` about the request's resource with other attributes (a
+    strategy's synthetic subresources): None when allowed, else the 403 message it would give."""
+    def ask(asked: Asked) -> str | None:
+        attrs = Attributes(asked.verb, group, resource, asked.subresource, asked.namespace, asked.name)
+        decision = authorizer.decide(user, attrs)
+        if decision.allowed:
+            return None
+        return errors.forbidden(user.name, asked.verb, group, resource, asked.subresource, asked.namespace,
+                                asked.name, decision.reason).message
+    return ask
 
 
 class _StoreCluster:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -258,9 +259,13 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
 def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
                    subresource: str | None, manager: str | None = None,
                    applied: list[dict[str, Any]] | None = None, shape: bool = True,
-                   warnings: list[str] | None = None, applying: bool = False) -> dict[str, Any]:
+                   warnings: list[str] | None = None, applying: bool = False,
+                   in_cluster: Callable[[str, dict[str, Any], dict[str, Any]], list[errors.FieldError]] | None = None
+                   ) -> dict[str, Any]:
     """Carries over what a client cannot change and applies the subresource's view of the update.
 
+    `in_cluster` are a subresource strategy's rules that read other objects or ask the authorizer
+    (bound to the request by the caller), judged on the prepared object before the strategy's own.
     `applied` are the managedFields a server-side apply computed, which stand instead of tracking;
     `applying` says the new object is an apply's merge, not a decoded body. Without `shape` an update
     of the main resource comes back unshaped: for a caller that changes it further and then shapes it
@@ -298,7 +303,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
             rt.custom.prepare(merged)
             validate(rt, merged, old, status=True, warnings=warnings)
         strategy.prepare_for_status_update(merged, old, now)
-        _check_subresource(rt, strategy, subresource, merged, old)
+        _check_subresource(rt, strategy, subresource, merged, old, in_cluster)
         _record(rt, merged, old, manager, subresource, now, applied)
         strategy.after_status_update(merged, old, now)
         return ordered(shaping.shaped_object(merged))
@@ -366,8 +371,11 @@ def _resized(rt: ResourceType, strategy: Strategy, new: dict[str, Any], old: dic
 
 
 def _check_subresource(rt: ResourceType, strategy: Strategy, subresource: str, new: dict[str, Any],
-                       old: dict[str, Any]) -> None:
-    problems = strategy.validate_subresource_update(subresource, new, old)
+                       old: dict[str, Any],
+                       in_cluster: Callable[[str, dict[str, Any], dict[str, Any]], list[errors.FieldError]] | None
+                       = None) -> None:
+    problems = [] if in_cluster is None else in_cluster(subresource, new, old)
+    problems += strategy.validate_subresource_update(subresource, new, old)
     if problems:
         raise errors.invalid(rt.kind, rt.group, str(new["metadata"].get("name") or ""), problems)
 

@@ -3,13 +3,18 @@
 Upstream's genericregistry.Store runs a kind's BeginCreate, AfterCreate and AfterDelete, and its REST
 storage reads and writes other objects (a Service's cluster IPs, a FlowSchema's priority level). Here
 those hooks are a kind strategy's, and what they may read and write crosses this seam as a `Cluster`,
-which the endpoint implements over its store; the hooks never see HTTP or the store itself.
+which the endpoint implements over its store; the hooks never see HTTP or the store itself. Some
+strategies also ask the authorizer about the request's user (a ResourceClaim's status strategy, with
+synthetic subresources): the `Request` carries that question as `Ask`, which the endpoint answers from
+the server's authorizer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol
+
+from apiserver.errors import FieldError
 
 Obj = dict[str, Any]
 
@@ -53,11 +58,31 @@ class Cluster(Protocol):
 
 
 @dataclass(frozen=True)
+class Asked:
+    """What a strategy asks the authorizer besides the request itself: the request's user, group and
+    resource with these in place of its own (upstream's syntheticSubresourceAttrs)."""
+
+    verb: str
+    subresource: str
+    namespace: str
+    name: str
+
+
+# The authorizer's answer for the request's user: None when allowed, else the message of the 403 it would
+# give (responsewriters.ForbiddenStatusError), which the strategy's refusal quotes.
+Ask = Callable[[Asked], str | None]
+
+
+@dataclass(frozen=True)
 class Request:
     """The request a hook runs for, as far as a hook may know it."""
 
     requester: Requester | None
     dry_run: bool
+    verb: str = ""  # the authorizer's verb of the request (update, patch)
+    namespace: str = ""
+    # None for the server's own writes, which nothing asks about.
+    ask: Ask | None = None
 
 
 # The hooks' types: what KindStrategy declares, the endpoint calls.
@@ -66,3 +91,5 @@ BeginUpdate = Callable[[Obj, Obj, Request, Cluster], None]
 Decorate = Callable[[Obj, Obj | None, Cluster, str], None]
 AfterWrite = Callable[[Obj, Cluster, str], Awaitable[None]]
 UpdateWrite = Callable[[Obj, Obj, Cluster, str], Awaitable[None]]
+# (subresource, the prepared new object, old, the request, the cluster) -> FieldErrors
+JudgeInCluster = Callable[[str, Obj, Obj, Request, Cluster], list[FieldError]]

@@ -20,6 +20,7 @@ from apiserver.registry.hooks import (
     BeginUpdate,
     Cluster,
     Decorate,
+    JudgeInCluster,
     Request,
     UpdateWrite,
 )
@@ -101,6 +102,12 @@ class Strategy(Protocol):
     @property
     def validate_subresource_update(self) -> Callable[[str, Obj, Obj], list[FieldError]]:
         """The /status (or /approval) strategy's ValidateUpdate (subresource, new, old), after its prepare."""
+
+    @property
+    def validate_subresource_in_cluster(self) -> JudgeInCluster:
+        """The rules of the subresource strategy's ValidateUpdate that read other objects or ask the
+        authorizer (subresource, the prepared new object, old, request, cluster): found before the rest
+        and answered with them in one 422."""
 
     @property
     def deletion_grace(self) -> Callable[[Obj, int | None], int] | None:
@@ -240,6 +247,11 @@ def _no_subresource_errors(subresource: str, new: Obj, old: Obj) -> list[FieldEr
     return []
 
 
+def _no_subresource_errors_in_cluster(subresource: str, new: Obj, old: Obj, request: Request,
+                                      cluster: Cluster) -> list[FieldError]:
+    return []
+
+
 def _as_created(new: Obj, old: Obj) -> list[FieldError]:
     """Stands for "judge the new object as `validate` does"; replaced by that when the strategy is made."""
     raise AssertionError("replaced in KindStrategy.__post_init__")
@@ -278,6 +290,7 @@ class KindStrategy:
     warnings_on_delete: Callable[[Obj], list[str]] = _no_warnings
     refuses_delete: Callable[[str], str | None] = _deletable
     validate_subresource_update: Callable[[str, Obj, Obj], list[FieldError]] = _no_subresource_errors
+    validate_subresource_in_cluster: JudgeInCluster = _no_subresource_errors_in_cluster
     keeps_status_on_create: bool = False
     status_keeps_labels: bool = False
     status_keeps_metadata: bool = False

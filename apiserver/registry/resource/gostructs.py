@@ -65,6 +65,67 @@ _STRUCTS: dict[str, _Fields] = {
         ("opaque", "Opaque", "*OpaqueDeviceConfiguration"),
     ),
     "OpaqueDeviceConfiguration": (("driver", "Driver", ""), ("parameters", "Parameters", None)),
+    "AllocationResult": (
+        ("devices", "Devices", "DeviceAllocationResult"),
+        ("nodeSelector", "NodeSelector", "*NodeSelector"),
+        ("allocationTimestamp", "AllocationTimestamp", None),
+    ),
+    "DeviceAllocationResult": (
+        ("results", "Results", "[]DeviceRequestAllocationResult"),
+        ("config", "Config", "[]DeviceAllocationConfiguration"),
+    ),
+    "DeviceRequestAllocationResult": (
+        ("request", "Request", ""),
+        ("driver", "Driver", ""),
+        ("pool", "Pool", ""),
+        ("device", "Device", ""),
+        ("adminAccess", "AdminAccess", None),
+        ("tolerations", "Tolerations", "[]DeviceToleration"),
+        ("bindingConditions", "BindingConditions", None),
+        ("bindingFailureConditions", "BindingFailureConditions", None),
+        ("shareID", "ShareID", None),
+        ("consumedCapacity", "ConsumedCapacity", None),
+    ),
+    # DeviceConfiguration is embedded: its Opaque is written in its place.
+    "DeviceAllocationConfiguration": (
+        ("source", "Source", ""),
+        ("requests", "Requests", None),
+        ("opaque", "Opaque", "*OpaqueDeviceConfiguration"),
+    ),
+    "NodeSelector": (("nodeSelectorTerms", "NodeSelectorTerms", "[]NodeSelectorTerm"),),
+    "NodeSelectorTerm": (
+        ("matchExpressions", "MatchExpressions", "[]NodeSelectorRequirement"),
+        ("matchFields", "MatchFields", "[]NodeSelectorRequirement"),
+    ),
+    "NodeSelectorRequirement": (("key", "Key", ""), ("operator", "Operator", ""), ("values", "Values", None)),
+    "ResourceClaimConsumerReference": (
+        ("apiGroup", "APIGroup", ""),
+        ("resource", "Resource", ""),
+        ("name", "Name", ""),
+        ("uid", "UID", ""),
+    ),
+    "AllocatedDeviceStatus": (
+        ("driver", "Driver", ""),
+        ("pool", "Pool", ""),
+        ("device", "Device", ""),
+        ("shareID", "ShareID", None),
+        ("conditions", "Conditions", "[]Condition"),
+        ("data", "Data", None),
+        ("networkData", "NetworkData", "*NetworkDeviceData"),
+    ),
+    "Condition": (
+        ("type", "Type", ""),
+        ("status", "Status", ""),
+        ("observedGeneration", "ObservedGeneration", 0),
+        ("lastTransitionTime", "LastTransitionTime", None),
+        ("reason", "Reason", ""),
+        ("message", "Message", ""),
+    ),
+    "NetworkDeviceData": (
+        ("interfaceName", "InterfaceName", ""),
+        ("ips", "IPs", None),
+        ("hardwareAddress", "HardwareAddress", ""),
+    ),
 }
 
 
@@ -106,6 +167,16 @@ def _struct(value: Any, name: str) -> Obj:
 
 def claim_spec(spec: Any) -> Obj:
     return _struct(spec, "ResourceClaimSpec")
+
+
+def view(value: Any, kind: str) -> Any:
+    """A value of a struct's kind ("AllocationResult", "[]AllocatedDeviceStatus", "*NodeSelector") as
+    Go holds it: every field, unset ones at Go's zero value."""
+    return _value(value, kind)
+
+
+def allocation_result(allocation: Any) -> Obj:
+    return _struct(allocation, "AllocationResult")
 
 
 def claim_template_spec(spec: Any) -> Obj:

@@ -8,7 +8,7 @@ from typing import Any
 from apiserver.errors import FieldError
 from apiserver.registry import field, meta
 from apiserver.registry.hooks import Cluster
-from apiserver.registry.resource import slice_validation, validation
+from apiserver.registry.resource import claim_status, slice_validation, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 Obj = dict[str, Any]
@@ -134,6 +134,11 @@ STRATEGIES: dict[str, Strategy] = {
         returns_deleted_object=True,
         validate=validation.resource_claim,
         validate_update=validation.resource_claim_update,
+        prepare_for_status_update=claim_status.prepare_status_update,
+        validate_subresource_in_cluster=claim_status.validate_status_in_cluster,
+        validate_subresource_update=claim_status.validate_status_update,
+        status_keeps_metadata=True,
+        reset_fields=(("status", (("f:metadata",), ("f:spec",))),),
     ),
     "ResourceClaimTemplate": KindStrategy(
         default=_default_resource_claim_template,

@@ -271,7 +271,7 @@ def _request(request: Any, path: str) -> list[FieldError]:
     return found
 
 
-def _request_names(claim: Obj) -> dict[str, set[str] | None]:
+def request_names(claim: Obj) -> dict[str, set[str] | None]:
     """gatherRequestNames: each request's subrequests (None for a request without)."""
     names: dict[str, set[str] | None] = {}
     for request in as_list(claim.get("requests")):
@@ -291,7 +291,7 @@ def _names_request(names: dict[str, set[str] | None], ref: str) -> bool:
     return len(segments) == 1 or (subs is not None and segments[1] in subs)
 
 
-def _request_ref(names: dict[str, set[str] | None]) -> Check:
+def request_ref(names: dict[str, set[str] | None]) -> Check:
     def check(ref: Any, path: str) -> list[FieldError]:
         ref = ref if isinstance(ref, str) else ""
         if len(ref.split("/")) > 2:
@@ -312,7 +312,7 @@ def _constraint(names: dict[str, set[str] | None]) -> Check:
         found = each_unique(
             as_list(constraint.get("requests")),
             REQUESTS_MAX,
-            _request_ref(names),
+            request_ref(names),
             lambda r: r,
             f"{path}.requests",
         )
@@ -362,7 +362,7 @@ def _claim_config(names: dict[str, set[str] | None]) -> Check:
     def check(config: Any, path: str) -> list[FieldError]:
         config = as_dict(config)
         found = each_unique(
-            as_list(config.get("requests")), REQUESTS_MAX, _request_ref(names), lambda r: r, f"{path}.requests"
+            as_list(config.get("requests")), REQUESTS_MAX, request_ref(names), lambda r: r, f"{path}.requests"
         )
         return found + device_configuration(config, path)
 
@@ -372,7 +372,7 @@ def _claim_config(names: dict[str, set[str] | None]) -> Check:
 def claim_spec(spec: Any, path: str) -> list[FieldError]:
     """validateResourceClaimSpec (validateDeviceClaim)."""
     devices, at = as_dict(as_dict(spec).get("devices")), f"{path}.devices"
-    names = _request_names(devices)
+    names = request_names(devices)
     found = each_unique(
         as_list(devices.get("requests")),
         REQUESTS_MAX,
