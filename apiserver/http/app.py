@@ -442,7 +442,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
                     if writes else None,
                     requester=Requester(user.name, user.uid, user.groups, user.extra_json()) if writes else None,
                     user=user if writes else None, verb=verb,
-                    ask=asker(state.authorizer, user, rt.group, rt.plural) if writes else None)
+                    ask=asker(state.authorizer, user) if writes else None)
     if writes:
         request.scope[_WRITE] = target  # what admission adds to the audit record is read from it after
     if verb == "watch" and name is not None:

@@ -48,7 +48,7 @@ from apiserver.patching import apply, patch, unstructured
 from apiserver.query import paging
 from apiserver.query.selection import Selection, selection_for
 from apiserver.registry.core import service_allocation as services
-from apiserver.registry.hooks import Ask, Asked, Request, Requester
+from apiserver.registry.hooks import Ask, Request, Requester
 from apiserver.registry.lookup import strategy_for
 from apiserver.reply import Reply, StreamReply
 from apiserver.shapes.assembled import AssemblyCache
@@ -382,9 +382,11 @@ class Endpoint:
         cluster = _StoreCluster(self)
         # BeginCreate comes before the strategy prepares and judges the object, as upstream's store calls
         # them: what it allocates is judged with the rest, and what it refuses is the whole answer.
-        decided_at = strategy.begin_create(obj, Request(t.requester, t.dry_run), cluster)
+        request = Request(t.requester, t.dry_run, t.verb, t.namespace, t.ask)
+        decided_at = strategy.begin_create(obj, request, cluster)
         admitting.warn(t, strategy.warnings_on_prepare_create(obj))
-        obj = objects.prepare_create(t.rt, obj, strategy.validate_in_cluster(obj, cluster))
+        obj = objects.prepare_create(t.rt, obj, strategy.validate_in_cluster(obj, cluster),
+                                     lambda valid: strategy.authorize_valid(valid, None, request, cluster))
         shaped_as = objects.shaped_json(obj)
         admitting.warn(t, strategy.warnings_on_create(obj))
         name = obj["metadata"]["name"]
@@ -629,9 +631,10 @@ class Endpoint:
         def in_cluster(subresource: str, prepared: dict[str, Any], old: dict[str, Any]) -> list[errors.FieldError]:
             return strategy.validate_subresource_in_cluster(subresource, prepared, old, request, cluster)
         try:
-            prepared = objects.prepare_update(t.rt, new, old, t.subresource, t.manager, applied,
-                                              shape=t.subresource is not None, warnings=ratcheted, applying=applying,
-                                              in_cluster=in_cluster)
+            prepared = objects.prepare_update(
+                t.rt, new, old, t.subresource, t.manager, applied, shape=t.subresource is not None,
+                warnings=ratcheted, applying=applying, in_cluster=in_cluster,
+                if_valid=lambda valid: strategy.authorize_valid(valid, old, request, cluster))
         finally:
             admitting.warn(t, ratcheted)  # a refused update warns of them too, as upstream's context does
         if t.subresource is None:
@@ -903,16 +906,15 @@ class Endpoint:
         await self._write(t, t.key(), prepared, expected)
 
 
-def asker(authorizer: Authorizer, user: User, group: str, resource: str) -> Ask:
-    """The authorizer's answer for `user` about the request's resource with other attributes (a
-    strategy's synthetic subresources): None when allowed, else the 403 message it would give."""
-    def ask(asked: Asked) -> str | None:
-        attrs = Attributes(asked.verb, group, resource, asked.subresource, asked.namespace, asked.name)
+def asker(authorizer: Authorizer, user: User) -> Ask:
+    """The authorizer's answer for `user` about attributes a strategy names: None when allowed, else
+    the 403 message it would give."""
+    def ask(attrs: Attributes) -> str | None:
         decision = authorizer.decide(user, attrs)
         if decision.allowed:
             return None
-        return errors.forbidden(user.name, asked.verb, group, resource, asked.subresource, asked.namespace,
-                                asked.name, decision.reason).message
+        return errors.forbidden(user.name, attrs.verb, attrs.group, attrs.resource, attrs.subresource,
+                                attrs.namespace, attrs.name, decision.reason).message
     return ask
 
 
@@ -922,6 +924,11 @@ class _StoreCluster:
     def __init__(self, endpoint: Endpoint) -> None:
         self._endpoint = endpoint
         self.service_range = endpoint.service_range
+
+    def resource_of(self, api_version: str, kind: str) -> str | None:
+        group, _, version = api_version.rpartition("/")
+        return next((rt.plural for rt in self._endpoint._registry.in_group_version(group, version)
+                     if rt.kind == kind and not rt.synthetic), None)
 
     def get(self, storage_key: str, namespace: str, name: str) -> dict[str, Any] | None:
         stored = self._endpoint.store.latest((storage_key, namespace, name))

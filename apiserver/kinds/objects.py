@@ -34,6 +34,8 @@ _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resource
 _SERVER_SET = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink")
 # Consonants and digits that cannot spell words, as upstream's name generator uses.
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+# The rules of a kind asked only of an object otherwise valid (the object, as validated): the authorizer's.
+IfValid = Callable[[dict[str, Any]], list[errors.FieldError]]
 
 
 _last_second: list[tuple[int, str]] = [(-1, "")]
@@ -192,12 +194,13 @@ def named_for_create(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def prepare_create(rt: ResourceType, obj: dict[str, Any], found: list[errors.FieldError] | None = None) -> dict[str, Any]:
+def prepare_create(rt: ResourceType, obj: dict[str, Any], found: list[errors.FieldError] | None = None,
+                   if_valid: IfValid | None = None) -> dict[str, Any]:
     """The object as it will be stored (upstream's BeforeCreate, after the storage's BeginCreate): the
     create strategy's changes made, and validated (`found`: what the rules reading other objects found,
-    which come first in the same 422)."""
+    which come first in the same 422; `if_valid`: the rules asked only of an object otherwise valid)."""
     strategy_for(rt).prepare_for_create(obj)
-    validate(rt, obj, found=found)
+    validate(rt, obj, found=found, if_valid=if_valid)
     return ordered(shaping.shaped_object(obj))
 
 
@@ -230,7 +233,7 @@ def shaped_json(obj: dict[str, Any]) -> bytes | None:
 
 def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None,
              status: bool = False, warnings: list[str] | None = None,
-             found: list[errors.FieldError] | None = None) -> None:
+             found: list[errors.FieldError] | None = None, if_valid: IfValid | None = None) -> None:
     """The object's metadata and then its kind's rules (`status`: its status strategy's), in one 422 as
     upstream's Validate returns them; a custom resource's ratcheted rule failures go to `warnings`."""
     strategy = strategy_for(rt)
@@ -251,6 +254,8 @@ def validate(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None =
         problems += strategy.validate_update(obj, old)
     if found:
         problems = found + problems
+    if not problems and if_valid is not None:
+        problems = if_valid(obj)
     if problems:
         group = rt.group if strategy.invalid_group is None else strategy.invalid_group
         raise errors.invalid(rt.kind, group, str(obj["metadata"].get("name") or ""), problems)
@@ -260,12 +265,13 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
                    subresource: str | None, manager: str | None = None,
                    applied: list[dict[str, Any]] | None = None, shape: bool = True,
                    warnings: list[str] | None = None, applying: bool = False,
-                   in_cluster: Callable[[str, dict[str, Any], dict[str, Any]], list[errors.FieldError]] | None = None
-                   ) -> dict[str, Any]:
+                   in_cluster: Callable[[str, dict[str, Any], dict[str, Any]], list[errors.FieldError]] | None = None,
+                   if_valid: IfValid | None = None) -> dict[str, Any]:
     """Carries over what a client cannot change and applies the subresource's view of the update.
 
     `in_cluster` are a subresource strategy's rules that read other objects or ask the authorizer
-    (bound to the request by the caller), judged on the prepared object before the strategy's own.
+    (bound to the request by the caller), judged on the prepared object before the strategy's own;
+    `if_valid`, the main resource's rules asked only of an object otherwise valid.
     `applied` are the managedFields a server-side apply computed, which stand instead of tracking;
     `applying` says the new object is an apply's merge, not a decoded body. Without `shape` an update
     of the main resource comes back unshaped: for a caller that changes it further and then shapes it
@@ -349,7 +355,7 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
         if problems:
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
     else:
-        validate(rt, new, old, warnings=warnings)
+        validate(rt, new, old, warnings=warnings, if_valid=if_valid)
     shaping.as_stored(emptied)
     return ordered(shaping.shaped_object(new)) if shape else new
 

@@ -5,15 +5,17 @@ storage reads and writes other objects (a Service's cluster IPs, a FlowSchema's 
 those hooks are a kind strategy's, and what they may read and write crosses this seam as a `Cluster`,
 which the endpoint implements over its store; the hooks never see HTTP or the store itself. Some
 strategies also ask the authorizer about the request's user (a ResourceClaim's status strategy, with
-synthetic subresources): the `Request` carries that question as `Ask`, which the endpoint answers from
-the server's authorizer.
+synthetic subresources; an admission policy's, about its params): the `Request` carries that question
+as `Ask`, which the endpoint answers from the server's authorizer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
+from apiserver.auth.access import Attributes
 from apiserver.errors import FieldError
 
 Obj = dict[str, Any]
@@ -56,21 +58,14 @@ class Cluster(Protocol):
         """Writes the status of every object `change` changed (it returns whether it did), skipping
         those written meanwhile: that write judged the same store."""
 
-
-@dataclass(frozen=True)
-class Asked:
-    """What a strategy asks the authorizer besides the request itself: the request's user, group and
-    resource with these in place of its own (upstream's syntheticSubresourceAttrs)."""
-
-    verb: str
-    subresource: str
-    namespace: str
-    name: str
+    def resource_of(self, api_version: str, kind: str) -> str | None:
+        """The resource a served kind is reached by (the RESTMapper's answer), or None when none serves it."""
 
 
-# The authorizer's answer for the request's user: None when allowed, else the message of the 403 it would
+# The authorizer's answer for the request's user about attributes a strategy names (upstream's
+# syntheticSubresourceAttrs, a policy's params): None when allowed, else the message of the 403 it would
 # give (responsewriters.ForbiddenStatusError), which the strategy's refusal quotes.
-Ask = Callable[[Asked], str | None]
+Ask = Callable[[Attributes], str | None]
 
 
 @dataclass(frozen=True)

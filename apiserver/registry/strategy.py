@@ -159,6 +159,11 @@ class Strategy(Protocol):
         before the rest and answered with them in one 422."""
 
     @property
+    def authorize_valid(self) -> Callable[[Obj, Obj | None, Request, Cluster], list[FieldError]]:
+        """What a write of an otherwise valid object (new, old or None on a create) must also pass that asks
+        the authorizer (upstream's admission-policy strategies), found only when nothing else is wrong."""
+
+    @property
     def validate_update(self) -> Callable[[Obj, Obj], list[FieldError]]:
         """ValidateUpdate (new, old): the object's own rules and the update's."""
 
@@ -227,6 +232,10 @@ def _no_errors_in_cluster(obj: Obj, cluster: Cluster) -> list[FieldError]:
     return []
 
 
+def _nothing_to_authorize(new: Obj, old: Obj | None, request: Request, cluster: Cluster) -> list[FieldError]:
+    return []
+
+
 def _no_warnings(obj: Obj) -> list[str]:
     return []
 
@@ -282,6 +291,7 @@ class KindStrategy:
     after_delete: AfterWrite = _write_nothing
     validate: Callable[[Obj], list[FieldError]] = _no_errors
     validate_in_cluster: Callable[[Obj, Cluster], list[FieldError]] = _no_errors_in_cluster
+    authorize_valid: Callable[[Obj, Obj | None, Request, Cluster], list[FieldError]] = _nothing_to_authorize
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _as_created
     warnings_on_prepare_create: Callable[[Obj], list[str]] = _no_warnings
     warnings_on_create: Callable[[Obj], list[str]] = _no_warnings

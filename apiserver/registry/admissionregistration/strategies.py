@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apiserver.registry.admissionregistration import defaults, policies, validation
+from apiserver.registry.admissionregistration import defaults, param_access, policies, validation
 from apiserver.registry.strategy import KindStrategy, Strategy
 
 STRATEGIES: dict[str, Strategy] = {
@@ -22,23 +22,27 @@ STRATEGIES: dict[str, Strategy] = {
     ),
     "ValidatingAdmissionPolicy": KindStrategy(
         kube_finalizers=False,
+        authorize_valid=param_access.policy_param_kind,
         default=defaults.admission_policy,
         validate=policies.validating_admission_policy,
         validate_update=policies.validating_admission_policy,
     ),
     "MutatingAdmissionPolicy": KindStrategy(
         kube_finalizers=False,
+        authorize_valid=param_access.policy_param_kind,
         default=defaults.mutating_admission_policy,
         validate=policies.mutating_admission_policy,
         validate_update=policies.mutating_admission_policy,
     ),
     "ValidatingAdmissionPolicyBinding": KindStrategy(
         kube_finalizers=False,
+        authorize_valid=param_access.validating_binding_param_ref,
         default=defaults.policy_binding,
         validate=policies.validating_admission_policy_binding,
     ),
     "MutatingAdmissionPolicyBinding": KindStrategy(
         kube_finalizers=False,
+        authorize_valid=param_access.mutating_binding_param_ref,
         default=defaults.policy_binding,
         validate=policies.mutating_admission_policy_binding,
     ),

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.auth.access import Attributes
 from apiserver.errors import FieldError
 from apiserver.kinds.validation import dns1123_label, dns1123_subdomain
 from apiserver.registry import field
-from apiserver.registry.hooks import Asked, Cluster, Request
+from apiserver.registry.hooks import Cluster, Request
 from apiserver.registry.resource import claim_status_validation as rules
 from apiserver.registry.resource import gostructs
 from apiserver.registry.resource.validation import as_dict, as_list
@@ -23,6 +24,7 @@ Obj = dict[str, Any]
 ADMIN_NAMESPACE_LABEL = "resource.kubernetes.io/admin-access"
 NODE_NAME_EXTRA = "authentication.kubernetes.io/node-name"  # serviceaccount.NodeNameKey
 _SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
+_GROUP, _CLAIMS = "resource.k8s.io", "resourceclaims"  # whose synthetic subresources are asked about
 
 
 def prepare_status_update(new: Obj, old: Obj, now: str) -> None:
@@ -80,7 +82,7 @@ def authorized_for_binding(new: Obj, old: Obj, request: Request) -> list[FieldEr
                == rules.semantic(gostructs.view(old_status.get(key), kind)) for key, kind in kinds)
     if same or request.ask is None:
         return []
-    refusal = request.ask(Asked(request.verb, "binding", "", ""))
+    refusal = request.ask(Attributes(request.verb, _GROUP, _CLAIMS, "binding", "", ""))
     if refusal is None:
         return []
     return [field.forbidden("status.allocation", 'changing status.allocation or status.reservedFor requires '
@@ -150,7 +152,7 @@ def authorized_for_device_status(new: Obj, old: Obj, request: Request) -> list[F
     for driver in drivers:
         refusals = []
         for verb in verbs:  # any one of them allows it; the first refusal is the one told
-            refusal = request.ask(Asked(verb, "driver", request.namespace, driver))
+            refusal = request.ask(Attributes(verb, _GROUP, _CLAIMS, "driver", request.namespace, driver))
             if refusal is None:
                 break
             refusals.append(refusal)
