@@ -191,3 +191,26 @@ def test_the_view_role_may_read_logs_but_not_exec(cluster: ServerProcess) -> Non
     assert refused.returncode == 1
     assert ('User "viewer" cannot create resource "pods/exec" in API group "" in the namespace "default"'
             in refused.stderr), refused.stderr
+
+
+@pytest.mark.parametrize("subresource", ["exec?command=ls", "attach", "portforward"])
+def test_a_websocket_get_needs_create_as_the_spdy_post_does(cluster: ServerProcess, subresource: str) -> None:
+    # Upstream's ensureAuthorizedForVerb: `get pods/exec` (a websocket's GET) alone runs nothing in a pod.
+    # The answer is the reference's, to a user impersonated with only get on the pods and these.
+    rbac = "/apis/rbac.authorization.k8s.io/v1"
+    for path, obj in ((f"{rbac}/clusterroles", {"kind": "ClusterRole", "metadata": {"name": "streams-get"}, "rules": [
+            {"apiGroups": [""], "resources": ["pods", "pods/exec", "pods/attach", "pods/portforward"],
+             "verbs": ["get"]}]}),
+            (f"{rbac}/clusterrolebindings", {"kind": "ClusterRoleBinding", "metadata": {"name": "streams-get"},
+                                             "roleRef": {"apiGroup": "rbac.authorization.k8s.io",
+                                                         "kind": "ClusterRole", "name": "streams-get"},
+                                             "subjects": [{"kind": "User", "name": "streamer",
+                                                           "apiGroup": "rbac.authorization.k8s.io"}]})):
+        code, answer = cluster.json("POST", path, {"apiVersion": "rbac.authorization.k8s.io/v1", **obj})
+        assert code in (201, 409), answer
+    refused = get(cluster, f"/api/v1/namespaces/{NS}/pods/placed/{subresource}", "GET",
+                  {"Impersonate-User": "streamer"})
+    assert refused == (403, {**status(403, 'pods "placed" is forbidden: ', "Forbidden"),
+                             "details": {"name": "placed", "kind": "pods"}})
+    # The administrator may create: the request goes on, to be told what else it lacks.
+    assert get(cluster, f"/api/v1/namespaces/{NS}/pods/placed/{subresource}", "GET")[0] == 400

@@ -461,6 +461,13 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         if options is not None:
             target.user = user  # a connect is admitted whatever its method
             await admitting.connect(state.endpoint.admission, target, options)
+        if rt.plural == "pods" and parsed.subresource in _STREAMS and verb != "create":
+            # A websocket's GET must be allowed as the POST of SPDY is (ensureAuthorizedForVerb, under
+            # AuthorizePodWebsocketUpgradeCreatePermission, on at 1.36): `get pods/exec` alone runs nothing.
+            decision = state.authorizer.decide(user, access.Attributes("create", "", "pods", parsed.subresource,
+                                                                       namespace, name or ""))
+            if not decision.allowed:
+                raise errors.forbidden_object("pods", "", name or "", decision.reason)
         upgrade = "upgrade" in request.headers.get("connection", "").lower()
         return _reply_response(kubelet.answer(state.store, rt.plural, namespace, name or "", parsed.subresource,
                                               query, upgrade, state.simulated_kubelets,
@@ -593,6 +600,8 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 _OBJECT_VERBS = {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 _NAMED_VERBS = ("get", "update", "patch", "delete")
+# The pod subresources that stream into a container, which need `create` whatever the method.
+_STREAMS = frozenset({"exec", "attach", "portforward"})
 
 
 def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) -> str:
