@@ -27,7 +27,6 @@ from apiserver.registry.resource.validation import (
     dns_subdomain,
     driver_name,
     each,
-    label_name,
     raw_extension,
     request_names,
     request_ref,
@@ -37,7 +36,6 @@ Obj = dict[str, Any]
 
 RESERVED_FOR_MAX = 256
 ALLOCATION_RESULTS_MAX = 32
-BINDING_CONDITIONS_MAX = 4
 POOL_NAME_MAX = 253
 CONDITIONS_MAX = 8
 DATA_MAX = 10 * 1024
@@ -121,34 +119,6 @@ def _strings(values: Any) -> list[str]:
     return [v if isinstance(v, str) else "" for v in as_list(values)]
 
 
-def _binding_parameters(result: Obj, path: str) -> list[FieldError]:
-    """validateDeviceBindingParameters."""
-    bindings, failures = _strings(result.get("bindingConditions")), _strings(result.get("bindingFailureConditions"))
-    found = each(bindings, BINDING_CONDITIONS_MAX, label_name, f"{path}.bindingConditions")
-    found += each(failures, BINDING_CONDITIONS_MAX, label_name, f"{path}.bindingFailureConditions")
-    seen: set[str] = set()
-    for i, condition in enumerate(bindings):
-        if condition in seen:
-            found.append(field.duplicate(f"{path}.bindingConditions[{i}]", condition))
-        seen.add(condition)
-    seen_failures: set[str] = set()
-    for i, condition in enumerate(failures):
-        if condition in seen_failures:
-            found.append(field.duplicate(f"{path}.bindingFailureConditions[{i}]", condition))
-        seen_failures.add(condition)
-        if condition in seen:
-            found.append(field.invalid(f"{path}.bindingFailureConditions[{i}]", condition,
-                                       "bindingFailureConditions must not overlap with bindingConditions"))
-    # The slices are printed as Go holds them: an absent one is null.
-    if not bindings and failures:
-        found.append(field.invalid(f"{path}.bindingConditions", result.get("bindingConditions"),
-                                   "bindingConditions are required to use bindingFailureConditions"))
-    if not failures and bindings:
-        found.append(field.invalid(f"{path}.bindingFailureConditions", result.get("bindingFailureConditions"),
-                                   "bindingFailureConditions are required to use bindingConditions"))
-    return found
-
-
 def _request_result(names: dict[str, set[str] | None]) -> Check:
     def check(result: Any, path: str) -> list[FieldError]:
         """validateDeviceRequestAllocationResult."""
@@ -157,7 +127,7 @@ def _request_result(names: dict[str, set[str] | None]) -> Check:
         found += driver_name(result.get("driver"), f"{path}.driver")
         found += _pool_name(result.get("pool"), f"{path}.pool")
         found += dns_label(str(result.get("device") or ""), f"{path}.device")
-        found += _binding_parameters(result, path)
+        found += slice_validation.binding_parameters(result, path)
         if result.get("shareID") is not None:
             found += _uid(str(result["shareID"]), f"{path}.shareID")
         return found

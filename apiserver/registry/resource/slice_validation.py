@@ -279,8 +279,8 @@ def _taint(taint: Any, path: str) -> list[FieldError]:
     return found
 
 
-def _binding_conditions(device: Obj, path: str) -> list[FieldError]:
-    """validateDeviceBindingParameters."""
+def binding_parameters(device: Obj, path: str) -> list[FieldError]:
+    """validateDeviceBindingParameters, of a slice's device or a claim's allocation result."""
     conditions = [c if isinstance(c, str) else "" for c in as_list(device.get("bindingConditions"))]
     failures = [c if isinstance(c, str) else "" for c in as_list(device.get("bindingFailureConditions"))]
     found = each(conditions, MAX_BINDING_CONDITIONS, label_name, f"{path}.bindingConditions")
@@ -366,7 +366,7 @@ def _device(device: Any, path: str, old_devices: dict[str, Obj], per_device: boo
         f"{path}.consumesCounters",
     )
     found += _device_node_selection(device, path, per_device)
-    return found + _binding_conditions(device, path)
+    return found + binding_parameters(device, path)
 
 
 def _device_node_selection(device: Obj, path: str, per_device: bool) -> list[FieldError]:
