@@ -14,7 +14,6 @@ the answers.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -153,13 +152,7 @@ _ROLES: list[tuple[str, Obj]] = [
 
 def sender(kubeconfig: str) -> Send:
     """Sends as the kubeconfig's user, or impersonating one of USERS: (status, decoded body)."""
-    exchanges = {user: capture_validation.exchange(kubeconfig, headers) for user, headers in USERS.items()}
-
-    def send(method: str, path: str, body: Any, content_type: str, user: str = "admin") -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        status, raw, _ = exchanges[user](method, path, data, content_type)
-        return status, json.loads(raw) if raw else None
-    return send
+    return capture_validation.as_users(kubeconfig, USERS)
 
 
 def prepare(send: Send) -> None:

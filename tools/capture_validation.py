@@ -54,6 +54,18 @@ def exchange(kubeconfig: str, headers: dict[str, str] | None = None) -> Exchange
     return send
 
 
+def as_users(kubeconfig: str, users: dict[str, dict[str, str]]) -> Callable[..., tuple[int, Any]]:
+    """Sends as the kubeconfig's user, or as another it impersonates (`users`: name -> the
+    Impersonate-* headers): send(method, path, body, content type, user name) -> (status, decoded body)."""
+    exchanges = {user: exchange(kubeconfig, headers) for user, headers in users.items()}
+
+    def send(method: str, path: str, body: Any, content_type: str, user: str = "admin") -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        status, raw, _ = exchanges[user](method, path, data, content_type)
+        return status, json.loads(raw) if raw else None
+    return send
+
+
 def sender(kubeconfig: str) -> validation_cases.Send:
     send_raw = exchange(kubeconfig)
 
