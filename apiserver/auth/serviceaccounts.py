@@ -18,10 +18,14 @@ from apiserver import errors
 from apiserver.auth.jws import SigningKey
 from apiserver.auth.rbac import service_account_user
 from apiserver.auth.tokens import AUTHENTICATED_GROUP, CREDENTIAL_ID, Extra, User
+from apiserver.kinds.resources import ResourceType
 from apiserver.kinds.validation import invalid_value
 from apiserver.storage.interface import Store
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
+GROUP = "authentication.k8s.io"
+# What a TokenRequest body is decoded as (the serviceaccounts/token subresource's kind).
+TOKEN_REQUEST = ResourceType(GROUP, "v1", "TokenRequest", "serviceaccounts", "", True, verbs=("create",), synthetic=True)
 DEFAULT_EXPIRATION_SECONDS = 3600
 _MIN_EXPIRATION_SECONDS = 600
 _MAX_EXPIRATION_SECONDS = 1 << 32
@@ -30,6 +34,14 @@ _CLAIMS = "kubernetes.io"
 _BOUND = {"Pod": ("pods", "pod", True), "Secret": ("secrets", "secret", True), "Node": ("nodes", "node", False)}
 # Verified signatures remembered (a verify costs more than the rest of a read); past this, start over.
 _MAX_VERIFIED = 10_000
+
+
+def _group_version(api_version: str) -> tuple[str, str]:
+    """schema.FromAPIVersionAndKind's reading: ParseGroupVersion, or no group and version when it fails."""
+    if api_version.count("/") > 1:
+        return "", ""
+    group, _, version = api_version.rpartition("/")
+    return group, version
 
 
 def _rfc3339(seconds: float) -> str:
@@ -53,50 +65,62 @@ class ServiceAccountTokens:
 
     # -- issuing -------------------------------------------------------------------------------
 
-    def token_request(self, namespace: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
-        """The TokenRequest answer for POST .../serviceaccounts/NAME/token."""
-        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
-        assert isinstance(meta, dict)
+    def prepare_request(self, namespace: str, name: str, request: dict[str, Any]) -> dict[str, Any]:
+        """TokenREST.Create up to its validating admission: the request decoded, defaulted, given its
+        managedFields and through mutating admission comes in; it leaves with the service account's name,
+        namespace and uid, the API's audiences if it asked none, and ValidateTokenRequest passed."""
+        meta = request["metadata"]
         if meta.get("name") and meta["name"] != name:
-            raise errors.invalid("TokenRequest", "authentication.k8s.io", name, [invalid_value(
+            raise errors.invalid("TokenRequest", GROUP, name, [invalid_value(
                 "metadata.name", meta["name"], "must match the service account name if specified")])
         if meta.get("namespace") and meta["namespace"] != namespace:
-            raise errors.invalid("TokenRequest", "authentication.k8s.io", name, [invalid_value(
+            raise errors.invalid("TokenRequest", GROUP, name, [invalid_value(
                 "metadata.namespace", meta["namespace"], "must match the service account namespace if specified")])
         account = _object(self._store, "serviceaccounts", namespace, name)
         if account is None:
             raise errors.not_found("serviceaccounts", "", name)
-        spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
-        assert isinstance(spec, dict)
-        audiences = [a for a in spec.get("audiences") or () if isinstance(a, str)] or list(self.api_audiences)
-        expiration = spec.get("expirationSeconds")
-        expiration = DEFAULT_EXPIRATION_SECONDS if expiration is None else expiration
-        if not isinstance(expiration, int) or expiration < _MIN_EXPIRATION_SECONDS:
-            raise errors.invalid("TokenRequest", "authentication.k8s.io", "", [invalid_value(
+        uid = account["metadata"].get("uid", "")
+        if meta.get("uid") and meta["uid"] != uid:
+            # TokenRequestServiceAccountUIDValidation, beta and on at 1.36
+            raise errors.conflict("TokenRequest", GROUP, name, f"the UID in the token request ({meta['uid']}) does "
+                                  f"not match the UID of the service account ({uid})")
+        spec = request["spec"] = request.get("spec") or {}
+        if not spec.get("audiences"):
+            spec["audiences"] = list(self.api_audiences)
+        meta["name"], meta["namespace"], meta["uid"] = name, namespace, uid
+        meta["creationTimestamp"] = _rfc3339(time.time())
+        request.pop("status", None)
+        expiration = spec["expirationSeconds"]
+        if expiration < _MIN_EXPIRATION_SECONDS:
+            raise errors.invalid("TokenRequest", GROUP, "", [invalid_value(
                 "spec.expirationSeconds", expiration, "may not specify a duration less than 10 minutes")])
         if expiration > _MAX_EXPIRATION_SECONDS:
-            raise errors.invalid("TokenRequest", "authentication.k8s.io", "", [invalid_value(
+            raise errors.invalid("TokenRequest", GROUP, "", [invalid_value(
                 "spec.expirationSeconds", expiration, "may not specify a duration larger than 2^32 seconds")])
+        return request
+
+    def issue(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The rest of TokenREST.Create, on an admitted request: the object it binds the token to, the
+        token, and the request answered with its status."""
+        meta, spec = request["metadata"], request["spec"]
+        namespace, name = meta["namespace"], meta["name"]
         now = int(time.time())
+        expiration = spec["expirationSeconds"]
         claims: dict[str, Any] = {
-            "aud": audiences, "exp": now + expiration, "iat": now, "iss": self._issuers[0], "jti": str(uuid.uuid4()),
-            _CLAIMS: {"namespace": namespace,
-                      "serviceaccount": {"name": name, "uid": account["metadata"].get("uid", "")}},
+            "aud": spec["audiences"], "exp": now + expiration, "iat": now, "iss": self._issuers[0],
+            "jti": str(uuid.uuid4()),
+            _CLAIMS: {"namespace": namespace, "serviceaccount": {"name": name, "uid": meta["uid"]}},
             "nbf": now, "sub": service_account_user(namespace, name)}
         ref = spec.get("boundObjectRef")
         if isinstance(ref, dict):
             claims[_CLAIMS].update(self._bound(namespace, name, ref))
-        return {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
-                "metadata": {"name": name, "namespace": namespace, "creationTimestamp": _rfc3339(now)},
-                "spec": {"audiences": audiences, "expirationSeconds": expiration,
-                         "boundObjectRef": ref if isinstance(ref, dict) else None},
-                "status": {"token": self._key.sign(claims), "expirationTimestamp": _rfc3339(now + expiration)}}
+        return {**request, "status": {"token": self._key.sign(claims),
+                                      "expirationTimestamp": _rfc3339(now + expiration)}}
 
     def _bound(self, namespace: str, account: str, ref: dict[str, Any]) -> dict[str, Any]:
-        kind, api_version, name = ref.get("kind", ""), ref.get("apiVersion", ""), str(ref.get("name", ""))
-        if api_version != "v1" or kind not in _BOUND:
-            group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
-            version = api_version.rsplit("/", 1)[-1]
+        kind, name = str(ref.get("kind") or ""), str(ref.get("name") or "")
+        group, version = _group_version(str(ref.get("apiVersion") or ""))
+        if group or kind not in _BOUND:  # the version is not asked (schema.FromAPIVersionAndKind's group only)
             raise errors.bad_request(f"cannot bind token to object of type {group}/{version}, Kind={kind}")
         storage_key, claim, namespaced = _BOUND[kind]
         obj = _object(self._store, storage_key, namespace if namespaced else "", name)

@@ -24,7 +24,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Lifespan, Receive, Scope, Send
 
 from apiserver import errors, metrics
-from apiserver.auth import access, escalation, impersonation, reviews
+from apiserver.auth import access, escalation, impersonation, reviews, serviceaccounts
 from apiserver.auth.serviceaccounts import ServiceAccountTokens
 from apiserver.auth.tokens import TokenAuthenticator, User
 from apiserver.auth.x509 import ClientCertificates
@@ -475,12 +475,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     write_options.check(method, query, request.scope["query_string"], request.headers.get("content-type"))
     if rt.plural == "serviceaccounts" and parsed.subresource == "token" and name is not None:
         body = await _read_body(request, state.limits.max_body_bytes)
-        request_body = bodies.decode_object(body, request.headers.get("content-type"))
-        if not isinstance(request_body, dict):
-            raise errors.bad_request("the body of a TokenRequest must be an object")
-        request_body = await state.endpoint.admit_create(target, request_body)
-        return _reply_response(Reply(201, orjson.dumps(
-            state.service_accounts.token_request(namespace, name, request_body))))
+        return _reply_response(await _token_request(state, target, name, body, request.headers.get("content-type")))
     if rt.group in reviews.GROUPS:
         body = await _read_body(request, state.limits.max_body_bytes)
         return _reply_response(_review(state, user, target, body, request.headers.get("content-type")))
@@ -574,6 +569,28 @@ def _review(state: ServerState, user: User, target: Target, raw: bytes, content_
     else:
         answer = reviews.token_review(state.token_lookup, body)
     return Reply(201, orjson.dumps(shaping.shaped_object(answer)), headers=warnings)
+
+
+async def _token_request(state: ServerState, target: Target, name: str, raw: bytes, content_type: str | None) -> Reply:
+    """serviceaccounts/NAME/token through upstream's create handler: decoded and defaulted as a TokenRequest,
+    its metadata kept (PreserveRequestObjectMetaSystemFieldsOnSubresourceCreate), given managedFields,
+    mutated by admission; then TokenREST.Create, whose validating admission follows its own validation."""
+    token_request = objects.check_identity(serviceaccounts.TOKEN_REQUEST, decode_body(target, raw, content_type),
+                                           target.namespace, None)
+    warnings = fieldvalidation.validate(token_request, raw, target.query, json_body=bodies.is_json(content_type))
+    spec = token_request.get("spec")
+    if not isinstance(spec, dict):
+        spec = token_request["spec"] = {}
+    if spec.get("expirationSeconds") is None:  # SetDefaults_TokenRequestSpec
+        spec["expirationSeconds"] = serviceaccounts.DEFAULT_EXPIRATION_SECONDS
+    token_request["metadata"].pop("managedFields", None)
+    ownership.track(serviceaccounts.TOKEN_REQUEST, token_request, None, target.manager, "token",
+                    objects.now_rfc3339())
+    token_request = await state.endpoint.mutate_create(target, objects.ordered(token_request))
+    prepared = state.service_accounts.prepare_request(target.namespace, name, token_request)
+    await state.endpoint.validate_create(target, prepared)
+    answer = state.service_accounts.issue(prepared)
+    return Reply(201, orjson.dumps(shaping.shaped_object(objects.ordered(answer))), headers=warnings)
 
 
 def _held(state: ServerState, user: User, reply: Reply | StreamReply) -> Reply | StreamReply:

@@ -443,16 +443,22 @@ class Endpoint:
         return body
 
     async def admit_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
-        """A create that stores nothing itself (a Binding, an Eviction, a TokenRequest): admitted whole,
-        before it acts, NamespaceLifecycle first."""
+        """A create that stores nothing itself (a Binding, an Eviction): admitted whole, before it acts."""
+        obj = await self.mutate_create(t, obj)
+        await self.validate_create(t, obj)
+        return obj
+
+    async def mutate_create(self, t: Target, obj: dict[str, Any]) -> dict[str, Any]:
+        """The mutating admission of a create that stores nothing itself, NamespaceLifecycle first."""
         if t.rt.namespaced:
             ns = self.store.latest((_NAMESPACES, "", t.namespace))
             objects.require_namespace_usable(None if ns is None else _load(ns), t.namespace, t.rt,
                                              t.name or str((obj.get("metadata") or {}).get("name") or ""))
-        options = create_options(t.query)
-        obj = await admitting.mutate(self.admission, t, "CREATE", obj, None, options)
-        await admitting.validate(self.admission, t, "CREATE", obj, None, options)
-        return obj
+        return await admitting.mutate(self.admission, t, "CREATE", obj, None, create_options(t.query))
+
+    async def validate_create(self, t: Target, obj: dict[str, Any]) -> None:
+        """Its validating admission (a TokenRequest's comes after its own validation)."""
+        await admitting.validate(self.admission, t, "CREATE", obj, None, create_options(t.query))
 
     async def _bind(self, pods: Target, body: Any, name: str, asked: Target) -> Reply:
         """`asked` is the request as the client made it: pods/binding, or the legacy bindings resource."""
@@ -1053,7 +1059,9 @@ def decode_body(t: Target, raw: bytes, content_type: str | None) -> Any:
     if (t.rt.custom is not None and t.subresource != "scale"
             and bodies.media_type(content_type) == protobuf.MEDIA_TYPE):
         raise errors.unsupported_media_type([bodies.JSON, bodies.YAML])
-    kind = "Scale" if t.subresource == "scale" else t.rt.kind
+    # A subresource's body is decoded as its own kind (Scale, TokenRequest, Eviction).
+    subresource = t.rt.subresource(t.subresource) if t.subresource is not None else None
+    kind = subresource.kind if subresource is not None and subresource.kind else t.rt.kind
     media_type = bodies.media_type(content_type) or bodies.JSON
     if media_type in (bodies.JSON, *bodies.YAML_TYPES):
         # transformDecodeError, when not even the kind could be read
