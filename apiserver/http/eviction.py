@@ -17,14 +17,17 @@ import orjson
 from apiserver import errors
 from apiserver.errors import ApiError
 from apiserver.http import admitting
-from apiserver.http.endpoint import Endpoint, Target
-from apiserver.kinds import objects
+from apiserver.http.endpoint import Endpoint, Target, decode_body
+from apiserver.kinds import fieldvalidation, objects, propagation
 from apiserver.kinds.resources import ResourceType
+from apiserver.kinds.validation import invalid_value
 from apiserver.query.labels import from_label_selector
 from apiserver.reply import Reply
 from apiserver.wire import bodies
 
-_VERSIONS = ("policy/v1", "policy/v1beta1")
+# What a body is decoded as: EvictionREST accepts both versions (AcceptsGroupVersion).
+_EVICTION = ResourceType("policy", "v1", "Eviction", "pods", "", True, verbs=("create",), synthetic=True)
+_EVICTION_V1BETA1 = ResourceType("policy", "v1beta1", "Eviction", "pods", "", True, verbs=("create",), synthetic=True)
 # More entries than this mean the disruption controller has fallen far behind; upstream refuses then.
 MAX_DISRUPTED_PODS = 2000
 _BUDGET_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget."
@@ -33,11 +36,11 @@ _CONFLICT_RETRIES = 20  # upstream's EvictionsRetry steps
 
 
 async def evict(endpoint: Endpoint, budgets: ResourceType, t: Target, raw: bytes, content_type: str | None) -> Reply:
-    eviction = bodies.decode_object(raw, content_type)
-    if isinstance(eviction, dict) and not endpoint.admission.empty:
+    eviction = _decoded(t, raw, content_type)
+    if not endpoint.admission.empty:
         eviction = await endpoint.admit_create(t, eviction)
     options = _delete_options(t, eviction)
-    dry_run = options.get("dryRun") == ["All"]
+    dry_run = bool(options.get("dryRun"))  # dryrun.IsDryRun: any value, which the delete then judges
     pod = _load(endpoint, t.rt, t.namespace, t.name or "")
     if _budget_can_be_ignored(pod):
         return await _delete(endpoint, t, pod, options, dry_run)
@@ -62,26 +65,25 @@ async def evict(endpoint: Endpoint, budgets: ResourceType, t: Target, raw: bytes
     return await _delete(endpoint, t, pod, options, dry_run)
 
 
-def _delete_options(t: Target, eviction: Any) -> dict[str, Any]:
-    if not isinstance(eviction, dict):
-        raise errors.bad_request("the body of an eviction must be an Eviction object")
-    # Upstream decodes with policy/v1 Eviction as the default: a body may leave both out.
-    api_version = eviction.get("apiVersion")
-    if api_version and api_version not in _VERSIONS:
-        raise errors.bad_request(f"the API version in the data ({api_version}) does not match the expected API "
-                                 "version (policy/v1)")
-    if eviction.get("kind") not in (None, "", "Eviction"):
-        raise errors.bad_request(f"the kind in the data ({eviction.get('kind')}) is not Eviction")
-    found = eviction.get("metadata")
-    meta: dict[str, Any] = found if isinstance(found, dict) else {}
-    namespace = meta.get("namespace")
-    if namespace and namespace != t.namespace:
-        raise errors.bad_request("the namespace of the provided object does not match the namespace sent on the "
-                                 "request")
+def _decoded(t: Target, raw: bytes, content_type: str | None) -> dict[str, Any]:
+    """The body decoded as any create's is, as an Eviction of policy/v1 or (EvictionREST accepts it too)
+    policy/v1beta1: another kind or version, a mistyped or (under Strict) unknown field is a 400."""
+    body = decode_body(t, raw, content_type)
+    beta = isinstance(body, dict) and body.get("apiVersion") == "policy/v1beta1"
+    eviction = objects.check_identity(_EVICTION_V1BETA1 if beta else _EVICTION, body, t.namespace, None)
+    admitting.carry(t, fieldvalidation.validate(eviction, raw, t.query, json_body=bodies.is_json(content_type)))
+    return eviction
+
+
+def _delete_options(t: Target, eviction: dict[str, Any]) -> dict[str, Any]:
+    meta = eviction["metadata"]
     if meta.get("name") != t.name:
         raise errors.bad_request("name in URL does not match name in Eviction object")
     options = eviction.get("deleteOptions") or {}
-    _check_delete_options(options)
+    if options.get("ignoreStoreReadErrorWithClusterBreakingPotential") is True:
+        raise errors.invalid("Eviction", "policy", t.name or "", [invalid_value(
+            "deleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential", True,
+            "can not be set for pod eviction, try after removing the option")])
     requested = ["All"] if t.dry_run else []
     given = options.get("dryRun") or []
     if given and requested and given != requested:
@@ -89,34 +91,6 @@ def _delete_options(t: Target, eviction: Any) -> dict[str, Any]:
         raise ApiError(500, "", f"Non-matching dry-run options in request and content: [{' '.join(requested)}] and "
                                 f"[{' '.join(given)}]")
     return {**options, "dryRun": given or requested}
-
-
-def _check_delete_options(options: Any) -> None:
-    """The shapes a DeleteOptions decodes from; anything else is refused as Go's decoder refuses it."""
-    def refuse(field: str, json_type: str, go_type: str) -> ApiError:
-        return errors.bad_request(f"json: cannot unmarshal {json_type} into Go struct field "
-                                  f"Eviction.deleteOptions{field} of type {go_type}")
-
-    if not isinstance(options, dict):
-        raise refuse("", objects.json_type(options), "v1.DeleteOptions")
-    grace = options.get("gracePeriodSeconds")
-    if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
-        raise refuse(".gracePeriodSeconds", objects.json_type(grace), "int64")
-    preconditions = options.get("preconditions")
-    if preconditions is not None:
-        if not isinstance(preconditions, dict):
-            raise refuse(".preconditions", objects.json_type(preconditions), "v1.Preconditions")
-        for field in ("uid", "resourceVersion"):
-            value = preconditions.get(field)
-            if value is not None and not isinstance(value, str):
-                raise refuse(f".preconditions.{field}", objects.json_type(value), "types.UID" if field == "uid" else "string")
-    dry_run = options.get("dryRun")
-    if dry_run is not None:
-        if not isinstance(dry_run, list) or not all(isinstance(v, str) for v in dry_run):
-            raise refuse(".dryRun", objects.json_type(dry_run), "[]string")
-        for value in dry_run:
-            if value != "All":
-                raise errors.bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
 
 
 def _part(obj: dict[str, Any], field: str) -> dict[str, Any]:
@@ -227,6 +201,8 @@ async def _delete(endpoint: Endpoint, t: Target, pod: dict[str, Any], options: d
     query = {"dryRun": "All"} if dry_run else {}
     if not dry_run:
         await _mark_disruption_target(endpoint, t, pod, options.get("preconditions") or {})
+    # The pod's delete judges the options (ValidateDeleteOptions) after the condition went in, as upstream's.
+    propagation.check_options(options)
     delete_options = {"apiVersion": "v1", "kind": "DeleteOptions",
                       **{k: v for k, v in options.items() if k not in ("dryRun", "apiVersion", "kind")},
                       **({"dryRun": ["All"]} if dry_run else {})}  # a body's options stand alone
