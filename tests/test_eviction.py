@@ -187,16 +187,16 @@ def test_dry_run_changes_nothing(cluster: ServerProcess) -> None:
     ({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "other"}}, 400,
      "name in URL does not match name in Eviction object"),
     ({"apiVersion": "apps/v1", "kind": "Eviction", "metadata": {"name": "web-1"}}, 400,
-     'Eviction in version "v1" cannot be handled as a Eviction: no kind "Eviction" is registered for version '
-     '"apps/v1" in scheme "deps/github.com/openshift/kubernetes/pkg/api/legacyscheme/scheme.go:30"'),
+     ('Eviction in version "v1" cannot be handled as a Eviction: no kind "Eviction" is registered for version '
+      '"apps/v1" in scheme "deps/github.com/openshift/kubernetes/pkg/api/legacyscheme/scheme.go:30"')),
     ({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "web-1", "namespace": "elsewhere"}}, 400,
      "the namespace of the provided object does not match the namespace sent on the request"),
     ({"metadata": {"name": "web-1"}, "deleteOptions": {"preconditions": ["uid"]}}, 400,
-     'Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal array into Go struct field '
-     "DeleteOptions.deleteOptions.preconditions of type v1.Preconditions"),
+     ('Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal array into Go struct field '
+      "DeleteOptions.deleteOptions.preconditions of type v1.Preconditions")),
     ({"metadata": {"name": "web-1"}, "deleteOptions": {"gracePeriodSeconds": "30"}}, 400,
-     'Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal string into Go struct field '
-     "DeleteOptions.deleteOptions.gracePeriodSeconds of type int64"),
+     ('Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal string into Go struct field '
+      "DeleteOptions.deleteOptions.gracePeriodSeconds of type int64")),
     # Any dryRun value is a dry run (dryrun.IsDryRun): no condition is written before the delete refuses it.
     ({"metadata": {"name": "web-1"}, "deleteOptions": {"dryRun": ["Some"]}}, 422,
      'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"'),
