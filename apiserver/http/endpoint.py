@@ -666,7 +666,8 @@ class Endpoint:
         if t.subresource is None:
             await strategy.before_update_write(prepared, old, _StoreCluster(self), objects.now_rfc3339())
         meta = prepared["metadata"]
-        if meta.get("deletionTimestamp") and not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
+        held = meta.get("finalizers") or (strategy.spec_finalizers and (prepared.get("spec") or {}).get("finalizers"))
+        if meta.get("deletionTimestamp") and not held and not meta.get("deletionGracePeriodSeconds"):
             stored = await self._write(t, t.key(), prepared, current, delete=True)
             await self._finalize_namespace_if_empty(t)
         else:

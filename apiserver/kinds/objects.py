@@ -34,6 +34,7 @@ _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resource
 _SERVER_SET = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink")
 # Consonants and digits that cannot spell words, as upstream's name generator uses.
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+FINALIZE = "finalize"  # namespaces/finalize
 # The rules of a kind asked only of an object otherwise valid (the object, as validated): the authorizer's.
 IfValid = Callable[[dict[str, Any]], list[errors.FieldError]]
 
@@ -343,15 +344,24 @@ def prepare_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any],
     emptied: shaping.Emptied = []
     new = shaping.shaped_object(new, emptied)
     meta = new["metadata"]
-    _record(rt, new, old, manager, subresource if subresource == pod_ephemeral_containers.SUBRESOURCE else None, now,
-            applied, given, shaped=True)
+    # namespaces/finalize is the whole object but its status (namespaceFinalizeStrategy): what it changes
+    # is the spec's finalizers, which the main resource's update keeps.
+    finalizing = subresource == FINALIZE
+    _record(rt, new, old, manager, subresource if subresource in (pod_ephemeral_containers.SUBRESOURCE, FINALIZE)
+            else None, now, applied, given, shaped=True)
     shaping.as_stored(emptied)
-    strategy.prepare_for_update(new, old)
+    if not finalizing:
+        strategy.prepare_for_update(new, old)
     if rt.tracks_generation and _spec_of(rt, new) != _spec_of(rt, old):
         meta["generation"] = int(old_meta.get("generation") or 0) + 1
     shaping.as_decoded(emptied)
     if subresource == pod_ephemeral_containers.SUBRESOURCE:
         problems = pod_ephemeral_containers.validate_update(new, old, strategy.kube_finalizers)
+        if problems:
+            raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
+    elif finalizing:
+        problems = object_meta.validate_update(meta, old_meta, strategy.kube_finalizers)
+        problems += strategy.validate_subresource_update(FINALIZE, new, old)
         if problems:
             raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), problems)
     else:

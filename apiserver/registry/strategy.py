@@ -47,6 +47,9 @@ class Strategy(Protocol):
     creates_on_update: bool  # a PUT of a missing object creates it (AllowCreateOnUpdate)
     creates_binding: bool  # a create binds the pod it names (upstream's LegacyBindingREST)
     deletes_contents: bool  # deleting it deletes what it holds, at once (the namespace controller's part)
+    # Its spec holds finalizers of its own (a Namespace's): deleting, it goes on an update only once they
+    # are gone too (ShouldDeleteNamespaceDuringUpdate).
+    spec_finalizers: bool
     scale_selector_is_map: bool  # the selector /scale reports is a plain label map (core/v1's)
     kube_finalizers: bool  # a bare finalizer name must be a standard one (core's ValidateObjectMeta)
     checks_generate_name: bool  # generateName is judged too (not under ValidateObjectMetaWithOpts)
@@ -310,6 +313,7 @@ class KindStrategy:
     creates_on_update: bool = False
     creates_binding: bool = False
     deletes_contents: bool = False
+    spec_finalizers: bool = False
     scale_selector_is_map: bool = False
     kube_finalizers: bool = True
     checks_generate_name: bool = True

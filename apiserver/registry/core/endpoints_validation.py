@@ -122,6 +122,17 @@ def namespace(obj: Obj) -> list[FieldError]:
     return found
 
 
+def namespace_finalize(subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+    """ValidateNamespaceFinalizeUpdate for namespaces/finalize (its metadata aside): each spec finalizer at
+    its index, where a create names the list."""
+    if subresource != "finalize":
+        return []
+    found: list[FieldError] = []
+    for i, value in enumerate((new.get("spec") or {}).get("finalizers") or []):
+        found += finalizer_name(value or "", f"spec.finalizers[{i}]")
+    return found
+
+
 def keep_finalizers_and_status(new: Obj, old: Obj) -> None:
     """The namespace strategy's PrepareForUpdate: finalizers and status are the finalize and status calls'."""
     spec = new.get("spec") if isinstance(new.get("spec"), dict) else new.setdefault("spec", {})
