@@ -408,7 +408,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
             return _unrouted(state, path)
         return _discovery(state, request, parsed)
     query = _query(request.scope["query_string"])
-    verb = _verb(method, parsed.name is not None, query, parsed.subresource is not None)
+    verb = _verb(method, parsed.name is not None, query)
     # Before the resource is looked up, as kube-apiserver's filter chain does: who may not act
     # learns nothing about what exists.
     name_asked = parsed.name or ""
@@ -423,6 +423,25 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
     if rt is None:
         return _unrouted(state, path)
     deprecated.reached(request.scope, rt, parsed.subresource)
+    if rt.namespaced and not parsed.namespace and (parsed.name is not None or verb not in ("list", "watch")):
+        # Across namespaces only a list or watch is routed: a built-in resource's path answers another
+        # method as go-restful does (405; one naming an object has no route, 404), a custom resource's
+        # as the CRD handler passes it on (http.NotFound).
+        if rt.custom is not None:
+            return page_not_found()
+        if parsed.name is not None:
+            raise errors.resource_not_found()
+        raise errors.method_not_allowed()
+    # An object's path takes no POST but to a subresource, a collection's no PUT or PATCH; the CRD handler
+    # creates from an object's path too (CreateResource names nothing: the body's name stands), and asks an
+    # update or patch of the collection for a name.
+    creates_unnamed = method == "POST" and parsed.name is not None and parsed.subresource is None
+    if creates_unnamed and rt.custom is None:
+        raise errors.method_not_allowed()
+    if parsed.name is None and method in ("PUT", "PATCH"):
+        if rt.custom is not None:
+            raise errors.bad_request("name must be provided")
+        raise errors.method_not_allowed()
     # Discovery lists subresources this server does not carry out (a kubelet's log, exec, proxy): 404.
     subresource = None if parsed.subresource is None else rt.subresource(parsed.subresource)
     if parsed.subresource is not None and subresource is None:
@@ -432,7 +451,7 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.resource_not_found()
     if not rt.namespaced and parsed.resource != "namespaces" and parsed.namespace:
         raise errors.resource_not_found()
-    name = parsed.name
+    name = None if creates_unnamed else parsed.name
     namespace = parsed.namespace if rt.namespaced else ""
     # Only a write is admitted (RBAC's escalation check) or records who asked (a CSR): a read makes neither.
     writes = method != "GET"
@@ -453,8 +472,6 @@ async def _serve(state: ServerState, request: Request, user: User) -> Response:
         raise errors.resource_not_found()  # a create-only resource (a review) has no route by name at all
     if not rt.allows(verb) or (subresource is not None and verb not in subresource.verbs):
         raise errors.method_not_allowed()
-    if rt.namespaced and verb in ("create",) and not namespace:
-        raise errors.resource_not_found()
     if parsed.subresource is not None and not rt.group and kubelet.handles(rt.plural, parsed.subresource):
         options = admitting.connect_options(parsed.subresource, QueryParams(request.scope["query_string"])
                                             .multi_items()) if rt.plural == "pods" else None
@@ -621,21 +638,17 @@ _NAMED_VERBS = ("get", "update", "patch", "delete")
 _STREAMS = frozenset({"exec", "attach", "portforward"})
 
 
-def _verb(method: str, has_name: bool, query: Any, subresource: bool = False) -> str:
-    """The verb RequestInfo names (what authorization judges): a GET's `watch` read as the query's
-    conversion reads a bool."""
+def _verb(method: str, has_name: bool, query: Any) -> str:
+    """The verb RequestInfo names (what authorization judges, before any route is looked for): a GET's
+    `watch` read as the query's conversion reads a bool."""
     if method == "GET":
         if "watch" in query and list_options.go_bool(query["watch"]):
             return "watch"
         return "get" if has_name else "list"
     if method == "POST":
-        if has_name and not subresource:  # a POST to an object's subresource creates (an eviction, a binding)
-            raise errors.method_not_allowed()
         return "create"
-    if not has_name:
-        if method == "DELETE":
-            return "deletecollection"
-        raise errors.method_not_allowed()
+    if not has_name and method == "DELETE":
+        return "deletecollection"
     verb = _OBJECT_VERBS.get(method)
     if verb is None:  # HEAD, which the router lets through wherever GET goes; kube-apiserver routes no HEAD
         raise errors.method_not_allowed()

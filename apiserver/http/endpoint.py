@@ -480,8 +480,8 @@ class Endpoint:
 
     async def update(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         creates = strategy_for(t.rt).creates_on_update and t.subresource is None
-        if not creates:
-            self._require(t)  # a missing object answers 404 before its body is judged
+        # The update handler decodes the body and checks its name before the object is looked for: a body
+        # it cannot take is a 400 even for a missing object.
         body = decode_body(t, raw, content_type)
         # A Scale is decoded as autoscaling/v1's, for a custom resource too (its replicas an int32).
         scale = t.subresource == "scale"
@@ -495,6 +495,10 @@ class Endpoint:
                 # The custom resource handler's scheme, asked to name the Scale it could not decode, fails.
                 raise errors.bad_request(_CUSTOM_SCALE_UNDECODABLE) from None
             raise
+        if not scale:
+            body = objects.check_identity(t.rt, body, t.namespace, t.name)
+        if not creates:
+            self._require(t)
 
         unused = [_whole_numbers(t, body, raw, content_type)]
 

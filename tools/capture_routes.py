@@ -1,0 +1,114 @@
+"""Records kube-apiserver's answers to every method on the paths a resource is reached by, with and
+without a namespace and a name, for a built-in namespaced resource, a custom one and a cluster-scoped
+one, into tests/fixtures/routes.json; and to updates of a missing object with bodies the update handler
+refuses before it looks the object up.
+
+Across namespaces only a list or watch is routed (go-restful answers 405 for another method, 404 for an
+object's path; the CRD handler passes them on to http.NotFound); a POST to an object's path is a 405,
+but the CRD handler creates from it with the body's name; an update or patch of a collection is a 405,
+or the CRD handler's "name must be provided". Every write is a dry run.
+
+Usage: python tools/capture_routes.py KUBECONFIG  (a reference started by ../shared/reference/start.sh)
+tests/test_routes.py holds ours (apiserver/http/app.py, apiserver/http/endpoint.py) to them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import capture_patch_decoding as patching
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "routes.json")
+JSON = "application/json"
+MERGE = "application/merge-patch+json"
+NAMESPACE = "routes"
+Send = patching.Send
+Obj = dict[str, Any]
+
+_CRD: Obj = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "gadgets.routes.example.com"},
+    "spec": {"group": "routes.example.com", "names": {"plural": "gadgets", "kind": "Gadget"}, "scope": "Namespaced",
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                 "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+_BODIES: dict[str, Obj] = {
+    "configmaps": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "made"}},
+    "gadgets": {"apiVersion": "routes.example.com/v1", "kind": "Gadget", "metadata": {"name": "made"}},
+    "nodes": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "made"}},
+}
+_PREFIXES = {"configmaps": "/api/v1", "gadgets": "/apis/routes.example.com/v1", "nodes": "/api/v1"}
+
+
+def _paths(resource: str) -> list[str]:
+    prefix = _PREFIXES[resource]
+    found = [f"{prefix}/{resource}", f"{prefix}/{resource}/thing", f"{prefix}/{resource}/thing/status"]
+    if resource != "nodes":
+        found += [f"{prefix}/namespaces/{NAMESPACE}/{resource}", f"{prefix}/namespaces/{NAMESPACE}/{resource}/thing"]
+    return found
+
+
+# name -> (method, path, body, content type)
+CASES: dict[str, tuple[str, str, Any, str]] = {
+    f"{method} {path}": (method, path, None if method == "GET" else _BODIES[resource],
+                         MERGE if method == "PATCH" else JSON)
+    for resource in _BODIES for path in _paths(resource) for method in ("GET", "POST", "PUT", "PATCH", "DELETE")
+}
+_MISSING = f"/api/v1/namespaces/{NAMESPACE}/configmaps/missing"
+CASES.update({
+    f"PUT missing, {what}": ("PUT", _MISSING, body, JSON) for what, body in (
+        ("a mistyped field", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "missing"},
+                              "data": {"a": 1}}),
+        ("another kind", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "missing"}}),
+        ("another group's kind", {"apiVersion": "routes.example.com/v1", "kind": "Gadget",
+                                  "metadata": {"name": "missing"}}),
+        ("another name", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"}}),
+        ("another namespace", {"apiVersion": "v1", "kind": "ConfigMap",
+                               "metadata": {"name": "missing", "namespace": "elsewhere"}}),
+        ("an array", [1]),
+        ("a bad label", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "missing",
+                                                                             "labels": {"a b": "c"}}}),
+        ("no type meta", {"metadata": {"name": "missing"}}),
+    )
+})
+
+
+def prepare(send: Send) -> None:
+    send("POST", "/api/v1/namespaces", json.dumps({"apiVersion": "v1", "kind": "Namespace",
+                                                   "metadata": {"name": NAMESPACE}}).encode(), JSON)
+    send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json.dumps(_CRD).encode(), JSON)
+    for _ in range(60):
+        status, _, _ = send("GET", f"{_PREFIXES['gadgets']}/namespaces/{NAMESPACE}/gadgets", None, JSON)
+        if status == 200:
+            return
+        time.sleep(0.5)
+    raise AssertionError("the CRD is not served")
+
+
+def run_case(send: Send, name: str) -> Obj:
+    method, path, body, content_type = CASES[name]
+    query = "" if method == "GET" else "?dryRun=All"
+    status, answer, _ = send(method, path + query, None if body is None else json.dumps(body).encode(), content_type)
+    if isinstance(answer, dict) and answer.get("kind") == "Status":
+        return {"code": status, "reason": answer.get("reason"), "message": answer.get("message")}
+    if isinstance(answer, dict):
+        return {"code": status, "kind": answer.get("kind")}
+    return {"code": status, "text": answer}
+
+
+def answer(send: Send) -> Obj:
+    return {name: run_case(send, name) for name in CASES}
+
+
+def main(kubeconfig: str) -> None:
+    send = patching.sender(kubeconfig)
+    prepare(send)
+    patching.record(FIXTURE, answer(send))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
