@@ -6,7 +6,8 @@ refuses before it looks the object up.
 Across namespaces only a list or watch is routed (go-restful answers 405 for another method, 404 for an
 object's path; the CRD handler passes them on to http.NotFound); a POST to an object's path is a 405,
 but the CRD handler creates from it with the body's name; an update or patch of a collection is a 405,
-or the CRD handler's "name must be provided". Every write is a dry run.
+or the CRD handler's "name must be provided"; a DeleteCollection's list options and a delete's
+preconditions come from the query. Every write is a dry run.
 
 Usage: python tools/capture_routes.py KUBECONFIG  (a reference started by ../shared/reference/start.sh)
 tests/test_routes.py holds ours (apiserver/http/app.py, apiserver/http/endpoint.py) to them.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from typing import Any
@@ -77,9 +79,31 @@ CASES.update({
 })
 
 
+_COLLECTION = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
+# A DeleteCollection lists with the request's list options (one page when it sets a limit) and answers the
+# list; a uid or resourceVersion parameter of any delete is a precondition too.
+CASES.update({
+    f"DELETE {what}": ("DELETE", path, None, JSON) for what, path in (
+        ("a collection, limit 1", f"{_COLLECTION}?limit=1"),
+        ("a collection, limit 2", f"{_COLLECTION}?limit=2"),
+        ("a collection, selected", f"{_COLLECTION}?labelSelector=tier%3Dfront"),
+        ("a collection, a bad continue", f"{_COLLECTION}?continue=abc"),
+        ("a collection, resourceVersion 0", f"{_COLLECTION}?resourceVersion=0&limit=1"),
+        ("a collection, all", _COLLECTION),
+        ("an object, resourceVersion 5", f"{_COLLECTION}/c2?resourceVersion=5"),
+        ("an object, another uid", f"{_COLLECTION}/c2?uid=4f0c8a52-0000-4000-8000-000000000009"),
+        ("a missing object, a uid", f"{_COLLECTION}/nothing?uid=4f0c8a52-0000-4000-8000-000000000009"),
+    )
+})
+_IN_RECORD = re.compile(r"in record \([^)]*\)")
+
+
 def prepare(send: Send) -> None:
     send("POST", "/api/v1/namespaces", json.dumps({"apiVersion": "v1", "kind": "Namespace",
                                                    "metadata": {"name": NAMESPACE}}).encode(), JSON)
+    for name, labels in (("c1", {"tier": "front"}), ("c2", {}), ("c3", {})):
+        send("POST", _COLLECTION, json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": name, "labels": labels}}).encode(), JSON)
     send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json.dumps(_CRD).encode(), JSON)
     for _ in range(60):
         status, _, _ = send("GET", f"{_PREFIXES['gadgets']}/namespaces/{NAMESPACE}/gadgets", None, JSON)
@@ -91,10 +115,17 @@ def prepare(send: Send) -> None:
 
 def run_case(send: Send, name: str) -> Obj:
     method, path, body, content_type = CASES[name]
-    query = "" if method == "GET" else "?dryRun=All"
+    query = "" if method == "GET" else ("&" if "?" in path else "?") + "dryRun=All"
     status, answer, _ = send(method, path + query, None if body is None else json.dumps(body).encode(), content_type)
     if isinstance(answer, dict) and answer.get("kind") == "Status":
-        return {"code": status, "reason": answer.get("reason"), "message": answer.get("message")}
+        message = answer.get("message")
+        return {"code": status, "reason": answer.get("reason"),
+                "message": _IN_RECORD.sub("in record (...)", message) if isinstance(message, str) else message}
+    if isinstance(answer, dict) and method == "DELETE" and "items" in answer:
+        meta = answer.get("metadata") or {}
+        return {"code": status, "kind": answer.get("kind"), "metadata": sorted(meta),
+                "remainingItemCount": meta.get("remainingItemCount"),
+                "items": [(item.get("metadata") or {}).get("name") for item in answer["items"] or ()]}
     if isinstance(answer, dict):
         return {"code": status, "kind": answer.get("kind")}
     return {"code": status, "text": answer}

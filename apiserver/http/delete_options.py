@@ -62,6 +62,10 @@ def from_query(query: Mapping[str, str], raw_query: bytes) -> dict[str, Any]:
         options["propagationPolicy"] = query["propagationPolicy"]
     if "dryRun" in query:
         options["dryRun"] = QueryParams(raw_query).getlist("dryRun")
+    # A uid or resourceVersion parameter is a precondition (a deletecollection's resourceVersion is its list's too).
+    preconditions = {field: query[field] for field in ("uid", "resourceVersion") if query.get(field)}
+    if preconditions:
+        options["preconditions"] = preconditions
     return options
 
 

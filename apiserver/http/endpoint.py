@@ -45,7 +45,7 @@ from apiserver.kinds import (
 from apiserver.kinds.conversion import Codec, codec_for
 from apiserver.kinds.resources import Registry, ResourceType
 from apiserver.patching import apply, patch, unstructured
-from apiserver.query import paging
+from apiserver.query import list_options, paging
 from apiserver.query.selection import Selection, selection_for
 from apiserver.registry.core import service_allocation as services
 from apiserver.registry.hooks import Ask, Request, Requester
@@ -71,6 +71,8 @@ from apiserver.wire import bodies, gojson, gonumbers, goyaml, protobuf
 _NAMESPACES = "namespaces"
 # The query parameters besides resourceVersion that parse_page reads and may refuse.
 _PAGING_OPTIONS = frozenset(("limit", "continue", "resourceVersionMatch"))
+# The page a DeleteCollection lists at a time when the request sets no limit (deleteCollectionPageSize).
+_DELETE_COLLECTION_PAGE = 10_000
 _UNPAGED = paging.Page(None, False, None, 0)  # what a list without limit or continue reads: all of it
 # Declared here: inside Endpoint, `list` names the verb.
 ManagedFields = list[dict[str, Any]]
@@ -764,18 +766,28 @@ class Endpoint:
 
     async def delete_collection(self, t: Target, raw: bytes, content_type: str | None) -> Reply:
         # The field selector's labels are judged before the body is read, as upstream's handler does.
-        selection = self.selection(t)
+        self.selection(t)
         options = deleting.read(raw, content_type, t.query, t.raw_query)
         t = _as_options_ask(t, options)
-        _, items = self.store.list(t.rt.storage_key, selection.namespace)
-        gone: list[tuple[Key, StoredObject]] = []
-        for key, _ in items:
+        # The store's DeleteCollection: what a list with the request's list options selects, page by page
+        # (one page when the request set a limit), each item deleted as it stands now (one gone meanwhile
+        # is passed over); the answer is the list as listed.
+        has_limit = list_options.decoded(t.query).limit > 0
+        query = dict(t.query) if has_limit else {**t.query, "limit": str(_DELETE_COLLECTION_PAGE)}
+        first = listing = self.select(dataclasses.replace(t, query=query))
+        listed = list(listing.items)
+        while not has_limit and listing.continue_token:
+            query = {**{k: v for k, v in query.items() if k not in ("resourceVersion", "resourceVersionMatch")},
+                     "continue": listing.continue_token}
+            listing = self.select(dataclasses.replace(t, query=query))
+            listed += listing.items
+        for key, _ in listed:
             current = self.store.latest(key)
-            if current is None or not selection.matches(key, current.data):
+            if current is None:
                 continue
             target = dataclasses.replace(t, namespace=key[1], name=key[2], admitted=admitting.admitted(t))
             await self._delete_one(target, key, current, options, collection=True)
-            gone.append((key, current))
+        gone = listed
         if converts(t.rt):
             gone = await self.conversion.served_items(t.rt, gone)
         if t.rt.custom is None:
@@ -783,8 +795,12 @@ class Endpoint:
             items = typed_list_items(t.rt, [current.data for _, current in gone])
         else:
             items = b",".join(t.codec.served_bytes(current.data) for _, current in gone)
-        head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
-                             "metadata": {"resourceVersion": str(self.store.revision)}})
+        metadata: dict[str, Any] = {"resourceVersion": str(first.revision)}
+        if has_limit and listing.continue_token:
+            metadata["continue"] = listing.continue_token
+            if listing.remaining:
+                metadata["remainingItemCount"] = listing.remaining
+        head = orjson.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version, "metadata": metadata})
         body = head[:-1] + b',"items":[' + items + b"]}"
         return Reply(200, body, headers=admitting.headers(t, {}))
 
