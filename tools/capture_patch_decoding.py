@@ -51,6 +51,8 @@ _OPERATIONS = [
     b'[{"op":"copy","from":"/data/a","path":"/data/c"}]',
     b'[{"op":"add","path":"/data","value":null}]',
     b'[{"op":"add","path":"data/x","value":"1"}]',
+    b'[{"op":"replace","path":"/kind","value":"Pod"}]',
+    b'[{"op":"replace","path":"/apiVersion","value":"v2"}]',
 ]
 _MERGES = [
     b'{"data":{"a":null}}',
@@ -64,6 +66,13 @@ _MERGES = [
     b'{"data":null}',
     b'{"metadata":{"name":"other"}}',
     b'{"$patch":"replace","data":{"z":"1"}}',
+    # Type meta the patch changes: another kind, group or version, or none.
+    b'{"kind":"Secret"}',
+    b'{"kind":"Secret","data":{"x":5}}',
+    b'{"apiVersion":"patching.example.io/v1","kind":"Widget"}',
+    b'{"apiVersion":"v2"}',
+    b'{"kind":"ConfigMapList"}',
+    b'{"kind":null}',
 ]
 BODIES = _SHAPES + _OPERATIONS + _MERGES
 
@@ -150,7 +159,8 @@ def answer(send: Send, kind: str, directive: str, body: bytes, custom: bool = Fa
         f"/api/v1/namespaces/{NAMESPACE}/configmaps/probe"
     status, reply, warnings = send("PATCH", target + "?" + urllib.parse.urlencode(query), body, TYPES[kind])
     if status == 200 and isinstance(reply, dict):
-        kept: Any = {"data": reply.get("data") or reply.get("spec"), "labels": reply.get("metadata", {}).get("labels")}
+        kept: Any = {"data": reply.get("data") or reply.get("spec"), "labels": reply.get("metadata", {}).get("labels"),
+                     "type": [reply.get("apiVersion"), reply.get("kind")]}
     else:
         kept = reply
     return {"status": status, "body": kept, "warnings": warnings}

@@ -533,8 +533,19 @@ class Endpoint:
                 patch.decoded(patched_scale, raw, content_type, how, problems, None, _SCALE_TYPE)
                 return await self._scale(t, current, patched_scale)
             patched, problems = patch.apply_patch(t.codec.served(_load(current)), raw, content_type, how)
+            undecodable = None
+            if t.rt.custom is None and isinstance(patched, dict):
+                if bodies.media_type(content_type) == bodies.STRATEGIC_PATCH:
+                    # Converted from unstructured into the typed object, which keeps no type meta of its own.
+                    patched["kind"], patched["apiVersion"] = t.rt.kind, t.rt.api_version
+                else:
+                    undecodable = scheme.decoding_problem(t.rt, str(patched.get("kind") or ""),
+                                                          str(patched.get("apiVersion") or ""))
             admitting.carry(t, patch.decoded(patched, raw, content_type, how, problems, t.rt.custom,
-                                             (t.rt.kind, t.rt.api_version)))
+                                             (t.rt.kind, t.rt.api_version), undecodable))
+            if t.rt.custom is None and isinstance(patched, dict):
+                # Decoded into the request's type from whichever version of its kind the patch named.
+                patched["kind"], patched["apiVersion"] = t.rt.kind, t.rt.api_version
             return await self._replace(t, current, patched, check_rv=True)
         return await self._on_latest(t, write)
 

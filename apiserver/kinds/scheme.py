@@ -65,12 +65,9 @@ def json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "null"
 
 
-def decoding_error(rt: ResourceType, kind: str, api_version: str) -> errors.ApiError | None:
-    """Why a body naming this kind and apiVersion (each defaulted from the URL's when absent, as
-    upstream's gvkWithDefaults does) cannot be decoded as rt's kind: its kind is not registered for its
-    version, or converts into another Go type; or, decoded, its version is not rt's. None: it can."""
-    if rt.custom is not None:
-        return None
+def _with_defaults(rt: ResourceType, kind: str, api_version: str) -> tuple[str, str, str, str]:
+    """(kind, group, version, group/version) of a body, each defaulted from rt's when absent, as
+    upstream's gvkWithDefaults does."""
     group, _, version = api_version.rpartition("/")
     if not kind:
         kind = rt.kind
@@ -78,23 +75,40 @@ def decoding_error(rt: ResourceType, kind: str, api_version: str) -> errors.ApiE
         group, version = rt.group, rt.version
     elif not version and group == rt.group:
         version = rt.version
-    group_version = f"{group}/{version}" if group else version
+    return kind, group, version, f"{group}/{version}" if group else version
+
+
+def decoding_problem(rt: ResourceType, kind: str, api_version: str) -> str | None:
+    """What the decoder says of JSON naming this kind and apiVersion decoded into rt's Go type: its kind is
+    not registered for its version, or is another Go type that does not convert. None: it decodes, in
+    whichever version of rt's kind."""
+    if rt.custom is not None:
+        return None
+    kind, group, version, group_version = _with_defaults(rt, kind, api_version)
     scheme = _scheme_of(rt.group)
     kinds = scheme["kinds"]
     target = kinds.get(rt.group_version, {}).get(rt.kind)
-
-    def refused(problem: str) -> errors.ApiError:
-        return errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {rt.kind}: {problem}')
-
     if kind in _UNVERSIONED or (kind in _PER_VERSION and group_version in kinds):
-        return refused(f"converting (v1.{kind}) to ({target}): unknown conversion")
+        return f"converting (v1.{kind}) to ({target}): unknown conversion"
     if kind not in kinds.get(group_version, ()):
         if version == "__internal":
-            return refused(f'no kind "{kind}" is registered for the internal version of group "{group}" in '
-                           f'scheme "{scheme["name"]}"')
-        return refused(f'no kind "{kind}" is registered for version "{group_version}" in scheme "{scheme["name"]}"')
+            return (f'no kind "{kind}" is registered for the internal version of group "{group}" in scheme '
+                    f'"{scheme["name"]}"')
+        return f'no kind "{kind}" is registered for version "{group_version}" in scheme "{scheme["name"]}"'
     if kinds[group_version][kind] != target:
-        return refused(f"converting ({version}.{kind}) to ({target}): unknown conversion")
+        return f"converting ({version}.{kind}) to ({target}): unknown conversion"
+    return None
+
+
+def decoding_error(rt: ResourceType, kind: str, api_version: str) -> errors.ApiError | None:
+    """Why a body naming this kind and apiVersion cannot be decoded as rt's kind (decoding_problem), or,
+    decoded, its version is not rt's, as a create or update handler answers. None: it can."""
+    if rt.custom is not None:
+        return None
+    problem = decoding_problem(rt, kind, api_version)
+    kind, _, version, group_version = _with_defaults(rt, kind, api_version)
+    if problem is not None:
+        return errors.bad_request(f'{kind} in version "{version}" cannot be handled as a {rt.kind}: {problem}')
     if group_version != rt.group_version:
         return errors.bad_request(f"the API version in the data ({group_version}) does not match the expected "
                                   f"API version ({rt.group_version})")

@@ -48,7 +48,9 @@ def apply_patch(original: dict[str, Any], raw: bytes, content_type: str | None,
             # themselves are decoded.
             if gonumbers.may_hold_unusual_numbers(raw):
                 unstructured.restore_numbers(patched, schema)
-            mistyped = fieldvalidation.decode_problem(patched, ("", ""), unstructured=True)
+            # Into the object's own Go type, whatever kind the patch named (the converter reads no type meta).
+            typed = {**patched, "kind": original.get("kind"), "apiVersion": original.get("apiVersion")}
+            mistyped = fieldvalidation.decode_problem(typed, ("", ""), unstructured=True)
         if mistyped is not None:
             raise unstructured.invalid_patch(patch, mistyped)
         return patched, _duplicates(raw) if strict else []
@@ -152,10 +154,13 @@ def _without_nulls(value: Any) -> Any:
 
 
 def decoded(patched: Any, raw: bytes, content_type: str | None, directive: str, problems: list[str],
-            custom: CustomVersion | None, url_type: tuple[str, str]) -> dict[str, str]:
+            custom: CustomVersion | None, url_type: tuple[str, str], undecodable: str | None = None
+            ) -> dict[str, str]:
     """The patched object decoded into its Go type as upstream's jsonPatcher and smpPatcher decode it:
-    a wrong type refused whatever the directive; the patch's strict errors (`problems`) and the fields
-    the type does not know warned of under Warn, refused under Strict. Returns the warning header."""
+    a wrong type refused whatever the directive, then a kind or version the patch named that does not
+    decode into the type (`undecodable`, scheme.decoding_problem); the patch's strict errors (`problems`)
+    and the fields the type does not know warned of under Warn, refused under Strict. Returns the warning
+    header."""
     kind = bodies.media_type(content_type)
     if kind in (bodies.MERGE_PATCH, bodies.JSON_PATCH):
         if not isinstance(patched, dict):
@@ -170,6 +175,8 @@ def decoded(patched: Any, raw: bytes, content_type: str | None, directive: str, 
                     patched = gonumbers.respelled(patched, raw, kind == bodies.JSON_PATCH)
                     problem = fieldvalidation.decode_problem(patched, url_type) or problem
                 raise _invalid_patched(patched, raw, kind, problem)
+            if undecodable is not None:
+                raise _invalid_patched(patched, raw, kind, undecodable)
             if gonumbers.may_hold_fractions(raw):  # a custom object's, when written (crdspec.canonical)
                 gonumbers.whole_floats_as_integers(patched)
     # A refusal shows the document as patched; a copy keeps it, as finding the unknown fields takes them
