@@ -195,3 +195,30 @@ def test_a_csr_created_with_impersonated_extras_keeps_them(anonymous_server: Ser
     spec = json.loads(run_kubectl(anonymous_server, "get", "csr/extra", "-o", "json").stdout)["spec"]
     assert (spec["username"], spec["uid"]) == ("user1", "abc123")
     assert spec["extra"] == {"key1": ["hello there", "one,two"], "key2": ["val3"]}
+
+
+# The reference's words (kube-apiserver 1.36.2, processImpersonationHeaders): the user the headers asked for,
+# as Go's %#v prints it, nil slices and maps as such and a map's keys sorted.
+@pytest.mark.parametrize("headers, asked", [
+    ({"Impersonate-Group": "g"}, 'UID:"", Groups:[]string{"g"}, Extra:map[string][]string(nil)'),
+    ({"Impersonate-Uid": "u1"}, 'UID:"u1", Groups:[]string(nil), Extra:map[string][]string(nil)'),
+    ({"Impersonate-Extra-Example.com%2fTeam": "a b"},
+     'UID:"", Groups:[]string(nil), Extra:map[string][]string{"example.com/team":[]string{"a b"}}'),
+    ({"Impersonate-Group": 'g"q', "Impersonate-Uid": "u", "Impersonate-Extra-zz": "1", "Impersonate-Extra-aa": "2"},
+     'UID:"u", Groups:[]string{"g\\"q"}, Extra:map[string][]string{"aa":[]string{"2"}, "zz":[]string{"1"}}'),
+    ({"Impersonate-User": "", "Impersonate-Group": "g"},
+     'UID:"", Groups:[]string{"g"}, Extra:map[string][]string(nil)'),
+])
+def test_impersonating_without_a_user_names_what_was_asked(shared_server: ServerProcess, headers: dict[str, str],
+                                                           asked: str) -> None:
+    conn = http.client.HTTPSConnection("127.0.0.1", shared_server.port, context=shared_server.ssl_context(),
+                                       timeout=30)
+    try:
+        conn.request("GET", "/api/v1/namespaces", headers={"Authorization": f"Bearer {shared_server.token}",
+                                                           **headers})
+        response = conn.getresponse()
+        status, body = response.status, json.loads(response.read())
+    finally:
+        conn.close()
+    assert (status, body["message"]) == (
+        400, f'requested &user.DefaultInfo{{Name:"", {asked}}} without impersonating a user name')

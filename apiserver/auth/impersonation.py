@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 from apiserver import errors
 from apiserver.auth.access import Attributes, Authorizer
-from apiserver.auth.rbac import SERVICE_ACCOUNT_PREFIX
+from apiserver.auth.rbac import SERVICE_ACCOUNT_PREFIX, go_quote
 from apiserver.auth.tokens import AUTHENTICATED_GROUP, User
 
 USER_HEADER = "impersonate-user"
@@ -47,6 +47,17 @@ def _extra_key(encoded: str) -> str:
     return encoded if _BROKEN_ESCAPE.search(encoded) else unquote(encoded)
 
 
+def _go_syntax(uid: str, groups: list[str], extras: dict[str, list[str]]) -> str:
+    """The user the headers asked for, as Go's %#v prints the *user.DefaultInfo they make
+    (processImpersonationHeaders): a slice or map never set is nil; a map's keys sorted."""
+    def strings(values: list[str]) -> str:
+        return "[]string{" + ", ".join(go_quote(v) for v in values) + "}"
+    shown_groups = strings(groups) if groups else "[]string(nil)"
+    shown_extra = ("map[string][]string{" + ", ".join(f"{go_quote(k)}:{strings(extras[k])}" for k in sorted(extras))
+                   + "}") if extras else "map[string][]string(nil)"
+    return f'&user.DefaultInfo{{Name:"", UID:{go_quote(uid)}, Groups:{shown_groups}, Extra:{shown_extra}}}'
+
+
 def impersonate(authorizer: Authorizer, requester: User, headers: Sequence[tuple[str, str]]) -> User:
     """The user the request runs as; 400 when groups or extras come without a user, 403 when not allowed."""
     users = [value for name, value in headers if name == USER_HEADER]
@@ -59,8 +70,8 @@ def impersonate(authorizer: Authorizer, requester: User, headers: Sequence[tuple
     if not (users or groups or uids or extras):
         return requester  # some other Impersonate-* header, which upstream ignores too
     if not users or not users[0]:
-        raise errors.bad_request("requested impersonation of groups, a uid or extra fields without impersonating "
-                                 "a user")
+        raise errors.bad_request(f"requested {_go_syntax(uids[0] if uids else '', groups, extras)} without "
+                                 "impersonating a user name")
     # As Go's Header.Get, the first value counts.
     username = users[0]
     if username.startswith(SERVICE_ACCOUNT_PREFIX) and username.count(":") == 3:
