@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+from typing import Any
 
 from support import ServerProcess, run_kubectl
 
@@ -57,8 +58,9 @@ def test_the_service_range_flag_places_every_address(tmp_path: object) -> None:
         out = run_kubectl(server, "create", "service", "clusterip", "outside", "--tcp=80",
                           "--clusterip=10.96.0.10", check=False)
         assert out.returncode == 1
-        assert ("the provided IP (10.96.0.10) is not in the valid range. The range of valid IPs is 10.0.0.0/24"
-                in out.stderr)
+        # The reference's words: no allocator of any ServiceCIDR holds the address (the MetaAllocator's).
+        assert ('spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: the provided '
+                "network does not match the current range" in out.stderr)
 
 
 def test_a_full_range_is_refused(tmp_path: object) -> None:
@@ -164,3 +166,38 @@ def test_an_external_name_service_turned_cluster_ip_gets_an_address(shared_serve
     assert status == 200 and address["spec"]["parentRef"]["name"] == "turning"
     run_kubectl(shared_server, "delete", "service", "turning")
     assert shared_server.json("GET", f"{IPS}/{spec['clusterIP']}")[0] == 404
+
+
+def test_another_service_cidr_widens_what_is_allocated(tmp_path: object) -> None:
+    """A ServiceCIDR of the cluster's family adds its addresses (MultiCIDRServiceAllocator, GA): one asked
+    for there is taken, as the reference takes it, and new addresses come from it once the server's own
+    range is full; one marked not Ready, or being deleted, adds nothing."""
+    with ServerProcess(str(tmp_path), extra_args=["--service-cluster-ip-range=10.1.0.0/29"]) as server:
+        def cidr(name: str, cidrs: list[str]) -> None:
+            status, made = server.json("POST", "/apis/networking.k8s.io/v1/servicecidrs", {
+                "apiVersion": "networking.k8s.io/v1", "kind": "ServiceCIDR", "metadata": {"name": name},
+                "spec": {"cidrs": cidrs}})
+            assert status == 201, made
+
+        def service(name: str, ip: str | None = None) -> tuple[int, Any]:
+            spec: dict[str, Any] = {"ports": [{"port": 80}]}
+            if ip:
+                spec["clusterIP"] = ip
+            return server.json("POST", SERVICES, {"metadata": {"name": name}, "spec": spec})
+
+        cidr("extra", ["10.200.0.0/30"])
+        status, asked = service("asked", "10.200.0.2")
+        assert (status, asked["spec"]["clusterIPs"]) == (201, ["10.200.0.2"])
+        # 10.1.0.0/29 holds six addresses, the first the kubernetes Service's: five more, then extra's one left.
+        taken = [service(f"s{i}")[1]["spec"]["clusterIP"] for i in range(6)]
+        assert sorted(taken[:5]) == [f"10.1.0.{i}" for i in range(2, 7)] and taken[5] == "10.200.0.1"
+        status, refused = service("full")
+        assert status == 500 and "range is full" in refused["message"]
+        cidr("unready", ["10.201.0.0/30"])
+        status, marked = server.json("PATCH", "/apis/networking.k8s.io/v1/servicecidrs/unready/status", {
+            "status": {"conditions": [{"type": "Ready", "status": "False", "reason": "Terminating",
+                                       "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}},
+            content_type="application/merge-patch+json")
+        assert status == 200, marked
+        status, refused = service("in-unready", "10.201.0.1")
+        assert status == 422 and "the provided network does not match the current range" in refused["message"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 import random
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from apiserver import errors
 from apiserver.kinds.managedfields import KUBE_APISERVER
@@ -124,20 +124,45 @@ def held_by(address: Obj, svc: Obj) -> bool:
             and ref.get("name") == meta.get("name"))
 
 
-def allocate(svc: Obj, ips: set[str], ports: set[int], service_range: ServiceRange = DEFAULT_SERVICE_RANGE,
+SERVICE_CIDRS = "networking.k8s.io/servicecidrs"
+
+
+def ranges_of(cluster: Cluster) -> list[ServiceRange]:
+    """What the MetaAllocator allocates from: the server's range, then every other CIDR of its family that a
+    ServiceCIDR holds while it is ready (its Ready condition true, or none yet: no controller has judged it)
+    and not being deleted."""
+    primary = cluster.service_range
+    found = [primary]
+    for obj in cluster.listed(SERVICE_CIDRS)[1]:
+        conditions = [c for c in (obj.get("status") or {}).get("conditions") or () if isinstance(c, dict)]
+        ready = next((c.get("status") == "True" for c in conditions if c.get("type") == "Ready"), True)
+        if not ready or (obj.get("metadata") or {}).get("deletionTimestamp"):
+            continue
+        for cidr in (obj.get("spec") or {}).get("cidrs") or ():
+            try:
+                network = ipaddress.ip_network(str(cidr), strict=False)
+            except ValueError:
+                continue
+            if network.version == primary.cidr.version and all(r.cidr != network for r in found):
+                found.append(ServiceRange(network))
+    return found
+
+
+def allocate(svc: Obj, ips: set[str], ports: set[int], ranges: Sequence[ServiceRange] = (DEFAULT_SERVICE_RANGE,),
              dry_run: bool = False) -> None:
     """Fills in a new Service's IP families, cluster IP and node ports (allocateCreate); 422 for ones
     already held or out of range, and for cluster-IP fields initIPFamilyFields refuses."""
     spec = svc.setdefault("spec", {})
     service_ip_families.normalize_cluster_ips(spec, None)
-    service_ip_families.init_ip_family_fields(svc, None, (service_range.family,))
-    _allocate_cluster_ips(svc, ips, service_range, dry_run)
+    service_ip_families.init_ip_family_fields(svc, None, (ranges[0].family,))
+    _allocate_cluster_ips(svc, ips, ranges, dry_run)
     service_node_ports.allocate_create(svc, ports, dry_run)
 
 
-def _allocate_cluster_ips(svc: Obj, ips: set[str], service_range: ServiceRange, dry_run: bool) -> None:
+def _allocate_cluster_ips(svc: Obj, ips: set[str], ranges: Sequence[ServiceRange], dry_run: bool) -> None:
     """allocClusterIPs: an address for each family, a requested one checked (single-stack here: the
-    range's family); none for ExternalName or headless Services."""
+    server's range's family); none for ExternalName or headless Services. A new address comes from the
+    server's range, then from the other ranges in turn as each fills up."""
     spec = svc["spec"]
     name = str(svc["metadata"].get("name") or "")
     problems: list[errors.FieldError] = []
@@ -150,9 +175,9 @@ def _allocate_cluster_ips(svc: Obj, ips: set[str], service_range: ServiceRange, 
     ip = cluster_ips[0]
     if ip == "" and dry_run:
         # A dry run draws nothing: upstream's dry-run allocator answers the range's own address.
-        ip = str(service_range.cidr.network_address)
+        ip = str(ranges[0].cidr.network_address)
     elif ip == "":
-        free = service_range.free_ip(ips)
+        free = next((found for r in ranges if (found := r.free_ip(ips)) is not None), None)
         if free is None:
             raise errors.internal(f'failed to allocate a serviceIP for Service "{name}": range is full')
         if not name:
@@ -160,7 +185,7 @@ def _allocate_cluster_ips(svc: Obj, ips: set[str], service_range: ServiceRange, 
         ips.add(free)
         ip = free
     else:
-        problems.extend(_check_ip(ip, cluster_ips, ips, service_range, name, dry_run))
+        problems.extend(_check_ip(ip, cluster_ips, ips, ranges, name, dry_run))
     if problems:
         raise errors.invalid("Service", "", name, problems)
     spec["clusterIP"] = ip
@@ -193,7 +218,7 @@ def begin_update(new: Obj, old: Obj, request: Request, cluster: Cluster) -> None
         # updateClusterIPs' case A: a Service that needed no address now does (the only case a
         # single-stack cluster allocates on update; releasing is the delete's and the type change's).
         ips.update(cluster.names(IP_ADDRESSES))
-        _allocate_cluster_ips(new, ips, cluster.service_range, request.dry_run)
+        _allocate_cluster_ips(new, ips, ranges_of(cluster), request.dry_run)
     service_node_ports.allocate_update(new, old, ports, request.dry_run)
 
 
@@ -221,16 +246,15 @@ def keep_allocated(new: Obj, old: Obj) -> None:
         spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"]
 
 
-def _check_ip(ip: str, cluster_ips: list[str], ips: set[str], service_range: ServiceRange, name: str,
+def _check_ip(ip: str, cluster_ips: list[str], ips: set[str], ranges: Sequence[ServiceRange], name: str,
               dry_run: bool) -> list[errors.FieldError]:
     def refused(why: str) -> list[errors.FieldError]:
         shown = field.go_json(cluster_ips)
         return [errors.FieldError("FieldValueInvalid", "spec.clusterIPs",
                                   f"Invalid value: {shown}: failed to allocate IP {ip}: {why}")]
     address = ipaddress.ip_address(ip)  # validated by initIPFamilyFields
-    if not service_range.usable(address):
-        return refused(f"the provided IP ({ip}) is not in the valid range. The range of valid IPs is "
-                       f"{service_range.cidr}")
+    if not any(r.usable(address) for r in ranges):
+        return refused("the provided network does not match the current range")  # no allocator holds it
     if dry_run:
         return []  # nor is the address held by an IPAddress, which is what a held one would clash with
     if not name:
@@ -249,7 +273,7 @@ def begin_create(svc: Obj, request: Request, cluster: Cluster) -> int | None:
     decided_at, held = cluster.listed("services")
     ips, ports = taken(held)
     ips.update(cluster.names(IP_ADDRESSES))
-    allocate(svc, ips, ports, cluster.service_range, request.dry_run)
+    allocate(svc, ips, ports, ranges_of(cluster), request.dry_run)
     return decided_at
 
 
