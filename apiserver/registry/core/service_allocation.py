@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import ipaddress
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from apiserver import errors
 from apiserver.kinds.managedfields import KUBE_APISERVER
