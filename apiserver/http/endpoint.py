@@ -499,6 +499,8 @@ class Endpoint:
             raise
         if not scale:
             body = objects.check_identity(t.rt, body, t.namespace, t.name)
+        elif t.rt.custom is None:
+            body = objects.check_identity(_scale_type(t.rt), body, t.namespace, t.name)
         if not creates:
             self._require(t)
 
@@ -530,7 +532,12 @@ class Endpoint:
             if t.subresource == "scale":
                 original = objects.scale_to_patch(t.rt, _load(current))
                 patched_scale, problems = patch.apply_patch(original, raw, content_type, how)
-                patch.decoded(patched_scale, raw, content_type, how, problems, None, _SCALE_TYPE)
+                undecodable = None
+                if t.rt.custom is None and isinstance(patched_scale, dict) and \
+                        bodies.media_type(content_type) != bodies.STRATEGIC_PATCH:
+                    undecodable = scheme.decoding_problem(_scale_type(t.rt), str(patched_scale.get("kind") or ""),
+                                                          str(patched_scale.get("apiVersion") or ""))
+                patch.decoded(patched_scale, raw, content_type, how, problems, None, _SCALE_TYPE, undecodable)
                 return await self._scale(t, current, patched_scale)
             patched, problems = patch.apply_patch(t.codec.served(_load(current)), raw, content_type, how)
             undecodable = None
@@ -1068,6 +1075,11 @@ def _page(snapshot: Snapshot, selection: Selection,
 
 
 _SCALE_TYPE = ("Scale", "autoscaling/v1")
+
+
+def _scale_type(rt: ResourceType) -> ResourceType:
+    """What a built-in resource's /scale body is decoded as: autoscaling/v1's Scale, in the resource's scope."""
+    return ResourceType("autoscaling", "v1", "Scale", rt.plural, "", rt.namespaced, verbs=(), synthetic=True)
 _CUSTOM_SCALE_UNDECODABLE = ('no kind is registered for the type v1.Scale in scheme '
                              '"k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go:781"')
 
