@@ -19,10 +19,10 @@ from support import ServerProcess
 capture, RECORDED = tool("capture_quota_random")
 
 # the controllers the reference ran that touch what the quotas count: the quota controller, the root CA
-# publisher (its config map counts in count/configmaps) and the claim protection controller (a deleted
-# claim is counted until it lets the claim go)
+# publisher (its config map counts in count/configmaps), the claim protection controller (a deleted
+# claim is counted until it lets the claim go) and the binder (only a bound claim's storage can grow)
 CONTROLLERS = ("--controllers=resourcequota-controller,root-ca-certificate-publisher-controller,"
-               "persistentvolumeclaim-protection-controller")
+               "persistentvolumeclaim-protection-controller,persistentvolume-binder-controller")
 
 
 @pytest.fixture(scope="module")
