@@ -32,10 +32,10 @@ def send(tmp_path_factory: pytest.TempPathFactory) -> Iterator[capture.Send]:
 
 
 def test_the_draw_is_what_was_recorded() -> None:
-    assert sorted(RECORDED, key=int) == [str(i) for i in range(capture.NAMESPACES)]
-    steps = [step for i in range(capture.NAMESPACES) for step in RECORDED[str(i)]["steps"]]
+    assert sorted(RECORDED, key=int) == [str(i) for i in range(capture.SCENARIOS)]
+    steps = [step for i in range(capture.SCENARIOS) for step in RECORDED[str(i)]["steps"]]
     assert [step["write"] for step in steps] == [
-        f"{method} {resource}/{name}" for i in range(capture.NAMESPACES)
+        f"{method} {resource}/{name}" for i in range(capture.SCENARIOS)
         for method, resource, name, _, _ in capture.sequence(i)]
     assert {step["status"] for step in steps} == {200, 201, 403, 404, 422}
     assert any("or" in step for step in steps), "no write was refused by two quotas"
@@ -54,7 +54,7 @@ def _chosen(answer: dict[str, Any], recorded: dict[str, Any]) -> dict[str, Any]:
     return {**answer, "steps": steps}
 
 
-@pytest.mark.parametrize("index", range(capture.NAMESPACES))
+@pytest.mark.parametrize("index", range(capture.SCENARIOS))
 def test_writes_are_charged_as_kube_apiserver_charges_them(send: capture.Send, index: int) -> None:
     recorded = RECORDED[str(index)]
     assert _chosen(capture.answer(send, index, recorded), recorded) == recorded
