@@ -44,6 +44,8 @@ IGNORED = frozenset({
 _POD_RESOURCES = ("count/pods", "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
                   "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods")
 _POD_PREFIXES = ("hugepages-", "requests.hugepages-")
+_DEVICE_CLASS = "deviceclass.resource.kubernetes.io/"
+_REQUESTS_DEVICE_CLASS = "requests." + _DEVICE_CLASS
 # the resources a quota may require every container to state (podEvaluator's validationSet)
 _MUST_STATE = frozenset({"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"})
 _SERVICE_RESOURCES = ("count/services", "services", "services.nodeports", "services.loadbalancers")
@@ -133,14 +135,20 @@ def _pod_handles(request: Request) -> bool:
 
 
 def _pod_resources(hard: list[str]) -> list[str]:
+    """podEvaluator.MatchingResources."""
     found = [name for name in hard if name in _POD_RESOURCES]
     for name in hard:
         if name.startswith(_POD_PREFIXES):
             found.append(name)
-        # extended resources asked for as requests.<domain>/<name>
-        if name.startswith("requests.") and _extended(name):
+        if _extended_for_quota(name):
             found.append(name)
     return found
+
+
+def _extended_for_quota(name: str) -> bool:
+    """isExtendedResourceNameForQuota: requests.<name> of an extended resource (one outside
+    kubernetes.io's domain), or of a device class's implicit one."""
+    return name.startswith("requests.") and (_extended(name) or name.startswith(_REQUESTS_DEVICE_CLASS))
 
 
 def is_best_effort(pod: Obj) -> bool:
@@ -198,7 +206,7 @@ def _container_usage(requests: dict[str, Quantity], limits: dict[str, Quantity])
     for name, value in requests.items():
         if name.startswith("hugepages-"):
             found[name] = found[f"requests.{name}"] = value
-        if (_extended(name) and not name.startswith("requests.")) or name.startswith("deviceclass.resource.kubernetes.io/"):
+        if (_extended(name) and not name.startswith("requests.")) or name.startswith(_DEVICE_CLASS):
             found[f"requests.{name}"] = value
     return found
 
@@ -258,6 +266,16 @@ def _pod_constraints(required: list[str], pod: Obj) -> str | None:
 
 def _writes_of_object(request: Request) -> bool:
     return not request.subresource and request.operation in ("CREATE", "UPDATE")
+
+
+def _claim_handles(request: Request) -> bool:
+    """pvcEvaluator.Handles: the claim's own creates and updates, and the status updates
+    RequiresQuotaReplenish names. That compares two fresh pointers to the allocated storage
+    (RecoverVolumeExpansionFailure is on), which never agree, so every status update is charged: the
+    storage allocated beyond the request is what it adds."""
+    if request.subresource == "status":
+        return request.operation == "UPDATE"
+    return _writes_of_object(request)
 
 
 def service_usage(service: Obj) -> Usage:
@@ -390,6 +408,6 @@ _CORE: dict[str, Evaluator] = {
     "pods": Evaluator("", "pods", _pod_handles, _pod_resources, pod_in_scope, pod_usage, _pod_constraints),
     "services": Evaluator("", "services", _writes_of_object, lambda hard: [n for n in hard if n in _SERVICE_RESOURCES],
                           _no_scope, service_usage),
-    "persistentvolumeclaims": Evaluator("", "persistentvolumeclaims", _writes_of_object, _claim_resources,
+    "persistentvolumeclaims": Evaluator("", "persistentvolumeclaims", _claim_handles, _claim_resources,
                                         claim_in_scope, claim_usage),
 }
