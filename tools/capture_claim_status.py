@@ -315,15 +315,5 @@ def _removed(send: Send, claim: str) -> None:
     send("DELETE", claim, None, JSON)
 
 
-def answer(send: Send) -> Obj:
-    return {name: run_case(send, name) for name in CASES}
-
-
-def main(kubeconfig: str) -> None:
-    send = sender(kubeconfig)
-    prepare(send)
-    patching.record(FIXTURE, answer(send))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1])
+    patching.record_cases(sys.argv[1], sys.modules[__name__])

@@ -96,15 +96,5 @@ def run_case(send: Send, name: str) -> Obj:
     return {"answer": _seen(status, answer), "afterwards": _seen(read_status, read)}
 
 
-def answer(send: Send) -> Obj:
-    return {name: run_case(send, name) for name in CASES}
-
-
-def main(kubeconfig: str) -> None:
-    send = patching.sender(kubeconfig)
-    prepare(send)
-    patching.record(FIXTURE, answer(send))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1])
+    patching.record_cases(sys.argv[1], sys.modules[__name__])

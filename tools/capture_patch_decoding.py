@@ -183,6 +183,14 @@ def masked(message: str) -> str:
     return _PER_SERVER.sub(r"\1X", message)
 
 
+def record_cases(kubeconfig: str, tool: Any) -> None:
+    """Records a capture tool of named cases (its CASES, prepare, run_case and FIXTURE, and its own sender
+    or this module's): every case's answer from the server the kubeconfig names."""
+    send = getattr(tool, "sender", sender)(kubeconfig)
+    tool.prepare(send)
+    record(tool.FIXTURE, {name: tool.run_case(send, name) for name in tool.CASES})
+
+
 def record(fixture: str, answers: dict[str, Any]) -> None:
     """Writes the answers as the tests read them, and says how many there are."""
     with open(fixture, "w") as f:

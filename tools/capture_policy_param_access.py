@@ -188,15 +188,5 @@ def run_case(send: Send, name: str) -> Obj:
             send("DELETE", path, None, JSON)
 
 
-def answer(send: Send) -> Obj:
-    return {name: run_case(send, name) for name in CASES}
-
-
-def main(kubeconfig: str) -> None:
-    send = sender(kubeconfig)
-    prepare(send)
-    patching.record(FIXTURE, answer(send))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1])
+    patching.record_cases(sys.argv[1], sys.modules[__name__])
