@@ -9,7 +9,10 @@ take turns round after round:
 - 10 unmatched: ten policies, each bound, whose rules select Deployments only, so the write's
   resource is looked up once in the plugin's index and nothing is evaluated;
 - 10 matched: those ten plus ten bound policies that select the write (CREATE/UPDATE of
-  configmaps), each with a variable, two validations and a messageExpression, all passing.
+  configmaps), each with a variable, two validations and a messageExpression, all passing;
+- 10 matched + 1 webhook: those, and a ValidatingWebhookConfiguration that sends the write to a
+  webhook on loopback over HTTPS (benches/micro/webhook_echo.py under uvicorn, in a process of its own,
+  allowing everything). Its time is the server's CPU: the webhook's own work is in the other process.
 
     python -m benches.policy_cost
     python -m benches.policy_cost --requests 2000 --rounds 7
@@ -18,10 +21,14 @@ take turns round after round:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import socket
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -30,7 +37,12 @@ import uvloop
 from apiserver.server import ServeOptions, build
 from benches.request_cost import _call, _scope
 
+# The tests' certificate maker, for the loopback webhook's TLS.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+from webhook_server import Certificates, make_certificates
+
 NAMESPACE = "bench-policies"
+WEBHOOKS = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
 POLICIES = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies"
 BINDINGS = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
 
@@ -54,13 +66,46 @@ def _binding(name: str) -> dict[str, Any]:
             "metadata": {"name": name}, "spec": {"policyName": name, "validationActions": ["Deny"]}}
 
 
+def _webhook(url: str, certificates: Certificates) -> dict[str, Any]:
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "bench"}, "webhooks": [{
+                "name": "bench.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                "clientConfig": {"url": url, "caBundle": certificates.ca_bundle},
+                "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                           "resources": ["configmaps"]}]}]}
+
+
+@contextlib.contextmanager
+def _echo_webhook() -> Iterator[tuple[str, Certificates]]:
+    """The webhook that allows everything, on loopback over HTTPS: its URL and certificates."""
+    certificates = make_certificates(tempfile.mkdtemp(prefix="policy-cost-certs-"))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir",
+                             os.path.join(os.path.dirname(os.path.abspath(__file__)), "micro"), "webhook_echo:app",
+                             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+                             "--ssl-certfile", certificates.cert_path, "--ssl-keyfile", certificates.key_path])
+    try:
+        for _ in range(100):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            time.sleep(0.1)
+        yield f"https://127.0.0.1:{port}/validate", certificates
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
 def _token(data_dir: str) -> str:
     with open(os.path.join(data_dir, "pki", "admin.token")) as f:
         return f.read().strip()
 
 
-async def _app(policies: list[tuple[str, str, str]]) -> tuple[Any, Any, list[bytes], dict[str, Any]]:
-    """A server with `policies` (name, resource, group) bound, its ConfigMap, and the update to time."""
+async def _app(policies: list[tuple[str, str, str]], webhook: dict[str, Any] | None = None
+               ) -> tuple[Any, Any, list[bytes], dict[str, Any]]:
+    """A server with `policies` (name, resource, group) bound and `webhook` configured, its ConfigMap, and
+    the update to time."""
     data_dir = tempfile.mkdtemp(prefix="policy-cost-")
     app, _ = build(ServeOptions(data_dir, "127.0.0.1", 0, False, 1000, 60.0, 10_000))
     token = _token(data_dir)
@@ -77,16 +122,20 @@ async def _app(policies: list[tuple[str, str, str]]) -> tuple[Any, Any, list[byt
     for name, resource, group in policies:
         await post(POLICIES, _policy(name, resource, group))
         await post(BINDINGS, _binding(name))
+    if webhook is not None:
+        await post(WEBHOOKS, webhook)
     bodies = [orjson.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "target"},
                             "data": {"a": str(i), "b": "x" * 40}}) for i in range(2)]
     return app, lifespan, bodies, _scope("PUT", f"{path}/target", token, None, "application/json")
 
 
-async def _measure(requests: int, rounds: int) -> list[tuple[str, float]]:
+async def _measure(requests: int, rounds: int, webhook: dict[str, Any]) -> list[tuple[str, float]]:
     unmatched = [(f"unmatched-{i}", "deployments", "apps") for i in range(10)]
     matched = [(f"matched-{i}", "configmaps", "") for i in range(10)]
-    setups = {"none": [], "10 unmatched": unmatched, "10 unmatched + 10 matched": unmatched + matched}
-    apps = {name: await _app(policies) for name, policies in setups.items()}
+    setups = {"none": ([], None), "10 unmatched": (unmatched, None),
+              "10 unmatched + 10 matched": (unmatched + matched, None),
+              "10 unmatched + 10 matched + 1 webhook": (unmatched + matched, webhook)}
+    apps = {name: await _app(policies, configuration) for name, (policies, configuration) in setups.items()}
     best = {name: float("inf") for name in apps}
     for name, (app, _, bodies, put) in apps.items():  # warm: the policies compiled, caches filled
         for i in range(requests // 10):
@@ -109,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=1_000, help="writes per round")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
-    results = uvloop.run(_measure(args.requests, args.rounds))
+    with _echo_webhook() as (url, certificates):
+        results = uvloop.run(_measure(args.requests, args.rounds, _webhook(url, certificates)))
     print(f"CPU µs per ConfigMap update, in process, min of {args.rounds} rounds of {args.requests} "
           f"(load average {os.getloadavg()[0]:.2f})")
     print("| policies | µs per write | added |\n|---|---:|---:|")
