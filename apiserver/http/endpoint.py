@@ -102,6 +102,10 @@ class Target:
     verb: str = ""
     ask: Ask | None = None
 
+    def hook_request(self) -> Request:
+        """The request as a kind's storage hooks may know it (registry.hooks.Request)."""
+        return Request(self.requester, self.dry_run, self.verb, self.namespace, self.ask)
+
     @property
     def codec(self) -> Codec:
         return codec_for(self.rt)
@@ -384,7 +388,7 @@ class Endpoint:
         cluster = _StoreCluster(self)
         # BeginCreate comes before the strategy prepares and judges the object, as upstream's store calls
         # them: what it allocates is judged with the rest, and what it refuses is the whole answer.
-        request = Request(t.requester, t.dry_run, t.verb, t.namespace, t.ask)
+        request = t.hook_request()
         decided_at = strategy.begin_create(obj, request, cluster)
         admitting.warn(t, strategy.warnings_on_prepare_create(obj))
         obj = objects.prepare_create(t.rt, obj, strategy.validate_in_cluster(obj, cluster),
@@ -532,22 +536,16 @@ class Endpoint:
             if t.subresource == "scale":
                 original = objects.scale_to_patch(t.rt, _load(current))
                 patched_scale, problems = patch.apply_patch(original, raw, content_type, how)
-                undecodable = None
-                if t.rt.custom is None and isinstance(patched_scale, dict) and \
-                        bodies.media_type(content_type) != bodies.STRATEGIC_PATCH:
-                    undecodable = scheme.decoding_problem(_scale_type(t.rt), str(patched_scale.get("kind") or ""),
-                                                          str(patched_scale.get("apiVersion") or ""))
+                undecodable = None if t.rt.custom is not None else \
+                    _undecodable_type(_scale_type(t.rt), patched_scale, content_type)
                 patch.decoded(patched_scale, raw, content_type, how, problems, None, _SCALE_TYPE, undecodable)
                 return await self._scale(t, current, patched_scale)
             patched, problems = patch.apply_patch(t.codec.served(_load(current)), raw, content_type, how)
-            undecodable = None
-            if t.rt.custom is None and isinstance(patched, dict):
-                if bodies.media_type(content_type) == bodies.STRATEGIC_PATCH:
-                    # Converted from unstructured into the typed object, which keeps no type meta of its own.
-                    patched["kind"], patched["apiVersion"] = t.rt.kind, t.rt.api_version
-                else:
-                    undecodable = scheme.decoding_problem(t.rt, str(patched.get("kind") or ""),
-                                                          str(patched.get("apiVersion") or ""))
+            undecodable = _undecodable_type(t.rt, patched, content_type)
+            if t.rt.custom is None and isinstance(patched, dict) and \
+                    bodies.media_type(content_type) == bodies.STRATEGIC_PATCH:
+                # Converted from unstructured into the typed object, which keeps no type meta of its own.
+                patched["kind"], patched["apiVersion"] = t.rt.kind, t.rt.api_version
             admitting.carry(t, patch.decoded(patched, raw, content_type, how, problems, t.rt.custom,
                                              (t.rt.kind, t.rt.api_version), undecodable))
             if t.rt.custom is None and isinstance(patched, dict):
@@ -655,7 +653,7 @@ class Endpoint:
                 applied = tracked[0]
         # The main resource's update is shaped once, below, after the strategy's last changes.
         ratcheted: list[str] = []  # a custom resource's rule failures that ratcheting let through
-        request = Request(t.requester, t.dry_run, t.verb, t.namespace, t.ask)
+        request = t.hook_request()
         cluster = _StoreCluster(self)
 
         def in_cluster(subresource: str, prepared: dict[str, Any], old: dict[str, Any]) -> list[errors.FieldError]:
@@ -1075,6 +1073,14 @@ def _page(snapshot: Snapshot, selection: Selection,
 
 
 _SCALE_TYPE = ("Scale", "autoscaling/v1")
+
+
+def _undecodable_type(rt: ResourceType, patched: Any, content_type: str | None) -> str | None:
+    """Why a JSON or merge patch's result cannot be decoded into rt's Go type for the kind and version it
+    names (scheme.decoding_problem); a strategic merge patch's type meta is never read."""
+    if not isinstance(patched, dict) or bodies.media_type(content_type) == bodies.STRATEGIC_PATCH:
+        return None
+    return scheme.decoding_problem(rt, str(patched.get("kind") or ""), str(patched.get("apiVersion") or ""))
 
 
 def _scale_type(rt: ResourceType) -> ResourceType:
