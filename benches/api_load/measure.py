@@ -1,4 +1,5 @@
-"""Measurements: seed, check every scenario's answer once, then load each scenario and its floor in turn.
+"""Measurements: seed, check every read's answer and write each write once, then load each scenario and
+its floor in turn.
 
 Each scenario runs `runs` times, each run followed by its floor run, so that a ratio to the floor
 compares two loads that met the same machine; several servers take turns run by run in the same way.
@@ -25,11 +26,12 @@ from benches import objects
 from benches.api_load import controllers, schedule, watch, wrk
 from benches.api_load import scenarios as sc
 from benches.api_load.client import MERGE_PATCH, Client, seed_configmaps, seed_pods
-from benches.api_load.servers import Floor, Target, floor_credentials, free_port
+from benches.api_load.servers import FLOOR_APP, WRITE_FLOOR_APP, Floor, Target, floor_credentials, free_port
 
 _MARKER = "@@UNIQUE@@"
 _WRITES = frozenset({"create", "patch", "update", "apply"})
 APPLY_PATCH = "application/apply-patch+yaml"
+APPLY_QUERY = "?fieldManager=apiload&force=true"
 
 
 @dataclass
@@ -140,26 +142,32 @@ def _prefix(s: sc.Scenario, options: Options, run: int) -> str:
     return f"{options.run_id}-{s.name.replace('_', '-')}-r{run}"
 
 
-def _script(s: sc.Scenario, options: Options, run: int, targets: int) -> str:
+def _script(s: sc.Scenario, options: Options, run: int, targets: int, path: str | None = None) -> str:
+    """The Lua script of a write run: its requests go to `path` (the floor's) or the scenario's own."""
     prefix = _prefix(s, options, run)
     os.makedirs(options.work_dir, exist_ok=True)  # a server measured by --url has no data directory made there
-    path = os.path.join(options.work_dir, f"{s.name}.lua")
+    base = s.path if path is None else path
+    script = os.path.join(options.work_dir, f"{s.name}{'' if path is None else '-floor'}.lua")
     if s.driver == "create":
         before, after = orjson.dumps(objects.configmap(sc.WRITE_NAMESPACE, _MARKER, 1)).decode().split(_MARKER)
-        return wrk.write_script(path, "POST", s.path, "application/json", before, after, prefix)
+        return wrk.write_script(script, "POST", base, "application/json", before, after, prefix)
     if s.driver == "update":
         whole = objects.configmap(sc.WRITE_NAMESPACE, wrk.NAME, 1)
         whole["data"]["mode"] = _MARKER
         before, after = orjson.dumps(whole).decode().split(_MARKER)
-        return wrk.write_script(path, "PUT", s.path, "application/json", before, after, prefix, "patch-target",
+        return wrk.write_script(script, "PUT", base, "application/json", before, after, prefix, "patch-target",
                                 targets)
     if s.driver == "apply":
-        config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": wrk.NAME}, "data": {"mode": _MARKER}}
-        before, after = orjson.dumps(config).decode().split(_MARKER)
-        return wrk.write_script(path, "PATCH", s.path, APPLY_PATCH, before, after, prefix, "patch-target", targets,
-                                "?fieldManager=apiload&force=true")
+        before, after = orjson.dumps(_applied(wrk.NAME, _MARKER)).decode().split(_MARKER)
+        return wrk.write_script(script, "PATCH", base, APPLY_PATCH, before, after, prefix, "patch-target", targets,
+                                APPLY_QUERY)
     before, after = json.dumps({"data": {"mode": _MARKER}}).split(_MARKER)
-    return wrk.write_script(path, "PATCH", s.path, MERGE_PATCH, before, after, prefix, "patch-target", targets)
+    return wrk.write_script(script, "PATCH", base, MERGE_PATCH, before, after, prefix, "patch-target", targets)
+
+
+def _applied(name: str, mode: str) -> dict[str, Any]:
+    """The configuration a server-side apply run sends."""
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"mode": mode}}
 
 
 class Measurement:
@@ -169,13 +177,13 @@ class Measurement:
         self.client = Client(target)
         self.warnings = warnings
         self.headers = {"Authorization": f"Bearer {target.token}"}
-        self._floor: Floor | None = None
+        self._floors: list[Floor] = []
         self.entries: dict[str, dict[str, Any]] = {}
         self.selected: list[sc.Scenario] = []
         self.floor_urls: dict[str, str] = {}
+        self.floor_meters: dict[str, CpuMeter] = {}  # scenario -> its floor process's CPU
         self.memory = MemorySampler(None)
         self.cpu = CpuMeter(None)
-        self.floor_cpu = CpuMeter(None)
 
     def seed(self) -> None:
         names = set(self.options.scenarios)
@@ -206,6 +214,32 @@ class Measurement:
         entry["body"] = answer.body
         return entry
 
+    def sample_write(self, s: sc.Scenario) -> dict[str, Any]:
+        """One write of a write scenario, outside its runs: the answer its floor gives back byte for byte."""
+        target = f"{s.path}/patch-target-{0:06d}"
+        if s.driver == "create":
+            answer = self.client.call("POST", s.path, objects.configmap(sc.WRITE_NAMESPACE,
+                                                                        f"{self.options.run_id}-{s.name}-sample", 1))
+        elif s.driver == "update":
+            current = self.client.call("GET", target)
+            whole = orjson.loads(current.body) if current.status == 200 else {}
+            whole.setdefault("data", {})["mode"] = f"{self.options.run_id}-sample"
+            answer = self.client.call("PUT", target, whole)
+        elif s.driver == "apply":
+            answer = self.client.call("PATCH", target + APPLY_QUERY, _applied(f"patch-target-{0:06d}", "sample"),
+                                      content_type=APPLY_PATCH)
+        else:
+            answer = self.client.call("PATCH", target, {"data": {"mode": f"{self.options.run_id}-sample"}},
+                                      content_type=MERGE_PATCH)
+        entry: dict[str, Any] = {"path": s.path, "notes": []}
+        if answer.status not in (200, 201):
+            entry["notes"].append(f"a sample write was answered HTTP {answer.status}: no floor")
+            return entry
+        entry["body"] = answer.body
+        entry["floor_answer"] = {"status": answer.status, "bytes": len(answer.body),
+                                 "kind": str(orjson.loads(answer.body).get("kind", ""))}
+        return entry
+
     def _load_once(self, s: sc.Scenario, run: int) -> wrk.RunFigures:
         if s.driver == "watch":
             revision = self.client.revision(s.path)
@@ -219,11 +253,17 @@ class Measurement:
         return wrk.run(self.target.url + s.path, {**self.headers, "Accept": s.accept}, self.options.load, script)
 
     def prepare(self) -> None:
-        """Seeds, checks each read once, and starts the floor with the bytes the checks got."""
+        """Seeds, checks each read once, writes each write once, and starts the floors with the bytes
+        these got."""
         self.seed()
         self.selected = [sc.BY_NAME[n] for n in self.options.scenarios]
         for s in self.selected:
-            self.entries[s.name] = self.check(s) if s.driver == "wrk" else {"path": s.path, "notes": []}
+            if s.driver == "wrk":
+                self.entries[s.name] = self.check(s)
+            elif s.driver in _WRITES and s.floor and self.options.floor:
+                self.entries[s.name] = self.sample_write(s)
+            else:
+                self.entries[s.name] = {"path": s.path, "notes": []}
             skipped = schedule.not_applicable(self.client) if s.driver == "schedule" else None
             if skipped is not None:
                 self.entries[s.name]["skipped"] = skipped
@@ -231,7 +271,6 @@ class Measurement:
         self.memory = MemorySampler(self.target.pid)
         self.memory.start()
         self.cpu = CpuMeter(self.target.pid)
-        self.floor_cpu = CpuMeter(None if self._floor is None or self._floor.proc is None else self._floor.proc.pid)
 
     def run_once(self, s: sc.Scenario, run: int) -> None:
         """Run `run` of scenario `s`, then of its floor; the medians are taken in `finish`."""
@@ -246,8 +285,10 @@ class Measurement:
                 entry.setdefault("controller_runs", []).append(caught_up)
         floor_url = self.floor_urls.get(s.name)
         if floor_url is not None:
-            entry.setdefault("floor", {"runs": []})["runs"].append(self.floor_cpu.measure(
-                lambda: wrk.run(floor_url, {**self.headers, "Accept": s.accept}, self.options.load)))
+            # A write's floor gets the run's own requests, sent to the floor's path for it.
+            script = None if s.driver == "wrk" else _script(s, self.options, run, sc.PATCH_TARGETS, f"/{s.name}")
+            entry.setdefault("floor", {"runs": []})["runs"].append(self.floor_meters[s.name].measure(
+                lambda: wrk.run(floor_url, {**self.headers, "Accept": s.accept}, self.options.load, script)))
 
     def finish(self) -> dict[str, Any]:
         self.memory.stop()
@@ -264,22 +305,35 @@ class Measurement:
                 "scenarios": self.entries}
 
     def close(self) -> None:
-        if self._floor is not None:
-            self._floor.stop()
+        for floor in self._floors:
+            floor.stop()
 
     def _start_floor(self) -> dict[str, str]:
+        """The read floor and the write floor, each where a selected scenario has one: scenario -> URL."""
         floored = [s for s in self.selected if s.floor and "body" in self.entries[s.name]]
         if not self.options.floor or not floored:
             return {}
-        body_dir = os.path.join(self.options.work_dir, "floor-bodies")
-        os.makedirs(body_dir, exist_ok=True)
-        for s in floored:
-            with open(os.path.join(body_dir, f"{s.name}.body"), "wb") as f:
-                f.write(self.entries[s.name]["body"])
         cert, key = floor_credentials(os.path.join(self.options.work_dir, "floor-pki"))
-        self._floor = Floor(body_dir, cert, key, free_port(), self.options.event_loop)
-        url = self._floor.start()
-        return {s.name: f"{url}/{s.name}" for s in floored}
+        urls = {}
+        for kind, app in (("reads", FLOOR_APP), ("writes", WRITE_FLOOR_APP)):
+            served = [s for s in floored if (s.driver == "wrk") == (kind == "reads")]
+            if not served:
+                continue
+            body_dir = os.path.join(self.options.work_dir, f"floor-{kind}")
+            os.makedirs(body_dir, exist_ok=True)
+            for s in served:
+                with open(os.path.join(body_dir, f"{s.name}.body"), "wb") as f:
+                    f.write(self.entries[s.name]["body"])
+                with open(os.path.join(body_dir, f"{s.name}.status"), "w") as f:
+                    f.write(str(self.entries[s.name].get("floor_answer", {}).get("status", 200)))
+            floor = Floor(body_dir, cert, key, free_port(), self.options.event_loop, app)
+            url = floor.start()
+            self._floors.append(floor)
+            meter = CpuMeter(None if floor.proc is None else floor.proc.pid)
+            for s in served:
+                urls[s.name] = f"{url}/{s.name}"
+                self.floor_meters[s.name] = meter
+        return urls
 
     def _summarize(self, s: sc.Scenario, entry: dict[str, Any]) -> None:
         entry.pop("body", None)

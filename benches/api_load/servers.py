@@ -1,8 +1,9 @@
-"""The processes a load run talks to: a server under test (ours started here, or any other by URL) and the floor.
+"""The processes a load run talks to: a server under test (ours started here, or any other by URL) and the floors.
 
-Our server runs as its own process with its store on disk, as in production. The floor app
-(shared/bench/floor_app.py) runs on the same uvicorn, loop, HTTP parser and certificate, and serves
-precomputed bytes: what any answer of that size costs before the server does any work of its own.
+Our server runs as its own process with its store on disk, as in production. The floor apps
+(shared/bench/floor_app.py for reads, write_floor_app.py here for writes) run on the same uvicorn, loop,
+HTTP parser and certificate, and serve precomputed bytes: what any answer of that size costs before the
+server does any work of its own.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from benches.api_load.scenarios import SIMULATED_NODES
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.environ.get("FASTKUBE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
 FLOOR_APP = os.path.join(SHARED, "bench", "floor_app.py")
+WRITE_FLOOR_APP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "write_floor_app.py")
 
 
 @dataclass
@@ -165,20 +167,23 @@ def from_kubeconfig(path: str) -> Target:
 
 @dataclass
 class Floor:
-    """floor_app.py under uvicorn with our server's flags, serving every NAME.body in `body_dir` at /NAME."""
+    """A floor app (`app`: floor_app.py or write_floor_app.py) under uvicorn with our server's flags,
+    answering every NAME.body in `body_dir` at /NAME."""
 
     body_dir: str
     cert: str
     key: str
     port: int
     event_loop: str = "uvloop"  # uvicorn's --loop: the server's, for the ratio to mean anything
+    app: str = FLOOR_APP
     proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> str:
         log_path = os.path.join(self.body_dir, "floor.log")
         with open(log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "floor_app:app", "--app-dir", os.path.dirname(FLOOR_APP),
+                [sys.executable, "-m", "uvicorn", f"{os.path.basename(self.app)[:-len('.py')]}:app",
+                 "--app-dir", os.path.dirname(self.app),
                  "--host", "127.0.0.1", "--port", str(self.port), "--loop", self.event_loop, "--http", "httptools",
                  "--ssl-certfile", self.cert, "--ssl-keyfile", self.key,
                  "--log-level", "warning", "--no-access-log", "--timeout-keep-alive", "60"],
