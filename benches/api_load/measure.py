@@ -29,9 +29,8 @@ from benches.api_load.client import MERGE_PATCH, Client, seed_configmaps, seed_p
 from benches.api_load.servers import FLOOR_APP, WRITE_FLOOR_APP, Floor, Target, floor_credentials, free_port
 
 _MARKER = "@@UNIQUE@@"
-_WRITES = frozenset({"create", "patch", "update", "apply"})
+_WRITES = frozenset({"create", "patch", "update", "apply"})  # drivers
 APPLY_PATCH = "application/apply-patch+yaml"
-APPLY_QUERY = "?fieldManager=apiload&force=true"
 
 
 @dataclass
@@ -150,7 +149,7 @@ def _script(s: sc.Scenario, options: Options, run: int, targets: int, path: str 
     script = os.path.join(options.work_dir, f"{s.name}{'' if path is None else '-floor'}.lua")
     if s.driver == "create":
         before, after = orjson.dumps(objects.configmap(sc.WRITE_NAMESPACE, _MARKER, 1)).decode().split(_MARKER)
-        return wrk.write_script(script, "POST", base, "application/json", before, after, prefix)
+        return wrk.write_script(script, "POST", base, "application/json", before, after, prefix, query=s.query)
     if s.driver == "update":
         whole = objects.configmap(sc.WRITE_NAMESPACE, wrk.NAME, 1)
         whole["data"]["mode"] = _MARKER
@@ -160,7 +159,7 @@ def _script(s: sc.Scenario, options: Options, run: int, targets: int, path: str 
     if s.driver == "apply":
         before, after = orjson.dumps(_applied(wrk.NAME, _MARKER)).decode().split(_MARKER)
         return wrk.write_script(script, "PATCH", base, APPLY_PATCH, before, after, prefix, "patch-target", targets,
-                                APPLY_QUERY)
+                                s.query)
     before, after = json.dumps({"data": {"mode": _MARKER}}).split(_MARKER)
     return wrk.write_script(script, "PATCH", base, MERGE_PATCH, before, after, prefix, "patch-target", targets)
 
@@ -218,15 +217,15 @@ class Measurement:
         """One write of a write scenario, outside its runs: the answer its floor gives back byte for byte."""
         target = f"{s.path}/patch-target-{0:06d}"
         if s.driver == "create":
-            answer = self.client.call("POST", s.path, objects.configmap(sc.WRITE_NAMESPACE,
-                                                                        f"{self.options.run_id}-{s.name}-sample", 1))
+            answer = self.client.call("POST", s.path + s.query,
+                                      objects.configmap(sc.WRITE_NAMESPACE, _prefix(s, self.options, 0) + "-sample", 1))
         elif s.driver == "update":
             current = self.client.call("GET", target)
             whole = orjson.loads(current.body) if current.status == 200 else {}
             whole.setdefault("data", {})["mode"] = f"{self.options.run_id}-sample"
             answer = self.client.call("PUT", target, whole)
         elif s.driver == "apply":
-            answer = self.client.call("PATCH", target + APPLY_QUERY, _applied(f"patch-target-{0:06d}", "sample"),
+            answer = self.client.call("PATCH", target + s.query, _applied(f"patch-target-{0:06d}", "sample"),
                                       content_type=APPLY_PATCH)
         else:
             answer = self.client.call("PATCH", target, {"data": {"mode": f"{self.options.run_id}-sample"}},

@@ -37,6 +37,7 @@ class Scenario:
     floor: bool = False
     reference: str | None = None  # its name in results-kube-apiserver-*.json
     watchers: int = 1
+    query: str = ""  # a write's query string, "?..." or ""
 
     def items_for(self, count: int) -> int | None:
         return None if self.expected_share is None else round(count * self.expected_share)
@@ -61,9 +62,13 @@ ALL = [
     Scenario("watch_fanout", "watch", f"/api/v1/namespaces/{WATCH_NAMESPACE}/configmaps",
              watchers=FANOUT_WATCHERS),
     Scenario("create", "create", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps", floor=True),
+    # Every step of a create but the store's: what the write path itself costs.
+    Scenario("create_dry_run", "create", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps", floor=True,
+             query="?dryRun=All"),
     Scenario("patch", "patch", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps", floor=True),
     Scenario("update", "update", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps", floor=True),
-    Scenario("apply", "apply", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps", floor=True),
+    Scenario("apply", "apply", f"/api/v1/namespaces/{WRITE_NAMESPACE}/configmaps", floor=True,
+             query="?fieldManager=apiload&force=true"),
     Scenario("schedule", "schedule", f"/api/v1/namespaces/{SCHEDULE_NAMESPACE}/pods"),
 ]
 BY_NAME = {s.name: s for s in ALL}
