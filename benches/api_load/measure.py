@@ -29,8 +29,9 @@ from benches.api_load.client import MERGE_PATCH, Client, seed_configmaps, seed_p
 from benches.api_load.servers import FLOOR_APP, WRITE_FLOOR_APP, Floor, Target, floor_credentials, free_port
 
 _MARKER = "@@UNIQUE@@"
-_WRITES = frozenset({"create", "patch", "update", "apply"})  # drivers
+_WRITES = frozenset({"create", "patch", "update", "apply"})
 APPLY_PATCH = "application/apply-patch+yaml"
+_SAMPLE_TARGET = "patch-target-000000"  # the seeded object a patch, update or apply is sampled on
 
 
 @dataclass
@@ -215,7 +216,7 @@ class Measurement:
 
     def sample_write(self, s: sc.Scenario) -> dict[str, Any]:
         """One write of a write scenario, outside its runs: the answer its floor gives back byte for byte."""
-        target = f"{s.path}/patch-target-{0:06d}"
+        target = f"{s.path}/{_SAMPLE_TARGET}"
         if s.driver == "create":
             answer = self.client.call("POST", s.path + s.query,
                                       objects.configmap(sc.WRITE_NAMESPACE, _prefix(s, self.options, 0) + "-sample", 1))
@@ -225,7 +226,7 @@ class Measurement:
             whole.setdefault("data", {})["mode"] = f"{self.options.run_id}-sample"
             answer = self.client.call("PUT", target, whole)
         elif s.driver == "apply":
-            answer = self.client.call("PATCH", target + s.query, _applied(f"patch-target-{0:06d}", "sample"),
+            answer = self.client.call("PATCH", target + s.query, _applied(_SAMPLE_TARGET, "sample"),
                                       content_type=APPLY_PATCH)
         else:
             answer = self.client.call("PATCH", target, {"data": {"mode": f"{self.options.run_id}-sample"}},
