@@ -7,6 +7,7 @@ replayed after the drawn namespaces in the same format: each is a namespace's qu
 - Quotas ValidateResourceQuota refuses: a scope that cannot limit a resource, operators a scope does
   not take, scopes that contradict each other. Beside them a NotTerminating quota, left by a pod that
   is given a deadline (the controller recounts when a pod's Terminating scope changes).
+- A namespace with no quota: every write is let through, whatever it would use.
 """
 
 from __future__ import annotations
@@ -70,4 +71,17 @@ _INVALID_AND_SCOPE_LEFT: tuple[list[dict[str, Any]], list[Step]] = (
      _pod("p6", deadline=30)],
 )
 
-FIXED = [_STATUS_CHARGED, _INVALID_AND_SCOPE_LEFT]
+# No quota at all: quotaEvaluator.checkAttributes lets every write through before measuring what it uses.
+_NO_QUOTA: tuple[list[dict[str, Any]], list[Step]] = (
+    [],
+    [_pod("p1", {"cpu": "2", "memory": "1Gi", "example.com/foo": "3"}),
+     _claim("c1", "2Gi"),
+     ("PATCH", "persistentvolumeclaims", "c1/status", {"status": {"allocatedResources": {"storage": "9Gi"}}}, MERGE),
+     ("POST", "services", "lb", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "lb"},
+                                 "spec": {"type": "LoadBalancer", "selector": {"app": "x"}, "ports": [{"port": 80}]}},
+      JSON),
+     ("POST", "pods", "p2?dryRun=All", _pod("p2", {"cpu": "1"})[3], JSON),
+     ("PATCH", "pods", "p1", {"spec": {"activeDeadlineSeconds": 60}}, MERGE)],
+)
+
+FIXED = [_STATUS_CHARGED, _INVALID_AND_SCOPE_LEFT, _NO_QUOTA]
