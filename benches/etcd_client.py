@@ -18,13 +18,14 @@ import argparse
 import asyncio
 import os
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator
 
 import grpc
 import uvloop
 from aetcd import rpc
+
+from benches.private_etcd import private_etcd
 
 _IN_FLIGHT = 32
 _VALUE = b"x" * 300
@@ -79,14 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=4_000, help="puts per round")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
-    from support import EtcdCluster  # tests/support.py starts etcd for tests and benches alike
-
-    cluster = EtcdCluster(tempfile.mkdtemp(prefix="etcd-client-bench-")).start()
-    try:
-        best = uvloop.run(measure(cluster.servers, args.writes, args.rounds))
-    finally:
-        cluster.stop()
+    with private_etcd("etcd-client-bench-") as servers:
+        best = uvloop.run(measure(servers, args.writes, args.rounds))
     print(f"CPU µs per write of grpcio's asyncio client, {_IN_FLIGHT} in flight, the least of {args.rounds} "
           f"rounds of {args.writes} (load average {os.getloadavg()[0]:.2f})")
     print("| write | µs |\n|---|---:|")

@@ -52,6 +52,7 @@ from starlette.routing import Route
 from apiserver.server import EtcdFlags, ServeOptions, build
 from benches.api_load import scenarios as sc
 from benches.objects import configmap
+from benches.private_etcd import private_etcd
 
 App = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]], Callable[[dict[str, Any]], Awaitable[None]]],
               Awaitable[None]]
@@ -236,14 +237,8 @@ def _store(store: str) -> Iterator[str | None]:
     if store == "embedded":
         yield None
         return
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
-    from support import EtcdCluster  # tests/support.py starts etcd for tests and benches alike
-
-    cluster = EtcdCluster(tempfile.mkdtemp(prefix="request-cost-etcd-")).start()
-    try:
-        yield cluster.servers
-    finally:
-        cluster.stop()
+    with private_etcd("request-cost-etcd-") as servers:
+        yield servers
 
 
 def main(argv: list[str] | None = None) -> int:
