@@ -322,10 +322,12 @@ class Measurement:
             body_dir = os.path.join(self.options.work_dir, f"floor-{kind}")
             os.makedirs(body_dir, exist_ok=True)
             for s in served:
+                entry = self.entries[s.name]
                 with open(os.path.join(body_dir, f"{s.name}.body"), "wb") as f:
-                    f.write(self.entries[s.name]["body"])
-                with open(os.path.join(body_dir, f"{s.name}.status"), "w") as f:
-                    f.write(str(self.entries[s.name].get("floor_answer", {}).get("status", 200)))
+                    f.write(entry["body"])
+                if "floor_answer" in entry:  # a write's status; the read floor answers 200
+                    with open(os.path.join(body_dir, f"{s.name}.status"), "w") as f:
+                        f.write(str(entry["floor_answer"]["status"]))
             floor = Floor(body_dir, cert, key, free_port(), self.options.event_loop, app)
             url = floor.start()
             self._floors.append(floor)
